@@ -1,0 +1,19 @@
+package batch
+
+// Batch is a group of samples that travels through a pipeline as one item.
+// When the last batch of a pass is padded to the full size, the padding
+// samples come last and Padded counts them (MXNet.jl's count_samples is
+// len(Samples) - Padded).
+//
+// A batch owns its Samples slice: stages that produce batches allocate a new
+// slice for each one unless the user asks for reuse.
+type Batch[T any] struct {
+	Samples []T
+	Padded  int
+}
+
+// Len returns the number of samples in the batch, padding included.
+func (b Batch[T]) Len() int { return len(b.Samples) }
+
+// Real returns the samples that are data, not padding.
+func (b Batch[T]) Real() []T { return b.Samples[:len(b.Samples)-b.Padded] }

@@ -1,0 +1,76 @@
+// Package scope runs the goroutines of one pass. Every goroutine started in
+// a Group is joined before the pass returns; a panic in one becomes a
+// *source.PanicError; the first error cancels the others.
+package scope
+
+import (
+	"context"
+	"sync"
+
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// Group is a set of goroutines that belong to one pass, like errgroup's
+// Group with panics recovered into errors.
+type Group struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	once   sync.Once
+	err    error
+}
+
+// New returns a group and the context its goroutines must watch: it is
+// cancelled when any goroutine fails, or when Stop is called.
+func New(parent context.Context) (*Group, context.Context) {
+	ctx, cancel := context.WithCancel(parent)
+	return &Group{cancel: cancel}, ctx
+}
+
+// Go runs f in a new goroutine. A non-nil error or a panic from f is kept (the
+// first one wins) and cancels the group's context.
+func (g *Group) Go(f func() error) {
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		defer func() {
+			if v := recover(); v != nil {
+				g.fail(source.NewPanicError(v))
+			}
+		}()
+		if err := f(); err != nil {
+			g.fail(err)
+		}
+	}()
+}
+
+func (g *Group) fail(err error) {
+	g.once.Do(func() {
+		g.err = err
+		g.cancel()
+	})
+}
+
+// Wait waits for every goroutine and returns the first error.
+func (g *Group) Wait() error {
+	g.wg.Wait()
+	g.cancel()
+	return g.err
+}
+
+// Stop cancels the group's context, waits for every goroutine and returns the
+// first error any of them reported before the stop.
+func (g *Group) Stop() error {
+	g.once.Do(g.cancel) // an error after this point is a consequence of the stop
+	g.wg.Wait()
+	return g.err
+}
+
+// Send delivers v on ch unless ctx is done first; it reports whether v was sent.
+func Send[T any](ctx context.Context, ch chan<- T, v T) bool {
+	select {
+	case ch <- v:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,35 @@
+package source
+
+import (
+	"context"
+	"sync/atomic"
+)
+
+type epochKey struct{}
+
+// WithEpoch returns a context that tells the readers of a pass which epoch
+// it is. Random stages derive their generator from (seed, epoch), so a pass
+// run with the same seed and epoch repeats exactly.
+func WithEpoch(ctx context.Context, epoch int) context.Context {
+	return context.WithValue(ctx, epochKey{}, epoch)
+}
+
+// EpochFrom reports the epoch set by WithEpoch, if any.
+func EpochFrom(ctx context.Context) (int, bool) {
+	e, ok := ctx.Value(epochKey{}).(int)
+	return e, ok
+}
+
+// Epochs numbers the passes of one stage. The zero value is ready to use and
+// it is safe for concurrent use.
+type Epochs struct{ n atomic.Int64 }
+
+// Next returns the epoch of a pass that starts now: the epoch in ctx when
+// the caller set one, else the number of passes this counter has started
+// before (0, 1, 2, ...).
+func (e *Epochs) Next(ctx context.Context) int {
+	if ep, ok := EpochFrom(ctx); ok {
+		return ep
+	}
+	return int(e.n.Add(1) - 1)
+}

@@ -1,0 +1,22 @@
+package source
+
+import "math/rand/v2"
+
+// splitmix64 is a bijective 64-bit mixer; it spreads nearby seeds, epochs
+// and indices over the whole state space of the generator.
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// NewRand returns a generator determined by (seed, epoch, index) alone.
+// Stages use index -1 for their per-pass generator; per-sample randomness
+// such as augmentation uses the sample's index in the pass, so the result
+// does not depend on which worker handles the sample.
+func NewRand(seed uint64, epoch, index int) *rand.Rand {
+	a := splitmix64(seed ^ splitmix64(uint64(epoch)))
+	b := splitmix64(a ^ splitmix64(uint64(index)+0x5851f42d4c957f2d))
+	return rand.New(rand.NewPCG(a, b))
+}
