@@ -1,0 +1,72 @@
+package stage
+
+import (
+	"context"
+	"iter"
+
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// Shuffle returns a reader that yields the samples of r in a random order
+// drawn through a buffer of at most buffer samples.
+//
+// Like PaddlePaddle's shuffle decorator, a pass first fills the buffer;
+// then, for every further sample of r, it yields a sample picked at random
+// from the buffer and puts the new one in its place; when r ends, it yields
+// what is left in random order. Unlike Paddle's, which shuffles one full
+// buffer at a time, the buffer slides, so samples also move across buffer
+// boundaries. With buffer >= the length of a pass the result is a uniform
+// random permutation; with buffer 1 the order is unchanged. Memory is
+// allocated as the buffer fills, so a large buffer over a short pass costs
+// only the pass.
+//
+// The order is determined by seed and the epoch of the pass
+// (source.Epochs: the epoch in the context, else this stage's own pass
+// count), so every epoch has a fresh order and a run repeats exactly. To keep
+// Shard parts disjoint, give every part the same seed and epoch.
+//
+// An error from r ends the pass at once; the samples still in the buffer are
+// dropped. Shuffle panics if buffer < 1.
+func Shuffle[T any](r source.Reader[T], buffer int, seed uint64) source.Reader[T] {
+	if buffer < 1 {
+		panic("stage.Shuffle: buffer must be at least 1")
+	}
+	var epochs source.Epochs
+	return source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
+		return func(yield func(T, error) bool) {
+			rng := source.NewRand(seed, epochs.Next(ctx), -1)
+			buf := make([]T, 0, min(buffer, 1024))
+			for s, err := range r.All(ctx) {
+				if err != nil {
+					yieldErr(yield, err)
+					return
+				}
+				if len(buf) < buffer {
+					buf = append(buf, s)
+					continue
+				}
+				j := rng.IntN(buffer)
+				out := buf[j]
+				buf[j] = s
+				if !yield(out, nil) {
+					return
+				}
+			}
+			done := ctx.Done()
+			for i := 0; len(buf) > 0; i++ {
+				if pollDone(done, i) {
+					yieldErr(yield, ctx.Err())
+					return
+				}
+				last := len(buf) - 1
+				j := rng.IntN(len(buf))
+				out := buf[j]
+				buf[j] = buf[last]
+				buf = buf[:last]
+				if !yield(out, nil) {
+					return
+				}
+			}
+		}
+	})
+}
