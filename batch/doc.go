@@ -1,0 +1,43 @@
+// Package batch groups the samples of a reader into batches, decides what
+// happens to the last, short batch of a pass, and pads variable-length
+// sequences into flat, rectangular data.
+//
+// # Batches
+//
+// [Of] turns a reader of samples into a reader of [Batch] values of a fixed
+// size. Every batch owns a freshly allocated Samples slice: a consumer may
+// keep it, modify it or hand it to another goroutine. Batching allocates
+// that slice and nothing else per batch; it never allocates per sample.
+// Samples are copied into the slice by value, so a sample that holds a
+// slice or a pointer still shares that memory with whoever produced it.
+//
+// # The last batch of a pass
+//
+// When the number of samples in a pass is not a multiple of the batch size,
+// a [Policy] decides what to do with the remainder:
+//
+//   - [Keep] yields it as a shorter batch;
+//   - [Drop] discards it;
+//   - [Pad] fills the batch up by repeating the first samples of the pass
+//     and counts them in Batch.Padded (MXNet.jl's count_samples is
+//     Len() - Padded); [OfFill] pads with a fixed value instead;
+//   - [RollOver] keeps the remainder in the reader and puts it at the start
+//     of the first batch of the next pass (MXNet's roll_over / round_batch).
+//
+// Size 0 makes the whole pass a single batch, as MXNet.jl's
+// ArrayDataProvider does with batch_size 0; the policy then has no effect.
+//
+// # Sequences
+//
+// [PadSeqs] pads a batch of variable-length sequences ([]E samples) to the
+// longest sequence of the batch or to a fixed length, giving flat row-major
+// [B, L] data, the true lengths and, on demand, a mask. [PadSeqsReader] does
+// the same for every batch of a reader.
+//
+// # Custom batching
+//
+// Any source.Reader[Batch[T]] is a batch reader: a user who groups samples
+// by hand (PaddlePaddle's custom_batch_reader: bucketing by length, batches
+// read whole from a file) writes one with source.Func and hands it to the
+// same sinks as the output of Of.
+package batch

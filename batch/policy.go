@@ -1,0 +1,33 @@
+package batch
+
+import "fmt"
+
+// Policy says what Of does with the last batch of a pass when it is short.
+type Policy uint8
+
+const (
+	// Keep yields the short last batch as it is: its Len is smaller than
+	// the batch size.
+	Keep Policy = iota
+	// Drop discards the short last batch.
+	Drop
+	// Pad fills the short last batch up to the batch size by repeating the
+	// first samples of the pass, in order, and sets Batch.Padded to the
+	// number of samples added. A pass shorter than one batch repeats its
+	// own samples cyclically.
+	Pad
+	// RollOver keeps the short last batch in the reader and starts the
+	// first batch of the next pass with it (MXNet's roll_over and
+	// round_batch), so every batch is full and no sample is lost between
+	// epochs. See Of for the end of the last pass and concurrent passes.
+	RollOver
+)
+
+var policyNames = [...]string{"keep", "drop", "pad", "rollover"}
+
+func (p Policy) String() string {
+	if int(p) < len(policyNames) {
+		return policyNames[p]
+	}
+	return fmt.Sprintf("Policy(%d)", p)
+}
