@@ -1,0 +1,130 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// ErrTooLong is wrapped by the error PadSeqs returns when a sequence is
+// longer than the fixed length and Truncate was not given.
+var ErrTooLong = errors.New("batch: sequence longer than the fixed length")
+
+// Seqs is a batch of variable-length sequences padded to one length: B rows
+// of L elements, flat and row-major, ready to become a [B, L] tensor.
+type Seqs[E any] struct {
+	// Data holds the rows one after the other: row i is Data[i*L:(i+1)*L],
+	// its first Lens[i] elements are the sequence and the rest is padding.
+	Data []E
+	// Lens are the numbers of real elements per row: the true lengths of
+	// the sequences, or L for a sequence that was truncated.
+	Lens []int
+	// B is the number of rows, L the length of every row.
+	B, L int
+	// Padded is the number of rows at the end that pad the batch itself
+	// (Batch.Padded): they hold copies of real sequences, not data.
+	Padded int
+	// Truncated is the number of sequences that were cut to L.
+	Truncated int
+}
+
+// Shape returns [B, L].
+func (s Seqs[E]) Shape() []int { return []int{s.B, s.L} }
+
+// Row returns row i, padding included. It shares memory with Data.
+func (s Seqs[E]) Row(i int) []E { return s.Data[i*s.L : (i+1)*s.L : (i+1)*s.L] }
+
+// Mask returns a new flat [B, L] mask: 1 where Data holds a sequence
+// element, 0 where it holds padding.
+func (s Seqs[E]) Mask() []uint8 {
+	m := make([]uint8, s.B*s.L)
+	for i, n := range s.Lens {
+		row := m[i*s.L : i*s.L+n]
+		for j := range row {
+			row[j] = 1
+		}
+	}
+	return m
+}
+
+// SeqOption changes how PadSeqs treats sequences.
+type SeqOption struct{ truncate bool }
+
+// Truncate makes PadSeqs cut a sequence longer than the fixed length to that
+// length (keeping its first elements) instead of returning an error.
+// Seqs.Truncated counts the sequences cut.
+func Truncate() SeqOption { return SeqOption{truncate: true} }
+
+// PadSeqs pads the sequences of b with pad into one flat [B, L] block, where
+// B is b.Len() and L is length, or the length of the longest sequence of b
+// when length is 0.
+//
+// A sequence longer than a fixed length is an error wrapping ErrTooLong that
+// names its row, unless Truncate is given. PadSeqs copies the elements:
+// the result shares no memory with b. It allocates Data and Lens, nothing
+// per row. It panics when length < 0.
+func PadSeqs[E any](b Batch[[]E], length int, pad E, opts ...SeqOption) (Seqs[E], error) {
+	if length < 0 {
+		panic(fmt.Sprintf("batch: PadSeqs: negative length %d", length))
+	}
+	var c SeqOption
+	for _, o := range opts {
+		c.truncate = c.truncate || o.truncate
+	}
+	rows := b.Samples
+	l := length
+	if l == 0 {
+		for _, s := range rows {
+			l = max(l, len(s))
+		}
+	}
+	out := Seqs[E]{Data: make([]E, len(rows)*l), Lens: make([]int, len(rows)), B: len(rows), L: l, Padded: b.Padded}
+	for i, s := range rows {
+		if len(s) > l {
+			if !c.truncate {
+				return Seqs[E]{}, fmt.Errorf("%w: row %d has %d elements, fixed length %d", ErrTooLong, i, len(s), l)
+			}
+			s = s[:l]
+			out.Truncated++
+		}
+		row := out.Data[i*l : (i+1)*l]
+		n := copy(row, s)
+		for j := n; j < l; j++ {
+			row[j] = pad
+		}
+		out.Lens[i] = n
+	}
+	return out, nil
+}
+
+// PadSeqsReader applies PadSeqs to every batch of r. An error from PadSeqs
+// says which batch of the pass it came from, still wraps ErrTooLong, and
+// ends the pass; so does an error from r. It panics when length < 0.
+func PadSeqsReader[E any](r source.Reader[Batch[[]E]], length int, pad E, opts ...SeqOption) source.Reader[Seqs[E]] {
+	if length < 0 {
+		panic(fmt.Sprintf("batch: PadSeqsReader: negative length %d", length))
+	}
+	return source.Func[Seqs[E]](func(ctx context.Context) iter.Seq2[Seqs[E], error] {
+		return func(yield func(Seqs[E], error) bool) {
+			i := 0
+			for b, err := range r.All(ctx) {
+				if err != nil {
+					yield(Seqs[E]{}, err)
+					return
+				}
+				s, err := PadSeqs(b, length, pad, opts...)
+				if err != nil {
+					yield(Seqs[E]{}, fmt.Errorf("batch %d of the pass: %w", i, err))
+					return
+				}
+				if !yield(s, nil) {
+					return
+				}
+				i++
+			}
+		}
+	})
+}

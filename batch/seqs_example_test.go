@@ -1,0 +1,56 @@
+package batch_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+func ExamplePadSeqs() {
+	// Word ids of three sentences, padded with 0 to the longest one.
+	b := batch.Batch[[]int64]{Samples: [][]int64{{12, 7, 3}, {5}, {9, 9}}}
+	s, err := batch.PadSeqs(b, 0, 0)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("shape", s.Shape(), "lens", s.Lens)
+	for i := range s.B {
+		fmt.Println(s.Row(i))
+	}
+	fmt.Println("mask", s.Mask())
+	// Output:
+	// shape [3 3] lens [3 1 2]
+	// [12 7 3]
+	// [5 0 0]
+	// [9 9 0]
+	// mask [1 1 1 1 0 0 1 1 0]
+}
+
+func ExamplePadSeqs_fixed() {
+	// A fixed length: a longer sequence is an error, unless Truncate.
+	b := batch.Batch[[]int64]{Samples: [][]int64{{1, 2, 3, 4}, {5}}}
+	_, err := batch.PadSeqs(b, 2, 0)
+	fmt.Println(err)
+	s, _ := batch.PadSeqs(b, 2, 0, batch.Truncate())
+	fmt.Println(s.Data, s.Lens, "truncated", s.Truncated)
+	// Output:
+	// batch: sequence longer than the fixed length: row 0 has 4 elements, fixed length 2
+	// [1 2 5 0] [2 1] truncated 1
+}
+
+func ExamplePadSeqsReader() {
+	sentences := source.Slice([][]int64{{1, 2}, {3}, {4, 5, 6}, {7}, {8}})
+	r := batch.PadSeqsReader(batch.Of(sentences, 2, batch.Keep), 0, -1)
+	for s, err := range r.All(context.Background()) {
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(s.Shape(), s.Data, s.Lens)
+	}
+	// Output:
+	// [2 2] [1 2 3 -1] [2 1]
+	// [2 3] [4 5 6 7 -1 -1] [3 1]
+	// [1 1] [8] [1]
+}
