@@ -1,0 +1,44 @@
+// Package recordio reads and writes MXNet's RecordIO files (the framing of
+// dmlc-core's RecordIOWriter and RecordIOReader), byte-compatible with the
+// C++ library. It knows nothing of what a record holds: image records (see
+// package imagerec), SageMaker's protobuf records and any other payload use
+// the same framing.
+//
+// # Format
+//
+// A record is one or more parts. Each part is the magic word 0xced7230a
+// (little-endian), a length word lrec = cflag<<29 | length, length data
+// bytes and zero padding up to a multiple of 4. A payload that holds the
+// magic word at a 4-byte aligned offset is cut there: the magic is dropped
+// and the pieces become parts with cflag 1 (first), 2 (middle) and 3 (last);
+// a record that was not cut has a single part with cflag 0. The reader joins
+// the parts and puts the magic words back. Records are shorter than 2^29
+// bytes, and every record starts at a 4-byte aligned offset. Because no
+// aligned magic word is left inside the data, a record start can be found
+// from any offset ([Sync]), which is what partitioning relies on.
+//
+// An .idx file lists "key\tpos\n" per record, pos being the byte offset of
+// the record's first part ([Index]).
+//
+// # Reading
+//
+// [Reader] is a pull reader in the style of encoding/csv: Next returns the
+// next payload and io.EOF at the end; Offset says where the record began.
+// [Open] and [Records] wrap it as a re-iterable source.Reader[[Record]] over
+// one or several files, optionally restricted to one part of a
+// [Partition] (MXNet's num_parts / part_index). [RandomReader] and
+// [OpenIndexed] read records by key, index position or offset through an
+// io.ReaderAt.
+//
+// # Writing
+//
+// [Writer] writes records exactly as dmlc-core does; its Tell gives the
+// offsets an .idx file stores, and [AppendIndexLine] / [Index.WriteTo] write
+// that file.
+//
+// # Errors
+//
+// Malformed input gives a [*FormatError] with the file name and byte offset
+// of the part at fault, which wraps [ErrFormat] (and io.ErrUnexpectedEOF
+// when the input is truncated).
+package recordio

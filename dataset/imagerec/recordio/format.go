@@ -1,0 +1,79 @@
+package recordio
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// Magic is the 32-bit word that starts every part of a record. It is stored
+// little-endian, so the bytes in a file are 0a 23 d7 ce.
+const Magic uint32 = 0xced7230a
+
+// MaxRecordSize is the largest payload a record may hold: lengths are stored
+// in 29 bits, and dmlc-core's writer refuses records of 2^29 bytes or more.
+const MaxRecordSize = 1<<29 - 1
+
+// Continuation flags, the top 3 bits of a part's length word.
+const (
+	flagWhole  = 0 // the record has a single part
+	flagFirst  = 1 // first part of a record split at a magic word
+	flagMiddle = 2 // middle part
+	flagLast   = 3 // last part
+)
+
+// headerSize is the size of a part header: magic, then the length word.
+const headerSize = 8
+
+var magicBytes = binary.LittleEndian.AppendUint32(nil, Magic)
+
+// ErrFormat is wrapped by every error about malformed RecordIO input; test it
+// with errors.Is. The concrete error is a *FormatError that says where.
+var ErrFormat = errors.New("recordio: bad format")
+
+// ErrTooLarge is returned by Writer.Write for a payload of more than
+// MaxRecordSize bytes.
+var ErrTooLarge = errors.New("recordio: record too large")
+
+// FormatError describes malformed input: which file, which byte offset, what
+// is wrong. It wraps ErrFormat, and also Err when that is set (for example
+// io.ErrUnexpectedEOF for a truncated file).
+type FormatError struct {
+	File   string // name of the input, empty when unknown
+	Offset int64  // byte offset of the part header or word at fault
+	Record int64  // byte offset of the record the part belongs to
+	Msg    string // what is wrong
+	Err    error  // underlying cause, may be nil
+}
+
+// Error formats the error as "recordio: FILE: offset N: MSG".
+func (e *FormatError) Error() string {
+	file := e.File
+	if file == "" {
+		file = "<input>"
+	}
+	s := fmt.Sprintf("recordio: %s: offset %d: %s", file, e.Offset, e.Msg)
+	if e.Record != e.Offset {
+		s += fmt.Sprintf(" (record at offset %d)", e.Record)
+	}
+	return s
+}
+
+// Unwrap returns ErrFormat and the underlying cause, if any.
+func (e *FormatError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrFormat, e.Err}
+	}
+	return []error{ErrFormat}
+}
+
+// encodeLRec packs a continuation flag and a length into a length word.
+func encodeLRec(cflag uint32, length int) uint32 { return cflag<<29 | uint32(length) }
+
+// decodeLRec splits a length word into its continuation flag and length.
+func decodeLRec(lrec uint32) (cflag uint32, length int) {
+	return lrec >> 29, int(lrec & (1<<29 - 1))
+}
+
+// align4 rounds n up to a multiple of 4: every part is padded to it.
+func align4[T int | int64](n T) T { return (n + 3) &^ 3 }

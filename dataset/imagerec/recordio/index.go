@@ -1,0 +1,151 @@
+package recordio
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+)
+
+// IndexEntry is one line of an .idx file: a record's key and the byte offset
+// of its first part header in the .rec file.
+type IndexEntry struct {
+	Key    int64
+	Offset int64
+}
+
+// Index is the content of an .idx file, as MXNet's MXIndexedRecordIO writes
+// it: one "key\tpos\n" line per record. Keys are integers, as im2rec and
+// MXNet's default key type make them; they follow the .lst order and need
+// be neither sorted nor contiguous. An Index is read-only once built and safe
+// for concurrent use.
+type Index struct {
+	entries []IndexEntry
+	byKey   map[int64]int
+	sorted  []int64 // the offsets, ascending: a record ends where the next begins
+}
+
+// NewIndex builds an index from entries, kept in the given order. It returns
+// an error wrapping ErrFormat for a duplicate key or a negative offset.
+func NewIndex(entries []IndexEntry) (*Index, error) {
+	ix := &Index{
+		entries: slices.Clone(entries),
+		byKey:   make(map[int64]int, len(entries)),
+		sorted:  make([]int64, len(entries)),
+	}
+	for i, e := range entries {
+		if e.Offset < 0 {
+			return nil, fmt.Errorf("%w: index entry %d: negative offset %d", ErrFormat, i, e.Offset)
+		}
+		if j, dup := ix.byKey[e.Key]; dup {
+			return nil, fmt.Errorf("%w: index entries %d and %d: duplicate key %d", ErrFormat, j, i, e.Key)
+		}
+		ix.byKey[e.Key] = i
+		ix.sorted[i] = e.Offset
+	}
+	slices.Sort(ix.sorted)
+	return ix, nil
+}
+
+// ReadIndex reads an .idx file.
+func ReadIndex(path string) (*Index, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ParseIndex(f, path)
+}
+
+// ParseIndex reads an index from r; name names the input in errors. Lines
+// hold a key and an offset separated by a tab (or other white space, as
+// dmlc-core's reader accepts); blank lines are ignored. A malformed line, a
+// duplicate key or a negative offset gives a *FormatError with the line's
+// number and byte offset.
+func ParseIndex(r io.Reader, name string) (*Index, error) {
+	sc := bufio.NewScanner(r)
+	var entries []IndexEntry
+	line := 0
+	var off int64
+	seen := make(map[int64]int)
+	fail := func(format string, args ...any) error {
+		return &FormatError{File: name, Offset: off, Record: off,
+			Msg: fmt.Sprintf("line %d: ", line) + fmt.Sprintf(format, args...)}
+	}
+	for ; sc.Scan(); off += int64(len(sc.Bytes())) + 1 {
+		line++
+		fields := bytes.Fields(sc.Bytes())
+		if len(fields) == 0 {
+			continue
+		}
+		if len(fields) != 2 {
+			return nil, fail("want \"key\\tpos\", got %d fields", len(fields))
+		}
+		key, err := strconv.ParseInt(string(fields[0]), 10, 64)
+		if err != nil {
+			return nil, fail("bad key %q", fields[0])
+		}
+		pos, err := strconv.ParseInt(string(fields[1]), 10, 64)
+		if err != nil || pos < 0 {
+			return nil, fail("bad offset %q", fields[1])
+		}
+		if prev, dup := seen[key]; dup {
+			return nil, fail("duplicate key %d (first on line %d)", key, prev)
+		}
+		seen[key] = line
+		entries = append(entries, IndexEntry{Key: key, Offset: pos})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("recordio: %s: line %d: %w", name, line+1, err)
+	}
+	return NewIndex(entries)
+}
+
+// Len returns the number of entries.
+func (ix *Index) Len() int { return len(ix.entries) }
+
+// Entry returns the i-th entry, in file order.
+func (ix *Index) Entry(i int) IndexEntry { return ix.entries[i] }
+
+// Entries returns a copy of the entries, in file order.
+func (ix *Index) Entries() []IndexEntry { return slices.Clone(ix.entries) }
+
+// Lookup returns the offset of the record with the given key.
+func (ix *Index) Lookup(key int64) (offset int64, ok bool) {
+	i, ok := ix.byKey[key]
+	if !ok {
+		return 0, false
+	}
+	return ix.entries[i].Offset, true
+}
+
+// next returns the smallest indexed offset greater than off, or -1.
+func (ix *Index) next(off int64) int64 {
+	i, _ := slices.BinarySearch(ix.sorted, off+1)
+	if i == len(ix.sorted) {
+		return -1
+	}
+	return ix.sorted[i]
+}
+
+// WriteTo writes the index in .idx format, "key\tpos\n" per entry, in a
+// single Write call.
+func (ix *Index) WriteTo(w io.Writer) (int64, error) {
+	var buf []byte
+	for _, e := range ix.entries {
+		buf = AppendIndexLine(buf, e.Key, e.Offset)
+	}
+	n, err := w.Write(buf)
+	return int64(n), err
+}
+
+// AppendIndexLine appends one .idx line, "key\tpos\n", to dst.
+func AppendIndexLine(dst []byte, key, pos int64) []byte {
+	dst = strconv.AppendInt(dst, key, 10)
+	dst = append(dst, '\t')
+	dst = strconv.AppendInt(dst, pos, 10)
+	return append(dst, '\n')
+}

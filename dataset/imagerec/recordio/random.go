@@ -1,0 +1,211 @@
+package recordio
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+)
+
+// ErrNoKey is returned by RandomReader.Key for a key the index lacks.
+var ErrNoKey = errors.New("recordio: key not in index")
+
+// RandomReader reads records at known offsets of an io.ReaderAt, for example
+// the offsets of an .idx file. It keeps no state between calls, so it is safe
+// for concurrent use when the ReaderAt is (an *os.File is).
+//
+// With an index, a record is read with one ReadAt call: the index tells where
+// the next record begins. Without one, each part takes two.
+type RandomReader struct {
+	// Name names the input in errors, usually its file path.
+	Name string
+
+	r    io.ReaderAt
+	size int64
+	idx  *Index
+}
+
+// NewRandomReader returns a reader over r, which holds size bytes. idx may be
+// nil; then only At and AppendAt can be used.
+func NewRandomReader(r io.ReaderAt, size int64, idx *Index) *RandomReader {
+	return &RandomReader{r: r, size: size, idx: idx}
+}
+
+// Index returns the reader's index, or nil.
+func (rr *RandomReader) Index() *Index { return rr.idx }
+
+// Len returns the number of records in the index (0 without one).
+func (rr *RandomReader) Len() int {
+	if rr.idx == nil {
+		return 0
+	}
+	return rr.idx.Len()
+}
+
+// At returns the payload of the record whose first part header is at byte
+// offset off. An offset that is not a record start gives a *FormatError.
+func (rr *RandomReader) At(off int64) ([]byte, error) { return rr.AppendAt(nil, off) }
+
+// Key returns the payload of the record with the given index key, or an error
+// wrapping ErrNoKey.
+func (rr *RandomReader) Key(key int64) ([]byte, error) {
+	if rr.idx == nil {
+		return nil, fmt.Errorf("%w: %d (no index)", ErrNoKey, key)
+	}
+	off, ok := rr.idx.Lookup(key)
+	if !ok {
+		return nil, fmt.Errorf("%w: %d", ErrNoKey, key)
+	}
+	return rr.AppendAt(nil, off)
+}
+
+// Nth returns the payload of the record of the i-th index entry, in the
+// order of the .idx file. It panics if i is out of range.
+func (rr *RandomReader) Nth(i int) ([]byte, error) {
+	if rr.idx == nil || i < 0 || i >= rr.idx.Len() {
+		panic(fmt.Sprintf("recordio: Nth(%d) out of range [0, %d)", i, rr.Len()))
+	}
+	return rr.AppendAt(nil, rr.idx.Entry(i).Offset)
+}
+
+// AppendAt appends the payload of the record at offset off to dst and
+// returns the extended slice. With a large enough dst it does not allocate.
+func (rr *RandomReader) AppendAt(dst []byte, off int64) ([]byte, error) {
+	span := int64(0)
+	if rr.idx != nil {
+		end := rr.idx.next(off)
+		if end < 0 {
+			end = rr.size
+		}
+		span = end - off
+	}
+	p := &parser{rr: rr, buf: dst, base: len(dst), w: len(dst), rd: len(dst), end: len(dst), fpos: off}
+	if span > headerSize && span <= MaxRecordSize+headerSize {
+		p.load(int(span)) // a short read here is reported by parse
+	}
+	return p.parse(off)
+}
+
+// parser joins the parts of one record in place: the file bytes are read
+// into buf[rd:end] and the payload is compacted into buf[base:w]. The payload
+// is never longer than the bytes it came from, so w never passes rd.
+type parser struct {
+	rr          *RandomReader
+	buf         []byte
+	base, w, rd int
+	end         int
+	fpos        int64 // file offset of buf[end]
+	short       bool  // the input ended during a load
+	shortErr    error
+}
+
+// load reads up to n more bytes after buf[end], in bounded chunks.
+func (p *parser) load(n int) {
+	for n > 0 && !p.short {
+		c := min(n, readChunk)
+		p.buf = slices.Grow(p.buf[:p.end], c)[:p.end+c]
+		m, err := p.rr.r.ReadAt(p.buf[p.end:p.end+c], p.fpos)
+		p.end += m
+		p.fpos += int64(m)
+		n -= m
+		if m < c {
+			p.short = true
+			p.shortErr = err
+		}
+	}
+	p.buf = p.buf[:p.end]
+}
+
+// need makes sure n unparsed bytes are loaded.
+func (p *parser) need(n int) bool {
+	if have := p.end - p.rd; have < n {
+		p.load(n - have)
+	}
+	return p.end-p.rd >= n
+}
+
+func (p *parser) parse(start int64) ([]byte, error) {
+	first := true
+	partOff := start
+	for {
+		if !p.need(headerSize) {
+			if first && p.end == p.rd && start >= p.rr.size {
+				return nil, p.fail(partOff, start, io.ErrUnexpectedEOF,
+					fmt.Sprintf("offset is at or past the end of the input (%d bytes)", p.rr.size))
+			}
+			return nil, p.fail(partOff, start, io.ErrUnexpectedEOF,
+				fmt.Sprintf("truncated part header: %d of %d bytes", p.end-p.rd, headerSize))
+		}
+		hdr := p.buf[p.rd : p.rd+headerSize]
+		if m := binary.LittleEndian.Uint32(hdr); m != Magic {
+			return nil, p.fail(partOff, start, nil, fmt.Sprintf("bad magic 0x%08x, want 0x%08x", m, Magic))
+		}
+		cflag, n := decodeLRec(binary.LittleEndian.Uint32(hdr[4:]))
+		if msg := checkFlag(cflag, first); msg != "" {
+			if first {
+				msg = "not a record start: " + msg
+			}
+			return nil, p.fail(partOff, start, nil, msg)
+		}
+		if p.w-p.base+n > MaxRecordSize {
+			return nil, p.fail(partOff, start, nil, fmt.Sprintf("record longer than %d bytes", MaxRecordSize))
+		}
+		padded := align4(n)
+		if !p.need(headerSize + padded) {
+			return nil, p.fail(partOff, start, io.ErrUnexpectedEOF,
+				fmt.Sprintf("part length %d (padded %d) goes past the end of the input: %d bytes left",
+					n, padded, p.end-p.rd-headerSize))
+		}
+		p.w += copy(p.buf[p.w:], p.buf[p.rd+headerSize:p.rd+headerSize+n])
+		p.rd += headerSize + padded
+		partOff += int64(headerSize + padded)
+		if cflag == flagWhole || cflag == flagLast {
+			return p.buf[:p.w], nil
+		}
+		p.w += copy(p.buf[p.w:], magicBytes)
+		first = false
+	}
+}
+
+func (p *parser) fail(part, start int64, cause error, msg string) error {
+	if p.short && p.shortErr != nil && p.shortErr != io.EOF {
+		return fmt.Errorf("recordio: %s: offset %d: %w", p.rr.Name, part, p.shortErr)
+	}
+	return &FormatError{File: p.rr.Name, Offset: part, Record: start, Msg: msg, Err: cause}
+}
+
+// IndexedFile is a .rec file opened for random access through its .idx.
+type IndexedFile struct {
+	*RandomReader
+	f *os.File
+}
+
+// OpenIndexed opens a .rec file and reads its index. An empty idxPath means
+// recPath with its extension replaced by ".idx". Close the file when done.
+func OpenIndexed(recPath, idxPath string) (*IndexedFile, error) {
+	if idxPath == "" {
+		idxPath = strings.TrimSuffix(recPath, ".rec") + ".idx"
+	}
+	idx, err := ReadIndex(idxPath)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(recPath)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	rr := NewRandomReader(f, st.Size(), idx)
+	rr.Name = recPath
+	return &IndexedFile{RandomReader: rr, f: f}, nil
+}
+
+// Close closes the .rec file.
+func (f *IndexedFile) Close() error { return f.f.Close() }

@@ -1,0 +1,197 @@
+package recordio
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// readChunk bounds how much memory one read may claim ahead of the data that
+// actually arrives, so that a corrupt length word cannot allocate 512 MiB for
+// a file of a few bytes.
+const readChunk = 1 << 20
+
+// Reader reads records one after another from a stream, in the manner of
+// encoding/csv's Reader: Next returns the next record's payload, with the
+// parts of a split record joined again, and io.EOF after the last one.
+//
+// Set the exported fields before the first call to Next.
+type Reader struct {
+	// Name names the input in errors, usually its file path.
+	Name string
+
+	// ReuseBuffer makes Next return a slice that the following call to
+	// Next overwrites. By default every record gets its own slice, which the
+	// caller owns.
+	ReuseBuffer bool
+
+	// BaseOffset is the offset in its file at which the input starts, for a
+	// reader that begins in the middle of a file. Offset, InputOffset and
+	// errors count from it.
+	BaseOffset int64
+
+	br  *bufio.Reader
+	pos int64 // bytes consumed from br
+	off int64 // start of the record last returned, relative to pos 0
+	buf []byte
+	err error // sticky: once set, Next returns it
+}
+
+// NewReader returns a Reader that reads records from r. It buffers r (unless
+// r already is a *bufio.Reader), so r must not be read otherwise afterwards.
+func NewReader(r io.Reader) *Reader {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
+	return &Reader{br: br, off: -1}
+}
+
+// Next returns the payload of the next record. At the end of the input it
+// returns io.EOF; a malformed input gives a *FormatError that wraps
+// ErrFormat. After an error, every later call returns the same error.
+//
+// Unless ReuseBuffer is set, the returned slice belongs to the caller.
+func (r *Reader) Next() ([]byte, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	rec, err := r.next()
+	if err != nil {
+		r.err = err
+		return nil, err
+	}
+	return rec, nil
+}
+
+// Offset returns the byte offset of the first part header of the record that
+// Next returned last, or -1 before the first record.
+func (r *Reader) Offset() int64 {
+	if r.off < 0 {
+		return -1
+	}
+	return r.BaseOffset + r.off
+}
+
+// InputOffset returns the byte offset of the reader's position in its input:
+// after a successful Next, where the next record starts.
+func (r *Reader) InputOffset() int64 { return r.BaseOffset + r.pos }
+
+func (r *Reader) next() ([]byte, error) {
+	start := r.pos
+	var buf []byte
+	if r.ReuseBuffer {
+		buf = r.buf[:0]
+	}
+	first := true
+	for {
+		part := r.pos
+		hdr, err := r.br.Peek(headerSize)
+		if len(hdr) < headerSize {
+			switch {
+			case err != io.EOF:
+				return nil, r.ioError(part, err)
+			case len(hdr) == 0 && first:
+				return nil, io.EOF
+			case len(hdr) == 0:
+				return nil, r.formatError(part, start, io.ErrUnexpectedEOF,
+					"input ends inside a split record: its last part is missing")
+			default:
+				return nil, r.formatError(part, start, io.ErrUnexpectedEOF,
+					fmt.Sprintf("truncated part header: %d of %d bytes", len(hdr), headerSize))
+			}
+		}
+		if m := binary.LittleEndian.Uint32(hdr); m != Magic {
+			return nil, r.formatError(part, start, nil, fmt.Sprintf("bad magic 0x%08x, want 0x%08x", m, Magic))
+		}
+		cflag, n := decodeLRec(binary.LittleEndian.Uint32(hdr[4:]))
+		if msg := checkFlag(cflag, first); msg != "" {
+			return nil, r.formatError(part, start, nil, msg)
+		}
+		if len(buf)+n > MaxRecordSize {
+			return nil, r.formatError(part, start, nil,
+				fmt.Sprintf("record longer than %d bytes", MaxRecordSize))
+		}
+		_, _ = r.br.Discard(headerSize) // cannot fail: Peek returned the bytes
+		r.pos += headerSize
+		buf, err = r.readPart(buf, n, part, start)
+		if err != nil {
+			return nil, err
+		}
+		if cflag == flagWhole || cflag == flagLast {
+			break
+		}
+		buf = append(buf, magicBytes...)
+		first = false
+	}
+	if r.ReuseBuffer {
+		r.buf = buf
+	}
+	if buf == nil {
+		buf = []byte{}
+	}
+	r.off = start
+	return buf, nil
+}
+
+// checkFlag reports what is wrong with a continuation flag at this place in a
+// record, or "" when it is fine.
+func checkFlag(cflag uint32, first bool) string {
+	switch {
+	case cflag > flagLast:
+		return fmt.Sprintf("bad continuation flag %d", cflag)
+	case first && cflag >= flagMiddle:
+		return fmt.Sprintf("continuation part (flag %d) without a first part", cflag)
+	case !first && cflag <= flagFirst:
+		return fmt.Sprintf("split record has no last part: a new record (flag %d) starts here", cflag)
+	}
+	return ""
+}
+
+// readPart appends n data bytes to buf and skips the padding after them.
+func (r *Reader) readPart(buf []byte, n int, part, start int64) ([]byte, error) {
+	pad := align4(n) - n
+	got := 0
+	for got < n {
+		c := min(n-got, readChunk)
+		buf = slices.Grow(buf, c)
+		m, err := io.ReadFull(r.br, buf[len(buf):len(buf)+c])
+		buf = buf[:len(buf)+m]
+		got += m
+		r.pos += int64(m)
+		if err != nil {
+			return nil, r.truncated(err, part, start, n, got)
+		}
+	}
+	if pad > 0 {
+		m, err := r.br.Discard(pad)
+		r.pos += int64(m)
+		if err != nil {
+			return nil, r.truncated(err, part, start, n, got+m)
+		}
+	}
+	return buf, nil
+}
+
+func (r *Reader) truncated(err error, part, start int64, n, got int) error {
+	if err != io.EOF && err != io.ErrUnexpectedEOF {
+		return r.ioError(r.pos, err)
+	}
+	return r.formatError(part, start, io.ErrUnexpectedEOF,
+		fmt.Sprintf("part length %d (padded %d) goes past the end of the input: %d bytes left",
+			n, align4(n), got))
+}
+
+func (r *Reader) formatError(part, start int64, cause error, msg string) error {
+	return &FormatError{File: r.Name, Offset: r.BaseOffset + part, Record: r.BaseOffset + start, Msg: msg, Err: cause}
+}
+
+func (r *Reader) ioError(at int64, err error) error {
+	name := r.Name
+	if name == "" {
+		name = "<input>"
+	}
+	return fmt.Errorf("recordio: %s: offset %d: %w", name, r.BaseOffset+at, err)
+}
