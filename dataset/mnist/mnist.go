@@ -1,0 +1,398 @@
+package mnist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"iter"
+	"os"
+	"path/filepath"
+
+	"go.uber.org/zap"
+
+	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/stage"
+)
+
+// The size of an MNIST image.
+const (
+	Rows   = 28
+	Cols   = 28
+	Pixels = Rows * Cols
+)
+
+// The magic numbers of MNIST's files.
+const (
+	ImagesMagic = 0x00000803 // ubyte, 3 dimensions (N, 28, 28)
+	LabelsMagic = 0x00000801 // ubyte, 1 dimension (N)
+)
+
+// Sample is one MNIST image with its label. It holds no pointers: passing
+// it by value allocates nothing, and a pass yields samples without any
+// allocation per sample.
+type Sample struct {
+	Image [Pixels]uint8 // row-major pixels, 0 = background, 255 = ink
+	Label uint8         // the digit
+	Index int           // the sample's position in its file (0-based)
+}
+
+// Sum returns the sum of the image's pixel values.
+func (s *Sample) Sum() int {
+	n := 0
+	for _, p := range s.Image {
+		n += int(p)
+	}
+	return n
+}
+
+// Dataset reads MNIST samples from an image file and a label file. It is a
+// source.Reader[Sample]: every call to All opens the files, reads one pass
+// and closes them. It is safe for concurrent passes.
+type Dataset struct {
+	images, labels []string // candidate paths, the first that exists is used
+	cfg            config
+	r              source.Reader[Sample]
+}
+
+type config struct {
+	flat     bool
+	scale    Scale
+	shuffle  bool
+	seed     uint64
+	parts    int
+	part     int
+	prefetch int
+	log      *zap.Logger
+}
+
+// An Option configures a Dataset.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// Flat makes FillImage and ImageShape describe an image as 784 values
+// rather than 1x28x28 (MXNet's flat=True).
+func Flat() Option { return optionFunc(func(c *config) { c.flat = true }) }
+
+// Scaling chooses how FillImage converts pixel bytes (default ScaleUnit,
+// x/255; MXNet's MNISTIter uses x/256, ScaleMXNet).
+func Scaling(s Scale) Option {
+	s.table() // panics on an unknown scale
+	return optionFunc(func(c *config) { c.scale = s })
+}
+
+// Shuffle yields every pass in a random order drawn from (seed, epoch):
+// epochs differ and runs repeat. The pass reads its samples into memory
+// (785 bytes each, 47 MB for the training set) before it yields the first.
+// Unlike MXNet, which shuffles once, every epoch gets a new order.
+func Shuffle(seed uint64) Option {
+	return optionFunc(func(c *config) { c.shuffle, c.seed = true, seed })
+}
+
+// Parts makes the dataset read only part partIndex of numParts (MXNet's
+// num_parts / part_index), for data-parallel training. Parts are contiguous
+// ranges of the files, as in MXNet: part p of a file of n samples holds the
+// samples [n*p/numParts, n*(p+1)/numParts). Every sample is in exactly one
+// part, and part sizes differ by at most one. Parts panics if numParts < 1
+// or partIndex is not in [0, numParts).
+func Parts(numParts, partIndex int) Option {
+	if numParts < 1 || partIndex < 0 || partIndex >= numParts {
+		panic(fmt.Sprintf("mnist: Parts(%d, %d): need numParts >= 1 and 0 <= partIndex < numParts", numParts, partIndex))
+	}
+	return optionFunc(func(c *config) { c.parts, c.part = numParts, partIndex })
+}
+
+// Prefetch reads up to n samples ahead of the consumer in a goroutine of
+// the pass (stage.Buffered). Prefetch panics if n < 1.
+func Prefetch(n int) Option {
+	if n < 1 {
+		panic(fmt.Sprintf("mnist: Prefetch(%d): need n >= 1", n))
+	}
+	return optionFunc(func(c *config) { c.prefetch = n })
+}
+
+// Logger sets the logger that reports each pass at debug level (default:
+// none).
+func Logger(l *zap.Logger) Option {
+	return optionFunc(func(c *config) { c.log = l })
+}
+
+// New returns a dataset of the images in imagesPath (magic 0x00000803,
+// N x 28 x 28 bytes) and the labels in labelsPath (magic 0x00000801, N
+// bytes). Either file may be gzipped.
+func New(imagesPath, labelsPath string, opts ...Option) *Dataset {
+	return newDataset([]string{imagesPath}, []string{labelsPath}, opts)
+}
+
+// Train returns the training set in dir, found by its standard names:
+// train-images-idx3-ubyte and train-labels-idx1-ubyte, or the same names
+// with ".gz", or with a dot before "idx" (train-images.idx3-ubyte). The
+// files are looked for when a pass starts.
+func Train(dir string, opts ...Option) *Dataset {
+	return newDataset(candidates(dir, "train-images", "idx3-ubyte"), candidates(dir, "train-labels", "idx1-ubyte"), opts)
+}
+
+// Test returns the test set in dir (t10k-images-idx3-ubyte and
+// t10k-labels-idx1-ubyte, with the same variants as Train).
+func Test(dir string, opts ...Option) *Dataset {
+	return newDataset(candidates(dir, "t10k-images", "idx3-ubyte"), candidates(dir, "t10k-labels", "idx1-ubyte"), opts)
+}
+
+func candidates(dir, stem, ext string) []string {
+	var out []string
+	for _, sep := range []string{"-", "."} {
+		n := filepath.Join(dir, stem+sep+ext)
+		out = append(out, n, n+".gz")
+	}
+	return out
+}
+
+func newDataset(images, labels []string, opts []Option) *Dataset {
+	d := &Dataset{images: images, labels: labels, cfg: config{parts: 1, log: zap.NewNop()}}
+	for _, o := range opts {
+		o.apply(&d.cfg)
+	}
+	var epochs source.Epochs
+	d.r = source.Func[Sample](func(ctx context.Context) iter.Seq2[Sample, error] {
+		return d.pass(ctx, &epochs)
+	})
+	if d.cfg.prefetch > 0 {
+		d.r = stage.Buffered(d.r, d.cfg.prefetch)
+	}
+	return d
+}
+
+// All starts a pass over the dataset (or its part).
+func (d *Dataset) All(ctx context.Context) iter.Seq2[Sample, error] { return d.r.All(ctx) }
+
+// ImageShape returns the shape of one image as FillImage writes it: [784]
+// with Flat, else [1, 28, 28] (channel, height, width, as MXNet).
+func (d *Dataset) ImageShape() []int {
+	if d.cfg.flat {
+		return []int{Pixels}
+	}
+	return []int{1, Rows, Cols}
+}
+
+// FillImage writes the sample's pixels, scaled as the Scaling option says,
+// into dst (at least 784 values). It is the fill function of a float32
+// data field of a sink.
+func (d *Dataset) FillImage(s Sample, dst []float32) { d.cfg.scale.Pixels(s.Image[:], dst) }
+
+// FillLabel writes the sample's label into dst[0] as a float32 (MXNet's
+// softmax_label).
+func FillLabel(s Sample, dst []float32) { dst[0] = float32(s.Label) }
+
+// FillLabelInt32 writes the sample's label into dst[0].
+func FillLabelInt32(s Sample, dst []int32) { dst[0] = int32(s.Label) }
+
+// Len returns the number of samples a pass yields (of this part). It reads
+// the files' headers.
+func (d *Dataset) Len() (int, error) {
+	f, err := d.open()
+	if err != nil {
+		return 0, err
+	}
+	defer f.close()
+	start, end := d.cfg.partRange(f.n)
+	return end - start, nil
+}
+
+func (c *config) partRange(n int) (start, end int) {
+	return n * c.part / c.parts, n * (c.part + 1) / c.parts
+}
+
+// files is a pair of open, checked image and label files.
+type files struct {
+	img, lab   *IDXReader
+	imgF, labF *os.File
+	n          int
+}
+
+func (f *files) close() {
+	f.imgF.Close()
+	f.labF.Close()
+}
+
+// openFirst opens the first of the candidate paths that exists.
+func openFirst(paths []string) (*os.File, error) {
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err == nil {
+			return f, nil
+		}
+		if len(paths) == 1 || !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("mnist: none of %q: %w", paths, fs.ErrNotExist)
+}
+
+// open opens both files, reads their headers and checks that they are MNIST
+// images and labels of the same count.
+func (d *Dataset) open() (*files, error) {
+	imgF, err := openFirst(d.images)
+	if err != nil {
+		return nil, err
+	}
+	labF, err := openFirst(d.labels)
+	if err != nil {
+		imgF.Close()
+		return nil, err
+	}
+	f := &files{imgF: imgF, labF: labF}
+	if err := f.check(); err != nil {
+		f.close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func (f *files) check() error {
+	var err error
+	if f.img, err = NewIDXReader(f.imgF, f.imgF.Name()); err != nil {
+		return err
+	}
+	if f.lab, err = NewIDXReader(f.labF, f.labF.Name()); err != nil {
+		return err
+	}
+	ih, lh := f.img.Header(), f.lab.Header()
+	if m := ih.Magic(); m != ImagesMagic {
+		return &FormatError{File: f.img.Name(), Msg: fmt.Sprintf("magic 0x%08x is not MNIST images (0x%08x)", m, ImagesMagic)}
+	}
+	if ih.Dims[1] != Rows || ih.Dims[2] != Cols {
+		return &FormatError{File: f.img.Name(), Offset: 8, Msg: fmt.Sprintf("images of %dx%d, not %dx%d", ih.Dims[1], ih.Dims[2], Rows, Cols)}
+	}
+	if m := lh.Magic(); m != LabelsMagic {
+		return &FormatError{File: f.lab.Name(), Msg: fmt.Sprintf("magic 0x%08x is not MNIST labels (0x%08x)", m, LabelsMagic)}
+	}
+	if ih.Dims[0] != lh.Dims[0] {
+		return &FormatError{File: f.lab.Name(), Offset: 4, Msg: fmt.Sprintf("%d labels for %d images in %s", lh.Dims[0], ih.Dims[0], f.img.Name())}
+	}
+	f.n = ih.Dims[0]
+	return nil
+}
+
+// checkEvery is how many samples a pass yields between looks at its
+// context.
+const checkEvery = 256
+
+func (d *Dataset) pass(ctx context.Context, epochs *source.Epochs) iter.Seq2[Sample, error] {
+	return func(yield func(Sample, error) bool) {
+		ep := epochs.Next(ctx)
+		f, err := d.open()
+		if err != nil {
+			yield(Sample{}, err)
+			return
+		}
+		defer f.close()
+		start, end := d.cfg.partRange(f.n)
+		d.cfg.log.Debug("mnist pass",
+			zap.String("images", f.img.Name()), zap.String("labels", f.lab.Name()),
+			zap.Int("epoch", ep), zap.Int("start", start), zap.Int("end", end),
+			zap.Bool("gzip", f.img.Gzipped()), zap.Bool("shuffle", d.cfg.shuffle))
+		if err := f.img.Skip(start); err != nil {
+			yield(Sample{}, err)
+			return
+		}
+		if err := f.lab.Skip(start); err != nil {
+			yield(Sample{}, err)
+			return
+		}
+		if d.cfg.shuffle {
+			d.shuffled(ctx, f, start, end, ep, yield)
+			return
+		}
+		done := ctx.Done()
+		var s Sample
+		var lab [1]byte
+		for i := start; i < end; i++ {
+			if done != nil && (i-start)%checkEvery == 0 {
+				select {
+				case <-done:
+					yield(Sample{}, ctx.Err())
+					return
+				default:
+				}
+			}
+			if err := f.img.ReadRaw(s.Image[:]); err != nil {
+				yield(Sample{}, err)
+				return
+			}
+			if err := f.lab.ReadRaw(lab[:]); err != nil {
+				yield(Sample{}, err)
+				return
+			}
+			s.Label, s.Index = lab[0], i
+			if !yield(s, nil) {
+				return
+			}
+		}
+		if end == f.n {
+			if err := checkEnds(f); err != nil {
+				yield(Sample{}, err)
+			}
+		}
+	}
+}
+
+// checkEnds reports an error when either file has data after its last
+// record, or a gzip stream whose end is bad.
+func checkEnds(f *files) error {
+	if err := f.img.ReadRaw(nil); err != io.EOF {
+		return err
+	}
+	if err := f.lab.ReadRaw(nil); err != io.EOF {
+		return err
+	}
+	return nil
+}
+
+// shuffled reads samples [start, end) into memory and yields them in an
+// order drawn from (seed, epoch).
+func (d *Dataset) shuffled(ctx context.Context, f *files, start, end, ep int, yield func(Sample, error) bool) {
+	n := end - start
+	pix := make([]byte, n*Pixels)
+	labs := make([]byte, n)
+	for i := range n {
+		if err := f.img.ReadRaw(pix[i*Pixels : (i+1)*Pixels]); err != nil {
+			yield(Sample{}, err)
+			return
+		}
+	}
+	for i := range n {
+		if err := f.lab.ReadRaw(labs[i : i+1]); err != nil {
+			yield(Sample{}, err)
+			return
+		}
+	}
+	if end == f.n {
+		if err := checkEnds(f); err != nil {
+			yield(Sample{}, err)
+			return
+		}
+	}
+	perm := source.NewRand(d.cfg.seed, ep, -1).Perm(n)
+	done := ctx.Done()
+	var s Sample
+	for k, j := range perm {
+		if done != nil && k%checkEvery == 0 {
+			select {
+			case <-done:
+				yield(Sample{}, ctx.Err())
+				return
+			default:
+			}
+		}
+		copy(s.Image[:], pix[j*Pixels:])
+		s.Label, s.Index = labs[j], start+j
+		if !yield(s, nil) {
+			return
+		}
+	}
+}
+
