@@ -395,4 +395,3 @@ func (d *Dataset) shuffled(ctx context.Context, f *files, start, end, ep int, yi
 		}
 	}
 }
-
