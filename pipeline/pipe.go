@@ -1,0 +1,121 @@
+package pipeline
+
+import (
+	"context"
+	"iter"
+
+	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/stage"
+)
+
+// Pipe is a pipeline under construction and a reader of its output: every
+// method adds one named step and returns a new Pipe, and Pipe implements
+// source.Reader[T], so a pipe can be ranged, passed to any stage, or
+// extended further. Building starts no goroutine and reads nothing; each
+// call to All runs one pass through every step.
+//
+// Methods keep the element type. Steps that change it are free functions
+// (Map, ParallelMap, Batch, Tensorize, ...), because Go methods cannot add
+// type parameters. Build a pipe before running it; a Pipe is safe to run
+// from several goroutines at once, but Named must not race with a pass.
+type Pipe[T any] struct {
+	r    source.Reader[T] // the step's reader, instrumented
+	node *node
+}
+
+// From starts a pipeline at r. The first step is named "source" unless
+// WithName says otherwise.
+func From[T any](r source.Reader[T], opts ...Option) *Pipe[T] {
+	if r == nil {
+		panic("pipeline.From: nil reader")
+	}
+	cfg := newConfig(opts)
+	var parents []*node
+	if p, ok := r.(*Pipe[T]); ok {
+		parents = append(parents, p.node)
+	}
+	return start(cfg, "source", r, parents...)
+}
+
+// start makes the first pipe of a lineage with the given config.
+func start[T any](cfg *config, name string, r source.Reader[T], parents ...*node) *Pipe[T] {
+	if cfg.name != "" {
+		name = cfg.name
+	}
+	n := newNode(name, cfg, parents...)
+	return &Pipe[T]{r: instrument(n, r), node: n}
+}
+
+// then adds a step named name whose reader is r and whose input is p.
+func then[In, Out any](p *Pipe[In], name string, r source.Reader[Out]) *Pipe[Out] {
+	n := newNode(name, p.node.cfg, p.node)
+	return &Pipe[Out]{r: instrument(n, r), node: n}
+}
+
+// All runs one pass of the pipeline. It makes Pipe a source.Reader.
+func (p *Pipe[T]) All(ctx context.Context) iter.Seq2[T, error] { return p.r.All(ctx) }
+
+// Name returns the name of the pipe's last step.
+func (p *Pipe[T]) Name() string { return p.node.name }
+
+// Named renames the pipe's last step, for stats and logs, and returns p:
+//
+//	pipeline.Map(p, decode).Named("decode")
+//
+// Call it while building, before any pass runs.
+func (p *Pipe[T]) Named(name string) *Pipe[T] {
+	p.node.name = name
+	return p
+}
+
+// Stats returns a snapshot of the counters of every step that feeds p,
+// sources first and p's last step last. It is safe to call while passes
+// run; counts then lag by at most the samples since each step's last timed
+// sample (about a hundred). See StageStats for what the numbers mean.
+func (p *Pipe[T]) Stats() Stats {
+	nodes := p.node.lineage()
+	out := make(Stats, len(nodes))
+	for i, n := range nodes {
+		out[i] = n.snapshot()
+	}
+	return out
+}
+
+// Shuffle adds stage.Shuffle: a shuffle buffer of buffer samples whose order
+// is drawn from (seed, epoch). Step name "shuffle".
+func (p *Pipe[T]) Shuffle(buffer int, seed uint64) *Pipe[T] {
+	return then(p, "shuffle", stage.Shuffle[T](p, buffer, seed))
+}
+
+// Filter adds stage.Filter: only the samples for which keep is true pass.
+// Step name "filter".
+func (p *Pipe[T]) Filter(keep func(T) bool) *Pipe[T] {
+	return then(p, "filter", stage.Filter[T](p, keep))
+}
+
+// Take adds stage.Take: at most n samples per pass. Step name "take".
+func (p *Pipe[T]) Take(n int) *Pipe[T] { return then(p, "take", stage.Take[T](p, n)) }
+
+// Skip adds stage.Skip: the first n samples of every pass are dropped. Step
+// name "skip".
+func (p *Pipe[T]) Skip(n int) *Pipe[T] { return then(p, "skip", stage.Skip[T](p, n)) }
+
+// Buffered adds stage.Buffered: a goroutine reads up to n samples ahead of
+// the consumer. Step name "buffered".
+func (p *Pipe[T]) Buffered(n int) *Pipe[T] {
+	return then(p, "buffered", stage.Buffered[T](p, n))
+}
+
+// Repeat adds stage.Repeat: each pass runs n passes of p (n < 0: endless).
+// Step name "repeat".
+func (p *Pipe[T]) Repeat(n int) *Pipe[T] { return then(p, "repeat", stage.Repeat[T](p, n)) }
+
+// Cache adds stage.Cache: the first complete pass is kept in memory and
+// later passes replay it. Step name "cache".
+func (p *Pipe[T]) Cache() *Pipe[T] { return then(p, "cache", stage.Cache[T](p)) }
+
+// Shard adds stage.Shard: part partIndex of numParts (one worker's share in
+// distributed training). Step name "shard".
+func (p *Pipe[T]) Shard(numParts, partIndex int) *Pipe[T] {
+	return then(p, "shard", stage.Shard[T](p, numParts, partIndex))
+}

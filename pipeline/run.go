@@ -1,0 +1,108 @@
+package pipeline
+
+import (
+	"context"
+	"iter"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// Epochs runs n passes of p, one per epoch, and yields each epoch's number
+// with the pass to range over:
+//
+//	for epoch, pass := range p.Epochs(ctx, 3) {
+//		for b, err := range pass {
+//			if err != nil {
+//				return err
+//			}
+//			train(b)
+//		}
+//		evaluate(epoch) // per-epoch work goes here, between passes
+//	}
+//
+// Epoch e's pass runs with source.WithEpoch(ctx, e), so every random stage
+// (Shuffle, Generate, augmentation) draws from (seed, e): epochs differ and
+// a run repeats exactly. n < 0 runs until the loop stops or ctx is
+// cancelled.
+//
+// Each pass is ranged at most once, inside its loop body; a pass that is
+// not ranged reads nothing. When the body returns, one Info entry "epoch
+// done" is logged with the epoch, its samples, time, error and an array of
+// every step's counters for the epoch (see Stats). After an epoch in which
+// ctx was cancelled no further epoch starts.
+func (p *Pipe[T]) Epochs(ctx context.Context, n int) iter.Seq2[int, iter.Seq2[T, error]] {
+	return func(yield func(int, iter.Seq2[T, error]) bool) {
+		for e := 0; n < 0 || e < n; e++ {
+			ep := epoch[T]{p: p, ctx: source.WithEpoch(ctx, e)}
+			before := p.Stats()
+			start := time.Now()
+			more := yield(e, ep.all)
+			p.logEpoch(e, before, ep.samples, time.Since(start), ep.err)
+			if !more || ctx.Err() != nil {
+				return
+			}
+		}
+	}
+}
+
+// epoch is one pass of Epochs; it counts what the consumer received.
+type epoch[T any] struct {
+	p       *Pipe[T]
+	ctx     context.Context
+	samples int64
+	err     error
+}
+
+func (ep *epoch[T]) all(yield func(T, error) bool) {
+	for v, err := range ep.p.All(ep.ctx) {
+		if err != nil {
+			ep.err = err
+		} else {
+			ep.samples++
+		}
+		if !yield(v, err) {
+			return
+		}
+	}
+}
+
+func (p *Pipe[T]) logEpoch(e int, before Stats, samples int64, d time.Duration, err error) {
+	l := p.node.cfg.logger
+	ce := l.Check(zap.InfoLevel, "epoch done")
+	if ce == nil {
+		return
+	}
+	rate := 0.0
+	if d > 0 {
+		rate = float64(samples) / d.Seconds()
+	}
+	ce.Write(zap.String("pipeline", p.node.name), zap.Int("epoch", e), zap.Int64("samples", samples),
+		zap.Duration("wall", d), zap.Float64("per_s", rate), zap.Array("stages", p.Stats().Sub(before)),
+		zap.Error(err))
+}
+
+// Run runs n epochs of p (as Epochs does) and calls f for every sample with
+// its epoch. It returns the first error of a pass or of f; an error from f
+// stops the pass (its goroutines are joined) before Run returns. When ctx is
+// cancelled before the n-th epoch is complete, Run returns ctx.Err().
+func (p *Pipe[T]) Run(ctx context.Context, n int, f func(epoch int, v T) error) error {
+	done := 0
+	for e, pass := range p.Epochs(ctx, n) {
+		for v, err := range pass {
+			if err != nil {
+				return err
+			}
+			if err := f(e, v); err != nil {
+				return err
+			}
+		}
+		done++
+	}
+	if n >= 0 && done == n {
+		return nil
+	}
+	return ctx.Err()
+}

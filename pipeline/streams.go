@@ -1,0 +1,300 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"reflect"
+	"sync"
+
+	"github.com/reugn/go-streams"
+
+	"github.com/tensorfeed/tensorfeed/internal/scope"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// ErrType is wrapped by the error a pass yields when a go-streams channel
+// delivers an element that is neither the reader's element type nor an
+// error.
+var ErrType = errors.New("pipeline: element of the wrong type")
+
+func typeError[T any](index int, e any) error {
+	return fmt.Errorf("%w: element %d is %T, want %v", ErrType, index, e, reflect.TypeFor[T]())
+}
+
+// StreamSource is one pass of a typed reader as a go-streams Source, so that
+// go-streams operators and sinks can consume it:
+//
+//	pipeline.ToStreams(ctx, batches).Via(flow.NewMap(f, 1)).To(extension.NewStdoutSink())
+//
+// It carries every element as an `any` over an unbuffered channel, so use
+// it for batches or pointers, not for single small samples.
+//
+// # Goroutines, errors and cancellation
+//
+// The pass starts when Out or Via is first called: one goroutine, joined by
+// Err, ranges the reader and sends each element, selecting on ctx. The
+// channel is closed when the pass ends, fails or ctx is cancelled; go-streams
+// operators downstream then close their own channels in turn. go-streams
+// has no error channel, so a failed pass does not reach the operators: Err
+// waits for the goroutine and returns the error (a panic in the reader
+// becomes a *source.PanicError; cancellation gives ctx.Err()). A source
+// built inside FromStreams with the context FromStreams gave reports its
+// error to that reader by itself.
+type StreamSource[T any] struct {
+	r    source.Reader[T]
+	ctx  context.Context
+	out  chan any
+	once sync.Once
+	via  bool
+	g    *scope.Group // set by once
+}
+
+var _ streams.Source = (*StreamSource[int])(nil)
+
+// ToStreams returns a go-streams Source over one pass of r, run with ctx.
+// Nothing runs until Out or Via is called.
+func ToStreams[T any](ctx context.Context, r source.Reader[T]) *StreamSource[T] {
+	if r == nil {
+		panic("pipeline.ToStreams: nil reader")
+	}
+	s := &StreamSource[T]{r: r, ctx: ctx, out: make(chan any)}
+	if reg, ok := ctx.Value(registryKey{}).(*registry); ok {
+		reg.add(s.Err)
+	}
+	return s
+}
+
+func (s *StreamSource[T]) start(in chan<- any, via bool) bool {
+	started := false
+	s.once.Do(func() {
+		started = true
+		s.via = via
+		g, gctx := scope.New(s.ctx)
+		s.g = g
+		g.Go(func() error { return feed(gctx, s.r, in) })
+	})
+	return started
+}
+
+// Out starts the pass, if it has not started, and returns the channel of
+// its elements. Use either Out or Via, not both.
+func (s *StreamSource[T]) Out() <-chan any {
+	if !s.start(s.out, false) && s.via {
+		panic("pipeline.StreamSource: Out after Via")
+	}
+	return s.out
+}
+
+// Via starts the pass, sending its elements straight into f's inlet (no
+// extra goroutine), and returns f. It panics when the pass has already
+// started.
+func (s *StreamSource[T]) Via(f streams.Flow) streams.Flow {
+	if !s.start(f.In(), true) {
+		panic("pipeline.StreamSource: pass already started")
+	}
+	return f
+}
+
+// Err waits for the pass to end and returns its error: nil when the reader
+// ended normally, its error, a *source.PanicError, or ctx.Err() when it was
+// cancelled. Call it after the go-streams graph has consumed the channel
+// (after Flow.To returns); called before Out or Via, it returns nil and the
+// source can no longer start.
+func (s *StreamSource[T]) Err() error {
+	s.once.Do(func() {})
+	if s.g == nil {
+		return nil
+	}
+	return s.g.Wait()
+}
+
+// feed sends one pass of r into in, then closes in. It returns the pass's
+// error, or ctx.Err() when ctx ends first.
+func feed[T any](ctx context.Context, r source.Reader[T], in chan<- any) error {
+	defer close(in)
+	for v, err := range r.All(ctx) {
+		if err != nil {
+			return err
+		}
+		if !scope.Send(ctx, in, any(v)) {
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// drain reads ch until it is closed, so that the go-streams goroutines that
+// send into it can finish.
+func drain(ch <-chan any) {
+	for range ch {
+	}
+}
+
+type registryKey struct{}
+
+// registry collects the error reports of the StreamSources built inside one
+// FromStreams pass.
+type registry struct {
+	mu   sync.Mutex
+	errs []func() error
+}
+
+func (r *registry) add(f func() error) {
+	r.mu.Lock()
+	r.errs = append(r.errs, f)
+	r.mu.Unlock()
+}
+
+// wait waits for every registered source and returns the first error.
+func (r *registry) wait() error {
+	r.mu.Lock()
+	fs := r.errs
+	r.mu.Unlock()
+	var first error
+	for _, f := range fs {
+		if err := f(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// FromStreams returns a pipe whose passes read a go-streams graph. Every
+// pass calls open with a context of its own and ranges the Outlet it
+// returns (a Source, a Flow, anything with Out), so every pass builds a
+// fresh graph: go-streams operators start their goroutines when they are
+// made and serve a single stream.
+//
+// Elements must be of type T; an element that is an error (such as the ones
+// Guard produces) ends the pass with that error, and an element of any other
+// type ends it with an error wrapping ErrType that names its index and type.
+// Build the graph from ToStreams with the context open receives, and the
+// upstream reader's error reaches the consumer too.
+//
+// # Cancellation and goroutines
+//
+// go-streams operators cannot be cancelled: their goroutines end only when
+// their input channel is closed and their output is read to the end. So
+// when the consumer stops early, an error arrives or ctx is cancelled, the
+// pass cancels open's context and then keeps reading (and discarding) the
+// Outlet until it is closed. The ToStreams sources built with that context
+// stop sending and close their channels, every operator after them closes
+// its own, and the pass waits for the sources' goroutines before it
+// returns. When the Outlet is closed every go-streams goroutine upstream has
+// left its loop, so none is left running. An Outlet fed from elsewhere must
+// likewise be closed once open's context is done, or the pass cannot end.
+//
+// The first step is named "streams" unless WithName says otherwise.
+func FromStreams[T any](open func(ctx context.Context) streams.Outlet, opts ...Option) *Pipe[T] {
+	if open == nil {
+		panic("pipeline.FromStreams: nil open")
+	}
+	return start(newConfig(opts), "streams", fromStreams[T](open))
+}
+
+func fromStreams[T any](open func(ctx context.Context) streams.Outlet) source.Reader[T] {
+	return source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
+		return func(yield func(T, error) bool) {
+			var zero T
+			pctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			reg := &registry{}
+			ch := open(context.WithValue(pctx, registryKey{}, reg)).Out()
+			defer func() {
+				cancel()
+				drain(ch)
+				reg.wait()
+			}()
+			i := 0
+			for e := range ch {
+				switch v := e.(type) {
+				case T:
+					if !yield(v, nil) {
+						return
+					}
+				case error:
+					yield(zero, v)
+					return
+				default:
+					yield(zero, typeError[T](i, e))
+					return
+				}
+				i++
+			}
+			if err := reg.wait(); err != nil {
+				yield(zero, err)
+			} else if err := ctx.Err(); err != nil {
+				yield(zero, err)
+			}
+		}
+	})
+}
+
+// Via adds a go-streams Flow as a typed step: every pass sends p's samples
+// into a flow made by newFlow (a go-streams operator serves one stream, so
+// it is made anew for each pass) and reads the flow's output as Out.
+// Errors and cancellation work as in FromStreams: p's error, an error
+// element and a wrong type each end the pass; stopping early drains the
+// flow. Step name "via".
+//
+// A panic in a go-streams operator's goroutine cannot be recovered by the
+// caller and ends the program; wrap functions that may panic or fail with
+// Guard, which turns both into error elements:
+//
+//	pipeline.Via[*Batch, *Batch](p, func() streams.Flow { return flow.NewMap(pipeline.Guard(normalize), 1) })
+//
+// Every element crosses at least two unbuffered channels (about 1 µs per
+// hop on two cores): use Via on batches, not on single samples.
+func Via[In, Out any](p *Pipe[In], newFlow func() streams.Flow) *Pipe[Out] {
+	if newFlow == nil {
+		panic("pipeline.Via: nil flow constructor")
+	}
+	r := fromStreams[Out](func(ctx context.Context) streams.Outlet {
+		return ToStreams[In](ctx, p).Via(newFlow())
+	})
+	return then(p, "via", r)
+}
+
+// Guard adapts a function for go-streams' flow.NewMap so that failures
+// travel down the stream as elements instead of crashing the program: an
+// element of type In is passed to f, and f's error, or a panic in f (as a
+// *source.PanicError), is sent on as the element; an error element from
+// upstream is passed on untouched; any other element becomes an error
+// wrapping ErrType. FromStreams and Via end the pass at the first error
+// element.
+//
+//	flow.NewMap(pipeline.Guard(func(b *Batch) (*Batch, error) { ... }), 1)
+//
+// go-streams' Map with parallelism above 1 does not keep the order of its
+// elements.
+func Guard[In, Out any](f func(In) (Out, error)) func(any) any {
+	if f == nil {
+		panic("pipeline.Guard: nil function")
+	}
+	return func(e any) any {
+		switch v := e.(type) {
+		case In:
+			out, err := guarded(f, v)
+			if err != nil {
+				return err
+			}
+			return out
+		case error:
+			return v
+		default:
+			return fmt.Errorf("%w: %T, want %v", ErrType, e, reflect.TypeFor[In]())
+		}
+	}
+}
+
+// guarded calls f and turns a panic into a *source.PanicError.
+func guarded[In, Out any](f func(In) (Out, error), v In) (out Out, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = source.NewPanicError(r)
+		}
+	}()
+	return f(v)
+}
