@@ -1,0 +1,88 @@
+package sink
+
+import (
+	"fmt"
+
+	"github.com/tensorfeed/tensorfeed/sample"
+)
+
+// Field is one tensor a sink fills from every sample: its name, its shape
+// per sample and how to write a sample into it. Make one with Float32,
+// Int32, Int64 or Uint8; the zero Field is not valid.
+type Field[T any] struct {
+	name  string
+	shape []int
+	dtype sample.DType
+	elems int
+	f32   func(T, []float32)
+	i32   func(T, []int32)
+	i64   func(T, []int64)
+	u8    func(T, []uint8)
+}
+
+// Float32 returns a field named name holding a float32 tensor of the given
+// per-sample shape (an empty shape is a scalar). For every sample s of a
+// batch, fill(s, dst) writes s into dst, its row of the tensor: a slice of
+// exactly sample.Elems(shape) elements, zeroed before the call. dst has no
+// spare capacity, so fill cannot grow the tensor or write into another row;
+// appending to dst writes to a copy that the sink never sees.
+//
+// fill cannot fail: validate samples upstream (stage.MapErr) when their size
+// may be wrong. A panic in fill unwinds through the caller, as with
+// stage.Map. Float32 panics when name is empty, a dimension is below 1 or
+// fill is nil.
+func Float32[T any](name string, shape []int, fill func(s T, dst []float32)) Field[T] {
+	f := newField[T]("Float32", name, shape, sample.Float32, fill == nil)
+	f.f32 = fill
+	return f
+}
+
+// Int32 is Float32 for an int32 tensor.
+func Int32[T any](name string, shape []int, fill func(s T, dst []int32)) Field[T] {
+	f := newField[T]("Int32", name, shape, sample.Int32, fill == nil)
+	f.i32 = fill
+	return f
+}
+
+// Int64 is Float32 for an int64 tensor.
+func Int64[T any](name string, shape []int, fill func(s T, dst []int64)) Field[T] {
+	f := newField[T]("Int64", name, shape, sample.Int64, fill == nil)
+	f.i64 = fill
+	return f
+}
+
+// Uint8 is Float32 for a uint8 tensor.
+func Uint8[T any](name string, shape []int, fill func(s T, dst []uint8)) Field[T] {
+	f := newField[T]("Uint8", name, shape, sample.Uint8, fill == nil)
+	f.u8 = fill
+	return f
+}
+
+func newField[T any](fn, name string, shape []int, dt sample.DType, nilFill bool) Field[T] {
+	if name == "" {
+		panic(fmt.Sprintf("sink: %s: empty name", fn))
+	}
+	if nilFill {
+		panic(fmt.Sprintf("sink: %s %q: nil fill function", fn, name))
+	}
+	for _, d := range shape {
+		if d < 1 {
+			panic(fmt.Sprintf("sink: %s %q: bad shape %v", fn, name, shape))
+		}
+	}
+	return Field[T]{name: name, shape: append([]int{}, shape...), dtype: dt, elems: sample.Elems(shape)}
+}
+
+// Name returns the field's name.
+func (f Field[T]) Name() string { return f.name }
+
+// Desc describes a tensor before it exists: its name, its shape (batch
+// dimension first, for a full batch) and its element type.
+type Desc struct {
+	Name  string
+	Shape []int
+	DType sample.DType
+}
+
+// String formats d as "name dtype[shape]", e.g. "image float32[128 784]".
+func (d Desc) String() string { return fmt.Sprintf("%s %v%v", d.Name, d.DType, d.Shape) }

@@ -1,0 +1,229 @@
+package sink
+
+import (
+	"errors"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/sample"
+)
+
+// ErrBatch is wrapped by the error Assemble returns for a batch that does
+// not fit the sink: more samples than the batch size, or a Padded count
+// outside 0..Len.
+var ErrBatch = errors.New("sink: batch does not fit")
+
+// Option configures a Sink.
+type Option interface{ apply(*config) }
+
+type config struct {
+	reuse  bool
+	logger *zap.Logger
+}
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// Reuse makes the sink write every batch into the same memory: Assemble
+// returns the same *Tensors each time, and its tensors (and any Split of
+// them) are valid only until the next call to Assemble; in Tensorize, until
+// the consumer asks for the next batch. Copy what must live longer, and do
+// not put a prefetching stage (stage.Buffered) after a reusing Tensorize.
+// Assemble of a reusing sink is not safe for concurrent use; each pass of
+// Tensorize has its own buffers, so concurrent passes are safe.
+//
+// In steady state a reusing sink allocates nothing per batch.
+func Reuse() Option { return optionFunc(func(c *config) { c.reuse = true }) }
+
+// WithLogger sets the logger for debug messages (a short or padded batch,
+// the end of a Tensorize pass). The default is zap.NewNop().
+func WithLogger(l *zap.Logger) Option {
+	return optionFunc(func(c *config) { c.logger = l })
+}
+
+// Sink assembles batches of samples of type T into tensors. Without Reuse
+// it is safe for concurrent use.
+type Sink[T any] struct {
+	size   int
+	fields []Field[T] // data, then label
+	nData  int
+	offs   []int  // offset of each field in one sample's block of its dtype
+	per    [4]int // elements per sample of each dtype, by slot()
+	dims   int    // sum of len(Shape) over all tensors, batch dim included
+	cfg    config
+	own    *arena // Assemble's buffers under Reuse
+}
+
+// New returns a sink for batches of at most batchSize samples that fills
+// one data tensor per field of data and one label tensor per field of
+// label, in that order. label may be empty (inference, a GAN's generator
+// input).
+//
+// A batch of Of(r, 0, ...) holds a whole pass: give such a sink a batchSize
+// at least as large as the pass.
+//
+// New panics when batchSize < 1, when there is no field at all, when a field
+// was not made by Float32, Int32, Int64 or Uint8, or when two fields share a
+// name.
+func New[T any](batchSize int, data []Field[T], label []Field[T], opts ...Option) *Sink[T] {
+	if batchSize < 1 {
+		panic(fmt.Sprintf("sink: New: batch size %d", batchSize))
+	}
+	s := &Sink[T]{size: batchSize, nData: len(data), cfg: config{logger: zap.NewNop()}}
+	for _, o := range opts {
+		o.apply(&s.cfg)
+	}
+	if s.cfg.logger == nil {
+		s.cfg.logger = zap.NewNop()
+	}
+	s.fields = append(append(make([]Field[T], 0, len(data)+len(label)), data...), label...)
+	if len(s.fields) == 0 {
+		panic("sink: New: no fields")
+	}
+	seen := make(map[string]bool, len(s.fields))
+	s.offs = make([]int, len(s.fields))
+	for i, f := range s.fields {
+		if f.dtype == 0 {
+			panic(fmt.Sprintf("sink: New: field %d is not made by Float32, Int32, Int64 or Uint8", i))
+		}
+		if seen[f.name] {
+			panic(fmt.Sprintf("sink: New: two fields named %q", f.name))
+		}
+		seen[f.name] = true
+		s.offs[i] = s.per[slot(f.dtype)]
+		s.per[slot(f.dtype)] += f.elems
+		s.dims += 1 + len(f.shape)
+	}
+	if s.cfg.reuse {
+		s.own = s.newArena(batchSize)
+	}
+	return s
+}
+
+// slot numbers the dtypes a sink holds.
+func slot(d sample.DType) int {
+	switch d {
+	case sample.Float32:
+		return 0
+	case sample.Int32:
+		return 1
+	case sample.Int64:
+		return 2
+	}
+	return 3 // sample.Uint8
+}
+
+// ProvideData describes the data tensors of a full batch, in order (MXNet's
+// provide_data). The result is new on every call.
+func (s *Sink[T]) ProvideData() []Desc { return s.descs(s.fields[:s.nData]) }
+
+// ProvideLabel describes the label tensors of a full batch, in order
+// (MXNet's provide_label). The result is new on every call.
+func (s *Sink[T]) ProvideLabel() []Desc { return s.descs(s.fields[s.nData:]) }
+
+func (s *Sink[T]) descs(fs []Field[T]) []Desc {
+	out := make([]Desc, len(fs))
+	for i, f := range fs {
+		out[i] = Desc{Name: f.name, Shape: append([]int{s.size}, f.shape...), DType: f.dtype}
+	}
+	return out
+}
+
+// BatchSize returns the largest batch the sink accepts.
+func (s *Sink[T]) BatchSize() int { return s.size }
+
+// Assemble writes the samples of b, padding included, into tensors: row i of
+// every tensor holds b.Samples[i], and Tensors.Padded is b.Padded. A batch
+// shorter than the batch size gives tensors with a smaller batch dimension.
+//
+// Without Reuse the tensors are new memory owned by the caller. With Reuse
+// they are the sink's memory, valid until the next call (see Reuse).
+//
+// A batch with more samples than the batch size, or whose Padded is outside
+// 0..Len, is an error wrapping ErrBatch.
+func (s *Sink[T]) Assemble(b batch.Batch[T]) (*Tensors, error) {
+	return s.assemble(b, s.own)
+}
+
+// arena is the memory of one batch's tensors.
+type arena struct {
+	ts  *Tensors
+	all []Tensor // Data then Label
+	f32 []float32
+	i32 []int32
+	i64 []int64
+	u8  []uint8
+}
+
+// newArena allocates tensors for up to rows samples.
+func (s *Sink[T]) newArena(rows int) *arena {
+	a := &arena{
+		f32: make([]float32, rows*s.per[0]),
+		i32: make([]int32, rows*s.per[1]),
+		i64: make([]int64, rows*s.per[2]),
+		u8:  make([]uint8, rows*s.per[3]),
+		all: make([]Tensor, len(s.fields)),
+	}
+	shapes := make([]int, s.dims)
+	for i, f := range s.fields {
+		n := 1 + len(f.shape)
+		sh := shapes[:n:n]
+		shapes = shapes[n:]
+		copy(sh[1:], f.shape)
+		a.all[i] = Tensor{Name: f.name, Shape: sh, DType: f.dtype}
+	}
+	a.ts = &Tensors{Data: a.all[:s.nData:s.nData], Label: a.all[s.nData:]}
+	return a
+}
+
+func (s *Sink[T]) assemble(b batch.Batch[T], a *arena) (*Tensors, error) {
+	n := len(b.Samples)
+	if n > s.size {
+		return nil, fmt.Errorf("%w: %d samples, batch size %d", ErrBatch, n, s.size)
+	}
+	if b.Padded < 0 || b.Padded > n {
+		return nil, fmt.Errorf("%w: %d padding samples in a batch of %d", ErrBatch, b.Padded, n)
+	}
+	fresh := a == nil
+	if fresh {
+		a = s.newArena(n)
+	}
+	if n < s.size || b.Padded > 0 {
+		if ce := s.cfg.logger.Check(zap.DebugLevel, "sink: short or padded batch"); ce != nil {
+			ce.Write(zap.Int("samples", n), zap.Int("padded", b.Padded), zap.Int("batch_size", s.size))
+		}
+	}
+	for i, f := range s.fields {
+		t := &a.all[i]
+		t.Shape[0] = n
+		lo, hi := n*s.offs[i], n*(s.offs[i]+f.elems)
+		switch f.dtype {
+		case sample.Float32:
+			t.F32 = fillRows(a.f32[lo:hi:hi], f.elems, b.Samples, f.f32, fresh)
+		case sample.Int32:
+			t.I32 = fillRows(a.i32[lo:hi:hi], f.elems, b.Samples, f.i32, fresh)
+		case sample.Int64:
+			t.I64 = fillRows(a.i64[lo:hi:hi], f.elems, b.Samples, f.i64, fresh)
+		case sample.Uint8:
+			t.U8 = fillRows(a.u8[lo:hi:hi], f.elems, b.Samples, f.u8, fresh)
+		}
+	}
+	a.ts.Padded = b.Padded
+	return a.ts, nil
+}
+
+// fillRows writes sample i into row i of dst, e elements per row, and
+// returns dst. Reused memory is cleared first so that every fill sees a
+// zeroed row.
+func fillRows[T, E any](dst []E, e int, samples []T, fill func(T, []E), fresh bool) []E {
+	if !fresh {
+		clear(dst)
+	}
+	for i, s := range samples {
+		fill(s, dst[i*e:(i+1)*e:(i+1)*e])
+	}
+	return dst
+}

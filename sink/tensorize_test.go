@@ -1,0 +1,156 @@
+package sink_test
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+func TestTensorize(t *testing.T) {
+	rs := recs(10)
+	for _, opt := range []struct {
+		name string
+		opts []sink.Option
+	}{{"fresh", nil}, {"reuse", []sink.Option{sink.Reuse()}}} {
+		t.Run(opt.name, func(t *testing.T) {
+			r := sink.Tensorize(batch.Of(source.Slice(rs), 4, batch.Pad), newSink(4, opt.opts...))
+			wants := []*sink.Tensors{
+				want(rs[0:4], 0),
+				want(rs[4:8], 0),
+				want([]rec{rs[8], rs[9], rs[0], rs[1]}, 2),
+			}
+			for pass := range 2 {
+				i := 0
+				for ts, err := range r.All(context.Background()) {
+					if err != nil {
+						t.Fatal(err)
+					}
+					if i >= len(wants) || !reflect.DeepEqual(ts, wants[i]) {
+						t.Fatalf("pass %d batch %d: got %+v", pass, i, ts)
+					}
+					i++
+				}
+				if i != len(wants) {
+					t.Errorf("pass %d: %d batches, want %d", pass, i, len(wants))
+				}
+			}
+		})
+	}
+}
+
+func TestTensorizeOwnership(t *testing.T) {
+	rs := recs(8)
+	collect := func(opts ...sink.Option) []*sink.Tensors {
+		out, err := source.Collect(context.Background(),
+			sink.Tensorize(batch.Of(source.Slice(rs), 4, batch.Keep), newSink(4, opts...)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	fresh := collect()
+	if !reflect.DeepEqual(fresh, []*sink.Tensors{want(rs[:4], 0), want(rs[4:], 0)}) {
+		t.Error("without Reuse, kept batches must stay intact")
+	}
+	reused := collect(sink.Reuse())
+	if reused[0] != reused[1] {
+		t.Error("with Reuse, a pass yields the same *Tensors")
+	}
+}
+
+func TestTensorizeErrors(t *testing.T) {
+	boom := errors.New("boom")
+	up := source.Func[batch.Batch[rec]](func(ctx context.Context) iter.Seq2[batch.Batch[rec], error] {
+		return func(yield func(batch.Batch[rec], error) bool) {
+			if yield(batch.Batch[rec]{Samples: recs(2)}, nil) {
+				yield(batch.Batch[rec]{}, boom)
+			}
+		}
+	})
+	tooBig := batch.Of(source.Slice(recs(9)), 3, batch.Keep)
+	for _, tt := range []struct {
+		name string
+		r    source.Reader[batch.Batch[rec]]
+		size int
+		is   error
+		msg  string
+	}{
+		{"upstream", up, 4, boom, "boom"},
+		{"too large", tooBig, 2, sink.ErrBatch, "batch 0 of the pass"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var oks, errs int
+			for ts, err := range sink.Tensorize(tt.r, newSink(tt.size)).All(context.Background()) {
+				if err != nil {
+					errs++
+					if ts != nil || !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.msg) {
+						t.Errorf("got %v, %v; want nil and %v with %q", ts, err, tt.is, tt.msg)
+					}
+					continue
+				}
+				oks++
+			}
+			if errs != 1 {
+				t.Errorf("%d errors, want 1", errs)
+			}
+		})
+	}
+}
+
+func TestTensorizeEarlyBreakAndCancel(t *testing.T) {
+	r := sink.Tensorize(batch.Of(source.Slice(recs(2000)), 2, batch.Keep), newSink(2))
+	n := 0
+	for range r.All(context.Background()) {
+		n++
+		break
+	}
+	if n != 1 {
+		t.Errorf("%d batches before break", n)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var last error
+	n = 0
+	for _, err := range r.All(ctx) {
+		if err != nil {
+			last = err
+			continue
+		}
+		if n++; n == 2 {
+			cancel()
+		}
+	}
+	if !errors.Is(last, context.Canceled) || n >= 1000 {
+		t.Errorf("%d batches, error %v; want few and context.Canceled", n, last)
+	}
+}
+
+func TestTensorizeConcurrentPassesWithReuse(t *testing.T) {
+	rs := recs(40)
+	r := sink.Tensorize(batch.Of(source.Slice(rs), 4, batch.Keep), newSink(4, sink.Reuse()))
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			i := 0
+			for ts, err := range r.All(context.Background()) {
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !reflect.DeepEqual(ts, want(rs[4*i:4*i+4], 0)) {
+					t.Errorf("batch %d overwritten by another pass", i)
+				}
+				i++
+			}
+		})
+	}
+	wg.Wait()
+}
