@@ -106,7 +106,10 @@ type parser struct {
 func (p *parser) load(n int) {
 	for n > 0 && !p.short {
 		c := min(n, readChunk)
-		p.buf = slices.Grow(p.buf[:p.end], c)[:p.end+c]
+		if cap(p.buf)-p.end < c {
+			p.buf = slices.Grow(p.buf[:p.end], min(max(p.end, c), n))
+		}
+		p.buf = p.buf[:p.end+c]
 		m, err := p.rr.r.ReadAt(p.buf[p.end:p.end+c], p.fpos)
 		p.end += m
 		p.fpos += int64(m)

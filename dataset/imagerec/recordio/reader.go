@@ -156,7 +156,11 @@ func (r *Reader) readPart(buf []byte, n int, part, start int64) ([]byte, error) 
 	got := 0
 	for got < n {
 		c := min(n-got, readChunk)
-		buf = slices.Grow(buf, c)
+		if cap(buf)-len(buf) < c {
+			// Grow by doubling, bounded by what the part still needs, so
+			// that memory follows the data that actually arrives.
+			buf = slices.Grow(buf, min(max(len(buf), c), n-got))
+		}
 		m, err := io.ReadFull(r.br, buf[len(buf):len(buf)+c])
 		buf = buf[:len(buf)+m]
 		got += m

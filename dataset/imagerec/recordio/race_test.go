@@ -1,0 +1,5 @@
+//go:build race
+
+package recordio_test
+
+func init() { raceEnabled = true }
