@@ -219,11 +219,12 @@ func (s *Sink[T]) assemble(b batch.Batch[T], a *arena) (*Tensors, error) {
 // returns dst. Reused memory is cleared first so that every fill sees a
 // zeroed row.
 func fillRows[T, E any](dst []E, e int, samples []T, fill func(T, []E), fresh bool) []E {
-	if !fresh {
-		clear(dst)
-	}
 	for i, s := range samples {
-		fill(s, dst[i*e:(i+1)*e:(i+1)*e])
+		row := dst[i*e : (i+1)*e : (i+1)*e]
+		if !fresh {
+			clear(row) // row by row, so the fill finds the row in cache
+		}
+		fill(s, row)
 	}
 	return dst
 }
