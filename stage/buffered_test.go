@@ -1,0 +1,165 @@
+package stage_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"sync/atomic"
+	"testing"
+
+	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/stage"
+)
+
+func TestBufferedKeepsOrderAndValues(t *testing.T) {
+	for _, total := range []int{0, 1, 5, 10000} {
+		for _, n := range []int{1, 2, 7, 1024} {
+			t.Run(fmt.Sprintf("samples=%d/n=%d", total, n), func(t *testing.T) {
+				in := concRange(total)
+				r := stage.Buffered(source.Slice(in), n)
+				for pass := range 2 {
+					got, errs := concPass(context.Background(), r)
+					if len(errs) != 0 {
+						t.Fatal(errs)
+					}
+					if !slices.Equal(got, in) && !(len(got) == 0 && len(in) == 0) {
+						t.Fatalf("pass %d: got %d samples, not the input in order", pass, len(got))
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestBufferedUpstreamErrorAfterItsSamples(t *testing.T) {
+	for _, n := range []int{1, 3, 1000} {
+		var got []int
+		var errs []error
+		for v, err := range stage.Buffered(concFailing(100, errConcBoom), n).All(context.Background()) {
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if len(errs) > 0 {
+				t.Fatal("sample after the error")
+			}
+			got = append(got, v)
+		}
+		if len(errs) != 1 || !errors.Is(errs[0], errConcBoom) {
+			t.Fatalf("n=%d: errors = %v, want one errConcBoom", n, errs)
+		}
+		if !slices.Equal(got, concRange(100)) {
+			t.Fatalf("n=%d: got %d samples before the error, want 100", n, len(got))
+		}
+	}
+}
+
+func TestBufferedUpstreamPanic(t *testing.T) {
+	up := source.Func[int](func(ctx context.Context) iter.Seq2[int, error] {
+		return func(yield func(int, error) bool) {
+			for i := range 10 {
+				if !yield(i, nil) {
+					return
+				}
+			}
+			panicInConcTest(10)
+		}
+	})
+	got, errs := concPass(context.Background(), stage.Buffered(up, 4))
+	var pe *source.PanicError
+	if len(errs) != 1 || !errors.As(errs[0], &pe) || pe.Value != "bad sample 10" {
+		t.Fatalf("errors = %v, want one PanicError", errs)
+	}
+	if !slices.Equal(got, concRange(10)) {
+		t.Fatalf("got %v before the panic, want 0..9", got)
+	}
+}
+
+func TestBufferedEarlyBreakBoundsReadAhead(t *testing.T) {
+	var read atomic.Int64
+	const n = 16
+	r := stage.Buffered(concEndless(&read), n)
+	for pass := range 3 {
+		i := 0
+		for v, err := range r.All(context.Background()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v != i {
+				t.Fatalf("sample %d = %d", i, v)
+			}
+			i++
+			if i == 200 {
+				break
+			}
+		}
+		// n waiting, up to n in the consumer's block, one the reader holds.
+		if got := read.Swap(0); got > 200+2*n+1 {
+			t.Fatalf("pass %d: read %d samples for 200 consumed with n=%d", pass, got, n)
+		}
+	}
+}
+
+func TestBufferedCancelWhileRanging(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var errs []error
+	n := 0
+	for _, err := range stage.Buffered(concEndless(nil), 8).All(ctx) {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if len(errs) > 0 {
+			t.Fatal("sample after the error")
+		}
+		n++
+		if n == 1000 {
+			cancel() // the reader is blocked on a full buffer by now, or soon
+		}
+	}
+	if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
+		t.Fatalf("errors = %v, want one context.Canceled", errs)
+	}
+}
+
+func TestBufferedCancelWhileConsumerWaits(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := 0
+	for _, err := range stage.Buffered(concStalling(3), 8).All(ctx) {
+		if err != nil {
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("error %v, want context.Canceled", err)
+			}
+			continue
+		}
+		got++
+		if got == 3 {
+			go cancel() // the consumer waits on a stalled reader when this lands
+		}
+	}
+	if got != 3 {
+		t.Fatalf("got %d samples, want 3", got)
+	}
+}
+
+func TestBufferedCancelledBeforeStart(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, errs := concPass(ctx, stage.Buffered(concEndless(nil), 4))
+	if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
+		t.Fatalf("errors = %v, want one context.Canceled", errs)
+	}
+}
+
+func TestBufferedPanicsOnZeroSize(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Buffered(r, 0) did not panic")
+		}
+	}()
+	stage.Buffered(source.Slice([]int{1}), 0)
+}
