@@ -104,14 +104,14 @@ func (c *carry[T]) put(s []T) {
 // remainder between passes (policy RollOver).
 func pass[T any](ctx context.Context, r source.Reader[T], size int, last Policy, fill *T, ro *carry[T]) iter.Seq2[Batch[T], error] {
 	return func(yield func(Batch[T], error) bool) {
-		var buf []T
-		if size > 0 {
-			buf = make([]T, 0, size)
-		}
+		var buf []T // allocated when its first sample arrives
 		var head []T // the first full batch of the pass, for Pad
 		// push adds s to the batch and yields the batch when it is full;
 		// it reports whether the pass goes on.
 		push := func(s T) bool {
+			if buf == nil && size > 0 {
+				buf = make([]T, 0, size)
+			}
 			buf = append(buf, s)
 			if size == 0 || len(buf) < size {
 				return true
@@ -120,7 +120,7 @@ func pass[T any](ctx context.Context, r source.Reader[T], size int, last Policy,
 				head = append(make([]T, 0, size), buf...)
 			}
 			b := Batch[T]{Samples: buf}
-			buf = make([]T, 0, size)
+			buf = nil
 			return yield(b, nil)
 		}
 		if ro != nil {

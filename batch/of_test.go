@@ -331,3 +331,18 @@ func TestPolicyString(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+func TestOfAllocatesOneSlicePerBatch(t *testing.T) {
+	const batches = 20
+	r := batch.Of(source.Slice(ints(batches*64+5)), 64, batch.Keep)
+	ctx := context.Background()
+	allocs := testing.AllocsPerRun(20, func() {
+		for range r.All(ctx) {
+		}
+	})
+	// One Samples slice per batch (21 with the short one) plus a few per
+	// pass for the iterator's closures; nothing per sample.
+	if allocs > batches+1+10 {
+		t.Errorf("%v allocations per pass of %d batches", allocs, batches+1)
+	}
+}
