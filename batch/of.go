@@ -104,7 +104,7 @@ func (c *carry[T]) put(s []T) {
 // remainder between passes (policy RollOver).
 func pass[T any](ctx context.Context, r source.Reader[T], size int, last Policy, fill *T, ro *carry[T]) iter.Seq2[Batch[T], error] {
 	return func(yield func(Batch[T], error) bool) {
-		var buf []T // allocated when its first sample arrives
+		var buf []T  // allocated when its first sample arrives
 		var head []T // the first full batch of the pass, for Pad
 		// push adds s to the batch and yields the batch when it is full;
 		// it reports whether the pass goes on.
