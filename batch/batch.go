@@ -5,8 +5,8 @@ package batch
 // samples come last and Padded counts them (MXNet.jl's count_samples is
 // len(Samples) - Padded).
 //
-// A batch owns its Samples slice: stages that produce batches allocate a new
-// slice for each one unless the user asks for reuse.
+// A batch owns its Samples slice: Of and OfFill allocate a new slice for
+// each batch, so a consumer may keep or modify it.
 type Batch[T any] struct {
 	Samples []T
 	Padded  int
