@@ -1,0 +1,105 @@
+package imagerec
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+
+	"github.com/tensorfeed/tensorfeed/sample"
+)
+
+// Decoder turns encoded image bytes (JPEG or PNG) into pixels.
+//
+// Two implementations exist: the pure-Go one (GoDecoder, image/jpeg and
+// image/png), and one that decodes JPEG through libjpeg-turbo, compiled in
+// with the build tag turbojpeg. DefaultDecoder returns the faster of those
+// the binary holds. A Decoder is safe for concurrent use.
+type Decoder interface {
+	// Name reports the implementation: "go" or "turbojpeg".
+	Name() string
+	// Decode decodes data. Errors about the bytes wrap ErrImage; a crop
+	// outside the image wraps ErrSize.
+	Decode(data []byte, opts DecodeOptions) (sample.Image, error)
+}
+
+// DecodeOptions says what Decode returns.
+type DecodeOptions struct {
+	// Channels is the number of channels of the result: 1 (gray), 3 (RGB)
+	// or 4 (RGBA, alpha 255 where the file has none). 0 keeps the file's
+	// own: 1 for a gray image, 4 for a PNG with alpha, else 3. Colour is
+	// turned to gray as libjpeg and OpenCV do: the Y plane of a JPEG, and
+	// 0.299 R + 0.587 G + 0.114 B for a PNG.
+	Channels int
+	// MinShorter, when positive, lets the decoder shrink the image while it
+	// decodes, by a factor that keeps its shorter side at least MinShorter
+	// pixels. Only libjpeg-turbo does so (by 1/2, 1/4 or 1/8, through its
+	// scaling factors); use it when the image is resized to that size next.
+	MinShorter int
+	// Crop, when set, is called with the size of the decoded image and
+	// returns the rectangle to keep; only those pixels are converted. An
+	// error from Crop is returned by Decode as it is.
+	Crop func(width, height int) (image.Rectangle, error)
+}
+
+// Format is the encoding of an image, found from its first bytes.
+type Format uint8
+
+// The image encodings a record may hold.
+const (
+	FormatUnknown Format = iota
+	FormatJPEG
+	FormatPNG
+)
+
+var formatNames = [...]string{"unknown", "jpeg", "png"}
+
+// String returns "jpeg", "png" or "unknown".
+func (f Format) String() string {
+	if int(f) < len(formatNames) {
+		return formatNames[f]
+	}
+	return fmt.Sprintf("Format(%d)", f)
+}
+
+var pngMagic = []byte("\x89PNG\r\n\x1a\n")
+
+// Sniff returns the format of data from its first bytes: FF D8 for JPEG
+// (any JFIF, Exif or bare marker that follows), the PNG signature for PNG.
+func Sniff(data []byte) Format {
+	switch {
+	case len(data) >= 2 && data[0] == 0xff && data[1] == 0xd8:
+		return FormatJPEG
+	case bytes.HasPrefix(data, pngMagic):
+		return FormatPNG
+	}
+	return FormatUnknown
+}
+
+// checkChannels panics on a channel count no decoder supports: a
+// programmer's error.
+func checkChannels(ch int) {
+	if ch != 0 && ch != 1 && ch != 3 && ch != 4 {
+		panic(fmt.Sprintf("imagerec: Decode: %d channels (want 0, 1, 3 or 4)", ch))
+	}
+}
+
+// cropRect asks opts.Crop for the rectangle to keep of a w x h image and
+// checks that it lies inside the image.
+func cropRect(opts *DecodeOptions, w, h int) (image.Rectangle, error) {
+	full := image.Rect(0, 0, w, h)
+	if opts.Crop == nil {
+		return full, nil
+	}
+	r, err := opts.Crop(w, h)
+	if err != nil {
+		return r, err
+	}
+	if r.Empty() || !r.In(full) {
+		return r, fmt.Errorf("%w: crop %v outside the %dx%d image", ErrSize, r, w, h)
+	}
+	return r, nil
+}
+
+func imageErr(format Format, err error) error {
+	return fmt.Errorf("%w: %s: %v", ErrImage, format, err)
+}

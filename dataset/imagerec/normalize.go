@@ -1,0 +1,178 @@
+package imagerec
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/tensorfeed/tensorfeed/sample"
+)
+
+// Normalize turns an HWC uint8 image into a CHW float32 tensor the way
+// MXNet's ImageRecordIter does:
+//
+//	out[c][y][x] = (pix - mean_c) * contrast*scale/std_c + illumination*scale/std_c
+//
+// with contrast = 1 + u1 and illumination = u2, u1 drawn from
+// [-MaxRandomContrast, MaxRandomContrast] and u2 from
+// [-MaxRandomIllumination, MaxRandomIllumination]. Channel c of a gray
+// image uses index 0 of Mean and Std. The zero value converts pixels to
+// float32 unchanged.
+type Normalize struct {
+	// Mean is subtracted per channel: R, G, B, A (mean_r, mean_g, mean_b,
+	// mean_a).
+	Mean [4]float32
+	// Std divides per channel (std_r, ...). A zero entry means 1.
+	Std [4]float32
+	// Scale multiplies everything (scale); zero means 1. 1/255 maps pixels
+	// to [0, 1].
+	Scale float32
+	// MeanImage, when set, is subtracted instead of Mean: a CHW tensor of
+	// the output's shape (MXNet's mean_img).
+	MeanImage []float32
+	// MaxRandomContrast and MaxRandomIllumination bound the random
+	// contrast and illumination changes (max_random_contrast,
+	// max_random_illumination). Zero draws nothing.
+	MaxRandomContrast, MaxRandomIllumination float32
+}
+
+// Random reports whether Into draws from its generator.
+func (n *Normalize) Random() bool {
+	return n.MaxRandomContrast != 0 || n.MaxRandomIllumination != 0
+}
+
+// Into writes img into dst, which must hold Channels*Height*Width values,
+// in CHW order, flipped left to right when mirror is set. r draws the
+// contrast and illumination; it may be nil when Random reports false. Into
+// panics if dst or MeanImage has the wrong length or img has more than 4
+// channels.
+func (n *Normalize) Into(dst []float32, img sample.Image, mirror bool, r *rand.Rand) {
+	ch, h, w := img.Channels, img.Height, img.Width
+	if len(dst) != ch*h*w || ch > 4 {
+		panic(fmt.Sprintf("imagerec: Normalize.Into: %d values for a %dx%dx%d image", len(dst), h, w, ch))
+	}
+	if n.MeanImage != nil && len(n.MeanImage) != len(dst) {
+		panic(fmt.Sprintf("imagerec: Normalize.Into: mean image of %d values for %d", len(n.MeanImage), len(dst)))
+	}
+	contrast, illum := float32(1), float32(0)
+	if n.Random() {
+		contrast = r.Float32()*n.MaxRandomContrast*2 - n.MaxRandomContrast + 1
+		illum = r.Float32()*n.MaxRandomIllumination*2 - n.MaxRandomIllumination
+	}
+	scale := n.Scale
+	if scale == 0 {
+		scale = 1
+	}
+	var mul, bias [4]float32
+	for c := range ch {
+		std := n.Std[c]
+		if std == 0 {
+			std = 1
+		}
+		mul[c] = contrast * scale / std
+		bias[c] = illum * scale / std
+	}
+	if n.MeanImage != nil {
+		n.withMeanImage(dst, img, mirror, mul, bias)
+		return
+	}
+	var lut [4][256]float32
+	for c := range ch {
+		for v := range 256 {
+			lut[c][v] = (float32(v)-n.Mean[c])*mul[c] + bias[c]
+		}
+	}
+	lutCHW(dst, img, mirror, &lut)
+}
+
+// lutCHW writes lut[c][pix] into dst in CHW order.
+func lutCHW(dst []float32, img sample.Image, mirror bool, lut *[4][256]float32) {
+	ch, h, w := img.Channels, img.Height, img.Width
+	plane := h * w
+	if ch == 3 {
+		l0, l1, l2 := &lut[0], &lut[1], &lut[2]
+		d0, d1, d2 := dst[:plane], dst[plane:2*plane], dst[2*plane:3*plane]
+		for y := range h {
+			src := img.Pix[y*w*3 : (y+1)*w*3]
+			r0, r1, r2 := d0[y*w:(y+1)*w], d1[y*w:(y+1)*w], d2[y*w:(y+1)*w]
+			if mirror {
+				for x := range r0 {
+					p := src[3*(w-1-x) : 3*(w-1-x)+3 : 3*(w-1-x)+3]
+					r0[x], r1[x], r2[x] = l0[p[0]], l1[p[1]], l2[p[2]]
+				}
+			} else {
+				for x := range r0 {
+					p := src[3*x : 3*x+3 : 3*x+3]
+					r0[x], r1[x], r2[x] = l0[p[0]], l1[p[1]], l2[p[2]]
+				}
+			}
+		}
+		return
+	}
+	for c := range ch {
+		l := &lut[c]
+		d := dst[c*plane : (c+1)*plane]
+		for y := range h {
+			src := img.Pix[y*w*ch : (y+1)*w*ch]
+			row := d[y*w : (y+1)*w]
+			for x := range row {
+				sx := x
+				if mirror {
+					sx = w - 1 - x
+				}
+				row[x] = l[src[sx*ch+c]]
+			}
+		}
+	}
+}
+
+func (n *Normalize) withMeanImage(dst []float32, img sample.Image, mirror bool, mul, bias [4]float32) {
+	ch, h, w := img.Channels, img.Height, img.Width
+	plane := h * w
+	for c := range ch {
+		d := dst[c*plane : (c+1)*plane]
+		mean := n.MeanImage[c*plane : (c+1)*plane]
+		for y := range h {
+			src := img.Pix[y*w*ch : (y+1)*w*ch]
+			for x := range w {
+				// MXNet subtracts the mean at the source position, then
+				// writes the value at the mirrored one.
+				v := (float32(src[x*ch+c])-mean[y*w+x])*mul[c] + bias[c]
+				if mirror {
+					d[y*w+w-1-x] = v
+				} else {
+					d[y*w+x] = v
+				}
+			}
+		}
+	}
+}
+
+// ToCHW writes img into dst (Channels*Height*Width values) in CHW order as
+// float32, unchanged. It panics if dst has the wrong length.
+func ToCHW(dst []float32, img sample.Image) {
+	var n Normalize
+	n.Into(dst, img, false, nil)
+}
+
+// ToCHWUint8 writes img into dst in CHW order, flipped left to right when
+// mirror is set: what ImageRecordIter yields with dtype uint8 (no
+// normalisation). It panics if dst has the wrong length.
+func ToCHWUint8(dst []uint8, img sample.Image, mirror bool) {
+	ch, h, w := img.Channels, img.Height, img.Width
+	if len(dst) != ch*h*w {
+		panic(fmt.Sprintf("imagerec: ToCHWUint8: %d values for a %dx%dx%d image", len(dst), h, w, ch))
+	}
+	plane := h * w
+	for y := range h {
+		src := img.Pix[y*w*ch : (y+1)*w*ch]
+		for x := range w {
+			dx := x
+			if mirror {
+				dx = w - 1 - x
+			}
+			for c := range ch {
+				dst[c*plane+y*w+dx] = src[x*ch+c]
+			}
+		}
+	}
+}
