@@ -25,6 +25,7 @@ const (
 
 var policyNames = [...]string{"keep", "drop", "pad", "rollover"}
 
+// String returns the policy's name: "keep", "drop", "pad" or "rollover".
 func (p Policy) String() string {
 	if int(p) < len(policyNames) {
 		return policyNames[p]
