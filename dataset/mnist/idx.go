@@ -122,7 +122,7 @@ func (x *IDXReader) readHeader() error {
 	case n == 0 && errors.Is(err, io.EOF):
 		return x.fail(0, "empty file", nil)
 	case err != nil:
-		return x.readErr(err, "header")
+		return x.readErr(err, "the header")
 	}
 	if magic[0] != 0 || magic[1] != 0 {
 		return x.fail(0, fmt.Sprintf("bad magic %02x %02x %02x %02x (want 00 00 TT DD)", magic[0], magic[1], magic[2], magic[3]), nil)
@@ -143,7 +143,7 @@ func (x *IDXReader) readHeader() error {
 		n, err := io.ReadFull(x.br, b[:])
 		x.off += int64(n)
 		if err != nil {
-			return x.readErr(err, fmt.Sprintf("size of dimension %d", i))
+			return x.readErr(err, fmt.Sprintf("the size of dimension %d", i))
 		}
 		d := int64(binary.BigEndian.Uint32(b[:]))
 		// Zero sizes count as 1 here, so that no product of any
@@ -171,9 +171,9 @@ func (x *IDXReader) readErr(err error, what string) error {
 	if errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF
 	}
-	msg := "file ends in the " + what
+	msg := "file ends in " + what
 	if !errors.Is(err, io.ErrUnexpectedEOF) {
-		msg = "cannot read the " + what
+		msg = "cannot read " + what
 	}
 	if x.gz {
 		msg += " (gzip stream)"
@@ -310,7 +310,7 @@ func DecodeIDX(r io.Reader, name string) (*IDX, error) {
 	n := h.Records()
 	// Grow as records arrive rather than trusting the header's size up
 	// front: a corrupt header must give an error, not a huge allocation.
-	raw := make([]byte, 0, min(n*x.recBytes, 1<<26))
+	raw := make([]byte, 0, min(n*x.recBytes, 1<<22))
 	if x.recBytes == 0 {
 		x.rec = n // empty records: nothing to read
 	}

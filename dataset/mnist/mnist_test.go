@@ -1,6 +1,7 @@
 package mnist_test
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -91,9 +92,20 @@ func TestRealFiles(t *testing.T) {
 
 func TestFirstTrainImageLooksLikeAFive(t *testing.T) {
 	s := collect(t, stageTake(mnist.Train(dataDir), 1))[0]
-	// Row 14 of the first image crosses the five's middle stroke; check a
-	// few pixel values read with od from the gunzipped file.
-	img := gunzipBytes(t, "train-images-idx3-ubyte")
+	// Check a few pixel values against the gunzipped file's first bytes.
+	f, err := os.Open(gz("train-images-idx3-ubyte"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := make([]byte, 16+784)
+	if _, err := io.ReadFull(zr, img); err != nil {
+		t.Fatal(err)
+	}
 	for _, p := range []int{0, 200, 350, 400, 783} {
 		if s.Image[p] != img[16+p] {
 			t.Errorf("pixel %d = %d, want %d", p, s.Image[p], img[16+p])
@@ -135,7 +147,8 @@ func TestGzipAndPlainAreIdentical(t *testing.T) {
 }
 
 func TestParts(t *testing.T) {
-	all := collect(t, mnist.Test(dataDir))
+	dir := plainT10k(t)
+	all := collect(t, mnist.Test(dir))
 	for _, parts := range []int{1, 2, 3, 7} {
 		seen := make([]int, len(all))
 		for p := range parts {
@@ -144,7 +157,7 @@ func TestParts(t *testing.T) {
 				if shuffle {
 					opts = append(opts, mnist.Shuffle(9))
 				}
-				ds := mnist.Test(dataDir, opts...)
+				ds := mnist.Test(dir, opts...)
 				got := collect(t, ds)
 				n, err := ds.Len()
 				if err != nil || n != len(got) {
@@ -310,6 +323,10 @@ func TestBadFiles(t *testing.T) {
 	img := gunzipBytes(t, "t10k-images-idx3-ubyte")
 	lab := gunzipBytes(t, "t10k-labels-idx1-ubyte")
 	keep := func(b []byte) []byte { return b }
+	zipped, err := os.ReadFile(gz("t10k-images-idx3-ubyte"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []badCase{
 		{name: "truncated images", images: func(b []byte) []byte { return b[:5_000_000] }, labels: keep,
 			file: "images", msg: "record 6377 of 10000", offset: 5_000_000, cause: io.ErrUnexpectedEOF, maxYield: 6377},
@@ -334,7 +351,7 @@ func TestBadFiles(t *testing.T) {
 			return c
 		}, labels: keep, file: "images", msg: "images of 14x56", offset: 8},
 		{name: "empty labels", images: keep, labels: func([]byte) []byte { return nil }, file: "labels", msg: "empty file"},
-		{name: "gzip cut in the middle", images: func(b []byte) []byte { return gzipBytes(b)[:800_000] }, labels: keep,
+		{name: "gzip cut in the middle", images: func([]byte) []byte { return zipped[:800_000] }, labels: keep,
 			file: "images", msg: "gzip", cause: io.ErrUnexpectedEOF, offset: -1, maxYield: 9999},
 		{name: "extra image data", images: func(b []byte) []byte { return append(slices.Clone(b), 1, 2, 3) }, labels: keep,
 			file: "images", msg: "after the last record", offset: int64(len(img)), maxYield: 10000},

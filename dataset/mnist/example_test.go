@@ -1,0 +1,157 @@
+package mnist_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+)
+
+func ExampleTrain() {
+	ds := mnist.Train("../../data/mnist") // finds train-images-idx3-ubyte[.gz] and its labels
+	n := 0
+	var first []uint8
+	for s, err := range ds.All(context.Background()) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if n < 5 {
+			first = append(first, s.Label)
+		}
+		n++
+	}
+	fmt.Println(n, "samples, first labels", first)
+	// Output: 60000 samples, first labels [5 0 4 1 9]
+}
+
+func ExampleTest() {
+	// Part 1 of 4 of the test set, a new order every epoch, as MXNet's
+	// MNISTIter(num_parts=4, part_index=1, shuffle=True) reads it.
+	ds := mnist.Test("../../data/mnist", mnist.Parts(4, 1), mnist.Shuffle(7))
+	n, _ := ds.Len()
+	lo, hi := 10000, 0
+	for s, err := range ds.All(context.Background()) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		lo, hi = min(lo, s.Index), max(hi, s.Index)
+	}
+	fmt.Printf("%d samples, file positions %d..%d\n", n, lo, hi)
+	// Output: 2500 samples, file positions 2500..4999
+}
+
+func ExampleNew() {
+	ds := mnist.New("../../data/mnist/t10k-images-idx3-ubyte.gz", "../../data/mnist/t10k-labels-idx1-ubyte.gz")
+	for s, err := range ds.All(context.Background()) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("label %d, %d pixels, pixel sum %d\n", s.Label, len(s.Image), s.Sum())
+		break
+	}
+	// Output: label 7, 784 pixels, pixel sum 18454
+}
+
+func ExampleDataset_FillImage() {
+	// Batches of 32 as MXNet's MNISTIter(flat=True) gives them; the pixels
+	// are scaled by 1/256 as there.
+	ds := mnist.Test("../../data/mnist", mnist.Flat(), mnist.Scaling(mnist.ScaleMXNet))
+	shape := ds.ImageShape()
+	data := make([]float32, 32*shape[0])
+	label := make([]float32, 32)
+	for b, err := range batch.Of(ds, 32, batch.Keep).All(context.Background()) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		for i, s := range b.Samples {
+			ds.FillImage(s, data[i*784:(i+1)*784])
+			mnist.FillLabel(s, label[i:i+1])
+		}
+		break
+	}
+	var maxPix float32
+	for _, v := range data {
+		maxPix = max(maxPix, v)
+	}
+	fmt.Println("shape", shape, "labels", label[:5], "max pixel", maxPix)
+	// Output: shape [784] labels [7 2 1 0 4] max pixel 0.99609375
+}
+
+func ExampleScale_Pixels() {
+	dst := make([]float32, 3)
+	for _, s := range []mnist.Scale{mnist.ScaleUnit, mnist.ScaleMXNet, mnist.ScaleSymmetric, mnist.ScaleRaw} {
+		s.Pixels([]uint8{0, 51, 255}, dst)
+		fmt.Println(s, dst)
+	}
+	// Output:
+	// unit [0 0.2 1]
+	// mxnet [0 0.19921875 0.99609375]
+	// symmetric [-1 -0.6 1]
+	// raw [0 51 255]
+}
+
+func ExampleReadIDX() {
+	x, err := mnist.ReadIDX("../../data/mnist/t10k-labels-idx1-ubyte.gz")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("magic %#08x, %v, dims %v, first %v\n", x.Magic(), x.DType, x.Dims, x.Raw[:5])
+	// Output: magic 0x00000801, uint8, dims [10000], first [7 2 1 0 4]
+}
+
+func ExampleNewIDXReader() {
+	// An IDX file of two records of 3 int16 values, built in memory.
+	file := []byte{0, 0, 0x0B, 2, 0, 0, 0, 2, 0, 0, 0, 3}
+	for _, v := range []int16{1, -2, 300, 4, 5, -600} {
+		file = binary.BigEndian.AppendUint16(file, uint16(v))
+	}
+	x, err := mnist.NewIDXReader(bytes.NewReader(file), "example.idx")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(x.Header().DType, x.Header().Dims)
+	rec := make([]float64, x.Header().RecordElems())
+	for {
+		err := mnist.Read(x, rec)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(rec)
+	}
+	// Output:
+	// int16 [2 3]
+	// [1 -2 300]
+	// [4 5 -600]
+}
+
+func ExampleValues() {
+	file := []byte{0, 0, 0x09, 2, 0, 0, 0, 2, 0, 0, 0, 2, 1, 0xff, 0x80, 0x7f} // int8, 2x2
+	x, err := mnist.DecodeIDX(bytes.NewReader(file), "int8.idx")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	t := mnist.Values[float32](x)
+	fmt.Println(t.Shape, t.Data)
+	// Output: [2 2] [1 -1 -128 127]
+}
+
+func ExampleDecodeIDX() {
+	_, err := mnist.DecodeIDX(bytes.NewReader([]byte{0, 0, 8, 1, 0, 0, 0, 5, 1, 2, 3}), "short.idx")
+	fmt.Println(err)
+	// Output: mnist: short.idx: offset 11: file ends in record 3 of 5: unexpected EOF
+}
