@@ -3,6 +3,8 @@ package stage_test
 import (
 	"context"
 	"fmt"
+	"iter"
+	"sync"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/source"
@@ -47,7 +49,7 @@ func BenchmarkConcSliceBaseline(b *testing.B) {
 }
 
 func BenchmarkBuffered(b *testing.B) {
-	for _, n := range []int{1, 64, 1024} {
+	for _, n := range []int{1, 4, 16, 64, 1024} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			concDrain(b, stage.Buffered(source.Slice(concBenchInts()), n), concBenchSamples)
 		})
@@ -66,6 +68,10 @@ func concWork(iters int) func(int) (int, error) {
 	}
 }
 
+// BenchmarkParallelMap measures ParallelMap against MapErr (the plain loop)
+// and against concChannelParallelMap, the one-channel-hop-per-sample design a
+// user would write by hand. "chunk=1" forces one sample per hand-over (a
+// window of two samples per worker).
 func BenchmarkParallelMap(b *testing.B) {
 	for _, iters := range []int{0, 1000} {
 		n := concBenchSamples
@@ -84,9 +90,64 @@ func BenchmarkParallelMap(b *testing.B) {
 			b.Run(fmt.Sprintf("work=%d/workers=%d/inflight=1024", iters, w), func(b *testing.B) {
 				concDrain(b, stage.ParallelMap(in, w, f, stage.InFlight(1024)), n)
 			})
+			b.Run(fmt.Sprintf("work=%d/workers=%d/chunk=1", iters, w), func(b *testing.B) {
+				concDrain(b, stage.ParallelMap(in, w, f, stage.InFlight(2*w)), n)
+			})
 			b.Run(fmt.Sprintf("work=%d/workers=%d/unordered", iters, w), func(b *testing.B) {
 				concDrain(b, stage.ParallelMap(in, w, f, stage.Unordered()), n)
 			})
+			b.Run(fmt.Sprintf("work=%d/workers=%d/channel", iters, w), func(b *testing.B) {
+				concDrain(b, concChannelParallelMap(in, w, f, 16*w), n)
+			})
 		}
 	}
+}
+
+// concChannelParallelMap is an ordered parallel map with a channel hop per
+// sample each way and a future per sample, for comparison only (it ignores
+// errors).
+func concChannelParallelMap[In, Out any](r source.Reader[In], workers int, f func(In) (Out, error), window int) source.Reader[Out] {
+	type job struct {
+		in  In
+		out chan Out
+	}
+	return source.Func[Out](func(ctx context.Context) iter.Seq2[Out, error] {
+		return func(yield func(Out, error) bool) {
+			ctx, cancel := context.WithCancel(ctx)
+			var wg sync.WaitGroup
+			defer func() { cancel(); wg.Wait() }()
+			jobs := make(chan job)
+			order := make(chan chan Out, window)
+			wg.Go(func() {
+				defer close(order)
+				defer close(jobs)
+				for v := range r.All(ctx) {
+					j := job{v, make(chan Out, 1)}
+					select {
+					case order <- j.out:
+					case <-ctx.Done():
+						return
+					}
+					select {
+					case jobs <- j:
+					case <-ctx.Done():
+						return
+					}
+				}
+			})
+			for range workers {
+				wg.Go(func() {
+					for j := range jobs {
+						y, _ := f(j.in)
+						j.out <- y
+					}
+				})
+			}
+			for fut := range order {
+				if !yield(<-fut, nil) {
+					return
+				}
+			}
+		}
+	})
 }

@@ -295,6 +295,7 @@ func TestParallelMapEarlyBreakStopsEndlessUpstream(t *testing.T) {
 func TestParallelMapCancelWhileRanging(t *testing.T) {
 	for _, opts := range [][]stage.ParallelOption{nil, {stage.Unordered()}} {
 		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
 		r := stage.ParallelMap(concEndless(nil), 3, func(x int) (int, error) { return x, nil }, opts...)
 		n := 0
 		var errs []error
@@ -373,6 +374,7 @@ func TestParallelMapCancelWhileWindowFull(t *testing.T) {
 	// is full: the reader and every worker wait; the next step must end the
 	// pass with the context's error.
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	r := stage.ParallelMap(concEndless(nil), 2, func(x int) (int, error) { return x, nil }, stage.InFlight(4))
 	var errs []error
 	n := 0
