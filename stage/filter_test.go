@@ -1,0 +1,31 @@
+package stage_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/stage"
+)
+
+func TestFilter(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []int
+		keep func(int) bool
+		want []int
+	}{
+		{"empty", nil, func(int) bool { return true }, nil},
+		{"all", []int{1, 2, 3}, func(int) bool { return true }, []int{1, 2, 3}},
+		{"none", []int{1, 2, 3}, func(int) bool { return false }, nil},
+		{"even", ints(0, 10), func(x int) bool { return x%2 == 0 }, []int{0, 2, 4, 6, 8}},
+		{"last only", []int{5, 6, 7}, func(x int) bool { return x == 7 }, []int{7}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := values(t, stage.Filter(source.Slice(tc.in), tc.keep)); !slices.Equal(got, tc.want) {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
