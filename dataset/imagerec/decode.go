@@ -35,10 +35,30 @@ type DecodeOptions struct {
 	// pixels. Only libjpeg-turbo does so (by 1/2, 1/4 or 1/8, through its
 	// scaling factors); use it when the image is resized to that size next.
 	MinShorter int
+	// MaxPixels bounds width*height of the images Decode accepts, so that a
+	// corrupt header cannot make it allocate gigabytes: a larger image is an
+	// error wrapping ErrImage. 0 means DefaultMaxPixels.
+	MaxPixels int
 	// Crop, when set, is called with the size of the decoded image and
 	// returns the rectangle to keep; only those pixels are converted. An
 	// error from Crop is returned by Decode as it is.
 	Crop func(width, height int) (image.Rectangle, error)
+}
+
+// DefaultMaxPixels is the largest image Decode accepts by default: 2^26
+// pixels, an 8192 x 8192 square.
+const DefaultMaxPixels = 1 << 26
+
+// checkSize rejects an empty image or one larger than opts allows.
+func checkSize(f Format, opts *DecodeOptions, w, h int) error {
+	limit := opts.MaxPixels
+	if limit <= 0 {
+		limit = DefaultMaxPixels
+	}
+	if w < 1 || h < 1 || int64(w)*int64(h) > int64(limit) {
+		return fmt.Errorf("%w: %s: %dx%d image (at most %d pixels)", ErrImage, f, w, h, limit)
+	}
+	return nil
 }
 
 // Format is the encoding of an image, found from its first bytes.

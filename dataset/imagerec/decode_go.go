@@ -30,12 +30,23 @@ func (goDecoder) Decode(data []byte, opts DecodeOptions) (sample.Image, error) {
 func decodeGo(data []byte, opts DecodeOptions) (sample.Image, error) {
 	f := Sniff(data)
 	var m image.Image
+	var cfg image.Config
 	var err error
 	switch f {
 	case FormatJPEG:
-		m, err = jpeg.Decode(bytes.NewReader(data))
+		if cfg, err = jpeg.DecodeConfig(bytes.NewReader(data)); err == nil {
+			if err := checkSize(f, &opts, cfg.Width, cfg.Height); err != nil {
+				return sample.Image{}, err
+			}
+			m, err = jpeg.Decode(bytes.NewReader(data))
+		}
 	case FormatPNG:
-		m, err = png.Decode(bytes.NewReader(data))
+		if cfg, err = png.DecodeConfig(bytes.NewReader(data)); err == nil {
+			if err := checkSize(f, &opts, cfg.Width, cfg.Height); err != nil {
+				return sample.Image{}, err
+			}
+			m, err = png.Decode(bytes.NewReader(data))
+		}
 	default:
 		return sample.Image{}, imageErr(f, errUnknownFormat(data))
 	}

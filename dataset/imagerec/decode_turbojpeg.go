@@ -109,6 +109,9 @@ func (turboDecoder) Decode(data []byte, opts DecodeOptions) (sample.Image, error
 	if C.tjDecompressHeader3(h, src, size, &w, &ht, &subsamp, &cs) != 0 {
 		return sample.Image{}, imageErr(FormatJPEG, tjError(h))
 	}
+	if err := checkSize(FormatJPEG, &opts, int(w), int(ht)); err != nil {
+		return sample.Image{}, err
+	}
 	if cs == C.TJCS_CMYK || cs == C.TJCS_YCCK {
 		return decodeGo(data, opts) // libjpeg-turbo decodes these only to CMYK
 	}
