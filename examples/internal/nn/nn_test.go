@@ -216,3 +216,17 @@ func TestNewLinearPanics(t *testing.T) {
 	}()
 	nn.NewLinear(0, 3, 1, rand.New(rand.NewPCG(1, 1)))
 }
+
+func TestFromFloat32(t *testing.T) {
+	m := nn.FromFloat32(nil, 2, 3, []float32{1, 2, 3, 4, 5, 6.5})
+	if m.At(1, 2) != 6.5 || m.At(0, 1) != 2 {
+		t.Errorf("m = %v", mat.Formatted(m))
+	}
+	same := nn.FromFloat32(m, 2, 3, []float32{0, 0, 0, 0, 0, 1})
+	if same != m || m.At(1, 2) != 1 {
+		t.Error("matrix of the same shape not reused")
+	}
+	if other := nn.FromFloat32(m, 1, 3, []float32{7, 8, 9}); other == m || other.At(0, 2) != 9 {
+		t.Error("matrix of another shape reused")
+	}
+}

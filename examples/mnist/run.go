@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"go.uber.org/zap"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/examples/internal/nn"
+	"github.com/tensorfeed/tensorfeed/examples/internal/progress"
+	"github.com/tensorfeed/tensorfeed/pipeline"
+	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// config is everything a run depends on; main fills it from flags and the
+// test passes a small one.
+type config struct {
+	DataDir    string
+	Epochs     int
+	BatchSize  int
+	Hidden     int
+	LR         float64 // Adam's learning rate in the first epoch
+	LRDecay    float64 // multiplies the learning rate after every epoch
+	Prefetch   int     // tensors assembled ahead of the training loop
+	Seed       uint64
+	TrainLimit int // use only the first TrainLimit training samples; 0 means all
+	TestLimit  int // test samples; 0 means all
+
+	Log      *zap.Logger
+	PipeLog  *zap.Logger // the pipeline's own logger: one entry per epoch, per pass at debug level
+	Progress io.Writer   // where progress bars go; nil for none
+}
+
+func defaultConfig() config {
+	return config{
+		DataDir:   "data/mnist",
+		Epochs:    3,
+		BatchSize: 64,
+		Hidden:    128,
+		LR:        2e-3,
+		LRDecay:   0.4,
+		Prefetch:  4,
+		Seed:      1,
+	}
+}
+
+// result is what a run measured.
+type result struct {
+	EpochLoss     []float64 // mean training loss of every epoch
+	TrainRate     []float64 // training samples per second of every epoch
+	TestAccuracy  float64
+	TestSamples   int
+	TrainSamples  int // per epoch
+	PipelineStats pipeline.Stats
+}
+
+// The mean and standard deviation of the MNIST training pixels (in [0, 1]):
+// the pixels are normalised to zero mean and unit variance, which trains
+// faster than raw [0, 1] values.
+const pixelMean, pixelStd = 0.1307, 0.3081
+
+// normTable maps a pixel byte to its normalised value.
+var normTable = func() (t [256]float32) {
+	for x := range t {
+		t[x] = float32((float64(x)/255 - pixelMean) / pixelStd)
+	}
+	return t
+}()
+
+// newSink describes the tensors the model reads: "image" float32[B 784]
+// and "label" int32[B].
+func newSink(batchSize int) *sink.Sink[mnist.Sample] {
+	return sink.New(batchSize,
+		[]sink.Field[mnist.Sample]{
+			sink.Float32("image", []int{mnist.Pixels}, func(s mnist.Sample, dst []float32) {
+				for i, p := range s.Image {
+					dst[i] = normTable[p]
+				}
+			}),
+		},
+		[]sink.Field[mnist.Sample]{
+			sink.Int32("label", nil, mnist.FillLabelInt32),
+		})
+}
+
+// trainPipe builds the training pipeline:
+//
+//	MNIST files -> cache (the files are read and un-gzipped once) -> shuffle
+//	(whole set, new order every epoch) -> batch -> tensors (normalised
+//	pixels, labels) -> prefetch
+func trainPipe(cfg config, s *sink.Sink[mnist.Sample]) (*pipeline.Pipe[*sink.Tensors], int, error) {
+	ds := mnist.Train(cfg.DataDir, mnist.Logger(cfg.Log))
+	n, err := ds.Len()
+	if err != nil {
+		return nil, 0, fmt.Errorf("MNIST training set (run from the repository root, or pass -data): %w", err)
+	}
+	p := pipeline.From[mnist.Sample](ds, pipeline.WithLogger(cfg.PipeLog), pipeline.WithName("mnist"))
+	if cfg.TrainLimit > 0 && cfg.TrainLimit < n {
+		p, n = p.Take(cfg.TrainLimit), cfg.TrainLimit
+	}
+	p = p.Cache().Shuffle(n, cfg.Seed)
+	b := pipeline.Batch(p, cfg.BatchSize, batch.Drop)
+	t := pipeline.Tensorize(b, s).Buffered(cfg.Prefetch).Named("prefetch")
+	return t, n / cfg.BatchSize * cfg.BatchSize, nil
+}
+
+// newModel returns the 784-hidden-10 perceptron.
+func newModel(hidden int, seed uint64) nn.Sequential {
+	r := source.NewRand(seed, 0, -2)
+	first := nn.NewLinear(mnist.Pixels, hidden, math.Sqrt2, r)
+	first.NoInputGrad = true // its input is data
+	return nn.Sequential{first, nn.ReLU(), nn.NewLinear(hidden, 10, 1, r)}
+}
+
+func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
+	if cfg.Log == nil {
+		cfg.Log = zap.NewNop()
+	}
+	if cfg.PipeLog == nil {
+		cfg.PipeLog = zap.NewNop()
+	}
+	if cfg.Progress == nil {
+		cfg.Progress = io.Discard
+	}
+	s := newSink(cfg.BatchSize)
+	pipe, perEpoch, err := trainPipe(cfg, s)
+	if err != nil {
+		return nil, err
+	}
+	model := newModel(cfg.Hidden, cfg.Seed)
+	params := model.Params()
+	cfg.Log.Info("model", zap.Int("hidden", cfg.Hidden), zap.Int("parameters", nn.NumParams(params)),
+		zap.Stringers("data", s.ProvideData()), zap.Stringers("label", s.ProvideLabel()))
+
+	res := &result{TrainSamples: perEpoch}
+	opt := &nn.Adam{LR: cfg.LR}
+	var x, grad *mat.Dense
+	labels := make([]int, 0, cfg.BatchSize)
+	for epoch, pass := range pipe.Epochs(ctx, cfg.Epochs) {
+		bar := progress.New(cfg.Progress, fmt.Sprintf("epoch %d/%d", epoch+1, cfg.Epochs), perEpoch, "samples")
+		before := pipe.Stats()
+		lossSum, batches := 0.0, 0
+		for ts, err := range pass {
+			if err != nil {
+				bar.Finish()
+				return nil, err
+			}
+			img, lbl := ts.Data[0], ts.Label[0]
+			rows := img.Rows()
+			x = nn.FromFloat32(x, rows, mnist.Pixels, img.F32)
+			labels = labels[:0]
+			for _, l := range lbl.I32 {
+				labels = append(labels, int(l))
+			}
+			nn.ZeroGrad(params)
+			var loss float64
+			loss, grad = nn.SoftmaxCrossEntropy(model.Forward(x, true), labels, grad)
+			model.Backward(grad)
+			opt.Step(params)
+			lossSum += loss
+			batches++
+			bar.Add(rows)
+		}
+		elapsed, rate := bar.Finish()
+		if batches == 0 {
+			return nil, fmt.Errorf("epoch %d: no batch (fewer samples than the batch size?)", epoch)
+		}
+		st := pipe.Stats().Sub(before)
+		loss := lossSum / float64(batches)
+		res.EpochLoss = append(res.EpochLoss, loss)
+		res.TrainRate = append(res.TrainRate, rate)
+		last := st.Last()
+		fmt.Fprintf(out, "epoch %d/%d: loss %.4f, %d samples in %v: %.0f samples/s (lr %.2g); the training loop waited for data %.1f%% of the time\n",
+			epoch+1, cfg.Epochs, loss, batches*cfg.BatchSize, elapsed.Round(time.Millisecond), rate, opt.LR,
+			100*last.BusyFraction())
+		cfg.Log.Debug("epoch stats", zap.Int("epoch", epoch), zap.Array("stages", st))
+		opt.LR *= cfg.LRDecay
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res.PipelineStats = pipe.Stats()
+	var tz pipeline.StageStats
+	for _, st := range res.PipelineStats {
+		if st.Name == "tensorize" {
+			tz = st
+		}
+	}
+	fmt.Fprintf(out, "pipeline statistics, %d epochs (busy: producing, upstream included; wait: waiting for the training loop):\n%s",
+		cfg.Epochs, res.PipelineStats)
+	if tz.Busy > 0 {
+		fmt.Fprintf(out, "the pipeline alone would deliver %.0f samples/s (tensors assembled per second of busy time)\n",
+			float64(tz.Samples*int64(cfg.BatchSize))/tz.Busy.Seconds())
+	}
+
+	acc, n, err := evaluate(ctx, cfg, model)
+	if err != nil {
+		return nil, err
+	}
+	res.TestAccuracy, res.TestSamples = acc, n
+	return res, nil
+}
+
+// evaluate returns the model's accuracy on the test set.
+func evaluate(ctx context.Context, cfg config, model nn.Sequential) (float64, int, error) {
+	const evalBatch = 1000
+	p := pipeline.From[mnist.Sample](mnist.Test(cfg.DataDir), pipeline.WithLogger(cfg.PipeLog), pipeline.WithName("mnist-test"))
+	total := 10000
+	if cfg.TestLimit > 0 {
+		p, total = p.Take(cfg.TestLimit), cfg.TestLimit
+	}
+	t := pipeline.Tensorize(pipeline.Batch(p, evalBatch, batch.Keep), newSink(evalBatch))
+	bar := progress.New(cfg.Progress, "test", total, "samples")
+	defer bar.Finish()
+	var x *mat.Dense
+	var pred []int
+	right, n := 0, 0
+	for ts, err := range t.All(ctx) {
+		if err != nil {
+			return 0, 0, err
+		}
+		img, lbl := ts.Data[0], ts.Label[0]
+		x = nn.FromFloat32(x, img.Rows(), mnist.Pixels, img.F32)
+		pred = nn.Argmax(model.Forward(x, false), pred)
+		for i, l := range lbl.I32 {
+			if pred[i] == int(l) {
+				right++
+			}
+		}
+		n += img.Rows()
+		bar.Add(img.Rows())
+	}
+	if n == 0 {
+		return 0, 0, fmt.Errorf("no test samples")
+	}
+	return float64(right) / float64(n), n, nil
+}

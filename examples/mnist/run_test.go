@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap/zaptest"
+)
+
+// TestRunSmall trains on a few hundred samples: it runs every step of the
+// example (pipeline, model, evaluation, output) and checks that the model
+// learned something, which it cannot when images and labels are not
+// aligned. The accuracy bar of the full run is checked by running the
+// example.
+func TestRunSmall(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.DataDir = "../../data/mnist"
+	cfg.Epochs = 2
+	cfg.BatchSize = 32
+	cfg.Hidden = 32
+	cfg.LR = 3e-3
+	cfg.TrainLimit = 1000
+	cfg.TestLimit = 500
+	cfg.Log = zaptest.NewLogger(t)
+	cfg.PipeLog = cfg.Log
+	var out, bars bytes.Buffer
+	cfg.Progress = &bars
+	res, err := run(context.Background(), cfg, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("output:\n%s", out.String())
+	if res.TrainSamples != 992 || res.TestSamples != 500 {
+		t.Errorf("samples: train %d per epoch (want 992: 31 full batches), test %d (want 500)", res.TrainSamples, res.TestSamples)
+	}
+	if len(res.EpochLoss) != 2 || !(res.EpochLoss[1] < res.EpochLoss[0]) {
+		t.Errorf("epoch losses %v: want two, falling", res.EpochLoss)
+	}
+	// Chance is 0.1; misaligned labels stay near it.
+	if res.TestAccuracy < 0.6 {
+		t.Errorf("test accuracy %.3f < 0.6 after 2 epochs of 1000 samples", res.TestAccuracy)
+	}
+	for _, want := range []string{"epoch 1/2: loss ", "epoch 2/2: loss ", "samples/s", "tensorize", "prefetch", "shuffle", "cache"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if !strings.Contains(bars.String(), "100% 992/992") || !strings.Contains(bars.String(), "100% 500/500") {
+		t.Errorf("progress bars:\n%s", bars.String())
+	}
+	// Every step of the training pipeline ran both epochs, except the
+	// files, which the cache read once.
+	for _, st := range res.PipelineStats {
+		want := int64(2)
+		if st.Name == "mnist" || st.Name == "take" {
+			want = 1
+		}
+		if st.Passes != want || st.Errors != 0 {
+			t.Errorf("step %s: %d passes, %d errors", st.Name, st.Passes, st.Errors)
+		}
+	}
+}
+
+func TestRunMissingData(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.DataDir = t.TempDir()
+	_, err := run(context.Background(), cfg, &bytes.Buffer{})
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "-data") {
+		t.Errorf("err = %v, want a missing file and a hint", err)
+	}
+}
+
+func TestRunCancelled(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.DataDir = "../../data/mnist"
+	cfg.TrainLimit = 256
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := run(ctx, cfg, &bytes.Buffer{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
