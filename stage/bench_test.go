@@ -2,6 +2,7 @@ package stage_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/source"
@@ -108,4 +109,82 @@ func BenchmarkSliceOnly(b *testing.B) {
 		n += len(data)
 	}
 	perSample(b, n)
+}
+
+// BenchmarkMapOverhead measures what one Map layer costs on its own: three
+// Maps of a trivial function over ints, against the Slice alone
+// (BenchmarkSliceOnly) and the hand-written loop.
+func BenchmarkMapOverhead(b *testing.B) {
+	data := make([]int, benchSamples)
+	inc := func(x int) int { return x + 1 }
+	for _, layers := range []int{0, 1, 3} {
+		b.Run(fmt.Sprintf("layers=%d", layers), func(b *testing.B) {
+			var r source.Reader[int] = source.Slice(data)
+			for range layers {
+				r = stage.Map(r, inc)
+			}
+			benchPasses(b, r, len(data))
+		})
+	}
+	b.Run("loop", func(b *testing.B) {
+		b.ReportAllocs()
+		n := 0
+		for b.Loop() {
+			acc := 0
+			for _, v := range data {
+				acc += inc(inc(inc(v)))
+			}
+			benchSink = float32(acc)
+			n += len(data)
+		}
+		perSample(b, n)
+	})
+}
+
+// benchPasses runs passes of r, perPass samples each, and reports the cost
+// per sample.
+func benchPasses[T any](b *testing.B, r source.Reader[T], perPass int) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		for _, err := range r.All(ctx) {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		n += perPass
+	}
+	perSample(b, n)
+}
+
+// BenchmarkStages reports the per-sample cost of each stage over a Slice of
+// vec samples; compare with BenchmarkSliceOnly.
+func BenchmarkStages(b *testing.B) {
+	data := benchData()
+	src := source.Slice(data)
+	n := len(data)
+	cached := stage.Cache(src)
+	benches := []struct {
+		name    string
+		r       source.Reader[vec]
+		perPass int
+	}{
+		{"Filter", stage.Filter(src, func(v vec) bool { return v[0] >= 0 }), n},
+		{"Take", stage.Take(src, n), n},
+		{"Skip", stage.Skip(src, 16), n - 16},
+		{"Chain", stage.Chain(src, src), 2 * n},
+		{"Shard", stage.Shard(src, 4, 1), n / 4},
+		{"Repeat", stage.Repeat(src, 4), 4 * n},
+		{"Cache", cached, n},
+		{"Shuffle/buffer=256", stage.Shuffle(src, 256, 1), n},
+		{"Shuffle/buffer=all", stage.Shuffle(src, n, 1), n},
+	}
+	for _, bb := range benches {
+		b.Run(bb.name, func(b *testing.B) { benchPasses(b, bb.r, bb.perPass) })
+	}
+	b.Run("Enumerate", func(b *testing.B) { benchPasses(b, stage.Enumerate(src), n) })
+	labels := source.Slice(make([]int32, n))
+	b.Run("Zip2", func(b *testing.B) { benchPasses(b, stage.Zip2(src, labels), n) })
+	b.Run("Zip3", func(b *testing.B) { benchPasses(b, stage.Zip3(src, labels, labels), n) })
 }
