@@ -1,0 +1,82 @@
+// Command gan trains a small generative adversarial network on MNIST, fed by
+// a tensorfeed pipeline that composes three readers into one typed stream,
+// as PaddlePaddle's GAN example does with paddle.reader.compose:
+//
+//	real images     (dataset/mnist, cached and shuffled, pixels in [-1, 1])
+//	noise vectors   (source.Uniform: 100 floats uniform in [-1, 1])
+//	true/false      (source.Constant: the discriminator's targets)
+//
+// stage.Zip3 with stage.Shortest() pairs them (the noise and the labels
+// are endless; the pass ends with the images), batch.Of groups them and a
+// sink assembles four tensors per batch: "image", "noise", "real_label" and
+// "fake_label".
+//
+// The generator (100-128-784, tanh output) and the discriminator
+// (784-128-1) are small perceptrons written in Go on gonum matrices. The
+// program prints both losses, and writes PNG grids to -out (default
+// out/gan): real.png (a real batch), step_NNNNN.png during training and
+// generated.png at the end, all from the same 64 noise vectors, so a person
+// can watch digits form.
+//
+//	go run ./examples/gan
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+func main() {
+	cfg := defaultConfig()
+	flag.StringVar(&cfg.DataDir, "data", cfg.DataDir, "directory of the MNIST IDX files")
+	flag.StringVar(&cfg.OutDir, "out", cfg.OutDir, "directory for the PNG grids")
+	flag.IntVar(&cfg.Steps, "steps", cfg.Steps, "training steps (one discriminator and one generator update each)")
+	flag.IntVar(&cfg.BatchSize, "batch", cfg.BatchSize, "batch size")
+	flag.IntVar(&cfg.Hidden, "hidden", cfg.Hidden, "hidden units of both networks")
+	flag.Float64Var(&cfg.LR, "lr", cfg.LR, "Adam learning rate of both networks")
+	flag.IntVar(&cfg.SampleEvery, "sample-every", cfg.SampleEvery, "write a grid of generated digits every N steps (0: only at the end)")
+	flag.IntVar(&cfg.LogEvery, "log-every", cfg.LogEvery, "print the losses every N steps")
+	flag.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the shuffle, the noise and the weights")
+	debug := flag.Bool("debug", false, "log the pipeline's statistics of every epoch and pass")
+	flag.Parse()
+
+	log := newLogger(*debug)
+	defer log.Sync() //nolint:errcheck // nothing to do about a failed flush of stderr
+	cfg.Log = log
+	cfg.PipeLog = log.WithOptions(zap.IncreaseLevel(zapcore.WarnLevel))
+	if *debug {
+		cfg.PipeLog = log.Named("pipeline")
+	}
+	cfg.Progress = os.Stderr
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := run(ctx, cfg, os.Stdout)
+	if err != nil {
+		log.Error("gan failed", zap.Error(err))
+		os.Exit(1)
+	}
+	fmt.Printf("final losses: discriminator %.3f, generator %.3f; generated digits: %s\n", res.DLoss, res.GLoss, res.Generated)
+}
+
+// newLogger returns a console logger for a command line program: Info and
+// above, or Debug with -debug.
+func newLogger(debug bool) *zap.Logger {
+	c := zap.NewDevelopmentConfig()
+	c.Level = zap.NewAtomicLevelAt(zapcore.InfoLevel)
+	if debug {
+		c.Level.SetLevel(zapcore.DebugLevel)
+	}
+	c.DisableStacktrace = true
+	log, err := c.Build()
+	if err != nil {
+		panic(err)
+	}
+	return log
+}

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"time"
+
+	"go.uber.org/zap"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/examples/internal/imgrid"
+	"github.com/tensorfeed/tensorfeed/examples/internal/nn"
+	"github.com/tensorfeed/tensorfeed/examples/internal/progress"
+	"github.com/tensorfeed/tensorfeed/pipeline"
+	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/stage"
+)
+
+type config struct {
+	DataDir     string
+	OutDir      string
+	Steps       int
+	BatchSize   int
+	NoiseDim    int
+	Hidden      int
+	LR          float64
+	Beta1       float64 // Adam's first-moment decay; 0.5 is the usual choice for GANs
+	Smooth      float64 // the discriminator's target for real images (one-sided label smoothing)
+	SampleEvery int
+	LogEvery    int
+	Seed        uint64
+	TrainLimit  int // use only the first TrainLimit training images; 0 means all
+	Prefetch    int
+
+	Log      *zap.Logger
+	PipeLog  *zap.Logger
+	Progress io.Writer
+}
+
+func defaultConfig() config {
+	return config{
+		DataDir:     "data/mnist",
+		OutDir:      "out/gan",
+		Steps:       2000,
+		BatchSize:   64,
+		NoiseDim:    100,
+		Hidden:      128,
+		LR:          1e-3,
+		Beta1:       0.5,
+		Smooth:      0.9,
+		SampleEvery: 500,
+		LogEvery:    100,
+		Seed:        1,
+		Prefetch:    4,
+	}
+}
+
+type result struct {
+	Steps        int
+	DLoss, GLoss float64 // means over the last LogEvery steps
+	Real         string  // PNG of a real batch
+	Generated    string  // PNG of the final samples
+	Snapshots    []string
+	Stats        pipeline.Stats
+}
+
+// targets are the discriminator's labels, the same for every sample: 1 for
+// a real image, 0 for a generated one (PaddlePaddle's reader_creator_bool).
+type targets struct{ Real, Fake float32 }
+
+// gsample is one composed sample: a real image, a noise vector and the
+// targets.
+type gsample = stage.Tuple3[mnist.Sample, []float32, targets]
+
+// newSink describes the four tensors of a batch.
+func newSink(batchSize, noiseDim int) *sink.Sink[gsample] {
+	return sink.New(batchSize,
+		[]sink.Field[gsample]{
+			sink.Float32("image", []int{mnist.Pixels}, func(s gsample, dst []float32) {
+				mnist.ScaleSymmetric.Pixels(s.A.Image[:], dst) // [-1, 1], the generator's tanh range
+			}),
+			sink.Float32("noise", []int{noiseDim}, func(s gsample, dst []float32) { copy(dst, s.B) }),
+		},
+		[]sink.Field[gsample]{
+			sink.Float32("real_label", nil, func(s gsample, dst []float32) { dst[0] = s.C.Real }),
+			sink.Float32("fake_label", nil, func(s gsample, dst []float32) { dst[0] = s.C.Fake }),
+		})
+}
+
+// newPipe composes the three readers and turns them into batches of
+// tensors.
+func newPipe(cfg config, s *sink.Sink[gsample]) (*pipeline.Pipe[*sink.Tensors], int, error) {
+	ds := mnist.Train(cfg.DataDir)
+	n, err := ds.Len()
+	if err != nil {
+		return nil, 0, fmt.Errorf("MNIST training set (run from the repository root, or pass -data): %w", err)
+	}
+	images := pipeline.From[mnist.Sample](ds, pipeline.WithLogger(cfg.PipeLog), pipeline.WithName("mnist"))
+	if cfg.TrainLimit > 0 && cfg.TrainLimit < n {
+		images, n = images.Take(cfg.TrainLimit), cfg.TrainLimit
+	}
+	images = images.Cache().Shuffle(n, cfg.Seed)
+	noise := source.Uniform(cfg.NoiseDim, -1, 1, cfg.Seed+1)
+	labels := source.Constant(targets{Real: 1, Fake: 0}, -1)
+	composed := pipeline.Apply(images, func(r source.Reader[mnist.Sample]) source.Reader[gsample] {
+		return stage.Zip3(r, noise, labels, stage.Shortest())
+	}).Named("zip3")
+	batches := pipeline.Batch(composed, cfg.BatchSize, batch.Drop)
+	return pipeline.Tensorize(batches, s).Buffered(cfg.Prefetch).Named("prefetch"), n / cfg.BatchSize, nil
+}
+
+// gan holds the two networks and their optimisers.
+type gan struct {
+	g, d       nn.Sequential
+	dIn        *nn.Linear // the discriminator's first layer
+	gOpt, dOpt *nn.Adam
+	ones       []float64
+	grad       *mat.Dense
+}
+
+func newGAN(cfg config) *gan {
+	r := source.NewRand(cfg.Seed, 0, -2)
+	gIn := nn.NewLinear(cfg.NoiseDim, cfg.Hidden, math.Sqrt2, r)
+	gIn.NoInputGrad = true
+	dIn := nn.NewLinear(mnist.Pixels, cfg.Hidden, math.Sqrt2, r)
+	return &gan{
+		g:    nn.Sequential{gIn, nn.LeakyReLU(0.2), nn.NewLinear(cfg.Hidden, mnist.Pixels, 1, r), nn.Tanh()},
+		d:    nn.Sequential{dIn, nn.LeakyReLU(0.2), nn.NewLinear(cfg.Hidden, 1, 1, r)},
+		dIn:  dIn,
+		gOpt: &nn.Adam{LR: cfg.LR, Beta1: cfg.Beta1},
+		dOpt: &nn.Adam{LR: cfg.LR, Beta1: cfg.Beta1},
+	}
+}
+
+// step trains the discriminator on a real and a generated batch, then the
+// generator to fool it (the non-saturating loss: generated images labelled
+// real). It returns both losses.
+func (m *gan) step(real, z *mat.Dense, realT, fakeT []float64) (dLoss, gLoss float64) {
+	if len(m.ones) != len(realT) {
+		m.ones = make([]float64, len(realT))
+		for i := range m.ones {
+			m.ones[i] = 1
+		}
+	}
+	// Discriminator: real images towards realT, generated ones towards fakeT.
+	m.dIn.NoInputGrad = true // the images' gradient is not needed here
+	nn.ZeroGrad(m.d.Params())
+	lr, g := nn.BCEWithLogits(m.d.Forward(real, true), realT, m.grad)
+	m.d.Backward(g)
+	fake := m.g.Forward(z, true)
+	lf, g := nn.BCEWithLogits(m.d.Forward(fake, true), fakeT, g)
+	m.d.Backward(g)
+	m.dOpt.Step(m.d.Params())
+
+	// Generator: the same generated batch, through the updated
+	// discriminator, towards "real"; the gradient flows back through D into G.
+	m.dIn.NoInputGrad = false
+	nn.ZeroGrad(m.g.Params())
+	lg, g := nn.BCEWithLogits(m.d.Forward(fake, true), m.ones, g)
+	m.g.Backward(m.d.Backward(g))
+	m.gOpt.Step(m.g.Params())
+	m.grad = g
+	return (lr + lf) / 2, lg
+}
+
+// sampleGrid renders the generator's output for the fixed noise z.
+func (m *gan) sampleGrid(z *mat.Dense, path string) error {
+	out := m.g.Forward(z, false)
+	n, _ := out.Dims()
+	grid := &imgrid.Grid{H: mnist.Rows, W: mnist.Cols, Channels: 1, Cols: 8, Scale: 2}
+	for i := 0; i < n; i++ {
+		grid.AddFloat64(out.RawRowView(i), -1, 1)
+	}
+	return grid.WritePNG(path)
+}
+
+func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
+	if cfg.Log == nil {
+		cfg.Log = zap.NewNop()
+	}
+	if cfg.PipeLog == nil {
+		cfg.PipeLog = zap.NewNop()
+	}
+	if cfg.Progress == nil {
+		cfg.Progress = io.Discard
+	}
+	s := newSink(cfg.BatchSize, cfg.NoiseDim)
+	pipe, perEpoch, err := newPipe(cfg, s)
+	if err != nil {
+		return nil, err
+	}
+	if perEpoch == 0 {
+		return nil, fmt.Errorf("fewer training images than one batch of %d", cfg.BatchSize)
+	}
+	m := newGAN(cfg)
+	cfg.Log.Info("gan", zap.Int("steps", cfg.Steps), zap.Int("batches_per_epoch", perEpoch),
+		zap.Int("generator_params", nn.NumParams(m.g.Params())), zap.Int("discriminator_params", nn.NumParams(m.d.Params())),
+		zap.Stringers("data", s.ProvideData()), zap.Stringers("label", s.ProvideLabel()))
+
+	// 64 fixed noise vectors: every snapshot shows the same latent points.
+	fixed, err := source.Collect(ctx, stage.Take(source.Uniform(cfg.NoiseDim, -1, 1, cfg.Seed+2), 64))
+	if err != nil {
+		return nil, err
+	}
+	zFixed := mat.NewDense(len(fixed), cfg.NoiseDim, nil)
+	for i, v := range fixed {
+		for j, x := range v {
+			zFixed.Set(i, j, float64(x))
+		}
+	}
+
+	res := &result{}
+	var real, z *mat.Dense
+	var realT, fakeT []float64
+	var dSum, gSum float64
+	var window int
+	bar := progress.New(cfg.Progress, "training", cfg.Steps, "steps")
+	step := 0
+epochs:
+	for epoch, pass := range pipe.Epochs(ctx, -1) {
+		for ts, err := range pass {
+			if err != nil {
+				bar.Finish()
+				return nil, err
+			}
+			img, noise := ts.Data[0], ts.Data[1]
+			rows := img.Rows()
+			if step == 0 {
+				res.Real = filepath.Join(cfg.OutDir, "real.png")
+				grid := &imgrid.Grid{H: mnist.Rows, W: mnist.Cols, Channels: 1, Cols: 8, Scale: 2}
+				for i := 0; i < min(rows, 64); i++ {
+					grid.AddFloat(img.F32[i*mnist.Pixels:(i+1)*mnist.Pixels], -1, 1)
+				}
+				if err := grid.WritePNG(res.Real); err != nil {
+					return nil, err
+				}
+			}
+			real = nn.FromFloat32(real, rows, mnist.Pixels, img.F32)
+			z = nn.FromFloat32(z, rows, cfg.NoiseDim, noise.F32)
+			realT, fakeT = realT[:0], fakeT[:0]
+			for i := range rows {
+				realT = append(realT, cfg.Smooth*float64(ts.Label[0].F32[i]))
+				fakeT = append(fakeT, float64(ts.Label[1].F32[i]))
+			}
+			dl, gl := m.step(real, z, realT, fakeT)
+			if math.IsNaN(dl) || math.IsNaN(gl) {
+				return nil, fmt.Errorf("step %d: loss is NaN", step)
+			}
+			dSum, gSum, window = dSum+dl, gSum+gl, window+1
+			step++
+			bar.Add(1)
+			if step%cfg.LogEvery == 0 || step == cfg.Steps {
+				res.DLoss, res.GLoss = dSum/float64(window), gSum/float64(window)
+				fmt.Fprintf(out, "step %5d (epoch %d): discriminator loss %.3f, generator loss %.3f\n", step, epoch, res.DLoss, res.GLoss)
+				dSum, gSum, window = 0, 0, 0
+			}
+			if cfg.SampleEvery > 0 && step%cfg.SampleEvery == 0 && step < cfg.Steps {
+				path := filepath.Join(cfg.OutDir, fmt.Sprintf("step_%05d.png", step))
+				if err := m.sampleGrid(zFixed, path); err != nil {
+					return nil, err
+				}
+				res.Snapshots = append(res.Snapshots, path)
+				cfg.Log.Info("wrote samples", zap.Int("step", step), zap.String("png", path))
+			}
+			if step == cfg.Steps {
+				break epochs
+			}
+		}
+	}
+	elapsed, rate := bar.Finish()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res.Steps = step
+	res.Stats = pipe.Stats()
+	fmt.Fprintf(out, "%d steps in %v: %.1f steps/s, %.0f real images/s\n", step, elapsed.Round(time.Millisecond), rate, rate*float64(cfg.BatchSize))
+	fmt.Fprintf(out, "pipeline statistics (busy: producing, upstream included; wait: waiting for the training loop):\n%s", res.Stats)
+	res.Generated = filepath.Join(cfg.OutDir, "generated.png")
+	if err := m.sampleGrid(zFixed, res.Generated); err != nil {
+		return nil, err
+	}
+	cfg.Log.Info("wrote samples", zap.Int("step", step), zap.String("png", res.Generated), zap.String("real", res.Real))
+	return res, nil
+}
