@@ -9,6 +9,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/sink"
 )
 
 func ExampleTrain() {
@@ -83,6 +84,26 @@ func ExampleDataset_FillImage() {
 	}
 	fmt.Println("shape", shape, "labels", label[:5], "max pixel", maxPix)
 	// Output: shape [784] labels [7 2 1 0 4] max pixel 0.99609375
+}
+
+// The whole MNISTIter in four lines: samples, batches of 100, tensors.
+func ExampleDataset_Sink() {
+	ds := mnist.Train("../../data/mnist", mnist.Shuffle(1), mnist.Scaling(mnist.ScaleMXNet))
+	s := ds.Sink(100)
+	fmt.Println(s.ProvideData(), s.ProvideLabel())
+	batches, samples := 0, 0
+	for t, err := range sink.Tensorize(batch.Of(ds, 100, batch.Keep), s).All(context.Background()) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		batches++
+		samples += t.Rows() - t.Padded
+	}
+	fmt.Println(batches, "batches,", samples, "samples")
+	// Output:
+	// [data float32[100 1 28 28]] [softmax_label float32[100]]
+	// 600 batches, 60000 samples
 }
 
 func ExampleScale_Pixels() {

@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
@@ -189,6 +190,17 @@ func FillLabel(s Sample, dst []float32) { dst[0] = float32(s.Label) }
 
 // FillLabelInt32 writes the sample's label into dst[0].
 func FillLabelInt32(s Sample, dst []int32) { dst[0] = int32(s.Label) }
+
+// Sink returns a sink for batches of up to batchSize samples with the
+// tensors MXNet's MNISTIter provides: "data", float32 of ImageShape scaled
+// as the Scaling option says, and "softmax_label", the float32 digit (one
+// value per sample, so the tensor's shape is [batch]).
+func (d *Dataset) Sink(batchSize int, opts ...sink.Option) *sink.Sink[Sample] {
+	return sink.New(batchSize,
+		[]sink.Field[Sample]{sink.Float32("data", d.ImageShape(), d.FillImage)},
+		[]sink.Field[Sample]{sink.Float32("softmax_label", nil, FillLabel)},
+		opts...)
+}
 
 // Len returns the number of samples a pass yields (of this part). It reads
 // the files' headers.

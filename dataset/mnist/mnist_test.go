@@ -14,7 +14,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -505,4 +507,29 @@ func epoch(r source.Reader[mnist.Sample], e int) source.Reader[mnist.Sample] {
 	return source.Func[mnist.Sample](func(ctx context.Context) iter.Seq2[mnist.Sample, error] {
 		return r.All(source.WithEpoch(ctx, e))
 	})
+}
+
+func TestSink(t *testing.T) {
+	ds := mnist.Test(dataDir, mnist.Flat(), mnist.Scaling(mnist.ScaleSymmetric))
+	s := ds.Sink(4)
+	if d := s.ProvideData(); len(d) != 1 || d[0].Name != "data" || !slices.Equal(d[0].Shape, []int{4, 784}) {
+		t.Errorf("provide data %v", d)
+	}
+	img := gunzipBytes(t, "t10k-images-idx3-ubyte")
+	for ts, err := range sink.Tensorize(batch.Of(ds, 4, batch.Keep), s).All(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := ts.Get("data")
+		label, _ := ts.Get("softmax_label")
+		if !slices.Equal(label.F32, []float32{7, 2, 1, 0}) || !slices.Equal(label.Shape, []int{4}) {
+			t.Errorf("labels %v %v", label.Shape, label.F32)
+		}
+		for i, v := range data.F32 {
+			if want := float32(float64(img[16+i])/255*2 - 1); v != want {
+				t.Fatalf("value %d = %v, want %v", i, v, want)
+			}
+		}
+		break
+	}
 }
