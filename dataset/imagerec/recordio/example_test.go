@@ -1,0 +1,101 @@
+package recordio_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+)
+
+func ExampleWriter() {
+	var file, idx bytes.Buffer
+	w := recordio.NewWriter(&file)
+	for key, payload := range []string{"hello", "", "\x0a\x23\xd7\xce split at the magic"} {
+		idx.Write(recordio.AppendIndexLine(nil, int64(key), w.Tell()))
+		if err := w.Write([]byte(payload)); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	fmt.Printf("%d bytes, %d split(s)\n%s", file.Len(), w.Splits(), idx.String())
+	// Output:
+	// 60 bytes, 1 split(s)
+	// 0	0
+	// 1	16
+	// 2	24
+}
+
+func ExampleReader() {
+	f, err := os.Open("../testdata/multipart_edge_cases.rec")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	rd := recordio.NewReader(f)
+	rd.Name = f.Name()
+	for range 4 {
+		payload, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("offset %3d: %q\n", rd.Offset(), payload)
+	}
+	// Output:
+	// offset   0: "hello"
+	// offset  16: ""
+	// offset  24: "\n#\xd7\xceABCDEFGH"
+	// offset  48: "01234567\n#\xd7\xceabcd\n#\xd7\xcetail!"
+}
+
+func ExampleOpen() {
+	r := recordio.Open("../testdata/mnist_t10k_1000_png_gray.rec")
+	n, size := 0, 0
+	for rec, err := range r.All(context.Background()) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		n++
+		size += len(rec.Data)
+	}
+	fmt.Println(n, "records,", size, "payload bytes")
+	// Output: 1000 records, 293440 payload bytes
+}
+
+func ExampleOpenIndexed() {
+	f, err := recordio.OpenIndexed("../testdata/multipart_edge_cases.rec", "")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	payload, err := f.Key(3)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	off, _ := f.Index().Lookup(3)
+	fmt.Printf("key 3 at offset %d: %q\n", off, payload)
+	// Output: key 3 at offset 48: "01234567\n#\xd7\xceabcd\n#\xd7\xcetail!"
+}
+
+func ExampleSync() {
+	data, err := os.ReadFile("../testdata/multipart_edge_cases.rec")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// Offset 30 is inside record 2; offset 32 holds its second part (a
+	// continuation), so the next record start is record 3 at 48.
+	next, err := recordio.Sync(bytes.NewReader(data), 30)
+	fmt.Println(next, err)
+	// Output: 48 <nil>
+}

@@ -1,0 +1,131 @@
+package recordio_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+)
+
+// addSeeds adds the edge-case file whole and the first records of every
+// other test file, plus a few broken framings.
+func addSeeds(f *testing.F) {
+	for _, name := range allRecFiles {
+		b := mustRead(f, recPath(name))
+		if len(b) > 4096 {
+			_, offsets := readAll(f, name, b)
+			b = b[:offsets[3]]
+		}
+		f.Add(b)
+	}
+	f.Add(frame(rawPart{cflag: 1, data: []byte("ab")}))
+	f.Add(frame(rawPart{cflag: 2, data: []byte("ab")}, rawPart{cflag: 3}))
+	f.Add(frame(rawPart{data: []byte("ab"), length: 1<<29 - 1}))
+	f.Add([]byte{0x0a, 0x23, 0xd7, 0xce, 0, 0})
+}
+
+// FuzzReader feeds arbitrary bytes to the framing reader. It must never
+// panic; it returns either records or a FormatError; the random-access
+// reader agrees with it record for record; and what it read, written again,
+// reads back the same.
+func FuzzReader(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rd := recordio.NewReader(bytes.NewReader(data))
+		rr := recordio.NewRandomReader(bytes.NewReader(data), int64(len(data)), nil)
+		var payloads [][]byte
+		var readErr error
+		for {
+			p, err := rd.Next()
+			if err != nil {
+				if err != io.EOF {
+					readErr = err
+				}
+				break
+			}
+			at, err := rr.At(rd.Offset())
+			if err != nil || !bytes.Equal(at, p) {
+				t.Fatalf("At(%d) = %x, %v; sequential reader gave %x", rd.Offset(), at, err, p)
+			}
+			payloads = append(payloads, p)
+		}
+		if readErr != nil {
+			var fe *recordio.FormatError
+			if !errors.As(readErr, &fe) || !errors.Is(readErr, recordio.ErrFormat) {
+				t.Fatalf("error %v is not a FormatError", readErr)
+			}
+			if fe.Offset < fe.Record || fe.Offset > int64(len(data)) {
+				t.Fatalf("error offset %d (record %d) out of place in %d bytes", fe.Offset, fe.Record, len(data))
+			}
+			return
+		}
+		var b bytes.Buffer
+		w := recordio.NewWriter(&b)
+		for _, p := range payloads {
+			if err := w.Write(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		again, _ := readAll(t, "rewritten", b.Bytes())
+		if len(again) != len(payloads) {
+			t.Fatalf("re-written: %d records, want %d", len(again), len(payloads))
+		}
+		for i := range payloads {
+			if !bytes.Equal(again[i], payloads[i]) {
+				t.Fatalf("re-written record %d = %x, want %x", i, again[i], payloads[i])
+			}
+		}
+	})
+}
+
+// FuzzWriter cuts arbitrary bytes into payloads, writes them and checks that
+// they read back, and that Sync finds every record start from any offset
+// inside the record before it.
+func FuzzWriter(f *testing.F) {
+	f.Add([]byte("hello"), byte(3))
+	f.Add(bytes.Repeat(magic, 9), byte(5))
+	f.Add(append([]byte("abcd"), magic...), byte(8))
+	for _, name := range allRecFiles {
+		b := mustRead(f, recPath(name))
+		f.Add(b[:min(len(b), 2048)], byte(200))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, cut byte) {
+		var payloads [][]byte
+		step := int(cut) + 1
+		for len(data) > 0 {
+			n := min(step, len(data))
+			payloads = append(payloads, data[:n])
+			data = data[n:]
+			step = step*7%251 + 1
+		}
+		payloads = append(payloads, nil)
+		var b bytes.Buffer
+		w := recordio.NewWriter(&b)
+		offsets := make([]int64, 0, len(payloads))
+		for _, p := range payloads {
+			offsets = append(offsets, w.Tell())
+			if err := w.Write(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		file := b.Bytes()
+		got, gotOff := readAll(t, "fuzz", file)
+		if len(got) != len(payloads) {
+			t.Fatalf("%d records, want %d", len(got), len(payloads))
+		}
+		for i := range payloads {
+			if !bytes.Equal(got[i], payloads[i]) || gotOff[i] != offsets[i] {
+				t.Fatalf("record %d = %x at %d, want %x at %d", i, got[i], gotOff[i], payloads[i], offsets[i])
+			}
+			from := int64(0)
+			if i > 0 {
+				from = offsets[i-1] + 1
+			}
+			if s, err := recordio.Sync(bytes.NewReader(file), from); err != nil || s != offsets[i] {
+				t.Fatalf("Sync(%d) = %d, %v; want %d", from, s, err, offsets[i])
+			}
+		}
+	})
+}
