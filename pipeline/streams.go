@@ -232,27 +232,33 @@ func fromStreams[T any](open func(ctx context.Context) streams.Outlet) source.Re
 	})
 }
 
-// Via adds a go-streams Flow as a typed step: every pass sends p's samples
-// into a flow made by newFlow (a go-streams operator serves one stream, so
-// it is made anew for each pass) and reads the flow's output as Out.
+// Via adds go-streams operators as a typed step. For every pass, build
+// receives a go-streams Source of p's samples (a fresh StreamSource: a
+// go-streams operator serves one stream, so the operators are made anew for
+// each pass), connects operators to it and returns the last one's Outlet,
+// whose elements the step yields as Out:
+//
+//	pipeline.Via[*Batch, *Batch](p, func(s streams.Source) streams.Outlet {
+//		return s.Via(flow.NewMap(pipeline.Guard(normalize), 1)).Via(flow.NewMap(pipeline.Guard(augment), 1))
+//	})
+//
 // Errors and cancellation work as in FromStreams: p's error, an error
-// element and a wrong type each end the pass; stopping early drains the
-// flow. Step name "via".
+// element and an element of another type each end the pass, and stopping
+// early cancels p's pass and drains the operators until they close.
+// Step name "via".
 //
 // A panic in a go-streams operator's goroutine cannot be recovered by the
 // caller and ends the program; wrap functions that may panic or fail with
-// Guard, which turns both into error elements:
-//
-//	pipeline.Via[*Batch, *Batch](p, func() streams.Flow { return flow.NewMap(pipeline.Guard(normalize), 1) })
+// Guard, which turns both into error elements.
 //
 // Every element crosses at least two unbuffered channels (about 1 µs per
 // hop on two cores): use Via on batches, not on single samples.
-func Via[In, Out any](p *Pipe[In], newFlow func() streams.Flow) *Pipe[Out] {
-	if newFlow == nil {
-		panic("pipeline.Via: nil flow constructor")
+func Via[In, Out any](p *Pipe[In], build func(src streams.Source) streams.Outlet) *Pipe[Out] {
+	if build == nil {
+		panic("pipeline.Via: nil build function")
 	}
 	r := fromStreams[Out](func(ctx context.Context) streams.Outlet {
-		return ToStreams[In](ctx, p).Via(newFlow())
+		return build(ToStreams[In](ctx, p))
 	})
 	return then(p, "via", r)
 }
