@@ -173,10 +173,10 @@ func TestNamesAndLineage(t *testing.T) {
 
 func TestConstructorsPanic(t *testing.T) {
 	for name, f := range map[string]func(){
-		"From nil":  func() { pipeline.From[int](nil) },
-		"Apply nil": func() { pipeline.Apply[int, int](pipeline.From(count(1)), nil) },
+		"From nil":   func() { pipeline.From[int](nil) },
+		"Apply nil":  func() { pipeline.Apply[int, int](pipeline.From(count(1)), nil) },
 		"Merge none": func() { pipeline.Merge[int]() },
-		"Tee nil":   func() { pipeline.From(count(1)).Tee(nil) },
+		"Tee nil":    func() { pipeline.From(count(1)).Tee(nil) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {

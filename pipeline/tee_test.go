@@ -126,9 +126,9 @@ func newCollectSink(failAt int) *collectSink {
 	return s
 }
 
-func (s *collectSink) In() chan<- any    { return s.in }
+func (s *collectSink) In() chan<- any   { return s.in }
 func (s *collectSink) AwaitCompletion() { <-s.done }
-func (s *collectSink) Err() error        { return s.err }
+func (s *collectSink) Err() error       { return s.err }
 
 func TestTeeSink(t *testing.T) {
 	var sinks []*collectSink
