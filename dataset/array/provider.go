@@ -1,0 +1,144 @@
+package array
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// Provider yields the arrays in batches of named tensors. It is a
+// source.Reader[*sink.Tensors]: every call to All is one epoch.
+type Provider struct {
+	n    int
+	cfg  config
+	sink *sink.Sink[int]
+	r    source.Reader[*sink.Tensors]
+}
+
+type config struct {
+	batch             int
+	shuffle           bool
+	seed              uint64
+	dataPad, labelPad float64
+	sinkOpts          []sink.Option
+}
+
+// An Option configures a Provider.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// BatchSize sets the number of samples per batch; 0 (the default, as in
+// MXNet.jl) puts all the samples in one batch. It panics if n < 0.
+func BatchSize(n int) Option {
+	if n < 0 {
+		panic(fmt.Sprintf("array: BatchSize(%d)", n))
+	}
+	return optionFunc(func(c *config) { c.batch = n })
+}
+
+// Shuffle yields the samples of every epoch in a new order drawn from
+// (seed, epoch); data and label rows stay together.
+func Shuffle(seed uint64) Option {
+	return optionFunc(func(c *config) { c.shuffle, c.seed = true, seed })
+}
+
+// Padding sets the values that fill the padding rows of a short last batch
+// (MXNet.jl's data_padding and label_padding; default 0). Each is
+// converted to the array's element type. Tensors.Padded counts the padding
+// rows.
+func Padding(data, label float64) Option {
+	return optionFunc(func(c *config) { c.dataPad, c.labelPad = data, label })
+}
+
+// SinkOptions passes options to the sink that assembles the tensors, for
+// example sink.Reuse().
+func SinkOptions(opts ...sink.Option) Option {
+	return optionFunc(func(c *config) { c.sinkOpts = append(c.sinkOpts, opts...) })
+}
+
+// New returns a provider of the data arrays and the label arrays (label may
+// be empty). It panics when there is no data array, when the arrays hold
+// different numbers of samples, or when two share a name.
+func New(data, label []Array, opts ...Option) *Provider {
+	if len(data) == 0 {
+		panic("array: New: no data array")
+	}
+	p := &Provider{n: data[0].n}
+	for _, o := range opts {
+		o.apply(&p.cfg)
+	}
+	for _, a := range append(append([]Array{}, data...), label...) {
+		if a.n != p.n {
+			panic(fmt.Sprintf("array: New: %q has %d samples, %q has %d", a.name, a.n, data[0].name, p.n))
+		}
+	}
+	size := p.cfg.batch
+	if size == 0 {
+		size = max(p.n, 1)
+	}
+	df := make([]sink.Field[int], len(data))
+	for i, a := range data {
+		df[i] = a.field(p.cfg.dataPad)
+	}
+	lf := make([]sink.Field[int], len(label))
+	for i, a := range label {
+		lf[i] = a.field(p.cfg.labelPad)
+	}
+	p.sink = sink.New(size, df, lf, p.cfg.sinkOpts...)
+	p.r = sink.Tensorize(batch.OfFill(p.indices(), p.cfg.batch, -1), p.sink)
+	return p
+}
+
+// indices returns the reader of sample indices: 0..n-1, or a permutation
+// of them per epoch.
+func (p *Provider) indices() source.Reader[int] {
+	var epochs source.Epochs
+	return source.Func[int](func(ctx context.Context) iter.Seq2[int, error] {
+		return func(yield func(int, error) bool) {
+			ep := epochs.Next(ctx)
+			var perm []int
+			if p.cfg.shuffle {
+				perm = source.NewRand(p.cfg.seed, ep, -1).Perm(p.n)
+			}
+			done := ctx.Done()
+			for k := range p.n {
+				if done != nil && k%256 == 0 {
+					select {
+					case <-done:
+						yield(0, ctx.Err())
+						return
+					default:
+					}
+				}
+				i := k
+				if perm != nil {
+					i = perm[k]
+				}
+				if !yield(i, nil) {
+					return
+				}
+			}
+		}
+	})
+}
+
+// All starts an epoch: it yields the batches' tensors. The last batch of
+// an epoch is padded to the batch size; Tensors.Padded counts its padding
+// rows (MXNet.jl's count_samples is rows minus Padded).
+func (p *Provider) All(ctx context.Context) iter.Seq2[*sink.Tensors, error] { return p.r.All(ctx) }
+
+// Len returns the number of samples.
+func (p *Provider) Len() int { return p.n }
+
+// ProvideData describes the data tensors of a full batch.
+func (p *Provider) ProvideData() []sink.Desc { return p.sink.ProvideData() }
+
+// ProvideLabel describes the label tensors of a full batch.
+func (p *Provider) ProvideLabel() []sink.Desc { return p.sink.ProvideLabel() }
