@@ -99,3 +99,25 @@ func ExampleSync() {
 	fmt.Println(next, err)
 	// Output: 48 <nil>
 }
+
+func ExampleRecords() {
+	r := recordio.Records([]string{
+		"../testdata/multipart_edge_cases.rec",
+		"../testdata/mnist_t10k_1000_png_gray.rec",
+	})
+	counts := map[string]int{}
+	last := recordio.Record{}
+	for rec, err := range r.All(context.Background()) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		counts[rec.File]++
+		last = rec
+	}
+	fmt.Println(counts)
+	fmt.Printf("last: index %d, offset %d in %s\n", last.Index, last.Offset, last.File)
+	// Output:
+	// map[../testdata/mnist_t10k_1000_png_gray.rec:1000 ../testdata/multipart_edge_cases.rec:12]
+	// last: index 1011, offset 302680 in ../testdata/mnist_t10k_1000_png_gray.rec
+}

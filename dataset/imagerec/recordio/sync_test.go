@@ -91,3 +91,42 @@ func TestSyncReadError(t *testing.T) {
 		t.Errorf("Sync over a failing reader: %v, want its error", err)
 	}
 }
+
+// After damage, Sync finds the next good record and reading goes on: one
+// record with a broken magic word costs that record only.
+func TestSyncRecovery(t *testing.T) {
+	name := "mnist_t10k_1000_jpg"
+	file := bytes.Clone(mustRead(t, recPath(name)))
+	rows := readTSV(t, name)
+	file[rows[500].offset] ^= 0xff // break record 500's magic
+	r := bytes.NewReader(file)
+	var good []int64
+	var from int64
+	for {
+		if _, err := r.Seek(from, io.SeekStart); err != nil {
+			t.Fatal(err)
+		}
+		rd := recordio.NewReader(r)
+		rd.BaseOffset = from
+		var err error
+		for {
+			if _, err = rd.Next(); err != nil {
+				break
+			}
+			good = append(good, rd.Offset())
+		}
+		if err == io.EOF {
+			break
+		}
+		var fe *recordio.FormatError
+		if !errors.As(err, &fe) || fe.Record != rows[500].offset {
+			t.Fatalf("error %v, want a FormatError at record 500", err)
+		}
+		if from, err = recordio.Sync(r, fe.Offset+1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(good) != 999 || good[499] != rows[499].offset || good[500] != rows[501].offset {
+		t.Errorf("%d good records, want 999 with record 500 skipped", len(good))
+	}
+}
