@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tinyConfig runs every workload once on the smallest inputs. The data
+// directory is the shared one when it exists (next to the repository).
+func tinyConfig() config {
+	return config{reps: 1, tiny: true, dataDir: filepath.Join("..", "..", "shared", "data"), repo: ".."}
+}
+
+// validName reports whether name is one of the row names the table may
+// hold.
+func validName(name string) bool {
+	switch name {
+	case "mnist-epoch", "gan-compose", "csv", "recordio", "imagerec-decode", "imagerec-pipeline":
+		return true
+	}
+	return strings.HasPrefix(name, "stage-") && len(name) > len("stage-")
+}
+
+// TestWorkloads runs each workload on tiny inputs and checks the rows and
+// their JSON form. It asserts nothing about speed.
+func TestWorkloads(t *testing.T) {
+	cfg := tinyConfig()
+	var all []Row
+	for _, w := range workloads {
+		t.Run(strings.TrimSuffix(w.name, "-"), func(t *testing.T) {
+			rows, err := w.run(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) == 0 {
+				t.Fatal("no rows")
+			}
+			for _, r := range rows {
+				checkRow(t, w.name, r)
+			}
+			all = append(all, rows...)
+		})
+	}
+
+	b, err := json.Marshal(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []map[string]any
+	if err := json.Unmarshal(b, &objs); err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) != len(all) {
+		t.Fatalf("%d JSON objects for %d rows", len(objs), len(all))
+	}
+	for i, o := range objs {
+		for _, k := range []string{"name", "threads", "samples_per_sec", "mb_per_sec", "allocs_per_sample",
+			"plain_ratio", "floor_ratio"} {
+			if _, ok := o[k]; !ok {
+				t.Errorf("row %d (%v): no %q in %s", i, o["name"], k, b)
+			}
+		}
+		if strings.HasPrefix(o["name"].(string), "imagerec") {
+			if d, _ := o["decoder"].(string); d == "" {
+				t.Errorf("row %d (%v): no decoder", i, o["name"])
+			}
+		}
+	}
+
+	var md bytes.Buffer
+	printTable(&md, all)
+	if got, want := strings.Count(md.String(), "\n| "), len(all)+1; got != want {
+		t.Errorf("table has %d rows, want %d (with the header):\n%s", got, want, md.String())
+	}
+}
+
+// checkRow checks the fields of one row of workload w.
+func checkRow(t *testing.T, w string, r Row) {
+	t.Helper()
+	if !validName(r.Name) || !strings.HasPrefix(r.Name, strings.TrimSuffix(w, "-")) {
+		t.Errorf("workload %s: row named %q", w, r.Name)
+	}
+	if r.Threads < 1 {
+		t.Errorf("%s: threads %d", r.Name, r.Threads)
+	}
+	if r.Samples == 0 { // a row whose data is missing says so
+		if r.Note == "" || r.SamplesPerSec != 0 {
+			t.Errorf("%s: no samples, note %q, %v samples/s", r.Name, r.Note, r.SamplesPerSec)
+		}
+		return
+	}
+	for k, v := range map[string]float64{"samples/s": r.SamplesPerSec, "MB/s": r.MBPerSec,
+		"ns/sample": r.NsPerSample, "x plain": r.PlainRatio, "x floor": r.FloorRatio} {
+		if !(v > 0) || math.IsInf(v, 0) {
+			t.Errorf("%s (%s, %d threads): %s = %v", r.Name, r.Variant, r.Threads, k, v)
+		}
+	}
+	if r.AllocsPerSample < 0 || math.IsNaN(r.AllocsPerSample) {
+		t.Errorf("%s: allocs/sample %v", r.Name, r.AllocsPerSample)
+	}
+}
+
+// TestMain leaves no temporary files behind: every workload removes what
+// it creates.
+func TestMain(m *testing.M) {
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "tensorfeed-bench-*"))
+	code := m.Run()
+	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "tensorfeed-bench-*"))
+	if code == 0 && len(after) > len(before) {
+		fmt.Fprintf(os.Stderr, "temporary files left behind: %v\n", after)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// The benchmarks below run single rows under go test, for profiling:
+//
+//	go test ./bench -run '^$' -bench MNIST -cpuprofile cpu.out
+
+func BenchmarkMNISTEpoch(b *testing.B) {
+	f, err := prepareMNIST(config{repo: ".."}, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.remove()
+	for _, v := range mnistVariants {
+		p := newMNISTPipeline(f, v)
+		threads := v.threads
+		b.Run(fmt.Sprintf("pipeline/threads=%d/%s", threads, v.name), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := p.epoch(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*f.n), "ns/sample")
+		})
+		b.Run(fmt.Sprintf("plain/threads=%d", threads), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := mnistPlain(f, threads); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*f.n), "ns/sample")
+		})
+	}
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/pipeline"
+	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/stage"
+)
+
+// The parameters of the GAN row.
+const (
+	ganNoise = 100
+	ganSeed  = 11
+	// ganOut is the output of one sample: the image, the noise and two
+	// float32 labels.
+	ganOut = mnist.Pixels*4 + ganNoise*4 + 2*4
+)
+
+// ganSample is one composed sample: an image, its noise vector and the
+// discriminator's constant true and false labels.
+type ganSample = stage.Tuple4[mnist.Sample, []float32, bool, bool]
+
+// ganCompose measures PaddlePaddle's GAN input: MNIST images zipped with
+// 100-float uniform noise and constant true / false labels, batches of 128,
+// no shuffle.
+func ganCompose(cfg config) ([]Row, error) {
+	n := 0
+	if cfg.tiny {
+		n = 1000
+	}
+	f, err := prepareMNIST(cfg, n)
+	if err != nil {
+		return nil, err
+	}
+	defer f.remove()
+	outBytes := int64(f.n) * ganOut
+
+	ds := mnist.New(f.images, f.labels, mnist.Flat(), mnist.Scaling(mnist.ScaleSymmetric))
+	z := stage.Zip4[mnist.Sample, []float32, bool, bool](ds,
+		source.Uniform(ganNoise, -1, 1, ganSeed), source.Constant(true, -1), source.Constant(false, -1),
+		stage.Shortest())
+	boolF32 := func(v bool) float32 {
+		if v {
+			return 1
+		}
+		return 0
+	}
+	s := sink.New(mnistBatch,
+		[]sink.Field[ganSample]{
+			sink.Float32("image", []int{mnist.Pixels}, func(s ganSample, dst []float32) { ds.FillImage(s.A, dst) }),
+			sink.Float32("noise", []int{ganNoise}, func(s ganSample, dst []float32) { copy(dst, s.B) }),
+		},
+		[]sink.Field[ganSample]{
+			sink.Float32("real", nil, func(s ganSample, dst []float32) { dst[0] = boolF32(s.C) }),
+			sink.Float32("fake", nil, func(s ganSample, dst []float32) { dst[0] = boolF32(s.D) }),
+		},
+		sink.Reuse())
+	t := pipeline.Tensorize(pipeline.Batch(pipeline.From[ganSample](z), mnistBatch, batch.Keep), s)
+
+	floor, err := measureFloor(cfg.reps, outBytes, mnistBatch*ganOut)
+	if err != nil {
+		return nil, err
+	}
+	var got, want uint64
+	rs, err := measureEach(cfg.reps, func() error {
+		got = 0
+		ctx := source.WithEpoch(context.Background(), 0)
+		for b, err := range t.All(ctx) {
+			if err != nil {
+				return err
+			}
+			got = consumeGAN(got, b.Data[0].F32, b.Data[1].F32, b.Label[0].F32, b.Label[1].F32)
+		}
+		return nil
+	}, func() (err error) { want, err = ganPlain(f); return err })
+	if err != nil {
+		return nil, err
+	}
+	pipe, plain := rs[0], rs[1]
+	if got != want {
+		return nil, fmt.Errorf("gan-compose: pipeline and plain loop differ (checksums %x, %x)", got, want)
+	}
+	row := newRow("gan-compose", 1, f.n, outBytes, pipe, plain, floor)
+	row.Note = "Zip4(images, Uniform(100), Constant(true), Constant(false), Shortest) -> Batch(128) -> Tensorize(Reuse)"
+	return []Row{row}, nil
+}
+
+// consumeGAN folds a batch into a checksum, as consumeBatch does.
+func consumeGAN(sum uint64, img, noise, real, fake []float32) uint64 {
+	for i := range real {
+		sum = sum*31 + uint64(real[i]*2+fake[i])
+	}
+	for i := 0; i < len(img); i += 61 {
+		if img[i] > 0 {
+			sum++
+		}
+	}
+	for i := 0; i < len(noise); i += 7 {
+		if noise[i] > 0 {
+			sum += 3
+		}
+	}
+	return sum
+}
+
+// ganPlain is the hand loop: read the files, normalise each image into its
+// batch row (with the pipeline's kernel, mnist.Scale.Pixels), draw the noise into its row (from the generator
+// source.Uniform uses, so the checksums agree), set the labels, consume.
+func ganPlain(f *mnistFiles) (uint64, error) {
+	imgF, err := os.Open(f.images)
+	if err != nil {
+		return 0, err
+	}
+	defer imgF.Close()
+	labF, err := os.Open(f.labels)
+	if err != nil {
+		return 0, err
+	}
+	defer labF.Close()
+	img := bufio.NewReaderSize(imgF, 64<<10)
+	lab := bufio.NewReaderSize(labF, 64<<10)
+	var hdr [16]byte
+	if _, err := io.ReadFull(img, hdr[:16]); err != nil {
+		return 0, err
+	}
+	n := int(binary.BigEndian.Uint32(hdr[4:]))
+	if _, err := io.ReadFull(lab, hdr[:8]); err != nil {
+		return 0, err
+	}
+	rng := source.NewRand(ganSeed, 0, -1)
+	images := make([]float32, mnistBatch*mnist.Pixels)
+	noise := make([]float32, mnistBatch*ganNoise)
+	real := make([]float32, mnistBatch)
+	fake := make([]float32, mnistBatch)
+	var pix [mnist.Pixels]byte
+	var sum uint64
+	k := 0
+	for i := range n {
+		if _, err := io.ReadFull(img, pix[:]); err != nil {
+			return 0, err
+		}
+		if _, err := lab.ReadByte(); err != nil {
+			return 0, err
+		}
+		mnist.ScaleSymmetric.Pixels(pix[:], images[k*mnist.Pixels:(k+1)*mnist.Pixels])
+		for j := range ganNoise {
+			noise[k*ganNoise+j] = -1 + 2*rng.Float32()
+		}
+		real[k], fake[k] = 1, 0
+		k++
+		if k == mnistBatch || i == n-1 {
+			sum = consumeGAN(sum, images[:k*mnist.Pixels], noise[:k*ganNoise], real[:k], fake[:k])
+			k = 0
+		}
+	}
+	return sum, nil
+}

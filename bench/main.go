@@ -1,0 +1,175 @@
+// Command bench prints tensorfeed's performance table.
+//
+// Every row is measured in one run against two references on the same data:
+// the plain Go loop a user would write by hand for the same work, and the
+// memory floor (copying the same output bytes). The ratios to them are the
+// figures that travel between machines; absolute numbers do not.
+//
+//	go run ./bench                  # short run, Markdown table on stdout
+//	go run ./bench -long            # more repetitions, larger files
+//	go run ./bench -json out.json   # also write the rows as JSON
+//	go run ./bench -only imagerec   # rows whose name starts with a prefix
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"time"
+)
+
+// Row is one line of the table.
+type Row struct {
+	Name            string  `json:"name"`
+	Variant         string  `json:"variant,omitempty"`
+	Decoder         string  `json:"decoder,omitempty"`
+	Threads         int     `json:"threads"`
+	Samples         int     `json:"samples"`
+	SamplesPerSec   float64 `json:"samples_per_sec"`
+	MBPerSec        float64 `json:"mb_per_sec"`
+	NsPerSample     float64 `json:"ns_per_sample"`
+	AllocsPerSample float64 `json:"allocs_per_sample"`
+	PeakMB          float64 `json:"peak_mb"`
+	PlainRatio      float64 `json:"plain_ratio"`
+	PlainCPURatio   float64 `json:"plain_cpu_ratio"`
+	FloorRatio      float64 `json:"floor_ratio"`
+	Note            string  `json:"note,omitempty"`
+}
+
+// config is what every workload is given.
+type config struct {
+	reps    int    // timed repetitions; the fastest counts
+	long    bool   // larger inputs
+	tiny    bool   // the smallest inputs that exercise the code (tests)
+	dataDir string // the shared data directory (imagerec photos)
+	repo    string // the repository root (MNIST files)
+}
+
+// workload measures one group of rows.
+type workload struct {
+	name string
+	run  func(cfg config) ([]Row, error)
+}
+
+// workloads lists every group in table order.
+var workloads = []workload{
+	{"mnist-epoch", mnistEpoch},
+	{"gan-compose", ganCompose},
+	{"stage-", stageOverheads},
+	{"csv", csvRows},
+	{"recordio", recordioRead},
+	{"imagerec", imagerecRows},
+}
+
+func main() {
+	long := flag.Bool("long", false, "longer run: more repetitions and larger generated files")
+	jsonPath := flag.String("json", "", "also write the rows as a JSON array to this file")
+	dataDir := flag.String("data", "../shared/data", "the shared data directory (imagerec/bench/photos_1536.rec)")
+	only := flag.String("only", "", "run only the workloads whose name starts with this prefix")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	flag.Parse()
+
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+
+	cfg := config{reps: 3, long: *long, dataDir: *dataDir, repo: "."}
+	if *long {
+		cfg.reps = 7
+	}
+	var rows []Row
+	for _, w := range workloads {
+		if *only != "" && !strings.HasPrefix(w.name, *only) && !strings.HasPrefix(*only, w.name) {
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "measuring %s...\n", w.name)
+		rs, err := w.run(cfg)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bench: %s: %v\n", w.name, err)
+			pprof.StopCPUProfile()
+			os.Exit(1)
+		}
+		rows = append(rows, rs...)
+	}
+	printTable(os.Stdout, rows)
+	if *jsonPath != "" {
+		b, err := json.MarshalIndent(rows, "", "  ")
+		if err == nil {
+			err = os.WriteFile(*jsonPath, append(b, '\n'), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+	}
+}
+
+// newRow fills the derived columns of a row from its measurements: the
+// pipeline's run, the plain loop's and the memory floor's (either reference
+// may be zero when the row has none), the samples and output bytes per run.
+func newRow(name string, threads, samples int, outBytes int64, r, plain, floor run) Row {
+	secs := r.elapsed.Seconds()
+	row := Row{
+		Name:            name,
+		Threads:         threads,
+		Samples:         samples,
+		SamplesPerSec:   float64(samples) / secs,
+		MBPerSec:        float64(outBytes) / 1e6 / secs,
+		NsPerSample:     float64(r.elapsed.Nanoseconds()) / float64(samples),
+		AllocsPerSample: float64(r.mallocs) / float64(samples),
+		PeakMB:          float64(r.peak) / 1e6,
+	}
+	if plain.elapsed > 0 {
+		row.PlainRatio = secs / plain.elapsed.Seconds()
+	}
+	if plain.cpu > 0 && r.cpu > 0 {
+		row.PlainCPURatio = r.cpu.Seconds() / plain.cpu.Seconds()
+	}
+	if floor.elapsed > 0 {
+		row.FloorRatio = secs / floor.elapsed.Seconds()
+	}
+	return row
+}
+
+func printTable(w io.Writer, rows []Row) {
+	fmt.Fprintf(w, "%s, %d CPUs, %s, %s\n\n", runtime.Version(), runtime.NumCPU(), runtime.GOOS+"/"+runtime.GOARCH, time.Now().UTC().Format("2006-01-02"))
+	fmt.Fprintln(w, "| name | variant | decoder | threads | samples/s | MB/s | ns/sample | allocs/sample | peak MB | x plain | x plain CPU | x floor | note |")
+	fmt.Fprintln(w, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s | %s | %.3f | %.1f | %s | %s | %s | %s |\n",
+			r.Name, r.Variant, r.Decoder, r.Threads, num(r.SamplesPerSec), num(r.MBPerSec), num(r.NsPerSample),
+			r.AllocsPerSample, r.PeakMB, ratio(r.PlainRatio), ratio(r.PlainCPURatio), ratio(r.FloorRatio), r.Note)
+	}
+}
+
+func num(v float64) string {
+	switch {
+	case v == 0:
+		return "-"
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+func ratio(v float64) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", v)
+}
