@@ -1,0 +1,127 @@
+package pipeline_test
+
+import (
+	"context"
+	"fmt"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/pipeline"
+	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// A whole pipeline: a slice of numbers becomes shuffled batches of tensors,
+// two epochs long.
+func Example() {
+	type point struct {
+		X [2]float32
+		Y int32
+	}
+	p := pipeline.Map(pipeline.From(source.Slice([]int{0, 1, 2, 3, 4, 5, 6, 7})), func(i int) point {
+		return point{X: [2]float32{float32(i), float32(i * i)}, Y: int32(i % 2)}
+	}).Shuffle(8, 42)
+	s := sink.New(4,
+		[]sink.Field[point]{sink.Float32("x", []int{2}, func(p point, dst []float32) { copy(dst, p.X[:]) })},
+		[]sink.Field[point]{sink.Int32("y", nil, func(p point, dst []int32) { dst[0] = p.Y })})
+	tensors := pipeline.Tensorize(pipeline.Batch(p, 4, batch.Drop), s)
+
+	for epoch, pass := range tensors.Epochs(context.Background(), 2) {
+		for ts, err := range pass {
+			if err != nil {
+				panic(err)
+			}
+			x, _ := ts.Get("x")
+			y, _ := ts.Get("y")
+			fmt.Println(epoch, x.Shape, x.F32[:4], y.I32)
+		}
+	}
+	// Output:
+	// 0 [4 2] [0 0 3 9] [0 1 0 0]
+	// 0 [4 2] [5 25 1 1] [1 1 1 0]
+	// 1 [4 2] [2 4 4 16] [0 0 1 0]
+	// 1 [4 2] [3 9 7 49] [1 1 1 0]
+}
+
+func ExampleFrom() {
+	p := pipeline.From(source.Slice([]int{1, 2, 3, 4, 5, 6, 7, 8, 9})).
+		Filter(func(x int) bool { return x%2 == 1 }).
+		Skip(1).
+		Take(3)
+	squares := pipeline.Map(p, func(x int) int { return x * x })
+	got, err := source.Collect(context.Background(), squares)
+	fmt.Println(got, err)
+	// Output:
+	// [9 25 49] <nil>
+}
+
+func ExamplePipe_Epochs() {
+	p := pipeline.From(source.Slice([]int{1, 2, 3, 4, 5})).Shuffle(5, 7)
+	for epoch, pass := range p.Epochs(context.Background(), 3) {
+		var order []int
+		for v, err := range pass {
+			if err != nil {
+				panic(err)
+			}
+			order = append(order, v)
+		}
+		fmt.Println("epoch", epoch, order)
+	}
+	// Output:
+	// epoch 0 [3 5 2 4 1]
+	// epoch 1 [5 2 3 4 1]
+	// epoch 2 [2 3 4 1 5]
+}
+
+func ExamplePipe_Run() {
+	p := pipeline.Batch(pipeline.From(source.Slice([]string{"a", "b", "c", "d", "e"})), 2, batch.Pad)
+	err := p.Run(context.Background(), 2, func(epoch int, b batch.Batch[string]) error {
+		fmt.Println(epoch, b.Samples, "padded", b.Padded)
+		return nil
+	})
+	fmt.Println(err)
+	// Output:
+	// 0 [a b] padded 0
+	// 0 [c d] padded 0
+	// 0 [e a] padded 1
+	// 1 [a b] padded 0
+	// 1 [c d] padded 0
+	// 1 [e a] padded 1
+	// <nil>
+}
+
+func ExamplePipe_Stats() {
+	p := pipeline.From(source.Slice(make([]int, 1000)), pipeline.WithName("zeros")).
+		Filter(func(int) bool { return true }).
+		Take(100).Named("first-100")
+	batches := pipeline.Batch(p, 32, batch.Keep)
+	if _, err := source.Count(context.Background(), batches); err != nil {
+		panic(err)
+	}
+	for _, s := range batches.Stats() {
+		fmt.Printf("%-10s passes %d samples %d busy+wait=wall %v\n", s.Name, s.Passes, s.Samples, s.Busy+s.Wait == s.Wall)
+	}
+	// Output:
+	// zeros      passes 1 samples 100 busy+wait=wall true
+	// filter     passes 1 samples 100 busy+wait=wall true
+	// first-100  passes 1 samples 100 busy+wait=wall true
+	// batch      passes 1 samples 4 busy+wait=wall true
+}
+
+func ExampleWithLogger() {
+	core, logs := observer.New(zapcore.InfoLevel) // any *zap.Logger; zap.NewProduction() in a program
+	p := pipeline.From(source.Slice([]int{1, 2, 3}), pipeline.WithLogger(zap.New(core))).Take(2)
+	if err := p.Run(context.Background(), 2, func(int, int) error { return nil }); err != nil {
+		panic(err)
+	}
+	for _, e := range logs.All() {
+		f := e.ContextMap()
+		fmt.Println(e.Message, "epoch", f["epoch"], "samples", f["samples"], "stages", len(f["stages"].([]any)))
+	}
+	// Output:
+	// epoch done epoch 0 samples 2 stages 2
+	// epoch done epoch 1 samples 2 stages 2
+}
