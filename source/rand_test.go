@@ -16,7 +16,8 @@ func TestNewRandIsDeterministic(t *testing.T) {
 		seed         uint64
 		epoch, index int
 	}{{0, 0, -1}, {42, 3, 17}, {1 << 63, 1000, 1 << 20}} {
-		if firstDraws(c.seed, c.epoch, c.index) != firstDraws(c.seed, c.epoch, c.index) {
+		a, b := firstDraws(c.seed, c.epoch, c.index), firstDraws(c.seed, c.epoch, c.index)
+		if a != b {
 			t.Fatalf("NewRand%v is not repeatable", c)
 		}
 	}

@@ -3,7 +3,6 @@ package source_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"iter"
 	"slices"
 	"testing"
@@ -69,7 +68,7 @@ func TestPanicError(t *testing.T) {
 	if want := "tensorfeed: panic: boom"; len(msg) < len(want) || msg[:len(want)] != want {
 		t.Fatalf("Error() = %q...", msg[:min(40, len(msg))])
 	}
-	q := source.NewPanicError(fmt.Sprint("not an error"))
+	q := source.NewPanicError("not an error")
 	if q.Unwrap() != nil {
 		t.Fatal("Unwrap of a non-error panic value is not nil")
 	}
