@@ -2,6 +2,7 @@ package csv_test
 
 import (
 	"context"
+	stdcsv "encoding/csv"
 	"errors"
 	"io/fs"
 	"math"
@@ -12,8 +13,10 @@ import (
 	"strings"
 	"testing"
 
-	stdcsv "encoding/csv"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -399,5 +402,41 @@ func TestNewPanics(t *testing.T) {
 func TestColString(t *testing.T) {
 	if csv.Name("a b").String() != `"a b"` || csv.Index(-1).String() != "-1" {
 		t.Error(csv.Name("a b"), csv.Index(-1))
+	}
+}
+
+func TestSink(t *testing.T) {
+	r := csv.New(td("veterans_lung_cancer.csv"), csv.Header(), csv.LabelColumns(csv.Index(0), csv.Index(1)), csv.DataShape(11, 1))
+	s, err := r.Sink(8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, l := s.ProvideData(), s.ProvideLabel(); d[0].String() != "data float32[8 11 1]" || l[0].String() != "softmax_label float32[8 2]" {
+		t.Errorf("descs %v %v", d, l)
+	}
+	rows := collect(t, r)
+	b := batch.Batch[csv.Row]{Samples: rows[:3]}
+	ts, err := s.Assemble(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := ts.Get("data")
+	label, _ := ts.Get("softmax_label")
+	if !slices.Equal(data.F32[11:22], rows[1].Data) || !slices.Equal(label.F32[4:6], rows[2].Label) {
+		t.Errorf("tensors %v %v", data.F32[11:22], label.F32[4:6])
+	}
+	if _, err := csv.New(td("iris_data.csv"), csv.DataShape(3)).Sink(8); !errors.Is(err, csv.ErrShape) {
+		t.Errorf("Sink with a bad shape: %v", err)
+	}
+}
+
+func TestLogger(t *testing.T) {
+	core, logs := observer.New(zap.DebugLevel)
+	r := csv.New(td("iris_data.csv"), csv.Logger(zap.New(core)))
+	if n, err := source.Count(context.Background(), r); n != 150 || err != nil {
+		t.Fatal(n, err)
+	}
+	if logs.Len() != 1 || logs.All()[0].ContextMap()["file"] != td("iris_data.csv") {
+		t.Errorf("logs %v", logs.All())
 	}
 }

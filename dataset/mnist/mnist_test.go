@@ -14,6 +14,9 @@ import (
 	"strings"
 	"testing"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/sink"
@@ -363,7 +366,7 @@ func TestBadFiles(t *testing.T) {
 			dir := t.TempDir()
 			ip := writeFile(t, dir, "images", tt.images(img))
 			lp := writeFile(t, dir, "labels", tt.labels(lab))
-			for _, opts := range [][]mnist.Option{nil, {mnist.Shuffle(3)}, {mnist.Prefetch(16)}} {
+			for oi, opts := range [][]mnist.Option{nil, {mnist.Shuffle(3)}, {mnist.Prefetch(16)}} {
 				n := 0
 				var got error
 				for _, err := range mnist.New(ip, lp, opts...).All(context.Background()) {
@@ -377,7 +380,7 @@ func TestBadFiles(t *testing.T) {
 					n++
 				}
 				if got == nil {
-					t.Fatalf("no error after %d samples", n)
+					t.Fatalf("options %d: no error after %d samples", oi, n)
 				}
 				if n > tt.maxYield {
 					t.Errorf("%d samples before the error, want at most %d", n, tt.maxYield)
@@ -531,5 +534,20 @@ func TestSink(t *testing.T) {
 			}
 		}
 		break
+	}
+}
+
+func TestLogger(t *testing.T) {
+	core, logs := observer.New(zap.DebugLevel)
+	ds := mnist.Test(dataDir, mnist.Parts(10, 9), mnist.Logger(zap.New(core)))
+	if n, err := source.Count(context.Background(), ds); n != 1000 || err != nil {
+		t.Fatal(n, err)
+	}
+	if logs.Len() != 1 {
+		t.Fatalf("%d log entries", logs.Len())
+	}
+	m := logs.All()[0].ContextMap()
+	if m["start"] != int64(9000) || m["end"] != int64(10000) || m["gzip"] != true {
+		t.Errorf("log fields %v", m)
 	}
 }
