@@ -9,6 +9,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"go.uber.org/zap"
 
@@ -98,8 +99,10 @@ func Shuffle(seed uint64) Option {
 // num_parts / part_index), for data-parallel training. Parts are contiguous
 // ranges of the files, as in MXNet: part p of a file of n samples holds the
 // samples [n*p/numParts, n*(p+1)/numParts). Every sample is in exactly one
-// part, and part sizes differ by at most one. Parts panics if numParts < 1
-// or partIndex is not in [0, numParts).
+// part, and part sizes differ by at most one. A pass reads only up to the
+// end of its part, so it checks the files' headers and its own range, not
+// the data after it (the last part checks the files' ends). Parts panics if
+// numParts < 1 or partIndex is not in [0, numParts).
 func Parts(numParts, partIndex int) Option {
 	if numParts < 1 || partIndex < 0 || partIndex >= numParts {
 		panic(fmt.Sprintf("mnist: Parts(%d, %d): need numParts >= 1 and 0 <= partIndex < numParts", numParts, partIndex))
@@ -368,16 +371,23 @@ func checkEnds(f *files) error {
 // order drawn from (seed, epoch).
 func (d *Dataset) shuffled(ctx context.Context, f *files, start, end, ep int, yield func(Sample, error) bool) {
 	n := end - start
-	pix := make([]byte, n*Pixels)
-	labs := make([]byte, n)
-	for i := range n {
-		if err := f.img.ReadRaw(pix[i*Pixels : (i+1)*Pixels]); err != nil {
+	// Allocate for at most 65536 samples up front (enough for MNIST) and
+	// grow as the data arrives beyond that: a corrupt header must give an
+	// error, not a huge allocation.
+	pix := make([]byte, 0, min(n, 1<<16)*Pixels)
+	labs := make([]byte, 0, min(n, 1<<16))
+	for range n {
+		k := len(pix)
+		pix = slices.Grow(pix, Pixels)[:k+Pixels]
+		if err := f.img.ReadRaw(pix[k:]); err != nil {
 			yield(Sample{}, err)
 			return
 		}
 	}
-	for i := range n {
-		if err := f.lab.ReadRaw(labs[i : i+1]); err != nil {
+	for range n {
+		k := len(labs)
+		labs = slices.Grow(labs, 1)[:k+1]
+		if err := f.lab.ReadRaw(labs[k:]); err != nil {
 			yield(Sample{}, err)
 			return
 		}
