@@ -24,9 +24,9 @@ import "github.com/tensorfeed/tensorfeed/source"
 // A sample is handed over in a short mutex section, not a channel operation;
 // goroutines are woken only when one side waits. Measured on the 2-core
 // development machine while it was shared (BenchmarkBuffered), the cost per
-// sample is about 15-40 ns for n >= 64, 75 ns for n = 16, 0.2-0.3 µs for
-// n = 4 and 0.5-1 µs for n = 1, where reader and consumer wake each other
-// for every sample; a plain buffered channel costs 110-300 ns at any n. No
+// sample is about 15-40 ns for n >= 64, 40-75 ns for n = 16, 0.12-0.3 µs
+// for n = 4 and 0.5-1 µs for n = 1, where reader and consumer wake each
+// other for every sample; a plain buffered channel costs 110-300 ns. No
 // allocation per sample. Place Buffered after batch.Of, so that one hand-over
 // carries a whole batch and a small n is enough; before batching, use n of
 // a few hundred samples.
