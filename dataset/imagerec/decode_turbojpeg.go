@@ -102,12 +102,28 @@ func (turboDecoder) Decode(data []byte, opts DecodeOptions) (sample.Image, error
 	if err != nil {
 		return sample.Image{}, err
 	}
-	defer putHandle(h)
+	img, err := turboDecode(h, data, opts)
+	if err != nil {
+		// After a failure libjpeg-turbo 2.1 can leave the decompressor in
+		// a state where the next header reads as 0x0 without an error:
+		// never reuse it.
+		C.tjDestroy(h)
+		return img, err
+	}
+	putHandle(h)
+	return img, nil
+}
+
+// turboDecode decodes a JPEG with handle h.
+func turboDecode(h C.tjhandle, data []byte, opts DecodeOptions) (sample.Image, error) {
 	src := (*C.uchar)(unsafe.Pointer(&data[0]))
 	size := C.ulong(len(data))
 	var w, ht, subsamp, cs C.int
 	if C.tjDecompressHeader3(h, src, size, &w, &ht, &subsamp, &cs) != 0 {
 		return sample.Image{}, imageErr(FormatJPEG, tjError(h))
+	}
+	if w < 1 || ht < 1 {
+		return sample.Image{}, imageErr(FormatJPEG, errors.New("no frame header (truncated data?)"))
 	}
 	if err := checkSize(FormatJPEG, &opts, int(w), int(ht)); err != nil {
 		return sample.Image{}, err

@@ -66,13 +66,13 @@ func parseListLine(s string) (ListEntry, string) {
 	}
 	idx, err := strconv.ParseUint(fields[0], 10, 64)
 	if err != nil {
-		return ListEntry{}, fmt.Sprintf("index %q is not an unsigned integer", fields[0])
+		return ListEntry{}, fmt.Sprintf("index %q is not an unsigned integer", clip(fields[0]))
 	}
 	labels := make([]float32, len(fields)-2)
 	for i, f := range fields[1 : len(fields)-1] {
 		v, err := strconv.ParseFloat(f, 32)
 		if err != nil {
-			return ListEntry{}, fmt.Sprintf("label %d: %q is not a number", i+1, f)
+			return ListEntry{}, fmt.Sprintf("label %d: %q is not a number", i+1, clip(f))
 		}
 		labels[i] = float32(v)
 	}
@@ -148,4 +148,12 @@ func (l *Labels) Len() int { return len(l.byID) }
 func (l *Labels) Lookup(id uint64) ([]float32, bool) {
 	v, ok := l.byID[id]
 	return v, ok
+}
+
+// clip shortens a field quoted in an error message.
+func clip(s string) string {
+	if len(s) > 32 {
+		return s[:32] + "..."
+	}
+	return s
 }

@@ -1,0 +1,127 @@
+package imagerec_test
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+const testdata = "testdata"
+
+// photosRec is the benchmark set, outside the repository: tests and
+// benchmarks that need it skip when it is absent.
+var photosRec = filepath.Join("..", "..", "..", "shared", "data", "imagerec", "bench", "photos_1536.rec")
+
+func tdPath(name, ext string) string { return filepath.Join(testdata, name+ext) }
+
+func needPhotos(tb testing.TB) string {
+	tb.Helper()
+	if _, err := os.Stat(photosRec); err != nil {
+		tb.Skipf("benchmark images not available: %v", err)
+	}
+	return photosRec
+}
+
+// tsvRow is one line of a .records.tsv expectation file.
+type tsvRow struct {
+	key, offset int64
+	flag        uint32
+	headerLabel float32
+	labels      []float32
+	id, id2     uint64
+	imageLen    int
+	format      string
+}
+
+func readTSV(tb testing.TB, name string) []tsvRow {
+	tb.Helper()
+	f, err := os.Open(tdPath(name, ".records.tsv"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var rows []tsvRow
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || line == "" {
+			continue
+		}
+		c := strings.Split(line, "\t")
+		num := func(s string) int64 {
+			v, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				tb.Fatalf("%s: %q: %v", name, line, err)
+			}
+			return v
+		}
+		fl := func(s string) float32 {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				tb.Fatalf("%s: %q: %v", name, line, err)
+			}
+			return float32(v)
+		}
+		r := tsvRow{key: num(c[0]), offset: num(c[1]), flag: uint32(num(c[5])), headerLabel: fl(c[6]),
+			id: uint64(num(c[8])), id2: uint64(num(c[9])), imageLen: int(num(c[10])), format: c[11]}
+		if c[7] != "" {
+			for _, s := range strings.Split(c[7], ",") {
+				r.labels = append(r.labels, fl(s))
+			}
+		}
+		rows = append(rows, r)
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return rows
+}
+
+// records reads every record of a .rec file.
+func records(tb testing.TB, path string) []recordio.Record {
+	tb.Helper()
+	recs, err := source.Collect(context.Background(), recordio.Open(path))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return recs
+}
+
+// imageBytes returns the image part of every record of a .rec file.
+func imageBytes(tb testing.TB, path string) [][]byte {
+	tb.Helper()
+	var out [][]byte
+	for _, r := range records(tb, path) {
+		_, img, err := imagerec.ParseRecord(r.Data)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, img)
+	}
+	return out
+}
+
+// decoders returns the decoders of this build: Go, and libjpeg-turbo when
+// built with the tag turbojpeg.
+func decoders() []imagerec.Decoder {
+	ds := []imagerec.Decoder{imagerec.GoDecoder()}
+	if d := imagerec.DefaultDecoder(); d.Name() != "go" {
+		ds = append(ds, d)
+	}
+	return ds
+}
+
+func absDiff(a, b uint8) int {
+	if a > b {
+		return int(a - b)
+	}
+	return int(b - a)
+}

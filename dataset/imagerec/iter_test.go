@@ -1,0 +1,553 @@
+package imagerec_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+	"github.com/tensorfeed/tensorfeed/sample"
+	"github.com/tensorfeed/tensorfeed/sink"
+)
+
+const mnistJPG = "mnist_t10k_1000_jpg"
+
+func mnistConfig() imagerec.Config {
+	return imagerec.Config{
+		Data:  imagerec.DataOptions{RecPath: tdPath(mnistJPG, ".rec"), Shape: [3]int{3, 28, 28}},
+		Batch: imagerec.BatchOptions{Size: 128, Last: batch.Pad},
+	}
+}
+
+func newIter(t testing.TB, cfg imagerec.Config) *imagerec.Iter {
+	t.Helper()
+	it, err := imagerec.NewIter(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return it
+}
+
+// pass collects one pass of it.
+func pass(t testing.TB, it *imagerec.Iter) []*sink.Tensors {
+	t.Helper()
+	var out []*sink.Tensors
+	for b, err := range it.All(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// labelsOf concatenates the real (not padded) rows of every batch's label.
+func labelsOf(bs []*sink.Tensors) []float32 {
+	var out []float32
+	for _, b := range bs {
+		l := b.Label[0]
+		per := len(l.F32) / l.Rows()
+		out = append(out, l.F32[:(l.Rows()-b.Padded)*per]...)
+	}
+	return out
+}
+
+// The MNIST JPEGs come out in file order, with their labels, as the
+// decoded images in CHW order; the last batch is padded with the first
+// images.
+func TestIterMNIST(t *testing.T) {
+	it := newIter(t, mnistConfig())
+	if got := it.ProvideData(); !reflect.DeepEqual(got, []sink.Desc{{Name: "data", Shape: []int{128, 3, 28, 28}, DType: sample.Float32}}) {
+		t.Errorf("ProvideData = %v", got)
+	}
+	if got := it.ProvideLabel(); !reflect.DeepEqual(got, []sink.Desc{{Name: "softmax_label", Shape: []int{128}, DType: sample.Float32}}) {
+		t.Errorf("ProvideLabel = %v", got)
+	}
+	bs := pass(t, it)
+	if len(bs) != 8 {
+		t.Fatalf("%d batches, want 8", len(bs))
+	}
+	for i, b := range bs {
+		if b.Data[0].Rows() != 128 || b.Label[0].Rows() != 128 {
+			t.Fatalf("batch %d: %d rows", i, b.Data[0].Rows())
+		}
+		if want := map[bool]int{true: 1024 - 1000, false: 0}[i == 7]; b.Padded != want {
+			t.Errorf("batch %d: Padded %d, want %d", i, b.Padded, want)
+		}
+	}
+	rows := readTSV(t, mnistJPG)
+	labels := labelsOf(bs)
+	for i, r := range rows {
+		if labels[i] != r.headerLabel {
+			t.Fatalf("label %d = %v, want %v", i, labels[i], r.headerLabel)
+		}
+	}
+	recs := records(t, tdPath(mnistJPG, ".rec"))
+	per := 3 * 28 * 28
+	for _, i := range []int{0, 1, 500, 999} {
+		ex, err := imagerec.DecodeRecord(recs[i], imagerec.ReadOptions{Channels: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float32, per)
+		imagerec.ToCHW(want, ex.Image)
+		got := bs[i/128].Data[0].F32[(i%128)*per : (i%128+1)*per]
+		if !slices.Equal(got, want) {
+			t.Fatalf("image %d differs from DecodeRecord + ToCHW", i)
+		}
+	}
+	// Padding repeats the first images.
+	last := bs[7].Data[0].F32
+	if !slices.Equal(last[104*per:105*per], bs[0].Data[0].F32[:per]) {
+		t.Error("first padding row is not image 0")
+	}
+}
+
+// With every random augmentation on, the output is the same for 1, 2 and
+// 4 threads and for a new Iter with the same seed; epochs differ.
+func TestIterDeterministic(t *testing.T) {
+	cfg := mnistConfig()
+	cfg.Data.Shape = [3]int{3, 24, 24}
+	cfg.Data.Seed = 42
+	cfg.Data.NumParts = 4 // 250 images are enough
+	cfg.Batch.Size = 100
+	cfg.Aug = imagerec.AugOptions{Crop: imagerec.CropRandom, Mirror: imagerec.MirrorRandom, RandomH: 10, RandomL: 20}
+	cfg.Norm = imagerec.Normalize{Mean: [4]float32{120, 115, 100}, Std: [4]float32{60, 60, 60},
+		MaxRandomContrast: 0.3, MaxRandomIllumination: 5}
+	var ref [][]*sink.Tensors
+	for _, threads := range []int{1, 2, 4} {
+		cfg.Backend.Threads = threads
+		it := newIter(t, cfg)
+		e0, e1 := pass(t, it), pass(t, it)
+		if ref == nil {
+			ref = [][]*sink.Tensors{e0, e1}
+			if reflect.DeepEqual(e0[0].Data[0].F32, e1[0].Data[0].F32) {
+				t.Error("epochs 0 and 1 are the same")
+			}
+			continue
+		}
+		if !reflect.DeepEqual(e0, ref[0]) || !reflect.DeepEqual(e1, ref[1]) {
+			t.Fatalf("%d threads: output differs from 1 thread", threads)
+		}
+	}
+	cfg.Data.Seed = 43
+	if other := pass(t, newIter(t, cfg)); reflect.DeepEqual(other, ref[0]) {
+		t.Error("seed 43 gave the same output as seed 42")
+	}
+}
+
+// The last-batch policies: Keep yields 104 rows, Drop 7 batches, RollOver
+// carries 104 images into the next epoch.
+func TestIterLastBatch(t *testing.T) {
+	cfg := mnistConfig()
+	cfg.Batch.Last = batch.Keep
+	bs := pass(t, newIter(t, cfg))
+	if len(bs) != 8 || bs[7].Data[0].Rows() != 104 || bs[7].Label[0].Rows() != 104 || len(bs[7].Data[0].F32) != 104*3*28*28 {
+		t.Errorf("Keep: %d batches, last has %d rows", len(bs), bs[len(bs)-1].Data[0].Rows())
+	}
+	cfg.Batch.Last = batch.Drop
+	if bs := pass(t, newIter(t, cfg)); len(bs) != 7 {
+		t.Errorf("Drop: %d batches", len(bs))
+	}
+	cfg.Batch.Last = batch.RollOver
+	it := newIter(t, cfg)
+	e0, e1 := pass(t, it), pass(t, it)
+	if len(e0) != 7 || len(e1) != 8 {
+		t.Errorf("RollOver: %d then %d batches, want 7 then 8", len(e0), len(e1))
+	}
+	if got := labelsOf(e1)[:3]; !slices.Equal(got, labelsOf(pass(t, newIter(t, mnistConfig())))[896:899]) {
+		t.Errorf("RollOver: epoch 1 starts with %v, not the remainder of epoch 0", got)
+	}
+}
+
+// Label arrays from the header (flag 3) with LabelWidth 3; from a .lst by
+// id, which need not follow the file order.
+func TestIterLabels(t *testing.T) {
+	const multi = "mnist_t10k_1000_jpg_multilabel"
+	rows := readTSV(t, multi)
+	cfg := mnistConfig()
+	cfg.Data.RecPath = tdPath(multi, ".rec")
+	cfg.Data.LabelWidth = 3
+	it := newIter(t, cfg)
+	if got := it.ProvideLabel()[0].Shape; !reflect.DeepEqual(got, []int{128, 3}) {
+		t.Errorf("label shape %v", got)
+	}
+	labels := labelsOf(pass(t, it))
+	for i, r := range rows {
+		if !slices.Equal(labels[3*i:3*i+3], r.labels) {
+			t.Fatalf("record %d labels %v, want %v", i, labels[3*i:3*i+3], r.labels)
+		}
+	}
+	// Width 1 with 3 labels in the header is an error naming the record.
+	cfg.Data.LabelWidth = 1
+	err := passErr(newIter(t, cfg))
+	var re *imagerec.RecordError
+	if !errors.Is(err, imagerec.ErrLabel) || !errors.As(err, &re) || re.Index != 0 {
+		t.Errorf("label width 1 over 3-label records: %v", err)
+	}
+	// A .lst whose labels are looked up by id: reverse the ids' labels.
+	entries, err := imagerec.ReadList(tdPath(multi, ".lst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range entries {
+		entries[i].Labels = []float32{float32(1000 - entries[i].Index), 5}
+	}
+	slices.Reverse(entries) // file order does not matter
+	lst := filepath.Join(t.TempDir(), "rev.lst")
+	writeList(t, lst, entries)
+	cfg.Data.ListPath = lst
+	cfg.Data.LabelWidth = 2
+	labels = labelsOf(pass(t, newIter(t, cfg)))
+	for i := range 1000 {
+		if labels[2*i] != float32(1000-i) || labels[2*i+1] != 5 {
+			t.Fatalf("record %d: labels %v from the .lst, want [%d 5]", i, labels[2*i:2*i+2], 1000-i)
+		}
+	}
+	// An id missing from the .lst is an error.
+	writeList(t, lst, entries[:10])
+	if err := passErr(newIter(t, cfg)); !errors.Is(err, imagerec.ErrLabel) {
+		t.Errorf("id missing from the .lst: %v", err)
+	}
+}
+
+func writeList(t testing.TB, path string, entries []imagerec.ListEntry) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := imagerec.WriteList(&buf, entries); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func passErr(it *imagerec.Iter) error {
+	for _, err := range it.All(context.Background()) {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Shuffling, with the .idx (a permutation per epoch) and without it (a
+// shuffle buffer): every image once per epoch, in an order that changes
+// with the epoch and repeats with the seed.
+func TestIterShuffle(t *testing.T) {
+	for _, idx := range []string{tdPath(mnistJPG, ".idx"), ""} {
+		cfg := mnistConfig()
+		cfg.Data.Shuffle = true
+		cfg.Data.IdxPath = idx
+		cfg.Data.ShuffleBuffer = 300
+		cfg.Data.Seed = 7
+		cfg.Data.ListPath = tdPath(mnistJPG, ".lst")
+		cfg.Batch.Last = batch.Keep
+		// Label each image by its id, to see the order.
+		entries, err := imagerec.ReadList(cfg.Data.ListPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range entries {
+			entries[i].Labels = []float32{float32(entries[i].Index)}
+		}
+		cfg.Data.ListPath = filepath.Join(t.TempDir(), "ids.lst")
+		writeList(t, cfg.Data.ListPath, entries)
+		it := newIter(t, cfg)
+		e0, e1 := labelsOf(pass(t, it)), labelsOf(pass(t, it))
+		again := labelsOf(pass(t, newIter(t, cfg)))
+		for _, order := range [][]float32{e0, e1} {
+			sorted := slices.Sorted(slices.Values(order))
+			for i, v := range sorted {
+				if v != float32(i) {
+					t.Fatalf("idx %q: epoch is not a permutation of the 1000 ids", idx)
+				}
+			}
+		}
+		if slices.Equal(e0, e1) || slices.IsSorted(e0) {
+			t.Errorf("idx %q: epochs not shuffled or not different", idx)
+		}
+		if !slices.Equal(e0, again) {
+			t.Errorf("idx %q: same seed, different order", idx)
+		}
+	}
+}
+
+// NumParts splits the records into disjoint parts that cover the file.
+func TestIterParts(t *testing.T) {
+	seen := map[float32]int{}
+	for part := range 3 {
+		for _, idx := range []string{"", tdPath(mnistJPG, ".idx")} {
+			cfg := mnistConfig()
+			cfg.Data.NumParts, cfg.Data.PartIndex = 3, part
+			cfg.Data.IdxPath = idx
+			cfg.Data.Shuffle = idx != ""
+			cfg.Batch.Last = batch.Keep
+			entries, _ := imagerec.ReadList(tdPath(mnistJPG, ".lst"))
+			for i := range entries {
+				entries[i].Labels = []float32{float32(entries[i].Index)}
+			}
+			cfg.Data.ListPath = filepath.Join(t.TempDir(), "ids.lst")
+			writeList(t, cfg.Data.ListPath, entries)
+			ids := labelsOf(pass(t, newIter(t, cfg)))
+			if len(ids) < 300 || len(ids) > 370 {
+				t.Errorf("part %d (idx %q): %d images", part, idx, len(ids))
+			}
+			for _, id := range ids {
+				seen[id]++
+			}
+		}
+	}
+	if len(seen) != 1000 {
+		t.Fatalf("parts cover %d ids, want 1000", len(seen))
+	}
+	for id, n := range seen {
+		if n != 2 { // once per part, for each of the two readers
+			t.Fatalf("id %v seen %d times", id, n)
+		}
+	}
+}
+
+// Gray PNG records: 1 channel as stored, 3 channels repeated; dtype uint8
+// gives the raw pixels.
+func TestIterGrayAndUint8(t *testing.T) {
+	cfg := mnistConfig()
+	cfg.Data.RecPath = tdPath("mnist_t10k_1000_png_gray", ".rec")
+	cfg.Data.Shape = [3]int{1, 28, 28}
+	cfg.Backend.DType = sample.Uint8
+	cfg.Norm.Mean = [4]float32{100} // ignored for uint8, as in MXNet
+	it := newIter(t, cfg)
+	if it.ProvideData()[0].DType != sample.Uint8 {
+		t.Fatal("ProvideData dtype is not uint8")
+	}
+	bs := pass(t, it)
+	recs := records(t, cfg.Data.RecPath)
+	ex, err := imagerec.DecodeRecord(recs[5], imagerec.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bs[0].Data[0].U8[5*784 : 6*784]; !bytes.Equal(got, ex.Image.Pix) {
+		t.Fatal("uint8 gray row differs from the decoded PNG")
+	}
+	cfg.Data.Shape = [3]int{3, 28, 28}
+	bs = pass(t, newIter(t, cfg))
+	row := bs[0].Data[0].U8[5*3*784 : 6*3*784]
+	for c := range 3 {
+		if !bytes.Equal(row[c*784:(c+1)*784], ex.Image.Pix) {
+			t.Fatalf("channel %d of the RGB row is not the gray image", c)
+		}
+	}
+}
+
+// Resize, affine warp, padding and random crop sizes take the general
+// path; the output has the configured shape and repeats with the seed.
+func TestIterGeometry(t *testing.T) {
+	cfg := mnistConfig()
+	cfg.Data.Shape = [3]int{3, 32, 32}
+	cfg.Data.NumParts = 5 // 200 images
+	cfg.Batch.Size = 50
+	for name, aug := range map[string]imagerec.AugOptions{
+		"resize":    {Resize: 40, Crop: imagerec.CropRandom, Interp: imagerec.RandomInterp},
+		"affine":    {Resize: 36, MaxRotateAngle: 20, MaxShearRatio: 0.1, MinRandomScale: 0.9, MaxRandomScale: 1.2, MaxAspectRatio: 0.2, MinImgSize: 32, Fill: 255},
+		"pad":       {Pad: 4, Crop: imagerec.CropFixed, CropX: 1, CropY: 3},
+		"crop size": {MinCropSize: 14, MaxCropSize: 28, Crop: imagerec.CropRandom, Interp: imagerec.AutoInterp},
+	} {
+		cfg.Aug = aug
+		a, b := pass(t, newIter(t, cfg)), pass(t, newIter(t, cfg))
+		if len(a) < 4 || a[0].Data[0].Shape[2] != 32 || !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: %d batches, not repeatable or wrong shape", name, len(a))
+		}
+	}
+	// Too small for the shape without resizing: an error naming the record.
+	cfg.Aug = imagerec.AugOptions{}
+	err := passErr(newIter(t, cfg))
+	var re *imagerec.RecordError
+	if !errors.Is(err, imagerec.ErrSize) || !errors.As(err, &re) || re.Index != 0 || re.Offset != 0 {
+		t.Errorf("28x28 images for a 32x32 shape: %v", err)
+	}
+}
+
+// writeRec writes payloads as a .rec file and returns its path and the
+// offset of each record.
+func writeRec(t testing.TB, payloads ...[]byte) (string, []int64) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := recordio.NewWriter(&buf)
+	var offs []int64
+	for _, p := range payloads {
+		offs = append(offs, w.Tell())
+		if err := w.Write(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "bad.rec")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, offs
+}
+
+// A corrupt JPEG and a header whose flag runs past the record give errors
+// naming the file, the record and its byte offset.
+func TestIterBadRecords(t *testing.T) {
+	good := records(t, tdPath(mnistJPG, ".rec"))
+	corrupt := append([]byte(nil), good[2].Data...)
+	corrupt = corrupt[:len(corrupt)-300] // truncated JPEG
+	bigFlag := append([]byte(nil), good[3].Data...)
+	bigFlag[0], bigFlag[1], bigFlag[2], bigFlag[3] = 0xff, 0xff, 0, 0 // 65535 labels
+	for name, c := range map[string]struct {
+		payload []byte
+		target  error
+	}{
+		"corrupt jpeg": {corrupt, imagerec.ErrImage},
+		"flag too big": {bigFlag, nil},
+	} {
+		path, offs := writeRec(t, good[0].Data, good[1].Data, c.payload, good[4].Data)
+		for _, threads := range []int{1, 3} {
+			cfg := mnistConfig()
+			cfg.Data.RecPath = path
+			cfg.Batch.Size = 2
+			cfg.Backend.Threads = threads
+			var got []*sink.Tensors
+			var err error
+			for b, e := range newIter(t, cfg).All(context.Background()) {
+				if e != nil {
+					err = e
+					break
+				}
+				got = append(got, b)
+			}
+			var re *imagerec.RecordError
+			if !errors.As(err, &re) {
+				t.Fatalf("%s: err = %v, want a *RecordError", name, err)
+			}
+			if re.File != path || re.Index != 2 || re.Offset != offs[2] || offs[2] == 0 {
+				t.Errorf("%s: error at %s record %d offset %d, want record 2 at offset %d", name, re.File, re.Index, re.Offset, offs[2])
+			}
+			if c.target != nil && !errors.Is(err, c.target) {
+				t.Errorf("%s: %v does not wrap %v", name, err, c.target)
+			}
+			if want := "byte " + itoa(offs[2]); !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: message %q lacks %q", name, err, want)
+			}
+			if len(got) != 1 {
+				t.Errorf("%s: %d batches before the error, want 1", name, len(got))
+			}
+		}
+	}
+}
+
+func itoa(v int64) string { return strings.TrimSpace(strings.Repeat(" ", 0) + formatInt(v)) }
+
+func formatInt(v int64) string {
+	if v == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; v > 0; v /= 10 {
+		b = append([]byte{byte('0' + v%10)}, b...)
+	}
+	return string(b)
+}
+
+// Stopping early and cancelling end the pass with every goroutine joined
+// (TestMain checks for leaks).
+func TestIterStop(t *testing.T) {
+	cfg := mnistConfig()
+	cfg.Backend.Threads = 3
+	it := newIter(t, cfg)
+	n := 0
+	for _, err := range it.All(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n++; n == 2 {
+			break
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var err error
+	n = 0
+	for _, e := range it.All(ctx) {
+		if e != nil {
+			err = e
+			break
+		}
+		if n++; n == 1 {
+			cancel()
+		}
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("after cancel: %v, want context.Canceled", err)
+	}
+}
+
+// Recycled tensors are reused and hold the right data.
+func TestIterRecycle(t *testing.T) {
+	cfg := mnistConfig()
+	cfg.Backend.Prefetch = -1
+	cfg.Backend.Threads = 1
+	it := newIter(t, cfg)
+	want := pass(t, it)
+	var firsts [][]float32
+	i := 0
+	reused := false
+	for b, err := range it.All(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(b.Data[0].F32, want[i].Data[0].F32) || !slices.Equal(b.Label[0].F32, want[i].Label[0].F32) || b.Padded != want[i].Padded {
+			t.Fatalf("batch %d differs after recycling", i)
+		}
+		for _, f := range firsts {
+			if &f[0] == &b.Data[0].F32[0] {
+				reused = true
+			}
+		}
+		firsts = append(firsts, b.Data[0].F32)
+		it.Recycle(b)
+		i++
+	}
+	if !reused {
+		t.Error("no batch memory was reused")
+	}
+}
+
+func TestNewIterErrors(t *testing.T) {
+	for name, c := range map[string]struct {
+		mod  func(*imagerec.Config)
+		want string
+	}{
+		"no rec":      {func(c *imagerec.Config) { c.Data.RecPath = "" }, "RecPath is empty"},
+		"missing rec": {func(c *imagerec.Config) { c.Data.RecPath = "nope.rec" }, "nope.rec"},
+		"channels":    {func(c *imagerec.Config) { c.Data.Shape[0] = 2 }, "channels must be 1, 3 or 4"},
+		"batch":       {func(c *imagerec.Config) { c.Batch.Size = 0 }, "Batch.Size 0"},
+		"parts":       {func(c *imagerec.Config) { c.Data.NumParts, c.Data.PartIndex = 2, 2 }, "PartIndex"},
+		"crop sizes":  {func(c *imagerec.Config) { c.Aug.MinCropSize, c.Aug.MaxCropSize = 20, 10 }, "MinCropSize"},
+		"scale":       {func(c *imagerec.Config) { c.Aug.MinRandomScale, c.Aug.MaxRandomScale = 2, 1 }, "affine"},
+		"mean image":  {func(c *imagerec.Config) { c.Norm.MeanImage = make([]float32, 5) }, "MeanImage"},
+		"dtype":       {func(c *imagerec.Config) { c.Backend.DType = sample.Int32 }, "DType"},
+		"bad lst":     {func(c *imagerec.Config) { c.Data.ListPath = tdPath(mnistJPG, ".rec") }, "is not an unsigned integer"},
+	} {
+		cfg := mnistConfig()
+		c.mod(&cfg)
+		_, err := imagerec.NewIter(cfg)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want it to mention %q", name, err, c.want)
+		}
+	}
+	// Several problems are reported together.
+	_, err := imagerec.NewIter(imagerec.Config{})
+	if err == nil || !strings.Contains(err.Error(), "RecPath") || !strings.Contains(err.Error(), "Batch.Size") {
+		t.Errorf("empty config: %v", err)
+	}
+}
