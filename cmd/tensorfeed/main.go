@@ -31,6 +31,7 @@ type command struct {
 // command means adding its file and one line here.
 var commands = []command{
 	{"rec", recUsage, runRec},
+	{"im2rec", im2recUsage, runIm2rec},
 }
 
 func main() {

@@ -1,0 +1,470 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+	"github.com/tensorfeed/tensorfeed/sample"
+	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/stage"
+)
+
+const im2recUsage = `
+im2rec list [flags] PREFIX ROOT  write PREFIX.lst: the images under ROOT, labelled by class sub-folder
+ --exts .jpeg,.jpg,.png  --recursive=true  --shuffle=true  --seed 0  --train-ratio 1  --test-ratio 0  --chunks 1
+ (a train ratio below 1 writes PREFIX_train.lst, PREFIX_val.lst and, with a test ratio, PREFIX_test.lst)
+im2rec pack [flags] PREFIX ROOT  pack every PREFIX*.lst into .rec and .idx files, reading the images under ROOT
+ --resize 0  --center-crop  --quality 95  --encoding .jpg|.png  --color 1|0|-1  --interp bilinear
+ --pass-through  --pack-label  --threads N  --skip-bad`
+
+// runIm2rec runs "tensorfeed im2rec list|pack ...", MXNet's tools/im2rec.py
+// without Python or OpenCV.
+func runIm2rec(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usagef("missing subcommand (list or pack)")
+	}
+	switch args[0] {
+	case "list":
+		return im2recList(args[1:], stdout)
+	case "pack":
+		return im2recPack(ctx, args[1:], stdout, stderr)
+	}
+	return usagef("unknown subcommand %q", args[0])
+}
+
+// listOptions are the flags of "im2rec list".
+type listOptions struct {
+	exts                  map[string]bool
+	recursive, shuffle    bool
+	seed                  uint64
+	trainRatio, testRatio float64
+	chunks                int
+}
+
+func im2recList(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("im2rec list", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	exts := fs.String("exts", ".jpeg,.jpg,.png", "comma-separated image file extensions")
+	var o listOptions
+	fs.BoolVar(&o.recursive, "recursive", true, "label the images of each sub-folder (else only ROOT's images, label 0)")
+	fs.BoolVar(&o.shuffle, "shuffle", true, "shuffle the list")
+	fs.Uint64Var(&o.seed, "seed", 0, "seed of the shuffle")
+	fs.Float64Var(&o.trainRatio, "train-ratio", 1, "fraction of each chunk for training")
+	fs.Float64Var(&o.testRatio, "test-ratio", 0, "fraction of each chunk for testing")
+	fs.IntVar(&o.chunks, "chunks", 1, "number of chunks")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if len(pos) != 2 {
+		return usagef("im2rec list takes PREFIX and ROOT, got %d arguments", len(pos))
+	}
+	if o.chunks < 1 || o.trainRatio < 0 || o.testRatio < 0 || o.trainRatio+o.testRatio > 1 {
+		return usagef("need --chunks >= 1 and ratios >= 0 adding up to at most 1")
+	}
+	o.exts = map[string]bool{}
+	for _, e := range strings.Split(*exts, ",") {
+		if e = strings.ToLower(strings.TrimSpace(e)); e != "" {
+			if !strings.HasPrefix(e, ".") {
+				e = "." + e
+			}
+			o.exts[e] = true
+		}
+	}
+	return makeLists(pos[0], pos[1], o, stdout)
+}
+
+// makeLists writes the .lst file(s) for the images under root, as
+// im2rec.py --list does, and prints each class folder with its label.
+func makeLists(prefix, root string, o listOptions, stdout io.Writer) error {
+	entries, classes, err := listImages(root, o.recursive, o.exts)
+	if err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		return fmt.Errorf("no image with extension %v under %s", slices.Sorted(mapKeys(o.exts)), root)
+	}
+	w := bufio.NewWriter(stdout)
+	for i, c := range classes {
+		fmt.Fprintf(w, "%s\t%d\n", c, i)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if o.shuffle {
+		r := source.NewRand(o.seed, 0, -1)
+		r.Shuffle(len(entries), func(i, j int) { entries[i], entries[j] = entries[j], entries[i] })
+	}
+	n := len(entries)
+	size := (n + o.chunks - 1) / o.chunks
+	for c := range o.chunks {
+		chunk := entries[min(c*size, n):min((c+1)*size, n)]
+		name := prefix
+		if o.chunks > 1 {
+			name += fmt.Sprintf("_%d", c)
+		}
+		if o.trainRatio == 1 {
+			if err := writeListFile(name+".lst", chunk); err != nil {
+				return err
+			}
+			continue
+		}
+		sep := int(float64(size) * o.trainRatio)
+		sepTest := int(float64(size) * o.testRatio)
+		part := func(lo, hi int) []imagerec.ListEntry { return chunk[min(lo, len(chunk)):min(hi, len(chunk))] }
+		if o.testRatio > 0 {
+			if err := writeListFile(name+"_test.lst", part(0, sepTest)); err != nil {
+				return err
+			}
+		}
+		if o.trainRatio+o.testRatio < 1 {
+			if err := writeListFile(name+"_val.lst", part(sepTest+sep, len(chunk))); err != nil {
+				return err
+			}
+		}
+		if err := writeListFile(name+"_train.lst", part(sepTest, sepTest+sep)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func mapKeys(m map[string]bool) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// listImages lists the images under root in im2rec.py's order: a folder's
+// files sorted by name, then its sub-folders in name order. With recursive,
+// every folder holding an image gets the next label, in that order; else
+// only root's own images are listed, with label 0. The entries' indices
+// follow the listing order.
+func listImages(root string, recursive bool, exts map[string]bool) ([]imagerec.ListEntry, []string, error) {
+	var entries []imagerec.ListEntry
+	var classes []string
+	seen := map[string]bool{}
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return err
+		}
+		if seen[real] { // a symbolic link back up the tree
+			return nil
+		}
+		seen[real] = true
+		des, err := os.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		var subdirs []string
+		label := -1
+		for _, de := range des { // ReadDir sorts by name
+			p := filepath.Join(dir, de.Name())
+			st, err := os.Stat(p) // follows links, as im2rec's os.walk(followlinks=True)
+			if err != nil {
+				return err
+			}
+			if st.IsDir() {
+				subdirs = append(subdirs, p)
+				continue
+			}
+			if !st.Mode().IsRegular() || !exts[strings.ToLower(filepath.Ext(de.Name()))] {
+				continue
+			}
+			if label < 0 {
+				label = 0
+				if recursive {
+					label = len(classes)
+					rel, _ := filepath.Rel(root, dir)
+					classes = append(classes, filepath.ToSlash(rel))
+				}
+			}
+			rel, err := filepath.Rel(root, p)
+			if err != nil {
+				return err
+			}
+			entries = append(entries, imagerec.ListEntry{Index: uint64(len(entries)),
+				Labels: []float32{float32(label)}, Path: filepath.ToSlash(rel)})
+		}
+		if !recursive {
+			return nil
+		}
+		for _, s := range subdirs {
+			if err := walk(s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(root); err != nil {
+		return nil, nil, err
+	}
+	return entries, classes, nil
+}
+
+func writeListFile(path string, entries []imagerec.ListEntry) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := imagerec.WriteList(f, entries); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// packOptions are the flags of "im2rec pack".
+type packOptions struct {
+	resize      int
+	centerCrop  bool
+	quality     int
+	encoding    string
+	color       int
+	interp      imagerec.Interp
+	passThrough bool
+	packLabel   bool
+	threads     int
+	skipBad     bool
+}
+
+var interpNames = map[string]imagerec.Interp{
+	"nearest": imagerec.Nearest, "bilinear": imagerec.Bilinear, "bicubic": imagerec.Bicubic,
+	"area": imagerec.Area, "lanczos": imagerec.Lanczos, "auto": imagerec.AutoInterp,
+}
+
+func im2recPack(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("im2rec pack", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var o packOptions
+	fs.IntVar(&o.resize, "resize", 0, "resize the shorter side to this size (0: keep)")
+	fs.BoolVar(&o.centerCrop, "center-crop", false, "crop the centred square first")
+	fs.IntVar(&o.quality, "quality", 95, "JPEG quality 1-100 (PNG: 1-3 fast, 7-9 or more best compression)")
+	fs.StringVar(&o.encoding, "encoding", ".jpg", ".jpg or .png")
+	fs.IntVar(&o.color, "color", 1, "1: colour, 0: gray, -1: as stored (keeps alpha with .png)")
+	interp := fs.String("interp", "bilinear", "resize interpolation: nearest, bilinear, bicubic, area, lanczos, auto")
+	fs.BoolVar(&o.passThrough, "pass-through", false, "store the files' bytes unchanged")
+	fs.BoolVar(&o.packLabel, "pack-label", false, "store every label of the .lst as a label array")
+	fs.IntVar(&o.threads, "threads", runtime.GOMAXPROCS(0), "encoding goroutines")
+	fs.BoolVar(&o.skipBad, "skip-bad", false, "skip unreadable images (each is reported) instead of stopping")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if len(pos) != 2 {
+		return usagef("im2rec pack takes PREFIX and ROOT, got %d arguments", len(pos))
+	}
+	var ok bool
+	if o.interp, ok = interpNames[*interp]; !ok {
+		return usagef("unknown --interp %q", *interp)
+	}
+	switch {
+	case o.encoding != ".jpg" && o.encoding != ".png":
+		return usagef("--encoding must be .jpg or .png, not %q", o.encoding)
+	case o.color < -1 || o.color > 1:
+		return usagef("--color must be 1, 0 or -1")
+	case o.quality < 1 || (o.encoding == ".jpg" && o.quality > 100):
+		return usagef("--quality %d out of range", o.quality)
+	case o.resize < 0 || o.threads < 1:
+		return usagef("need --resize >= 0 and --threads >= 1")
+	}
+	lists, err := findLists(pos[0])
+	if err != nil {
+		return err
+	}
+	for _, lst := range lists {
+		if err := packList(ctx, lst, pos[1], o, stdout, stderr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// findLists returns the .lst files that PREFIX names, as im2rec.py finds
+// them: every .lst in PREFIX when it is a folder, else the .lst files whose
+// path starts with PREFIX.
+func findLists(prefix string) ([]string, error) {
+	dir, base := filepath.Dir(prefix), filepath.Base(prefix)
+	if st, err := os.Stat(prefix); err == nil && st.IsDir() {
+		dir, base = prefix, ""
+	}
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, de := range des {
+		if n := de.Name(); !de.IsDir() && strings.HasPrefix(n, base) && strings.HasSuffix(n, ".lst") {
+			out = append(out, filepath.Join(dir, n))
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no .lst file with prefix %s", prefix)
+	}
+	return out, nil
+}
+
+// packed is one encoded record, or the error that stopped it.
+type packed struct {
+	entry   imagerec.ListEntry
+	payload []byte
+	err     error
+}
+
+// packList writes LST.rec and LST.idx next to the .lst file lst.
+func packList(ctx context.Context, lst, root string, o packOptions, stdout, stderr io.Writer) error {
+	entries, err := imagerec.ReadList(lst)
+	if err != nil {
+		return err
+	}
+	base := strings.TrimSuffix(lst, ".lst")
+	recFile, err := os.Create(base + ".rec")
+	if err != nil {
+		return err
+	}
+	defer recFile.Close()
+	bw := bufio.NewWriterSize(recFile, 1<<20)
+	w := recordio.NewWriter(bw)
+	var idx []byte
+	encode := func(e imagerec.ListEntry) (packed, error) {
+		p, err := packEntry(e, root, o)
+		if err != nil && !o.skipBad {
+			return packed{}, err
+		}
+		return packed{entry: e, payload: p, err: err}, nil
+	}
+	n, skipped := 0, 0
+	for p, err := range stage.ParallelMap(source.Slice(entries), o.threads, encode).All(ctx) {
+		if err != nil {
+			return fmt.Errorf("%s: %w", lst, err)
+		}
+		if p.err != nil {
+			fmt.Fprintf(stderr, "im2rec: skipping %v\n", p.err)
+			skipped++
+			continue
+		}
+		idx = recordio.AppendIndexLine(idx, int64(p.entry.Index), w.Tell())
+		if err := w.Write(p.payload); err != nil {
+			return err
+		}
+		n++
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if err := recFile.Close(); err != nil {
+		return err
+	}
+	if err := os.WriteFile(base+".idx", idx, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d records in %s.rec", lst, n, base)
+	if skipped > 0 {
+		fmt.Fprintf(stdout, ", %d images skipped", skipped)
+	}
+	fmt.Fprintln(stdout)
+	return nil
+}
+
+// packEntry reads, transforms and encodes one image into a record payload.
+func packEntry(e imagerec.ListEntry, root string, o packOptions) ([]byte, error) {
+	path := filepath.Join(root, filepath.FromSlash(e.Path))
+	h := imagerec.Header{ID: e.Index}
+	if o.packLabel && len(e.Labels) > 1 {
+		h.Labels = e.Labels
+	} else if len(e.Labels) > 0 {
+		h.Label = e.Labels[0]
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if o.passThrough {
+		return imagerec.AppendRecord(nil, h, data), nil
+	}
+	ch := map[int]int{1: 3, 0: 1, -1: 0}[o.color]
+	img, err := imagerec.DefaultDecoder().Decode(data, imagerec.DecodeOptions{Channels: ch})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if o.centerCrop && img.Width != img.Height {
+		s := min(img.Width, img.Height)
+		x, y := (img.Width-s)/2, (img.Height-s)/2
+		img = imagerec.CropImage(img, image.Rect(x, y, x+s, y+s))
+	}
+	if o.resize > 0 {
+		w, h := imagerec.ShorterSide(img.Width, img.Height, o.resize)
+		img = imagerec.ResizeImage(img, w, h, o.interp)
+	}
+	enc, err := encodeImage(img, o.encoding, o.quality)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return imagerec.AppendRecord(nil, h, enc), nil
+}
+
+// encodeImage encodes img as JPEG (alpha dropped) or PNG.
+func encodeImage(img sample.Image, encoding string, quality int) ([]byte, error) {
+	var buf bytes.Buffer
+	if encoding == ".jpg" {
+		if img.Channels == 4 {
+			img = dropAlpha(img)
+		}
+		err := jpeg.Encode(&buf, toGoImage(img), &jpeg.Options{Quality: quality})
+		return buf.Bytes(), err
+	}
+	enc := png.Encoder{CompressionLevel: png.DefaultCompression}
+	switch {
+	case quality <= 3:
+		enc.CompressionLevel = png.BestSpeed
+	case quality >= 7:
+		enc.CompressionLevel = png.BestCompression
+	}
+	err := enc.Encode(&buf, toGoImage(img))
+	return buf.Bytes(), err
+}
+
+func dropAlpha(img sample.Image) sample.Image {
+	out := sample.NewImage(img.Height, img.Width, 3)
+	for i := range img.Height * img.Width {
+		copy(out.Pix[3*i:3*i+3], img.Pix[4*i:4*i+3])
+	}
+	return out
+}
+
+// toGoImage wraps or converts img for the image encoders.
+func toGoImage(img sample.Image) image.Image {
+	r := image.Rect(0, 0, img.Width, img.Height)
+	switch img.Channels {
+	case 1:
+		return &image.Gray{Pix: img.Pix, Stride: img.Width, Rect: r}
+	case 4:
+		return &image.NRGBA{Pix: img.Pix, Stride: 4 * img.Width, Rect: r}
+	}
+	m := image.NewRGBA(r)
+	for i := range img.Height * img.Width {
+		copy(m.Pix[4*i:4*i+3], img.Pix[3*i:3*i+3])
+		m.Pix[4*i+3] = 255
+	}
+	return m
+}
