@@ -151,7 +151,7 @@ func TestIm2recPack(t *testing.T) {
 	}
 	decode := func(data []byte, ch int) sample.Image {
 		t.Helper()
-		img, err := imagerec.GoDecoder().Decode(data, imagerec.DecodeOptions{Channels: ch})
+		img, err := imagerec.DefaultDecoder().Decode(data, imagerec.DecodeOptions{Channels: ch}) // as pack decodes
 		if err != nil {
 			t.Fatal(err)
 		}
