@@ -163,3 +163,52 @@ func TestZipEpochs(t *testing.T) {
 		t.Errorf("epochs seen: %v, %v; want [6], [6]", ea, eb)
 	}
 }
+
+// TestZipChunkBoundaries: the pulled readers are read in chunks of 1, 2,
+// 4, ... samples; alignment checks and errors must be exact at every
+// length around the chunk edges.
+func TestZipChunkBoundaries(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 4, 6, 7, 8, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129} {
+		for _, d := range []int{-1, 0, 1} {
+			la, lb := n, n+d
+			items := drain(t, t.Context(), zipLens([]int{la, lb}), 1000)
+			want := min(la, lb)
+			if d == 0 {
+				if len(items) != n || items[n-1].err != nil {
+					t.Errorf("lengths %d, %d: got %d items", la, lb, len(items))
+				}
+				continue
+			}
+			if len(items) != want+1 || !errors.Is(items[want].err, stage.ErrNotAligned) {
+				t.Errorf("lengths %d, %d: got %d items, last %v", la, lb, len(items), items[len(items)-1])
+			}
+		}
+		// An error in the pulled reader comes right after the samples before it.
+		b := newProbe(n + 10)
+		b.failAt = n
+		items := drain(t, t.Context(), stage.Zip2(source.Slice(ints(0, n+10)), source.Reader[int](b)), 1000)
+		if len(items) != n+1 || !errors.Is(items[n].err, errBoom) {
+			t.Errorf("error at %d: got %d items, last %v", n, len(items), items[len(items)-1])
+		}
+		for i, it := range items[:n] {
+			if it.v.A != i || it.v.B != i {
+				t.Fatalf("error at %d: item %d = %v", n, i, it.v)
+			}
+		}
+	}
+}
+
+// TestZipReadAhead: a pulled reader runs at most 31 samples ahead of the
+// zip.
+func TestZipReadAhead(t *testing.T) {
+	for _, n := range []int{1, 5, 40, 200} {
+		noise := newProbe(-1)
+		got := values(t, stage.Zip2(source.Slice(ints(0, n)), source.Reader[int](noise), stage.Shortest()))
+		if len(got) != n {
+			t.Fatalf("got %d samples, want %d", len(got), n)
+		}
+		if ahead := noise.yielded.Load() - int64(n); ahead < 0 || ahead > 31 {
+			t.Errorf("%d samples zipped: endless reader yielded %d more", n, ahead)
+		}
+	}
+}
