@@ -40,6 +40,7 @@ func main() {
 	flag.IntVar(&cfg.BatchSize, "batch", cfg.BatchSize, "batch size")
 	flag.IntVar(&cfg.Hidden, "hidden", cfg.Hidden, "hidden units of both networks")
 	flag.Float64Var(&cfg.LR, "lr", cfg.LR, "Adam learning rate of both networks")
+	flag.Float64Var(&cfg.Dropout, "dropout", cfg.Dropout, "dropout rate of the discriminator's hidden layer")
 	flag.IntVar(&cfg.SampleEvery, "sample-every", cfg.SampleEvery, "write a grid of generated digits every N steps (0: only at the end)")
 	flag.IntVar(&cfg.LogEvery, "log-every", cfg.LogEvery, "print the losses every N steps")
 	flag.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the shuffle, the noise and the weights")

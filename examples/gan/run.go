@@ -32,6 +32,7 @@ type config struct {
 	LR          float64
 	Beta1       float64 // Adam's first-moment decay; 0.5 is the usual choice for GANs
 	Smooth      float64 // the discriminator's target for real images (one-sided label smoothing)
+	Dropout     float64 // dropout rate of the discriminator's hidden layer
 	SampleEvery int
 	LogEvery    int
 	Seed        uint64
@@ -54,6 +55,7 @@ func defaultConfig() config {
 		LR:          1e-3,
 		Beta1:       0.5,
 		Smooth:      0.9,
+		Dropout:     0,
 		SampleEvery: 500,
 		LogEvery:    100,
 		Seed:        1,
@@ -130,8 +132,9 @@ func newGAN(cfg config) *gan {
 	gIn.NoInputGrad = true
 	dIn := nn.NewLinear(mnist.Pixels, cfg.Hidden, math.Sqrt2, r)
 	return &gan{
-		g:    nn.Sequential{gIn, nn.LeakyReLU(0.2), nn.NewLinear(cfg.Hidden, mnist.Pixels, 1, r), nn.Tanh()},
-		d:    nn.Sequential{dIn, nn.LeakyReLU(0.2), nn.NewLinear(cfg.Hidden, 1, 1, r)},
+		g: nn.Sequential{gIn, nn.LeakyReLU(0.2), nn.NewLinear(cfg.Hidden, mnist.Pixels, 1, r), nn.Tanh()},
+		d: nn.Sequential{dIn, nn.LeakyReLU(0.2), nn.NewDropout(cfg.Dropout, source.NewRand(cfg.Seed, 0, -3)),
+			nn.NewLinear(cfg.Hidden, 1, 1, r)},
 		dIn:  dIn,
 		gOpt: &nn.Adam{LR: cfg.LR, Beta1: cfg.Beta1},
 		dOpt: &nn.Adam{LR: cfg.LR, Beta1: cfg.Beta1},

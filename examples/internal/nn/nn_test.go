@@ -230,3 +230,57 @@ func TestFromFloat32(t *testing.T) {
 		t.Error("matrix of another shape reused")
 	}
 }
+
+func TestDropout(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	d := nn.NewDropout(0.25, r)
+	x := mat.NewDense(100, 100, nil)
+	for i := 0; i < 100; i++ {
+		for j := 0; j < 100; j++ {
+			x.Set(i, j, 1)
+		}
+	}
+	if y := d.Forward(x, false); y != x {
+		t.Error("inference changed the input")
+	}
+	y := d.Forward(x, true)
+	zeros, sum := 0, 0.0
+	for i := 0; i < 100; i++ {
+		for j := 0; j < 100; j++ {
+			v := y.At(i, j)
+			switch v {
+			case 0:
+				zeros++
+			case 1 / 0.75:
+			default:
+				t.Fatalf("y[%d,%d] = %v", i, j, v)
+			}
+			sum += v
+		}
+	}
+	if zeros < 2200 || zeros > 2800 {
+		t.Errorf("%d of 10000 dropped, want about 2500", zeros)
+	}
+	if m := sum / 10000; math.Abs(m-1) > 0.05 {
+		t.Errorf("mean %v, want about 1 (inverted dropout keeps the expectation)", m)
+	}
+	// The gradient goes through the same mask.
+	dx := d.Backward(x)
+	if !mat.Equal(dx, y) {
+		t.Error("backward mask differs from forward mask")
+	}
+}
+
+func TestGradientWithDropout(t *testing.T) {
+	// With a fixed mask (p = 0 draws nothing), a dropout layer must not
+	// disturb the gradient check.
+	r := rand.New(rand.NewPCG(1, 2))
+	model := nn.Sequential{nn.NewLinear(3, 5, 1, r), nn.NewDropout(0, r), nn.Tanh(), nn.NewLinear(5, 2, 1, r)}
+	x := randDense(r, 4, 3)
+	var grad *mat.Dense
+	gradCheck(t, model, x, func(z *mat.Dense) (float64, *mat.Dense) {
+		l, g := nn.SoftmaxCrossEntropy(z, []int{0, 1, 1, 0}, grad)
+		grad = g
+		return l, g
+	})
+}

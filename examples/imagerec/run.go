@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/examples/internal/imgrid"
+	"github.com/tensorfeed/tensorfeed/examples/internal/progress"
+	"github.com/tensorfeed/tensorfeed/pipeline"
+	"github.com/tensorfeed/tensorfeed/sink"
+)
+
+type config struct {
+	RecPath, IdxPath string
+	Shape            [3]int
+	Resize           int
+	Rotate           int
+	MinScale         float64
+	MaxScale         float64
+	Pad              int
+	Mirror           bool
+	Epochs           int
+	BatchSize        int
+	Threads          int
+	OutDir           string
+	SheetSize        int // images on the contact sheet
+	Seed             uint64
+
+	Log      *zap.Logger
+	Progress io.Writer
+}
+
+func defaultConfig() config {
+	return config{
+		RecPath:   "dataset/imagerec/testdata/mnist_t10k_1000_jpg.rec",
+		Shape:     [3]int{3, 28, 28},
+		Rotate:    15,
+		MinScale:  0.9,
+		MaxScale:  1.1,
+		Pad:       4,
+		Epochs:    3,
+		BatchSize: 64,
+		OutDir:    "out/imagerec",
+		SheetSize: 64,
+		Seed:      1,
+	}
+}
+
+type result struct {
+	Images     int     // per epoch
+	Rate       float64 // images per second over all epochs
+	EpochRates []float64
+	Sheet      string // the contact sheet's path
+	Labels     []float32
+	Stats      pipeline.Stats
+}
+
+// threads returns the number of goroutines the Iter runs for n (its
+// default for 0).
+func threads(n int) int {
+	if n == 0 {
+		return min(4, runtime.GOMAXPROCS(0))
+	}
+	return n
+}
+
+// iterConfig maps the example's flags to an ImageRecordIter configuration.
+func iterConfig(cfg config) imagerec.Config {
+	idx := cfg.IdxPath
+	if idx == "" {
+		guess := strings.TrimSuffix(cfg.RecPath, filepath.Ext(cfg.RecPath)) + ".idx"
+		if _, err := os.Stat(guess); err == nil {
+			idx = guess
+		}
+	}
+	c := imagerec.Config{}
+	c.Data = imagerec.DataOptions{RecPath: cfg.RecPath, IdxPath: idx, Shape: cfg.Shape, Shuffle: true, Seed: cfg.Seed}
+	c.Batch = imagerec.BatchOptions{Size: cfg.BatchSize, Last: batch.Pad}
+	c.Aug = imagerec.AugOptions{
+		Resize:         cfg.Resize,
+		MaxRotateAngle: cfg.Rotate,
+		MinRandomScale: float32(cfg.MinScale),
+		MaxRandomScale: float32(cfg.MaxScale),
+		Pad:            cfg.Pad,
+		Crop:           imagerec.CropRandom,
+	}
+	if cfg.Mirror {
+		c.Aug.Mirror = imagerec.MirrorRandom
+	}
+	// Pixels scaled to [0, 1], with a little random contrast and
+	// illumination, as ImageRecordIter's max_random_contrast and
+	// max_random_illumination do.
+	c.Norm = imagerec.Normalize{Scale: 1.0 / 255, MaxRandomContrast: 0.2, MaxRandomIllumination: 20}
+	c.Backend = imagerec.BackendOptions{Threads: cfg.Threads, Logger: cfg.Log}
+	return c
+}
+
+func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
+	if cfg.Log == nil {
+		cfg.Log = zap.NewNop()
+	}
+	if cfg.Progress == nil {
+		cfg.Progress = io.Discard
+	}
+	if _, err := os.Stat(cfg.RecPath); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w (run from the repository root, or pass -rec)", err)
+	}
+	ic := iterConfig(cfg)
+	it, err := imagerec.NewIter(ic)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Log.Info("ImageRecordIter", zap.String("rec", ic.Data.RecPath), zap.String("idx", ic.Data.IdxPath),
+		zap.Stringers("data", it.ProvideData()), zap.Stringers("label", it.ProvideLabel()),
+		zap.Int("threads", threads(cfg.Threads)))
+	p := pipeline.From[*sink.Tensors](it, pipeline.WithName("imagerec"), pipeline.WithLogger(cfg.Log))
+
+	res := &result{}
+	c, h, w := cfg.Shape[0], cfg.Shape[1], cfg.Shape[2]
+	per := c * h * w
+	scale := max(1, 112/max(h, w)) // small images are drawn larger
+	sheet := &imgrid.Grid{H: h, W: w, Channels: c, Cols: 8, Scale: scale}
+	if c == 4 {
+		sheet.Channels = 3 // the alpha plane is not drawn
+	}
+	var total time.Duration
+	for epoch, pass := range p.Epochs(ctx, cfg.Epochs) {
+		bar := progress.New(cfg.Progress, fmt.Sprintf("epoch %d/%d", epoch+1, cfg.Epochs), 0, "images")
+		images := 0
+		for ts, err := range pass {
+			if err != nil {
+				bar.Finish()
+				return nil, err
+			}
+			data, label := ts.Data[0], ts.Label[0]
+			real := data.Rows() - ts.Padded
+			for i := 0; i < real && sheet.Len() < cfg.SheetSize; i++ {
+				sheet.AddFloat(data.F32[i*per:i*per+sheet.Channels*h*w], 0, 1)
+				res.Labels = append(res.Labels, label.F32[i*len(label.F32)/data.Rows()])
+			}
+			images += real
+			bar.Add(real)
+			it.Recycle(ts) // its memory may now hold a later batch
+		}
+		elapsed, rate := bar.Finish()
+		total += elapsed
+		res.Images = images
+		res.EpochRates = append(res.EpochRates, rate)
+		fmt.Fprintf(out, "epoch %d/%d: %d images in %v: %.0f images/s (%d decoding goroutines)\n", epoch+1, cfg.Epochs, images,
+			elapsed.Round(time.Millisecond), rate, threads(cfg.Threads))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if total > 0 {
+		res.Rate = float64(res.Images*cfg.Epochs) / total.Seconds()
+	}
+	res.Stats = p.Stats()
+	res.Sheet = filepath.Join(cfg.OutDir, "contact_sheet.png")
+	if err := sheet.WritePNG(res.Sheet); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "contact sheet: %d augmented crops of the first epoch, labels row by row:\n", sheet.Len())
+	for i := 0; i < len(res.Labels); i += sheet.Cols {
+		row := res.Labels[i:min(i+sheet.Cols, len(res.Labels))]
+		fmt.Fprintln(out, " ", strings.Trim(fmt.Sprint(row), "[]"))
+	}
+	return res, nil
+}
