@@ -40,8 +40,8 @@
 // Every step counts its passes, errors and samples and measures the time it
 // spends producing (Busy: in the step and upstream) against the time it
 // waits for its consumer (Wait); see StageStats for the exact definition
-// and how the clock is sampled to keep the cost near 1 ns per sample and
-// step. Pipe.Stats returns a snapshot at any time, also while passes run.
+// and how the clock is sampled to keep the cost near that of one Map layer
+// per sample and step. Pipe.Stats returns a snapshot at any time, also while passes run.
 // The logger given with WithLogger (default zap.NewNop(); the global logger
 // is never used) receives an Info entry per epoch with every step's
 // counters as zap fields, and a Debug entry per pass of every step.

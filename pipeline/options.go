@@ -45,7 +45,7 @@ func WithName(name string) Option {
 
 // WithoutStats turns the per-step counters off: every step then delegates
 // to its stage with no wrapper at all, and Stats reports names only. Use it
-// when a chain of very cheap per-sample steps must not pay the 1-3 ns per
+// when a chain of very cheap per-sample steps must not pay the few ns per
 // sample and step that the counters cost (see BenchmarkBuilder).
 func WithoutStats() Option {
 	return optionFunc(func(c *config) { c.stats = false })

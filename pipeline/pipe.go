@@ -70,8 +70,9 @@ func (p *Pipe[T]) Named(name string) *Pipe[T] {
 
 // Stats returns a snapshot of the counters of every step that feeds p,
 // sources first and p's last step last. It is safe to call while passes
-// run; counts then lag by at most the samples since each step's last timed
-// sample (about a hundred). See StageStats for what the numbers mean.
+// run; each running pass publishes its counts about once a millisecond
+// (and at its end), so they lag by at most that. See StageStats for what
+// the numbers mean.
 func (p *Pipe[T]) Stats() Stats {
 	nodes := p.node.lineage()
 	out := make(Stats, len(nodes))
