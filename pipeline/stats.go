@@ -245,11 +245,11 @@ type meter struct {
 	rng       uint64    // xorshift state for the stride
 
 	timed, fixed, sbusy, swait int64 // pass totals (ns for times)
-	pubCount, pubTimed                int64 // already published
-	pubFixed, pubBusy, pubWait        int64
-	wall                              int64
-	lastTimedCount                    int64
-	lastTimedAt                       time.Time
+	pubCount, pubTimed         int64 // already published
+	pubFixed, pubBusy, pubWait int64
+	wall                       int64
+	lastTimedCount             int64
+	lastTimedAt                time.Time
 }
 
 func (m *meter) startPass(n *node, now time.Time) {
