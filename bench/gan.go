@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 
 	"github.com/tensorfeed/tensorfeed/batch"
@@ -25,13 +26,41 @@ const (
 	ganOut = mnist.Pixels*4 + ganNoise*4 + 2*4
 )
 
-// ganSample is one composed sample: an image, its noise vector and the
-// discriminator's constant true and false labels.
-type ganSample = stage.Tuple4[mnist.Sample, []float32, bool, bool]
+// ganSample is one composed sample: an image, its noise vector (N is
+// []float32 or [100]float32) and the discriminator's constant true and
+// false labels.
+type ganSample[N any] = stage.Tuple4[mnist.Sample, N, bool, bool]
+
+// ganPipeline builds: Zip4(images, noise, Constant(true), Constant(false),
+// Shortest) -> Batch(128, Keep) -> Tensorize(Reuse) with the image, noise,
+// real and fake tensors.
+func ganPipeline[N any](ds *mnist.Dataset, noise source.Reader[N], fillNoise func(N, []float32)) source.Reader[*sink.Tensors] {
+	z := stage.Zip4[mnist.Sample, N, bool, bool](ds, noise, source.Constant(true, -1), source.Constant(false, -1),
+		stage.Shortest())
+	boolF32 := func(v bool) float32 {
+		if v {
+			return 1
+		}
+		return 0
+	}
+	s := sink.New(mnistBatch,
+		[]sink.Field[ganSample[N]]{
+			sink.Float32("image", []int{mnist.Pixels}, func(s ganSample[N], dst []float32) { ds.FillImage(s.A, dst) }),
+			sink.Float32("noise", []int{ganNoise}, func(s ganSample[N], dst []float32) { fillNoise(s.B, dst) }),
+		},
+		[]sink.Field[ganSample[N]]{
+			sink.Float32("real", nil, func(s ganSample[N], dst []float32) { dst[0] = boolF32(s.C) }),
+			sink.Float32("fake", nil, func(s ganSample[N], dst []float32) { dst[0] = boolF32(s.D) }),
+		},
+		sink.Reuse())
+	return pipeline.Tensorize(pipeline.Batch(pipeline.From[ganSample[N]](z), mnistBatch, batch.Keep), s)
+}
 
 // ganCompose measures PaddlePaddle's GAN input: MNIST images zipped with
 // 100-float uniform noise and constant true / false labels, batches of 128,
-// no shuffle.
+// no shuffle. The first row draws the noise with source.Uniform, a new
+// slice per sample; the second with source.Generate returning a
+// [100]float32 array, which allocates nothing.
 func ganCompose(cfg config) ([]Row, error) {
 	n := 0
 	if cfg.tiny {
@@ -43,55 +72,52 @@ func ganCompose(cfg config) ([]Row, error) {
 	}
 	defer f.remove()
 	outBytes := int64(f.n) * ganOut
-
 	ds := mnist.New(f.images, f.labels, mnist.Flat(), mnist.Scaling(mnist.ScaleSymmetric))
-	z := stage.Zip4[mnist.Sample, []float32, bool, bool](ds,
-		source.Uniform(ganNoise, -1, 1, ganSeed), source.Constant(true, -1), source.Constant(false, -1),
-		stage.Shortest())
-	boolF32 := func(v bool) float32 {
-		if v {
-			return 1
+	noiseArray := source.Generate(-1, ganSeed, func(r *rand.Rand, _ int) (v [ganNoise]float32) {
+		for i := range v {
+			v[i] = -1 + 2*r.Float32() // as source.Uniform(ganNoise, -1, 1, ganSeed)
 		}
-		return 0
+		return v
+	})
+	variants := []struct {
+		name, note string
+		r          source.Reader[*sink.Tensors]
+	}{
+		{"uniform", "Zip4(images, source.Uniform(100), Constant(true), Constant(false), Shortest) -> Batch(128) -> Tensorize(Reuse)",
+			ganPipeline(ds, source.Uniform(ganNoise, -1, 1, ganSeed), func(v []float32, dst []float32) { copy(dst, v) })},
+		{"noise-array", "as uniform, with source.Generate of [100]float32 values instead of Uniform's new slice per sample",
+			ganPipeline(ds, noiseArray, func(v [ganNoise]float32, dst []float32) { copy(dst, v[:]) })},
 	}
-	s := sink.New(mnistBatch,
-		[]sink.Field[ganSample]{
-			sink.Float32("image", []int{mnist.Pixels}, func(s ganSample, dst []float32) { ds.FillImage(s.A, dst) }),
-			sink.Float32("noise", []int{ganNoise}, func(s ganSample, dst []float32) { copy(dst, s.B) }),
-		},
-		[]sink.Field[ganSample]{
-			sink.Float32("real", nil, func(s ganSample, dst []float32) { dst[0] = boolF32(s.C) }),
-			sink.Float32("fake", nil, func(s ganSample, dst []float32) { dst[0] = boolF32(s.D) }),
-		},
-		sink.Reuse())
-	t := pipeline.Tensorize(pipeline.Batch(pipeline.From[ganSample](z), mnistBatch, batch.Keep), s)
 
 	floor, err := measureFloor(cfg.reps, outBytes, mnistBatch*ganOut)
 	if err != nil {
 		return nil, err
 	}
-	var got, want uint64
-	rs, err := measureEach(cfg.reps, func() error {
-		got = 0
-		ctx := source.WithEpoch(context.Background(), 0)
-		for b, err := range t.All(ctx) {
-			if err != nil {
-				return err
+	var rows []Row
+	for _, v := range variants {
+		var got, want uint64
+		rs, err := measureEach(cfg.reps, func() error {
+			got = 0
+			ctx := source.WithEpoch(context.Background(), 0)
+			for b, err := range v.r.All(ctx) {
+				if err != nil {
+					return err
+				}
+				got = consumeGAN(got, b.Data[0].F32, b.Data[1].F32, b.Label[0].F32, b.Label[1].F32)
 			}
-			got = consumeGAN(got, b.Data[0].F32, b.Data[1].F32, b.Label[0].F32, b.Label[1].F32)
+			return nil
+		}, func() (err error) { want, err = ganPlain(f); return err })
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	}, func() (err error) { want, err = ganPlain(f); return err })
-	if err != nil {
-		return nil, err
+		if got != want {
+			return nil, fmt.Errorf("gan-compose %s: pipeline and plain loop differ (checksums %x, %x)", v.name, got, want)
+		}
+		row := newRow("gan-compose", 1, f.n, outBytes, rs[0], rs[1], floor)
+		row.Variant, row.Note = v.name, v.note
+		rows = append(rows, row)
 	}
-	pipe, plain := rs[0], rs[1]
-	if got != want {
-		return nil, fmt.Errorf("gan-compose: pipeline and plain loop differ (checksums %x, %x)", got, want)
-	}
-	row := newRow("gan-compose", 1, f.n, outBytes, pipe, plain, floor)
-	row.Note = "Zip4(images, Uniform(100), Constant(true), Constant(false), Shortest) -> Batch(128) -> Tensorize(Reuse)"
-	return []Row{row}, nil
+	return rows, nil
 }
 
 // consumeGAN folds a batch into a checksum, as consumeBatch does.

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"image"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -12,7 +14,6 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 // imagerecSet is the part of the photo set a run reads: part 0 of parts
@@ -79,9 +80,19 @@ func imagerecRows(cfg config) ([]Row, error) {
 		}
 	}
 	for _, dec := range decoders {
+		var one Row
 		for _, threads := range []int{1, 2} {
-			rows = append(rows, Row{Name: "imagerec-pipeline", Decoder: dec.Name(), Threads: threads,
-				Note: "not measured: dataset/imagerec has no Iter in this tree yet"})
+			row, err := imagerecPipelineRow(cfg, set, dec, threads)
+			if err != nil {
+				return nil, err
+			}
+			if threads == 1 {
+				one = row
+			} else if one.SamplesPerSec > 0 {
+				row.Note += fmt.Sprintf("; scaling from 1 thread %.2fx (plain %.2fx)", row.SamplesPerSec/one.SamplesPerSec,
+					one.NsPerSample*one.PlainRatio/(row.NsPerSample*row.PlainRatio))
+			}
+			rows = append(rows, row)
 		}
 	}
 	return rows, nil
@@ -96,30 +107,18 @@ const imagerecChannels = 3
 // goroutines sharing one) on the same bytes already in memory.
 func imagerecDecodeRow(cfg config, set *imagerecSet, dec imagerec.Decoder, threads int) (Row, error) {
 	opts := imagerec.DecodeOptions{Channels: imagerecChannels}
-	decode := func(rec recordio.Record) (sample.Image, error) {
-		_, data, err := imagerec.ParseRecord(rec.Data)
-		if err != nil {
-			return sample.Image{}, err
-		}
-		return dec.Decode(data, opts)
-	}
-	records := recordio.Open(set.path, recordio.Partition(set.parts, 0))
-	var images source.Reader[sample.Image]
-	if threads == 1 {
-		images = stage.MapErr(records, decode)
-	} else {
-		images = stage.ParallelMap(records, threads, decode)
-	}
+	examples := imagerec.Decode(recordio.Open(set.path, recordio.Partition(set.parts, 0)),
+		imagerec.ReadOptions{Decoder: dec, Channels: imagerecChannels, Threads: threads})
 	ctx := context.Background()
 	var got, want uint64
 	var outBytes int64
 	rs, err := measureEach(cfg.reps, func() error {
 		got = 0
-		for img, err := range images.All(ctx) {
+		for ex, err := range examples.All(ctx) {
 			if err != nil {
 				return err
 			}
-			got = consumeImage(got, img)
+			got = consumeImage(got, ex.Image)
 		}
 		return nil
 	}, func() error {
@@ -157,10 +156,10 @@ func imagerecDecodeRow(cfg config, set *imagerecSet, dec imagerec.Decoder, threa
 	}
 	row := newRow("imagerec-decode", threads, len(set.payloads), outBytes, rs[0], rs[1], floor)
 	row.Decoder = dec.Name()
-	pipe := "recordio.Open -> MapErr(ParseRecord, Decode)"
-	plain := "the decoder in a loop over the payloads in memory"
+	pipe := "imagerec.Decode(recordio.Open) on the consumer's goroutine"
+	plain := "ParseRecord and the decoder in a loop over the payloads in memory"
 	if threads > 1 {
-		pipe = fmt.Sprintf("recordio.Open -> ParallelMap(%d, ParseRecord, Decode)", threads)
+		pipe = fmt.Sprintf("imagerec.Decode(recordio.Open, Threads %d)", threads)
 		plain = fmt.Sprintf("%d goroutines taking the next payload in memory", threads)
 	}
 	row.Note = fmt.Sprintf("%d photos to RGB: %s; plain: %s", len(set.payloads), pipe, plain)
@@ -218,4 +217,121 @@ func plainParallel2(n, threads int, f func(i int) error) error {
 		}
 	}
 	return nil
+}
+
+// The full pipeline: ImageRecordIter's usual training input.
+const (
+	imagerecSize  = 224
+	imagerecBatch = 128
+	imagerecSeed  = 5
+	// imagerecOut is the output of one image: CHW float32 and a label.
+	imagerecOut = imagerecChannels*imagerecSize*imagerecSize*4 + 4
+)
+
+// imagerecNorm is the ImageNet mean and standard deviation.
+var imagerecNorm = imagerec.Normalize{
+	Mean: [4]float32{123.68, 116.28, 103.53},
+	Std:  [4]float32{58.395, 57.12, 57.375},
+}
+
+// imagerecPipelineRow measures imagerec.Iter: decode, random 224x224 crop,
+// random mirror, mean/std normalisation into float32 CHW, batches of 128,
+// with the consumer recycling each batch's tensors. The plain loop does the
+// same per image (the decoder cropping through DecodeOptions.Crop, the
+// same random draws from source.NewRand(seed, epoch, index), then
+// Normalize.Into) into one reused batch, with threads goroutines sharing
+// the images of each batch.
+func imagerecPipelineRow(cfg config, set *imagerecSet, dec imagerec.Decoder, threads int) (Row, error) {
+	it, err := imagerec.NewIter(imagerec.Config{
+		Data: imagerec.DataOptions{RecPath: set.path, Shape: [3]int{imagerecChannels, imagerecSize, imagerecSize},
+			Seed: imagerecSeed, NumParts: set.parts},
+		Batch:   imagerec.BatchOptions{Size: imagerecBatch},
+		Aug:     imagerec.AugOptions{Crop: imagerec.CropRandom, Mirror: imagerec.MirrorRandom},
+		Norm:    imagerecNorm,
+		Backend: imagerec.BackendOptions{Threads: threads, Decoder: dec},
+	})
+	if err != nil {
+		return Row{}, err
+	}
+	n := len(set.payloads)
+	outBytes := int64(n) * imagerecOut
+	var got, want uint64
+	rs, err := measureEach(cfg.reps, func() error {
+		got = 0
+		ctx := source.WithEpoch(context.Background(), 0)
+		for t, err := range it.All(ctx) {
+			if err != nil {
+				return err
+			}
+			got = consumeTensor(got, t.Data[0].F32, t.Label[0].F32)
+			it.Recycle(t)
+		}
+		return nil
+	}, func() (err error) { want, err = imagerecPlain(set, dec, threads); return err })
+	if err != nil {
+		return Row{}, err
+	}
+	if got != want {
+		return Row{}, fmt.Errorf("imagerec-pipeline (%s, %d threads): Iter and plain loop differ (%x, %x)", dec.Name(), threads, got, want)
+	}
+	floor, err := measureFloor(cfg.reps, outBytes, 1<<20)
+	if err != nil {
+		return Row{}, err
+	}
+	row := newRow("imagerec-pipeline", threads, n, outBytes, rs[0], rs[1], floor)
+	row.Decoder = dec.Name()
+	row.Note = fmt.Sprintf("%d photos: Iter (Threads %d, Prefetch 4), random 224 crop, random mirror, mean/std, float32 CHW, "+
+		"batch 128, Recycle; plain: %d goroutine(s) per batch", n, threads, threads)
+	return row, nil
+}
+
+// consumeTensor folds a batch into a checksum: every label and a sample of
+// the data, bit for bit.
+func consumeTensor(sum uint64, data, label []float32) uint64 {
+	for _, l := range label {
+		sum = sum*31 + uint64(math.Float32bits(l))
+	}
+	for i := 0; i < len(data); i += 1009 {
+		sum = sum*31 + uint64(math.Float32bits(data[i]))
+	}
+	return sum
+}
+
+// imagerecPlain is the hand loop for the full pipeline.
+func imagerecPlain(set *imagerecSet, dec imagerec.Decoder, threads int) (uint64, error) {
+	const per = imagerecChannels * imagerecSize * imagerecSize
+	data := make([]float32, imagerecBatch*per)
+	label := make([]float32, imagerecBatch)
+	var sum uint64
+	for lo := 0; lo < len(set.payloads); lo += imagerecBatch {
+		nb := min(imagerecBatch, len(set.payloads)-lo)
+		err := plainParallel2(nb, threads, func(k int) error {
+			i := lo + k
+			h, jpg, err := imagerec.ParseRecord(set.payloads[i])
+			if err != nil {
+				return err
+			}
+			r := source.NewRand(imagerecSeed, 0, i)
+			img, err := dec.Decode(jpg, imagerec.DecodeOptions{Channels: imagerecChannels,
+				Crop: func(w, h int) (image.Rectangle, error) {
+					if w < imagerecSize || h < imagerecSize {
+						return image.Rectangle{}, fmt.Errorf("image %d is %dx%d", i, w, h)
+					}
+					y := r.IntN(h - imagerecSize + 1)
+					x := r.IntN(w - imagerecSize + 1)
+					return image.Rect(x, y, x+imagerecSize, y+imagerecSize), nil
+				}})
+			if err != nil {
+				return err
+			}
+			imagerecNorm.Into(data[k*per:(k+1)*per], img, r.IntN(2) == 1, r)
+			label[k] = h.Label
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+		sum = consumeTensor(sum, data[:nb*per], label[:nb])
+	}
+	return sum, nil
 }
