@@ -38,6 +38,20 @@ type config struct {
 	Progress io.Writer   // where progress bars go; nil for none
 }
 
+// fillDefaults sets the loggers and the progress writer a config leaves
+// nil to ones that discard.
+func (c *config) fillDefaults() {
+	if c.Log == nil {
+		c.Log = zap.NewNop()
+	}
+	if c.PipeLog == nil {
+		c.PipeLog = zap.NewNop()
+	}
+	if c.Progress == nil {
+		c.Progress = io.Discard
+	}
+}
+
 func defaultConfig() config {
 	return config{
 		DataDir:   "data/mnist",
@@ -74,16 +88,19 @@ var normTable = func() (t [256]float32) {
 	return t
 }()
 
+// fillImage writes the sample's normalised pixels into dst.
+func fillImage(s mnist.Sample, dst []float32) {
+	for i, p := range s.Image {
+		dst[i] = normTable[p]
+	}
+}
+
 // newSink describes the tensors the model reads: "image" float32[B 784]
 // and "label" int32[B].
 func newSink(batchSize int) *sink.Sink[mnist.Sample] {
 	return sink.New(batchSize,
 		[]sink.Field[mnist.Sample]{
-			sink.Float32("image", []int{mnist.Pixels}, func(s mnist.Sample, dst []float32) {
-				for i, p := range s.Image {
-					dst[i] = normTable[p]
-				}
-			}),
+			sink.Float32("image", []int{mnist.Pixels}, fillImage),
 		},
 		[]sink.Field[mnist.Sample]{
 			sink.Int32("label", nil, mnist.FillLabelInt32),
@@ -96,6 +113,7 @@ func newSink(batchSize int) *sink.Sink[mnist.Sample] {
 //	(whole set, new order every epoch) -> batch -> tensors (normalised
 //	pixels, labels) -> prefetch
 func trainPipe(cfg config, s *sink.Sink[mnist.Sample]) (*pipeline.Pipe[*sink.Tensors], int, error) {
+	cfg.fillDefaults()
 	ds := mnist.Train(cfg.DataDir, mnist.Logger(cfg.Log))
 	n, err := ds.Len()
 	if err != nil {
@@ -120,15 +138,7 @@ func newModel(hidden int, seed uint64) nn.Sequential {
 }
 
 func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
-	if cfg.Log == nil {
-		cfg.Log = zap.NewNop()
-	}
-	if cfg.PipeLog == nil {
-		cfg.PipeLog = zap.NewNop()
-	}
-	if cfg.Progress == nil {
-		cfg.Progress = io.Discard
-	}
+	cfg.fillDefaults()
 	s := newSink(cfg.BatchSize)
 	pipe, perEpoch, err := trainPipe(cfg, s)
 	if err != nil {
