@@ -19,7 +19,7 @@ import (
 func ExampleMerge() {
 	train := pipeline.From(source.Slice([]string{"a1", "a2", "a3"}))
 	extra := source.Slice([]string{"b1", "b2"})
-	merged := pipeline.Merge[string](train, extra)
+	merged := pipeline.Merge(train, extra)
 	got, err := source.Collect(context.Background(), merged)
 	slices.Sort(got) // the interleaving depends on timing
 	fmt.Println(got, err)

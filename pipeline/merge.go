@@ -84,7 +84,7 @@ func mergePass[T any](ctx context.Context, rs []source.Reader[T], yield func(T, 
 	}()
 	i := 0
 	for e := range ch {
-		v, ok := e.(T)
+		v, ok := unbox[T](e)
 		if !ok {
 			yield(zero, typeError[T](i, e))
 			return

@@ -23,6 +23,16 @@ func typeError[T any](index int, e any) error {
 	return fmt.Errorf("%w: element %d is %T, want %v", ErrType, index, e, reflect.TypeFor[T]())
 }
 
+// unbox returns the T inside the go-streams element e. A nil element is the
+// zero T when T is an interface type, and a wrong type otherwise.
+func unbox[T any](e any) (T, bool) {
+	if v, ok := e.(T); ok {
+		return v, true
+	}
+	var zero T
+	return zero, e == nil && any(zero) == nil
+}
+
 // StreamSource is one pass of a typed reader as a go-streams Source, so that
 // go-streams operators and sinks can consume it:
 //
@@ -134,16 +144,27 @@ func drain(ch <-chan any) {
 
 type registryKey struct{}
 
-// registry collects the error reports of the StreamSources built inside one
-// FromStreams pass.
+// registry collects the error reports of the StreamSources built by one
+// call of a FromStreams open function. Sources made later with a context
+// derived from open's (by a pass that runs inside the graph) belong to
+// someone else and are not collected.
 type registry struct {
-	mu   sync.Mutex
-	errs []func() error
+	mu     sync.Mutex
+	closed bool
+	errs   []func() error
 }
 
 func (r *registry) add(f func() error) {
 	r.mu.Lock()
-	r.errs = append(r.errs, f)
+	if !r.closed {
+		r.errs = append(r.errs, f)
+	}
+	r.mu.Unlock()
+}
+
+func (r *registry) close() {
+	r.mu.Lock()
+	r.closed = true
 	r.mu.Unlock()
 }
 
@@ -167,9 +188,11 @@ func (r *registry) wait() error {
 // fresh graph: go-streams operators start their goroutines when they are
 // made and serve a single stream.
 //
-// Elements must be of type T; an element that is an error (such as the ones
-// Guard produces) ends the pass with that error, and an element of any other
-// type ends it with an error wrapping ErrType that names its index and type.
+// Elements must be of type T (nil is accepted when T is an interface type);
+// an element that is an error (such as the ones Guard produces) ends the
+// pass with that error, and an element of any other type ends it with an
+// error wrapping ErrType that names its index and type. (When error values
+// are themselves of type T, as with T = any, they are plain elements.)
 // Build the graph from ToStreams with the context open receives, and the
 // upstream reader's error reaches the consumer too.
 //
@@ -201,7 +224,12 @@ func fromStreams[T any](open func(ctx context.Context) streams.Outlet) source.Re
 			pctx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			reg := &registry{}
-			ch := open(context.WithValue(pctx, registryKey{}, reg)).Out()
+			out := open(context.WithValue(pctx, registryKey{}, reg))
+			reg.close()
+			if out == nil {
+				panic("pipeline.FromStreams: open returned nil")
+			}
+			ch := out.Out()
 			defer func() {
 				cancel()
 				drain(ch)
@@ -209,15 +237,14 @@ func fromStreams[T any](open func(ctx context.Context) streams.Outlet) source.Re
 			}()
 			i := 0
 			for e := range ch {
-				switch v := e.(type) {
-				case T:
+				if v, ok := unbox[T](e); ok {
 					if !yield(v, nil) {
 						return
 					}
-				case error:
-					yield(zero, v)
+				} else if err, ok := e.(error); ok {
+					yield(zero, err)
 					return
-				default:
+				} else {
 					yield(zero, typeError[T](i, e))
 					return
 				}
@@ -280,18 +307,17 @@ func Guard[In, Out any](f func(In) (Out, error)) func(any) any {
 		panic("pipeline.Guard: nil function")
 	}
 	return func(e any) any {
-		switch v := e.(type) {
-		case In:
+		if v, ok := unbox[In](e); ok {
 			out, err := guarded(f, v)
 			if err != nil {
 				return err
 			}
 			return out
-		case error:
-			return v
-		default:
-			return fmt.Errorf("%w: %T, want %v", ErrType, e, reflect.TypeFor[In]())
 		}
+		if err, ok := e.(error); ok {
+			return err
+		}
+		return fmt.Errorf("%w: %T, want %v", ErrType, e, reflect.TypeFor[In]())
 	}
 }
 

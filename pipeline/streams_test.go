@@ -291,3 +291,32 @@ func TestViaStopEarly(t *testing.T) {
 		t.Fatalf("cancel: %v", last)
 	}
 }
+
+func TestNilElements(t *testing.T) {
+	// nil is a valid element of an interface type, and a wrong one for int.
+	type stringer = fmt.Stringer
+	p := pipeline.FromStreams[stringer](chanSource(nil, nil))
+	got, err := collect(t, context.Background(), p)
+	if err != nil || len(got) != 2 || got[0] != nil {
+		t.Fatalf("interface: %v, %v", got, err)
+	}
+	_, err = collect(t, context.Background(), pipeline.FromStreams[int](chanSource(1, nil)))
+	if !errors.Is(err, pipeline.ErrType) || !strings.Contains(err.Error(), "element 1 is <nil>") {
+		t.Fatalf("int: %v", err)
+	}
+	m := pipeline.Merge(source.Slice([]stringer{nil, nil}), source.Slice([]stringer{nil}))
+	if n, err := source.Count(context.Background(), m); n != 3 || err != nil {
+		t.Fatalf("merge of nil interfaces: %d, %v", n, err)
+	}
+}
+
+func TestFromStreamsOpenReturnsNil(t *testing.T) {
+	p := pipeline.FromStreams[int](func(context.Context) streams.Outlet { return nil })
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic")
+		}
+	}()
+	for range p.All(context.Background()) {
+	}
+}

@@ -45,7 +45,7 @@ func (p *Pipe[T]) Tee(f func(T) error) *Pipe[T] {
 			if ctx.Err() != nil {
 				continue
 			}
-			v, ok := e.(T)
+			v, ok := unbox[T](e)
 			if !ok {
 				fail(typeError[T](i, e))
 				continue
@@ -118,7 +118,7 @@ func tee[T any](p *Pipe[T], side func(ctx context.Context, fail func(error), out
 
 			i := 0
 			for e := range ch {
-				v, ok := e.(T)
+				v, ok := unbox[T](e)
 				if !ok {
 					yield(zero, typeError[T](i, e))
 					return
