@@ -104,6 +104,17 @@ func TestShuffleWindow(t *testing.T) {
 	if moved == 0 {
 		t.Error("no sample moved further than the buffer: the buffer does not slide")
 	}
+	// Each output is drawn from the whole buffer, so a sample follows its
+	// input neighbour only about once in buffer times.
+	inOrder := 0
+	for pos := 1; pos < n; pos++ {
+		if got[pos] == got[pos-1]+1 {
+			inOrder++
+		}
+	}
+	if inOrder > n/4 {
+		t.Errorf("%d of %d samples follow their input neighbour: not mixed", inOrder, n)
+	}
 }
 
 // TestShuffleUniform: with a buffer as large as the pass, every sample is
