@@ -85,6 +85,14 @@ func fits(w, h, needW, needH int) error {
 	return nil
 }
 
+// CenterRect returns a function for DecodeOptions.Crop that keeps the
+// centred width x height rectangle of an image, as CenterCrop does, and
+// fails with ErrSize on a smaller image. It panics if width or height is < 1.
+func CenterRect(width, height int) func(w, h int) (image.Rectangle, error) {
+	checkCrop("CenterRect", width, height)
+	return func(w, h int) (image.Rectangle, error) { return centerRect(w, h, width, height) }
+}
+
 func centerRect(w, h, cw, ch int) (image.Rectangle, error) {
 	if err := fits(w, h, cw, ch); err != nil {
 		return image.Rectangle{}, err

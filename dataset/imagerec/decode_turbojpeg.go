@@ -11,6 +11,7 @@ import "C"
 
 import (
 	"errors"
+	"image"
 	"sync"
 	"unsafe"
 
@@ -95,41 +96,87 @@ func scaledSize(w, h, minShorter int) (int, int) {
 
 func (turboDecoder) Decode(data []byte, opts DecodeOptions) (sample.Image, error) {
 	checkChannels(opts.Channels)
+	if opts.Crop == nil {
+		img, _, _, err := turboDecodeFull(data, opts, func(n int) *[]uint8 { b := make([]uint8, n); return &b })
+		return img, err
+	}
+	full, r, release, err := turboDecoder{}.decodeRegion(data, opts)
+	if err != nil || (r.Dx() == full.Width && r.Dy() == full.Height) {
+		return full, err // no copy: release is nil or a no-op here
+	}
+	out := CropImage(full, r)
+	release()
+	return out, nil
+}
+
+// decodeRegion decodes into a pooled buffer and returns the whole image with
+// the crop rectangle; release hands the buffer back. It saves copying the
+// crop out of the image.
+func (turboDecoder) decodeRegion(data []byte, opts DecodeOptions) (sample.Image, image.Rectangle, func(), error) {
+	checkChannels(opts.Channels)
+	img, r, pooled, err := turboDecodeFull(data, opts, getScratch)
+	if err != nil {
+		return img, r, nil, err
+	}
+	if pooled == nil {
+		return img, r, func() {}, nil
+	}
+	return img, r, func() { scratch.Put(pooled) }, nil
+}
+
+func getScratch(n int) *[]uint8 {
+	p, _ := scratch.Get().(*[]uint8)
+	if p == nil || cap(*p) < n {
+		b := make([]uint8, n)
+		return &b
+	}
+	*p = (*p)[:n]
+	return p
+}
+
+// turboDecodeFull decodes a JPEG whole, into a buffer from get, and returns
+// it with the crop rectangle and the buffer (nil when the image came from
+// the Go decoder, already cropped). Other formats go to the Go decoder.
+func turboDecodeFull(data []byte, opts DecodeOptions, get func(n int) *[]uint8) (sample.Image, image.Rectangle, *[]uint8, error) {
 	if Sniff(data) != FormatJPEG {
-		return decodeGo(data, opts)
+		img, err := decodeGo(data, opts)
+		return img, image.Rect(0, 0, img.Width, img.Height), nil, err
 	}
 	h, err := getHandle()
 	if err != nil {
-		return sample.Image{}, err
+		return sample.Image{}, image.Rectangle{}, nil, err
 	}
-	img, err := turboDecode(h, data, opts)
+	img, r, buf, err := turboDecode(h, data, opts, get)
 	if err != nil {
 		// After a failure libjpeg-turbo 2.1 can leave the decompressor in
 		// a state where the next header reads as 0x0 without an error:
 		// never reuse it.
 		C.tjDestroy(h)
-		return img, err
+		return img, r, nil, err
 	}
 	putHandle(h)
-	return img, nil
+	return img, r, buf, nil
 }
 
 // turboDecode decodes a JPEG with handle h.
-func turboDecode(h C.tjhandle, data []byte, opts DecodeOptions) (sample.Image, error) {
+func turboDecode(h C.tjhandle, data []byte, opts DecodeOptions, get func(n int) *[]uint8) (sample.Image, image.Rectangle, *[]uint8, error) {
+	var none image.Rectangle
 	src := (*C.uchar)(unsafe.Pointer(&data[0]))
 	size := C.ulong(len(data))
 	var w, ht, subsamp, cs C.int
 	if C.tjDecompressHeader3(h, src, size, &w, &ht, &subsamp, &cs) != 0 {
-		return sample.Image{}, imageErr(FormatJPEG, tjError(h))
+		return sample.Image{}, none, nil, imageErr(FormatJPEG, tjError(h))
 	}
 	if w < 1 || ht < 1 {
-		return sample.Image{}, imageErr(FormatJPEG, errors.New("no frame header (truncated data?)"))
+		return sample.Image{}, none, nil, imageErr(FormatJPEG, errors.New("no frame header (truncated data?)"))
 	}
 	if err := checkSize(FormatJPEG, &opts, int(w), int(ht)); err != nil {
-		return sample.Image{}, err
+		return sample.Image{}, none, nil, err
 	}
 	if cs == C.TJCS_CMYK || cs == C.TJCS_YCCK {
-		return decodeGo(data, opts) // libjpeg-turbo decodes these only to CMYK
+		// libjpeg-turbo decodes these only to CMYK.
+		img, err := decodeGo(data, opts)
+		return img, image.Rect(0, 0, img.Width, img.Height), nil, err
 	}
 	ch := opts.Channels
 	if ch == 0 {
@@ -148,43 +195,16 @@ func turboDecode(h C.tjhandle, data []byte, opts DecodeOptions) (sample.Image, e
 	sw, sh := scaledSize(int(w), int(ht), opts.MinShorter)
 	r, err := cropRect(&opts, sw, sh)
 	if err != nil {
-		return sample.Image{}, err
+		return sample.Image{}, none, nil, err
 	}
-	full := r.Dx() == sw && r.Dy() == sh
-	n := sw * sh * ch
-	var buf []uint8
-	var pooled *[]uint8
-	if full {
-		buf = make([]uint8, n)
-	} else {
-		pooled, _ = scratch.Get().(*[]uint8)
-		if pooled == nil || cap(*pooled) < n {
-			b := make([]uint8, n)
-			pooled = &b
-		}
-		buf = (*pooled)[:n]
-	}
-	rc := C.tjDecompress2(h, src, size, (*C.uchar)(unsafe.Pointer(&buf[0])), C.int(sw), 0, C.int(sh), pf, 0)
+	buf := get(sw * sh * ch)
+	rc := C.tjDecompress2(h, src, size, (*C.uchar)(unsafe.Pointer(&(*buf)[0])), C.int(sw), 0, C.int(sh), pf, 0)
 	if rc != 0 {
 		// Warnings (a truncated or corrupt stream that libjpeg-turbo
 		// patched up) are errors too, as they are for image/jpeg.
-		err := imageErr(FormatJPEG, tjError(h))
-		if pooled != nil {
-			scratch.Put(pooled)
-		}
-		return sample.Image{}, err
+		return sample.Image{}, none, nil, imageErr(FormatJPEG, tjError(h))
 	}
-	if full {
-		return sample.Image{Height: sh, Width: sw, Channels: ch, Pix: buf}, nil
-	}
-	out := sample.NewImage(r.Dy(), r.Dx(), ch)
-	rowLen := r.Dx() * ch
-	for y := range r.Dy() {
-		o := ((r.Min.Y+y)*sw + r.Min.X) * ch
-		copy(out.Pix[y*rowLen:(y+1)*rowLen], buf[o:o+rowLen])
-	}
-	scratch.Put(pooled)
-	return out, nil
+	return sample.Image{Height: sh, Width: sw, Channels: ch, Pix: *buf}, r, buf, nil
 }
 
 func tjError(h C.tjhandle) error {

@@ -551,3 +551,25 @@ func TestNewIterErrors(t *testing.T) {
 		t.Errorf("empty config: %v", err)
 	}
 }
+
+// hidden hides everything but the Decoder methods of its decoder.
+type hidden struct{ imagerec.Decoder }
+
+// The decoder's fast paths (lending its buffer instead of copying the
+// crop) give the same batches as the plain Decoder interface.
+func TestIterDecoderPaths(t *testing.T) {
+	for _, dt := range []sample.DType{sample.Float32, sample.Uint8} {
+		cfg := mnistConfig()
+		cfg.Data.Shape = [3]int{3, 20, 22}
+		cfg.Data.NumParts = 4
+		cfg.Aug = imagerec.AugOptions{Crop: imagerec.CropRandom, Mirror: imagerec.MirrorRandom}
+		cfg.Norm = imagerec.Normalize{Mean: [4]float32{1, 2, 3}, MaxRandomContrast: 0.2}
+		cfg.Backend.DType = dt
+		fast := pass(t, newIter(t, cfg))
+		cfg.Backend.Decoder = hidden{imagerec.DefaultDecoder()}
+		plain := pass(t, newIter(t, cfg))
+		if !reflect.DeepEqual(fast, plain) {
+			t.Errorf("%v: batches differ between the decoder's fast path and Decode", dt)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package imagerec
 
 import (
 	"fmt"
+	"image"
 	"math/rand/v2"
 
 	"github.com/tensorfeed/tensorfeed/sample"
@@ -46,7 +47,30 @@ func (n *Normalize) Random() bool {
 // panics if dst or MeanImage has the wrong length or img has more than 4
 // channels.
 func (n *Normalize) Into(dst []float32, img sample.Image, mirror bool, r *rand.Rand) {
-	ch, h, w := img.Channels, img.Height, img.Width
+	n.into(dst, viewOf(img), mirror, r)
+}
+
+// view is a rectangle of an HWC image: h rows of w pixels of ch channels,
+// row y starting at pix[y*stride].
+type view struct {
+	pix              []uint8
+	stride, w, h, ch int
+}
+
+func viewOf(img sample.Image) view {
+	return view{pix: img.Pix, stride: img.Width * img.Channels, w: img.Width, h: img.Height, ch: img.Channels}
+}
+
+// sub returns the view of rectangle r of img.
+func subView(img sample.Image, r image.Rectangle) view {
+	v := viewOf(img)
+	v.pix = img.Pix[(r.Min.Y*img.Width+r.Min.X)*img.Channels:]
+	v.w, v.h = r.Dx(), r.Dy()
+	return v
+}
+
+func (n *Normalize) into(dst []float32, img view, mirror bool, r *rand.Rand) {
+	ch, h, w := img.ch, img.h, img.w
 	if len(dst) != ch*h*w || ch > 4 {
 		panic(fmt.Sprintf("imagerec: Normalize.Into: %d values for a %dx%dx%d image", len(dst), h, w, ch))
 	}
@@ -84,55 +108,59 @@ func (n *Normalize) Into(dst []float32, img sample.Image, mirror bool, r *rand.R
 	lutCHW(dst, img, mirror, &lut)
 }
 
-// lutCHW writes lut[c][pix] into dst in CHW order.
-func lutCHW(dst []float32, img sample.Image, mirror bool, lut *[4][256]float32) {
-	ch, h, w := img.Channels, img.Height, img.Width
+// lutCHW writes lut[c][pix] into dst in CHW order. On a 224 x 224 RGB image
+// it takes about 60 us when dst is in cache, 0.4 ns per value; in a
+// pipeline, writing the batch tensor from main memory costs about twice
+// that.
+func lutCHW(dst []float32, img view, mirror bool, lut *[4][256]float32) {
+	ch, h, w := img.ch, img.h, img.w
 	plane := h * w
 	if ch == 3 {
 		l0, l1, l2 := &lut[0], &lut[1], &lut[2]
-		d0, d1, d2 := dst[:plane], dst[plane:2*plane], dst[2*plane:3*plane]
 		for y := range h {
-			src := img.Pix[y*w*3 : (y+1)*w*3]
-			r0, r1, r2 := d0[y*w:(y+1)*w], d1[y*w:(y+1)*w], d2[y*w:(y+1)*w]
+			s := img.pix[y*img.stride : y*img.stride+3*w]
+			r0 := dst[y*w : (y+1)*w]
+			r1 := dst[plane+y*w : plane+(y+1)*w]
+			r2 := dst[2*plane+y*w : 2*plane+(y+1)*w]
+			s, r1, r2 = s[:3*len(r0)], r1[:len(r0)], r2[:len(r0)]
 			if mirror {
 				for x := range r0 {
-					p := src[3*(w-1-x) : 3*(w-1-x)+3 : 3*(w-1-x)+3]
-					r0[x], r1[x], r2[x] = l0[p[0]], l1[p[1]], l2[p[2]]
+					j := len(r0) - 1 - x
+					r0[j], r1[j], r2[j] = l0[s[3*x]], l1[s[3*x+1]], l2[s[3*x+2]]
 				}
-			} else {
-				for x := range r0 {
-					p := src[3*x : 3*x+3 : 3*x+3]
-					r0[x], r1[x], r2[x] = l0[p[0]], l1[p[1]], l2[p[2]]
-				}
+				continue
+			}
+			for x := range r0 {
+				r0[x], r1[x], r2[x] = l0[s[3*x]], l1[s[3*x+1]], l2[s[3*x+2]]
 			}
 		}
 		return
 	}
 	for c := range ch {
 		l := &lut[c]
-		d := dst[c*plane : (c+1)*plane]
 		for y := range h {
-			src := img.Pix[y*w*ch : (y+1)*w*ch]
-			row := d[y*w : (y+1)*w]
-			for x := range row {
-				sx := x
+			s := img.pix[y*img.stride+c : y*img.stride+ch*w]
+			row := dst[c*plane+y*w : c*plane+(y+1)*w]
+			n := len(row)
+			for x := 0; x < n; x++ {
+				j := x
 				if mirror {
-					sx = w - 1 - x
+					j = n - 1 - x
 				}
-				row[x] = l[src[sx*ch+c]]
+				row[j] = l[s[ch*x]]
 			}
 		}
 	}
 }
 
-func (n *Normalize) withMeanImage(dst []float32, img sample.Image, mirror bool, mul, bias [4]float32) {
-	ch, h, w := img.Channels, img.Height, img.Width
+func (n *Normalize) withMeanImage(dst []float32, img view, mirror bool, mul, bias [4]float32) {
+	ch, h, w := img.ch, img.h, img.w
 	plane := h * w
 	for c := range ch {
 		d := dst[c*plane : (c+1)*plane]
 		mean := n.MeanImage[c*plane : (c+1)*plane]
 		for y := range h {
-			src := img.Pix[y*w*ch : (y+1)*w*ch]
+			src := img.pix[y*img.stride : y*img.stride+w*ch]
 			for x := range w {
 				// MXNet subtracts the mean at the source position, then
 				// writes the value at the mirrored one.
@@ -158,13 +186,17 @@ func ToCHW(dst []float32, img sample.Image) {
 // mirror is set: what ImageRecordIter yields with dtype uint8 (no
 // normalisation). It panics if dst has the wrong length.
 func ToCHWUint8(dst []uint8, img sample.Image, mirror bool) {
-	ch, h, w := img.Channels, img.Height, img.Width
+	toCHWUint8(dst, viewOf(img), mirror)
+}
+
+func toCHWUint8(dst []uint8, img view, mirror bool) {
+	ch, h, w := img.ch, img.h, img.w
 	if len(dst) != ch*h*w {
 		panic(fmt.Sprintf("imagerec: ToCHWUint8: %d values for a %dx%dx%d image", len(dst), h, w, ch))
 	}
 	plane := h * w
 	for y := range h {
-		src := img.Pix[y*w*ch : (y+1)*w*ch]
+		src := img.pix[y*img.stride : y*img.stride+w*ch]
 		for x := range w {
 			dx := x
 			if mirror {

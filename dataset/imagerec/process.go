@@ -17,12 +17,24 @@ type processor struct {
 	// direct: no step changes the geometry before the crop, so the decoder
 	// crops (the Go decoder then converts only the crop's pixels).
 	direct bool
+	// region, when set, lends its decoded pixels for a direct crop that
+	// needs no colour jitter, so the crop is never copied.
+	region regionDecoder
+}
+
+// regionDecoder is implemented by decoders that can lend the decoded image
+// and the crop's rectangle instead of copying the crop out.
+type regionDecoder interface {
+	decodeRegion(data []byte, opts DecodeOptions) (full sample.Image, r image.Rectangle, release func(), err error)
 }
 
 func newProcessor(cfg *resolved) *processor {
 	a := &cfg.Aug
 	p := &processor{cfg: cfg, affine: a.affine()}
 	p.direct = a.Resize == 0 && !p.affine.Enabled() && a.Pad == 0 && a.MaxCropSize == 0
+	if rd, ok := cfg.Backend.Decoder.(regionDecoder); ok && p.direct && a.RandomH == 0 && a.RandomS == 0 && a.RandomL == 0 {
+		p.region = rd
+	}
 	return p
 }
 
@@ -43,11 +55,27 @@ func (p *processor) run(rec recordio.Record, epoch int, f32 []float32, u8 []uint
 	}
 	copy(label, l)
 	r := source.NewRand(cfg.Data.Seed, epoch, rec.Index)
+	a := &cfg.Aug
+	if p.region != nil {
+		// Normalise straight from the decoder's buffer.
+		full, rect, release, err := p.region.decodeRegion(data, p.cropOptions(r))
+		if err != nil {
+			return recordErr(rec, err)
+		}
+		v := subView(full, rect)
+		mirror := a.Mirror == MirrorAlways || (a.Mirror == MirrorRandom && r.IntN(2) == 1)
+		if u8 != nil {
+			toCHWUint8(u8, v, mirror)
+		} else {
+			cfg.Norm.into(f32, v, mirror, r)
+		}
+		release()
+		return nil
+	}
 	img, err := p.image(data, r)
 	if err != nil {
 		return recordErr(rec, err)
 	}
-	a := &cfg.Aug
 	if a.RandomH != 0 || a.RandomS != 0 || a.RandomL != 0 {
 		dh, ds, dl := drawHSL(a.RandomH, a.RandomS, a.RandomL, r)
 		shiftHLS(img, dh, ds, dl) // img is this call's own
@@ -69,9 +97,7 @@ func (p *processor) image(data []byte, r *rand.Rand) (sample.Image, error) {
 	c, H, W := cfg.Data.Shape[0], cfg.Data.Shape[1], cfg.Data.Shape[2]
 	dec := cfg.Backend.Decoder
 	if p.direct {
-		return dec.Decode(data, DecodeOptions{Channels: c, Crop: func(w, h int) (image.Rectangle, error) {
-			return p.place(w, h, W, H, r)
-		}})
+		return dec.Decode(data, p.cropOptions(r))
 	}
 	img, err := dec.Decode(data, DecodeOptions{Channels: c, MinShorter: a.Resize})
 	if err != nil {
@@ -106,6 +132,14 @@ func (p *processor) image(data []byte, r *rand.Rand) (sample.Image, error) {
 		return img, nil
 	}
 	return CropImage(img, rect), nil
+}
+
+// cropOptions asks the decoder for the crop of Shape's size, placed with r.
+func (p *processor) cropOptions(r *rand.Rand) DecodeOptions {
+	s := p.cfg.Data.Shape
+	return DecodeOptions{Channels: s[0], Crop: func(w, h int) (image.Rectangle, error) {
+		return p.place(w, h, s[2], s[1], r)
+	}}
 }
 
 // place returns where a cw x ch crop goes in a w x h image.
