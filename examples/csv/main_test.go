@@ -1,0 +1,12 @@
+package main
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// The pipelines start goroutines (prefetch, parallel decoding) inside their
+// passes; every test must leave none behind, including runs that stop in
+// the middle of an epoch.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
