@@ -3,6 +3,7 @@ package stage
 import (
 	"context"
 	"iter"
+	"slices"
 
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -42,6 +43,11 @@ func Shuffle[T any](r source.Reader[T], buffer int, seed uint64) source.Reader[T
 					return
 				}
 				if len(buf) < buffer {
+					if len(buf) == cap(buf) {
+						// Double, up to buffer: append's 1.25x steps copy
+						// a large buffer of large samples many times.
+						buf = slices.Grow(buf, min(len(buf), buffer-len(buf)))
+					}
 					buf = append(buf, s)
 					continue
 				}
