@@ -89,14 +89,14 @@ func ganCompose(cfg config) ([]Row, error) {
 			ganPipeline(ds, noiseArray, func(v [ganNoise]float32, dst []float32) { copy(dst, v[:]) })},
 	}
 
-	floor, err := measureFloor(cfg.reps, outBytes, mnistBatch*ganOut)
+	floor, err := measureFloor(cfg.cheapReps(), outBytes, mnistBatch*ganOut)
 	if err != nil {
 		return nil, err
 	}
 	var rows []Row
 	for _, v := range variants {
 		var got, want uint64
-		rs, err := measureEach(cfg.reps, func() error {
+		rs, err := measureEach(cfg.cheapReps(), func() error {
 			got = 0
 			ctx := source.WithEpoch(context.Background(), 0)
 			for b, err := range v.r.All(ctx) {

@@ -5,10 +5,18 @@
 // memory floor (copying the same output bytes). The ratios to them are the
 // figures that travel between machines; absolute numbers do not.
 //
-//	go run ./bench                  # short run, Markdown table on stdout
-//	go run ./bench -long            # more repetitions, larger files
-//	go run ./bench -json out.json   # also write the rows as JSON
-//	go run ./bench -only imagerec   # rows whose name starts with a prefix
+//	go run ./bench                      # short run, Markdown table on stdout
+//	go run ./bench -long                # more repetitions, larger files
+//	go run ./bench -json out.json       # also write the rows as JSON
+//	go run ./bench -only imagerec       # rows whose name starts with a prefix
+//	go run ./bench -cpuprofile cpu.out  # profile the whole run (go tool pprof)
+//	go run -tags turbojpeg ./bench      # imagerec rows for libjpeg-turbo too
+//
+// The pipeline and its plain loop are run in alternation (see measureEach),
+// and each keeps its fastest run. "x plain" compares wall times; "x plain
+// CPU" compares the CPU time the process used, which other processes on a
+// shared machine disturb less (but which counts every goroutine, so it does
+// not show what parallelism saves).
 package main
 
 import (
@@ -39,6 +47,15 @@ type Row struct {
 	PlainCPURatio   float64 `json:"plain_cpu_ratio"`
 	FloorRatio      float64 `json:"floor_ratio"`
 	Note            string  `json:"note,omitempty"`
+}
+
+// cheapReps is the number of repetitions for a workload whose passes take
+// a fraction of a second: more of them make the fastest run more stable.
+func (c config) cheapReps() int {
+	if c.tiny {
+		return c.reps
+	}
+	return 2 * c.reps
 }
 
 // config is what every workload is given.

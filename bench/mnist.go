@@ -93,7 +93,7 @@ func mnistEpoch(cfg config) ([]Row, error) {
 	defer f.remove()
 	outBytes := int64(f.n) * mnistOut
 
-	floor, err := measureFloor(cfg.reps, outBytes, mnistBatch*mnistOut)
+	floor, err := measureFloor(cfg.cheapReps(), outBytes, mnistBatch*mnistOut)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func mnistEpoch(cfg config) ([]Row, error) {
 	for _, v := range mnistVariants {
 		p := newMNISTPipeline(f, v)
 		var got, want uint64
-		rs, err := measureEach(cfg.reps,
+		rs, err := measureEach(cfg.cheapReps(),
 			func() (err error) { got, err = p.epoch(); return err },
 			func() (err error) { want, err = mnistPlain(f, v.threads); return err })
 		if err != nil {

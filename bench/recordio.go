@@ -45,14 +45,14 @@ func recordioRead(cfg config) ([]Row, error) {
 		records++
 		payload += int64(len(rec.Data))
 	}
-	floor, err := measureFloor(cfg.reps, payload, 64<<10)
+	floor, err := measureFloor(cfg.cheapReps(), payload, 64<<10)
 	if err != nil {
 		return nil, err
 	}
 
 	seq := recordio.Open(path, recordio.ReuseBuffer())
 	var got, want uint64
-	rs, err := measureEach(cfg.reps, func() error {
+	rs, err := measureEach(cfg.cheapReps(), func() error {
 		got = 0
 		for rec, err := range seq.All(ctx) {
 			if err != nil {
@@ -73,7 +73,7 @@ func recordioRead(cfg config) ([]Row, error) {
 	rowSeq.Variant = "sequential"
 	rowSeq.Note = which + ": recordio.Open with ReuseBuffer; plain: bufio and 8-byte part headers by hand"
 
-	rs, err = measureEach(cfg.reps, func() error {
+	rs, err = measureEach(cfg.cheapReps(), func() error {
 		got = 0
 		f, err := recordio.OpenIndexed(path, idxPath)
 		if err != nil {

@@ -88,7 +88,7 @@ func stageOverheads(cfg config) ([]Row, error) {
 	}
 	src := source.Slice(data)
 	outBytes := int64(n) * featBytes
-	floor, err := measureFloor(cfg.reps, outBytes, 64<<10)
+	floor, err := measureFloor(cfg.cheapReps(), outBytes, 64<<10)
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +257,7 @@ func stageOverheads(cfg config) ([]Row, error) {
 				}
 			}},
 		{name: "stage-zip", threads: 1, out: int64(n),
-			note: "Zip2 of two slices (the second pulled with iter.Pull2); plain: one index over both",
+			note: "Zip2 of two slices; plain: one index over both",
 			pipe: func(sum *float32) func() error {
 				r := stage.Zip2(src, src)
 				return func() error {
@@ -286,7 +286,7 @@ func stageOverheads(cfg config) ([]Row, error) {
 	var rows []Row
 	for _, b := range benches {
 		var got, want float32
-		rs, err := measureEach(cfg.reps, b.pipe(&got), b.plain(&want))
+		rs, err := measureEach(cfg.cheapReps(), b.pipe(&got), b.plain(&want))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", b.name, err)
 		}
