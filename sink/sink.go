@@ -39,8 +39,12 @@ func (f optionFunc) apply(c *config) { f(c) }
 func Reuse() Option { return optionFunc(func(c *config) { c.reuse = true }) }
 
 // WithLogger sets the logger for debug messages (a short or padded batch,
-// the end of a Tensorize pass). The default is zap.NewNop().
+// the end of a Tensorize pass). The default, and what a nil logger means,
+// is zap.NewNop().
 func WithLogger(l *zap.Logger) Option {
+	if l == nil {
+		l = zap.NewNop()
+	}
 	return optionFunc(func(c *config) { c.logger = l })
 }
 

@@ -165,9 +165,14 @@ func Classes(names ...string) Option {
 	return optionFunc(func(c *config) { c.classes = m })
 }
 
-// Logger sets the logger that reports each pass at debug level (default:
-// none).
-func Logger(l *zap.Logger) Option { return optionFunc(func(c *config) { c.log = l }) }
+// WithLogger sets the logger that reports each pass at debug level. The
+// default, and what a nil logger means, is zap.NewNop().
+func WithLogger(l *zap.Logger) Option {
+	if l == nil {
+		l = zap.NewNop()
+	}
+	return optionFunc(func(c *config) { c.log = l })
+}
 
 // New returns a reader of the CSV file at path. The file is opened when a
 // pass starts. New panics on a contradictory configuration: an invalid

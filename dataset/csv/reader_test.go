@@ -432,7 +432,7 @@ func TestSink(t *testing.T) {
 
 func TestLogger(t *testing.T) {
 	core, logs := observer.New(zap.DebugLevel)
-	r := csv.New(td("iris_data.csv"), csv.Logger(zap.New(core)))
+	r := csv.New(td("iris_data.csv"), csv.WithLogger(zap.New(core)))
 	if n, err := source.Count(context.Background(), r); n != 150 || err != nil {
 		t.Fatal(n, err)
 	}

@@ -119,9 +119,12 @@ func Prefetch(n int) Option {
 	return optionFunc(func(c *config) { c.prefetch = n })
 }
 
-// Logger sets the logger that reports each pass at debug level (default:
-// none).
-func Logger(l *zap.Logger) Option {
+// WithLogger sets the logger that reports each pass at debug level. The
+// default, and what a nil logger means, is zap.NewNop().
+func WithLogger(l *zap.Logger) Option {
+	if l == nil {
+		l = zap.NewNop()
+	}
 	return optionFunc(func(c *config) { c.log = l })
 }
 

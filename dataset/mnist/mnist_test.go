@@ -539,7 +539,7 @@ func TestSink(t *testing.T) {
 
 func TestLogger(t *testing.T) {
 	core, logs := observer.New(zap.DebugLevel)
-	ds := mnist.Test(dataDir, mnist.Parts(10, 9), mnist.Logger(zap.New(core)))
+	ds := mnist.Test(dataDir, mnist.Parts(10, 9), mnist.WithLogger(zap.New(core)))
 	if n, err := source.Count(context.Background(), ds); n != 1000 || err != nil {
 		t.Fatal(n, err)
 	}
@@ -549,5 +549,13 @@ func TestLogger(t *testing.T) {
 	m := logs.All()[0].ContextMap()
 	if m["start"] != int64(9000) || m["end"] != int64(10000) || m["gzip"] != true {
 		t.Errorf("log fields %v", m)
+	}
+}
+
+func TestNilLoggerMeansNone(t *testing.T) {
+	d := mnist.Test(dataDir, mnist.WithLogger(nil))
+	n, err := source.Count(context.Background(), d)
+	if err != nil || n != 10000 {
+		t.Fatalf("Count = %d, %v; want 10000 samples", n, err)
 	}
 }

@@ -61,10 +61,10 @@ type result struct {
 func layouts(cfg config) ([]string, []*csv.Reader, error) {
 	all := map[string]*csv.Reader{
 		"csviter": csv.New(filepath.Join(cfg.DataDir, "iris_data.csv"), csv.DataShape(4),
-			csv.LabelFile(filepath.Join(cfg.DataDir, "iris_label.csv")), csv.Logger(cfg.Log)),
+			csv.LabelFile(filepath.Join(cfg.DataDir, "iris_label.csv")), csv.WithLogger(cfg.Log)),
 		"header": csv.New(filepath.Join(cfg.DataDir, "iris.data"), csv.Header(),
 			csv.LabelColumns(csv.Name("Name")),
-			csv.Classes("Iris-setosa", "Iris-versicolor", "Iris-virginica"), csv.Logger(cfg.Log)),
+			csv.Classes("Iris-setosa", "Iris-versicolor", "Iris-virginica"), csv.WithLogger(cfg.Log)),
 	}
 	switch cfg.Layout {
 	case "all":

@@ -114,7 +114,7 @@ func newSink(batchSize int) *sink.Sink[mnist.Sample] {
 //	pixels, labels) -> prefetch
 func trainPipe(cfg config, s *sink.Sink[mnist.Sample]) (*pipeline.Pipe[*sink.Tensors], int, error) {
 	cfg.fillDefaults()
-	ds := mnist.Train(cfg.DataDir, mnist.Logger(cfg.Log))
+	ds := mnist.Train(cfg.DataDir, mnist.WithLogger(cfg.Log))
 	n, err := ds.Len()
 	if err != nil {
 		return nil, 0, fmt.Errorf("MNIST training set (run from the repository root, or pass -data): %w", err)

@@ -56,8 +56,11 @@ func Partition(numParts, partIndex int) Option {
 func ReuseBuffer() Option { return optionFunc(func(o *options) { o.reuse = true }) }
 
 // WithLogger sets a logger for debug messages (files opened, byte ranges).
-// The default is zap.NewNop().
+// The default, and what a nil logger means, is zap.NewNop().
 func WithLogger(l *zap.Logger) Option {
+	if l == nil {
+		l = zap.NewNop()
+	}
 	return optionFunc(func(o *options) { o.logger = l })
 }
 
