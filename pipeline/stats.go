@@ -351,24 +351,31 @@ func instrument[T any](n *node, r source.Reader[T]) source.Reader[T] {
 			ep := n.epochs.Next(ctx)
 			var m meter
 			m.startPass(n, time.Now())
-			ended := false
+			stopped := false // the consumer stopped, or the pass failed
+			ended := false   // the upstream pass returned on its own
 			var perr error
 			defer func() { m.endPass(ep, ended, perr) }()
-			for v, err := range r.All(ctx) {
+			// The upstream pass is called with a function of ours rather
+			// than ranged: one call per sample, no range-over-func state.
+			r.All(ctx)(func(v T, err error) bool {
+				if stopped { // an upstream that ignores the end of its pass
+					return false
+				}
 				if err != nil {
-					perr = err
+					stopped, perr = true, err
 					if m.pending {
 						m.arrive(time.Now())
 					}
 					yield(v, err)
-					return
+					return false
 				}
 				m.countdown--
 				if m.countdown > 0 { // most samples: no clock
-					if !yield(v, nil) {
-						return
+					if yield(v, nil) {
+						return true
 					}
-					continue
+					stopped = true
+					return false
 				}
 				at := time.Now()
 				if m.pending {
@@ -377,19 +384,21 @@ func instrument[T any](n *node, r source.Reader[T]) source.Reader[T] {
 				if m.rest > 0 { // this sample only closed the busy interval
 					m.setCountdown(m.rest)
 					m.rest = 0
-					if !yield(v, nil) {
-						return
+					if yield(v, nil) {
+						return true
 					}
-					continue
+					stopped = true
+					return false
 				}
 				ok := yield(v, nil)
 				m.timedDone(at, time.Now())
 				if !ok {
 					m.pending = false
-					return
+					stopped = true
 				}
-			}
-			ended = true
+				return ok
+			})
+			ended = !stopped
 		}
 	})
 }

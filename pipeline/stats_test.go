@@ -192,3 +192,26 @@ func TestLogs(t *testing.T) {
 		t.Fatalf("global logger used: %v", globalLogs.All())
 	}
 }
+
+// A reader that ignores the end of its pass must not make the counters call
+// the consumer again (a range loop panics when that happens).
+func TestStatsRudeUpstream(t *testing.T) {
+	rude := source.Func[int](func(ctx context.Context) iter.Seq2[int, error] {
+		return func(yield func(int, error) bool) {
+			for i := range 10 {
+				yield(i, nil) // ignores false
+			}
+			yield(0, errBoom)
+		}
+	})
+	p := pipeline.From(rude)
+	n := 0
+	for range p.All(context.Background()) {
+		if n++; n == 3 {
+			break
+		}
+	}
+	if got := p.Stats()[0].Samples; got != 3 {
+		t.Fatalf("counted %d samples, want 3", got)
+	}
+}
