@@ -22,7 +22,8 @@ import (
 	"os/signal"
 
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
+
+	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 )
 
 func main() {
@@ -36,16 +37,7 @@ func main() {
 	debug := flag.Bool("debug", false, "log every pass of every pipeline step")
 	flag.Parse()
 
-	c := zap.NewDevelopmentConfig()
-	c.Level = zap.NewAtomicLevelAt(zapcore.InfoLevel)
-	if *debug {
-		c.Level.SetLevel(zapcore.DebugLevel)
-	}
-	c.DisableStacktrace = true
-	log, err := c.Build()
-	if err != nil {
-		panic(err)
-	}
+	log := cli.Logger(*debug)
 	defer log.Sync() //nolint:errcheck // nothing to do about a failed flush of stderr
 	cfg.Log = log
 	cfg.Progress = os.Stderr

@@ -29,7 +29,8 @@ import (
 	"os/signal"
 
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
+
+	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 )
 
 func main() {
@@ -47,13 +48,10 @@ func main() {
 	debug := flag.Bool("debug", false, "log the pipeline's statistics of every epoch and pass")
 	flag.Parse()
 
-	log := newLogger(*debug)
+	log := cli.Logger(*debug)
 	defer log.Sync() //nolint:errcheck // nothing to do about a failed flush of stderr
 	cfg.Log = log
-	cfg.PipeLog = log.WithOptions(zap.IncreaseLevel(zapcore.WarnLevel))
-	if *debug {
-		cfg.PipeLog = log.Named("pipeline")
-	}
+	cfg.PipeLog = cli.PipelineLogger(log, *debug)
 	cfg.Progress = os.Stderr
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -64,20 +62,4 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("final losses: discriminator %.3f, generator %.3f; generated digits: %s\n", res.DLoss, res.GLoss, res.Generated)
-}
-
-// newLogger returns a console logger for a command line program: Info and
-// above, or Debug with -debug.
-func newLogger(debug bool) *zap.Logger {
-	c := zap.NewDevelopmentConfig()
-	c.Level = zap.NewAtomicLevelAt(zapcore.InfoLevel)
-	if debug {
-		c.Level.SetLevel(zapcore.DebugLevel)
-	}
-	c.DisableStacktrace = true
-	log, err := c.Build()
-	if err != nil {
-		panic(err)
-	}
-	return log
 }

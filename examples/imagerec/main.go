@@ -26,7 +26,8 @@ import (
 	"strings"
 
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
+
+	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 )
 
 func main() {
@@ -49,7 +50,7 @@ func main() {
 	debug := flag.Bool("debug", false, "log every pass")
 	flag.Parse()
 
-	log := newLogger(*debug)
+	log := cli.Logger(*debug)
 	defer log.Sync() //nolint:errcheck // nothing to do about a failed flush of stderr
 	var err error
 	if cfg.Shape, err = parseShape(shape); err != nil {
@@ -82,18 +83,4 @@ func parseShape(s string) ([3]int, error) {
 		out[i] = v
 	}
 	return out, nil
-}
-
-func newLogger(debug bool) *zap.Logger {
-	c := zap.NewDevelopmentConfig()
-	c.Level = zap.NewAtomicLevelAt(zapcore.InfoLevel)
-	if debug {
-		c.Level.SetLevel(zapcore.DebugLevel)
-	}
-	c.DisableStacktrace = true
-	log, err := c.Build()
-	if err != nil {
-		panic(err)
-	}
-	return log
 }

@@ -24,7 +24,8 @@ import (
 	"os/signal"
 
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
+
+	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 )
 
 func main() {
@@ -41,13 +42,10 @@ func main() {
 	debug := flag.Bool("debug", false, "log the pipeline's statistics of every epoch and pass")
 	flag.Parse()
 
-	log := newLogger(*debug)
+	log := cli.Logger(*debug)
 	defer log.Sync() //nolint:errcheck // nothing to do about a failed flush of stderr
 	cfg.Log = log
-	cfg.PipeLog = log.WithOptions(zap.IncreaseLevel(zapcore.WarnLevel))
-	if *debug {
-		cfg.PipeLog = log.Named("pipeline")
-	}
+	cfg.PipeLog = cli.PipelineLogger(log, *debug)
 	cfg.Progress = os.Stderr
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -58,20 +56,4 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("test accuracy: %.4f\n", res.TestAccuracy)
-}
-
-// newLogger returns a console logger for a command line program: Info and
-// above, or Debug with -debug.
-func newLogger(debug bool) *zap.Logger {
-	c := zap.NewDevelopmentConfig()
-	c.Level = zap.NewAtomicLevelAt(zapcore.InfoLevel)
-	if debug {
-		c.Level.SetLevel(zapcore.DebugLevel)
-	}
-	c.DisableStacktrace = true
-	log, err := c.Build()
-	if err != nil {
-		panic(err)
-	}
-	return log
 }
