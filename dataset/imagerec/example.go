@@ -38,6 +38,9 @@ type ReadOptions struct {
 	// decodes on the consumer's goroutine. The order of the records is kept
 	// either way.
 	Threads int
+	// MaxPixels bounds the size of an image (see DecodeOptions.MaxPixels);
+	// 0 means DefaultMaxPixels.
+	MaxPixels int
 }
 
 // DecodeRecord parses rec's image record header and decodes its image. Any
@@ -58,7 +61,7 @@ func DecodeRecord(rec recordio.Record, opts ReadOptions) (Example, error) {
 	if err != nil {
 		return Example{}, recordErr(rec, err)
 	}
-	img, err := dec.Decode(data, DecodeOptions{Channels: opts.Channels})
+	img, err := dec.Decode(data, DecodeOptions{Channels: opts.Channels, MaxPixels: opts.MaxPixels})
 	if err != nil {
 		return Example{}, recordErr(rec, err)
 	}
