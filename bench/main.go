@@ -20,6 +20,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -123,9 +124,13 @@ func main() {
 	}
 	printTable(os.Stdout, rows)
 	if *jsonPath != "" {
-		b, err := json.MarshalIndent(rows, "", "  ")
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false) // notes hold "->"
+		enc.SetIndent("", "  ")
+		err := enc.Encode(rows)
 		if err == nil {
-			err = os.WriteFile(*jsonPath, append(b, '\n'), 0o644)
+			err = os.WriteFile(*jsonPath, buf.Bytes(), 0o644)
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
