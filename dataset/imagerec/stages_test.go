@@ -1,0 +1,120 @@
+package imagerec_test
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+	"github.com/tensorfeed/tensorfeed/sample"
+	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/stage"
+)
+
+func collect(t *testing.T, r source.Reader[imagerec.Example]) []imagerec.Example {
+	t.Helper()
+	out, err := source.Collect(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Decode gives the records' ids, labels and images in order, for any
+// number of threads.
+func TestDecodeStage(t *testing.T) {
+	path := tdPath("mnist_t10k_1000_png_gray", ".rec")
+	rows := readTSV(t, "mnist_t10k_1000_png_gray")
+	one := collect(t, stage.Take(imagerec.Decode(recordio.Open(path), imagerec.ReadOptions{}), 300))
+	three := collect(t, stage.Take(imagerec.Decode(recordio.Open(path), imagerec.ReadOptions{Threads: 3}), 300))
+	if len(one) != 300 || !reflect.DeepEqual(one, three) {
+		t.Fatalf("1 and 3 threads differ (%d, %d examples)", len(one), len(three))
+	}
+	for i, ex := range one {
+		if ex.Index != i || ex.ID != rows[i].id || !slices.Equal(ex.Label, []float32{rows[i].headerLabel}) || ex.Image.Channels != 1 {
+			t.Fatalf("example %d: %+v", i, ex)
+		}
+	}
+	// Labels from a .lst by id.
+	entries, _ := imagerec.ReadList(tdPath("mnist_t10k_1000_jpg_multilabel", ".lst"))
+	labels, err := imagerec.NewLabels(entries, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs := collect(t, stage.Take(imagerec.Decode(recordio.Open(path), imagerec.ReadOptions{Labels: labels, Channels: 3}), 5))
+	for i, ex := range exs {
+		if !slices.Equal(ex.Label, entries[i].Labels[:2]) || ex.Image.Channels != 3 {
+			t.Errorf("example %d: labels %v, channels %d", i, ex.Label, ex.Image.Channels)
+		}
+	}
+}
+
+// A bad record ends Decode's pass with a *RecordError; records before it
+// come first.
+func TestDecodeStageError(t *testing.T) {
+	good := records(t, tdPath(mnistJPG, ".rec"))
+	bad := append([]byte(nil), good[1].Data[:40]...)
+	path, offs := writeRec(t, good[0].Data, bad, good[2].Data)
+	for _, threads := range []int{1, 2} {
+		var got []imagerec.Example
+		var err error
+		for ex, e := range imagerec.Decode(recordio.Open(path), imagerec.ReadOptions{Threads: threads}).All(context.Background()) {
+			if e != nil {
+				err = e
+				break
+			}
+			got = append(got, ex)
+		}
+		var re *imagerec.RecordError
+		if len(got) != 1 || !errors.As(err, &re) || re.Index != 1 || re.Offset != offs[1] || !errors.Is(err, imagerec.ErrImage) {
+			t.Errorf("%d threads: %d examples, then %v", threads, len(got), err)
+		}
+	}
+}
+
+// Augment's output depends on the seed, the epoch and the example, not on
+// the number of threads.
+func TestAugmentStage(t *testing.T) {
+	path := tdPath("mnist_t10k_1000_png_gray", ".rec")
+	src := stage.Take(imagerec.Decode(recordio.Open(path), imagerec.ReadOptions{Channels: 3}), 200)
+	augs := []imagerec.Aug{imagerec.RandomCrop(20, 20), imagerec.RandomMirror(), imagerec.ColorJitter(5, 5, 5)}
+	r1 := imagerec.Augment(src, imagerec.AugmentOptions{Seed: 9}, augs...)
+	r4 := imagerec.Augment(src, imagerec.AugmentOptions{Seed: 9, Threads: 4}, augs...)
+	a0, a1 := collect(t, r1), collect(t, r1)
+	b0, b1 := collect(t, r4), collect(t, r4)
+	if !reflect.DeepEqual(a0, b0) || !reflect.DeepEqual(a1, b1) {
+		t.Fatal("1 and 4 threads differ")
+	}
+	if reflect.DeepEqual(a0, a1) {
+		t.Error("epochs 0 and 1 are the same")
+	}
+	// The epoch can come from the context.
+	e1, err := source.Collect(source.WithEpoch(context.Background(), 1), imagerec.Augment(src, imagerec.AugmentOptions{Seed: 9}, augs...))
+	if err != nil || !reflect.DeepEqual(e1, a1) {
+		t.Errorf("epoch 1 from the context differs from the second pass: %v", err)
+	}
+	if a0[0].Image.Width != 20 || a0[0].ID != 0 || a0[199].Index != 199 {
+		t.Errorf("first example %v id %d", a0[0].Image.Shape(), a0[0].ID)
+	}
+}
+
+// An error from a step names the example; a panic in a step with threads
+// becomes a *source.PanicError.
+func TestAugmentStageErrors(t *testing.T) {
+	src := stage.Take(imagerec.Decode(recordio.Open(tdPath(mnistJPG, ".rec")), imagerec.ReadOptions{}), 20)
+	_, err := source.Collect(context.Background(), imagerec.Augment(src, imagerec.AugmentOptions{}, imagerec.CenterCrop(30, 30)))
+	if !errors.Is(err, imagerec.ErrSize) || !strings.Contains(err.Error(), "example 0 (id 0)") {
+		t.Errorf("crop too large: %v", err)
+	}
+	boom := func(img sample.Image, r *rand.Rand) (sample.Image, error) { panic("boom") }
+	_, err = source.Collect(context.Background(), imagerec.Augment(src, imagerec.AugmentOptions{Threads: 2}, boom))
+	var pe *source.PanicError
+	if !errors.As(err, &pe) {
+		t.Errorf("panic in a step: %v", err)
+	}
+}
