@@ -154,7 +154,8 @@ type BackendOptions struct {
 	// (preprocess_threads); 0 means min(4, GOMAXPROCS).
 	Threads int
 	// Prefetch is the number of finished batches kept ready ahead of the
-	// consumer (prefetch_buffer); 0 means 4, negative means none.
+	// consumer (prefetch_buffer); 0 means 4, negative means none. Each
+	// costs a batch of memory: 77 MB for 128 float32 images of 3x224x224.
 	Prefetch int
 	// DType is the element type of the data tensor (dtype): sample.Float32
 	// (the default, normalised) or sample.Uint8 (raw pixels, CHW, only
