@@ -403,7 +403,10 @@ func packEntry(e imagerec.ListEntry, root string, o packOptions) ([]byte, error)
 		return imagerec.AppendRecord(nil, h, data), nil
 	}
 	ch := map[int]int{1: 3, 0: 1, -1: 0}[o.color]
-	img, err := imagerec.DefaultDecoder().Decode(data, imagerec.DecodeOptions{Channels: ch})
+	// When resizing, libjpeg-turbo may decode big photos at 1/2, 1/4 or 1/8
+	// scale first, which is much faster and still leaves the shorter side
+	// at least --resize pixels (a centre crop keeps the shorter side).
+	img, err := imagerec.DefaultDecoder().Decode(data, imagerec.DecodeOptions{Channels: ch, MinShorter: o.resize})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
