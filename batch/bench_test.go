@@ -6,6 +6,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 // benchPass is the number of samples per pass: 100 batches of 128 and a
@@ -23,11 +24,13 @@ func runBatches[T any](b *testing.B, r source.Reader[batch.Batch[T]]) {
 				b.Fatal(err)
 			}
 			n += len(bt.Samples)
+			bt.Recycle() // does nothing unless r recycles
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/sample")
 	b.ReportMetric(float64(testing.AllocsPerRun(1, func() {
-		for range r.All(ctx) {
+		for bt := range r.All(ctx) {
+			bt.Recycle()
 		}
 	}))/benchPass, "allocs/sample")
 }
@@ -47,6 +50,12 @@ func BenchmarkOf(b *testing.B) {
 		b.Run(p.String(), func(b *testing.B) { runBatches(b, batch.Of(src, benchSize, p)) })
 	}
 	b.Run("fill", func(b *testing.B) { runBatches(b, batch.OfFill(src, benchSize, image{})) })
+	b.Run("keep-recycling", func(b *testing.B) { runBatches(b, batch.Of(src, benchSize, batch.Keep, batch.Recycling())) })
+	// Batches handed to another goroutine, as a prefetching pipeline does.
+	b.Run("buffered", func(b *testing.B) { runBatches(b, stage.Buffered(batch.Of(src, benchSize, batch.Keep), 2)) })
+	b.Run("buffered-recycling", func(b *testing.B) {
+		runBatches(b, stage.Buffered(batch.Of(src, benchSize, batch.Keep, batch.Recycling()), 2))
+	})
 	b.Run("wholepass", func(b *testing.B) { runBatches(b, batch.Of(src, 0, batch.Keep)) })
 	// The loop a user would write by hand, for comparison.
 	b.Run("plainloop", func(b *testing.B) {

@@ -11,6 +11,21 @@
 // Samples are copied into the slice by value, so a sample that holds a
 // slice or a pointer still shares that memory with whoever produced it.
 //
+// # Recycling
+//
+// For large samples the new slice per batch is most of the garbage a
+// pipeline makes. With the [Recycling] option the consumer hands each batch
+// back with [Batch.Recycle] when it is done with it, and Of fills that
+// slice again instead of allocating one; in steady state batching then
+// allocates nothing. Like csv.Reader.ReuseRecord it is opt-in, because the
+// consumer gives up the batch when it recycles it. The hand-back is
+// explicit, so it stays safe when a prefetching stage holds several batches
+// at once. sink.Tensorize and [PadSeqsReader] recycle every batch after
+// copying it, so a pipeline that ends in them needs only the option:
+//
+//	batches := batch.Of(samples, 128, batch.Keep, batch.Recycling())
+//	tensors := sink.Tensorize(stage.Buffered(batches, 2), s)
+//
 // # The last batch of a pass
 //
 // When the number of samples in a pass is not a multiple of the batch size,

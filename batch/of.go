@@ -16,7 +16,10 @@ import (
 //
 // Every batch owns a new Samples slice (capacity size); Of allocates
 // nothing else per batch and nothing per sample, except that Pad keeps a
-// copy of the first batch of each pass to pad the last one from.
+// copy of the first batch of each pass to pad the last one from. With the
+// Recycling option, Of instead reuses the slices of batches that consumers
+// hand back with Batch.Recycle and, in steady state, allocates nothing per
+// batch.
 //
 // An error from r is yielded once, with the zero Batch, and ends the pass;
 // the samples of the unfinished batch are dropped.
@@ -45,19 +48,20 @@ import (
 // deterministic.
 //
 // Of panics when size < 0 or last is not a known Policy.
-func Of[T any](r source.Reader[T], size int, last Policy) source.Reader[Batch[T]] {
+func Of[T any](r source.Reader[T], size int, last Policy, opts ...Option) source.Reader[Batch[T]] {
 	if size < 0 {
 		panic(fmt.Sprintf("batch: Of: negative size %d", size))
 	}
+	p := newPool[T](opts)
 	switch last {
 	case Keep, Drop, Pad:
 		return source.Func[Batch[T]](func(ctx context.Context) iter.Seq2[Batch[T], error] {
-			return pass(ctx, r, size, last, nil, nil)
+			return pass(ctx, r, size, last, nil, nil, p)
 		})
 	case RollOver:
 		ro := &carry[T]{}
 		return source.Func[Batch[T]](func(ctx context.Context) iter.Seq2[Batch[T], error] {
-			return pass(ctx, r, size, last, nil, ro)
+			return pass(ctx, r, size, last, nil, ro, p)
 		})
 	}
 	panic(fmt.Sprintf("batch: Of: unknown policy %v", last))
@@ -65,14 +69,29 @@ func Of[T any](r source.Reader[T], size int, last Policy) source.Reader[Batch[T]
 
 // OfFill is Of with a short last batch padded to size with copies of fill;
 // Batch.Padded counts them. Size 0 makes every pass one batch and then
-// nothing is padded. OfFill panics when size < 0.
-func OfFill[T any](r source.Reader[T], size int, fill T) source.Reader[Batch[T]] {
+// nothing is padded. It takes the same options as Of. OfFill panics when
+// size < 0.
+func OfFill[T any](r source.Reader[T], size int, fill T, opts ...Option) source.Reader[Batch[T]] {
 	if size < 0 {
 		panic(fmt.Sprintf("batch: OfFill: negative size %d", size))
 	}
+	p := newPool[T](opts)
 	return source.Func[Batch[T]](func(ctx context.Context) iter.Seq2[Batch[T], error] {
-		return pass(ctx, r, size, Pad, &fill, nil)
+		return pass(ctx, r, size, Pad, &fill, nil, p)
 	})
+}
+
+// newPool returns the free list of a reader built with opts, or nil when
+// it does not recycle.
+func newPool[T any](opts []Option) *pool[T] {
+	var o options
+	for _, opt := range opts {
+		opt.apply(&o)
+	}
+	if !o.recycle {
+		return nil
+	}
+	return &pool[T]{}
 }
 
 // carry holds the samples a RollOver reader keeps between passes.
@@ -101,31 +120,15 @@ func (c *carry[T]) put(s []T) {
 
 // pass builds one pass of a batching reader. fill, when not nil, pads the
 // last batch with its value (policy Pad); ro, when not nil, carries the
-// remainder between passes (policy RollOver).
-func pass[T any](ctx context.Context, r source.Reader[T], size int, last Policy, fill *T, ro *carry[T]) iter.Seq2[Batch[T], error] {
+// remainder between passes (policy RollOver); p, when not nil, recycles
+// Samples slices (option Recycling).
+func pass[T any](ctx context.Context, r source.Reader[T], size int, last Policy, fill *T, ro *carry[T], p *pool[T]) iter.Seq2[Batch[T], error] {
 	return func(yield func(Batch[T], error) bool) {
-		var buf []T  // allocated when its first sample arrives
-		var head []T // the first full batch of the pass, for Pad
-		// push adds s to the batch and yields the batch when it is full;
-		// it reports whether the pass goes on.
-		push := func(s T) bool {
-			if buf == nil && size > 0 {
-				buf = make([]T, 0, size)
-			}
-			buf = append(buf, s)
-			if size == 0 || len(buf) < size {
-				return true
-			}
-			if last == Pad && fill == nil && head == nil {
-				head = append(make([]T, 0, size), buf...)
-			}
-			b := Batch[T]{Samples: buf}
-			buf = nil
-			return yield(b, nil)
-		}
+		bt := batcher[T]{size: size, last: last, fill: fill, pool: p}
+		defer bt.abandon()
 		if ro != nil {
 			for _, s := range ro.take() {
-				if !push(s) {
+				if !bt.push(s, yield) {
 					return
 				}
 			}
@@ -135,11 +138,11 @@ func pass[T any](ctx context.Context, r source.Reader[T], size int, last Policy,
 				yield(Batch[T]{}, err)
 				return
 			}
-			if !push(s) {
+			if !bt.push(s, yield) {
 				return
 			}
 		}
-		n := len(buf)
+		n := len(bt.buf)
 		if n == 0 {
 			return
 		}
@@ -148,20 +151,75 @@ func pass[T any](ctx context.Context, r source.Reader[T], size int, last Policy,
 		case last == Drop:
 			return
 		case last == RollOver:
-			ro.put(buf)
+			ro.put(bt.buf)
+			bt.cur = nil // the carry keeps buf's memory; the slot is not reused
 			return
 		case fill != nil:
-			for len(buf) < size {
-				buf = append(buf, *fill)
+			for len(bt.buf) < size {
+				bt.buf = append(bt.buf, *fill)
 			}
 		default: // Pad with the first samples of the pass
+			head := bt.head
 			if head == nil {
-				head = buf[:n] // the pass is shorter than one batch
+				head = bt.buf[:n] // the pass is shorter than one batch
 			}
-			for i := 0; len(buf) < size; i++ {
-				buf = append(buf, head[i%len(head)])
+			for i := 0; len(bt.buf) < size; i++ {
+				bt.buf = append(bt.buf, head[i%len(head)])
 			}
 		}
-		yield(Batch[T]{Samples: buf, Padded: len(buf) - n}, nil)
+		yield(bt.done(len(bt.buf)-n), nil)
+	}
+}
+
+// batcher is the state of one pass of a batching reader.
+type batcher[T any] struct {
+	size int
+	last Policy
+	fill *T
+	pool *pool[T] // nil unless recycling
+	buf  []T      // the batch being filled; nil until its first sample
+	cur  *slot[T] // buf's slot when recycling
+	head []T      // the first full batch of the pass, for Pad
+}
+
+// push adds s to the batch and yields the batch when it is full; it
+// reports whether the pass goes on.
+func (bt *batcher[T]) push(s T, yield func(Batch[T], error) bool) bool {
+	if bt.buf == nil {
+		switch {
+		case bt.pool != nil:
+			bt.cur = bt.pool.get(bt.size)
+			bt.buf = bt.cur.buf
+		case bt.size > 0:
+			bt.buf = make([]T, 0, bt.size)
+		}
+	}
+	bt.buf = append(bt.buf, s)
+	if bt.size == 0 || len(bt.buf) < bt.size {
+		return true
+	}
+	if bt.last == Pad && bt.fill == nil && bt.head == nil {
+		bt.head = append(make([]T, 0, bt.size), bt.buf...)
+	}
+	return yield(bt.done(0), nil)
+}
+
+// done hands buf over as a batch with padded padding samples.
+func (bt *batcher[T]) done(padded int) Batch[T] {
+	b := Batch[T]{Samples: bt.buf, Padded: padded}
+	if bt.cur != nil {
+		bt.cur.buf = bt.buf[:0] // size 0 may have grown it
+		b.slot, b.gen = bt.cur, bt.cur.gen
+		bt.cur = nil
+	}
+	bt.buf = nil
+	return b
+}
+
+// abandon returns the slot of a batch the pass did not finish.
+func (bt *batcher[T]) abandon() {
+	if bt.cur != nil {
+		bt.pool.put(bt.cur)
+		bt.cur = nil
 	}
 }
