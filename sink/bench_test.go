@@ -1,10 +1,13 @@
 package sink_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 // mnist is an MNIST-like sample: 784 pixels already scaled, and a class.
@@ -25,24 +28,50 @@ func mnistBatch(n int) batch.Batch[mnist] {
 	return batch.Batch[mnist]{Samples: s}
 }
 
+// mnistFields are an image and a label field, marked WritesAll or not.
+func mnistFields(writesAll bool) (data, label []sink.Field[mnist]) {
+	img := sink.Float32("image", []int{784}, func(s mnist, dst []float32) { copy(dst, s.Pix) })
+	lbl := sink.Int64("label", nil, func(s mnist, dst []int64) { dst[0] = s.Label })
+	if writesAll {
+		img, lbl = img.WritesAll(), lbl.WritesAll()
+	}
+	return []sink.Field[mnist]{img}, []sink.Field[mnist]{lbl}
+}
+
 // BenchmarkAssemble assembles a [128, 784] float32 image tensor and [128]
-// int64 labels per batch, with fresh memory and with Reuse.
+// int64 labels per batch: with new memory, with Reuse, with Recycle, and
+// with the fields marked WritesAll (no clearing of reused rows).
 func BenchmarkAssemble(b *testing.B) {
 	const size = 128
 	bt := mnistBatch(size)
-	data := []sink.Field[mnist]{sink.Float32("image", []int{784}, func(s mnist, dst []float32) { copy(dst, s.Pix) })}
-	label := []sink.Field[mnist]{sink.Int64("label", nil, func(s mnist, dst []int64) { dst[0] = s.Label })}
+	data, label := mnistFields(false)
+	dataAll, labelAll := mnistFields(true)
 	for _, c := range []struct {
-		name string
-		opts []sink.Option
-	}{{"fresh", nil}, {"reuse", []sink.Option{sink.Reuse()}}} {
+		name      string
+		writesAll bool
+		recycle   bool
+		opts      []sink.Option
+	}{
+		{"fresh", false, false, nil},
+		{"reuse", false, false, []sink.Option{sink.Reuse()}},
+		{"reuse-writesall", true, false, []sink.Option{sink.Reuse()}},
+		{"recycle", false, true, nil},
+		{"recycle-writesall", true, true, nil},
+	} {
 		b.Run(c.name, func(b *testing.B) {
 			s := sink.New(size, data, label, c.opts...)
+			if c.writesAll {
+				s = sink.New(size, dataAll, labelAll, c.opts...)
+			}
 			b.ReportAllocs()
 			b.SetBytes(size * (784*4 + 8))
 			for b.Loop() {
-				if _, err := s.Assemble(bt); err != nil {
+				ts, err := s.Assemble(bt)
+				if err != nil {
 					b.Fatal(err)
+				}
+				if c.recycle {
+					s.Recycle(ts)
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*size), "ns/sample")
@@ -62,4 +91,46 @@ func BenchmarkAssemble(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*size), "ns/sample")
 	})
+}
+
+// BenchmarkTensorizeBuffered runs Tensorize in a prefetching goroutine
+// (stage.Buffered(2)) over 100 ready batches of 128 MNIST-like samples,
+// with new tensors per batch and with tensors the consumer recycles. One
+// op is one batch.
+func BenchmarkTensorizeBuffered(b *testing.B) {
+	const size, batches = 128, 100
+	one := mnistBatch(size)
+	ready := make([]batch.Batch[mnist], batches)
+	for i := range ready {
+		ready[i] = one
+	}
+	data, label := mnistFields(true)
+	for _, recycle := range []bool{false, true} {
+		name := "fresh"
+		if recycle {
+			name = "recycle"
+		}
+		b.Run(name, func(b *testing.B) {
+			s := sink.New(size, data, label)
+			r := stage.Buffered(sink.Tensorize(source.Slice(ready), s), 2)
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.SetBytes(size * (784*4 + 8))
+			n := 0
+			for n < b.N {
+				for ts, err := range r.All(ctx) {
+					if err != nil {
+						b.Fatal(err)
+					}
+					if recycle {
+						s.Recycle(ts)
+					}
+					if n++; n == b.N {
+						break
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*size), "ns/sample")
+		})
+	}
 }

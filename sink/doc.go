@@ -26,6 +26,26 @@
 // assembled, and a caller that needs them longer must copy them. Reuse
 // makes steady-state assembly allocation-free.
 //
+// Reuse cannot sit before a prefetching stage (stage.Buffered), which holds
+// several batches at once. There the consumer hands each batch back
+// explicitly with [Sink.Recycle] when it is done with it; the sink keeps a
+// free list of recycled memory that Assemble and Tensorize draw from, and
+// assembly is allocation-free again. Tensorize in turn hands every batch
+// it has assembled back to its batch reader (batch.Recycling), so the whole
+// chain from samples to tensors can run without allocating per batch:
+//
+//	s := sink.New(128, data, label)
+//	batches := batch.Of(samples, 128, batch.Keep, batch.Recycling())
+//	for ts, err := range stage.Buffered(sink.Tensorize(batches, s), 2).All(ctx) {
+//		... // train on ts
+//		s.Recycle(ts)
+//	}
+//
+// A sink clears a reused row before the fill writes into it, so that a fill
+// may rely on zeros (a one-hot label). A field whose fill writes every
+// element can say so with [Field.WritesAll], and its rows are then not
+// cleared.
+//
 // A short batch (the last one of a pass under batch.Keep) gives tensors
 // whose batch dimension is smaller than the sink's batch size; the shapes
 // of ProvideData and ProvideLabel are those of a full batch. Padding samples

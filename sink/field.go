@@ -10,22 +10,24 @@ import (
 // per sample and how to write a sample into it. Make one with Float32,
 // Int32, Int64 or Uint8; the zero Field is not valid.
 type Field[T any] struct {
-	name  string
-	shape []int
-	dtype sample.DType
-	elems int
-	f32   func(T, []float32)
-	i32   func(T, []int32)
-	i64   func(T, []int64)
-	u8    func(T, []uint8)
+	name      string
+	shape     []int
+	dtype     sample.DType
+	elems     int
+	writesAll bool
+	f32       func(T, []float32)
+	i32       func(T, []int32)
+	i64       func(T, []int64)
+	u8        func(T, []uint8)
 }
 
 // Float32 returns a field named name holding a float32 tensor of the given
 // per-sample shape (an empty shape is a scalar). For every sample s of a
 // batch, fill(s, dst) writes s into dst, its row of the tensor: a slice of
-// exactly sample.Elems(shape) elements, zeroed before the call. dst has no
-// spare capacity, so fill cannot grow the tensor or write into another row;
-// appending to dst writes to a copy that the sink never sees.
+// exactly sample.Elems(shape) elements, zeroed before the call (unless the
+// field is marked WritesAll). dst has no spare capacity, so fill cannot
+// grow the tensor or write into another row; appending to dst writes to a
+// copy that the sink never sees.
 //
 // fill cannot fail: validate samples upstream (stage.MapErr) when their size
 // may be wrong. A panic in fill unwinds through the caller, as with
@@ -71,6 +73,20 @@ func newField[T any](fn, name string, shape []int, dt sample.DType, nilFill bool
 		}
 	}
 	return Field[T]{name: name, shape: append([]int{}, shape...), dtype: dt, elems: sample.Elems(shape)}
+}
+
+// WritesAll returns a copy of f that promises its fill sets every element
+// of dst, as a fill that normalises a whole image or copies a whole vector
+// does. The sink then skips clearing a row before the fill when the row's
+// memory is reused (Reuse, Sink.Recycle), which saves writing each batch
+// twice; new memory is zero anyway.
+//
+// Leave a fill that writes only some elements unmarked (a one-hot label
+// sets one element of its row): marked, it would find the values of an
+// earlier batch in the elements it skips.
+func (f Field[T]) WritesAll() Field[T] {
+	f.writesAll = true
+	return f
 }
 
 // Name returns the field's name.

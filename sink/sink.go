@@ -3,6 +3,7 @@ package sink
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"go.uber.org/zap"
 
@@ -31,9 +32,10 @@ func (f optionFunc) apply(c *config) { f(c) }
 // returns the same *Tensors each time, and its tensors (and any Split of
 // them) are valid only until the next call to Assemble; in Tensorize, until
 // the consumer asks for the next batch. Copy what must live longer, and do
-// not put a prefetching stage (stage.Buffered) after a reusing Tensorize.
-// Assemble of a reusing sink is not safe for concurrent use; each pass of
-// Tensorize has its own buffers, so concurrent passes are safe.
+// not put a prefetching stage (stage.Buffered) after a reusing Tensorize:
+// use Sink.Recycle there instead. Assemble of a reusing sink is not safe for
+// concurrent use; each pass of Tensorize has its own buffers, so concurrent
+// passes are safe.
 //
 // In steady state a reusing sink allocates nothing per batch.
 func Reuse() Option { return optionFunc(func(c *config) { c.reuse = true }) }
@@ -49,7 +51,7 @@ func WithLogger(l *zap.Logger) Option {
 }
 
 // Sink assembles batches of samples of type T into tensors. Without Reuse
-// it is safe for concurrent use.
+// it is safe for concurrent use; Recycle always is.
 type Sink[T any] struct {
 	size   int
 	fields []Field[T] // data, then label
@@ -59,6 +61,13 @@ type Sink[T any] struct {
 	dims   int    // sum of len(Shape) over all tensors, batch dim included
 	cfg    config
 	own    *arena // Assemble's buffers under Reuse
+	rec    recycler
+}
+
+// recycler is a sink's free list of recycled arenas, all of full size.
+type recycler struct {
+	mu   sync.Mutex
+	free []*arena
 }
 
 // New returns a sink for batches of at most batchSize samples that fills
@@ -103,6 +112,7 @@ func New[T any](batchSize int, data []Field[T], label []Field[T], opts ...Option
 	}
 	if s.cfg.reuse {
 		s.own = s.newArena(batchSize)
+		s.own.pinned = true
 	}
 	return s
 }
@@ -143,8 +153,9 @@ func (s *Sink[T]) BatchSize() int { return s.size }
 // every tensor holds b.Samples[i], and Tensors.Padded is b.Padded. A batch
 // shorter than the batch size gives tensors with a smaller batch dimension.
 //
-// Without Reuse the tensors are new memory owned by the caller. With Reuse
-// they are the sink's memory, valid until the next call (see Reuse).
+// Without Reuse the tensors are owned by the caller: new memory, or memory
+// handed back with Recycle. With Reuse they are the sink's memory, valid
+// until the next call (see Reuse).
 //
 // A batch with more samples than the batch size, or whose Padded is outside
 // 0..Len, is an error wrapping ErrBatch.
@@ -154,22 +165,28 @@ func (s *Sink[T]) Assemble(b batch.Batch[T]) (*Tensors, error) {
 
 // arena is the memory of one batch's tensors.
 type arena struct {
-	ts  *Tensors
-	all []Tensor // Data then Label
-	f32 []float32
-	i32 []int32
-	i64 []int64
-	u8  []uint8
+	ts     *Tensors
+	all    []Tensor // Data then Label
+	f32    []float32
+	i32    []int32
+	i64    []int64
+	u8     []uint8
+	rows   int       // the most samples it holds
+	owner  *recycler // the sink that made it
+	pinned bool      // Reuse's memory: never recycled
+	free   bool      // recycled and not yet taken again
 }
 
 // newArena allocates tensors for up to rows samples.
 func (s *Sink[T]) newArena(rows int) *arena {
 	a := &arena{
-		f32: make([]float32, rows*s.per[0]),
-		i32: make([]int32, rows*s.per[1]),
-		i64: make([]int64, rows*s.per[2]),
-		u8:  make([]uint8, rows*s.per[3]),
-		all: make([]Tensor, len(s.fields)),
+		rows:  rows,
+		owner: &s.rec,
+		f32:   make([]float32, rows*s.per[0]),
+		i32:   make([]int32, rows*s.per[1]),
+		i64:   make([]int64, rows*s.per[2]),
+		u8:    make([]uint8, rows*s.per[3]),
+		all:   make([]Tensor, len(s.fields)),
 	}
 	shapes := make([]int, s.dims)
 	for i, f := range s.fields {
@@ -179,8 +196,68 @@ func (s *Sink[T]) newArena(rows int) *arena {
 		copy(sh[1:], f.shape)
 		a.all[i] = Tensor{Name: f.name, Shape: sh, DType: f.dtype}
 	}
-	a.ts = &Tensors{Data: a.all[:s.nData:s.nData], Label: a.all[s.nData:]}
+	a.ts = &Tensors{Data: a.all[:s.nData:s.nData], Label: a.all[s.nData:], a: a}
 	return a
+}
+
+// Recycle hands back tensors that Assemble or Tensorize returned, so that
+// the sink writes a later batch into their memory instead of allocating.
+// It is the explicit alternative to Reuse, and unlike Reuse it is safe with
+// prefetching: ts belongs to the caller until the call and must not be used
+// after it (nor any Split of it), however many other batches are in flight.
+// Recycle may be called from any goroutine, typically by the training loop
+// after a stage.Buffered that prefetches tensors:
+//
+//	for ts, err := range stage.Buffered(sink.Tensorize(batches, s), 2).All(ctx) {
+//		... // train on ts
+//		s.Recycle(ts)
+//	}
+//
+// The sink keeps the recycled memory in a free list that Assemble and every
+// pass of Tensorize draw from, so it holds as many batches as were in
+// flight at once and, in steady state, assembles without allocating.
+// Tensors of a short batch are not kept (a later full batch would not fit).
+//
+// Recycle does nothing with nil or with the tensors of a sink with Reuse,
+// which stay that sink's. It panics when ts was not returned by this sink
+// (a Split part, another sink's tensors, a copy of *ts) or was already
+// recycled.
+func (s *Sink[T]) Recycle(ts *Tensors) {
+	if ts == nil {
+		return
+	}
+	a := ts.a
+	if a == nil || a.ts != ts || a.owner != &s.rec {
+		panic("sink: Recycle of tensors that this sink did not assemble")
+	}
+	if a.pinned {
+		return
+	}
+	s.rec.mu.Lock()
+	defer s.rec.mu.Unlock()
+	if a.free {
+		panic("sink: Recycle of tensors already recycled")
+	}
+	a.free = true
+	if a.rows == s.size {
+		s.rec.free = append(s.rec.free, a)
+	}
+}
+
+// take returns an arena for n samples: a recycled one, or a new one that
+// is still zero (fresh).
+func (s *Sink[T]) take(n int) (a *arena, fresh bool) {
+	s.rec.mu.Lock()
+	if k := len(s.rec.free); k > 0 {
+		a = s.rec.free[k-1]
+		s.rec.free[k-1] = nil
+		s.rec.free = s.rec.free[:k-1]
+		a.free = false
+		s.rec.mu.Unlock()
+		return a, false
+	}
+	s.rec.mu.Unlock()
+	return s.newArena(n), true
 }
 
 func (s *Sink[T]) assemble(b batch.Batch[T], a *arena) (*Tensors, error) {
@@ -191,9 +268,9 @@ func (s *Sink[T]) assemble(b batch.Batch[T], a *arena) (*Tensors, error) {
 	if b.Padded < 0 || b.Padded > n {
 		return nil, fmt.Errorf("%w: %d padding samples in a batch of %d", ErrBatch, b.Padded, n)
 	}
-	fresh := a == nil
-	if fresh {
-		a = s.newArena(n)
+	fresh := false
+	if a == nil {
+		a, fresh = s.take(n)
 	}
 	if n < s.size || b.Padded > 0 {
 		if ce := s.cfg.logger.Check(zap.DebugLevel, "sink: short or padded batch"); ce != nil {
@@ -204,15 +281,16 @@ func (s *Sink[T]) assemble(b batch.Batch[T], a *arena) (*Tensors, error) {
 		t := &a.all[i]
 		t.Shape[0] = n
 		lo, hi := n*s.offs[i], n*(s.offs[i]+f.elems)
+		clearRows := !fresh && !f.writesAll
 		switch f.dtype {
 		case sample.Float32:
-			t.F32 = fillRows(a.f32[lo:hi:hi], f.elems, b.Samples, f.f32, fresh)
+			t.F32 = fillRows(a.f32[lo:hi:hi], f.elems, b.Samples, f.f32, clearRows)
 		case sample.Int32:
-			t.I32 = fillRows(a.i32[lo:hi:hi], f.elems, b.Samples, f.i32, fresh)
+			t.I32 = fillRows(a.i32[lo:hi:hi], f.elems, b.Samples, f.i32, clearRows)
 		case sample.Int64:
-			t.I64 = fillRows(a.i64[lo:hi:hi], f.elems, b.Samples, f.i64, fresh)
+			t.I64 = fillRows(a.i64[lo:hi:hi], f.elems, b.Samples, f.i64, clearRows)
 		case sample.Uint8:
-			t.U8 = fillRows(a.u8[lo:hi:hi], f.elems, b.Samples, f.u8, fresh)
+			t.U8 = fillRows(a.u8[lo:hi:hi], f.elems, b.Samples, f.u8, clearRows)
 		}
 	}
 	a.ts.Padded = b.Padded
@@ -220,14 +298,19 @@ func (s *Sink[T]) assemble(b batch.Batch[T], a *arena) (*Tensors, error) {
 }
 
 // fillRows writes sample i into row i of dst, e elements per row, and
-// returns dst. Reused memory is cleared first so that every fill sees a
+// returns dst. With clearRows (reused memory, a fill that may leave
+// elements unwritten) every row is cleared first so that the fill sees a
 // zeroed row.
-func fillRows[T, E any](dst []E, e int, samples []T, fill func(T, []E), fresh bool) []E {
+func fillRows[T, E any](dst []E, e int, samples []T, fill func(T, []E), clearRows bool) []E {
+	if !clearRows {
+		for i, s := range samples {
+			fill(s, dst[i*e:(i+1)*e:(i+1)*e])
+		}
+		return dst
+	}
 	for i, s := range samples {
 		row := dst[i*e : (i+1)*e : (i+1)*e]
-		if !fresh {
-			clear(row) // row by row, so the fill finds the row in cache
-		}
+		clear(row) // row by row, so the fill finds the row in cache
 		fill(s, row)
 	}
 	return dst

@@ -50,6 +50,8 @@ func (t Tensor) rows(lo, hi int, shape []int) Tensor {
 type Tensors struct {
 	Data, Label []Tensor
 	Padded      int
+
+	a *arena // the memory behind them, for Sink.Recycle; nil for a Split part
 }
 
 // Rows returns the batch dimension shared by all the tensors, padding

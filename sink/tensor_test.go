@@ -1,7 +1,6 @@
 package sink_test
 
 import (
-	"reflect"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/batch"
@@ -42,7 +41,7 @@ func TestSplit(t *testing.T) {
 				t.Errorf("n=%d padded=%d k=%d part %d: %d rows, %d padded; want %d, %d",
 					tt.n, tt.padded, tt.k, i, p.Rows(), p.Padded, tt.sizes[i], tt.pads[i])
 			}
-			if w := want(all[lo:hi], tt.pads[i]); !reflect.DeepEqual(p, w) {
+			if w := want(all[lo:hi], tt.pads[i]); !same(p, w) {
 				t.Errorf("n=%d k=%d part %d:\ngot  %+v\nwant %+v", tt.n, tt.k, i, p, w)
 			}
 			lo = hi

@@ -15,9 +15,15 @@ import (
 // source.Reader[batch.Batch[T]] will do: the output of batch.Of, or a
 // batch reader the user writes (PaddlePaddle's custom_batch_reader).
 //
-// Without Reuse every *Tensors belongs to the consumer. With Reuse each pass
-// has its own buffers and yields the same *Tensors for every batch, valid
-// until the consumer asks for the next one.
+// Without Reuse every *Tensors belongs to the consumer, who may hand it back
+// with s.Recycle when done (safe through stage.Buffered); every pass draws
+// from the sink's free list. With Reuse each pass has its own buffers and
+// yields the same *Tensors for every batch, valid until the consumer asks
+// for the next one.
+//
+// Tensorize is the last consumer of r's batches: once a batch is assembled
+// it hands the batch back (batch.Batch.Recycle), so that a batch.Of built
+// with batch.Recycling fills the same Samples slice again.
 //
 // An error from r ends the pass; so does a batch that does not fit s, with
 // an error that names the batch's index in the pass and wraps ErrBatch.
@@ -27,6 +33,7 @@ func Tensorize[T any](r source.Reader[batch.Batch[T]], s *Sink[T]) source.Reader
 			var a *arena
 			if s.cfg.reuse {
 				a = s.newArena(s.size)
+				a.pinned = true
 			}
 			n, samples := 0, 0
 			defer func() {
@@ -40,6 +47,7 @@ func Tensorize[T any](r source.Reader[batch.Batch[T]], s *Sink[T]) source.Reader
 					return
 				}
 				t, err := s.assemble(b, a)
+				b.Recycle() // assemble copied it
 				if err != nil {
 					yield(nil, fmt.Errorf("batch %d of the pass: %w", n, err))
 					return

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"iter"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -33,7 +32,7 @@ func TestTensorize(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if i >= len(wants) || !reflect.DeepEqual(ts, wants[i]) {
+					if i >= len(wants) || !same(ts, wants[i]) {
 						t.Fatalf("pass %d batch %d: got %+v", pass, i, ts)
 					}
 					i++
@@ -57,7 +56,7 @@ func TestTensorizeOwnership(t *testing.T) {
 		return out
 	}
 	fresh := collect()
-	if !reflect.DeepEqual(fresh, []*sink.Tensors{want(rs[:4], 0), want(rs[4:], 0)}) {
+	if len(fresh) != 2 || !same(fresh[0], want(rs[:4], 0)) || !same(fresh[1], want(rs[4:], 0)) {
 		t.Error("without Reuse, kept batches must stay intact")
 	}
 	reused := collect(sink.Reuse())
@@ -145,7 +144,7 @@ func TestTensorizeConcurrentPassesWithReuse(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if !reflect.DeepEqual(ts, want(rs[4*i:4*i+4], 0)) {
+				if !same(ts, want(rs[4*i:4*i+4], 0)) {
 					t.Errorf("batch %d overwritten by another pass", i)
 				}
 				i++
