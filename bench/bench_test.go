@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"go.uber.org/goleak"
 	"math"
 	"os"
 	"path/filepath"
@@ -106,11 +107,17 @@ func checkRow(t *testing.T, w string, r Row) {
 	}
 }
 
-// TestMain leaves no temporary files behind: every workload removes what
-// it creates.
+// TestMain checks that the workloads leave no goroutine and no temporary
+// file behind: every workload removes what it creates.
 func TestMain(m *testing.M) {
 	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "tensorfeed-bench-*"))
 	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
 	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "tensorfeed-bench-*"))
 	if code == 0 && len(after) > len(before) {
 		fmt.Fprintf(os.Stderr, "temporary files left behind: %v\n", after)

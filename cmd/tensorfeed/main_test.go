@@ -5,7 +5,13 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"go.uber.org/goleak"
 )
+
+// Every test in this package must leave no goroutine behind (im2rec packs
+// with several threads).
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // runCmd runs a command line and returns its exit status and outputs.
 func runCmd(args ...string) (code int, stdout, stderr string) {
