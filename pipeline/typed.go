@@ -25,15 +25,15 @@ func Enumerate[T any](p *Pipe[T]) *Pipe[stage.Indexed[T]] {
 }
 
 // Batch adds batch.Of: batches of size samples with the given last-batch
-// policy. Step name "batch".
-func Batch[T any](p *Pipe[T], size int, last batch.Policy) *Pipe[batch.Batch[T]] {
-	return then(p, "batch", batch.Of[T](p, size, last))
+// policy and options (batch.Recycling). Step name "batch".
+func Batch[T any](p *Pipe[T], size int, last batch.Policy, opts ...batch.Option) *Pipe[batch.Batch[T]] {
+	return then(p, "batch", batch.Of[T](p, size, last, opts...))
 }
 
 // BatchFill adds batch.OfFill: a short last batch is padded with fill. Step
 // name "batch".
-func BatchFill[T any](p *Pipe[T], size int, fill T) *Pipe[batch.Batch[T]] {
-	return then(p, "batch", batch.OfFill[T](p, size, fill))
+func BatchFill[T any](p *Pipe[T], size int, fill T, opts ...batch.Option) *Pipe[batch.Batch[T]] {
+	return then(p, "batch", batch.OfFill[T](p, size, fill, opts...))
 }
 
 // Zip2 adds stage.Zip2 of p and b: pairs of samples, one from each. When b
