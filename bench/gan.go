@@ -32,8 +32,9 @@ const (
 type ganSample[N any] = stage.Tuple4[mnist.Sample, N, bool, bool]
 
 // ganPipeline builds: Zip4(images, noise, Constant(true), Constant(false),
-// Shortest) -> Batch(128, Keep) -> Tensorize(Reuse) with the image, noise,
-// real and fake tensors.
+// Shortest) -> Batch(128, Keep, Recycling) -> Tensorize(Reuse) with the
+// image, noise, real and fake tensors. Every fill writes its whole row
+// (WritesAll), so reused rows are not cleared first.
 func ganPipeline[N any](ds *mnist.Dataset, noise source.Reader[N], fillNoise func(N, []float32)) source.Reader[*sink.Tensors] {
 	z := stage.Zip4[mnist.Sample, N, bool, bool](ds, noise, source.Constant(true, -1), source.Constant(false, -1),
 		stage.Shortest())
@@ -45,15 +46,16 @@ func ganPipeline[N any](ds *mnist.Dataset, noise source.Reader[N], fillNoise fun
 	}
 	s := sink.New(mnistBatch,
 		[]sink.Field[ganSample[N]]{
-			sink.Float32("image", []int{mnist.Pixels}, func(s ganSample[N], dst []float32) { ds.FillImage(s.A, dst) }),
-			sink.Float32("noise", []int{ganNoise}, func(s ganSample[N], dst []float32) { fillNoise(s.B, dst) }),
+			sink.Float32("image", []int{mnist.Pixels}, func(s ganSample[N], dst []float32) { ds.FillImage(s.A, dst) }).WritesAll(),
+			sink.Float32("noise", []int{ganNoise}, func(s ganSample[N], dst []float32) { fillNoise(s.B, dst) }).WritesAll(),
 		},
 		[]sink.Field[ganSample[N]]{
-			sink.Float32("real", nil, func(s ganSample[N], dst []float32) { dst[0] = boolF32(s.C) }),
-			sink.Float32("fake", nil, func(s ganSample[N], dst []float32) { dst[0] = boolF32(s.D) }),
+			sink.Float32("real", nil, func(s ganSample[N], dst []float32) { dst[0] = boolF32(s.C) }).WritesAll(),
+			sink.Float32("fake", nil, func(s ganSample[N], dst []float32) { dst[0] = boolF32(s.D) }).WritesAll(),
 		},
 		sink.Reuse())
-	return pipeline.Tensorize(pipeline.Batch(pipeline.From[ganSample[N]](z), mnistBatch, batch.Keep), s)
+	b := pipeline.Batch(pipeline.From[ganSample[N]](z), mnistBatch, batch.Keep, batch.Recycling())
+	return pipeline.Tensorize(b, s)
 }
 
 // ganCompose measures PaddlePaddle's GAN input: MNIST images zipped with
@@ -83,7 +85,7 @@ func ganCompose(cfg config) ([]Row, error) {
 		name, note string
 		r          source.Reader[*sink.Tensors]
 	}{
-		{"uniform", "Zip4(images, source.Uniform(100), Constant(true), Constant(false), Shortest) -> Batch(128) -> Tensorize(Reuse)",
+		{"uniform", "Zip4(images, source.Uniform(100), Constant(true), Constant(false), Shortest) -> Batch(128, Recycling) -> Tensorize(Reuse)",
 			ganPipeline(ds, source.Uniform(ganNoise, -1, 1, ganSeed), func(v []float32, dst []float32) { copy(dst, v) })},
 		{"noise-array", "as uniform, with source.Generate of [100]float32 values instead of Uniform's new slice per sample",
 			ganPipeline(ds, noiseArray, func(v [ganNoise]float32, dst []float32) { copy(dst, v[:]) })},

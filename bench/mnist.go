@@ -127,21 +127,26 @@ type mnistVariant struct {
 // reference is the same for both variants: a producer goroutine that does
 // everything, a channel of full batches and three recycled batch buffers.
 var mnistVariants = []mnistVariant{
-	{"", "pipeline: From(IDX) -> Shuffle(10000) -> Batch(128) -> Tensorize(Reuse)", 1},
+	{"", "pipeline: From(IDX) -> Shuffle(10000) -> Batch(128, Recycling) -> Tensorize(Reuse)", 1},
 	{"prefetch-tensors", "... -> Tensorize -> Buffered(2): batches assembled in a goroutine, " +
-		"new tensors per batch (sink.Reuse cannot cross Buffered)", 2},
-	{"prefetch-batches", "... -> Batch(128) -> Buffered(2) -> Tensorize(Reuse): " +
+		"the consumer hands each back with Sink.Recycle", 2},
+	{"prefetch-batches", "... -> Batch(128, Recycling) -> Buffered(2) -> Tensorize(Reuse): " +
 		"samples batched in a goroutine, normalised by the consumer", 2},
 }
 
 // mnistPipeline is the pipeline a user builds for a training epoch.
 type mnistPipeline struct {
 	r source.Reader[*sink.Tensors]
+	s *sink.Sink[mnist.Sample]
 }
 
 // newMNISTPipeline builds: IDX files -> Shuffle(10000) -> Batch(128, Keep)
 // -> Tensorize (image float32 [784] in [-1, 1], label int64), with the
-// hand-over between goroutines where the variant puts it.
+// hand-over between goroutines where the variant puts it. Nothing is
+// allocated per batch: batches are recycled (Tensorize hands them back),
+// tensors are reused, or recycled by the consumer where they cross
+// Buffered, and both fields write their whole row (WritesAll), so reused
+// rows are not cleared first.
 func newMNISTPipeline(f *mnistFiles, v mnistVariant) *mnistPipeline {
 	ds := mnist.New(f.images, f.labels, mnist.Flat(), mnist.Scaling(mnist.ScaleSymmetric))
 	var opts []sink.Option
@@ -149,18 +154,18 @@ func newMNISTPipeline(f *mnistFiles, v mnistVariant) *mnistPipeline {
 		opts = append(opts, sink.Reuse())
 	}
 	s := sink.New(mnistBatch,
-		[]sink.Field[mnist.Sample]{sink.Float32("image", []int{mnist.Pixels}, ds.FillImage)},
-		[]sink.Field[mnist.Sample]{sink.Int64("label", nil, func(s mnist.Sample, dst []int64) { dst[0] = int64(s.Label) })},
+		[]sink.Field[mnist.Sample]{sink.Float32("image", []int{mnist.Pixels}, ds.FillImage).WritesAll()},
+		[]sink.Field[mnist.Sample]{sink.Int64("label", nil, func(s mnist.Sample, dst []int64) { dst[0] = int64(s.Label) }).WritesAll()},
 		opts...)
 	p := pipeline.From[mnist.Sample](ds).Shuffle(mnistShuffle, mnistSeed)
-	b := pipeline.Batch(p, mnistBatch, batch.Keep)
+	b := pipeline.Batch(p, mnistBatch, batch.Keep, batch.Recycling())
 	switch v.name {
 	case "prefetch-tensors":
-		return &mnistPipeline{r: pipeline.Tensorize(b, s).Buffered(2)}
+		return &mnistPipeline{r: pipeline.Tensorize(b, s).Buffered(2), s: s}
 	case "prefetch-batches":
-		return &mnistPipeline{r: pipeline.Tensorize(b.Buffered(2), s)}
+		return &mnistPipeline{r: pipeline.Tensorize(b.Buffered(2), s), s: s}
 	}
-	return &mnistPipeline{r: pipeline.Tensorize(b, s)}
+	return &mnistPipeline{r: pipeline.Tensorize(b, s), s: s}
 }
 
 // epoch runs one pass (always epoch 0, so every run shuffles alike) and
@@ -173,6 +178,7 @@ func (p *mnistPipeline) epoch() (uint64, error) {
 			return 0, err
 		}
 		sum = consumeBatch(sum, t.Data[0].F32, t.Label[0].I64)
+		p.s.Recycle(t) // hands prefetched tensors back; nothing under Reuse
 	}
 	return sum, nil
 }
