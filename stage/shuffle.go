@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"slices"
+	"sync"
 
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -19,7 +20,8 @@ import (
 // boundaries. With buffer >= the length of a pass the result is a uniform
 // random permutation; with buffer 1 the order is unchanged. Memory is
 // allocated as the buffer fills, so a large buffer over a short pass costs
-// only the pass.
+// only the pass; a pass that ends hands its buffer (cleared) to the next one,
+// so later epochs allocate nothing.
 //
 // The order is determined by seed and the epoch of the pass
 // (source.Epochs: the epoch in the context, else this stage's own pass
@@ -33,10 +35,12 @@ func Shuffle[T any](r source.Reader[T], buffer int, seed uint64) source.Reader[T
 		panic("stage.Shuffle: buffer must be at least 1")
 	}
 	var epochs source.Epochs
+	var spare buffers[T]
 	return source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
 		return func(yield func(T, error) bool) {
 			rng := source.NewRand(seed, epochs.Next(ctx), -1)
-			buf := make([]T, 0, min(buffer, 1024))
+			buf := spare.get(min(buffer, 1024))
+			defer func() { spare.put(buf) }()
 			for s, err := range r.All(ctx) {
 				if err != nil {
 					yieldErr(yield, err)
@@ -75,4 +79,34 @@ func Shuffle[T any](r source.Reader[T], buffer int, seed uint64) source.Reader[T
 			}
 		}
 	})
+}
+
+// buffers keeps the buffers of finished passes for the passes that follow:
+// refilling a buffer of thousands of samples from scratch every epoch costs
+// more than the shuffle itself. Passes may run at once, so each takes its
+// own buffer.
+type buffers[T any] struct {
+	mu   sync.Mutex
+	free [][]T
+}
+
+// get returns an empty buffer, a kept one if there is one.
+func (b *buffers[T]) get(capacity int) []T {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n := len(b.free); n > 0 {
+		buf := b.free[n-1]
+		b.free = b.free[:n-1]
+		return buf
+	}
+	return make([]T, 0, capacity)
+}
+
+// put keeps buf for a later pass. It is cleared first, so that a kept
+// buffer holds no sample (and no memory a sample points to) alive.
+func (b *buffers[T]) put(buf []T) {
+	clear(buf[:cap(buf)])
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.free = append(b.free, buf[:0])
 }

@@ -2,6 +2,7 @@ package stage_test
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -162,4 +163,22 @@ func TestShuffleBadBufferPanics(t *testing.T) {
 		}
 	}()
 	stage.Shuffle(source.Slice([]int{1}), 0, 1)
+}
+
+func TestShuffleKeepsItsBufferBetweenPasses(t *testing.T) {
+	in := make([][64]byte, 4096) // a 256 KiB buffer
+	r := stage.Shuffle(source.Slice(in), len(in), 1)
+	ctx := context.Background()
+	if _, err := source.Count(ctx, r); err != nil { // the first pass allocates the buffer
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := source.Count(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<10 {
+		t.Fatalf("a later pass allocated %d bytes; the buffer should be reused", n)
+	}
 }
