@@ -203,8 +203,8 @@ func FillLabelInt32(s Sample, dst []int32) { dst[0] = int32(s.Label) }
 // value per sample, so the tensor's shape is [batch]).
 func (d *Dataset) Sink(batchSize int, opts ...sink.Option) *sink.Sink[Sample] {
 	return sink.New(batchSize,
-		[]sink.Field[Sample]{sink.Float32("data", d.ImageShape(), d.FillImage)},
-		[]sink.Field[Sample]{sink.Float32("softmax_label", nil, FillLabel)},
+		[]sink.Field[Sample]{sink.Float32("data", d.ImageShape(), d.FillImage).WritesAll()},
+		[]sink.Field[Sample]{sink.Float32("softmax_label", nil, FillLabel).WritesAll()},
 		opts...)
 }
 
