@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -68,20 +69,12 @@ func TestMergeErrorsAndPanics(t *testing.T) {
 
 func TestMergeStopEarly(t *testing.T) {
 	m := pipeline.Merge(endless(), endless(), endless())
-	n := 0
-	for _, err := range m.All(context.Background()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n++; n == 50 {
-			break
-		}
-	}
+	readertest.BreakAfter(t, m, 50)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var last error
-	n = 0
+	n := 0
 	for _, err := range m.All(ctx) {
 		if err != nil {
 			last = err

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
@@ -126,19 +127,11 @@ func TestUpstreamErrorReachesConsumer(t *testing.T) {
 
 func TestEarlyBreakAndCancel(t *testing.T) {
 	p := pipeline.From(endless()).Buffered(8).Filter(func(x int) bool { return x%3 == 0 })
-	n := 0
-	for _, err := range p.All(context.Background()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n++; n == 10 {
-			break
-		}
-	}
+	readertest.BreakAfter(t, p, 10)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	n = 0
+	n := 0
 	var last error
 	for _, err := range p.All(ctx) {
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -209,26 +210,8 @@ func TestConcurrentEarlyBreakBoundsReadAhead(t *testing.T) {
 }
 
 func TestConcurrentCancelWhileRanging(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	n := 0
-	var errs []error
-	for _, err := range source.Concurrent([]source.Reader[int]{endless(nil), endless(nil)}, 4).All(ctx) {
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if len(errs) > 0 {
-			t.Fatal("sample after the error")
-		}
-		n++
-		if n == 500 {
-			cancel() // the readers are blocked on the full buffer
-		}
-	}
-	if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
-		t.Fatalf("errors = %v, want one context.Canceled", errs)
-	}
+	// Cancelled after 500 samples, the readers are blocked on the full buffer.
+	readertest.CancelAfter(t, source.Concurrent([]source.Reader[int]{endless(nil), endless(nil)}, 4), 500)
 }
 
 func TestConcurrentCancelWhileConsumerWaits(t *testing.T) {
@@ -412,24 +395,9 @@ func TestFilesPassesTheEpoch(t *testing.T) {
 }
 
 func TestFilesCancelWhileRanging(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	open := func(string) source.Reader[int] { return endless(nil) }
-	n := 0
-	var errs []error
-	for _, err := range source.Files([]string{"a", "b", "c"}, 2, open, 4).All(ctx) {
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		n++
-		if n == 300 {
-			cancel()
-		}
-	}
-	if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
-		t.Fatalf("errors = %v, want one context.Canceled (not wrapped with a file)", errs)
-	}
+	// One context.Canceled, not wrapped with a file.
+	readertest.CancelAfter(t, source.Files([]string{"a", "b", "c"}, 2, open, 4), 300)
 }
 
 func TestFilesEarlyBreak(t *testing.T) {

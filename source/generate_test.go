@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -48,31 +49,8 @@ func TestGenerateIsRepeatableAndEpochsDiffer(t *testing.T) {
 
 func TestGenerateEndlessStopsOnBreakAndCancel(t *testing.T) {
 	r := source.Generate(-1, 1, draw)
-	n := 0
-	for _, err := range r.All(context.Background()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n++; n == 5000 {
-			break
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	n = 0
-	var errs []error
-	for _, err := range r.All(ctx) {
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if n++; n == 100 {
-			cancel()
-		}
-	}
-	if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
-		t.Fatalf("errors = %v, want one context.Canceled", errs)
-	}
+	readertest.BreakAfter(t, r, 5000)
+	readertest.CancelAfter(t, r, 100)
 }
 
 func TestGenerateZero(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
@@ -199,15 +200,7 @@ func TestContractEarlyBreak(t *testing.T) {
 	for _, tc := range contractStages {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newProbe(-1)
-			n := 0
-			for _, err := range tc.wrap(p).All(context.Background()) {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if n++; n == 3 {
-					break
-				}
-			}
+			readertest.BreakAfter(t, tc.wrap(p), 3)
 			if p.started.Load() != 1 || p.open() != 0 {
 				t.Errorf("upstream passes: started %d, still open %d; want 1, 0", p.started.Load(), p.open())
 			}

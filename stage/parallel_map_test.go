@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
@@ -294,27 +295,8 @@ func TestParallelMapEarlyBreakStopsEndlessUpstream(t *testing.T) {
 
 func TestParallelMapCancelWhileRanging(t *testing.T) {
 	for _, opts := range [][]stage.ParallelOption{nil, {stage.Unordered()}} {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
 		r := stage.ParallelMap(concEndless(nil), 3, func(x int) (int, error) { return x, nil }, opts...)
-		n := 0
-		var errs []error
-		for _, err := range r.All(ctx) {
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if len(errs) > 0 {
-				t.Fatal("sample after the error")
-			}
-			n++
-			if n == 50 {
-				cancel() // the consumer keeps ranging
-			}
-		}
-		if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
-			t.Fatalf("errors = %v, want one context.Canceled", errs)
-		}
+		readertest.CancelAfter(t, r, 50) // the consumer keeps ranging
 	}
 }
 
@@ -373,24 +355,8 @@ func TestParallelMapCancelWhileWindowFull(t *testing.T) {
 	// The consumer cancels and then sits in its loop body while the window
 	// is full: the reader and every worker wait; the next step must end the
 	// pass with the context's error.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	r := stage.ParallelMap(concEndless(nil), 2, func(x int) (int, error) { return x, nil }, stage.InFlight(4))
-	var errs []error
-	n := 0
-	for _, err := range r.All(ctx) {
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		n++
-		if n == 3 {
-			cancel()
-		}
-	}
-	if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
-		t.Fatalf("errors = %v, want one context.Canceled", errs)
-	}
+	readertest.CancelAfter(t, r, 3)
 }
 
 func TestParallelMapDeadline(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/array"
+	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -197,17 +198,9 @@ func TestReuse(t *testing.T) {
 func TestEarlyBreakAndCancel(t *testing.T) {
 	x, _ := xy(1000)
 	p := array.New([]array.Array{array.Float32("x", []int{2}, x)}, nil, array.BatchSize(1))
-	n := 0
-	for _, err := range p.All(context.Background()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n++; n == 5 {
-			break
-		}
-	}
+	readertest.BreakAfter(t, p, 5)
 	ctx, cancel := context.WithCancel(context.Background())
-	n = 0
+	n := 0
 	var got error
 	for _, err := range p.All(ctx) {
 		if err != nil {

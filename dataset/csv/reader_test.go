@@ -18,6 +18,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
+	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -345,16 +346,7 @@ func TestRowsDoNotAlias(t *testing.T) {
 
 func TestEarlyBreakAndCancel(t *testing.T) {
 	r := csv.New(td("veterans_lung_cancer.csv"), csv.Header())
-	n := 0
-	for _, err := range r.All(context.Background()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n++; n == 3 {
-			break
-		}
-	}
-	if n != 3 {
+	if n := len(readertest.BreakAfter(t, r, 3)); n != 3 {
 		t.Errorf("break after %d", n)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

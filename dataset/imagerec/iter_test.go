@@ -14,6 +14,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/sink"
 )
@@ -464,19 +465,11 @@ func TestIterStop(t *testing.T) {
 	cfg := mnistConfig()
 	cfg.Backend.Threads = 3
 	it := newIter(t, cfg)
-	n := 0
-	for _, err := range it.All(context.Background()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n++; n == 2 {
-			break
-		}
-	}
+	readertest.BreakAfter(t, it, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var err error
-	n = 0
+	n := 0
 	for _, e := range it.All(ctx) {
 		if e != nil {
 			err = e

@@ -19,6 +19,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -237,18 +238,10 @@ func TestPrefetch(t *testing.T) {
 		t.Fatalf("prefetched pass differs (%d samples)", len(got))
 	}
 	// Early break and cancellation stop the reading goroutine (goleak).
-	n := 0
-	for _, err := range ds.All(context.Background()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n++; n == 10 {
-			break
-		}
-	}
+	readertest.BreakAfter(t, ds, 10)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	n = 0
+	n := 0
 	var last error
 	for _, err := range ds.All(ctx) {
 		if err != nil {
