@@ -27,7 +27,7 @@ func main() {
 			}
 			x, _ := t.Get("image") // x.Shape is [128 784], x.F32 is contiguous
 			y, _ := t.Get("label")
-			_, _ = x.F32, y.I32 // train(x.F32, y.I32)
+			_, _ = x.F32, y.I32 // model.Step(x.F32, y.I32)
 			tensors.Recycle(t)  // the next batch may reuse this memory
 		}
 		fmt.Println("epoch", epoch, "done")
