@@ -82,17 +82,8 @@ func mergePass[T any](ctx context.Context, rs []source.Reader[T], yield func(T, 
 		drain(ch)
 		g.Wait()
 	}()
-	i := 0
-	for e := range ch {
-		v, ok := unbox[T](e)
-		if !ok {
-			yield(zero, typeError[T](i, e))
-			return
-		}
-		if !yield(v, nil) {
-			return
-		}
-		i++
+	if !relay(ch, yield) {
+		return
 	}
 	if err := g.Wait(); err != nil {
 		yield(zero, err)

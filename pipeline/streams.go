@@ -135,6 +135,31 @@ func feed[T any](ctx context.Context, r source.Reader[T], in chan<- any) error {
 	return nil
 }
 
+// relay yields the elements of a go-streams outlet as T until the outlet
+// closes. An element that is an error (a Guard'ed failure) ends the pass with
+// that error, and one of any other type with an error wrapping ErrType. relay
+// reports whether the outlet closed with the consumer still listening and no
+// error yielded: only then may the caller yield an error of its own.
+func relay[T any](ch <-chan any, yield func(T, error) bool) bool {
+	var zero T
+	i := 0
+	for e := range ch {
+		if v, ok := unbox[T](e); ok {
+			if !yield(v, nil) {
+				return false
+			}
+		} else if err, ok := e.(error); ok {
+			yield(zero, err)
+			return false
+		} else {
+			yield(zero, typeError[T](i, e))
+			return false
+		}
+		i++
+	}
+	return true
+}
+
 // drain reads ch until it is closed, so that the go-streams goroutines that
 // send into it can finish.
 func drain(ch <-chan any) {
@@ -235,20 +260,8 @@ func fromStreams[T any](open func(ctx context.Context) streams.Outlet) source.Re
 				drain(ch)
 				reg.wait()
 			}()
-			i := 0
-			for e := range ch {
-				if v, ok := unbox[T](e); ok {
-					if !yield(v, nil) {
-						return
-					}
-				} else if err, ok := e.(error); ok {
-					yield(zero, err)
-					return
-				} else {
-					yield(zero, typeError[T](i, e))
-					return
-				}
-				i++
+			if !relay(ch, yield) {
+				return
 			}
 			if err := reg.wait(); err != nil {
 				yield(zero, err)

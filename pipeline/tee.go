@@ -116,17 +116,8 @@ func tee[T any](p *Pipe[T], side func(ctx context.Context, fail func(error), out
 				g.Wait()
 			}()
 
-			i := 0
-			for e := range ch {
-				v, ok := unbox[T](e)
-				if !ok {
-					yield(zero, typeError[T](i, e))
-					return
-				}
-				if !yield(v, nil) {
-					return
-				}
-				i++
+			if !relay(ch, yield) {
+				return
 			}
 			err := g.Wait() // joins the side goroutine: sideErr is now safe to read
 			if sideErr != nil {
