@@ -20,6 +20,13 @@ const benchPass = 1 << 14 // samples per pass
 // drainPass runs b.N passes of r and reports the cost per element.
 func drainPass[T any](b *testing.B, r source.Reader[T], perPass int) {
 	b.Helper()
+	runPasses(b, r, perPass)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*perPass), "ns/sample")
+}
+
+// runPasses runs b.N passes of r, each of which must yield perPass elements.
+func runPasses[T any](b *testing.B, r source.Reader[T], perPass int) {
+	b.Helper()
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -35,7 +42,6 @@ func drainPass[T any](b *testing.B, r source.Reader[T], perPass int) {
 			b.Fatalf("%d elements, want %d", n, perPass)
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*perPass), "ns/sample")
 }
 
 // BenchmarkBuilder compares a chain of cheap per-sample steps (a slice
@@ -142,23 +148,11 @@ func BenchmarkStreamsHop(b *testing.B) {
 	})
 }
 
+// drainPassBatches runs b.N passes of r, whose elements are batches of 64
+// samples, and reports the cost per batch and per sample.
 func drainPassBatches(b *testing.B, r source.Reader[*payload], perPass int) {
 	b.Helper()
-	ctx := context.Background()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		n := 0
-		for _, err := range r.All(ctx) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
-		if n != perPass {
-			b.Fatalf("%d batches, want %d", n, perPass)
-		}
-	}
+	runPasses(b, r, perPass)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*perPass), "ns/batch")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*perPass*64), "ns/sample")
 }
