@@ -1,7 +1,6 @@
 package pipeline_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -10,39 +9,13 @@ import (
 	"github.com/reugn/go-streams/flow"
 
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 const benchPass = 1 << 14 // samples per pass
-
-// drainPass runs b.N passes of r and reports the cost per element.
-func drainPass[T any](b *testing.B, r source.Reader[T], perPass int) {
-	b.Helper()
-	runPasses(b, r, perPass)
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*perPass), "ns/sample")
-}
-
-// runPasses runs b.N passes of r, each of which must yield perPass elements.
-func runPasses[T any](b *testing.B, r source.Reader[T], perPass int) {
-	b.Helper()
-	ctx := context.Background()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		n := 0
-		for _, err := range r.All(ctx) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
-		if n != perPass {
-			b.Fatalf("%d elements, want %d", n, perPass)
-		}
-	}
-}
 
 // BenchmarkBuilder compares a chain of cheap per-sample steps (a slice
 // source, then alternately Map and Filter) built with stage functions
@@ -76,11 +49,11 @@ func BenchmarkBuilder(b *testing.B) {
 		return p
 	}
 	for _, steps := range []int{0, 1, 4} {
-		b.Run(fmt.Sprintf("steps=%d/direct", steps), func(b *testing.B) { drainPass(b, direct(steps), benchPass) })
+		b.Run(fmt.Sprintf("steps=%d/direct", steps), func(b *testing.B) { readertest.Passes(b, direct(steps), benchPass) })
 		b.Run(fmt.Sprintf("steps=%d/builder-nostats", steps), func(b *testing.B) {
-			drainPass(b, built(steps, pipeline.WithoutStats()), benchPass)
+			readertest.Passes(b, built(steps, pipeline.WithoutStats()), benchPass)
 		})
-		b.Run(fmt.Sprintf("steps=%d/builder", steps), func(b *testing.B) { drainPass(b, built(steps), benchPass) })
+		b.Run(fmt.Sprintf("steps=%d/builder", steps), func(b *testing.B) { readertest.Passes(b, built(steps), benchPass) })
 	}
 }
 
@@ -94,9 +67,9 @@ func BenchmarkStatsSlowSamples(b *testing.B) {
 		return x
 	}
 	data := make([]int, 256)
-	b.Run("direct", func(b *testing.B) { drainPass(b, stage.Map(source.Slice(data), spin), len(data)) })
+	b.Run("direct", func(b *testing.B) { readertest.Passes(b, stage.Map(source.Slice(data), spin), len(data)) })
 	b.Run("builder", func(b *testing.B) {
-		drainPass(b, pipeline.Map(pipeline.From(source.Slice(data)), spin), len(data))
+		readertest.Passes(b, pipeline.Map(pipeline.From(source.Slice(data)), spin), len(data))
 	})
 }
 
@@ -152,7 +125,7 @@ func BenchmarkStreamsHop(b *testing.B) {
 // samples, and reports the cost per batch and per sample.
 func drainPassBatches(b *testing.B, r source.Reader[*payload], perPass int) {
 	b.Helper()
-	runPasses(b, r, perPass)
+	readertest.Passes(b, r, perPass)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*perPass), "ns/batch")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*perPass*64), "ns/sample")
 }

@@ -8,38 +8,18 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
 const benchSamples = 1 << 16
 
-// benchPass ranges one pass of r per b.N iteration and reports the cost per
-// sample.
-func benchPass[T any](b *testing.B, r source.Reader[T], perPass int) {
-	b.Helper()
-	b.ReportAllocs()
-	ctx := context.Background()
-	for b.Loop() {
-		n := 0
-		for _, err := range r.All(ctx) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
-		if n != perPass {
-			b.Fatalf("pass yielded %d samples, want %d", n, perPass)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*perPass), "ns/sample")
-}
-
 func BenchmarkSlice(b *testing.B) {
-	benchPass(b, source.Slice(ints(benchSamples)), benchSamples)
+	readertest.Passes(b, source.Slice(ints(benchSamples)), benchSamples)
 }
 
 func BenchmarkGenerate(b *testing.B) {
-	benchPass(b, source.Generate(benchSamples, 1, func(r *rand.Rand, _ int) uint64 { return r.Uint64() }), benchSamples)
+	readertest.Passes(b, source.Generate(benchSamples, 1, func(r *rand.Rand, _ int) uint64 { return r.Uint64() }), benchSamples)
 }
 
 func BenchmarkUniform(b *testing.B) {
@@ -82,12 +62,12 @@ func BenchmarkConcurrent(b *testing.B) {
 	for _, readers := range []int{1, 4} {
 		for _, buffer := range []int{1, 64, 1024} {
 			b.Run(fmt.Sprintf("readers=%d/buffer=%d", readers, buffer), func(b *testing.B) {
-				benchPass(b, source.Concurrent(shards(readers, benchSamples/readers), buffer), benchSamples)
+				readertest.Passes(b, source.Concurrent(shards(readers, benchSamples/readers), buffer), benchSamples)
 			})
 			// What a user would write by hand: one goroutine per reader and a
 			// channel that carries every sample.
 			b.Run(fmt.Sprintf("readers=%d/buffer=%d/channel", readers, buffer), func(b *testing.B) {
-				benchPass(b, channelFanIn(shards(readers, benchSamples/readers), buffer), benchSamples)
+				readertest.Passes(b, channelFanIn(shards(readers, benchSamples/readers), buffer), benchSamples)
 			})
 		}
 	}
@@ -103,7 +83,7 @@ func BenchmarkFiles(b *testing.B) {
 	open := func(string) source.Reader[int] { return source.Slice(data) }
 	for _, workers := range []int{1, 4} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
-			benchPass(b, source.Files(paths, workers, open, 1024), benchSamples)
+			readertest.Passes(b, source.Files(paths, workers, open, 1024), benchSamples)
 		})
 	}
 }

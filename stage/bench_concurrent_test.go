@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
@@ -23,35 +24,14 @@ func concBenchInts() []int {
 	return s
 }
 
-// concDrain ranges one pass of r per b.N iteration and reports the cost per
-// sample.
-func concDrain[T any](b *testing.B, r source.Reader[T], perPass int) {
-	b.Helper()
-	b.ReportAllocs()
-	ctx := context.Background()
-	for b.Loop() {
-		n := 0
-		for _, err := range r.All(ctx) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
-		if n != perPass {
-			b.Fatalf("pass yielded %d samples, want %d", n, perPass)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*perPass), "ns/sample")
-}
-
 func BenchmarkConcSliceBaseline(b *testing.B) {
-	concDrain(b, source.Slice(concBenchInts()), concBenchSamples)
+	readertest.Passes(b, source.Slice(concBenchInts()), concBenchSamples)
 }
 
 func BenchmarkBuffered(b *testing.B) {
 	for _, n := range []int{1, 4, 16, 64, 1024} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			concDrain(b, stage.Buffered(source.Slice(concBenchInts()), n), concBenchSamples)
+			readertest.Passes(b, stage.Buffered(source.Slice(concBenchInts()), n), concBenchSamples)
 		})
 	}
 }
@@ -81,23 +61,23 @@ func BenchmarkParallelMap(b *testing.B) {
 		in := source.Slice(concBenchInts()[:n])
 		f := concWork(iters)
 		b.Run(fmt.Sprintf("work=%d/MapErr", iters), func(b *testing.B) {
-			concDrain(b, stage.MapErr(in, f), n)
+			readertest.Passes(b, stage.MapErr(in, f), n)
 		})
 		for _, w := range []int{1, 2, 8} {
 			b.Run(fmt.Sprintf("work=%d/workers=%d", iters, w), func(b *testing.B) {
-				concDrain(b, stage.ParallelMap(in, w, f), n)
+				readertest.Passes(b, stage.ParallelMap(in, w, f), n)
 			})
 			b.Run(fmt.Sprintf("work=%d/workers=%d/inflight=1024", iters, w), func(b *testing.B) {
-				concDrain(b, stage.ParallelMap(in, w, f, stage.InFlight(1024)), n)
+				readertest.Passes(b, stage.ParallelMap(in, w, f, stage.InFlight(1024)), n)
 			})
 			b.Run(fmt.Sprintf("work=%d/workers=%d/chunk=1", iters, w), func(b *testing.B) {
-				concDrain(b, stage.ParallelMap(in, w, f, stage.InFlight(2*w)), n)
+				readertest.Passes(b, stage.ParallelMap(in, w, f, stage.InFlight(2*w)), n)
 			})
 			b.Run(fmt.Sprintf("work=%d/workers=%d/unordered", iters, w), func(b *testing.B) {
-				concDrain(b, stage.ParallelMap(in, w, f, stage.Unordered()), n)
+				readertest.Passes(b, stage.ParallelMap(in, w, f, stage.Unordered()), n)
 			})
 			b.Run(fmt.Sprintf("work=%d/workers=%d/channel", iters, w), func(b *testing.B) {
-				concDrain(b, concChannelParallelMap(in, w, f, 16*w), n)
+				readertest.Passes(b, concChannelParallelMap(in, w, f, 16*w), n)
 			})
 		}
 	}
