@@ -1,0 +1,108 @@
+package source_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+var errRecord = fmt.Errorf("file f: record 3: %w", tensorfeed.ErrBadData)
+
+func TestSkipPolicyNilFailsAtFirstBad(t *testing.T) {
+	var p *source.SkipPolicy
+	c := p.Pass(-1, nil)
+	c.Good()
+	if err := c.Bad(errRecord); err != errRecord {
+		t.Fatalf("Bad = %v, want the record's own error", err)
+	}
+	if p.Skipped() != 0 || c.End() != nil {
+		t.Fatal("a nil policy skips nothing")
+	}
+}
+
+func TestSkipPolicyKnownTotal(t *testing.T) {
+	p := source.SkipBad(0.02) // 2 of 100
+	c := p.Pass(100, nil)
+	for i := 0; i < 2; i++ {
+		if err := c.Bad(errRecord); err != nil {
+			t.Fatalf("bad record %d: %v, want skipped", i, err)
+		}
+	}
+	err := c.Bad(errRecord)
+	if !errors.Is(err, source.ErrTooManyBad) || !errors.Is(err, tensorfeed.ErrBadData) || !errors.Is(err, errRecord) {
+		t.Fatalf("third bad record: %v, want ErrTooManyBad joined with the record's error", err)
+	}
+	if p.Skipped() != 2 {
+		t.Fatalf("Skipped = %d, want 2", p.Skipped())
+	}
+}
+
+func TestSkipPolicyStreaming(t *testing.T) {
+	p := source.SkipBad(0.1) // window of 10 records
+	c := p.Pass(-1, nil)
+	// Two bad records first: within the first 10 records nothing fails yet.
+	for i := 0; i < 2; i++ {
+		if err := c.Bad(errRecord); err != nil {
+			t.Fatalf("early bad record: %v", err)
+		}
+	}
+	for i := 0; i < 7; i++ {
+		c.Good()
+	}
+	// The 10th record: 3 of 10 bad > 0.1.
+	if err := c.Bad(errRecord); !errors.Is(err, source.ErrTooManyBad) {
+		t.Fatalf("10th record: %v, want ErrTooManyBad", err)
+	}
+
+	// A short pass is judged at its end.
+	c = p.Pass(-1, nil)
+	c.Good()
+	if err := c.Bad(errRecord); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.End(); !errors.Is(err, source.ErrTooManyBad) {
+		t.Fatalf("End = %v, want ErrTooManyBad (1 of 2 bad)", err)
+	}
+
+	// Under the bound the pass ends cleanly.
+	c = p.Pass(-1, nil)
+	for i := 0; i < 20; i++ {
+		c.Good()
+	}
+	if err := c.Bad(errRecord); err != nil || c.End() != nil {
+		t.Fatalf("1 of 21 bad: %v / %v", err, c.End())
+	}
+}
+
+func TestSkipBadRejectsBadFraction(t *testing.T) {
+	for _, f := range []float64{-0.1, 1.5} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("SkipBad(%v) did not panic", f)
+				}
+			}()
+			source.SkipBad(f)
+		}()
+	}
+}
+
+func ExampleSkipBad() {
+	skip := source.SkipBad(0.01) // at most 1% of a pass may be bad
+	c := skip.Pass(1000, nil)    // what a reader does for each pass
+	for i := 0; i < 1000; i++ {
+		if i%200 == 7 {
+			if err := c.Bad(fmt.Errorf("record %d: %w", i, tensorfeed.ErrBadData)); err != nil {
+				fmt.Println(err)
+				return
+			}
+			continue
+		}
+		c.Good()
+	}
+	fmt.Println("skipped", skip.Skipped(), "of", skip.Seen(), "end:", c.End())
+	// Output: skipped 5 of 1000 end: <nil>
+}
