@@ -38,19 +38,38 @@ var ErrTooManyBad = fmt.Errorf("too many bad records: %w", tensorfeed.ErrBadData
 // shared by several readers: its count is the sum of theirs.
 type SkipPolicy struct {
 	maxFraction float64
+	onSkip      func(error)
 	skipped     atomic.Int64
 	seen        atomic.Int64
+}
+
+// SkipOption configures a [SkipPolicy].
+type SkipOption interface{ apply(*SkipPolicy) }
+
+type skipOptionFunc func(*SkipPolicy)
+
+func (f skipOptionFunc) apply(p *SkipPolicy) { f(p) }
+
+// OnSkip calls f with the positioned error of every record the policy skips,
+// on the goroutine that reads the pass, before the reader goes on. A tool
+// that lists every bad record of a file (tensorfeed check --all) uses it.
+func OnSkip(f func(err error)) SkipOption {
+	return skipOptionFunc(func(p *SkipPolicy) { p.onSkip = f })
 }
 
 // SkipBad returns a policy that skips bad records while they are at most
 // maxFraction (in [0, 1]) of the records of a pass. SkipBad(0) skips
 // nothing; SkipBad(1) skips every bad record. It panics when maxFraction is
 // outside [0, 1] or NaN: that is a programmer error.
-func SkipBad(maxFraction float64) *SkipPolicy {
+func SkipBad(maxFraction float64, opts ...SkipOption) *SkipPolicy {
 	if !(maxFraction >= 0 && maxFraction <= 1) {
 		panic(fmt.Sprintf("source: SkipBad(%v): the fraction must be in [0, 1]", maxFraction))
 	}
-	return &SkipPolicy{maxFraction: maxFraction}
+	p := &SkipPolicy{maxFraction: maxFraction}
+	for _, o := range opts {
+		o.apply(p)
+	}
+	return p
 }
 
 // MaxFraction returns the bound the policy was made with (0 for nil).
@@ -123,6 +142,9 @@ func (c *SkipCounter) Bad(err error) error {
 		return c.tooMany(err)
 	}
 	c.p.skipped.Add(1)
+	if c.p.onSkip != nil {
+		c.p.onSkip(err)
+	}
 	c.logger.Warn("skipped a bad record", zap.Error(err),
 		zap.Int64("skipped", c.skipped), zap.Int64("seen", c.seen))
 	return nil

@@ -106,3 +106,16 @@ func ExampleSkipBad() {
 	fmt.Println("skipped", skip.Skipped(), "of", skip.Seen(), "end:", c.End())
 	// Output: skipped 5 of 1000 end: <nil>
 }
+
+func TestSkipPolicyOnSkip(t *testing.T) {
+	var got []error
+	p := source.SkipBad(1, source.OnSkip(func(err error) { got = append(got, err) }))
+	c := p.Pass(-1, nil)
+	c.Good()
+	if c.Bad(errRecord) != nil || c.Bad(errRecord) != nil || c.End() != nil {
+		t.Fatal("SkipBad(1) must skip every bad record")
+	}
+	if len(got) != 2 || got[0] != errRecord {
+		t.Fatalf("OnSkip saw %v, want the two record errors", got)
+	}
+}
