@@ -331,19 +331,27 @@ type packed struct {
 	err     error
 }
 
-// packList writes LST.rec and LST.idx next to the .lst file lst.
+// packList writes LST.rec and LST.idx next to the .lst file lst. The whole
+// .lst is checked before anything is written, and both files are written
+// under temporary names in their folder and renamed only once the pack has
+// succeeded: a failed pack leaves the files of an earlier pack as they were
+// and no partial file behind.
 func packList(ctx context.Context, lst, root string, o packOptions, stdout, stderr io.Writer) error {
-	entries, err := imagerec.ReadList(lst)
+	lines, err := readList(lst)
 	if err != nil {
 		return err
+	}
+	entries := make([]imagerec.ListEntry, len(lines))
+	for i, l := range lines {
+		entries[i] = l.ListEntry
 	}
 	base := strings.TrimSuffix(lst, ".lst")
-	recFile, err := os.Create(base + ".rec")
+	out, err := newPackOutput(base)
 	if err != nil {
 		return err
 	}
-	defer recFile.Close()
-	bw := bufio.NewWriterSize(recFile, 1<<20)
+	defer out.abort()
+	bw := bufio.NewWriterSize(out.rec, 1<<20)
 	w := recordio.NewWriter(bw)
 	var idx []byte
 	encode := func(e imagerec.ListEntry) (packed, error) {
@@ -372,10 +380,10 @@ func packList(ctx context.Context, lst, root string, o packOptions, stdout, stde
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	if err := recFile.Close(); err != nil {
+	if _, err := out.idx.Write(idx); err != nil {
 		return err
 	}
-	if err := os.WriteFile(base+".idx", idx, 0o644); err != nil {
+	if err := out.commit(); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: %d records in %s.rec", lst, n, base)
@@ -388,6 +396,7 @@ func packList(ctx context.Context, lst, root string, o packOptions, stdout, stde
 
 // packEntry reads, transforms and encodes one image into a record payload.
 func packEntry(e imagerec.ListEntry, root string, o packOptions) ([]byte, error) {
+	// scanList has checked that the path stays inside root.
 	path := filepath.Join(root, filepath.FromSlash(e.Path))
 	h := imagerec.Header{ID: e.Index}
 	if o.packLabel && len(e.Labels) > 1 {
