@@ -52,4 +52,3 @@ func TestConcurrentKeepsTheStageContract(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
