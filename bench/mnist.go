@@ -127,10 +127,10 @@ type mnistVariant struct {
 // reference is the same for both variants: a producer goroutine that does
 // everything, a channel of full batches and three recycled batch buffers.
 var mnistVariants = []mnistVariant{
-	{"", "pipeline: From(IDX) -> Shuffle(10000) -> Batch(128, Recycling) -> Tensorize(Reuse)", 1},
+	{"", "pipeline: From(IDX) -> Shuffle(10000) -> Batch(128, Recycling) -> Tensorize, the consumer recycling tensors", 1},
 	{"prefetch-tensors", "... -> Tensorize -> Buffered(2): batches assembled in a goroutine, " +
 		"the consumer hands each back with Sink.Recycle", 2},
-	{"prefetch-batches", "... -> Batch(128, Recycling) -> Buffered(2) -> Tensorize(Reuse): " +
+	{"prefetch-batches", "... -> Batch(128, Recycling) -> Buffered(2) -> Tensorize: " +
 		"samples batched in a goroutine, normalised by the consumer", 2},
 }
 
@@ -144,19 +144,14 @@ type mnistPipeline struct {
 // -> Tensorize (image float32 [784] in [-1, 1], label int64), with the
 // hand-over between goroutines where the variant puts it. Nothing is
 // allocated per batch: batches are recycled (Tensorize hands them back),
-// tensors are reused, or recycled by the consumer where they cross
-// Buffered, and both fields write their whole row (WritesAll), so reused
-// rows are not cleared first.
+// tensors are recycled by the consumer (Sink.Recycle), and both fields
+// write their whole row (WritesAll), so recycled rows are not cleared
+// first.
 func newMNISTPipeline(f *mnistFiles, v mnistVariant) *mnistPipeline {
 	ds := mnist.New(f.images, f.labels, mnist.Flat(), mnist.Scaling(mnist.ScaleSymmetric))
-	var opts []sink.Option
-	if v.name != "prefetch-tensors" {
-		opts = append(opts, sink.Reuse())
-	}
 	s := sink.New(mnistBatch,
 		[]sink.Field[mnist.Sample]{sink.Float32("image", []int{mnist.Pixels}, ds.FillImage).WritesAll()},
-		[]sink.Field[mnist.Sample]{sink.Int64("label", nil, func(s mnist.Sample, dst []int64) { dst[0] = int64(s.Label) }).WritesAll()},
-		opts...)
+		[]sink.Field[mnist.Sample]{sink.Int64("label", nil, func(s mnist.Sample, dst []int64) { dst[0] = int64(s.Label) }).WritesAll()})
 	p := pipeline.From[mnist.Sample](ds).Shuffle(mnistShuffle, mnistSeed)
 	b := pipeline.Batch(p, mnistBatch, batch.Keep, batch.Recycling())
 	switch v.name {
@@ -178,7 +173,7 @@ func (p *mnistPipeline) epoch() (uint64, error) {
 			return 0, err
 		}
 		sum = consumeBatch(sum, t.Data[0].F32, t.Label[0].I64)
-		p.s.Recycle(t) // hands prefetched tensors back; nothing under Reuse
+		p.s.Recycle(t) // the next batches are written into this memory
 	}
 	return sum, nil
 }

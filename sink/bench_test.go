@@ -39,8 +39,8 @@ func mnistFields(writesAll bool) (data, label []sink.Field[mnist]) {
 }
 
 // BenchmarkAssemble assembles a [128, 784] float32 image tensor and [128]
-// int64 labels per batch: with new memory, with Reuse, with Recycle, and
-// with the fields marked WritesAll (no clearing of reused rows).
+// int64 labels per batch: with new memory, with Recycle, and with the
+// fields marked WritesAll (no clearing of recycled rows).
 func BenchmarkAssemble(b *testing.B) {
 	const size = 128
 	bt := mnistBatch(size)
@@ -50,18 +50,15 @@ func BenchmarkAssemble(b *testing.B) {
 		name      string
 		writesAll bool
 		recycle   bool
-		opts      []sink.Option
 	}{
-		{"fresh", false, false, nil},
-		{"reuse", false, false, []sink.Option{sink.Reuse()}},
-		{"reuse-writesall", true, false, []sink.Option{sink.Reuse()}},
-		{"recycle", false, true, nil},
-		{"recycle-writesall", true, true, nil},
+		{"fresh", false, false},
+		{"recycle", false, true},
+		{"recycle-writesall", true, true},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			s := sink.New(size, data, label, c.opts...)
+			s := sink.New(size, data, label)
 			if c.writesAll {
-				s = sink.New(size, dataAll, labelAll, c.opts...)
+				s = sink.New(size, dataAll, labelAll)
 			}
 			b.ReportAllocs()
 			b.SetBytes(size * (784*4 + 8))

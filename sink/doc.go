@@ -19,18 +19,16 @@
 // # Tensors and who owns them
 //
 // Assemble (or the [Tensorize] stage) writes each batch into [Tensors]:
-// flat, row-major slices with a shape. By default every batch gets new
-// memory that belongs to the caller, who may keep it, change it or pass it
-// on. With the [Reuse] option the sink writes every batch into the same
-// memory instead: the tensors are valid only until the next batch is
-// assembled, and a caller that needs them longer must copy them. Reuse
-// makes steady-state assembly allocation-free.
+// flat, row-major slices with a shape. Every batch's tensors belong to the
+// caller, who may keep them, change them or pass them on; the sink never
+// writes into them again on its own.
 //
-// Reuse cannot sit before a prefetching stage (stage.Buffered), which holds
-// several batches at once. There the consumer hands each batch back
-// explicitly with [Sink.Recycle] when it is done with it; the sink keeps a
-// free list of recycled memory that Assemble and Tensorize draw from, and
-// assembly is allocation-free again. Tensorize in turn hands every batch
+// Reuse of memory is explicit: the consumer hands each batch back with
+// [Sink.Recycle] when it is done with it, and the sink keeps a free list of
+// recycled memory that Assemble and Tensorize draw from, so steady-state
+// assembly is allocation-free. Because only the consumer decides when a
+// batch is free, this is safe behind a prefetching stage (stage.Buffered)
+// that holds several batches at once. Tensorize in turn hands every batch
 // it has assembled back to its batch reader (batch.Recycling), so the whole
 // chain from samples to tensors can run without allocating per batch:
 //
@@ -41,7 +39,7 @@
 //		s.Recycle(ts)
 //	}
 //
-// A sink clears a reused row before the fill writes into it, so that a fill
+// A sink clears a recycled row before the fill writes into it, so that a fill
 // may rely on zeros (a one-hot label). A field whose fill writes every
 // element can say so with [Field.WritesAll], and its rows are then not
 // cleared.

@@ -90,26 +90,6 @@ func ExampleTensorize_shortBatch() {
 	// [1 2 2]
 }
 
-func ExampleReuse() {
-	// With Reuse every batch lands in the same memory: keep a value, not the
-	// tensor, or copy the slice.
-	r := sink.Tensorize(batch.Of(source.Slice(digits), 1, batch.Keep), digitSink(1, sink.Reuse()))
-	var first *sink.Tensors
-	var kept []int64
-	for ts, err := range r.All(context.Background()) {
-		if err != nil {
-			panic(err)
-		}
-		if first == nil {
-			first = ts
-		}
-		kept = append(kept, ts.Label[0].I64...) // copies the values
-	}
-	fmt.Println("same tensors every batch:", first.Label[0].I64, "kept:", kept)
-	// Output:
-	// same tensors every batch: [0] kept: [1 2 0]
-}
-
 func ExampleTensors_Split() {
 	// Five samples over two devices: 3 and 2 rows, views of one batch. The
 	// padding sample is the last row, so it lands on the last device.

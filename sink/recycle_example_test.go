@@ -12,9 +12,9 @@ import (
 
 func ExampleSink_Recycle() {
 	// Tensors are assembled ahead of the training loop, in Buffered's
-	// goroutine, so Reuse would overwrite batches the loop has not seen
-	// yet. The loop hands each batch back when it is done with it instead,
-	// and the sink assembles later batches into that memory.
+	// goroutine, while the loop still reads earlier batches. The loop hands
+	// each batch back when it is done with it, and the sink assembles later
+	// batches into that memory.
 	s := digitSink(1)
 	batches := batch.Of(source.Slice(digits), 1, batch.Keep, batch.Recycling())
 	r := stage.Buffered(sink.Tensorize(batches, s), 2)
@@ -46,14 +46,14 @@ func ExampleField_WritesAll() {
 		},
 		[]sink.Field[digit]{
 			sink.Float32("onehot", []int{3}, func(d digit, dst []float32) { dst[d.Class] = 1 }),
-		},
-		sink.Reuse())
+		})
 	for _, d := range digits {
 		ts, err := s.Assemble(batch.Batch[digit]{Samples: []digit{d}})
 		if err != nil {
 			panic(err)
 		}
 		fmt.Println(ts.Data[0].F32, ts.Label[0].F32)
+		s.Recycle(ts) // the next batch is written into this memory
 	}
 	// Output:
 	// [0 1 1 0] [0 1 0]

@@ -20,25 +20,12 @@ var ErrBatch = errors.New("sink: batch does not fit")
 type Option interface{ apply(*config) }
 
 type config struct {
-	reuse  bool
 	logger *zap.Logger
 }
 
 type optionFunc func(*config)
 
 func (f optionFunc) apply(c *config) { f(c) }
-
-// Reuse makes the sink write every batch into the same memory: Assemble
-// returns the same *Tensors each time, and its tensors (and any Split of
-// them) are valid only until the next call to Assemble; in Tensorize, until
-// the consumer asks for the next batch. Copy what must live longer, and do
-// not put a prefetching stage (stage.Buffered) after a reusing Tensorize:
-// use Sink.Recycle there instead. Assemble of a reusing sink is not safe for
-// concurrent use; each pass of Tensorize has its own buffers, so concurrent
-// passes are safe.
-//
-// In steady state a reusing sink allocates nothing per batch.
-func Reuse() Option { return optionFunc(func(c *config) { c.reuse = true }) }
 
 // WithLogger sets the logger for debug messages (a short or padded batch,
 // the end of a Tensorize pass). The default, and what a nil logger means,
@@ -50,8 +37,9 @@ func WithLogger(l *zap.Logger) Option {
 	return optionFunc(func(c *config) { c.logger = l })
 }
 
-// Sink assembles batches of samples of type T into tensors. Without Reuse
-// it is safe for concurrent use; Recycle always is.
+// Sink assembles batches of samples of type T into tensors. It is safe for
+// concurrent use: Assemble, Recycle and any number of Tensorize passes may
+// run at once.
 type Sink[T any] struct {
 	size   int
 	fields []Field[T] // data, then label
@@ -60,7 +48,6 @@ type Sink[T any] struct {
 	per    [4]int // elements per sample of each dtype, by slot()
 	dims   int    // sum of len(Shape) over all tensors, batch dim included
 	cfg    config
-	own    *arena // Assemble's buffers under Reuse
 	rec    recycler
 }
 
@@ -110,10 +97,6 @@ func New[T any](batchSize int, data []Field[T], label []Field[T], opts ...Option
 		s.per[slot(f.dtype)] += f.elems
 		s.dims += 1 + len(f.shape)
 	}
-	if s.cfg.reuse {
-		s.own = s.newArena(batchSize)
-		s.own.pinned = true
-	}
 	return s
 }
 
@@ -153,28 +136,27 @@ func (s *Sink[T]) BatchSize() int { return s.size }
 // every tensor holds b.Samples[i], and Tensors.Padded is b.Padded. A batch
 // shorter than the batch size gives tensors with a smaller batch dimension.
 //
-// Without Reuse the tensors are owned by the caller: new memory, or memory
-// handed back with Recycle. With Reuse they are the sink's memory, valid
-// until the next call (see Reuse).
+// The tensors are owned by the caller: new memory, or memory handed back
+// with Recycle. The sink never writes into them again unless the caller
+// recycles them.
 //
 // A batch with more samples than the batch size, or whose Padded is outside
 // 0..Len, is an error wrapping ErrBatch.
 func (s *Sink[T]) Assemble(b batch.Batch[T]) (*Tensors, error) {
-	return s.assemble(b, s.own)
+	return s.assemble(b)
 }
 
 // arena is the memory of one batch's tensors.
 type arena struct {
-	ts     *Tensors
-	all    []Tensor // Data then Label
-	f32    []float32
-	i32    []int32
-	i64    []int64
-	u8     []uint8
-	rows   int       // the most samples it holds
-	owner  *recycler // the sink that made it
-	pinned bool      // Reuse's memory: never recycled
-	free   bool      // recycled and not yet taken again
+	ts    *Tensors
+	all   []Tensor // Data then Label
+	f32   []float32
+	i32   []int32
+	i64   []int64
+	u8    []uint8
+	rows  int       // the most samples it holds
+	owner *recycler // the sink that made it
+	free  bool      // recycled and not yet taken again
 }
 
 // newArena allocates tensors for up to rows samples.
@@ -202,9 +184,12 @@ func (s *Sink[T]) newArena(rows int) *arena {
 
 // Recycle hands back tensors that Assemble or Tensorize returned, so that
 // the sink writes a later batch into their memory instead of allocating.
-// It is the explicit alternative to Reuse, and unlike Reuse it is safe with
-// prefetching: ts belongs to the caller until the call and must not be used
-// after it (nor any Split of it), however many other batches are in flight.
+// It is the only way a sink reuses memory, so reuse is always explicit and
+// safe with prefetching: ts belongs to the caller until the call and must
+// not be used after it (nor any Split of it), however many other batches
+// are in flight. A sink never takes memory back on its own, because a
+// prefetching stage (stage.Buffered) may still hold batches the consumer
+// has not read.
 // Recycle may be called from any goroutine, typically by the training loop
 // after a stage.Buffered that prefetches tensors:
 //
@@ -218,8 +203,7 @@ func (s *Sink[T]) newArena(rows int) *arena {
 // flight at once and, in steady state, assembles without allocating.
 // Tensors of a short batch are not kept (a later full batch would not fit).
 //
-// Recycle does nothing with nil or with the tensors of a sink with Reuse,
-// which stay that sink's. It panics when ts was not returned by this sink
+// Recycle does nothing with nil. It panics when ts was not returned by this sink
 // (a Split part, another sink's tensors, a copy of *ts) or was already
 // recycled.
 func (s *Sink[T]) Recycle(ts *Tensors) {
@@ -229,9 +213,6 @@ func (s *Sink[T]) Recycle(ts *Tensors) {
 	a := ts.a
 	if a == nil || a.ts != ts || a.owner != &s.rec {
 		panic("sink: Recycle of tensors that this sink did not assemble")
-	}
-	if a.pinned {
-		return
 	}
 	s.rec.mu.Lock()
 	defer s.rec.mu.Unlock()
@@ -260,7 +241,7 @@ func (s *Sink[T]) take(n int) (a *arena, fresh bool) {
 	return s.newArena(n), true
 }
 
-func (s *Sink[T]) assemble(b batch.Batch[T], a *arena) (*Tensors, error) {
+func (s *Sink[T]) assemble(b batch.Batch[T]) (*Tensors, error) {
 	n := len(b.Samples)
 	if n > s.size {
 		return nil, fmt.Errorf("%w: %d samples, batch size %d", ErrBatch, n, s.size)
@@ -268,10 +249,7 @@ func (s *Sink[T]) assemble(b batch.Batch[T], a *arena) (*Tensors, error) {
 	if b.Padded < 0 || b.Padded > n {
 		return nil, fmt.Errorf("%w: %d padding samples in a batch of %d", ErrBatch, b.Padded, n)
 	}
-	fresh := false
-	if a == nil {
-		a, fresh = s.take(n)
-	}
+	a, fresh := s.take(n)
 	if n < s.size || b.Padded > 0 {
 		if ce := s.cfg.logger.Check(zap.DebugLevel, "sink: short or padded batch"); ce != nil {
 			ce.Write(zap.Int("samples", n), zap.Int("padded", b.Padded), zap.Int("batch_size", s.size))
@@ -298,7 +276,7 @@ func (s *Sink[T]) assemble(b batch.Batch[T], a *arena) (*Tensors, error) {
 }
 
 // fillRows writes sample i into row i of dst, e elements per row, and
-// returns dst. With clearRows (reused memory, a fill that may leave
+// returns dst. With clearRows (recycled memory, a fill that may leave
 // elements unwritten) every row is cleared first so that the fill sees a
 // zeroed row.
 func fillRows[T, E any](dst []E, e int, samples []T, fill func(T, []E), clearRows bool) []E {

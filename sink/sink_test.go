@@ -138,13 +138,10 @@ func TestAssemble(t *testing.T) {
 		{"padded above len", batch.Batch[rec]{Samples: all[:2], Padded: 3}, 0, true},
 		{"negative padded", batch.Batch[rec]{Samples: all[:2], Padded: -1}, 0, true},
 	}
-	for _, opt := range []struct {
-		name string
-		opts []sink.Option
-	}{{"fresh", nil}, {"reuse", []sink.Option{sink.Reuse()}}} {
-		s := newSink(4, opt.opts...)
+	for _, mode := range []string{"fresh", "recycle"} {
+		s := newSink(4)
 		for _, tt := range tests {
-			t.Run(opt.name+"/"+tt.name, func(t *testing.T) {
+			t.Run(mode+"/"+tt.name, func(t *testing.T) {
 				ts, err := s.Assemble(tt.b)
 				if tt.wantErr {
 					if !errors.Is(err, sink.ErrBatch) || ts != nil {
@@ -160,6 +157,9 @@ func TestAssemble(t *testing.T) {
 				}
 				if ts.Rows() != len(tt.b.Samples) {
 					t.Errorf("Rows %d, want %d", ts.Rows(), len(tt.b.Samples))
+				}
+				if mode == "recycle" {
+					s.Recycle(ts) // the next case writes into this memory
 				}
 			})
 		}
@@ -178,7 +178,7 @@ func TestAssembleFreshMemoryIsOwned(t *testing.T) {
 		t.Fatal(err)
 	}
 	if a == b {
-		t.Fatal("two batches share a *Tensors without Reuse")
+		t.Fatal("two batches share a *Tensors")
 	}
 	a.Data[0].F32[0] = -1
 	a.Data[0].Shape[0] = -1
@@ -191,20 +191,21 @@ func TestAssembleFreshMemoryIsOwned(t *testing.T) {
 	}
 }
 
-func TestAssembleReuse(t *testing.T) {
-	s := newSink(4, sink.Reuse())
+func TestAssembleRecycled(t *testing.T) {
+	s := newSink(4)
 	all := recs(8)
 	a, err := s.Assemble(batch.Batch[rec]{Samples: all[:4]})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := &a.Data[0].F32[0]
+	s.Recycle(a)
 	b, err := s.Assemble(batch.Batch[rec]{Samples: all[4:]})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a != b || p != &b.Data[0].F32[0] {
-		t.Error("Reuse did not reuse the tensors")
+		t.Error("Assemble did not reuse the recycled tensors")
 	}
 	// The one-hot field writes a single 1 per row: stale ones from the
 	// previous batch must have been cleared.
@@ -212,9 +213,12 @@ func TestAssembleReuse(t *testing.T) {
 		t.Errorf("got  %+v\nwant %+v", b, w)
 	}
 	// A short batch, then a full one again.
-	if _, err := s.Assemble(batch.Batch[rec]{Samples: all[:1]}); err != nil {
+	s.Recycle(b)
+	short, err := s.Assemble(batch.Batch[rec]{Samples: all[:1]})
+	if err != nil {
 		t.Fatal(err)
 	}
+	s.Recycle(short)
 	c, err := s.Assemble(batch.Batch[rec]{Samples: all[2:6], Padded: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -224,15 +228,17 @@ func TestAssembleReuse(t *testing.T) {
 	}
 }
 
-func TestAssembleReuseAllocs(t *testing.T) {
-	s := newSink(4, sink.Reuse())
+func TestAssembleRecycledAllocs(t *testing.T) {
+	s := newSink(4)
 	b := batch.Batch[rec]{Samples: recs(4)}
 	if n := testing.AllocsPerRun(100, func() {
-		if _, err := s.Assemble(b); err != nil {
+		ts, err := s.Assemble(b)
+		if err != nil {
 			t.Fatal(err)
 		}
+		s.Recycle(ts)
 	}); n != 0 {
-		t.Errorf("%v allocations per batch with Reuse, want 0", n)
+		t.Errorf("%v allocations per recycled batch, want 0", n)
 	}
 }
 

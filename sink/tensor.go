@@ -83,9 +83,9 @@ func (ts *Tensors) Get(name string) (Tensor, bool) {
 
 // Split cuts the batch into k parts along the batch dimension, for data
 // parallelism over k devices (MXNet.jl's load_data! with slices). The parts
-// are views: they share the memory of ts, and under Reuse, or once ts is
-// handed to Sink.Recycle, they are valid only as long as ts is. A part
-// cannot itself be recycled; recycle ts.
+// are views: they share the memory of ts, and once ts is handed to
+// Sink.Recycle they are no longer valid. A part cannot itself be recycled;
+// recycle ts.
 //
 // Part sizes differ by at most one: with n rows, the first n%k parts get
 // n/k+1 rows and the others n/k, so a batch smaller than k gives some

@@ -15,11 +15,10 @@ import (
 // source.Reader[batch.Batch[T]] will do: the output of batch.Of, or a
 // batch reader the user writes (PaddlePaddle's custom_batch_reader).
 //
-// Without Reuse every *Tensors belongs to the consumer, who may hand it back
-// with s.Recycle when done (safe through stage.Buffered); every pass draws
-// from the sink's free list. With Reuse each pass has its own buffers and
-// yields the same *Tensors for every batch, valid until the consumer asks
-// for the next one.
+// Every *Tensors belongs to the consumer, who may keep it or hand it back
+// with s.Recycle when done (safe through stage.Buffered, however far ahead
+// it reads); every pass draws from the sink's free list, so in steady state
+// a consumer that recycles makes Tensorize allocation-free.
 //
 // Tensorize is the last consumer of r's batches: once a batch is assembled
 // it hands the batch back (batch.Batch.Recycle), so that a batch.Of built
@@ -30,11 +29,6 @@ import (
 func Tensorize[T any](r source.Reader[batch.Batch[T]], s *Sink[T]) source.Reader[*Tensors] {
 	return source.Func[*Tensors](func(ctx context.Context) iter.Seq2[*Tensors, error] {
 		return func(yield func(*Tensors, error) bool) {
-			var a *arena
-			if s.cfg.reuse {
-				a = s.newArena(s.size)
-				a.pinned = true
-			}
 			n, samples := 0, 0
 			defer func() {
 				if ce := s.cfg.logger.Check(zap.DebugLevel, "sink: tensorize pass ended"); ce != nil {
@@ -46,7 +40,7 @@ func Tensorize[T any](r source.Reader[batch.Batch[T]], s *Sink[T]) source.Reader
 					yield(nil, err)
 					return
 				}
-				t, err := s.assemble(b, a)
+				t, err := s.assemble(b)
 				b.Recycle() // assemble copied it
 				if err != nil {
 					yield(nil, fmt.Errorf("batch %d of the pass: %w", n, err))

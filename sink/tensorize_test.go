@@ -15,12 +15,10 @@ import (
 
 func TestTensorize(t *testing.T) {
 	rs := recs(10)
-	for _, opt := range []struct {
-		name string
-		opts []sink.Option
-	}{{"fresh", nil}, {"reuse", []sink.Option{sink.Reuse()}}} {
-		t.Run(opt.name, func(t *testing.T) {
-			r := sink.Tensorize(batch.Of(source.Slice(rs), 4, batch.Pad), newSink(4, opt.opts...))
+	for _, mode := range []string{"fresh", "recycle"} {
+		t.Run(mode, func(t *testing.T) {
+			s := newSink(4)
+			r := sink.Tensorize(batch.Of(source.Slice(rs), 4, batch.Pad), s)
 			wants := []*sink.Tensors{
 				want(rs[0:4], 0),
 				want(rs[4:8], 0),
@@ -35,6 +33,9 @@ func TestTensorize(t *testing.T) {
 					if i >= len(wants) || !same(ts, wants[i]) {
 						t.Fatalf("pass %d batch %d: got %+v", pass, i, ts)
 					}
+					if mode == "recycle" {
+						s.Recycle(ts)
+					}
 					i++
 				}
 				if i != len(wants) {
@@ -47,21 +48,26 @@ func TestTensorize(t *testing.T) {
 
 func TestTensorizeOwnership(t *testing.T) {
 	rs := recs(8)
-	collect := func(opts ...sink.Option) []*sink.Tensors {
-		out, err := source.Collect(context.Background(),
-			sink.Tensorize(batch.Of(source.Slice(rs), 4, batch.Keep), newSink(4, opts...)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
+	s := newSink(4)
+	r := sink.Tensorize(batch.Of(source.Slice(rs), 4, batch.Keep), s)
+	fresh, err := source.Collect(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
 	}
-	fresh := collect()
 	if len(fresh) != 2 || !same(fresh[0], want(rs[:4], 0)) || !same(fresh[1], want(rs[4:], 0)) {
-		t.Error("without Reuse, kept batches must stay intact")
+		t.Error("kept batches must stay intact")
 	}
-	reused := collect(sink.Reuse())
-	if reused[0] != reused[1] {
-		t.Error("with Reuse, a pass yields the same *Tensors")
+	// Recycled tensors come back in a later pass, and only then.
+	s.Recycle(fresh[0])
+	again, err := source.Collect(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again[0] != fresh[0] || again[1] == fresh[1] {
+		t.Error("a pass must take recycled tensors and only those")
+	}
+	if !same(fresh[1], want(rs[4:], 0)) {
+		t.Error("a batch the consumer kept changed")
 	}
 }
 
@@ -132,9 +138,10 @@ func TestTensorizeEarlyBreakAndCancel(t *testing.T) {
 	}
 }
 
-func TestTensorizeConcurrentPassesWithReuse(t *testing.T) {
+func TestTensorizeConcurrentPassesWithRecycle(t *testing.T) {
 	rs := recs(40)
-	r := sink.Tensorize(batch.Of(source.Slice(rs), 4, batch.Keep), newSink(4, sink.Reuse()))
+	s := newSink(4)
+	r := sink.Tensorize(batch.Of(source.Slice(rs), 4, batch.Keep), s)
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
@@ -147,6 +154,7 @@ func TestTensorizeConcurrentPassesWithReuse(t *testing.T) {
 				if !same(ts, want(rs[4*i:4*i+4], 0)) {
 					t.Errorf("batch %d overwritten by another pass", i)
 				}
+				s.Recycle(ts)
 				i++
 			}
 		})

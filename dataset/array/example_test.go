@@ -52,3 +52,22 @@ func ExampleShuffle() {
 	// epoch 0 [4 2 1 0 3]
 	// epoch 1 [1 3 2 0 4]
 }
+
+// A training loop that hands every batch back once it is done with it
+// lets the provider write the next batch into the same memory.
+func ExampleProvider_Recycle() {
+	p := array.New([]array.Array{array.Int32("id", nil, []int32{0, 1, 2, 3, 4, 5})}, nil, array.BatchSize(2))
+	for t, err := range p.All(context.Background()) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		id, _ := t.Get("id")
+		fmt.Println(id.I32)
+		p.Recycle(t) // t must not be used after this
+	}
+	// Output:
+	// [0 1]
+	// [2 3]
+	// [4 5]
+}

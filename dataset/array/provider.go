@@ -58,7 +58,7 @@ func Padding(data, label float64) Option {
 }
 
 // SinkOptions passes options to the sink that assembles the tensors, for
-// example sink.Reuse().
+// example sink.WithLogger.
 func SinkOptions(opts ...sink.Option) Option {
 	return optionFunc(func(c *config) { c.sinkOpts = append(c.sinkOpts, opts...) })
 }
@@ -129,10 +129,18 @@ func (p *Provider) indices() source.Reader[int] {
 	})
 }
 
-// All starts an epoch: it yields the batches' tensors. The last batch of
-// an epoch is padded to the batch size; Tensors.Padded counts its padding
-// rows (MXNet.jl's count_samples is rows minus Padded).
+// All starts an epoch: it yields the batches' tensors, which belong to the
+// caller (see Recycle). The last batch of an epoch is padded to the batch
+// size; Tensors.Padded counts its padding rows (MXNet.jl's count_samples is
+// rows minus Padded).
 func (p *Provider) All(ctx context.Context) iter.Seq2[*sink.Tensors, error] { return p.r.All(ctx) }
+
+// Recycle hands back tensors that All yielded, so that a later batch is
+// written into their memory instead of new memory (sink.Sink.Recycle): a
+// training loop that recycles every batch allocates nothing per batch in
+// steady state. ts must not be used after the call. Tensors that are not
+// recycled stay the caller's.
+func (p *Provider) Recycle(ts *sink.Tensors) { p.sink.Recycle(ts) }
 
 // Len returns the number of samples.
 func (p *Provider) Len() int { return p.n }

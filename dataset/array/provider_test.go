@@ -171,9 +171,9 @@ func TestElementTypesAndSeveralArrays(t *testing.T) {
 	}
 }
 
-func TestReuse(t *testing.T) {
+func TestRecycle(t *testing.T) {
 	x, _ := xy(6)
-	p := array.New([]array.Array{array.Float32("x", []int{2}, x)}, nil, array.BatchSize(2), array.SinkOptions(sink.Reuse()))
+	p := array.New([]array.Array{array.Float32("x", []int{2}, x)}, nil, array.BatchSize(2))
 	var first *sink.Tensors
 	n := 0
 	for ts, err := range p.All(context.Background()) {
@@ -183,11 +183,12 @@ func TestReuse(t *testing.T) {
 		if first == nil {
 			first = ts
 		} else if ts != first {
-			t.Error("Reuse: a new *Tensors")
+			t.Error("Recycle: a new *Tensors")
 		}
 		if d := get(t, ts, "x").F32; d[0] != float32(20*n) {
 			t.Errorf("batch %d: %v", n, d)
 		}
+		p.Recycle(ts)
 		n++
 	}
 	if n != 3 {
@@ -269,14 +270,15 @@ func BenchmarkEpoch(b *testing.B) {
 	x := make([]float32, n*dim)
 	y := make([]float32, n)
 	p := array.New([]array.Array{array.Float32("data", []int{dim}, x)}, []array.Array{array.Float32("softmax_label", nil, y)},
-		array.BatchSize(100), array.Shuffle(1), array.SinkOptions(sink.Reuse()))
+		array.BatchSize(100), array.Shuffle(1))
 	b.ReportAllocs()
 	b.SetBytes(n * (dim + 1) * 4)
 	for b.Loop() {
-		for _, err := range p.All(context.Background()) {
+		for ts, err := range p.All(context.Background()) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			p.Recycle(ts)
 		}
 	}
 	total := float64(n) * float64(b.N)
