@@ -18,7 +18,10 @@
 // from any offset ([Sync]), which is what partitioning relies on.
 //
 // An .idx file lists "key\tpos\n" per record, pos being the byte offset of
-// the record's first part ([Index]).
+// the record's first part ([Index]). An index read beside a .rec may be
+// stale (the .rec rewritten or truncated) or damaged: [ValidateIndex] checks
+// that it lists every record of the .rec exactly once before anything is
+// read through it.
 //
 // # Reading
 //
@@ -39,6 +42,12 @@
 // # Errors
 //
 // Malformed input gives a [*FormatError] with the file name and byte offset
-// of the part at fault, which wraps [ErrFormat] (and io.ErrUnexpectedEOF
-// when the input is truncated).
+// of the part at fault (for an .idx file, its line), which wraps [ErrFormat]
+// (and io.ErrUnexpectedEOF when the input is truncated). ErrFormat wraps
+// tensorfeed.ErrBadData.
+//
+// A framing error is structural: once a magic word or a length is wrong, the
+// reader cannot know how many records the damage covers, so it ends the pass
+// rather than resynchronise and lose an unknown number of records. [Sync]
+// is there for a tool that wants to salvage the rest of a damaged file.
 package recordio

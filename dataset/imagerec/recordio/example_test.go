@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
 )
@@ -120,4 +121,29 @@ func ExampleRecords() {
 	// Output:
 	// map[../testdata/mnist_t10k_1000_png_gray.rec:1000 ../testdata/multipart_edge_cases.rec:12]
 	// last: index 1011, offset 302680 in ../testdata/mnist_t10k_1000_png_gray.rec
+}
+
+// ExampleValidateIndex checks an .idx against its .rec before reading by
+// key: here an index whose second line points into the first record.
+func ExampleValidateIndex() {
+	var file bytes.Buffer
+	w := recordio.NewWriter(&file)
+	for _, payload := range []string{"first record", "second"} {
+		if err := w.Write([]byte(payload)); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	rec := bytes.NewReader(file.Bytes())
+	for _, idx := range []string{"0\t0\n1\t20\n", "0\t0\n1\t8\n"} {
+		ix, err := recordio.ParseIndex(strings.NewReader(idx), "data.idx")
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(recordio.ValidateIndex(rec, rec.Size(), "data.rec", ix))
+	}
+	// Output:
+	// <nil>
+	// recordio: data.idx: offset 4: line 2: key 1 at offset 8 of data.rec: inside the record at offset 0, which runs to offset 20
 }

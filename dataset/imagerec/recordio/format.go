@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/tensorfeed/tensorfeed"
 )
 
 // Magic is the 32-bit word that starts every part of a record. It is stored
@@ -27,9 +29,18 @@ const headerSize = 8
 
 var magicBytes = binary.LittleEndian.AppendUint32(nil, Magic)
 
-// ErrFormat is wrapped by every error about malformed RecordIO input; test it
-// with errors.Is. The concrete error is a *FormatError that says where.
-var ErrFormat = errors.New("recordio: bad format")
+// ErrFormat is wrapped by every error about malformed RecordIO input (a .rec
+// file's framing, an .idx file, an index that does not match its .rec); test
+// it with errors.Is. The concrete error is a *FormatError that says where.
+// ErrFormat wraps tensorfeed.ErrBadData.
+var ErrFormat error = &badData{"recordio: bad format"}
+
+// badData is a sentinel that wraps tensorfeed.ErrBadData while keeping its
+// own short message, so that errors built on it do not repeat the root's.
+type badData struct{ msg string }
+
+func (e *badData) Error() string { return e.msg }
+func (e *badData) Unwrap() error { return tensorfeed.ErrBadData }
 
 // ErrTooLarge is returned by Writer.Write for a payload of more than
 // MaxRecordSize bytes.

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
 )
 
@@ -125,6 +128,59 @@ func FuzzWriter(f *testing.F) {
 			}
 			if s, err := recordio.Sync(bytes.NewReader(file), from); err != nil || s != offsets[i] {
 				t.Fatalf("Sync(%d) = %d, %v; want %d", from, s, err, offsets[i])
+			}
+		}
+	})
+}
+
+// FuzzParseIndex feeds arbitrary bytes to the .idx parser and validates what
+// it accepts against the edge-case .rec. Neither may panic; every error is a
+// *FormatError wrapping ErrFormat and tensorfeed.ErrBadData that names the
+// index; an accepted index writes back to lines that parse to the same
+// entries; ValidateIndex accepts only an index whose records a RandomReader
+// reads, one record per entry.
+func FuzzParseIndex(f *testing.F) {
+	for _, name := range allRecFiles {
+		b := mustRead(f, idxPath(name))
+		f.Add(b[:min(len(b), 512)])
+	}
+	f.Add([]byte("0\t0\n1\t16\n1\t24\n"))
+	f.Add([]byte("0 0\r\n\n 1\t16 \n"))
+	f.Add([]byte("0\t-4\n"))
+	f.Add([]byte("9223372036854775807\t99999999999999999999\n"))
+	f.Add([]byte("0\t0\t0\n"))
+	rec := mustRead(f, recPath("multipart_edge_cases"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ix, err := recordio.ParseIndex(bytes.NewReader(data), "fuzz.idx")
+		if err != nil {
+			var fe *recordio.FormatError
+			if !errors.As(err, &fe) || !errors.Is(err, recordio.ErrFormat) || !errors.Is(err, tensorfeed.ErrBadData) {
+				t.Fatalf("error %v is not a FormatError wrapping ErrFormat and ErrBadData", err)
+			}
+			if !strings.Contains(err.Error(), "fuzz.idx") {
+				t.Fatalf("error %q does not name the index", err)
+			}
+			return
+		}
+		var out bytes.Buffer
+		if _, err := ix.WriteTo(&out); err != nil {
+			t.Fatal(err)
+		}
+		again, err := recordio.ParseIndex(&out, "again.idx")
+		if err != nil || !slices.Equal(again.Entries(), ix.Entries()) {
+			t.Fatalf("written back: %v, %v; want %v", again.Entries(), err, ix.Entries())
+		}
+		err = recordio.ValidateIndex(bytes.NewReader(rec), int64(len(rec)), "edge.rec", ix)
+		if err != nil {
+			if !errors.Is(err, recordio.ErrFormat) || !strings.Contains(err.Error(), "fuzz.idx") {
+				t.Fatalf("ValidateIndex: %v", err)
+			}
+			return
+		}
+		rr := recordio.NewRandomReader(bytes.NewReader(rec), int64(len(rec)), ix)
+		for i := range ix.Len() {
+			if _, err := rr.Nth(i); err != nil {
+				t.Fatalf("valid index, but entry %d does not read: %v", i, err)
 			}
 		}
 	})

@@ -3,6 +3,7 @@ package recordio
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +27,17 @@ type Index struct {
 	entries []IndexEntry
 	byKey   map[int64]int
 	sorted  []int64 // the offsets, ascending: a record ends where the next begins
+	// name and lines say where each entry came from, for errors: the .idx
+	// file, and the 1-based line and byte offset of each entry's line. A
+	// built index (NewIndex) has no name, and entry i is "entry i".
+	name  string
+	lines []linePos
+}
+
+// linePos is where an entry was read from in its .idx file.
+type linePos struct {
+	line int
+	off  int64
 }
 
 // NewIndex builds an index from entries, kept in the given order. It returns
@@ -68,6 +80,7 @@ func ReadIndex(path string) (*Index, error) {
 func ParseIndex(r io.Reader, name string) (*Index, error) {
 	sc := bufio.NewScanner(r)
 	var entries []IndexEntry
+	var lines []linePos
 	line := 0
 	var off int64
 	seen := make(map[int64]int)
@@ -97,11 +110,37 @@ func ParseIndex(r io.Reader, name string) (*Index, error) {
 		}
 		seen[key] = line
 		entries = append(entries, IndexEntry{Key: key, Offset: pos})
+		lines = append(lines, linePos{line: line, off: off})
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			line++
+			return nil, &FormatError{File: name, Offset: off, Record: off,
+				Msg: fmt.Sprintf("line %d: longer than %d bytes", line, bufio.MaxScanTokenSize), Err: err}
+		}
 		return nil, fmt.Errorf("recordio: %s: line %d: %w", name, line+1, err)
 	}
-	return NewIndex(entries)
+	ix, err := NewIndex(entries)
+	if err != nil {
+		return nil, err
+	}
+	ix.name, ix.lines = name, lines
+	return ix, nil
+}
+
+// Name returns the name of the input the index was read from (ParseIndex's
+// name, ReadIndex's path), or "" for an index built by NewIndex.
+func (ix *Index) Name() string { return ix.name }
+
+// where says where entry i came from: "x.idx: line 3" for a parsed index,
+// "index entry 2" for a built one, and the byte offset of its line (0 for a
+// built one).
+func (ix *Index) where(i int) (file string, off int64, at string) {
+	if ix.lines == nil {
+		return "<index>", 0, fmt.Sprintf("entry %d", i)
+	}
+	p := ix.lines[i]
+	return ix.name, p.off, fmt.Sprintf("line %d", p.line)
 }
 
 // Len returns the number of entries.

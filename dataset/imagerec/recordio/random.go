@@ -188,6 +188,10 @@ type IndexedFile struct {
 
 // OpenIndexed opens a .rec file and reads its index. An empty idxPath means
 // recPath with its extension replaced by ".idx". Close the file when done.
+//
+// The index is not checked against the file: an entry that is not a record
+// start gives an error when it is read. Call [IndexedFile.Validate] first to
+// know that every entry is a record and every record has an entry.
 func OpenIndexed(recPath, idxPath string) (*IndexedFile, error) {
 	if idxPath == "" {
 		idxPath = strings.TrimSuffix(recPath, ".rec") + ".idx"
@@ -208,6 +212,11 @@ func OpenIndexed(recPath, idxPath string) (*IndexedFile, error) {
 	rr := NewRandomReader(f, st.Size(), idx)
 	rr.Name = recPath
 	return &IndexedFile{RandomReader: rr, f: f}, nil
+}
+
+// Validate checks the index against the .rec file (see [ValidateIndex]).
+func (f *IndexedFile) Validate() error {
+	return ValidateIndex(f.f, f.size, f.Name, f.idx)
 }
 
 // Close closes the .rec file.
