@@ -2,16 +2,17 @@ package batch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"iter"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // ErrTooLong is wrapped by the error PadSeqs returns when a sequence is
-// longer than the fixed length and Truncate was not given.
-var ErrTooLong = errors.New("batch: sequence longer than the fixed length")
+// longer than the fixed length and Truncate was not given. It wraps
+// tensorfeed.ErrBadData: the sequence, not the program, is at fault.
+var ErrTooLong = fmt.Errorf("batch: sequence longer than the fixed length: %w", tensorfeed.ErrBadData)
 
 // Seqs is a batch of variable-length sequences padded to one length: B rows
 // of L elements, flat and row-major, ready to become a [B, L] tensor.

@@ -36,7 +36,7 @@ func ExamplePadSeqs_fixed() {
 	s, _ := batch.PadSeqs(b, 2, 0, batch.Truncate())
 	fmt.Println(s.Data, s.Lens, "truncated", s.Truncated)
 	// Output:
-	// batch: sequence longer than the fixed length: row 0 has 4 elements, fixed length 2
+	// batch: sequence longer than the fixed length: tensorfeed: bad data: row 0 has 4 elements, fixed length 2
 	// [1 2 5 0] [2 1] truncated 1
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -71,6 +72,9 @@ func TestPadSeqsErrorNamesRow(t *testing.T) {
 	_, err := batch.PadSeqs(batch.Batch[[]int]{Samples: [][]int{{1}, {1, 2, 3}}}, 2, 0)
 	if err == nil || !strings.Contains(err.Error(), "row 1 has 3 elements") {
 		t.Errorf("error %v does not name row 1 and its length", err)
+	}
+	if !errors.Is(err, batch.ErrTooLong) || !errors.Is(err, tensorfeed.ErrBadData) {
+		t.Errorf("error %v does not wrap ErrTooLong and tensorfeed.ErrBadData", err)
 	}
 }
 

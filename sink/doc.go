@@ -4,10 +4,17 @@
 // # Fields
 //
 // A [Field] names one tensor, gives its per-sample shape and element type,
-// and says how to write one sample into it: [Float32], [Int32], [Int64] and
-// [Uint8] build one from a fill function that receives the sample and its
-// destination slice. This is PaddlePaddle's feeding map: one member of a
-// sample may feed two tensors (two fields reading it) or none (no field).
+// and says how to write one sample into it. [Slice] builds one from a
+// function that returns a sample's member as a slice: the sink copies it
+// and checks its length against the field's shape, so a sample of the
+// wrong size is an error ([ErrSampleShape], a tensorfeed.ErrBadData) that
+// names the field and the row, as PaddlePaddle's FileReader checks every
+// instance against its dims. [Float32], [Int32], [Int64] and [Uint8] build
+// one from a fill function that receives the sample and its destination
+// slice, for what is computed rather than copied (a normalised image, a
+// one-hot label); the sink cannot check what a fill writes. This is
+// PaddlePaddle's feeding map: one member of a sample may feed two tensors
+// (two fields reading it) or none (no field).
 //
 // # Schema first
 //

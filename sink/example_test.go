@@ -2,9 +2,11 @@ package sink_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -166,4 +168,32 @@ func Example_customBatchReader() {
 	// [0 0]
 	// [1 1]
 	// [2 2]
+}
+
+// token is a sample whose ids come as a slice of any length.
+type token struct {
+	IDs   []int32
+	Label int64
+}
+
+func ExampleSlice() {
+	// Slice copies a member into the tensor and checks its length; the
+	// label is computed by a fill. The fourth sample has two ids where
+	// the field wants three.
+	s := sink.New(2,
+		[]sink.Field[token]{sink.Slice("ids", []int{3}, func(t token) []int32 { return t.IDs })},
+		[]sink.Field[token]{sink.Int64("label", nil, func(t token, dst []int64) { dst[0] = t.Label })})
+	tokens := []token{{[]int32{1, 2, 3}, 0}, {[]int32{4, 5, 6}, 1}, {[]int32{7, 8, 9}, 1}, {[]int32{10, 11}, 0}}
+	for ts, err := range sink.Tensorize(batch.Of(source.Slice(tokens), 2, batch.Keep), s).All(context.Background()) {
+		if err != nil {
+			fmt.Println(err)
+			fmt.Println("bad data:", errors.Is(err, tensorfeed.ErrBadData))
+			break
+		}
+		fmt.Println(ts.Data[0].I32, ts.Label[0].I64)
+	}
+	// Output:
+	// [1 2 3 4 5 6] [0 1]
+	// batch 1 of the pass: sink: sample does not fit its field: tensorfeed: bad data: field "ids", row 1 of the batch: 2 elements, want 3 (shape [3])
+	// bad data: true
 }

@@ -8,7 +8,7 @@ import (
 
 // Field is one tensor a sink fills from every sample: its name, its shape
 // per sample and how to write a sample into it. Make one with Float32,
-// Int32, Int64 or Uint8; the zero Field is not valid.
+// Int32, Int64, Uint8 or Slice; the zero Field is not valid.
 type Field[T any] struct {
 	name      string
 	shape     []int
@@ -19,6 +19,11 @@ type Field[T any] struct {
 	i32       func(T, []int32)
 	i64       func(T, []int64)
 	u8        func(T, []uint8)
+	// Slice's getters, checked for length; a field has a fill or a getter.
+	g32  func(T) []float32
+	gi32 func(T) []int32
+	gi64 func(T) []int64
+	gu8  func(T) []uint8
 }
 
 // Float32 returns a field named name holding a float32 tensor of the given
@@ -29,9 +34,11 @@ type Field[T any] struct {
 // grow the tensor or write into another row; appending to dst writes to a
 // copy that the sink never sees.
 //
-// fill cannot fail: validate samples upstream (stage.MapErr) when their size
-// may be wrong. A panic in fill unwinds through the caller, as with
-// stage.Map. Float32 panics when name is empty, a dimension is below 1 or
+// fill cannot fail, and the sink cannot see what it writes: a fill that
+// copies a slice of the wrong length leaves a truncated or zero-filled row
+// without an error. To copy a slice, use Slice, which checks its length;
+// otherwise validate samples upstream (stage.MapErr) when their size may be
+// wrong. A panic in fill unwinds through the caller, as with stage.Map. Float32 panics when name is empty, a dimension is below 1 or
 // fill is nil.
 func Float32[T any](name string, shape []int, fill func(s T, dst []float32)) Field[T] {
 	f := newField[T]("Float32", name, shape, sample.Float32, fill == nil)

@@ -66,8 +66,8 @@ type recycler struct {
 // at least as large as the pass.
 //
 // New panics when batchSize < 1, when there is no field at all, when a field
-// was not made by Float32, Int32, Int64 or Uint8, or when two fields share a
-// name.
+// was not made by Float32, Int32, Int64, Uint8 or Slice, or when two fields
+// share a name.
 func New[T any](batchSize int, data []Field[T], label []Field[T], opts ...Option) *Sink[T] {
 	if batchSize < 1 {
 		panic(fmt.Sprintf("sink: New: batch size %d", batchSize))
@@ -87,7 +87,7 @@ func New[T any](batchSize int, data []Field[T], label []Field[T], opts ...Option
 	s.offs = make([]int, len(s.fields))
 	for i, f := range s.fields {
 		if f.dtype == 0 {
-			panic(fmt.Sprintf("sink: New: field %d is not made by Float32, Int32, Int64 or Uint8", i))
+			panic(fmt.Sprintf("sink: New: field %d is not made by Float32, Int32, Int64, Uint8 or Slice", i))
 		}
 		if seen[f.name] {
 			panic(fmt.Sprintf("sink: New: two fields named %q", f.name))
@@ -141,7 +141,9 @@ func (s *Sink[T]) BatchSize() int { return s.size }
 // recycles them.
 //
 // A batch with more samples than the batch size, or whose Padded is outside
-// 0..Len, is an error wrapping ErrBatch.
+// 0..Len, is an error wrapping ErrBatch. A sample that does not fit a field
+// made by Slice is an error wrapping ErrSampleShape (and so
+// tensorfeed.ErrBadData). On error no tensors are returned.
 func (s *Sink[T]) Assemble(b batch.Batch[T]) (*Tensors, error) {
 	return s.assemble(b)
 }
@@ -241,6 +243,20 @@ func (s *Sink[T]) take(n int) (a *arena, fresh bool) {
 	return s.newArena(n), true
 }
 
+// putBack returns an arena that assemble took but could not fill to the
+// free list, so that a bad sample costs no memory. Its rows hold part of
+// the failed batch, which is why a recycled arena clears rows (or is
+// written whole) before a fill.
+func (s *Sink[T]) putBack(a *arena) {
+	if a.rows != s.size {
+		return
+	}
+	s.rec.mu.Lock()
+	defer s.rec.mu.Unlock()
+	a.free = true
+	s.rec.free = append(s.rec.free, a)
+}
+
 func (s *Sink[T]) assemble(b batch.Batch[T]) (*Tensors, error) {
 	n := len(b.Samples)
 	if n > s.size {
@@ -260,36 +276,61 @@ func (s *Sink[T]) assemble(b batch.Batch[T]) (*Tensors, error) {
 		t.Shape[0] = n
 		lo, hi := n*s.offs[i], n*(s.offs[i]+f.elems)
 		clearRows := !fresh && !f.writesAll
+		row, got := -1, 0
 		switch f.dtype {
 		case sample.Float32:
-			t.F32 = fillRows(a.f32[lo:hi:hi], f.elems, b.Samples, f.f32, clearRows)
+			t.F32 = a.f32[lo:hi:hi]
+			if f.g32 != nil {
+				row, got = copyRows(t.F32, f.elems, b.Samples, f.g32)
+			} else {
+				fillRows(t.F32, f.elems, b.Samples, f.f32, clearRows)
+			}
 		case sample.Int32:
-			t.I32 = fillRows(a.i32[lo:hi:hi], f.elems, b.Samples, f.i32, clearRows)
+			t.I32 = a.i32[lo:hi:hi]
+			if f.gi32 != nil {
+				row, got = copyRows(t.I32, f.elems, b.Samples, f.gi32)
+			} else {
+				fillRows(t.I32, f.elems, b.Samples, f.i32, clearRows)
+			}
 		case sample.Int64:
-			t.I64 = fillRows(a.i64[lo:hi:hi], f.elems, b.Samples, f.i64, clearRows)
+			t.I64 = a.i64[lo:hi:hi]
+			if f.gi64 != nil {
+				row, got = copyRows(t.I64, f.elems, b.Samples, f.gi64)
+			} else {
+				fillRows(t.I64, f.elems, b.Samples, f.i64, clearRows)
+			}
 		case sample.Uint8:
-			t.U8 = fillRows(a.u8[lo:hi:hi], f.elems, b.Samples, f.u8, clearRows)
+			t.U8 = a.u8[lo:hi:hi]
+			if f.gu8 != nil {
+				row, got = copyRows(t.U8, f.elems, b.Samples, f.gu8)
+			} else {
+				fillRows(t.U8, f.elems, b.Samples, f.u8, clearRows)
+			}
+		}
+		if row >= 0 {
+			s.putBack(a)
+			return nil, fmt.Errorf("%w: field %q, row %d of the batch: %d elements, want %d (shape %v)",
+				ErrSampleShape, f.name, row, got, f.elems, f.shape)
 		}
 	}
 	a.ts.Padded = b.Padded
 	return a.ts, nil
 }
 
-// fillRows writes sample i into row i of dst, e elements per row, and
-// returns dst. With clearRows (recycled memory, a fill that may leave
+// fillRows writes sample i into row i of dst, e elements per row. With
+// clearRows (recycled memory, a fill that may leave
 // elements unwritten) every row is cleared first so that the fill sees a
 // zeroed row.
-func fillRows[T, E any](dst []E, e int, samples []T, fill func(T, []E), clearRows bool) []E {
+func fillRows[T, E any](dst []E, e int, samples []T, fill func(T, []E), clearRows bool) {
 	if !clearRows {
 		for i, s := range samples {
 			fill(s, dst[i*e:(i+1)*e:(i+1)*e])
 		}
-		return dst
+		return
 	}
 	for i, s := range samples {
 		row := dst[i*e : (i+1)*e : (i+1)*e]
 		clear(row) // row by row, so the fill finds the row in cache
 		fill(s, row)
 	}
-	return dst
 }

@@ -289,6 +289,11 @@ func TestConstructorsPanic(t *testing.T) {
 		"no fields":       func() { sink.New[int](4, nil, nil) },
 		"zero field":      func() { sink.New(4, []sink.Field[int]{{}}, nil) },
 		"duplicate names": func() { sink.New(4, []sink.Field[int]{x}, []sink.Field[int]{x}) },
+		"Slice nil get":   func() { sink.Slice[int, float32]("x", []int{1}, nil) },
+		"Slice empty name": func() {
+			sink.Slice("", []int{1}, func(int) []uint8 { return nil })
+		},
+		"Slice zero dim": func() { sink.Slice("x", []int{0}, func(int) []int64 { return nil }) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {

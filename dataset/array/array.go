@@ -96,33 +96,35 @@ func (a Array) Shape() []int { return append([]int{}, a.shape...) }
 // Len returns the number of samples.
 func (a Array) Len() int { return a.n }
 
-// field returns the sink field that copies sample i of a, or writes pad
-// for the padding index -1.
+// field returns the sink field that copies row i of a, or the padding row
+// (every element pad) for the padding index -1. The sink checks every row's
+// length against the shape, which holds by construction (newArray).
 func (a Array) field(pad float64) sink.Field[int] {
 	e := sample.Elems(a.shape)
 	switch a.dtype {
 	case sample.Float32:
-		return sink.Float32(a.name, a.shape, rowFill(a.f32, e, float32(pad)))
+		return sink.Slice(a.name, a.shape, rowGet(a.f32, e, float32(pad)))
 	case sample.Int32:
-		return sink.Int32(a.name, a.shape, rowFill(a.i32, e, int32(pad)))
+		return sink.Slice(a.name, a.shape, rowGet(a.i32, e, int32(pad)))
 	case sample.Int64:
-		return sink.Int64(a.name, a.shape, rowFill(a.i64, e, int64(pad)))
+		return sink.Slice(a.name, a.shape, rowGet(a.i64, e, int64(pad)))
 	case sample.Uint8:
-		return sink.Uint8(a.name, a.shape, rowFill(a.u8, e, uint8(pad)))
+		return sink.Slice(a.name, a.shape, rowGet(a.u8, e, uint8(pad)))
 	}
 	panic("array: an Array not made by Float32, Int32, Int64, Uint8 or Float32Rows")
 }
 
-func rowFill[E sample.Number](data []E, e int, pad E) func(int, []E) {
-	return func(i int, dst []E) {
+// rowGet returns the getter of row i of data (e elements per row), or of a
+// row of pad for i = -1.
+func rowGet[E sink.Elem](data []E, e int, pad E) func(int) []E {
+	padRow := make([]E, e)
+	for k := range padRow {
+		padRow[k] = pad
+	}
+	return func(i int) []E {
 		if i < 0 {
-			if pad != 0 { // the sink zeroes dst before the call
-				for k := range dst {
-					dst[k] = pad
-				}
-			}
-			return
+			return padRow
 		}
-		copy(dst, data[i*e:(i+1)*e])
+		return data[i*e : (i+1)*e : (i+1)*e]
 	}
 }

@@ -87,7 +87,8 @@ func newSink(batchSize, noiseDim int) *sink.Sink[gsample] {
 			sink.Float32("image", []int{mnist.Pixels}, func(s gsample, dst []float32) {
 				mnist.ScaleSymmetric.Pixels(s.A.Image[:], dst) // [-1, 1], the generator's tanh range
 			}),
-			sink.Float32("noise", []int{noiseDim}, func(s gsample, dst []float32) { copy(dst, s.B) }),
+			// Slice checks every noise vector's length against noiseDim.
+			sink.Slice("noise", []int{noiseDim}, func(s gsample) []float32 { return s.B }),
 		},
 		[]sink.Field[gsample]{
 			sink.Float32("real_label", nil, func(s gsample, dst []float32) { dst[0] = s.C.Real }),
