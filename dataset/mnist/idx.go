@@ -28,10 +28,6 @@ var idxTypes = map[byte]sample.DType{
 // format allows 255, no real file has more than a handful.
 const maxDims = 32
 
-// maxBytes bounds the data size a header may declare (1 TiB), so that a
-// corrupt header is reported rather than trusted.
-const maxBytes = 1 << 40
-
 // Header is the header of an IDX file: the element type and the size of
 // each dimension. The first dimension counts the records (for MNIST, the
 // images or labels); a file with no dimensions holds one scalar.
@@ -78,11 +74,19 @@ func (h Header) Size() int64 { return 4 + 4*int64(len(h.Dims)) }
 // reads one record at a time. Its methods return io.EOF after the last
 // record, once it has checked that nothing follows it. An IDXReader does not
 // close the underlying reader.
+//
+// An IDXReader never trusts its header for memory: it refuses headers that
+// declare more than its maximums ([MaxRecordBytes], [MaxFileBytes]), and
+// what it allocates itself is a fixed-size buffer, whatever the header
+// says. The caller's buffers for [IDXReader.ReadRaw] and [Read] hold one
+// record, which the maximum record size bounds.
 type IDXReader struct {
 	name     string
+	cfg      idxConfig
 	hdr      Header
 	br       *bufio.Reader
 	gz       bool
+	sized    bool  // the input's size is known and holds exactly the declared data
 	off      int64 // offset of the next byte in the uncompressed stream
 	rec      int   // index of the next record
 	recBytes int
@@ -95,79 +99,161 @@ const bufSize = 1 << 16
 
 // NewIDXReader reads an IDX header from r and returns a reader positioned at
 // the first record. A gzip stream is recognised by its first two bytes and
-// decompressed. name is used in errors (usually the file's path).
-func NewIDXReader(r io.Reader, name string) (*IDXReader, error) {
-	br := bufio.NewReaderSize(r, bufSize)
-	x := &IDXReader{name: name, br: br}
-	if b, _ := br.Peek(2); len(b) == 2 && b[0] == 0x1f && b[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, &FormatError{File: name, Offset: 0, Msg: "bad gzip header", Err: err}
-		}
-		zr.Multistream(true)
-		x.br = bufio.NewReaderSize(zr, bufSize)
-		x.gz = true
-	}
-	if err := x.readHeader(); err != nil {
+// decompressed. name is used in errors (usually the file's path). The header
+// is checked against the options' limits, and against the input's size
+// when [InputSize] gives it, before the reader is returned.
+func NewIDXReader(r io.Reader, name string, opts ...IDXOption) (*IDXReader, error) {
+	x, err := newIDXReader(r, name, opts)
+	if err != nil {
 		return nil, err
 	}
 	return x, nil
 }
 
+// newIDXReader is NewIDXReader, but returns the reader also with an error,
+// holding what it read: the header, when the error is about what the
+// header declares.
+func newIDXReader(r io.Reader, name string, opts []IDXOption) (*IDXReader, error) {
+	br := bufio.NewReaderSize(r, bufSize)
+	x := &IDXReader{name: name, cfg: newIDXConfig(opts), br: br}
+	if isGzip(br) {
+		x.gz = true
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			x.err = x.fail(0, -1, "bad gzip header", err)
+			return x, x.err
+		}
+		zr.Multistream(true)
+		x.br = bufio.NewReaderSize(zr, bufSize)
+	}
+	x.err = x.readHeader()
+	return x, x.err
+}
+
+// isGzip reports whether br starts with the gzip magic number.
+func isGzip(br *bufio.Reader) bool {
+	b, _ := br.Peek(2)
+	return len(b) == 2 && b[0] == 0x1f && b[1] == 0x8b
+}
+
+// readHeader reads and checks the header. Every size is computed with
+// saturating arithmetic, so that no product of the declared dimensions can
+// overflow, and compared with the limits before anything depends on it.
 func (x *IDXReader) readHeader() error {
 	var magic [4]byte
 	n, err := io.ReadFull(x.br, magic[:])
 	x.off += int64(n)
 	switch {
 	case n == 0 && errors.Is(err, io.EOF):
-		return x.fail(0, "empty file", nil)
+		return x.fail(0, -1, "empty file", io.ErrUnexpectedEOF)
 	case err != nil:
-		return x.readErr(err, "the header")
+		return x.readErr(err, -1, "the header")
 	}
 	if magic[0] != 0 || magic[1] != 0 {
-		return x.fail(0, fmt.Sprintf("bad magic %02x %02x %02x %02x (want 00 00 TT DD)", magic[0], magic[1], magic[2], magic[3]), nil)
+		return x.fail(0, -1, fmt.Sprintf("bad magic %02x %02x %02x %02x (want 00 00 TT DD)", magic[0], magic[1], magic[2], magic[3]), nil)
 	}
 	dt, ok := idxTypes[magic[2]]
 	if !ok {
-		return x.fail(2, fmt.Sprintf("unknown element type 0x%02x", magic[2]), nil)
+		return x.fail(2, -1, fmt.Sprintf("unknown element type 0x%02x", magic[2]), nil)
 	}
 	nd := int(magic[3])
 	if nd > maxDims {
-		return x.fail(3, fmt.Sprintf("%d dimensions (at most %d supported)", nd, maxDims), nil)
+		return x.fail(3, -1, fmt.Sprintf("%d dimensions (at most %d supported)", nd, maxDims), nil)
 	}
+	maxRec, maxFile := x.cfg.maxRecord, x.cfg.maxFile
 	dims := make([]int, nd)
-	size := int64(dt.Size())
+	elem := int64(dt.Size())
+	total, rec := elem, elem // bytes of all data and of one record, saturated
+	totalOver, recOver := int64(-1), int64(-1)
+	zeroAt := int64(-1) // offset of the first zero dimension after the first
+	zeroDim := 0
 	var b [4]byte
 	for i := range dims {
 		start := x.off
 		n, err := io.ReadFull(x.br, b[:])
 		x.off += int64(n)
 		if err != nil {
-			return x.readErr(err, fmt.Sprintf("the size of dimension %d", i))
+			return x.readErr(err, -1, fmt.Sprintf("the size of dimension %d", i))
 		}
 		d := int64(binary.BigEndian.Uint32(b[:]))
-		// Zero sizes count as 1 here, so that no product of any
-		// subset of the dimensions can overflow.
-		if size > maxBytes/max(d, 1) {
-			return x.fail(start, fmt.Sprintf("dimensions %v declare more than %d bytes", append(dims[:i:i], int(d)), int64(maxBytes)), nil)
+		if d > math.MaxInt {
+			return x.fail(start, -1, fmt.Sprintf("dimension %d of %d does not fit an int", i, d), ErrTooLarge)
 		}
 		dims[i] = int(d)
-		size *= max(d, 1)
+		if total = mulSat(total, d, maxFile); total > maxFile && totalOver < 0 {
+			totalOver = start
+		}
+		if i == 0 {
+			continue
+		}
+		if rec = mulSat(rec, d, maxRec); rec > maxRec && recOver < 0 {
+			recOver = start
+		}
+		if d == 0 && zeroAt < 0 {
+			zeroAt, zeroDim = start, i
+		}
 	}
 	x.hdr = Header{DType: dt, Dims: dims}
-	x.recBytes = x.hdr.RecordElems() * dt.Size()
+	count := x.hdr.Records()
+	switch {
+	case rec > maxRec:
+		return x.fail(recOver, -1, fmt.Sprintf("dimensions %v declare records of more than %d bytes (MaxRecordBytes)", dims, maxRec), ErrTooLarge)
+	case total > maxFile:
+		return x.fail(totalOver, -1, fmt.Sprintf("dimensions %v declare more than %d bytes of data (MaxFileBytes)", dims, maxFile), ErrTooLarge)
+	case rec == 0 && count > 0:
+		// Records of no bytes carry nothing, and their count cannot
+		// be checked against the data: 16 bytes could declare four
+		// billion of them.
+		return x.fail(zeroAt, -1, fmt.Sprintf("dimension %d is 0, so none of the %d records holds data", zeroDim, count), nil)
+	}
+	x.recBytes = int(rec)
+	if x.gz || x.cfg.size < 0 {
+		return nil
+	}
+	// A plain stream of known size: the data the header declares must be
+	// exactly what is there, so nothing is ever read or allocated on the
+	// header's word alone.
+	have, want := x.cfg.size, x.off+total
+	switch {
+	case have < want:
+		r := int(max(have-x.off, 0) / rec)
+		return x.fail(have, r, fmt.Sprintf("file ends in record %d of %d (the header declares %d bytes of data, %d are there)", r, count, total, max(have-x.off, 0)), io.ErrUnexpectedEOF)
+	case have > want:
+		return x.fail(want, -1, fmt.Sprintf("%d bytes after the last record", have-want), nil)
+	}
+	x.sized = true
 	return nil
 }
 
-// fail makes a FormatError at offset off.
-func (x *IDXReader) fail(off int64, msg string, err error) error {
-	return &FormatError{File: x.name, Offset: off, Msg: msg, Err: err}
+// mulSat returns a*b, or limit+1 when that is larger than limit: once a
+// product passes its limit it stays above it, whatever it is multiplied by
+// next, except 0.
+func mulSat(a, b, limit int64) int64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > limit/b {
+		return satLimit(limit)
+	}
+	return a * b
+}
+
+func satLimit(limit int64) int64 {
+	if limit == math.MaxInt64 {
+		return limit
+	}
+	return limit + 1
+}
+
+// fail makes a FormatError at offset off about record rec (-1 for none).
+func (x *IDXReader) fail(off int64, rec int, msg string, err error) error {
+	return &FormatError{File: x.name, Offset: off, Record: rec, Msg: msg, Err: err}
 }
 
 // readErr turns an error from the stream into a FormatError at the current
 // offset. A short read is a truncated file; gzip and flate errors are
 // corrupt or cut streams.
-func (x *IDXReader) readErr(err error, what string) error {
+func (x *IDXReader) readErr(err error, rec int, what string) error {
 	if errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF
 	}
@@ -178,7 +264,12 @@ func (x *IDXReader) readErr(err error, what string) error {
 	if x.gz {
 		msg += " (gzip stream)"
 	}
-	return x.fail(x.off, msg, err)
+	return x.fail(x.off, rec, msg, err)
+}
+
+// recordErr is readErr for record rec.
+func (x *IDXReader) recordErr(err error, rec int) error {
+	return x.readErr(err, rec, fmt.Sprintf("record %d of %d", rec, x.hdr.Records()))
 }
 
 // Header returns the file's header.
@@ -196,26 +287,38 @@ func (x *IDXReader) Offset() int64 { return x.off }
 // RecordBytes returns the size of one record in bytes.
 func (x *IDXReader) RecordBytes() int { return x.recBytes }
 
+// next returns the sticky error, or io.EOF (once the end is checked) when
+// every record has been read, or nil when a record is to be read.
+func (x *IDXReader) next() error {
+	if x.err == nil && x.rec == x.hdr.Records() {
+		x.err = x.checkEnd()
+	}
+	return x.err
+}
+
+// fill reads len(b) bytes of the current record.
+func (x *IDXReader) fill(b []byte) error {
+	n, err := io.ReadFull(x.br, b)
+	x.off += int64(n)
+	if err != nil {
+		x.err = x.recordErr(err, x.rec)
+	}
+	return x.err
+}
+
 // ReadRaw reads the next record's bytes (big-endian elements) into dst,
 // which must hold at least RecordBytes bytes. It returns io.EOF after the
 // last record, or an error wrapping ErrFormat when the file is truncated,
 // corrupt, or has data after its last record. Errors are sticky.
 func (x *IDXReader) ReadRaw(dst []byte) error {
-	if x.err != nil {
-		return x.err
-	}
-	if x.rec == x.hdr.Records() {
-		x.err = x.checkEnd()
-		return x.err
+	if err := x.next(); err != nil {
+		return err
 	}
 	if len(dst) < x.recBytes {
 		panic(fmt.Sprintf("mnist: ReadRaw: buffer of %d bytes for records of %d", len(dst), x.recBytes))
 	}
-	n, err := io.ReadFull(x.br, dst[:x.recBytes])
-	x.off += int64(n)
-	if err != nil {
-		x.err = x.readErr(err, fmt.Sprintf("record %d of %d", x.rec, x.hdr.Records()))
-		return x.err
+	if err := x.fill(dst[:x.recBytes]); err != nil {
+		return err
 	}
 	x.rec++
 	return nil
@@ -231,11 +334,10 @@ func (x *IDXReader) Skip(n int) error {
 	if n <= 0 {
 		return nil
 	}
-	want := n * x.recBytes
-	got, err := x.br.Discard(want)
+	got, err := x.br.Discard(n * x.recBytes)
 	x.off += int64(got)
 	if err != nil {
-		x.err = x.readErr(err, fmt.Sprintf("record %d of %d", x.rec+got/max(x.recBytes, 1), x.hdr.Records()))
+		x.err = x.recordErr(err, x.rec+got/x.recBytes)
 		return x.err
 	}
 	x.rec += n
@@ -244,7 +346,9 @@ func (x *IDXReader) Skip(n int) error {
 
 // checkEnd reports io.EOF when the stream ends right after the last record,
 // and an error when more data follows (or when the end cannot be read: a
-// gzip stream verifies its checksum only there).
+// gzip stream verifies its checksum only there). It reads at most one
+// buffer of what follows: a stream with a long tail is refused without
+// decompressing the tail.
 func (x *IDXReader) checkEnd() error {
 	_, err := x.br.Peek(1)
 	switch {
@@ -255,26 +359,37 @@ func (x *IDXReader) checkEnd() error {
 		if x.gz {
 			msg += " (gzip stream)"
 		}
-		return x.fail(x.off, msg, err)
+		return x.fail(x.off, -1, msg, err)
 	}
-	n, _ := x.br.Discard(1 << 30)
-	return x.fail(x.off, fmt.Sprintf("%d bytes or more after the last record", n), nil)
+	return x.fail(x.off, -1, fmt.Sprintf("%d bytes or more after the last record", x.br.Buffered()), nil)
 }
 
 // Read decodes the next record into dst, converting each element to E as a
 // Go conversion does. dst must hold at least Header().RecordElems()
-// elements. It returns io.EOF after the last record.
+// elements. It returns io.EOF after the last record. Read decodes through a
+// buffer of fixed size, so a large record costs dst and nothing more; when
+// it fails in the middle of a record, dst holds part of it.
 func Read[E sample.Number](x *IDXReader, dst []E) error {
 	if n := x.hdr.RecordElems(); len(dst) < n {
 		panic(fmt.Sprintf("mnist: Read: buffer of %d elements for records of %d", len(dst), n))
 	}
-	if x.scratch == nil {
-		x.scratch = make([]byte, x.recBytes)
-	}
-	if err := x.ReadRaw(x.scratch); err != nil {
+	if err := x.next(); err != nil {
 		return err
 	}
-	decode(x.hdr.DType, x.scratch, dst)
+	if x.scratch == nil {
+		// A multiple of every element size.
+		x.scratch = make([]byte, min(x.recBytes, bufSize))
+	}
+	size := x.hdr.DType.Size()
+	for done := 0; done < x.recBytes; {
+		chunk := x.scratch[:min(len(x.scratch), x.recBytes-done)]
+		if err := x.fill(chunk); err != nil {
+			return err
+		}
+		decode(x.hdr.DType, chunk, dst[done/size:])
+		done += len(chunk)
+	}
+	x.rec++
 	return nil
 }
 
@@ -289,38 +404,72 @@ type IDX struct {
 // Elems returns the number of elements in the file.
 func (x *IDX) Elems() int { return sample.Elems(x.Dims) }
 
-// ReadIDX reads a whole IDX file, gzipped or not.
-func ReadIDX(path string) (*IDX, error) {
+// ReadIDX reads a whole IDX file, gzipped or not. It checks the header
+// against the file's size, so a plain file costs at most its own size in
+// memory; a gzipped one costs what it decompresses to, which
+// [MaxFileBytes] bounds.
+func ReadIDX(path string, opts ...IDXOption) (*IDX, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return DecodeIDX(f, path)
+	opts, err = withFileSize(f, opts)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeIDX(f, path, opts...)
 }
 
+// withFileSize adds the size of a regular file to opts, so that the header
+// is checked against it.
+func withFileSize(f *os.File, opts []IDXOption) ([]IDXOption, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return opts, nil
+	}
+	return append(slices.Clip(opts), InputSize(st.Size())), nil
+}
+
+// growStep is how much DecodeIDX allocates before data arrives when it
+// cannot know how much is there.
+const growStep = 1 << 20
+
 // DecodeIDX reads a whole IDX stream, gzipped or not; name is used in
-// errors.
-func DecodeIDX(r io.Reader, name string) (*IDX, error) {
-	x, err := NewIDXReader(r, name)
+// errors. Memory grows with the data that actually arrives, never with what
+// the header claims: up front it allocates the declared size only when
+// [InputSize] has shown that the data is there, else at most 1 MiB, and it
+// grows the buffer as the stream delivers bytes.
+func DecodeIDX(r io.Reader, name string, opts ...IDXOption) (*IDX, error) {
+	x, err := NewIDXReader(r, name, opts...)
 	if err != nil {
 		return nil, err
 	}
 	h := x.Header()
 	n := h.Records()
-	// Grow as records arrive rather than trusting the header's size up
-	// front: a corrupt header must give an error, not a huge allocation.
-	raw := make([]byte, 0, min(n*x.recBytes, 1<<22))
-	if x.recBytes == 0 {
-		x.rec = n // empty records: nothing to read
+	total := n * x.recBytes // at most the MaxFileBytes the header passed
+	first := total
+	if !x.sized {
+		first = min(total, growStep)
 	}
-	for x.rec < n {
-		k := len(raw)
-		raw = slices.Grow(raw, x.recBytes)[:k+x.recBytes]
-		if err := x.ReadRaw(raw[k:]); err != nil {
-			return nil, err
+	raw := make([]byte, 0, first)
+	for len(raw) < total {
+		if len(raw) == cap(raw) {
+			// Double what has arrived, up to the declared size.
+			raw = slices.Grow(raw, min(total-len(raw), len(raw)))
+		}
+		k, err := io.ReadFull(x.br, raw[len(raw):min(cap(raw), total)])
+		raw = raw[:len(raw)+k]
+		x.off += int64(k)
+		if err != nil {
+			x.err = x.recordErr(err, len(raw)/x.recBytes)
+			return nil, x.err
 		}
 	}
+	x.rec = n
 	if err := x.ReadRaw(nil); err != io.EOF {
 		return nil, err
 	}

@@ -67,6 +67,9 @@ type config struct {
 	part     int
 	prefetch int
 	log      *zap.Logger
+	classes  int
+	skip     *source.SkipPolicy
+	idx      []IDXOption
 }
 
 // An Option configures a Dataset.
@@ -119,6 +122,48 @@ func Prefetch(n int) Option {
 	return optionFunc(func(c *config) { c.prefetch = n })
 }
 
+// Classes sets how many classes the labels name: a label must be below n
+// (default 10, the digits). A label outside the range is a bad record: it
+// would index past the end of a model's output. Set Classes(62) for
+// EMNIST's ByClass split, whose files are read alike. Classes panics if n
+// is not in [1, 256].
+func Classes(n int) Option {
+	if n < 1 || n > 256 {
+		panic(fmt.Sprintf("mnist: Classes(%d): need 1 <= n <= 256", n))
+	}
+	return optionFunc(func(c *config) { c.classes = n })
+}
+
+// SkipBad makes a pass skip bad records, while they are at most maxFraction
+// of the pass's records, instead of failing at the first one; see
+// [source.SkipBad], whose options it takes. A bad record of MNIST is a
+// sample whose label is not below [Classes]. Damage to the files'
+// structure is never skipped, because no record after it can be trusted:
+// a truncated or corrupt file, a wrong magic number, a bad header, image
+// and label files whose counts differ, data after the last record. The
+// default skips nothing: the first bad label ends the pass with a
+// [FormatError] naming the label file, the offset and the record. SkipBad
+// panics when maxFraction is not in [0, 1].
+func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
+	p := source.SkipBad(maxFraction, opts...)
+	return optionFunc(func(c *config) { c.skip = p })
+}
+
+// OnBad is SkipBad with a policy made by the caller, which several readers
+// may share (its count is then the sum of theirs). A nil policy is the
+// default: fail at the first bad record.
+func OnBad(p *source.SkipPolicy) Option {
+	return optionFunc(func(c *config) { c.skip = p })
+}
+
+// WithIDX passes options to the readers of both files, for example larger
+// [MaxFileBytes] for a gzipped data set beyond its default. The dataset
+// gives the readers the files' sizes itself.
+func WithIDX(opts ...IDXOption) Option {
+	opts = slices.Clone(opts)
+	return optionFunc(func(c *config) { c.idx = append(c.idx, opts...) })
+}
+
 // WithLogger sets the logger that reports each pass at debug level. The
 // default, and what a nil logger means, is zap.NewNop().
 func WithLogger(l *zap.Logger) Option {
@@ -159,7 +204,7 @@ func candidates(dir, stem, ext string) []string {
 }
 
 func newDataset(images, labels []string, opts []Option) *Dataset {
-	d := &Dataset{images: images, labels: labels, cfg: config{parts: 1, log: zap.NewNop()}}
+	d := &Dataset{images: images, labels: labels, cfg: config{parts: 1, log: zap.NewNop(), classes: 10}}
 	for _, o := range opts {
 		o.apply(&d.cfg)
 	}
@@ -175,6 +220,13 @@ func newDataset(images, labels []string, opts []Option) *Dataset {
 
 // All starts a pass over the dataset (or its part).
 func (d *Dataset) All(ctx context.Context) iter.Seq2[Sample, error] { return d.r.All(ctx) }
+
+var _ source.SkipCounted = (*Dataset)(nil)
+
+// Skipped returns how many bad records the dataset's passes have skipped
+// under [SkipBad] or [OnBad], over all passes (and, for a shared policy,
+// all readers that share it). It is 0 under the default policy.
+func (d *Dataset) Skipped() int64 { return d.cfg.skip.Skipped() }
 
 // ImageShape returns the shape of one image as FillImage writes it: [784]
 // with Flat, else [1, 28, 28] (channel, height, width, as MXNet).
@@ -263,36 +315,46 @@ func (d *Dataset) open() (*files, error) {
 		return nil, err
 	}
 	f := &files{imgF: imgF, labF: labF}
-	if err := f.check(); err != nil {
+	if err := f.check(d.cfg.idx); err != nil {
 		f.close()
 		return nil, err
 	}
 	return f, nil
 }
 
-func (f *files) check() error {
+func (f *files) check(opts []IDXOption) error {
 	var err error
-	if f.img, err = NewIDXReader(f.imgF, f.imgF.Name()); err != nil {
+	if f.img, err = openIDX(f.imgF, opts); err != nil {
 		return err
 	}
-	if f.lab, err = NewIDXReader(f.labF, f.labF.Name()); err != nil {
+	if f.lab, err = openIDX(f.labF, opts); err != nil {
 		return err
 	}
 	ih, lh := f.img.Header(), f.lab.Header()
 	if m := ih.Magic(); m != ImagesMagic {
-		return &FormatError{File: f.img.Name(), Msg: fmt.Sprintf("magic 0x%08x is not MNIST images (0x%08x)", m, ImagesMagic)}
+		return &FormatError{File: f.img.Name(), Record: -1, Msg: fmt.Sprintf("magic 0x%08x is not MNIST images (0x%08x)", m, ImagesMagic)}
 	}
 	if ih.Dims[1] != Rows || ih.Dims[2] != Cols {
-		return &FormatError{File: f.img.Name(), Offset: 8, Msg: fmt.Sprintf("images of %dx%d, not %dx%d", ih.Dims[1], ih.Dims[2], Rows, Cols)}
+		return &FormatError{File: f.img.Name(), Record: -1, Offset: 8, Msg: fmt.Sprintf("images of %dx%d, not %dx%d", ih.Dims[1], ih.Dims[2], Rows, Cols)}
 	}
 	if m := lh.Magic(); m != LabelsMagic {
-		return &FormatError{File: f.lab.Name(), Msg: fmt.Sprintf("magic 0x%08x is not MNIST labels (0x%08x)", m, LabelsMagic)}
+		return &FormatError{File: f.lab.Name(), Record: -1, Msg: fmt.Sprintf("magic 0x%08x is not MNIST labels (0x%08x)", m, LabelsMagic)}
 	}
 	if ih.Dims[0] != lh.Dims[0] {
-		return &FormatError{File: f.lab.Name(), Offset: 4, Msg: fmt.Sprintf("%d labels for %d images in %s", lh.Dims[0], ih.Dims[0], f.img.Name())}
+		return &FormatError{File: f.lab.Name(), Record: -1, Offset: 4, Msg: fmt.Sprintf("%d labels for %d images in %s", lh.Dims[0], ih.Dims[0], f.img.Name())}
 	}
 	f.n = ih.Dims[0]
 	return nil
+}
+
+// openIDX reads the header of the IDX file f, checked against the file's
+// size.
+func openIDX(f *os.File, opts []IDXOption) (*IDXReader, error) {
+	opts, err := withFileSize(f, opts)
+	if err != nil {
+		return nil, err
+	}
+	return NewIDXReader(f, f.Name(), opts...)
 }
 
 // checkEvery is how many samples a pass yields between looks at its
@@ -325,6 +387,7 @@ func (d *Dataset) pass(ctx context.Context, epochs *source.Epochs) iter.Seq2[Sam
 			d.shuffled(ctx, f, start, end, ep, yield)
 			return
 		}
+		cnt := d.cfg.skip.Pass(int64(end-start), d.cfg.log)
 		done := ctx.Done()
 		var s Sample
 		var lab [1]byte
@@ -341,10 +404,19 @@ func (d *Dataset) pass(ctx context.Context, epochs *source.Epochs) iter.Seq2[Sam
 				yield(Sample{}, err)
 				return
 			}
+			off := f.lab.Offset()
 			if err := f.lab.ReadRaw(lab[:]); err != nil {
 				yield(Sample{}, err)
 				return
 			}
+			if bad := d.badLabel(f, i, off, lab[0]); bad != nil {
+				if err := cnt.Bad(bad); err != nil {
+					yield(Sample{}, err)
+					return
+				}
+				continue
+			}
+			cnt.Good()
 			s.Label, s.Index = lab[0], i
 			if !yield(s, nil) {
 				return
@@ -353,9 +425,23 @@ func (d *Dataset) pass(ctx context.Context, epochs *source.Epochs) iter.Seq2[Sam
 		if end == f.n {
 			if err := checkEnds(f); err != nil {
 				yield(Sample{}, err)
+				return
 			}
 		}
+		if err := cnt.End(); err != nil {
+			yield(Sample{}, err)
+		}
 	}
+}
+
+// badLabel returns the error of a sample whose label, read at offset off of
+// the label file, names no class, or nil for a good label.
+func (d *Dataset) badLabel(f *files, i int, off int64, label uint8) error {
+	if int(label) < d.cfg.classes {
+		return nil
+	}
+	return &FormatError{File: f.lab.Name(), Offset: off, Record: i,
+		Msg: fmt.Sprintf("record %d: label %d is not below %d (Classes)", i, label, d.cfg.classes)}
 }
 
 // checkEnds reports an error when either file has data after its last
@@ -387,12 +473,33 @@ func (d *Dataset) shuffled(ctx context.Context, f *files, start, end, ep int, yi
 			return
 		}
 	}
-	for range n {
+	cnt := d.cfg.skip.Pass(int64(n), d.cfg.log)
+	var good []int // the indices of the good samples, once one is bad
+	for i := range n {
 		k := len(labs)
 		labs = slices.Grow(labs, 1)[:k+1]
+		off := f.lab.Offset()
 		if err := f.lab.ReadRaw(labs[k:]); err != nil {
 			yield(Sample{}, err)
 			return
+		}
+		bad := d.badLabel(f, start+i, off, labs[k])
+		if bad == nil {
+			cnt.Good()
+			if good != nil {
+				good = append(good, i)
+			}
+			continue
+		}
+		if err := cnt.Bad(bad); err != nil {
+			yield(Sample{}, err)
+			return
+		}
+		if good == nil {
+			good = make([]int, i, i+1)
+			for j := range good {
+				good[j] = j
+			}
 		}
 	}
 	if end == f.n {
@@ -401,10 +508,21 @@ func (d *Dataset) shuffled(ctx context.Context, f *files, start, end, ep int, yi
 			return
 		}
 	}
-	perm := source.NewRand(d.cfg.seed, ep, -1).Perm(n)
+	if err := cnt.End(); err != nil {
+		yield(Sample{}, err)
+		return
+	}
+	m := n
+	if good != nil {
+		m = len(good)
+	}
+	perm := source.NewRand(d.cfg.seed, ep, -1).Perm(m)
 	done := ctx.Done()
 	var s Sample
 	for k, j := range perm {
+		if good != nil {
+			j = good[j]
+		}
 		if done != nil && k%checkEvery == 0 {
 			select {
 			case <-done:
