@@ -23,17 +23,39 @@
 //
 // # Streaming and memory
 //
-// A pass reads the file through a buffer and never holds it whole. Each
-// Row's slices are new memory that the consumer owns; they are carved from
-// blocks of many rows, so a pass allocates about one block per 256 rows and
-// one string per line (encoding/csv's record).
+// A pass reads the file through a 64 KiB buffer and never holds it whole,
+// nor a row whole beyond [MaxLineBytes] (default [DefaultMaxLineBytes]):
+// a longer row ends the pass with [ErrLineTooLong] after about that many
+// bytes were read, and a field beyond [MaxFieldBytes] (default
+// [DefaultMaxFieldBytes]) makes its row bad with [ErrFieldTooLong]. A
+// pass's memory is therefore bounded by a small multiple of MaxLineBytes
+// (the row's bytes, a few tens of bytes per field, the row's values)
+// whatever the file holds. Each Row's slices are new memory that the
+// consumer owns; narrow rows are carved from shared blocks of about 16 KiB,
+// a wide row gets its own, and a pass allocates one string per row.
 //
 // # Errors
 //
 // A bad row gives a [*ParseError] with the file, line, column (1-based
-// byte, as encoding/csv) and field, wrapping [ErrFormat] and one of
-// [ErrFieldCount], [ErrNumber], [ErrClass], [ErrShape], [ErrColumn] or
-// [ErrRowCount], [ErrEmpty] (or encoding/csv's ErrQuote / ErrBareQuote). The pass yields
-// the rows before the bad one, then the error, once; it never ends short
-// without an error.
+// byte, as encoding/csv) and field, wrapping [ErrFormat] (which wraps
+// tensorfeed.ErrBadData) and one of [ErrFieldCount], [ErrNumber],
+// [ErrClass], [ErrShape], [ErrColumn], [ErrRowCount], [ErrEmpty],
+// [ErrLineTooLong], [ErrFieldTooLong] (or encoding/csv's ErrQuote /
+// ErrBareQuote). An error quotes at most the first 64 bytes of a bad
+// field. The pass yields the rows before the bad one, then the error,
+// once; it never ends short without an error.
+//
+// # Bad rows
+//
+// [SkipBad] and [OnBad] set a bad-record policy (source.SkipPolicy): a bad
+// row (a stray quote, a field over MaxFieldBytes, the wrong number of
+// fields, a value that does not parse, an unknown class, inf or nan under
+// [Finite]) is skipped, counted ([Reader.Skipped]) and logged at warn level
+// with its ParseError, and the pass fails once the skipped rows are more
+// than the policy's share. Problems with the file rather than a row fail
+// the pass under any policy: a missing or unreadable file, a row over
+// MaxLineBytes (where the next row starts is unknown when a row may hold
+// quotes; raise the limit), a header or first row that cannot be split
+// into fields, columns or shapes that do not fit, no rows at all, and data
+// and label files of different lengths.
 package csv

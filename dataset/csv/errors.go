@@ -3,17 +3,21 @@ package csv
 import (
 	"errors"
 	"fmt"
+
+	"github.com/tensorfeed/tensorfeed"
 )
 
-// ErrFormat is wrapped by every error about bad data in a CSV file.
-var ErrFormat = errors.New("csv: bad format")
+// ErrFormat is wrapped by every error about bad data in a CSV file. It
+// wraps tensorfeed.ErrBadData.
+var ErrFormat = fmt.Errorf("csv: bad format: %w", tensorfeed.ErrBadData)
 
 // The causes a ParseError wraps besides ErrFormat.
 var (
 	// ErrFieldCount: a row has a different number of fields than the
 	// first row (or the header).
 	ErrFieldCount = errors.New("wrong number of fields")
-	// ErrNumber: a data or label field is not a float32 number.
+	// ErrNumber: a data or label field is not a float32 number (or is
+	// inf or nan under Finite).
 	ErrNumber = errors.New("not a number")
 	// ErrClass: a label is not one of the names given to Classes.
 	ErrClass = errors.New("unknown class")
@@ -28,16 +32,21 @@ var (
 	// ErrEmpty: the file holds no data row (it is empty, or holds only
 	// the rows that SkipRows and Header consume).
 	ErrEmpty = errors.New("no data rows")
+	// ErrLineTooLong: a row holds more bytes than MaxLineBytes. The
+	// error's position is the byte where the row passes the limit.
+	ErrLineTooLong = errors.New("line too long")
+	// ErrFieldTooLong: a field holds more bytes than MaxFieldBytes.
+	ErrFieldTooLong = errors.New("field too long")
 )
 
 // ParseError reports a bad row, as encoding/csv's ParseError does, with the
-// file it is in. It wraps ErrFormat and Err.
+// file it is in. It wraps ErrFormat (and so tensorfeed.ErrBadData) and Err.
 type ParseError struct {
 	File   string // path of the file
 	Line   int    // line of the error (1-based)
 	Column int    // byte column of the field (1-based), 0 when not known
 	Field  int    // the field's number in its row (1-based), 0 when not known
-	Err    error  // the cause: wraps ErrFieldCount, ErrNumber, ... or an encoding/csv error
+	Err    error  // the cause: wraps ErrFieldCount, ErrNumber, ... or encoding/csv's ErrQuote or ErrBareQuote
 }
 
 func (e *ParseError) Error() string {
@@ -52,3 +61,21 @@ func (e *ParseError) Error() string {
 
 // Unwrap returns ErrFormat and the cause.
 func (e *ParseError) Unwrap() []error { return []error{ErrFormat, e.Err} }
+
+// rowLevel tells whether err is about one row only, which a SkipPolicy may
+// skip: a row that cannot be split into fields or whose fields cannot be
+// parsed. A row over MaxLineBytes, a missing or unreadable file, a bad
+// header or layout and data and label files that differ in rows are not:
+// they end the pass under any policy.
+func rowLevel(err error) bool {
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	for _, structural := range []error{ErrLineTooLong, ErrRowCount, ErrShape, ErrColumn, ErrEmpty} {
+		if errors.Is(pe.Err, structural) {
+			return false
+		}
+	}
+	return true
+}

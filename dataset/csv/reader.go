@@ -1,14 +1,13 @@
 package csv
 
 import (
-	"bufio"
+	"cmp"
 	"context"
-	stdcsv "encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
-	"os"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // Row is one row of a CSV file: its data values and its labels.
@@ -74,6 +74,10 @@ type config struct {
 	labelCols      []Col
 	labelFile      string
 	classes        map[string]float32
+	finite         bool
+	maxLine        int
+	maxField       int
+	bad            *source.SkipPolicy
 	log            *zap.Logger
 }
 
@@ -165,7 +169,58 @@ func Classes(names ...string) Option {
 	return optionFunc(func(c *config) { c.classes = m })
 }
 
-// WithLogger sets the logger that reports each pass at debug level. The
+// Finite refuses inf and nan in data and label fields: a row holding one is
+// bad (ErrNumber). By default they are accepted, as dmlc's parser does.
+func Finite() Option { return optionFunc(func(c *config) { c.finite = true }) }
+
+// MaxLineBytes sets the most bytes a row may hold (default
+// [DefaultMaxLineBytes]), line ends aside; a row whose quoted fields hold
+// line breaks counts the bytes of all its lines. A longer row ends the pass
+// with a [*ParseError] wrapping [ErrLineTooLong] at the line and column
+// where it passes n, after reading at most about n bytes of it, under any
+// bad-record policy: where the next row starts cannot be known when the
+// row may hold quotes, and the fix is a larger limit. Comment lines are
+// bounded too. MaxLineBytes panics unless 1 <= n <= 1<<30.
+func MaxLineBytes(n int) Option {
+	if n < 1 || n > maxLimit {
+		panic(fmt.Sprintf("csv: MaxLineBytes(%d): must be in [1, %d]", n, maxLimit))
+	}
+	return optionFunc(func(c *config) { c.maxLine = n })
+}
+
+// MaxFieldBytes sets the most bytes a field may hold after its quotes are
+// removed (default [DefaultMaxFieldBytes]). A longer field makes its row
+// bad ([ErrFieldTooLong]), which a bad-record policy may skip. It panics
+// unless 1 <= n <= 1<<30.
+func MaxFieldBytes(n int) Option {
+	if n < 1 || n > maxLimit {
+		panic(fmt.Sprintf("csv: MaxFieldBytes(%d): must be in [1, %d]", n, maxLimit))
+	}
+	return optionFunc(func(c *config) { c.maxField = n })
+}
+
+// SkipBad skips bad rows while they are at most maxFraction of a pass's
+// rows, counting and logging each (see [source.SkipBad], which it calls
+// with these arguments, and [OnBad]).
+func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
+	return OnBad(source.SkipBad(maxFraction, opts...))
+}
+
+// OnBad sets the bad-record policy, which may be shared with other readers.
+// A bad row is one that cannot be split into fields (a stray quote, a
+// field over MaxFieldBytes), has the wrong number of fields, or holds a
+// field that does not parse (ErrNumber, ErrClass); with a label file, a
+// data row and its label row are skipped together. The policy's warnings
+// go to the reader's logger. Whatever the policy, the pass fails on a
+// missing or unreadable file, a row over MaxLineBytes, a header or first
+// row that cannot be read, a layout that does not fit (ErrColumn,
+// ErrShape), a file with no rows (ErrEmpty) and data and label files of
+// different lengths (ErrRowCount). The default, a nil policy, fails the
+// pass at the first bad row.
+func OnBad(p *source.SkipPolicy) Option { return optionFunc(func(c *config) { c.bad = p }) }
+
+// WithLogger sets the logger that reports each pass at debug level and
+// each skipped row at warn level. The
 // default, and what a nil logger means, is zap.NewNop().
 func WithLogger(l *zap.Logger) Option {
 	if l == nil {
@@ -179,7 +234,7 @@ func WithLogger(l *zap.Logger) Option {
 // delimiter or comment character, both LabelFile and LabelColumns, or
 // columns selected by Name without Header.
 func New(path string, opts ...Option) *Reader {
-	c := config{comma: ',', log: zap.NewNop()}
+	c := config{comma: ',', maxLine: DefaultMaxLineBytes, maxField: DefaultMaxFieldBytes, log: zap.NewNop()}
 	for _, o := range opts {
 		o.apply(&c)
 	}
@@ -201,6 +256,11 @@ func New(path string, opts ...Option) *Reader {
 	}
 	return &Reader{path: path, cfg: c}
 }
+
+// Skipped returns how many bad rows the reader's policy (OnBad, SkipBad)
+// has skipped, over all passes and all readers that share the policy; 0
+// without one. It makes the reader a source.SkipCounted.
+func (r *Reader) Skipped() int64 { return r.cfg.bad.Skipped() }
 
 func validDelim(r rune) bool {
 	return r != 0 && r != '"' && r != '\r' && r != '\n' && utf8.ValidRune(r) && r != utf8.RuneError
@@ -242,63 +302,15 @@ func (r *Reader) Sink(batchSize int, opts ...sink.Option) (*sink.Sink[Row], erro
 		opts...), nil
 }
 
-// file is one open CSV file.
-type file struct {
-	path  string
-	f     *os.File
-	r     *stdcsv.Reader
-	first bool // no record read yet (a BOM may lead it)
-	rows  int  // records read
-}
-
-func (c *config) open(path string) (*file, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	cr := stdcsv.NewReader(bufio.NewReaderSize(f, 1<<16))
-	cr.Comma, cr.Comment = c.comma, c.comment
-	cr.FieldsPerRecord = -1 // checked here, with a better error
-	cr.ReuseRecord = true
-	return &file{path: path, f: f, r: cr, first: true}, nil
-}
-
-// read returns the next record, io.EOF at the end, or an error that says
-// where.
-func (f *file) read() ([]string, error) {
-	rec, err := f.r.Read()
-	if err != nil {
-		var pe *stdcsv.ParseError
-		if errors.As(err, &pe) {
-			return nil, &ParseError{File: f.path, Line: pe.Line, Column: pe.Column, Err: pe.Err}
-		}
-		if err == io.EOF {
-			return nil, io.EOF
-		}
-		return nil, fmt.Errorf("csv: %s: %w", f.path, err)
-	}
-	if f.first {
-		f.first = false
-		rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
-	}
-	f.rows++
-	return rec, nil
-}
-
-// pos returns the line and column of field i of the last record.
-func (f *file) pos(i int) (line, col int) { return f.r.FieldPos(i) }
-
 // pass is the state of one pass.
 type pass struct {
-	cfg        *config
-	data, lab  *file
-	layout     Layout
-	ncols      int // fields per data row
-	nlab       int // fields per label file row
-	dn, ln     int // elements of data and labels per row
-	first      []string
-	firstLabel []string
-	block      []float32
+	cfg       *config
+	data, lab *file
+	layout    Layout
+	ncols     int // fields per data row
+	nlab      int // fields per label file row
+	dn, ln    int // elements of data and labels per row
+	block     []float32
 }
 
 // start opens the file(s), reads the header and the first row and resolves
@@ -315,34 +327,30 @@ func (r *Reader) start() (p *pass, err error) {
 		return p, err
 	}
 	for range c.skip {
-		if _, err := p.data.read(); err != nil {
+		if err := p.data.read(); err != nil {
 			return p, p.noRows(err, "in the rows SkipRows skips")
 		}
 	}
 	headerLine := 0
 	if c.header {
-		rec, err := p.data.read()
-		if err != nil {
+		if err := p.data.read(); err != nil {
 			return p, p.noRows(err, "before the header")
 		}
-		headerLine, _ = p.data.pos(0)
-		for _, name := range rec {
-			p.layout.Columns = append(p.layout.Columns, strings.TrimSpace(name))
+		headerLine = p.data.recLine
+		for i := range p.data.n() {
+			p.layout.Columns = append(p.layout.Columns, strings.TrimSpace(p.data.field(i)))
 		}
 	}
-	rec, err := p.data.read()
-	if err != nil {
+	// The first row stays in p.data for the pass to decode: a ragged
+	// first row after a header is a bad row like any other.
+	if err := p.data.read(); err != nil {
 		return p, p.noRows(err, "")
 	}
-	p.first = append([]string(nil), rec...)
-	firstLine, _ := p.data.pos(0)
-	p.ncols = len(rec)
+	firstLine := p.data.recLine
+	p.ncols = p.data.n()
 	where := firstLine
 	if c.header {
 		p.ncols, where = len(p.layout.Columns), headerLine
-		if len(rec) != p.ncols {
-			return p, p.fieldCount(p.data, rec, p.ncols)
-		}
 	}
 	resolve := func(cols []Col) ([]int, error) {
 		out := make([]int, len(cols))
@@ -379,6 +387,7 @@ func (r *Reader) start() (p *pass, err error) {
 			return p, err
 		}
 	} else {
+		p.layout.DataCols = make([]int, 0, p.ncols-len(p.layout.LabelCols))
 		isLabel := make([]bool, p.ncols)
 		for _, i := range p.layout.LabelCols {
 			isLabel[i] = true
@@ -407,15 +416,14 @@ func (r *Reader) start() (p *pass, err error) {
 		if p.lab, err = c.open(c.labelFile); err != nil {
 			return p, err
 		}
-		rec, err := p.lab.read()
+		err := p.lab.read()
 		if err == io.EOF {
 			return p, &ParseError{File: r.path, Line: firstLine, Err: fmt.Errorf("%w: no label for this row: %s is empty", ErrRowCount, c.labelFile)}
 		}
 		if err != nil {
 			return p, err
 		}
-		p.firstLabel = append([]string(nil), rec...)
-		p.nlab, p.ln = len(rec), len(rec)
+		p.nlab, p.ln = p.lab.n(), p.lab.n()
 		labPath, labLine = c.labelFile, 1
 	}
 	switch {
@@ -447,8 +455,7 @@ func (p *pass) noRows(err error, where string) error {
 	}
 	line := 1
 	if p.data.rows > 0 {
-		line, _ = p.data.pos(0)
-		line++
+		line = p.data.recLine + 1
 	}
 	return &ParseError{File: p.data.path, Line: line, Err: err}
 }
@@ -462,65 +469,69 @@ func (p *pass) close() {
 	}
 }
 
-// fieldCount is the error for a record of f with the wrong number of
-// fields.
-func (p *pass) fieldCount(f *file, rec []string, want int) error {
-	line, col := f.pos(0)
+// fieldCount is the error for the last record of f, which does not have
+// want fields.
+func (p *pass) fieldCount(f *file, want int) error {
+	n := f.n()
+	line, col := f.recLine, 1
 	field := 0
-	if len(rec) > want {
+	if n > want {
 		line, col = f.pos(want)
 		field = want + 1
-	} else if len(rec) > 0 {
-		last := len(rec) - 1
-		l, c := f.pos(last)
-		line, col, field = l, c+len(rec[last]), len(rec)+1
+	} else if n > 0 {
+		l, c := f.pos(n - 1)
+		line, col, field = l, c+len(f.field(n-1)), n+1
 	}
 	return &ParseError{File: f.path, Line: line, Column: col, Field: field,
-		Err: fmt.Errorf("%w: %d fields, want %d", ErrFieldCount, len(rec), want)}
+		Err: fmt.Errorf("%w: %d fields, want %d", ErrFieldCount, n, want)}
 }
 
-// blockRows is how many rows share one allocation.
-const blockRows = 256
+// blockFloats is about how many values the rows of one allocation hold:
+// small rows share a block, a row wider than it gets its own, so that
+// memory grows with the bytes read, never with a multiple of a row.
+const blockFloats = 4096
 
-// row decodes a data record (and the matching label record, if any).
-func (p *pass) row(rec, labRec []string) (Row, error) {
-	if len(rec) != p.ncols {
-		return Row{}, p.fieldCount(p.data, rec, p.ncols)
+// row decodes the last data record (and the matching label record, if
+// any). It takes memory from the block only for a good row.
+func (p *pass) row() (Row, error) {
+	if p.data.n() != p.ncols {
+		return Row{}, p.fieldCount(p.data, p.ncols)
+	}
+	if p.lab != nil && p.lab.n() != p.nlab {
+		return Row{}, p.fieldCount(p.lab, p.nlab)
 	}
 	per := p.dn + p.ln
 	if len(p.block) < per {
-		p.block = make([]float32, per*blockRows)
+		p.block = make([]float32, per*max(1, blockFloats/per))
 	}
 	buf := p.block[:per:per]
-	p.block = p.block[per:]
-	line, _ := p.data.pos(0)
-	row := Row{Data: buf[:p.dn:p.dn], Label: buf[p.dn:], Line: line}
+	row := Row{Data: buf[:p.dn:p.dn], Label: buf[p.dn:], Line: p.data.recLine}
 	for k, i := range p.layout.DataCols {
-		v, err := parseNum(rec[i])
+		v, err := p.parseNum(p.data.field(i))
 		if err != nil {
 			return Row{}, p.fieldErr(p.data, i, err)
 		}
 		row.Data[k] = v
 	}
 	for k, i := range p.layout.LabelCols {
-		v, err := p.parseLabel(rec[i])
+		v, err := p.parseLabel(p.data.field(i))
 		if err != nil {
 			return Row{}, p.fieldErr(p.data, i, err)
 		}
 		row.Label[k] = v
 	}
 	if p.lab != nil {
-		if len(labRec) != p.nlab {
-			return Row{}, p.fieldCount(p.lab, labRec, p.nlab)
-		}
-		for i, s := range labRec {
-			v, err := p.parseLabel(s)
+		for i := range p.nlab {
+			v, err := p.parseLabel(p.lab.field(i))
 			if err != nil {
 				return Row{}, p.fieldErr(p.lab, i, err)
 			}
 			row.Label[i] = v
 		}
+	} else if len(p.layout.LabelCols) == 0 {
+		clear(row.Label) // the block may hold a bad row's values
 	}
+	p.block = p.block[per:]
 	return row, nil
 }
 
@@ -529,8 +540,9 @@ func (p *pass) fieldErr(f *file, i int, err error) error {
 	return &ParseError{File: f.path, Line: line, Column: col, Field: i + 1, Err: err}
 }
 
-// parseNum parses a float32, accepting spaces around it, inf and nan.
-func parseNum(s string) (float32, error) {
+// parseNum parses a float32, accepting spaces around it, and inf and nan
+// unless Finite refuses them.
+func (p *pass) parseNum(s string) (float32, error) {
 	t := strings.TrimSpace(s)
 	if t == "" {
 		return 0, fmt.Errorf("%w: empty field", ErrNumber)
@@ -538,16 +550,19 @@ func parseNum(s string) (float32, error) {
 	v, err := strconv.ParseFloat(t, 32)
 	if err != nil {
 		if errors.Is(err, strconv.ErrRange) {
-			return 0, fmt.Errorf("%w: %q is out of the float32 range", ErrNumber, s)
+			return 0, fmt.Errorf("%w: %s is out of the float32 range", ErrNumber, excerpt(s))
 		}
-		return 0, fmt.Errorf("%w: %q", ErrNumber, s)
+		return 0, fmt.Errorf("%w: %s", ErrNumber, excerpt(s))
+	}
+	if p.cfg.finite && (math.IsInf(v, 0) || math.IsNaN(v)) {
+		return 0, fmt.Errorf("%w: %s is not finite (Finite)", ErrNumber, excerpt(s))
 	}
 	return float32(v), nil
 }
 
 func (p *pass) parseLabel(s string) (float32, error) {
 	if p.cfg.classes == nil {
-		v, err := parseNum(s)
+		v, err := p.parseNum(s)
 		if err != nil && strings.TrimSpace(s) != "" {
 			err = fmt.Errorf("%w (string labels need Classes)", err)
 		}
@@ -555,15 +570,16 @@ func (p *pass) parseLabel(s string) (float32, error) {
 	}
 	v, ok := p.cfg.classes[strings.TrimSpace(s)]
 	if !ok {
-		return 0, fmt.Errorf("%w: %q", ErrClass, s)
+		return 0, fmt.Errorf("%w: %s", ErrClass, excerpt(s))
 	}
 	return v, nil
 }
 
-// checkEvery is how many rows a pass yields between looks at its context.
+// checkEvery is how many rows a pass reads between looks at its context.
 const checkEvery = 256
 
-// All starts a pass over the rows.
+// All starts a pass over the rows. A bad row ends the pass with its
+// *ParseError, unless a bad-record policy (OnBad, SkipBad) skips it.
 func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
 		p, err := r.start()
@@ -575,8 +591,10 @@ func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 		r.cfg.log.Debug("csv pass", zap.String("file", r.path), zap.String("labels", r.cfg.labelFile),
 			zap.Ints("data_cols", p.layout.DataCols), zap.Ints("label_cols", p.layout.LabelCols),
 			zap.Ints("data_shape", p.layout.DataShape), zap.Ints("label_shape", p.layout.LabelShape))
+		skips := r.cfg.bad.Pass(-1, r.cfg.log)
 		done := ctx.Done()
-		rec, labRec := p.first, p.firstLabel
+		// start left the first record of each file read, without error.
+		var recErr error
 		for n := 0; ; n++ {
 			if done != nil && n%checkEvery == 0 {
 				select {
@@ -586,32 +604,46 @@ func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 				default:
 				}
 			}
-			row, err := p.row(rec, labRec)
-			if err != nil {
-				yield(Row{}, err)
-				return
-			}
-			if !yield(row, nil) {
-				return
-			}
-			if rec, err = p.data.read(); err != nil {
-				if err == io.EOF {
-					err = p.checkLabelEnd()
-				}
-				if err != nil {
-					yield(Row{}, err)
-				}
-				return
-			}
-			if p.lab != nil {
-				if labRec, err = p.lab.read(); err != nil {
-					if err == io.EOF {
-						line, _ := p.data.pos(0)
-						err = &ParseError{File: r.path, Line: line, Err: fmt.Errorf("%w: no label for this row: %s ends after %d rows", ErrRowCount, r.cfg.labelFile, p.lab.rows)}
+			if n > 0 {
+				if recErr = p.data.read(); recErr == io.EOF {
+					if err := cmp.Or(p.checkLabelEnd(), skips.End()); err != nil {
+						yield(Row{}, err)
 					}
+					return
+				}
+				if recErr != nil && !rowLevel(recErr) {
+					yield(Row{}, recErr)
+					return
+				}
+				if p.lab != nil {
+					// The label row of a bad data row is read too, so that
+					// the files stay in step.
+					labErr := p.lab.read()
+					if labErr == io.EOF {
+						labErr = &ParseError{File: r.path, Line: p.data.recLine, Err: fmt.Errorf("%w: no label for this row: %s ends after %d rows", ErrRowCount, r.cfg.labelFile, p.lab.rows)}
+					}
+					if labErr != nil && !rowLevel(labErr) {
+						yield(Row{}, labErr)
+						return
+					}
+					recErr = cmp.Or(recErr, labErr)
+				}
+			}
+			var row Row
+			err := recErr
+			if err == nil {
+				row, err = p.row()
+			}
+			if err != nil {
+				if err = skips.Bad(err); err != nil {
 					yield(Row{}, err)
 					return
 				}
+				continue
+			}
+			skips.Good()
+			if !yield(row, nil) {
+				return
 			}
 		}
 	}
@@ -623,15 +655,14 @@ func (p *pass) checkLabelEnd() error {
 	if p.lab == nil {
 		return nil
 	}
-	_, err := p.lab.read()
+	err := p.lab.read()
 	switch {
 	case err == io.EOF:
 		return nil
-	case err != nil:
+	case err != nil && !rowLevel(err):
 		return err
 	}
-	line, _ := p.lab.pos(0)
-	return &ParseError{File: p.lab.path, Line: line, Err: fmt.Errorf("%w: %s ends after %d rows", ErrRowCount, p.data.path, p.data.rows-p.skipped())}
+	return &ParseError{File: p.lab.path, Line: p.lab.recLine, Err: fmt.Errorf("%w: %s ends after %d rows", ErrRowCount, p.data.path, p.data.rows-p.skipped())}
 }
 
 // skipped is the number of data-file records that are not rows.
