@@ -83,7 +83,9 @@ func (p *Pipe[T]) Stats() Stats {
 }
 
 // Shuffle adds stage.Shuffle: a shuffle buffer of buffer samples whose order
-// is drawn from (seed, epoch). Step name "shuffle".
+// is drawn from (seed, epoch). A buffer of 0 turns shuffling off (the step
+// passes samples through in order, as PaddlePaddle's shuffle with buf_size
+// 0); a negative buffer panics. Step name "shuffle".
 func (p *Pipe[T]) Shuffle(buffer int, seed uint64) *Pipe[T] {
 	return then(p, "shuffle", stage.Shuffle[T](p, buffer, seed))
 }
@@ -102,7 +104,9 @@ func (p *Pipe[T]) Take(n int) *Pipe[T] { return then(p, "take", stage.Take[T](p,
 func (p *Pipe[T]) Skip(n int) *Pipe[T] { return then(p, "skip", stage.Skip[T](p, n)) }
 
 // Buffered adds stage.Buffered: a goroutine reads up to n samples ahead of
-// the consumer. Step name "buffered".
+// the consumer. n = 0 turns prefetching off (the step passes samples
+// through, read by the consumer, as PaddlePaddle's buffered with size 0); a
+// negative n panics. Step name "buffered".
 func (p *Pipe[T]) Buffered(n int) *Pipe[T] {
 	return then(p, "buffered", stage.Buffered[T](p, n))
 }

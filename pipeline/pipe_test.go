@@ -49,6 +49,48 @@ func TestBuilderSteps(t *testing.T) {
 	}
 }
 
+// TestBuilderZeroSizesArePaddleOff checks that Buffered(0) and Shuffle(0)
+// turn prefetching and shuffling off, as PaddlePaddle's buffered and
+// shuffle decorators accept 0: the step stays in the pipeline (for stats
+// and names) and passes every sample through in order.
+func TestBuilderZeroSizesArePaddleOff(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		p    *pipeline.Pipe[int]
+	}{
+		{"buffered", pipeline.From(count(50)).Buffered(0)},
+		{"shuffle", pipeline.From(count(50)).Shuffle(0, 3)},
+		{"both", pipeline.From(count(50)).Shuffle(0, 3).Buffered(0)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := collect(t, context.Background(), tt.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, seq(0, 50)) {
+				t.Errorf("got %v, want 0..49 in order", got)
+			}
+			st := tt.p.Stats()
+			if last := st[len(st)-1]; last.Samples != 50 {
+				t.Errorf("last step %+v, want 50 samples out", last)
+			}
+		})
+	}
+	for name, f := range map[string]func(){
+		"Buffered(-1)": func() { pipeline.From(count(1)).Buffered(-1) },
+		"Shuffle(-1)":  func() { pipeline.From(count(1)).Shuffle(-1, 1) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Fatal("no panic")
+				}
+			}()
+			f()
+		})
+	}
+}
+
 func TestBuilderShuffleIsAPermutationAndRepeats(t *testing.T) {
 	build := func(seed uint64) *pipeline.Pipe[int] { return pipeline.From(count(100)).Shuffle(32, seed) }
 	a, err := source.Collect(context.Background(), build(7))

@@ -1,13 +1,22 @@
 package stage
 
-import "github.com/tensorfeed/tensorfeed/source"
+import (
+	"fmt"
+
+	"github.com/tensorfeed/tensorfeed/source"
+)
 
 // Buffered returns a reader that reads r ahead of its consumer: each pass
 // starts one goroutine that ranges over r and keeps up to n samples ready,
 // so reading (decoding, augmenting) overlaps with the consumer's work. This
 // is PaddlePaddle's buffered decorator, its C++ DoubleBufferReader and
 // MXNet's threaded prefetching iterator. It is source.Concurrent with one
-// reader. Buffered panics if n < 1.
+// reader.
+//
+// n = 0 turns buffering off, as in PaddlePaddle's buffered(reader, 0): the
+// result is r itself, read by the consumer's goroutine, nothing ahead; a
+// flag or configuration can pass 0 to disable prefetching. Buffered panics
+// if n < 0 (a programmer's error, as slices.Chunk's n < 1).
 //
 // Order, values and errors are those of r: the samples that precede an
 // error reach the consumer first, then the error, once. A panic in r becomes
@@ -31,8 +40,11 @@ import "github.com/tensorfeed/tensorfeed/source"
 // carries a whole batch and a small n is enough; before batching, use n of
 // a few hundred samples.
 func Buffered[T any](r source.Reader[T], n int) source.Reader[T] {
-	if n < 1 {
-		panic("stage: Buffered needs n >= 1")
+	if n < 0 {
+		panic(fmt.Sprintf("stage: Buffered needs n >= 0, got %d", n))
+	}
+	if n == 0 {
+		return r
 	}
 	return source.Concurrent([]source.Reader[T]{r}, n)
 }

@@ -138,11 +138,50 @@ func TestBufferedCancelledBeforeStart(t *testing.T) {
 	}
 }
 
-func TestBufferedPanicsOnZeroSize(t *testing.T) {
+func TestBufferedPanicsOnNegativeSize(t *testing.T) {
 	defer func() {
 		if recover() == nil {
-			t.Fatal("Buffered(r, 0) did not panic")
+			t.Fatal("Buffered(r, -1) did not panic")
 		}
 	}()
-	stage.Buffered(source.Slice([]int{1}), 0)
+	stage.Buffered(source.Slice([]int{1}), -1)
+}
+
+// countingReader yields 0..n-1 and counts, in *read, the samples it has
+// produced, so a test can see how far ahead of the consumer it was read.
+func countingReader(n int, read *int) source.Reader[int] {
+	return source.Func[int](func(ctx context.Context) iter.Seq2[int, error] {
+		return func(yield func(int, error) bool) {
+			for i := range n {
+				*read++
+				if !yield(i, nil) {
+					return
+				}
+			}
+		}
+	})
+}
+
+// TestBufferedZeroIsPaddleNoBuffering checks that a size of 0 turns
+// buffering off, as PaddlePaddle's buffered decorator accepts it: every
+// sample arrives in order and none is read before the consumer asks.
+func TestBufferedZeroIsPaddleNoBuffering(t *testing.T) {
+	read := 0
+	r := stage.Buffered(countingReader(100, &read), 0)
+	for pass := range 2 {
+		read = 0
+		i := 0
+		for v, err := range r.All(context.Background()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v != i || read != i+1 {
+				t.Fatalf("pass %d: sample %d is %d with %d read; want %d with %d read", pass, i, v, read, i, i+1)
+			}
+			i++
+		}
+		if i != 100 {
+			t.Errorf("pass %d: %d samples, want 100", pass, i)
+		}
+	}
 }

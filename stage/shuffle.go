@@ -2,6 +2,7 @@ package stage
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"slices"
 	"sync"
@@ -29,10 +30,17 @@ import (
 // Shard parts disjoint, give every part the same seed and epoch.
 //
 // An error from r ends the pass at once; the samples still in the buffer are
-// dropped. Shuffle panics if buffer < 1.
+// dropped.
+//
+// A buffer of 0 turns shuffling off, as PaddlePaddle's shuffle with
+// buf_size 0 yields every sample as it comes: the result is r itself, in
+// r's order, with nothing read ahead. Shuffle panics if buffer < 0 (a programmer's error).
 func Shuffle[T any](r source.Reader[T], buffer int, seed uint64) source.Reader[T] {
-	if buffer < 1 {
-		panic("stage.Shuffle: buffer must be at least 1")
+	if buffer < 0 {
+		panic(fmt.Sprintf("stage.Shuffle: negative buffer %d", buffer))
+	}
+	if buffer == 0 {
+		return r
 	}
 	var epochs source.Epochs
 	var spare buffers[T]

@@ -156,13 +156,38 @@ func TestShuffleCancelWhileDraining(t *testing.T) {
 	}
 }
 
-func TestShuffleBadBufferPanics(t *testing.T) {
+func TestShuffleNegativeBufferPanics(t *testing.T) {
 	defer func() {
 		if recover() == nil {
 			t.Error("no panic")
 		}
 	}()
-	stage.Shuffle(source.Slice([]int{1}), 0, 1)
+	stage.Shuffle(source.Slice([]int{1}), -1, 1)
+}
+
+// TestShuffleZeroIsPaddleNoShuffling checks that a buffer of 0 turns
+// shuffling off, as PaddlePaddle's shuffle decorator with buf_size 0
+// yields every sample as it comes: the order is unchanged and nothing is
+// read ahead.
+func TestShuffleZeroIsPaddleNoShuffling(t *testing.T) {
+	read := 0
+	r := stage.Shuffle(countingReader(100, &read), 0, 7)
+	for pass := range 2 {
+		read = 0
+		i := 0
+		for v, err := range r.All(context.Background()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v != i || read != i+1 {
+				t.Fatalf("pass %d: sample %d is %d with %d read; want %d with %d read", pass, i, v, read, i, i+1)
+			}
+			i++
+		}
+		if i != 100 {
+			t.Errorf("pass %d: %d samples, want 100", pass, i)
+		}
+	}
 }
 
 func TestShuffleKeepsItsBufferBetweenPasses(t *testing.T) {
