@@ -1,25 +1,37 @@
 package imagerec
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/tensorfeed/tensorfeed"
 )
 
+// badData is a sentinel that wraps tensorfeed.ErrBadData while keeping its
+// own short message, so that errors built on it do not repeat the root's.
+type badData struct{ msg string }
+
+func (e *badData) Error() string { return e.msg }
+func (e *badData) Unwrap() error { return tensorfeed.ErrBadData }
+
 // ErrImage is wrapped by every error about image bytes that cannot be
-// decoded: an unknown format, a corrupt or truncated JPEG or PNG.
-var ErrImage = errors.New("imagerec: bad image")
+// decoded: an unknown format, a corrupt or truncated JPEG or PNG, an image
+// larger than the decoder's bounds. Like every sentinel of this package
+// (ErrSize, ErrList, ErrLabel, ErrHeader) it wraps tensorfeed.ErrBadData:
+// an image too small for the configured crop is bad data for that
+// configuration.
+var ErrImage error = &badData{"imagerec: bad image"}
 
 // ErrSize is wrapped by errors about an image too small for what is asked
 // of it, such as a crop larger than the image.
-var ErrSize = errors.New("imagerec: image too small")
+var ErrSize error = &badData{"imagerec: image too small"}
 
 // ErrList is wrapped by every error about a malformed .lst file. The
 // concrete error is a *ListError that says which line.
-var ErrList = errors.New("imagerec: bad .lst file")
+var ErrList error = &badData{"imagerec: bad .lst file"}
 
 // ErrLabel is wrapped by errors about labels: a record whose id is missing
 // from the .lst file, or whose label count does not match the label width.
-var ErrLabel = errors.New("imagerec: bad label")
+var ErrLabel error = &badData{"imagerec: bad label"}
 
 // RecordError reports a record that could not be turned into a sample: the
 // file it came from, its index in the input and the byte offset where it

@@ -2,7 +2,6 @@ package imagerec
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -15,7 +14,7 @@ const HeaderSize = 24
 
 // ErrHeader is wrapped by errors about a record payload whose header cannot
 // be read: too short, or a flag asking for more labels than the record holds.
-var ErrHeader = errors.New("imagerec: bad record header")
+var ErrHeader error = &badData{"imagerec: bad record header"}
 
 // Header is the header of an image record, as mxnet.recordio.pack writes it
 // before the image bytes.

@@ -3,12 +3,15 @@ package imagerec
 import (
 	"context"
 	"fmt"
+	"errors"
 	"iter"
 	"os"
 	"slices"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
 	"github.com/tensorfeed/tensorfeed/sample"
@@ -37,6 +40,8 @@ type Iter struct {
 	epochs  source.Epochs
 	free    chan *sink.Tensors
 	log     *zap.Logger
+	idx     *recordio.Index // the .idx, checked against the .rec every pass
+	skipped atomic.Int64
 }
 
 // NewIter checks cfg, reads the .lst and .idx files it names, and returns
@@ -48,14 +53,16 @@ func NewIter(cfg Config) (*Iter, error) {
 		return nil, err
 	}
 	d := &rc.Data
-	var records source.Reader[recordio.Record]
-	switch {
-	case d.Shuffle && d.IdxPath != "":
-		ir, err := newIndexedRecords(d.RecPath, d.IdxPath, d.Seed, d.NumParts, d.PartIndex)
-		if err != nil {
+	var idx *recordio.Index
+	if d.IdxPath != "" {
+		if idx, err = recordio.ReadIndex(d.IdxPath); err != nil {
 			return nil, err
 		}
-		records = ir
+	}
+	var records source.Reader[recordio.Record]
+	switch {
+	case d.Shuffle && idx != nil:
+		records = &indexedRecords{path: d.RecPath, idx: idx, seed: d.Seed}
 	default:
 		records = recordio.Open(d.RecPath, recordio.Partition(d.NumParts, d.PartIndex),
 			recordio.WithLogger(rc.Backend.Logger))
@@ -69,6 +76,7 @@ func NewIter(cfg Config) (*Iter, error) {
 		batches: batch.Of(records, rc.Batch.Size, rc.Batch.Last),
 		free:    make(chan *sink.Tensors, max(rc.Backend.Prefetch, 0)+rc.Backend.Threads+2),
 		log:     rc.Backend.Logger,
+		idx:     idx,
 	}
 	return it, nil
 }
@@ -130,23 +138,74 @@ func (it *Iter) newTensors(n, padded int) *sink.Tensors {
 	return &sink.Tensors{Data: []sink.Tensor{data}, Label: []sink.Tensor{label}, Padded: padded}
 }
 
+// Skipped returns how many bad records the Iter's passes skipped under
+// DataOptions.SkipBad, over all passes. It implements source.SkipCounted.
+func (it *Iter) Skipped() int64 { return it.skipped.Load() }
+
 // job is one image to process into row slot of out.
 type job struct {
 	rec  recordio.Record
 	out  *sink.Tensors
 	slot int
-	last bool // the batch's last row
+	last bool  // the batch's last row
+	pad  bool  // a padding row (batch.Pad)
+	err  error // the record is bad data: skip it or end the pass
+}
+
+// passIndexKey carries a pass's checked index offsets from All to the
+// records reader, in the pass's context.
+type passIndexKey struct{}
+
+// partOffsets checks the index against the .rec file as it is now and
+// returns the offsets of the records of this part, ascending.
+func partOffsets(recPath string, idx *recordio.Index, numParts, partIndex int) ([]int64, error) {
+	f, err := os.Open(recPath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := recordio.ValidateIndex(f, st.Size(), recPath, idx); err != nil {
+		return nil, err
+	}
+	lo, hi := recordio.PartRange(st.Size(), numParts, partIndex)
+	var offs []int64
+	for i := range idx.Len() {
+		if e := idx.Entry(i); e.Offset >= lo && e.Offset < hi {
+			offs = append(offs, e.Offset)
+		}
+	}
+	slices.Sort(offs)
+	return offs, nil
 }
 
 // All returns one pass (epoch) over the data. Its first error (a bad
-// record, an unreadable file) is yielded once and ends the pass; record
-// errors are *RecordError values.
+// record, an unreadable file, an .idx that does not match the .rec) is
+// yielded once and ends the pass; record errors are *RecordError values.
+// With DataOptions.SkipBad, bad records are skipped instead, within its
+// bound (see DataOptions.SkipBad).
 func (it *Iter) All(ctx context.Context) iter.Seq2[*sink.Tensors, error] {
 	return func(yield func(*sink.Tensors, error) bool) {
 		ep := it.epochs.Next(ctx)
 		ctx := source.WithEpoch(ctx, ep)
-		it.log.Debug("imagerec: pass", zap.Int("epoch", ep), zap.String("rec", it.cfg.Data.RecPath),
+		d := &it.cfg.Data
+		it.log.Debug("imagerec: pass", zap.Int("epoch", ep), zap.String("rec", d.RecPath),
 			zap.Int("threads", it.cfg.Backend.Threads), zap.String("decoder", it.cfg.Backend.Decoder.Name()))
+		total := int64(-1)
+		if it.idx != nil {
+			// Check before the first sample: a stale or damaged index
+			// would otherwise drop or repeat records without a word.
+			offs, err := partOffsets(d.RecPath, it.idx, d.NumParts, d.PartIndex)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			ctx = context.WithValue(ctx, passIndexKey{}, offs)
+			total = int64(len(offs))
+		}
 		jobs := source.Func[job](func(ctx context.Context) iter.Seq2[job, error] {
 			return func(yield func(job, error) bool) {
 				for b, err := range it.batches.All(ctx) {
@@ -157,27 +216,31 @@ func (it *Iter) All(ctx context.Context) iter.Seq2[*sink.Tensors, error] {
 					n := len(b.Samples)
 					t := it.newTensors(n, b.Padded)
 					for i, rec := range b.Samples {
-						if !yield(job{rec: rec, out: t, slot: i, last: i == n-1}, nil) {
+						if !yield(job{rec: rec, out: t, slot: i, last: i == n-1, pad: i >= n-b.Padded}, nil) {
 							return
 						}
 					}
 				}
 			}
 		})
-		per := it.cfg.Data.Shape[0] * it.cfg.Data.Shape[1] * it.cfg.Data.Shape[2]
-		lw := it.cfg.Data.LabelWidth
+		per := d.Shape[0] * d.Shape[1] * d.Shape[2]
+		lw := d.LabelWidth
 		work := func(j job) (job, error) {
-			d, l := &j.out.Data[0], &j.out.Label[0]
+			dt, l := &j.out.Data[0], &j.out.Label[0]
 			lo, hi := j.slot*per, (j.slot+1)*per
 			var f32 []float32
 			var u8 []uint8
-			if d.DType == sample.Uint8 {
-				u8 = d.U8[lo:hi:hi]
+			if dt.DType == sample.Uint8 {
+				u8 = dt.U8[lo:hi:hi]
 			} else {
-				f32 = d.F32[lo:hi:hi]
+				f32 = dt.F32[lo:hi:hi]
 			}
 			err := it.proc.run(j.rec, ep, f32, u8, l.F32[j.slot*lw:(j.slot+1)*lw])
 			j.rec.Data = nil
+			if errors.Is(err, tensorfeed.ErrBadData) {
+				// The collector decides, in order, whether to skip it.
+				j.err, err = err, nil
+			}
 			return j, err
 		}
 		threads := it.cfg.Backend.Threads
@@ -185,17 +248,18 @@ func (it *Iter) All(ctx context.Context) iter.Seq2[*sink.Tensors, error] {
 		var out source.Reader[*sink.Tensors] = source.Func[*sink.Tensors](
 			func(ctx context.Context) iter.Seq2[*sink.Tensors, error] {
 				return func(yield func(*sink.Tensors, error) bool) {
+					c := collector{it: it, per: per, lw: lw,
+						count: d.SkipBad.Pass(total, it.log), yield: yield}
 					for j, err := range done.All(ctx) {
 						if err != nil {
 							yield(nil, err)
 							return
 						}
-						// Results come in order: when the last row is
-						// back, every row of its batch is written.
-						if j.last && !yield(j.out, nil) {
+						if !c.add(j) {
 							return
 						}
 					}
+					c.end(total)
 				}
 			})
 		if p := it.cfg.Backend.Prefetch; p > 0 {
@@ -209,40 +273,140 @@ func (it *Iter) All(ctx context.Context) iter.Seq2[*sink.Tensors, error] {
 	}
 }
 
-// indexedRecords reads the records of one .rec file through its .idx, in
-// a new random order every epoch.
-type indexedRecords struct {
-	path    string
-	idx     *recordio.Index
-	offsets []int64 // the part's record offsets, ascending
-	seed    uint64
-	epochs  source.Epochs
+// collector assembles the rows that come back from the workers, in order,
+// into batches. Rows are decoded straight into the tensors of their batch;
+// while no record was skipped every row is already in place and nothing is
+// copied. After a skip, later rows move up to close the gap (within their
+// own batch, or into the tail of the batch being filled), so the batches
+// hold the same images in the same order whatever the number of threads.
+type collector struct {
+	it      *Iter
+	per, lw int
+	count   *source.SkipCounter
+	yield   func(*sink.Tensors, error) bool
+	cur     *sink.Tensors // the batch being filled, nil between batches
+	k       int           // rows of cur filled
+	sent    *sink.Tensors // the batch yielded last
+	good    int64
+	stopped bool
 }
 
-func newIndexedRecords(recPath, idxPath string, seed uint64, numParts, partIndex int) (*indexedRecords, error) {
-	idx, err := recordio.ReadIndex(idxPath)
-	if err != nil {
-		return nil, err
-	}
-	st, err := os.Stat(recPath)
-	if err != nil {
-		return nil, err
-	}
-	lo, hi := recordio.PartRange(st.Size(), numParts, partIndex)
-	var offs []int64
-	for _, e := range idx.Entries() {
-		if e.Offset >= lo && e.Offset < hi {
-			offs = append(offs, e.Offset)
+// add takes one finished row. It reports whether the pass goes on.
+func (c *collector) add(j job) bool {
+	if j.err != nil {
+		if err := c.count.Bad(j.err); err != nil {
+			c.yield(nil, err)
+			return false
+		}
+		c.it.skipped.Add(1)
+	} else {
+		c.count.Good()
+		c.good++
+		if c.cur == nil {
+			c.cur, c.k = j.out, 0
+			c.cur.Padded = 0
+		}
+		if c.cur != j.out || c.k != j.slot {
+			c.copyRow(c.cur, c.k, j.out, j.slot)
+		}
+		c.k++
+		if j.pad {
+			c.cur.Padded++
+		}
+		if c.k == c.cur.Data[0].Rows() {
+			t := c.cur
+			c.cur, c.sent = nil, t
+			if !c.yield(t, nil) {
+				return false
+			}
 		}
 	}
-	slices.Sort(offs)
-	return &indexedRecords{path: recPath, idx: idx, offsets: offs, seed: seed}, nil
+	if j.last && j.out != c.cur && j.out != c.sent {
+		// Every row of j's batch was skipped or moved into another.
+		c.it.Recycle(j.out)
+	}
+	return true
+}
+
+// end finishes a pass that read all its records: a batch left short by
+// skipped records is handled by the last-batch policy, and the skip bound
+// and the empty pass are checked.
+func (c *collector) end(total int64) {
+	if t := c.cur; t != nil {
+		switch c.it.cfg.Batch.Last {
+		case batch.Drop:
+			c.it.Recycle(t)
+		case batch.Pad:
+			// Repeat the batch's first rows, as padding does.
+			for i := c.k; i < t.Data[0].Rows(); i++ {
+				c.copyRow(t, i, t, i-c.k)
+				t.Padded++
+			}
+			if !c.yield(t, nil) {
+				return
+			}
+		default:
+			c.shrink(t, c.k)
+			if !c.yield(t, nil) {
+				return
+			}
+		}
+	}
+	if err := c.count.End(); err != nil {
+		c.yield(nil, err)
+		return
+	}
+	if total > 0 && c.good == 0 {
+		c.yield(nil, fmt.Errorf("%w: imagerec: %s: the index %s lists %d records for this pass, but none could be read",
+			ErrImage, c.it.cfg.Data.RecPath, c.it.cfg.Data.IdxPath, total))
+	}
+}
+
+// copyRow copies row s of src (data and labels) to row k of dst.
+func (c *collector) copyRow(dst *sink.Tensors, k int, src *sink.Tensors, s int) {
+	dd, sd := &dst.Data[0], &src.Data[0]
+	if dd.DType == sample.Uint8 {
+		copy(dd.U8[k*c.per:(k+1)*c.per], sd.U8[s*c.per:(s+1)*c.per])
+	} else {
+		copy(dd.F32[k*c.per:(k+1)*c.per], sd.F32[s*c.per:(s+1)*c.per])
+	}
+	copy(dst.Label[0].F32[k*c.lw:(k+1)*c.lw], src.Label[0].F32[s*c.lw:(s+1)*c.lw])
+}
+
+// shrink cuts t down to its first n rows.
+func (c *collector) shrink(t *sink.Tensors, n int) {
+	dd, l := &t.Data[0], &t.Label[0]
+	dd.Shape = slices.Clone(dd.Shape)
+	dd.Shape[0] = n
+	if dd.DType == sample.Uint8 {
+		dd.U8 = dd.U8[:n*c.per]
+	} else {
+		dd.F32 = dd.F32[:n*c.per]
+	}
+	l.Shape = slices.Clone(l.Shape)
+	l.Shape[0] = n
+	l.F32 = l.F32[:n*c.lw]
+}
+
+// indexedRecords reads the records of one .rec file through its .idx, in
+// a new random order every epoch. The offsets of a pass come checked from
+// Iter.All through the context.
+type indexedRecords struct {
+	path   string
+	idx    *recordio.Index
+	seed   uint64
+	epochs source.Epochs
 }
 
 func (ir *indexedRecords) All(ctx context.Context) iter.Seq2[recordio.Record, error] {
 	return func(yield func(recordio.Record, error) bool) {
 		ep := ir.epochs.Next(ctx)
-		perm := source.NewRand(ir.seed, ep, -1).Perm(len(ir.offsets))
+		offsets, ok := ctx.Value(passIndexKey{}).([]int64)
+		if !ok {
+			yield(recordio.Record{}, errors.New("imagerec: internal error: an indexed pass without its checked index"))
+			return
+		}
+		perm := source.NewRand(ir.seed, ep, -1).Perm(len(offsets))
 		f, err := os.Open(ir.path)
 		if err != nil {
 			yield(recordio.Record{}, err)
@@ -254,6 +418,8 @@ func (ir *indexedRecords) All(ctx context.Context) iter.Seq2[recordio.Record, er
 			yield(recordio.Record{}, err)
 			return
 		}
+		// The index, checked, tells where each record ends: one ReadAt
+		// reads a record.
 		rr := recordio.NewRandomReader(f, st.Size(), ir.idx)
 		rr.Name = ir.path
 		done := ctx.Done()
@@ -266,7 +432,7 @@ func (ir *indexedRecords) All(ctx context.Context) iter.Seq2[recordio.Record, er
 				default:
 				}
 			}
-			off := ir.offsets[i]
+			off := offsets[i]
 			data, err := rr.At(off)
 			if err != nil {
 				yield(recordio.Record{}, fmt.Errorf("imagerec: record %d: %w", i, err))

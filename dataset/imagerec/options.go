@@ -10,6 +10,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/sample"
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // Config holds the parameters of an Iter, grouped as MXNet's
@@ -59,6 +60,24 @@ type DataOptions struct {
 	// DataName and LabelName name the output tensors; empty means "data"
 	// and "softmax_label", MXNet's names.
 	DataName, LabelName string
+	// SkipBad is the bad-record policy, source.SkipBad(maxFraction,
+	// opts...). nil, the default, ends the pass at the first bad record
+	// with its *RecordError. With a policy, a record whose header, labels
+	// or image cannot be parsed or decoded (any error wrapping
+	// tensorfeed.ErrBadData, an image over MaxDecodeBytes included) is
+	// skipped, counted (Iter.Skipped) and logged at warn level with its
+	// file, record index and byte offset, until the skipped records pass
+	// maxFraction of the pass; with IdxPath the pass's total is known, so
+	// the bound holds from the first record. Later images move up to fill
+	// the gap: the batches are the same for any number of threads, and
+	// only the last batch of a pass may come out short (batch.Pad pads it
+	// with its own first images, batch.Drop drops it).
+	//
+	// Errors in the RecordIO framing (a bad magic word or length inside the
+	// .rec) and an .idx that does not match the .rec are not skipped: they
+	// say the file is damaged in a way whose extent is unknown, so they end
+	// the pass whatever the policy.
+	SkipBad *source.SkipPolicy
 }
 
 // BatchOptions says how samples are grouped (MXNet's BatchParam).
