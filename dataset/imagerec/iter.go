@@ -2,8 +2,8 @@ package imagerec
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"iter"
 	"os"
 	"slices"
