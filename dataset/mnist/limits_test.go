@@ -1,0 +1,342 @@
+package mnist_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+)
+
+// allocated returns how many bytes f allocates on the heap.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// wantFormatError checks that err is a *FormatError about file at offset
+// (any offset when offset < 0) that says msg and wraps ErrFormat,
+// tensorfeed.ErrBadData and cause.
+func wantFormatError(t *testing.T, err error, file string, offset int64, msg string, cause error) *mnist.FormatError {
+	t.Helper()
+	var fe *mnist.FormatError
+	if !errors.As(err, &fe) || !errors.Is(err, mnist.ErrFormat) || !errors.Is(err, tensorfeed.ErrBadData) {
+		t.Fatalf("error %v (%T) is not a FormatError wrapping ErrFormat and ErrBadData", err, err)
+	}
+	if fe.File != file || (offset >= 0 && fe.Offset != offset) || !strings.Contains(err.Error(), msg) {
+		t.Errorf("error %q: want file %s, offset %d, %q", err, file, offset, msg)
+	}
+	if cause != nil && !errors.Is(err, cause) {
+		t.Errorf("error %v does not wrap %v", err, cause)
+	}
+	return fe
+}
+
+func TestErrFormatIsBadData(t *testing.T) {
+	if !errors.Is(mnist.ErrFormat, tensorfeed.ErrBadData) {
+		t.Fatal("ErrFormat does not wrap tensorfeed.ErrBadData")
+	}
+	_, err := mnist.DecodeIDX(bytes.NewReader([]byte("not an IDX file")), "f")
+	wantFormatError(t, err, "f", 0, "bad magic", nil)
+}
+
+// readers are the ways into an IDX stream through the public API, each
+// read to its end. size is the stream's size when the caller knows it.
+var readers = []struct {
+	name  string
+	sized bool // passes InputSize
+	read  func(b []byte, name string, opts ...mnist.IDXOption) error
+}{
+	{"DecodeIDX", false, func(b []byte, name string, opts ...mnist.IDXOption) error {
+		_, err := mnist.DecodeIDX(bytes.NewReader(b), name, opts...)
+		return err
+	}},
+	{"DecodeIDX sized", true, func(b []byte, name string, opts ...mnist.IDXOption) error {
+		_, err := mnist.DecodeIDX(bytes.NewReader(b), name, append(opts, mnist.InputSize(int64(len(b))))...)
+		return err
+	}},
+	{"CheckIDX", false, func(b []byte, name string, opts ...mnist.IDXOption) error {
+		_, err := mnist.CheckIDX(bytes.NewReader(b), name, opts...)
+		return err
+	}},
+	{"CheckIDX sized", true, func(b []byte, name string, opts ...mnist.IDXOption) error {
+		_, err := mnist.CheckIDX(bytes.NewReader(b), name, append(opts, mnist.InputSize(int64(len(b))))...)
+		return err
+	}},
+	{"Read", false, func(b []byte, name string, opts ...mnist.IDXOption) error {
+		x, err := mnist.NewIDXReader(bytes.NewReader(b), name, opts...)
+		if err != nil {
+			return err
+		}
+		// The caller's buffer: tests keep the records small where
+		// they reach this.
+		dst := make([]float32, x.Header().RecordElems())
+		for {
+			if err := mnist.Read(x, dst); err != nil {
+				if err == io.EOF {
+					return nil
+				}
+				return err
+			}
+		}
+	}},
+}
+
+func TestHugeRecordHeader(t *testing.T) {
+	const limit = 16 << 20 // what reading a 16-byte file may allocate
+	big := []mnist.IDXOption{mnist.MaxRecordBytes(1 << 40), mnist.MaxFileBytes(1 << 40)}
+	for _, tt := range []struct {
+		name   string
+		dims   []uint32
+		opts   []mnist.IDXOption
+		offset int64 // where the error is, when the stream's size is unknown
+		msg    string
+		cause  error
+	}{
+		{"64 GiB record", []uint32{1, 1 << 18, 1 << 18}, nil, 12, "MaxRecordBytes", mnist.ErrTooLarge},
+		{"1 GiB record", []uint32{1, 1 << 15, 1 << 15}, nil, 12, "MaxRecordBytes", mnist.ErrTooLarge},
+		{"64 GiB of records", []uint32{1 << 20, 256, 256}, nil, 12, "MaxFileBytes", mnist.ErrTooLarge},
+		{"64 GiB record, raised maximums", []uint32{1, 1 << 18, 1 << 18}, big, 16, "record 0 of 1", io.ErrUnexpectedEOF},
+		{"1 GiB record, raised maximums", []uint32{1, 1 << 15, 1 << 15}, big, 16, "record 0 of 1", io.ErrUnexpectedEOF},
+		{"many records, raised maximums", []uint32{1 << 20, 256, 256}, big, 16, "record 0 of 1048576", io.ErrUnexpectedEOF},
+	} {
+		file := idxFile(0x08, tt.dims, nil)
+		for _, r := range readers {
+			if r.name == "Read" && len(tt.opts) > 0 {
+				continue // its caller would allocate the record
+			}
+			t.Run(tt.name+"/"+r.name, func(t *testing.T) {
+				var err error
+				n := allocated(func() { err = r.read(file, "huge.idx", tt.opts...) })
+				wantFormatError(t, err, "huge.idx", tt.offset, tt.msg, tt.cause)
+				if n > limit {
+					t.Errorf("a %d-byte file allocated %d bytes", len(file), n)
+				}
+			})
+		}
+		t.Run(tt.name+"/ReadIDX", func(t *testing.T) {
+			p := writeFile(t, t.TempDir(), "huge.idx", file)
+			var err error
+			n := allocated(func() { _, err = mnist.ReadIDX(p, tt.opts...) })
+			wantFormatError(t, err, p, tt.offset, tt.msg, tt.cause)
+			if n > limit {
+				t.Errorf("a %d-byte file allocated %d bytes", len(file), n)
+			}
+		})
+	}
+}
+
+// zeroMembers returns n gzip members of 1 MiB of zeros each: about 1 KiB
+// of gzip per MiB of data. Concatenated gzip members are one stream.
+func zeroMembers(n int) []byte {
+	one := gzipBytes(make([]byte, 1<<20))
+	return bytes.Repeat(one, n)
+}
+
+// countingReader counts the bytes read from it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func TestGzipBomb(t *testing.T) {
+	const mib = 1 << 20
+	// The header declares records of 1 MiB.
+	header := func(records uint32) []byte { return gzipBytes(idxFile(0x08, []uint32{records, 1024, 1024}, nil)) }
+	bomb256 := append(header(256), zeroMembers(256)...) // 256 KiB expanding to 256 MiB
+
+	t.Run("declared size over the maximum", func(t *testing.T) {
+		var err error
+		n := allocated(func() {
+			_, err = mnist.DecodeIDX(bytes.NewReader(bomb256), "bomb.gz", mnist.MaxFileBytes(64*mib))
+		})
+		wantFormatError(t, err, "bomb.gz", 12, "MaxFileBytes", mnist.ErrTooLarge)
+		if n > 4*mib {
+			t.Errorf("allocated %d bytes", n)
+		}
+	})
+	t.Run("default maximum", func(t *testing.T) {
+		p := writeFile(t, t.TempDir(), "bomb.gz", append(header(4096), zeroMembers(16)...))
+		var err error
+		n := allocated(func() { _, err = mnist.ReadIDX(p) })
+		wantFormatError(t, err, p, 12, "MaxFileBytes", mnist.ErrTooLarge)
+		if n > 4*mib {
+			t.Errorf("allocated %d bytes", n)
+		}
+	})
+	t.Run("memory grows with the data that arrives", func(t *testing.T) {
+		// 256 MiB declared, 24 MiB there.
+		short := append(header(256), zeroMembers(24)...)
+		var err error
+		n := allocated(func() { _, err = mnist.DecodeIDX(bytes.NewReader(short), "short.gz") })
+		fe := wantFormatError(t, err, "short.gz", 16+24*mib, "record 24 of 256", io.ErrUnexpectedEOF)
+		if fe.Record != 24 {
+			t.Errorf("record %d, want 24", fe.Record)
+		}
+		if n > 4*24*mib {
+			t.Errorf("24 MiB of data allocated %d bytes", n)
+		}
+	})
+	t.Run("streaming holds one record", func(t *testing.T) {
+		file := append(header(32), zeroMembers(32)...)
+		dst := make([]uint8, mib)
+		var info mnist.IDXInfo
+		var err error
+		n := allocated(func() {
+			info, err = mnist.CheckIDX(bytes.NewReader(file), "ok.gz")
+			if err != nil {
+				return
+			}
+			var x *mnist.IDXReader
+			if x, err = mnist.NewIDXReader(bytes.NewReader(file), "ok.gz"); err != nil {
+				return
+			}
+			for err == nil {
+				err = mnist.Read(x, dst)
+			}
+			if err == io.EOF {
+				err = nil
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Records != 32 || info.Bytes != 16+32*mib || !info.Gzipped {
+			t.Errorf("info %+v", info)
+		}
+		if n > 4*mib {
+			t.Errorf("streaming 32 MiB allocated %d bytes", n)
+		}
+	})
+	t.Run("long tail after the last record", func(t *testing.T) {
+		// One record of 1 KiB, then 1 GiB of zeros in 1 MiB of gzip.
+		file := append(gzipBytes(idxFile(0x08, []uint32{1, 1024}, make([]byte, 1024))), zeroMembers(1024)...)
+		cr := &countingReader{r: bytes.NewReader(file)}
+		_, err := mnist.DecodeIDX(cr, "tail.gz")
+		fe := wantFormatError(t, err, "tail.gz", 12+1024, "after the last record", nil)
+		if fe.Record != -1 {
+			t.Errorf("record %d, want -1", fe.Record)
+		}
+		if cr.n > int64(len(file))/4 {
+			t.Errorf("read %d of %d gzip bytes to find data after the last record", cr.n, len(file))
+		}
+	})
+}
+
+func TestZeroSizeRecords(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		dims   []uint32
+		offset int64
+		msg    string
+	}{
+		{"4 billion empty records", []uint32{1<<32 - 1, 0}, 8, "dimension 1 is 0, so none of the 4294967295 records"},
+		{"zero last dimension", []uint32{1<<32 - 1, 28, 0}, 12, "dimension 2 is 0"},
+		{"zero middle dimension", []uint32{5, 0, 1<<32 - 1}, 8, "dimension 1 is 0"},
+	} {
+		file := idxFile(0x08, tt.dims, nil)
+		for _, r := range readers {
+			t.Run(tt.name+"/"+r.name, func(t *testing.T) {
+				wantFormatError(t, r.read(file, "zero.idx"), "zero.idx", tt.offset, tt.msg, nil)
+			})
+		}
+	}
+	// No records at all is an empty file, whatever the record's shape.
+	for _, dims := range [][]uint32{{0, 28, 28}, {0, 0}, {0}} {
+		for _, r := range readers {
+			if err := r.read(idxFile(0x08, dims, nil), "empty.idx"); err != nil {
+				t.Errorf("%s of %v: %v", r.name, dims, err)
+			}
+		}
+	}
+}
+
+func TestTruncatedEverywhere(t *testing.T) {
+	// 3 records of 2x2 int16: magic, 3 sizes, then 24 bytes of data.
+	data := make([]byte, 24)
+	for i := range data {
+		data[i] = byte(i + 1)
+	}
+	file := idxFile(0x0B, []uint32{3, 2, 2}, data)
+	dir := t.TempDir()
+	for l := range len(file) {
+		cut := file[:l]
+		rec, what := -1, "file ends in the header"
+		switch {
+		case l == 0:
+			what = "empty file"
+		case l >= 4 && l < 16:
+			what = fmt.Sprintf("file ends in the size of dimension %d", (l-4)/4)
+		case l >= 16:
+			rec = (l - 16) / 8
+			what = fmt.Sprintf("file ends in record %d of 3", rec)
+		}
+		check := func(t *testing.T, err error, name string) {
+			t.Helper()
+			fe := wantFormatError(t, err, name, int64(l), what, io.ErrUnexpectedEOF)
+			if fe.Record != rec {
+				t.Errorf("cut at %d: record %d, want %d", l, fe.Record, rec)
+			}
+		}
+		for _, r := range readers {
+			check(t, r.read(cut, "cut.idx"), "cut.idx")
+			if !r.sized {
+				check(t, r.read(gzipBytes(cut), "cut.idx"), "cut.idx")
+			}
+		}
+		p := filepath.Join(dir, "cut.idx")
+		writeFile(t, dir, "cut.idx", cut)
+		_, err := mnist.ReadIDX(p)
+		check(t, err, p)
+		_, err = mnist.CheckIDXFile(p)
+		check(t, err, p)
+	}
+}
+
+func TestLimitsKeepValidFiles(t *testing.T) {
+	// The limits refuse what is over them, and nothing at them.
+	file := idxFile(0x0C, []uint32{4, 3}, make([]byte, 48)) // records of 12 bytes, 48 in all
+	for _, r := range readers {
+		if err := r.read(file, "f", mnist.MaxRecordBytes(12), mnist.MaxFileBytes(48)); err != nil {
+			t.Errorf("%s at the limits: %v", r.name, err)
+		}
+		err := r.read(file, "f", mnist.MaxRecordBytes(11))
+		wantFormatError(t, err, "f", 8, "records of more than 11 bytes", mnist.ErrTooLarge)
+		err = r.read(file, "f", mnist.MaxFileBytes(47))
+		wantFormatError(t, err, "f", 8, "more than 47 bytes of data", mnist.ErrTooLarge)
+	}
+	// A size that does not match the data is found before any is read.
+	_, err := mnist.DecodeIDX(bytes.NewReader(file), "f", mnist.InputSize(int64(len(file)+5)))
+	wantFormatError(t, err, "f", int64(len(file)), "5 bytes after the last record", nil)
+	// The size of a gzip stream says nothing about its data.
+	if _, err := mnist.DecodeIDX(bytes.NewReader(gzipBytes(file)), "f", mnist.InputSize(3)); err != nil {
+		t.Errorf("gzip with its compressed size: %v", err)
+	}
+}
+
+func TestGzipHeaderError(t *testing.T) {
+	_, err := gzip.NewReader(bytes.NewReader([]byte{0x1f, 0x8b, 9}))
+	if err == nil {
+		t.Fatal("no error from gzip")
+	}
+	for _, r := range readers {
+		wantFormatError(t, r.read([]byte{0x1f, 0x8b, 9}, "z"), "z", 0, "bad gzip header", nil)
+	}
+}
