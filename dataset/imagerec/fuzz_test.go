@@ -1,9 +1,12 @@
 package imagerec_test
 
 import (
+	"bytes"
 	"errors"
+	"os"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
 )
@@ -49,6 +52,56 @@ func FuzzDecodeRecord(f *testing.F) {
 			}
 			if len(ex.Label) == 0 {
 				t.Fatalf("%s: no label", dec.Name())
+			}
+		}
+	})
+}
+
+// FuzzParseList feeds arbitrary bytes to the .lst parser. It must never
+// panic; an error is a *ListError wrapping ErrList and tensorfeed.ErrBadData
+// with the file and a line number inside the input; accepted entries have a
+// path, labels and unique indexes, and written back with WriteList they
+// parse to the same indexes, label counts and paths.
+func FuzzParseList(f *testing.F) {
+	lst, err := os.ReadFile(tdPath("mnist_t10k_1000_jpg_multilabel", ".lst"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(lst[:512])
+	f.Add([]byte("0\t7\tt10k/00000.jpg\n 1 \t 2.5 \t -1 \t  a b/c d.png \r\n\n42\t1e3\t0\t0\tx.jpg"))
+	f.Add([]byte("0\t1\t2\t\n"))
+	f.Add([]byte("0\t1\ta\n0\t1\tb\n"))
+	f.Add([]byte("18446744073709551615\tNaN\t-Inf\tp\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		entries, err := imagerec.ParseList(bytes.NewReader(data), "fuzz.lst")
+		if err != nil {
+			var le *imagerec.ListError
+			if !errors.As(err, &le) || !errors.Is(err, imagerec.ErrList) || !errors.Is(err, tensorfeed.ErrBadData) {
+				t.Fatalf("error %v is not a *ListError wrapping ErrList and ErrBadData", err)
+			}
+			if le.File != "fuzz.lst" || le.Line < 1 || le.Line > bytes.Count(data, []byte("\n"))+1 {
+				t.Fatalf("error %v: line %d of a %d-line input", err, le.Line, bytes.Count(data, []byte("\n"))+1)
+			}
+			return
+		}
+		seen := map[uint64]bool{}
+		for _, e := range entries {
+			if e.Path == "" || len(e.Labels) == 0 || seen[e.Index] {
+				t.Fatalf("entry %+v: empty path, no label or a repeated index", e)
+			}
+			seen[e.Index] = true
+		}
+		var b bytes.Buffer
+		if err := imagerec.WriteList(&b, entries); err != nil {
+			t.Fatal(err)
+		}
+		again, err := imagerec.ParseList(&b, "again.lst")
+		if err != nil || len(again) != len(entries) {
+			t.Fatalf("written back: %d entries, %v; want %d", len(again), err, len(entries))
+		}
+		for i, e := range entries {
+			if a := again[i]; a.Index != e.Index || a.Path != e.Path || len(a.Labels) != len(e.Labels) {
+				t.Fatalf("entry %d written back as %+v, want %+v", i, a, e)
 			}
 		}
 	})

@@ -2,6 +2,7 @@ package imagerec
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,30 +28,46 @@ func ReadList(path string) ([]ListEntry, error) {
 	return ParseList(f, path)
 }
 
+// maxListLine bounds the length of a .lst line, and so the memory a file
+// without newlines can claim.
+const maxListLine = 16 << 20
+
 // ParseList parses an im2rec .lst file: one image per line, tab-separated
 // fields "index \t label_1 [\t label_k ...] \t path". Spaces around a field
-// are stripped, as im2rec does; blank lines are skipped. A line with fewer
-// than three fields, an index that is not an unsigned integer or a label
-// that is not a number gives a *ListError naming the line. name is used in
-// errors.
+// are stripped, as im2rec does; blank lines are skipped. Tabs are never
+// stripped: a line that ends in a tab has an empty path, which is an error
+// (stripping it would make the last label the path). A line with fewer than
+// three fields, an empty path, an index that is not an unsigned integer or
+// that an earlier line already has, or a label that is not a number gives a
+// *ListError naming the line. name is used in errors.
 func ParseList(r io.Reader, name string) ([]ListEntry, error) {
 	var out []ListEntry
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	sc.Buffer(make([]byte, 0, 64<<10), maxListLine)
 	line := 0
+	lineOf := make(map[uint64]int)
 	for sc.Scan() {
 		line++
-		s := strings.TrimSpace(sc.Text())
-		if s == "" {
+		s := strings.Trim(sc.Text(), " \r")
+		if strings.TrimSpace(s) == "" {
 			continue
 		}
 		e, msg := parseListLine(s)
+		if msg == "" {
+			if first, dup := lineOf[e.Index]; dup {
+				msg = fmt.Sprintf("index %d already on line %d: ids must be unique", e.Index, first)
+			}
+		}
 		if msg != "" {
 			return out, &ListError{File: name, Line: line, Msg: msg}
 		}
+		lineOf[e.Index] = line
 		out = append(out, e)
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return out, &ListError{File: name, Line: line + 1, Msg: fmt.Sprintf("line longer than %d bytes", maxListLine)}
+		}
 		return out, fmt.Errorf("imagerec: %s: line %d: %w", name, line+1, err)
 	}
 	return out, nil
@@ -76,7 +93,11 @@ func parseListLine(s string) (ListEntry, string) {
 		}
 		labels[i] = float32(v)
 	}
-	return ListEntry{Index: idx, Labels: labels, Path: fields[len(fields)-1]}, ""
+	path := fields[len(fields)-1]
+	if path == "" {
+		return ListEntry{}, "empty path: the last field must name the image"
+	}
+	return ListEntry{Index: idx, Labels: labels, Path: path}, ""
 }
 
 // AppendListLine appends e as one .lst line, the way im2rec writes it:

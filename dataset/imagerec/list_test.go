@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 )
 
@@ -40,6 +41,12 @@ func TestParseListErrors(t *testing.T) {
 		{"\n\nx\t1\ta.jpg\n", 3, `index "x"`},
 		{"-1\t1\ta.jpg\n", 1, `index "-1"`},
 		{"0\t1\ta\n1\tone\tb.jpg\n", 2, `label 1: "one"`},
+		// An empty path field must not turn the last label into the path.
+		{"0\t1\t2\t\n", 1, "empty path"},
+		{"0\t1\ta.jpg\n1\t1\t2\t  \n", 2, "empty path"},
+		{"0\t\ta.jpg\n", 1, `label 1: ""`},
+		// A repeated index names both lines.
+		{"0\t1\ta.jpg\n\n5\t1\tb.jpg\n0\t2\tc.jpg\n", 4, "index 0 already on line 1"},
 	} {
 		_, err := imagerec.ParseList(strings.NewReader(c.in), "bad.lst")
 		var le *imagerec.ListError
@@ -47,7 +54,8 @@ func TestParseListErrors(t *testing.T) {
 			t.Errorf("%q: err = %v, want a *ListError wrapping ErrList", c.in, err)
 			continue
 		}
-		if le.Line != c.line || le.File != "bad.lst" || !strings.Contains(err.Error(), c.msg) {
+		if le.Line != c.line || le.File != "bad.lst" || !strings.Contains(err.Error(), c.msg) ||
+			!errors.Is(err, tensorfeed.ErrBadData) {
 			t.Errorf("%q: %v (line %d), want line %d and %q", c.in, err, le.Line, c.line, c.msg)
 		}
 	}
