@@ -2,11 +2,17 @@ package csv_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
 	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // MXNet's CSVIter(data_csv="iris_data.csv", data_shape=(4,),
@@ -116,4 +122,59 @@ func ExampleParseError() {
 		}
 	}
 	// Output: csv: testdata/iris.data:2:17: field 5: not a number: "Iris-setosa" (string labels need Classes)
+}
+
+// writeTemp writes content to a file in a new temporary directory and
+// returns its path and a function that removes the directory.
+func writeTemp(content string) (string, func()) {
+	dir, err := os.MkdirTemp("", "csv-example")
+	if err != nil {
+		panic(err)
+	}
+	path := filepath.Join(dir, "data.csv")
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		panic(err)
+	}
+	return path, func() { os.RemoveAll(dir) }
+}
+
+// A file with bad rows read as tensorfeed check --all reads it: every bad
+// row is skipped and reported once with its line and column, and the pass
+// goes on. SkipBad(0.01) would instead end the pass once more than 1% of
+// the rows are bad.
+func ExampleSkipBad() {
+	path, cleanup := writeTemp("x,y,label\n1,2,0\n3,oops,1\n5,6\n7,8,nan\n9,10,1\n")
+	defer cleanup()
+	report := func(err error) {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			fmt.Printf("line %d, column %d: %v\n", pe.Line, pe.Column, pe.Err)
+		}
+	}
+	r := csv.New(path, csv.Header(), csv.LabelColumns(csv.Name("label")), csv.Finite(),
+		csv.SkipBad(1, source.OnSkip(report)))
+	rows, err := source.Collect(context.Background(), r)
+	fmt.Println(len(rows), "rows,", r.Skipped(), "skipped, error:", err)
+	// Output:
+	// line 3, column 3: not a number: "oops"
+	// line 4, column 4: wrong number of fields: 2 fields, want 3
+	// line 5, column 5: not a number: "nan" is not finite (Finite)
+	// 2 rows, 3 skipped, error: <nil>
+}
+
+// A file whose second line is a megabyte of digits: the pass stops there,
+// having read only the first 64 KiB of the line, with an error that says
+// where.
+func ExampleMaxLineBytes() {
+	path, cleanup := writeTemp("1,2\n" + strings.Repeat("3", 1<<20) + ",4\n")
+	defer cleanup()
+	_, err := source.Collect(context.Background(), csv.New(path, csv.MaxLineBytes(64<<10)))
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		fmt.Printf("line %d, column %d: %v\n", pe.Line, pe.Column, pe.Err)
+	}
+	fmt.Println(errors.Is(err, csv.ErrLineTooLong), errors.Is(err, tensorfeed.ErrBadData))
+	// Output:
+	// line 2, column 65537: line too long: a row of more than 65536 bytes (MaxLineBytes)
+	// true true
 }

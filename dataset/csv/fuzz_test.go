@@ -5,9 +5,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // FuzzRows reads arbitrary file contents with and without a header and a
@@ -60,6 +63,59 @@ func FuzzRows(f *testing.F) {
 		}
 		if lerr != nil {
 			t.Fatalf("Layout failed (%v) but the pass did not", lerr)
+		}
+	})
+}
+
+// FuzzSkipAll reads arbitrary file contents as tensorfeed check --all
+// does, with every bad row skipped and reported, and small limits: each
+// bad row must be reported once, as a ParseError that points into the
+// file, and only a problem with the file may end the pass.
+func FuzzSkipAll(f *testing.F) {
+	f.Add([]byte("a,b\n1,2\n3\nx,4\n5,\"6\n"), true)
+	f.Add([]byte("1,2\n3,4\"\n\"5\n6\",7\n"+strings.Repeat("8", 100)+",9\n"), false)
+	f.Add([]byte("1,inf\n,\n\"\"\"\n"), false)
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte, header bool) {
+		path := filepath.Join(dir, "fuzz.csv")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var skipped []*csv.ParseError
+		opts := []csv.Option{csv.LabelColumns(csv.Index(-1)), csv.MaxLineBytes(64), csv.MaxFieldBytes(16), csv.Finite(),
+			csv.SkipBad(1, source.OnSkip(func(err error) {
+				var pe *csv.ParseError
+				if !errors.As(err, &pe) || !errors.Is(err, tensorfeed.ErrBadData) || pe.File != path || pe.Line < 1 {
+					t.Fatalf("skipped %v: not a positioned ParseError", err)
+				}
+				if n := len(skipped); n > 0 && pe.Line <= skipped[n-1].Line {
+					t.Fatalf("skipped %v after %v", err, skipped[n-1])
+				}
+				skipped = append(skipped, pe)
+			}))}
+		if header {
+			opts = append(opts, csv.Header())
+		}
+		r := csv.New(path, opts...)
+		rows, lastLine := 0, 0
+		for row, err := range r.All(context.Background()) {
+			if err != nil {
+				if !errors.Is(err, tensorfeed.ErrBadData) {
+					t.Fatalf("error %v does not wrap tensorfeed.ErrBadData", err)
+				}
+				if (rows > 0 || len(skipped) > 0) && !errors.Is(err, csv.ErrLineTooLong) {
+					t.Fatalf("pass ended by %v after %d rows and %d skipped", err, rows, len(skipped))
+				}
+				break
+			}
+			if row.Line <= lastLine {
+				t.Fatalf("row at line %d after line %d", row.Line, lastLine)
+			}
+			lastLine = row.Line
+			rows++
+		}
+		if r.Skipped() != int64(len(skipped)) {
+			t.Fatalf("Skipped() = %d, OnSkip saw %d", r.Skipped(), len(skipped))
 		}
 	})
 }

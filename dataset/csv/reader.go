@@ -563,8 +563,11 @@ func (p *pass) parseNum(s string) (float32, error) {
 func (p *pass) parseLabel(s string) (float32, error) {
 	if p.cfg.classes == nil {
 		v, err := p.parseNum(s)
-		if err != nil && strings.TrimSpace(s) != "" {
-			err = fmt.Errorf("%w (string labels need Classes)", err)
+		if err != nil {
+			// Only a label that is not a number at all hints at Classes.
+			if _, perr := strconv.ParseFloat(strings.TrimSpace(s), 32); errors.Is(perr, strconv.ErrSyntax) && strings.TrimSpace(s) != "" {
+				err = fmt.Errorf("%w (string labels need Classes)", err)
+			}
 		}
 		return v, err
 	}

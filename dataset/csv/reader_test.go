@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
 	"github.com/tensorfeed/tensorfeed/internal/readertest"
@@ -200,8 +201,8 @@ func TestVeterans(t *testing.T) {
 func checkErr(t *testing.T, err error, file string, line, col, field int, cause error, text string) {
 	t.Helper()
 	var pe *csv.ParseError
-	if !errors.As(err, &pe) || !errors.Is(err, csv.ErrFormat) || !errors.Is(err, cause) {
-		t.Fatalf("error %v: want a ParseError wrapping ErrFormat and %v", err, cause)
+	if !errors.As(err, &pe) || !errors.Is(err, csv.ErrFormat) || !errors.Is(err, tensorfeed.ErrBadData) || !errors.Is(err, cause) {
+		t.Fatalf("error %v: want a ParseError wrapping ErrFormat, tensorfeed.ErrBadData and %v", err, cause)
 	}
 	if pe.File != file || pe.Line != line || (col != 0 && pe.Column != col) || (field != 0 && pe.Field != field) {
 		t.Errorf("error %q at %s:%d:%d field %d, want %s:%d:%d field %d", err, pe.File, pe.Line, pe.Column, pe.Field, file, line, col, field)
@@ -359,7 +360,7 @@ func TestEarlyBreakAndCancel(t *testing.T) {
 
 func TestMissingFile(t *testing.T) {
 	_, err := source.Collect(context.Background(), csv.New("no/such.csv"))
-	if !errors.Is(err, fs.ErrNotExist) {
+	if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, tensorfeed.ErrBadData) {
 		t.Errorf("missing data file: %v", err)
 	}
 	_, err = source.Collect(context.Background(), csv.New(td("iris_data.csv"), csv.LabelFile("no/such.csv")))
