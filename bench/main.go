@@ -91,6 +91,11 @@ func main() {
 	only := flag.String("only", "", "run only the workloads whose name starts with this prefix")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
+	if err := checkFlags(*only, flag.Args()); err != nil {
+		fmt.Fprintln(flag.CommandLine.Output(), "bench:", err)
+		flag.Usage()
+		os.Exit(2)
+	}
 
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -110,7 +115,7 @@ func main() {
 	}
 	var rows []Row
 	for _, w := range workloads {
-		if *only != "" && !strings.HasPrefix(w.name, *only) && !strings.HasPrefix(*only, w.name) {
+		if !selected(w.name, *only) {
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "measuring %s...\n", w.name)
@@ -137,6 +142,31 @@ func main() {
 			os.Exit(1)
 		}
 	}
+}
+
+// checkFlags rejects what would otherwise run nothing without a word: an
+// -only prefix that selects no workload, and arguments after the flags.
+func checkFlags(only string, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("unexpected argument %q", args[0])
+	}
+	if only == "" {
+		return nil
+	}
+	var names []string
+	for _, w := range workloads {
+		if selected(w.name, only) {
+			return nil
+		}
+		names = append(names, w.name)
+	}
+	return fmt.Errorf("invalid value %q for -only: no workload starts with it (workloads: %s)", only, strings.Join(names, ", "))
+}
+
+// selected reports whether the workload name is run under -only prefix
+// only: the prefix names the workload, or one of its rows.
+func selected(name, only string) bool {
+	return only == "" || strings.HasPrefix(name, only) || strings.HasPrefix(only, name)
 }
 
 // newRow fills the derived columns of a row from its measurements: the

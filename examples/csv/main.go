@@ -36,6 +36,12 @@ func main() {
 	flag.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the shuffle and the weights")
 	debug := flag.Bool("debug", false, "log every pass of every pipeline step")
 	flag.Parse()
+	cli.CheckFlags(
+		cli.OneOf("layout", cfg.Layout, "csviter", "header", "all"),
+		cli.AtLeast("epochs", cfg.Epochs, 1),
+		cli.AtLeast("batch", cfg.BatchSize, 1),
+		cli.Positive("lr", cfg.LR),
+	)
 
 	log := cli.Logger(*debug)
 	defer log.Sync() //nolint:errcheck // nothing to do about a failed flush of stderr

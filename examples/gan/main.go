@@ -47,6 +47,15 @@ func main() {
 	flag.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the shuffle, the noise and the weights")
 	debug := flag.Bool("debug", false, "log the pipeline's statistics of every epoch and pass")
 	flag.Parse()
+	cli.CheckFlags(
+		cli.AtLeast("steps", cfg.Steps, 1),
+		cli.AtLeast("batch", cfg.BatchSize, 1),
+		cli.AtLeast("hidden", cfg.Hidden, 1),
+		cli.Positive("lr", cfg.LR),
+		cli.InRange("dropout", cfg.Dropout, 0, 1),
+		cli.AtLeast("sample-every", cfg.SampleEvery, 0),
+		cli.AtLeast("log-every", cfg.LogEvery, 1),
+	)
 
 	log := cli.Logger(*debug)
 	defer log.Sync() //nolint:errcheck // nothing to do about a failed flush of stderr

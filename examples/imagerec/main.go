@@ -49,13 +49,23 @@ func main() {
 	flag.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the shuffle and the augmentation")
 	debug := flag.Bool("debug", false, "log every pass")
 	flag.Parse()
+	var shapeErr error
+	cfg.Shape, shapeErr = parseShape(shape)
+	cli.CheckFlags(
+		shapeErr,
+		cli.AtLeast("resize", cfg.Resize, 0),
+		cli.AtLeast("rotate", cfg.Rotate, 0),
+		cli.Positive("min-scale", cfg.MinScale),
+		cli.Positive("max-scale", cfg.MaxScale),
+		scalesOrdered(cfg.MinScale, cfg.MaxScale),
+		cli.AtLeast("pad", cfg.Pad, 0),
+		cli.AtLeast("epochs", cfg.Epochs, 1),
+		cli.AtLeast("batch", cfg.BatchSize, 1),
+		cli.AtLeast("threads", cfg.Threads, 0),
+	)
 
 	log := cli.Logger(*debug)
 	defer log.Sync() //nolint:errcheck // nothing to do about a failed flush of stderr
-	var err error
-	if cfg.Shape, err = parseShape(shape); err != nil {
-		log.Fatal("bad -shape", zap.Error(err))
-	}
 	cfg.Log = log
 	cfg.Progress = os.Stderr
 
@@ -69,18 +79,27 @@ func main() {
 	fmt.Printf("%d images per epoch, %.0f images/s; contact sheet: %s\n", res.Images, res.Rate, res.Sheet)
 }
 
+// parseShape reads the -shape flag: three dimensions C,H,W of at least 1.
 func parseShape(s string) ([3]int, error) {
 	var out [3]int
 	parts := strings.Split(s, ",")
 	if len(parts) != 3 {
-		return out, fmt.Errorf("%q: want C,H,W", s)
+		return out, fmt.Errorf("invalid value %q for -shape: want C,H,W", s)
 	}
 	for i, p := range parts {
 		v, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil {
-			return out, fmt.Errorf("%q: %w", s, err)
+		if err != nil || v < 1 {
+			return out, fmt.Errorf("invalid value %q for -shape: want three whole numbers of at least 1, C,H,W", s)
 		}
 		out[i] = v
 	}
 	return out, nil
+}
+
+// scalesOrdered checks that -min-scale is at most -max-scale.
+func scalesOrdered(lo, hi float64) error {
+	if lo > hi {
+		return fmt.Errorf("invalid values for -min-scale %v and -max-scale %v: the smallest scale is above the largest", lo, hi)
+	}
+	return nil
 }

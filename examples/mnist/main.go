@@ -36,11 +36,20 @@ func main() {
 	flag.IntVar(&cfg.Hidden, "hidden", cfg.Hidden, "hidden units")
 	flag.Float64Var(&cfg.LR, "lr", cfg.LR, "Adam learning rate of the first epoch")
 	flag.Float64Var(&cfg.LRDecay, "lr-decay", cfg.LRDecay, "learning rate factor per epoch")
-	flag.IntVar(&cfg.Prefetch, "prefetch", cfg.Prefetch, "batches assembled ahead of training")
+	flag.IntVar(&cfg.Prefetch, "prefetch", cfg.Prefetch, "batches assembled ahead of training (0: none, assembled by the training loop)")
 	flag.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the shuffle and of the weights")
 	flag.IntVar(&cfg.TrainLimit, "train-limit", 0, "use only the first N training samples (0: all)")
 	debug := flag.Bool("debug", false, "log the pipeline's statistics of every epoch and pass")
 	flag.Parse()
+	cli.CheckFlags(
+		cli.AtLeast("epochs", cfg.Epochs, 1),
+		cli.AtLeast("batch", cfg.BatchSize, 1),
+		cli.AtLeast("hidden", cfg.Hidden, 1),
+		cli.Positive("lr", cfg.LR),
+		cli.Positive("lr-decay", cfg.LRDecay),
+		cli.AtLeast("prefetch", cfg.Prefetch, 0),
+		cli.AtLeast("train-limit", cfg.TrainLimit, 0),
+	)
 
 	log := cli.Logger(*debug)
 	defer log.Sync() //nolint:errcheck // nothing to do about a failed flush of stderr

@@ -65,6 +65,28 @@ func TestRunSmall(t *testing.T) {
 	}
 }
 
+// TestRunPrefetchZero runs with -prefetch 0, which turns prefetching off
+// (stage.Buffered with 0, as PaddlePaddle's buffered with size 0): the
+// training loop assembles every batch itself, and every batch arrives.
+func TestRunPrefetchZero(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.DataDir = "../../data/mnist"
+	cfg.Epochs = 1
+	cfg.BatchSize = 32
+	cfg.Hidden = 16
+	cfg.Prefetch = 0
+	cfg.TrainLimit = 256
+	cfg.TestLimit = 100
+	res, err := run(context.Background(), cfg, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := res.PipelineStats.Last()
+	if res.TrainSamples != 256 || last.Name != "prefetch" || last.Samples != 256/32 {
+		t.Errorf("train samples %d, last step %+v; want 256 samples in 8 batches through \"prefetch\"", res.TrainSamples, last)
+	}
+}
+
 func TestRunMissingData(t *testing.T) {
 	cfg := defaultConfig()
 	cfg.DataDir = t.TempDir()
