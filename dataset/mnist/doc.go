@@ -24,13 +24,46 @@
 // 1x28x28), [Shuffle] with a seed (a new order every epoch), [Scaling]
 // (raw bytes, [0,1], [-1,1] as PaddlePaddle's reader, or MXNet's x/256),
 // [Parts] (num_parts / part_index: contiguous ranges, as MXNet) and
-// [Prefetch].
+// [Prefetch]. Beyond MNISTIter, [Classes] says which labels are valid,
+// [SkipBad] and [OnBad] choose what a bad record does, and [WithIDX] passes
+// the limits of the IDX readers.
 //
 // # Errors
 //
-// Bad data gives an error that wraps [ErrFormat] and names the file and the
-// byte offset in the uncompressed stream: a wrong magic number, an empty or
-// truncated file, a gzip stream cut short or corrupt, data after the last
-// record, image and label files whose counts differ. A pass never ends early
-// without an error.
+// Bad data gives an error that wraps [ErrFormat] (which wraps
+// tensorfeed.ErrBadData) and is a [FormatError] naming the file, the byte
+// offset in the uncompressed stream and, where there is one, the record: a
+// wrong magic number, an empty or truncated file (wrapping
+// io.ErrUnexpectedEOF), a gzip stream cut short or corrupt, data after the
+// last record, image and label files whose counts differ, a label outside
+// the classes. A pass never ends early without an error.
+//
+// # Limits
+//
+// A header is never trusted for memory. Before a reader allocates or
+// reads anything for the data, it checks what the header declares against
+// two settable maximums, [MaxRecordBytes] (default 64 MiB) and
+// [MaxFileBytes] (default 1 GiB after decompression), and, for a plain file
+// whose size it knows ([InputSize]; [ReadIDX], [CheckIDXFile] and a
+// [Dataset] take it from the file system), against the bytes that are
+// there. A gzip stream's decompressed size is known only as it is read, so
+// [DecodeIDX] grows its buffer as data arrives, and the streaming readers
+// hold one record at most. A header that declares records of no bytes (a
+// zero dimension after the first) and a non-zero count is refused: such
+// records carry nothing and their count cannot be checked.
+//
+// # Bad records
+//
+// The only bad record of an MNIST pair is a label that names no class
+// (not below [Classes], default 10); images have no invalid pixel values.
+// By default it ends the pass with its [FormatError]; [SkipBad] or [OnBad]
+// skip such records up to a bound and count them ([Dataset.Skipped]).
+// Damage to a file's structure always ends the pass, whatever the policy.
+//
+// # Checking files
+//
+// [CheckIDX] and [CheckIDXFile] read a whole IDX file in bounded memory and
+// report its element type, dimensions and record count, or its first
+// error. [IsIDX] recognises an IDX file, plain or gzipped, from its first
+// bytes.
 package mnist

@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 func ExampleTrain() {
@@ -175,4 +179,62 @@ func ExampleDecodeIDX() {
 	_, err := mnist.DecodeIDX(bytes.NewReader([]byte{0, 0, 8, 1, 0, 0, 0, 5, 1, 2, 3}), "short.idx")
 	fmt.Println(err)
 	// Output: mnist: short.idx: offset 11: file ends in record 3 of 5: unexpected EOF
+}
+
+func ExampleCheckIDX() {
+	// A file of 3 records of 2 bytes whose last record is cut short.
+	file := []byte{0, 0, 8, 2, 0, 0, 0, 3, 0, 0, 0, 2, 1, 2, 3, 4, 5}
+	info, err := mnist.CheckIDX(bytes.NewReader(file), "cut.idx")
+	fmt.Println(info.DType, info.Dims, info.Records, "records read")
+	fmt.Println(err)
+	var fe *mnist.FormatError
+	if errors.As(err, &fe) {
+		fmt.Println("record", fe.Record, "at offset", fe.Offset, errors.Is(err, io.ErrUnexpectedEOF))
+	}
+	// Output:
+	// uint8 [3 2] 2 records read
+	// mnist: cut.idx: offset 17: file ends in record 2 of 3: unexpected EOF
+	// record 2 at offset 17 true
+}
+
+func ExampleCheckIDXFile() {
+	info, err := mnist.CheckIDXFile("../../data/mnist/t10k-images-idx3-ubyte.gz")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%v %v gzip=%v, %d records, %d bytes\n", info.DType, info.Dims, info.Gzipped, info.Records, info.Bytes)
+	// Output: uint8 [10000 28 28] gzip=true, 10000 records, 7840016 bytes
+}
+
+func ExampleIsIDX() {
+	f, err := os.Open("../../data/mnist/t10k-labels-idx1-ubyte.gz")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	head := make([]byte, mnist.IDXHeadSize)
+	n, _ := io.ReadFull(f, head)
+	fmt.Println(mnist.IsIDX(head[:n]), mnist.IsIDX([]byte{0, 0, 8, 3}), mnist.IsIDX([]byte("PK\x03\x04")))
+	// Output: true true false
+}
+
+func ExampleMaxFileBytes() {
+	// 16 bytes declaring 100 records of 1000x1000 float64: 800 MB.
+	file := []byte{0, 0, 0x0E, 3, 0, 0, 0, 100, 0, 0, 0x03, 0xE8, 0, 0, 0x03, 0xE8}
+	_, err := mnist.DecodeIDX(bytes.NewReader(file), "big.idx", mnist.MaxFileBytes(100<<20))
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, mnist.ErrTooLarge), errors.Is(err, tensorfeed.ErrBadData))
+	// Output:
+	// mnist: big.idx: offset 12: dimensions [100 1000 1000] declare more than 104857600 bytes of data (MaxFileBytes): larger than the configured maximum
+	// true true
+}
+
+func ExampleSkipBad() {
+	// Take the digits 7, 8 and 9 for labels of no class, and skip them.
+	ds := mnist.Test("../../data/mnist", mnist.Classes(7), mnist.SkipBad(0.5))
+	n, err := source.Count(context.Background(), ds)
+	fmt.Println(n, "samples,", ds.Skipped(), "skipped,", err)
+	// Output: 6989 samples, 3011 skipped, <nil>
 }

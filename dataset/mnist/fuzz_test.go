@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 )
 
@@ -22,14 +24,40 @@ func FuzzIDX(f *testing.F) {
 	f.Add([]byte{0, 0, 0x0D, 1, 0, 0, 0, 2, 0x3f, 0x80, 0, 0, 0x40, 0, 0, 0})
 	f.Add([]byte{0, 0, 0x0E, 0})
 	f.Add([]byte{0x1f, 0x8b, 8, 0})
+	f.Add([]byte{0, 0, 8, 2, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0})
+	f.Add([]byte{0, 0, 8, 3, 0, 0, 0, 1, 0, 4, 0, 0, 0, 4, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		x, err := mnist.DecodeIDX(bytes.NewReader(b), "fuzz")
+		// Small maximums keep every input cheap and reach their checks.
+		limits := []mnist.IDXOption{mnist.MaxRecordBytes(1 << 16), mnist.MaxFileBytes(1 << 20)}
+		x, err := mnist.DecodeIDX(bytes.NewReader(b), "fuzz", limits...)
+		// CheckIDX finds the same first error, and so does a reader
+		// told the input's size (which finds a plain file's wrong
+		// length from its header, at the same offset).
+		info, cerr := mnist.CheckIDX(bytes.NewReader(b), "fuzz", limits...)
+		_, serr := mnist.DecodeIDX(bytes.NewReader(b), "fuzz", append(limits, mnist.InputSize(int64(len(b))))...)
+		for _, e := range []error{cerr, serr} {
+			if (e == nil) != (err == nil) {
+				t.Fatalf("DecodeIDX: %v; with another reader: %v", err, e)
+			}
+		}
 		if err != nil {
-			var fe *mnist.FormatError
-			if !errors.Is(err, mnist.ErrFormat) || !errors.As(err, &fe) || fe.File != "fuzz" {
+			var fe, ce, se *mnist.FormatError
+			if !errors.Is(err, mnist.ErrFormat) || !errors.Is(err, tensorfeed.ErrBadData) || !errors.As(err, &fe) || fe.File != "fuzz" {
 				t.Fatalf("error %v is not a FormatError", err)
 			}
+			if !errors.As(cerr, &ce) || ce.Error() != fe.Error() {
+				t.Fatalf("CheckIDX: %v, DecodeIDX: %v", cerr, err)
+			}
+			if !errors.As(serr, &se) || se.Offset != fe.Offset || se.Record != fe.Record {
+				t.Fatalf("sized: %v, DecodeIDX: %v", serr, err)
+			}
 			return
+		}
+		if !mnist.IsIDX(b) {
+			t.Fatal("IsIDX does not recognise a good file")
+		}
+		if info.Records != x.Records() || !slices.Equal(info.Dims, x.Dims) {
+			t.Fatalf("CheckIDX %+v, DecodeIDX %v", info, x.Dims)
 		}
 		if len(x.Raw) != x.Elems()*x.DType.Size() {
 			t.Fatalf("%d bytes for %v %v", len(x.Raw), x.DType, x.Dims)
@@ -38,7 +66,7 @@ func FuzzIDX(f *testing.F) {
 			t.Fatalf("%d values for %v", len(v.Data), x.Dims)
 		}
 		// The streaming reader reads the same records.
-		r, err := mnist.NewIDXReader(bytes.NewReader(b), "fuzz")
+		r, err := mnist.NewIDXReader(bytes.NewReader(b), "fuzz", limits...)
 		if err != nil {
 			t.Fatal(err)
 		}

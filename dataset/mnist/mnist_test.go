@@ -419,6 +419,12 @@ func TestOptionsPanic(t *testing.T) {
 		"part index < 0":  func() { mnist.Parts(2, -1) },
 		"prefetch 0":      func() { mnist.Prefetch(0) },
 		"unknown scaling": func() { mnist.Scaling(mnist.Scale(9)) },
+		"classes 0":       func() { mnist.Classes(0) },
+		"classes 257":     func() { mnist.Classes(257) },
+		"skip fraction 2": func() { mnist.SkipBad(2) },
+		"max record 0":    func() { mnist.MaxRecordBytes(0) },
+		"max file 0":      func() { mnist.MaxFileBytes(0) },
+		"input size -1":   func() { mnist.InputSize(-1) },
 	} {
 		func() {
 			defer func() {

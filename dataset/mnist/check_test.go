@@ -1,0 +1,149 @@
+package mnist_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/sample"
+)
+
+func TestCheckIDXRealFiles(t *testing.T) {
+	dir := plainT10k(t)
+	for _, tt := range []struct {
+		path   string
+		gzip   bool
+		dims   []int
+		nbytes int64
+	}{
+		{gz("t10k-images-idx3-ubyte"), true, []int{10000, 28, 28}, 7840016},
+		{gz("t10k-labels-idx1-ubyte"), true, []int{10000}, 10008},
+		{dir + "/t10k-images-idx3-ubyte", false, []int{10000, 28, 28}, 7840016},
+		{dir + "/t10k-labels-idx1-ubyte", false, []int{10000}, 10008},
+	} {
+		info, err := mnist.CheckIDXFile(tt.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.DType != sample.Uint8 || !slices.Equal(info.Dims, tt.dims) || info.Records != 10000 ||
+			info.Bytes != tt.nbytes || info.Gzipped != tt.gzip {
+			t.Errorf("%s: %+v", tt.path, info)
+		}
+	}
+	// The whole training set (47 MB) in a few fixed buffers.
+	var err error
+	n := allocated(func() { _, err = mnist.CheckIDXFile(gz("train-images-idx3-ubyte")) })
+	if err != nil || n > 8<<20 {
+		t.Errorf("checking the training images allocated %d bytes: %v", n, err)
+	}
+	if _, err := mnist.CheckIDXFile(dir + "/nothing"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestCheckIDXBadFiles(t *testing.T) {
+	img := gunzipBytes(t, "t10k-images-idx3-ubyte")
+	for _, tt := range []struct {
+		name    string
+		file    []byte
+		sized   bool
+		info    mnist.IDXInfo // what was read before the error
+		offset  int64
+		msg     string
+		cause   error
+		records int
+	}{
+		{"truncated", img[:5_000_000], false, mnist.IDXInfo{Records: 6377, Bytes: 5_000_000},
+			5_000_000, "record 6377 of 10000", io.ErrUnexpectedEOF, 6377},
+		{"truncated, size known", img[:5_000_000], true, mnist.IDXInfo{Bytes: 16},
+			5_000_000, "record 6377 of 10000", io.ErrUnexpectedEOF, 6377},
+		{"truncated gzip", gzipBytes(img[:5_000_000]), false, mnist.IDXInfo{Records: 6377, Bytes: 5_000_000, Gzipped: true},
+			5_000_000, "record 6377 of 10000", io.ErrUnexpectedEOF, 6377},
+		{"data after the end", append(slices.Clone(img), 0), false, mnist.IDXInfo{Records: 10000, Bytes: 7840016},
+			7840016, "after the last record", nil, -1},
+		{"data after the end, size known", append(slices.Clone(img), 0), true, mnist.IDXInfo{Bytes: 16},
+			7840016, "1 bytes after the last record", nil, -1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var opts []mnist.IDXOption
+			if tt.sized {
+				opts = append(opts, mnist.InputSize(int64(len(tt.file))))
+			}
+			info, err := mnist.CheckIDX(bytes.NewReader(tt.file), "x", opts...)
+			fe := wantFormatError(t, err, "x", tt.offset, tt.msg, tt.cause)
+			if fe.Record != tt.records {
+				t.Errorf("record %d, want %d", fe.Record, tt.records)
+			}
+			if !slices.Equal(info.Dims, []int{10000, 28, 28}) || info.Records != tt.info.Records ||
+				info.Bytes != tt.info.Bytes || info.Gzipped != tt.info.Gzipped {
+				t.Errorf("info %+v, want %+v", info, tt.info)
+			}
+		})
+	}
+	// A header that declares too much is described, and refused.
+	info, err := mnist.CheckIDX(bytes.NewReader(idxFile(0x0D, []uint32{1 << 30, 1 << 10}, nil)), "big")
+	wantFormatError(t, err, "big", 4, "MaxFileBytes", mnist.ErrTooLarge)
+	if info.DType != sample.Float32 || !slices.Equal(info.Dims, []int{1 << 30, 1 << 10}) || info.Records != 0 {
+		t.Errorf("info %+v", info)
+	}
+	// A stream that is not IDX has no header to describe.
+	info, err = mnist.CheckIDX(strings.NewReader("hello"), "text")
+	wantFormatError(t, err, "text", 0, "bad magic", nil)
+	if info.Dims != nil || info.Records != 0 {
+		t.Errorf("info %+v", info)
+	}
+}
+
+func TestIsIDX(t *testing.T) {
+	head := func(name string) []byte {
+		b, err := os.ReadFile(gz(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b[:mnist.IDXHeadSize]
+	}
+	named := func(b []byte, name string) []byte {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Name = name
+		zw.Write(b)
+		zw.Close()
+		return buf.Bytes()
+	}
+	labels := gunzipBytes(t, "t10k-labels-idx1-ubyte")
+	long := named(labels, strings.Repeat("n", 400))
+	for _, tt := range []struct {
+		name string
+		head []byte
+		want bool
+	}{
+		{"plain labels", labels[:mnist.IDXHeadSize], true},
+		{"plain magic only", labels[:4], true},
+		{"gzipped images", head("t10k-images-idx3-ubyte"), true},
+		{"gzipped labels", head("train-labels-idx1-ubyte"), true},
+		{"gzip with a long name", long[:mnist.IDXHeadSize], true},
+		{"gzip cut in its name", long[:100], false},
+		{"scalar", []byte{0, 0, 0x0E, 0}, true},
+		{"every type", []byte{0, 0, 0x09, 1}, true},
+		{"empty", nil, false},
+		{"3 bytes", []byte{0, 0, 8}, false},
+		{"unknown type", []byte{0, 0, 0x0A, 1}, false},
+		{"too many dims", []byte{0, 0, 8, 33}, false},
+		{"text", []byte("hello, world"), false},
+		{"PNG", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR"), false},
+		{"RecordIO", []byte{0x0a, 0x23, 0xd7, 0xce, 4, 0, 0, 0}, false},
+		{"gzipped text", gzipBytes([]byte("hello, world")), false},
+		{"gzip header only", gzipBytes(labels)[:10], false},
+	} {
+		if got := mnist.IsIDX(tt.head); got != tt.want {
+			t.Errorf("%s: IsIDX = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
