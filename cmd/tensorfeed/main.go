@@ -32,6 +32,7 @@ type command struct {
 var commands = []command{
 	{"rec", recUsage, runRec},
 	{"im2rec", im2recUsage, runIm2rec},
+	{"check", checkUsage, runCheck},
 }
 
 func main() {
@@ -42,7 +43,8 @@ func main() {
 }
 
 // run runs the command line args (without the program name) and returns the
-// exit status: 0 on success, 1 on failure, 2 on a usage error.
+// exit status: 0 on success, 1 on failure, 2 on a usage error, or the
+// status an *exitError carries.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		printUsage(stderr)
@@ -59,9 +61,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		err := c.run(ctx, args[1:], stdout, stderr)
 		var ue *usageError
+		var ee *exitError
 		switch {
 		case err == nil:
 			return 0
+		case errors.As(err, &ee):
+			if ee.msg != "" {
+				fmt.Fprintf(stderr, "tensorfeed %s: %s\n", c.name, ee.msg)
+			}
+			return ee.code
 		case errors.As(err, &ue):
 			fmt.Fprintf(stderr, "tensorfeed %s: %s\nusage:\n%s\n", c.name, ue.msg, indent(c.usage))
 			return 2
@@ -110,3 +118,12 @@ func (e *usageError) Error() string { return e.msg }
 func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
 }
+
+// exitError ends a command with a given exit status, after the command has
+// reported what went wrong itself (msg, when set, is printed too).
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit status %d: %s", e.code, e.msg) }

@@ -1,0 +1,361 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/dataset/csv"
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+)
+
+const checkUsage = `
+check [flags] PATH...  validate files tensorfeed reads, record by record; print what they hold
+ exit status: 0 every file good, 1 a bad record or unreadable file, 2 usage error, 3 internal error
+ bad records go to stderr as "PATH: offset N: why", "PATH: line L column C: why" or "PATH: record R: why"
+ --format idx|csv|imagerec|rec|recidx|lst (default: detected from magic bytes, then name and text)
+ --all (report every bad record, not only the first)
+ CSV: --delimiter ,  --header  --skip-rows 0  --comment C  --label-cols COLS  --data-cols COLS  --classes A,B
+      --finite  --max-line-bytes N (COLS: 0-based indexes, negative from the end, or header names)`
+
+// checkOptions are the flags of "check".
+type checkOptions struct {
+	format fileFormat // "" detects
+	all    bool
+	csv    []csv.Option
+}
+
+// runCheck runs "tensorfeed check". A panic anywhere below is a bug in
+// tensorfeed, never the input's fault: it is reported with its stack and
+// exit status 3, so that scripts can tell it from a bad file.
+func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &exitError{code: 3, msg: fmt.Sprintf("internal error: %v\n%s", r, debug.Stack())}
+		}
+	}()
+	o, paths, err := parseCheckFlags(args, stdout)
+	if err != nil || paths == nil {
+		return err
+	}
+	bad := 0
+	for _, p := range paths {
+		if !checkPath(ctx, p, o, stdout, stderr) {
+			bad++
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	if bad > 0 {
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
+// parseCheckFlags parses check's command line. It returns nil paths (and
+// nil error) when it has printed the help.
+func parseCheckFlags(args []string, stdout io.Writer) (checkOptions, []string, error) {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var o checkOptions
+	format := fs.String("format", "", "the files' format: idx, csv, imagerec, rec (RecordIO framing only), recidx (an .idx checked against the .rec beside it) or lst; detected when empty")
+	fs.BoolVar(&o.all, "all", false, "report every bad record of a file, not only the first")
+	delim := fs.String("delimiter", ",", "CSV: the field separator, one character (\\t for tab)")
+	header := fs.Bool("header", false, "CSV: the first row holds column names")
+	skipRows := fs.Int("skip-rows", 0, "CSV: lines to skip before the header or the first row")
+	comment := fs.String("comment", "", "CSV: lines starting with this character are comments")
+	labelCols := fs.String("label-cols", "", "CSV: comma-separated label columns (indexes from 0, negative from the end, or names with --header); none by default")
+	dataCols := fs.String("data-cols", "", "CSV: comma-separated data columns; by default every column that is not a label")
+	classes := fs.String("classes", "", "CSV: comma-separated class names that string labels map to 0, 1, ...")
+	finite := fs.Bool("finite", false, "CSV: inf and nan are bad values")
+	maxLine := fs.Int("max-line-bytes", csv.DefaultMaxLineBytes, "CSV: the longest row accepted, in bytes")
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			fmt.Fprintf(stdout, "usage:\n%s\n\nflags:\n", indent(checkUsage))
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return o, nil, nil
+		}
+	}
+	paths, err := parseFlags(fs, args)
+	if err != nil {
+		return o, nil, usagef("%v", err)
+	}
+	if len(paths) == 0 {
+		return o, nil, usagef("check takes at least one file")
+	}
+	if *format != "" {
+		if !slices.Contains(formats, fileFormat(*format)) {
+			return o, nil, usagef("unknown --format %q", *format)
+		}
+		o.format = fileFormat(*format)
+	}
+	d, err := oneRune("--delimiter", *delim)
+	if err != nil {
+		return o, nil, err
+	}
+	o.csv = append(o.csv, csv.Delimiter(d))
+	if *comment != "" {
+		c, err := oneRune("--comment", *comment)
+		if err != nil {
+			return o, nil, err
+		}
+		if c == d {
+			return o, nil, usagef("--comment and --delimiter are both %q", c)
+		}
+		o.csv = append(o.csv, csv.Comment(c))
+	}
+	if *header {
+		o.csv = append(o.csv, csv.Header())
+	}
+	if *skipRows < 0 {
+		return o, nil, usagef("--skip-rows %d < 0", *skipRows)
+	}
+	if *skipRows > 0 {
+		o.csv = append(o.csv, csv.SkipRows(*skipRows))
+	}
+	for _, f := range []struct {
+		name, val string
+		opt       func(...csv.Col) csv.Option
+	}{{"--label-cols", *labelCols, csv.LabelColumns}, {"--data-cols", *dataCols, csv.DataColumns}} {
+		if f.val == "" {
+			continue
+		}
+		var cols []csv.Col
+		for _, s := range strings.Split(f.val, ",") {
+			s = strings.TrimSpace(s)
+			if i, err := strconv.Atoi(s); err == nil {
+				cols = append(cols, csv.Index(i))
+			} else if *header && s != "" {
+				cols = append(cols, csv.Name(s))
+			} else {
+				return o, nil, usagef("%s: %q is not a column index (names need --header)", f.name, s)
+			}
+		}
+		o.csv = append(o.csv, f.opt(cols...))
+	}
+	if *classes != "" {
+		o.csv = append(o.csv, csv.Classes(strings.Split(*classes, ",")...))
+	}
+	if *finite {
+		o.csv = append(o.csv, csv.Finite())
+	}
+	if *maxLine < 1 || *maxLine > 1<<30 {
+		return o, nil, usagef("--max-line-bytes must be in [1, 2^30]")
+	}
+	o.csv = append(o.csv, csv.MaxLineBytes(*maxLine))
+	return o, paths, nil
+}
+
+// oneRune parses a one-character flag value, as encoding/csv accepts it.
+func oneRune(flag, s string) (rune, error) {
+	if s == `\t` {
+		return '\t', nil
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	if n != len(s) || r == utf8.RuneError || r == '"' || r == '\r' || r == '\n' || r == 0 {
+		return 0, usagef("%s %q: want one character other than a quote or a line break", flag, s)
+	}
+	return r, nil
+}
+
+// reporter prints the bad records of one file to stderr and says whether
+// to go on looking for more.
+type reporter struct {
+	path   string
+	all    bool
+	stderr io.Writer
+	bad    int
+}
+
+// report prints err, positioned, and returns whether the check goes on.
+func (r *reporter) report(err error) bool {
+	r.bad++
+	fmt.Fprintln(r.stderr, positioned(r.path, err))
+	return r.all
+}
+
+// checkPath checks one file and reports whether it is good.
+func checkPath(ctx context.Context, path string, o checkOptions, stdout, stderr io.Writer) bool {
+	rep := &reporter{path: path, all: o.all, stderr: stderr}
+	format := o.format
+	if format == "" {
+		head, err := readHead(path)
+		if err != nil {
+			rep.report(err)
+			return false
+		}
+		if format, err = detectFormat(path, head); err != nil {
+			rep.report(&checkError{File: path, Offset: 0, Msg: err.Error()})
+			return false
+		}
+	}
+	var err error
+	switch format {
+	case formatIDX:
+		err = checkIDX(ctx, path, stdout)
+	case formatCSV:
+		err = checkCSV(ctx, path, o.csv, rep, stdout)
+	case formatImageRec, formatRec:
+		err = checkRecordIO(ctx, path, recIndexPath(path), format == formatImageRec, rep, stdout)
+	case formatRecIndex:
+		err = checkRecIndex(ctx, path, rep, stdout)
+	case formatList:
+		err = checkList(path, rep, stdout)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		rep.report(err)
+	}
+	return rep.bad == 0 && err == nil
+}
+
+// readHead returns the first headSize bytes of the file.
+func readHead(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	head := make([]byte, headSize)
+	n, err := io.ReadFull(f, head)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	return head[:n], err
+}
+
+// checkError is a bad-data error found by check itself, with its position:
+// a byte offset (when Offset >= 0) or a line (when Line > 0).
+type checkError struct {
+	File   string
+	Offset int64
+	Line   int
+	Msg    string
+}
+
+func (e *checkError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s: line %d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: offset %d: %s", e.File, e.Offset, e.Msg)
+}
+
+// Unwrap returns tensorfeed.ErrBadData: a checkError is about the data.
+func (e *checkError) Unwrap() error { return tensorfeed.ErrBadData }
+
+// positioned formats err as "FILE: POSITION: why", taking the file and
+// position from the readers' error types; path is the file when the error
+// names none.
+func positioned(path string, err error) string {
+	var (
+		re *imagerec.RecordError
+		le *imagerec.ListError
+		pe *csv.ParseError
+		me *mnist.FormatError
+		fe *recordio.FormatError
+		ce *checkError
+	)
+	file := func(f string) string {
+		if f == "" {
+			return path
+		}
+		return f
+	}
+	switch {
+	case errors.As(err, &ce):
+		return ce.Error()
+	case errors.As(err, &re):
+		return fmt.Sprintf("%s: record %d: offset %d: %v", file(re.File), re.Index, re.Offset, re.Err)
+	case errors.As(err, &le):
+		return fmt.Sprintf("%s: line %d: %s", file(le.File), le.Line, le.Msg)
+	case errors.As(err, &pe):
+		pos := fmt.Sprintf("line %d", pe.Line)
+		if pe.Column > 0 {
+			pos += fmt.Sprintf(" column %d", pe.Column)
+		}
+		if pe.Field > 0 {
+			return fmt.Sprintf("%s: %s: field %d: %v", file(pe.File), pos, pe.Field, pe.Err)
+		}
+		return fmt.Sprintf("%s: %s: %v", file(pe.File), pos, pe.Err)
+	case errors.As(err, &me):
+		msg := me.Msg
+		if me.Err != nil {
+			msg += ": " + me.Err.Error()
+		}
+		return fmt.Sprintf("%s: offset %d: %s", file(me.File), me.Offset, msg)
+	case errors.As(err, &fe):
+		msg := fe.Msg
+		if fe.Record != fe.Offset {
+			msg += fmt.Sprintf(" (record at offset %d)", fe.Record)
+		}
+		if fe.Err != nil {
+			msg += ": " + fe.Err.Error()
+		}
+		return fmt.Sprintf("%s: offset %d: %s", file(fe.File), fe.Offset, msg)
+	}
+	// Not about a position in the data: the file cannot be opened or
+	// read.
+	return fmt.Sprintf("%s: %v", path, err)
+}
+
+// labelStats summarises labels: how many of each value, up to a bound on
+// distinct values so that memory stays small for regression targets.
+type labelStats struct {
+	n        int64
+	min, max float64
+	counts   map[float64]int64
+	overflow bool // more distinct values than maxDistinct
+}
+
+const maxDistinct = 1000
+
+func (s *labelStats) add(v float64) {
+	if s.counts == nil {
+		s.counts = map[float64]int64{}
+		s.min, s.max = v, v
+	}
+	s.n++
+	s.min, s.max = min(s.min, v), max(s.max, v)
+	if _, ok := s.counts[v]; ok || len(s.counts) < maxDistinct {
+		s.counts[v]++
+	} else {
+		s.overflow = true
+	}
+}
+
+// String describes the labels: their range and, for few distinct values,
+// the count of each.
+func (s *labelStats) String() string {
+	if s.n == 0 {
+		return "no labels"
+	}
+	if s.overflow {
+		return fmt.Sprintf("labels in [%g, %g], more than %d distinct", s.min, s.max, maxDistinct)
+	}
+	keys := make([]float64, 0, len(s.counts))
+	for k := range s.counts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	fmt.Fprintf(&b, "labels in [%g, %g], %d distinct", s.min, s.max, len(keys))
+	if len(keys) <= 20 {
+		b.WriteString(":")
+		for _, k := range keys {
+			fmt.Fprintf(&b, " %g:%d", k, s.counts[k])
+		}
+	}
+	return b.String()
+}

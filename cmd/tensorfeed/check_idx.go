@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+)
+
+// skipChunk is about how many bytes checkIDX skips per call, so that a
+// cancel is seen between calls and records of any size cost no memory.
+const skipChunk = 1 << 20
+
+// checkIDX reads an IDX file (plain or gzip) to its end through
+// mnist.IDXReader, which checks the header, the length of the data and
+// what follows the last record; the records' bytes are discarded as they
+// are read, so memory does not grow with the file. One-element records
+// (label files) are decoded for the summary. Every error in an IDX file
+// ends the check: what follows a bad header or a cut stream cannot be
+// located.
+func checkIDX(ctx context.Context, path string, stdout io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var opts []mnist.IDXOption
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		opts = append(opts, mnist.InputSize(st.Size()))
+	}
+	x, err := mnist.NewIDXReader(f, path, opts...)
+	if err != nil {
+		return err
+	}
+	h := x.Header()
+	n, rb := h.Records(), x.RecordBytes()
+	for i := 1; i < len(h.Dims); i++ {
+		if h.Dims[i] == 0 && n > 0 {
+			// Empty records: a reader would produce n samples of
+			// nothing from a file of a few bytes.
+			return &checkError{File: path, Offset: 4 + 4*int64(i),
+				Msg: fmt.Sprintf("dimension %d is 0: %d records of no elements", i, n)}
+		}
+	}
+	var labels labelStats
+	if h.RecordElems() == 1 {
+		v := make([]float64, 1)
+		for i := 0; i < n; i++ {
+			if i%4096 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err := mnist.Read(x, v); err != nil {
+				return err
+			}
+			labels.add(v[0])
+		}
+	} else {
+		step := max(1, skipChunk/max(rb, 1))
+		for done := 0; done < n; done += step {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := x.Skip(min(step, n-done)); err != nil {
+				return err
+			}
+		}
+	}
+	// At the end: this checks that nothing follows the last record (and,
+	// for gzip, the stream's checksum).
+	if err := x.ReadRaw(nil); err != io.EOF {
+		return err
+	}
+	gz := ""
+	if x.Gzipped() {
+		gz = ", gzip"
+	}
+	fmt.Fprintf(stdout, "%s: IDX%s, %v, dimensions %v: %d records of %d elements", path, gz, h.DType, h.Dims, n, h.RecordElems())
+	if h.RecordElems() == 1 {
+		fmt.Fprintf(stdout, "; %s", &labels)
+	}
+	fmt.Fprintln(stdout)
+	return nil
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+)
+
+// recIndexPath returns the .idx beside a .rec, or "" when there is none.
+func recIndexPath(rec string) string {
+	idx := strings.TrimSuffix(rec, ".rec") + ".idx"
+	if idx == rec {
+		return ""
+	}
+	if st, err := os.Stat(idx); err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	return idx
+}
+
+// imageStats summarises the decoded images.
+type imageStats struct {
+	n                      int
+	minW, maxW, minH, maxH int
+	channels               [5]int // count by channel count
+}
+
+func (s *imageStats) add(img imagerec.Example) {
+	w, h := img.Image.Width, img.Image.Height
+	if s.n == 0 {
+		s.minW, s.maxW, s.minH, s.maxH = w, w, h, h
+	}
+	s.n++
+	s.minW, s.maxW = min(s.minW, w), max(s.maxW, w)
+	s.minH, s.maxH = min(s.minH, h), max(s.maxH, h)
+	if c := img.Image.Channels; c >= 0 && c < len(s.channels) {
+		s.channels[c]++
+	}
+}
+
+func (s *imageStats) String() string {
+	if s.n == 0 {
+		return "no images"
+	}
+	var ch []string
+	for c, k := range s.channels {
+		if k > 0 {
+			ch = append(ch, fmt.Sprintf("%d with %d channels", k, c))
+		}
+	}
+	return fmt.Sprintf("images %d-%d x %d-%d pixels (width x height), %s", s.minW, s.maxW, s.minH, s.maxH, strings.Join(ch, ", "))
+}
+
+// checkRecordIO reads a RecordIO file record by record. With images, every
+// payload is parsed as an image record and its image decoded, within
+// imagerec's pixel bound; a record that fails is reported and, with --all,
+// the check goes on with the next one. An error in the framing ends the
+// check, since the next record cannot be found. When idx is not "", the
+// index is then checked against the file (recordio.ValidateIndex).
+//
+// Memory holds one record and one decoded image at a time.
+func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *reporter, stdout io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rd := recordio.NewReader(f)
+	rd.Name = path
+	rd.ReuseBuffer = true
+	opts := imagerec.ReadOptions{Decoder: imagerec.DefaultDecoder()}
+	var labels labelStats
+	var imgs imageStats
+	var lbuf []float32
+	n := 0
+	var payloadBytes int64
+	for ; ; n++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		payload, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		payloadBytes += int64(len(payload))
+		if !images {
+			continue
+		}
+		ex, err := imagerec.DecodeRecord(recordio.Record{File: path, Offset: rd.Offset(), Index: n, Data: payload}, opts)
+		if err != nil {
+			if !rep.report(err) {
+				return nil
+			}
+			continue
+		}
+		imgs.add(ex)
+		lbuf = append(lbuf[:0], ex.Label...)
+		if len(lbuf) > 0 {
+			labels.add(float64(lbuf[0]))
+		}
+	}
+	if idx != "" {
+		if err := checkIndexAgainst(f, path, idx); err != nil {
+			return err
+		}
+	}
+	if rep.bad > 0 {
+		return nil
+	}
+	if images {
+		fmt.Fprintf(stdout, "%s: image records: %d records; %s; first label: %s", path, n, &imgs, &labels)
+	} else {
+		fmt.Fprintf(stdout, "%s: RecordIO: %d records, %d payload bytes", path, n, payloadBytes)
+	}
+	if idx != "" {
+		fmt.Fprintf(stdout, "; index %s matches", idx)
+	}
+	fmt.Fprintln(stdout)
+	return nil
+}
+
+// checkIndexAgainst reads the .idx at idx and checks it against the open
+// .rec file f.
+func checkIndexAgainst(f *os.File, recPath, idx string) error {
+	ix, err := recordio.ReadIndex(idx)
+	if err != nil {
+		return err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return recordio.ValidateIndex(f, st.Size(), recPath, ix)
+}
+
+// checkRecIndex checks an .idx file: its lines, and, when the .rec beside
+// it exists, that it matches that file's records.
+func checkRecIndex(ctx context.Context, path string, rep *reporter, stdout io.Writer) error {
+	rec := strings.TrimSuffix(path, ".idx") + ".rec"
+	if _, err := os.Stat(rec); err != nil || rec == path {
+		ix, err := recordio.ReadIndex(path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: RecordIO index: %d entries (no .rec beside it to check them against)\n", path, ix.Len())
+		return nil
+	}
+	err := checkRecordIO(ctx, rec, path, false, rep, stdout)
+	var fe *recordio.FormatError
+	if errors.As(err, &fe) && fe.File == "" {
+		fe.File = rec
+	}
+	return err
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+)
+
+// fileFormat is a format "tensorfeed check" knows, named as --format takes
+// it.
+type fileFormat string
+
+const (
+	formatIDX      fileFormat = "idx"      // IDX, plain or gzip
+	formatCSV      fileFormat = "csv"      // numeric CSV
+	formatRec      fileFormat = "rec"      // RecordIO framing only, payloads opaque
+	formatImageRec fileFormat = "imagerec" // RecordIO image records, every image decoded
+	formatRecIndex fileFormat = "recidx"   // a RecordIO .idx, checked against the .rec beside it
+	formatList     fileFormat = "lst"      // im2rec .lst
+)
+
+// formats lists the formats in the order usage shows them.
+var formats = []fileFormat{formatIDX, formatCSV, formatImageRec, formatRec, formatRecIndex, formatList}
+
+// headSize is how much of a file detectFormat looks at.
+const headSize = 512
+
+// detectFormat guesses a file's format from its name and its first bytes
+// (head, at most headSize of them). Magic numbers come first, so that a
+// misnamed binary file is still recognised; text formats are told apart by
+// extension, then by sniffing the first line. It is a pure function of its
+// arguments: the same input always gives the same answer.
+func detectFormat(name string, head []byte) (fileFormat, error) {
+	lower := strings.ToLower(filepath.Base(name))
+	ext := filepath.Ext(lower)
+	switch {
+	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
+		// gzip: the only compressed format tensorfeed reads is IDX.
+		var inner [4]byte
+		n := 0
+		if zr, err := gzip.NewReader(bytes.NewReader(head)); err == nil {
+			n, _ = io.ReadFull(zr, inner[:])
+		}
+		if n >= 2 && (inner[0] != 0 || inner[1] != 0) {
+			return "", fmt.Errorf("unknown format: a gzip stream that does not hold an IDX file (it starts % x)", inner[:n])
+		}
+		// An IDX magic, or a stream cut or corrupt before one: the IDX
+		// reader says where it breaks.
+		return formatIDX, nil
+	case len(head) >= 4 && binary.LittleEndian.Uint32(head) == recordio.Magic:
+		return formatImageRec, nil
+	case len(head) >= 2 && head[0] == 0 && head[1] == 0:
+		return formatIDX, nil
+	case isIDXName(lower):
+		return formatIDX, nil
+	case ext == ".rec":
+		return formatImageRec, nil
+	}
+	if !looksText(head) {
+		if len(head) == 0 {
+			return "", fmt.Errorf("unknown format: an empty file")
+		}
+		return "", fmt.Errorf("unknown format: binary data starting % x, neither IDX (00 00 type dims), gzip (1f 8b) nor RecordIO (0a 23 d7 ce)", head[:min(len(head), 4)])
+	}
+	switch ext {
+	case ".lst":
+		return formatList, nil
+	case ".idx":
+		return formatRecIndex, nil
+	case ".csv", ".tsv", ".txt", ".data":
+		return formatCSV, nil
+	}
+	line, _, _ := bytes.Cut(head, []byte("\n"))
+	fields := strings.Split(strings.TrimSpace(string(line)), "\t")
+	if _, err := strconv.ParseUint(strings.TrimSpace(fields[0]), 10, 64); err == nil {
+		switch {
+		case len(fields) >= 3:
+			return formatList, nil
+		case len(fields) == 2:
+			if _, err := strconv.ParseInt(strings.TrimSpace(fields[1]), 10, 64); err == nil {
+				return formatRecIndex, nil
+			}
+		}
+	}
+	if len(bytes.TrimSpace(head)) > 0 && bytes.ContainsAny(line, ",;0123456789") {
+		return formatCSV, nil
+	}
+	return "", fmt.Errorf("unknown format: text that is neither CSV nor a .lst or .idx file; give --format")
+}
+
+// isIDXName reports whether a file name is an IDX name as MNIST's files
+// are: train-images-idx3-ubyte, t10k-labels.idx1-ubyte.gz, ...
+func isIDXName(lower string) bool {
+	lower = strings.TrimSuffix(lower, ".gz")
+	return strings.Contains(lower, "-ubyte") || strings.Contains(lower, ".idx1") ||
+		strings.Contains(lower, ".idx2") || strings.Contains(lower, ".idx3") || strings.Contains(lower, ".idx4") ||
+		strings.HasSuffix(lower, "ubyte")
+}
+
+// looksText reports whether head is UTF-8 text without control bytes other
+// than tab, CR, LF and form feed. A rune cut at the end of head is allowed.
+func looksText(head []byte) bool {
+	if len(head) == 0 {
+		return false
+	}
+	for i := 0; i < len(head); {
+		r, n := utf8.DecodeRune(head[i:])
+		if r == utf8.RuneError && n == 1 {
+			if !utf8.FullRune(head[i:]) {
+				return true
+			}
+			return false
+		}
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' && r != '\f' || r == 0x7f {
+			return false
+		}
+		i += n
+	}
+	return true
+}
