@@ -153,14 +153,9 @@ func appendRaw(buf, b []byte, limit int) []byte {
 	return append(buf, b...)
 }
 
-// more makes room for one more element in s, doubling its capacity when
-// it grows, for the same reason as appendRaw.
-func more[S ~[]E, E any](s S) S {
-	if len(s) == cap(s) {
-		s = slices.Grow(s, max(cap(s), 16))
-	}
-	return s
-}
+// more doubles the capacity of s (16 at least), for the same reason as
+// appendRaw.
+func more[S ~[]E, E any](s S) S { return slices.Grow(s, max(cap(s), 16)) }
 
 // lengthNL is 1 when b ends with \n, else 0.
 func lengthNL(b []byte) int {
@@ -321,8 +316,13 @@ func (f *file) endField(line, col int) error {
 	} else if line != last {
 		f.moves = append(f.moves, move{n, line})
 	}
-	f.ends = append(more(f.ends), int32(len(f.buf)))
-	f.cols = append(more(f.cols), int32(col))
+	// Grown apart from the appends, which then assign to themselves: the
+	// compiler writes only the length back, without a write barrier.
+	if len(f.ends) == cap(f.ends) {
+		f.ends, f.cols = more(f.ends), more(f.cols)
+	}
+	f.ends = append(f.ends, int32(len(f.buf)))
+	f.cols = append(f.cols, int32(col))
 	if len(f.buf)-f.fstart > f.maxField {
 		return &ParseError{File: f.path, Line: line, Column: col, Field: n + 1,
 			Err: fmt.Errorf("%w: more than %d bytes (MaxFieldBytes): %s", ErrFieldTooLong, f.maxField, quotePrefix(string(f.buf[f.fstart:min(len(f.buf), f.fstart+excerptLen+1)])))}
