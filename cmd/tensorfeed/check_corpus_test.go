@@ -102,7 +102,7 @@ func testCheckCorpus(t *testing.T, cases []badinput.Case) {
 // nothing panics. The cases only check rejects (CheckOnly) are left out.
 func testReadersCorpus(t *testing.T, cases []badinput.Case) {
 	for _, c := range cases {
-		if c.CheckOnly || readerPending[c.Name] != "" {
+		if c.CheckOnly {
 			continue
 		}
 		err := readCase(c)
@@ -115,11 +115,6 @@ func testReadersCorpus(t *testing.T, cases []badinput.Case) {
 			t.Errorf("%s (bad: %s): error %q does not wrap tensorfeed.ErrBadData", c.Name, c.Why, err)
 		}
 	}
-}
-
-// readerPending lists the bad cases that a reader still accepts, and why.
-var readerPending = map[string]string{
-	"lst_repeated_index": "imagerec.ParseList does not yet reject an index repeated on two lines",
 }
 
 // readCase reads the file of c with its format's reader, to the end, and

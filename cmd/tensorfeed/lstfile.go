@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -29,7 +30,7 @@ const maxListLine = 16 << 20
 // Each such error is an *imagerec.ListError naming the line. f returns
 // false to stop. Blank lines are skipped. The error returned is one that
 // ends the scan early: the file cannot be opened or read, or a line is
-// longer than maxListLine.
+// longer than maxListLine (an *imagerec.ListError too).
 //
 // Memory holds one line plus, per entry, its index and line number: the
 // repeated-index check needs them.
@@ -90,6 +91,9 @@ func scanList(name string, f func(e listLine, err error) bool) error {
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return &imagerec.ListError{File: name, Line: line + 1, Msg: fmt.Sprintf("line longer than %d bytes", maxListLine)}
+		}
 		return fmt.Errorf("%s:%d: %w", name, line+1, err)
 	}
 	return nil

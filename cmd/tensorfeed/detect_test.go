@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"strings"
+	"testing"
+)
+
+func gzipped(b []byte) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(b)
+	zw.Close()
+	return buf.Bytes()
+}
+
+func TestDetectFormat(t *testing.T) {
+	idx := []byte{0, 0, 8, 1, 0, 0, 0, 2, 5, 6}
+	rec := []byte{0x0a, 0x23, 0xd7, 0xce, 4, 0, 0, 0, 1, 2, 3, 4}
+	cases := []struct {
+		name string
+		head []byte
+		want fileFormat
+		err  string // part of the error, when one is wanted
+	}{
+		{"train-images-idx3-ubyte", idx, formatIDX, ""},
+		{"data.bin", idx, formatIDX, ""},           // magic over name
+		{"labels.csv", idx, formatIDX, ""},         // magic over extension
+		{"x.gz", gzipped(idx), formatIDX, ""},      // IDX inside gzip
+		{"x.gz", gzipped(idx)[:12], formatIDX, ""}, // cut gzip: the IDX reader says where
+		{"x.gz", gzipped([]byte("a,b\n1,2\n")), "", "gzip stream that does not hold an IDX file"},
+		{"t10k-labels-idx1-ubyte", []byte{8, 3}, formatIDX, ""}, // bad magic, IDX name
+		{"short", []byte{0, 0}, formatIDX, ""},
+		{"train.rec", rec, formatImageRec, ""},
+		{"whatever", rec, formatImageRec, ""},
+		{"train.rec", []byte{1, 2, 3}, formatImageRec, ""}, // the RecordIO reader reports the bad magic
+		{"train.lst", []byte("0\t1\ta.jpg\n"), formatList, ""},
+		{"train.txt", []byte("0\t1\ta.jpg\n"), formatCSV, ""}, // extension over sniffing
+		{"noext", []byte("0\t1.000000\tcat/a.jpg\n"), formatList, ""},
+		{"train.idx", []byte("0\t0\n1\t64\n"), formatRecIndex, ""},
+		{"noext", []byte("0\t0\n1\t64\n"), formatRecIndex, ""},
+		{"iris.csv", []byte("5.1,3.5,setosa\n"), formatCSV, ""},
+		{"noext", []byte("1,2,3\n4,5,6\n"), formatCSV, ""},
+		{"empty.csv", nil, "", "empty file"},
+		{"noext", []byte{0x89, 'P', 'N', 'G', 0x0d, 0x0a}, "", "unknown format: binary data starting 89 50 4e 47"},
+		{"noext", []byte("hello world\n"), "", "give --format"},
+	}
+	for _, c := range cases {
+		got, err := detectFormat(c.name, c.head)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("detectFormat(%q, % x) = %q, %v; want an error with %q", c.name, c.head, got, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("detectFormat(%q, % x) = %q, %v; want %q", c.name, c.head, got, err, c.want)
+		}
+	}
+}
+
+// FuzzDetect: detectFormat never panics, is deterministic, and either names
+// a format check knows or says why not.
+func FuzzDetect(f *testing.F) {
+	f.Add("train-images-idx3-ubyte", []byte{0, 0, 8, 3, 0, 0, 0, 1})
+	f.Add("x.gz", gzipped([]byte{0, 0, 8, 1, 0, 0, 0, 0}))
+	f.Add("a.rec", []byte{0x0a, 0x23, 0xd7, 0xce, 0, 0, 0, 0})
+	f.Add("a.lst", []byte("0\t1\ta.jpg\n"))
+	f.Add("a.csv", []byte("1,2\n"))
+	f.Add("a", []byte{0x1f, 0x8b, 8, 0})
+	f.Add("a.idx", []byte("0\t0\n"))
+	f.Fuzz(func(t *testing.T, name string, head []byte) {
+		if len(head) > headSize {
+			head = head[:headSize]
+		}
+		f1, err1 := detectFormat(name, head)
+		f2, err2 := detectFormat(name, head)
+		if f1 != f2 || (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) {
+			t.Fatalf("not deterministic: %q %v, then %q %v", f1, err1, f2, err2)
+		}
+		known := false
+		for _, k := range formats {
+			known = known || f1 == k
+		}
+		if (err1 == nil) != known {
+			t.Fatalf("format %q with error %v", f1, err1)
+		}
+	})
+}
