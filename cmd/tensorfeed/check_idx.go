@@ -36,14 +36,6 @@ func checkIDX(ctx context.Context, path string, stdout io.Writer) error {
 	}
 	h := x.Header()
 	n, rb := h.Records(), x.RecordBytes()
-	for i := 1; i < len(h.Dims); i++ {
-		if h.Dims[i] == 0 && n > 0 {
-			// Empty records: a reader would produce n samples of
-			// nothing from a file of a few bytes.
-			return &checkError{File: path, Offset: 4 + 4*int64(i),
-				Msg: fmt.Sprintf("dimension %d is 0: %d records of no elements", i, n)}
-		}
-	}
 	var labels labelStats
 	if h.RecordElems() == 1 {
 		v := make([]float64, 1)
