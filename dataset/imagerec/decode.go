@@ -35,10 +35,21 @@ type DecodeOptions struct {
 	// pixels. Only libjpeg-turbo does so (by 1/2, 1/4 or 1/8, through its
 	// scaling factors); use it when the image is resized to that size next.
 	MinShorter int
-	// MaxPixels bounds width*height of the images Decode accepts, so that a
-	// corrupt header cannot make it allocate gigabytes: a larger image is an
-	// error wrapping ErrImage. 0 means DefaultMaxPixels.
+	// MaxPixels bounds width*height of the images Decode accepts: a larger
+	// image is an error wrapping ErrImage. 0 means DefaultMaxPixels.
 	MaxPixels int
+	// MaxBytes bounds the memory one decode may allocate, result included,
+	// so that a small file whose header claims a huge image (a
+	// decompression bomb) cannot take gigabytes. Pixels alone do not say
+	// it: a progressive JPEG keeps the coefficients of every block, 12 bytes
+	// a pixel for three full-resolution components with image/jpeg, and a
+	// 16-bit PNG takes 8 bytes a pixel. Before decoding, the decoder reads
+	// the header (JPEG frame header, PNG IHDR) and computes what it will
+	// allocate for that size, sampling, precision, progressive or
+	// interlaced mode and channel count; an image over the bound is an
+	// error wrapping ErrImage and nothing is decoded. 0 means
+	// DefaultMaxDecodeBytes.
+	MaxBytes int64
 	// Crop, when set, is called with the size of the decoded image and
 	// returns the rectangle to keep; only those pixels are converted. An
 	// error from Crop is returned by Decode as it is.

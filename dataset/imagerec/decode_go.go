@@ -29,24 +29,18 @@ func (goDecoder) Decode(data []byte, opts DecodeOptions) (sample.Image, error) {
 // decodeGo decodes data with image/jpeg or image/png.
 func decodeGo(data []byte, opts DecodeOptions) (sample.Image, error) {
 	f := Sniff(data)
+	// Bound the size and the memory from the header before image/jpeg or
+	// image/png allocate anything.
+	if err := checkGo(f, data, &opts); err != nil {
+		return sample.Image{}, err
+	}
 	var m image.Image
-	var cfg image.Config
 	var err error
 	switch f {
 	case FormatJPEG:
-		if cfg, err = jpeg.DecodeConfig(bytes.NewReader(data)); err == nil {
-			if err := checkSize(f, &opts, cfg.Width, cfg.Height); err != nil {
-				return sample.Image{}, err
-			}
-			m, err = jpeg.Decode(bytes.NewReader(data))
-		}
+		m, err = jpeg.Decode(bytes.NewReader(data))
 	case FormatPNG:
-		if cfg, err = png.DecodeConfig(bytes.NewReader(data)); err == nil {
-			if err := checkSize(f, &opts, cfg.Width, cfg.Height); err != nil {
-				return sample.Image{}, err
-			}
-			m, err = png.Decode(bytes.NewReader(data))
-		}
+		m, err = png.Decode(bytes.NewReader(data))
 	default:
 		return sample.Image{}, imageErr(f, errUnknownFormat(data))
 	}
@@ -245,13 +239,23 @@ func rgbaTo(dst, src []uint8, stride, w, h, ch int) {
 }
 
 // anyTo converts any other image type through its colour model (16-bit,
-// paletted and CMYK images: rare, and slower).
+// paletted and CMYK images: rare, and slower). Pixels are read through
+// RGBA64At, which every standard image type has, so that no pixel is boxed
+// in an interface: the decode allocates the result and nothing per pixel.
 func anyTo(dst []uint8, m image.Image, r image.Rectangle, ch int) {
 	gray := nativeChannels(m) == 1
+	m64, fast := m.(image.RGBA64Image)
 	o := 0
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		for x := r.Min.X; x < r.Max.X; x++ {
-			c := color.NRGBAModel.Convert(m.At(x, y)).(color.NRGBA)
+			var R, G, B, A uint32
+			if fast {
+				c := m64.RGBA64At(x, y)
+				R, G, B, A = uint32(c.R), uint32(c.G), uint32(c.B), uint32(c.A)
+			} else {
+				R, G, B, A = m.At(x, y).RGBA()
+			}
+			c := nrgba(R, G, B, A)
 			switch ch {
 			case 1:
 				if gray {
@@ -267,4 +271,19 @@ func anyTo(dst []uint8, m image.Image, r image.Rectangle, ch int) {
 			o += ch
 		}
 	}
+}
+
+// nrgba is color.NRGBAModel's conversion of alpha-premultiplied 16-bit
+// values, without the interface.
+func nrgba(r, g, b, a uint32) color.NRGBA {
+	switch a {
+	case 0xffff:
+		return color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 0xff}
+	case 0:
+		return color.NRGBA{}
+	}
+	r = (r * 0xffff) / a
+	g = (g * 0xffff) / a
+	b = (b * 0xffff) / a
+	return color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), uint8(a >> 8)}
 }

@@ -142,11 +142,15 @@ func turboDecodeFull(data []byte, opts DecodeOptions, get func(n int) *[]uint8) 
 		img, err := decodeGo(data, opts)
 		return img, image.Rect(0, 0, img.Width, img.Height), nil, err
 	}
+	info, err := jpegHeader(data)
+	if err != nil {
+		return sample.Image{}, image.Rectangle{}, nil, imageErr(FormatJPEG, err)
+	}
 	h, err := getHandle()
 	if err != nil {
 		return sample.Image{}, image.Rectangle{}, nil, err
 	}
-	img, r, buf, err := turboDecode(h, data, opts, get)
+	img, r, buf, err := turboDecode(h, data, &info, opts, get)
 	if err != nil {
 		// After a failure libjpeg-turbo 2.1 can leave the decompressor in
 		// a state where the next header reads as 0x0 without an error:
@@ -159,7 +163,7 @@ func turboDecodeFull(data []byte, opts DecodeOptions, get func(n int) *[]uint8) 
 }
 
 // turboDecode decodes a JPEG with handle h.
-func turboDecode(h C.tjhandle, data []byte, opts DecodeOptions, get func(n int) *[]uint8) (sample.Image, image.Rectangle, *[]uint8, error) {
+func turboDecode(h C.tjhandle, data []byte, info *jpegInfo, opts DecodeOptions, get func(n int) *[]uint8) (sample.Image, image.Rectangle, *[]uint8, error) {
 	var none image.Rectangle
 	src := (*C.uchar)(unsafe.Pointer(&data[0]))
 	size := C.ulong(len(data))
@@ -195,6 +199,14 @@ func turboDecode(h C.tjhandle, data []byte, opts DecodeOptions, get func(n int) 
 	sw, sh := scaledSize(int(w), int(ht), opts.MinShorter)
 	r, err := cropRect(&opts, sw, sh)
 	if err != nil {
+		return sample.Image{}, none, nil, err
+	}
+	var crop int64
+	if opts.Crop != nil {
+		crop = int64(r.Dx()) * int64(r.Dy()) // Decode copies the crop out
+	}
+	if err := checkMemory(FormatJPEG, &opts, int(w), int(ht), info.kind(),
+		turboJPEGBytes(info, sw, sh, ch, crop)); err != nil {
 		return sample.Image{}, none, nil, err
 	}
 	buf := get(sw * sh * ch)

@@ -182,6 +182,12 @@ type BackendOptions struct {
 	DType sample.DType
 	// Decoder decodes the images; nil means DefaultDecoder().
 	Decoder Decoder
+	// MaxDecodeBytes bounds the memory one decode may take (see
+	// DecodeOptions.MaxBytes); 0 means DefaultMaxDecodeBytes. At most
+	// Threads images are decoded at once, so decoding holds at most
+	// Threads x MaxDecodeBytes. A record over the bound is a *RecordError
+	// wrapping ErrImage (and can be skipped, see DataOptions.SkipBad).
+	MaxDecodeBytes int64
 	// Logger receives debug messages; nil means zap.NewNop().
 	Logger *zap.Logger
 }
@@ -276,6 +282,9 @@ func resolve(cfg Config) (*resolved, error) {
 	}
 	if be.Threads < 0 {
 		bad("Backend.Threads %d < 0", be.Threads)
+	}
+	if be.MaxDecodeBytes < 0 {
+		bad("Backend.MaxDecodeBytes %d < 0", be.MaxDecodeBytes)
 	}
 	if be.Prefetch == 0 {
 		be.Prefetch = 4

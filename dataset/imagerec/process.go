@@ -99,7 +99,7 @@ func (p *processor) image(data []byte, r *rand.Rand) (sample.Image, error) {
 	if p.direct {
 		return dec.Decode(data, p.cropOptions(r))
 	}
-	img, err := dec.Decode(data, DecodeOptions{Channels: c, MinShorter: a.Resize})
+	img, err := dec.Decode(data, DecodeOptions{Channels: c, MinShorter: a.Resize, MaxBytes: cfg.Backend.MaxDecodeBytes})
 	if err != nil {
 		return img, err
 	}
@@ -137,7 +137,7 @@ func (p *processor) image(data []byte, r *rand.Rand) (sample.Image, error) {
 // cropOptions asks the decoder for the crop of Shape's size, placed with r.
 func (p *processor) cropOptions(r *rand.Rand) DecodeOptions {
 	s := p.cfg.Data.Shape
-	return DecodeOptions{Channels: s[0], Crop: func(w, h int) (image.Rectangle, error) {
+	return DecodeOptions{Channels: s[0], MaxBytes: p.cfg.Backend.MaxDecodeBytes, Crop: func(w, h int) (image.Rectangle, error) {
 		return p.place(w, h, s[2], s[1], r)
 	}}
 }

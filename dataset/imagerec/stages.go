@@ -41,6 +41,10 @@ type ReadOptions struct {
 	// MaxPixels bounds the size of an image (see DecodeOptions.MaxPixels);
 	// 0 means DefaultMaxPixels.
 	MaxPixels int
+	// MaxDecodeBytes bounds the memory of one decode (see
+	// DecodeOptions.MaxBytes); 0 means DefaultMaxDecodeBytes. Decode holds
+	// at most max(Threads, 1) decodes at once.
+	MaxDecodeBytes int64
 }
 
 // DecodeRecord parses rec's image record header and decodes its image. Any
@@ -61,7 +65,8 @@ func DecodeRecord(rec recordio.Record, opts ReadOptions) (Example, error) {
 	if err != nil {
 		return Example{}, recordErr(rec, err)
 	}
-	img, err := dec.Decode(data, DecodeOptions{Channels: opts.Channels, MaxPixels: opts.MaxPixels})
+	img, err := dec.Decode(data, DecodeOptions{Channels: opts.Channels, MaxPixels: opts.MaxPixels,
+		MaxBytes: opts.MaxDecodeBytes})
 	if err != nil {
 		return Example{}, recordErr(rec, err)
 	}
