@@ -456,23 +456,33 @@ func checkEnds(f *files) error {
 	return nil
 }
 
+// blockSamples is how many images a shuffled pass allocates at a time
+// (3 MiB).
+const blockSamples = 4096
+
 // shuffled reads samples [start, end) into memory and yields them in an
 // order drawn from (seed, epoch).
 func (d *Dataset) shuffled(ctx context.Context, f *files, start, end, ep int, yield func(Sample, error) bool) {
 	n := end - start
-	// Allocate for at most 65536 samples up front (enough for MNIST) and
-	// grow as the data arrives beyond that: a corrupt header must give an
-	// error, not a huge allocation.
-	pix := make([]byte, 0, min(n, 1<<16)*Pixels)
-	labs := make([]byte, 0, min(n, 1<<16))
-	for range n {
-		k := len(pix)
-		pix = slices.Grow(pix, Pixels)[:k+Pixels]
-		if err := f.img.ReadRaw(pix[k:]); err != nil {
+	// Images are kept in blocks of blockSamples, allocated as the images
+	// arrive: a header that claims more than the stream holds costs at
+	// most one block, and nothing is copied as the pass grows.
+	var blocks [][]byte
+	for i := range n {
+		if i%blockSamples == 0 {
+			blocks = append(blocks, make([]byte, min(blockSamples, n-i)*Pixels))
+		}
+		at := i % blockSamples * Pixels
+		if err := f.img.ReadRaw(blocks[i/blockSamples][at : at+Pixels]); err != nil {
 			yield(Sample{}, err)
 			return
 		}
 	}
+	firstLab := n
+	if !f.lab.sized {
+		firstLab = min(n, growStep)
+	}
+	labs := make([]byte, 0, firstLab)
 	cnt := d.cfg.skip.Pass(int64(n), d.cfg.log)
 	var good []int // the indices of the good samples, once one is bad
 	for i := range n {
@@ -531,7 +541,7 @@ func (d *Dataset) shuffled(ctx context.Context, f *files, start, end, ep int, yi
 			default:
 			}
 		}
-		copy(s.Image[:], pix[j*Pixels:])
+		copy(s.Image[:], blocks[j/blockSamples][j%blockSamples*Pixels:])
 		s.Label, s.Index = labs[j], start+j
 		if !yield(s, nil) {
 			return

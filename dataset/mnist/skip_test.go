@@ -225,3 +225,21 @@ func TestStructuralErrorsAreNeverSkipped(t *testing.T) {
 		})
 	}
 }
+
+func TestShuffledPassGrowsWithTheData(t *testing.T) {
+	// A gzipped images file that declares 60000 images and holds 10: a
+	// shuffled pass must not make room for 60000 before they arrive.
+	img := gunzipBytes(t, "t10k-images-idx3-ubyte")[:16+10*784]
+	binary.BigEndian.PutUint32(img[4:], 60000)
+	lab := gunzipBytes(t, "t10k-labels-idx1-ubyte")
+	binary.BigEndian.PutUint32(lab[4:], 60000)
+	dir := t.TempDir()
+	ip := writeFile(t, dir, "images.gz", gzipBytes(img))
+	lp := writeFile(t, dir, "labels.gz", gzipBytes(lab))
+	var err error
+	n := allocated(func() { _, err = pass(mnist.New(ip, lp, mnist.Shuffle(1))) })
+	wantFormatError(t, err, ip, 16+10*784, "record 10 of 60000", io.ErrUnexpectedEOF)
+	if n > 8<<20 {
+		t.Errorf("a pass over 10 images allocated %d bytes", n)
+	}
+}
