@@ -270,7 +270,7 @@ func (opts *DecodeOptions) maxBytes() int64 {
 // checkMemory refuses an image whose decode would need more than the bound.
 func checkMemory(f Format, opts *DecodeOptions, w, h int, kind string, need int64) error {
 	if limit := opts.maxBytes(); need > limit {
-		return fmt.Errorf("%w: %s: a %dx%d %s image needs about %d MiB to decode, more than the bound of %d MiB (MaxDecodeBytes)",
+		return fmt.Errorf("%w: %s: %dx%d %s image: decoding needs about %d MiB, more than the bound of %d MiB (MaxDecodeBytes)",
 			ErrImage, f, w, h, kind, (need+1<<20-1)>>20, (limit+1<<20-1)>>20)
 	}
 	return nil

@@ -137,7 +137,7 @@ func TestDecodeBombs(t *testing.T) {
 			var err error
 			n := allocated(func() { _, err = dec.Decode(c.data, imagerec.DecodeOptions{Channels: 3}) })
 			if !errors.Is(err, imagerec.ErrImage) || !errors.Is(err, tensorfeed.ErrBadData) ||
-				!strings.Contains(err.Error(), "needs about") {
+				!strings.Contains(err.Error(), "decoding needs about") {
 				t.Errorf("%s, %s: err = %v, want the memory bound's error", c.name, dec.Name(), err)
 			}
 			if n > 1<<20 {

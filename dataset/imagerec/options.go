@@ -33,7 +33,12 @@ type DataOptions struct {
 	RecPath string
 	// IdxPath is its .idx file (path_imgidx). With Shuffle, records are
 	// then read in a fresh random permutation every epoch; without it,
-	// Shuffle uses a buffer of ShuffleBuffer records.
+	// Shuffle uses a buffer of ShuffleBuffer records. Every pass first
+	// checks the index against the .rec (recordio.ValidateIndex: every
+	// entry a record start, no offset twice, every record listed) and
+	// fails, naming the .idx line, when it does not match; the index also
+	// gives the pass's record count to SkipBad. A pass whose index lists
+	// records but that reads none of them is an error.
 	IdxPath string
 	// ListPath is a .lst file (path_imglist): labels are then looked up
 	// by the id in each record's header.

@@ -2,9 +2,14 @@ package imagerec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
+	"sync/atomic"
 
+	"go.uber.org/zap"
+
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -45,6 +50,17 @@ type ReadOptions struct {
 	// DecodeOptions.MaxBytes); 0 means DefaultMaxDecodeBytes. Decode holds
 	// at most max(Threads, 1) decodes at once.
 	MaxDecodeBytes int64
+	// SkipBad is Decode's bad-record policy, source.SkipBad(maxFraction,
+	// opts...); nil ends the pass at the first bad record. With a policy, a
+	// record whose header, labels or image is bad (its *RecordError wraps
+	// tensorfeed.ErrBadData, an image over MaxDecodeBytes included) is
+	// skipped, counted and logged to Logger, and the pass goes on in the
+	// same order whatever Threads is. Errors of the records reader itself
+	// (RecordIO framing, I/O) still end the pass. source.SkipBad(1,
+	// source.OnSkip(f)) calls f with every bad record of a file.
+	SkipBad *source.SkipPolicy
+	// Logger receives a warning for every skipped record; nil means none.
+	Logger *zap.Logger
 }
 
 // DecodeRecord parses rec's image record header and decodes its image. Any
@@ -101,17 +117,74 @@ func recordLabels(h Header, labels *Labels, width int) ([]float32, error) {
 }
 
 // Decode returns a reader that decodes every record of r into an Example,
-// in order (see DecodeRecord). An error ends the pass.
+// in order (see DecodeRecord). An error ends the pass, unless
+// opts.SkipBad lets it skip bad records. The reader implements
+// source.SkipCounted: its Skipped method counts the records it skipped.
 func Decode(r source.Reader[recordio.Record], opts ReadOptions) source.Reader[Example] {
 	if opts.Decoder == nil {
 		opts.Decoder = DefaultDecoder()
 	}
 	checkChannels(opts.Channels)
-	f := func(rec recordio.Record) (Example, error) { return DecodeRecord(rec, opts) }
-	if opts.Threads > 1 {
-		return stage.ParallelMap(r, opts.Threads, f)
+	f := func(rec recordio.Record) (decoded, error) {
+		ex, err := DecodeRecord(rec, opts)
+		if errors.Is(err, tensorfeed.ErrBadData) {
+			// Decided in order by the pass, so that what is skipped does
+			// not depend on which worker saw it first.
+			return decoded{err: err}, nil
+		}
+		return decoded{ex: ex}, err
 	}
-	return stage.MapErr(r, f)
+	var m source.Reader[decoded]
+	if opts.Threads > 1 {
+		m = stage.ParallelMap(r, opts.Threads, f)
+	} else {
+		m = stage.MapErr(r, f)
+	}
+	return &decodeReader{m: m, policy: opts.SkipBad, log: opts.Logger}
+}
+
+// decoded is one record's result: its example, or its bad-data error.
+type decoded struct {
+	ex  Example
+	err error
+}
+
+// decodeReader applies the bad-record policy to the decoded records.
+type decodeReader struct {
+	m       source.Reader[decoded]
+	policy  *source.SkipPolicy
+	log     *zap.Logger
+	skipped atomic.Int64
+}
+
+// Skipped returns how many records the reader skipped, over all passes.
+func (d *decodeReader) Skipped() int64 { return d.skipped.Load() }
+
+func (d *decodeReader) All(ctx context.Context) iter.Seq2[Example, error] {
+	return func(yield func(Example, error) bool) {
+		count := d.policy.Pass(-1, d.log)
+		for r, err := range d.m.All(ctx) {
+			if err != nil {
+				yield(Example{}, err)
+				return
+			}
+			if r.err != nil {
+				if err := count.Bad(r.err); err != nil {
+					yield(Example{}, err)
+					return
+				}
+				d.skipped.Add(1)
+				continue
+			}
+			count.Good()
+			if !yield(r.ex, nil) {
+				return
+			}
+		}
+		if err := count.End(); err != nil {
+			yield(Example{}, err)
+		}
+	}
 }
 
 // AugmentOptions configures Augment.

@@ -1,0 +1,69 @@
+package imagerec_test
+
+import (
+	"errors"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// Decode with SkipBad lists every bad record through OnSkip and yields the
+// good ones in order, for any thread count; without it the first bad
+// record ends the pass; a framing error ends it whatever the policy.
+func TestDecodeSkipBad(t *testing.T) {
+	bad := []int{2, 5, 9}
+	rec, _, _, offs := mixedRec(t, 12, bad...)
+	for _, threads := range []int{1, 3} {
+		var reported []int
+		opts := imagerec.ReadOptions{Threads: threads, SkipBad: source.SkipBad(1, source.OnSkip(func(err error) {
+			var re *imagerec.RecordError
+			if !errors.As(err, &re) || re.Offset != offs[re.Index] || re.File != rec {
+				t.Errorf("skipped %v: not a *RecordError for its record", err)
+			}
+			reported = append(reported, re.Index)
+		}))}
+		d := imagerec.Decode(recordio.Open(rec), opts)
+		exs, err := source.Collect(t.Context(), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, ex := range exs {
+			got = append(got, ex.Index)
+		}
+		var want []int
+		for i := range 12 {
+			if !slices.Contains(bad, i) {
+				want = append(want, i)
+			}
+		}
+		if !slices.Equal(got, want) || !slices.Equal(reported, bad) {
+			t.Errorf("threads %d: decoded %v, skipped %v; want %v and %v", threads, got, reported, want, bad)
+		}
+		if sc, ok := d.(source.SkipCounted); !ok || sc.Skipped() != int64(len(bad)) {
+			t.Errorf("threads %d: Skipped() = %v", threads, d)
+		}
+
+		_, err = source.Collect(t.Context(), imagerec.Decode(recordio.Open(rec), imagerec.ReadOptions{Threads: threads}))
+		var re *imagerec.RecordError
+		if !errors.As(err, &re) || re.Index != 2 {
+			t.Errorf("threads %d, no policy: %v, want the error of record 2", threads, err)
+		}
+	}
+	// A broken framing after the records is structural: not skipped.
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rec, append(b, 1, 2, 3, 4, 5, 6, 7, 8), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = source.Collect(t.Context(), imagerec.Decode(recordio.Open(rec), imagerec.ReadOptions{SkipBad: source.SkipBad(1)}))
+	if !errors.Is(err, recordio.ErrFormat) {
+		t.Errorf("framing error with SkipBad(1): %v, want it to end the pass", err)
+	}
+}
