@@ -90,3 +90,41 @@ func writeExampleRec(rec, idx string) error {
 	}
 	return os.WriteFile(idx, lines, 0o644)
 }
+
+// An Iter that skips bad records, up to half of them: the bomb among five
+// MNIST records is skipped and the four good images fill two batches.
+func ExampleIter_Skipped() {
+	dir, err := os.MkdirTemp("", "skip")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	rec, idx := filepath.Join(dir, "data.rec"), filepath.Join(dir, "data.idx")
+	if err := writeExampleRec(rec, idx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	it, err := imagerec.NewIter(imagerec.Config{
+		Data: imagerec.DataOptions{RecPath: rec, IdxPath: idx, Shape: [3]int{1, 28, 28},
+			SkipBad: source.SkipBad(0.5)},
+		Batch:   imagerec.BatchOptions{Size: 2},
+		Backend: imagerec.BackendOptions{Threads: 2},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	batches, images := 0, 0
+	for t, err := range it.All(context.Background()) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		batches++
+		images += t.Data[0].Rows()
+	}
+	fmt.Println(images, "images in", batches, "batches,", it.Skipped(), "skipped")
+	// Output:
+	// 4 images in 2 batches, 1 skipped
+}

@@ -357,8 +357,8 @@ func (c *collector) end(total int64) {
 		return
 	}
 	if total > 0 && c.good == 0 {
-		c.yield(nil, fmt.Errorf("%w: imagerec: %s: the index %s lists %d records for this pass, but none could be read",
-			ErrImage, c.it.cfg.Data.RecPath, c.it.cfg.Data.IdxPath, total))
+		c.yield(nil, fmt.Errorf("imagerec: %s: the index %s lists %d records for this pass, but none could be read: %w",
+			c.it.cfg.Data.RecPath, c.it.cfg.Data.IdxPath, total, source.ErrTooManyBad))
 	}
 }
 
