@@ -34,7 +34,9 @@ func From[T any](r source.Reader[T], opts ...Option) *Pipe[T] {
 	if p, ok := r.(*Pipe[T]); ok {
 		parents = append(parents, p.node)
 	}
-	return start(cfg, "source", r, parents...)
+	q := start(cfg, "source", r, parents...)
+	q.node.sync = len(parents) > 0 // r is a pipe, read by this step's pull
+	return q
 }
 
 // start makes the first pipe of a lineage with the given config.
@@ -49,6 +51,16 @@ func start[T any](cfg *config, name string, r source.Reader[T], parents ...*node
 // then adds a step named name whose reader is r and whose input is p.
 func then[In, Out any](p *Pipe[In], name string, r source.Reader[Out]) *Pipe[Out] {
 	n := newNode(name, p.node.cfg, p.node)
+	return &Pipe[Out]{r: instrument(n, r), node: n}
+}
+
+// thenSync is then for a step whose stage reads p on the goroutine that
+// reads the step, inside its own pull, and nowhere else: p's passes then
+// share the step's clock (see StageStats). Only stages known to be
+// synchronous qualify; Buffered, ParallelMap and any user stage do not.
+func thenSync[In, Out any](p *Pipe[In], name string, r source.Reader[Out]) *Pipe[Out] {
+	n := newNode(name, p.node.cfg, p.node)
+	n.sync = true
 	return &Pipe[Out]{r: instrument(n, r), node: n}
 }
 
@@ -87,40 +99,43 @@ func (p *Pipe[T]) Stats() Stats {
 // passes samples through in order, as PaddlePaddle's shuffle with buf_size
 // 0); a negative buffer panics. Step name "shuffle".
 func (p *Pipe[T]) Shuffle(buffer int, seed uint64) *Pipe[T] {
-	return then(p, "shuffle", stage.Shuffle[T](p, buffer, seed))
+	return thenSync(p, "shuffle", stage.Shuffle[T](p, buffer, seed))
 }
 
 // Filter adds stage.Filter: only the samples for which keep is true pass.
 // Step name "filter".
 func (p *Pipe[T]) Filter(keep func(T) bool) *Pipe[T] {
-	return then(p, "filter", stage.Filter[T](p, keep))
+	return thenSync(p, "filter", stage.Filter[T](p, keep))
 }
 
 // Take adds stage.Take: at most n samples per pass. Step name "take".
-func (p *Pipe[T]) Take(n int) *Pipe[T] { return then(p, "take", stage.Take[T](p, n)) }
+func (p *Pipe[T]) Take(n int) *Pipe[T] { return thenSync(p, "take", stage.Take[T](p, n)) }
 
 // Skip adds stage.Skip: the first n samples of every pass are dropped. Step
 // name "skip".
-func (p *Pipe[T]) Skip(n int) *Pipe[T] { return then(p, "skip", stage.Skip[T](p, n)) }
+func (p *Pipe[T]) Skip(n int) *Pipe[T] { return thenSync(p, "skip", stage.Skip[T](p, n)) }
 
 // Buffered adds stage.Buffered: a goroutine reads up to n samples ahead of
 // the consumer. n = 0 turns prefetching off (the step passes samples
 // through, read by the consumer, as PaddlePaddle's buffered with size 0); a
 // negative n panics. Step name "buffered".
 func (p *Pipe[T]) Buffered(n int) *Pipe[T] {
+	if n == 0 { // no goroutine: p is read by the step's reader
+		return thenSync(p, "buffered", stage.Buffered[T](p, n))
+	}
 	return then(p, "buffered", stage.Buffered[T](p, n))
 }
 
 // Repeat adds stage.Repeat: each pass runs n passes of p (n < 0: endless).
 // Step name "repeat".
-func (p *Pipe[T]) Repeat(n int) *Pipe[T] { return then(p, "repeat", stage.Repeat[T](p, n)) }
+func (p *Pipe[T]) Repeat(n int) *Pipe[T] { return thenSync(p, "repeat", stage.Repeat[T](p, n)) }
 
 // Cache adds stage.Cache: the first complete pass is kept in memory and
 // later passes replay it. Step name "cache".
-func (p *Pipe[T]) Cache() *Pipe[T] { return then(p, "cache", stage.Cache[T](p)) }
+func (p *Pipe[T]) Cache() *Pipe[T] { return thenSync(p, "cache", stage.Cache[T](p)) }
 
 // Shard adds stage.Shard: part partIndex of numParts (one worker's share in
 // distributed training). Step name "shard".
 func (p *Pipe[T]) Shard(numParts, partIndex int) *Pipe[T] {
-	return then(p, "shard", stage.Shard[T](p, numParts, partIndex))
+	return thenSync(p, "shard", stage.Shard[T](p, numParts, partIndex))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"text/tabwriter"
@@ -15,23 +16,29 @@ import (
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
+// now is the counters' clock; tests replace it with one they control.
+var now = time.Now
+
 // node is one named step of a pipeline and its counters. Counters are
-// updated by the goroutine that runs a pass of the step and read by Stats
+// updated by the goroutines that run passes of the step and read by Stats
 // at any time.
 type node struct {
 	name    string
 	parents []*node
 	cfg     *config
 	epochs  source.Epochs
+	// sync: the step's stage reads its input on the goroutine that reads
+	// the step, inside the step's own pull (Map, Shuffle, Batch, ...), so
+	// the input's passes join this step's segment (see segment).
+	sync    bool
+	skipped func() int64 // the reader's skip count (source.SkipCounted), or nil
 
 	passes  atomic.Int64
 	errors  atomic.Int64
 	samples atomic.Int64
 	timed   atomic.Int64
 	wall    atomic.Int64 // ns, summed over passes
-	fixed   atomic.Int64 // ns of busy time measured on every pass (first sample, tail)
-	sbusy   atomic.Int64 // ns of busy time in sampled intervals
-	swait   atomic.Int64 // ns of wait time in sampled intervals
+	busy    atomic.Int64 // ns, summed over passes; at most wall
 }
 
 func newNode(name string, cfg *config, parents ...*node) *node {
@@ -52,30 +59,42 @@ func newNode(name string, cfg *config, parents ...*node) *node {
 //
 // Busy is inclusive, like a profiler's cumulative time: in a synchronous
 // chain the cost of a step alone is its Busy minus the Busy of the step
-// before it. A step behind Buffered or ParallelMap is Busy only while that
-// stage's queue is empty, so its upstream work, done on other goroutines,
-// does not count. A training loop that never waits for data sees its last
-// step mostly Waiting.
+// before it, and that difference is never negative (see below). A step
+// behind Buffered or ParallelMap is Busy only while that stage's queue is
+// empty, so its upstream work, done on other goroutines, does not count. A
+// training loop that never waits for data sees its last step mostly
+// Waiting.
 //
 // # How it is measured
 //
 // Reading the clock for every sample would cost more than a cheap step, so
-// the counters read it on a sample of the requests: always for the first
-// sample and the end of a pass, for every sample when samples take 10 µs or
-// more (batches, as a rule), and otherwise for one sample in 64 to 191 (a
-// random stride, so that the sample cannot lock onto a periodic pattern such
-// as a batch boundary). The cost per sample and step is then about that of
-// one stage.Map layer, 3-4 ns on a 2-core machine (BenchmarkBuilder). Wall and Samples are exact; Busy is the time
-// measured for the first sample and the tail plus the rest of Wall split in
-// the proportion of the sampled intervals, and Wait is Wall - Busy. Timed
-// says how many samples were measured: when it equals Samples, Busy and
-// Wait are exact.
+// the steps that run on one goroutine (a synchronous chain: Map, Filter,
+// Shuffle, Batch, ... down to the next Buffered, ParallelMap or the
+// consumer) share one sampled clock. Every hand-over of a sample between
+// two of them, or to the consumer, is an event, and between two events
+// exactly one step of the chain is producing: it and every step after it
+// are Busy, the others Wait. The chain reads the clock on every event while
+// events are 2 µs or more apart on average (batches, slow decoding): then
+// Busy and Wait are exact. Otherwise it times one interval between two
+// events in 64 to 191 (a random stride, so that the sample cannot lock onto
+// a periodic pattern such as a batch boundary) and counts it as many times
+// as the stride was long. The cost per sample and step is a countdown and a
+// store, a few ns (BenchmarkBuilder).
+//
+// Because every timed interval is counted alike for all the steps of the
+// chain, a step's Busy can never come out below that of a step before it
+// in the chain, and a pass's times are final when it ends: the difference
+// of two snapshots taken between epochs (Sub) is exactly what the per-pass
+// log entries say. Wall, Samples and Skipped are exact. Timed says how many
+// samples' deliveries read the clock: when it equals Samples, Busy and Wait
+// are exact.
 type StageStats struct {
 	Name    string        // the step's name
 	Passes  int64         // passes started
 	Errors  int64         // passes that ended with an error
 	Samples int64         // samples (or batches) yielded to the consumer
-	Timed   int64         // samples whose timing was measured
+	Skipped int64         // bad records the step's reader skipped (source.SkipCounted), 0 for others
+	Timed   int64         // samples whose delivery read the clock
 	Wall    time.Duration // total time of the passes
 	Busy    time.Duration // time producing, in the step and upstream
 	Wait    time.Duration // time waiting for the consumer
@@ -105,6 +124,7 @@ func (s StageStats) Sub(before StageStats) StageStats {
 		Passes:  s.Passes - before.Passes,
 		Errors:  s.Errors - before.Errors,
 		Samples: s.Samples - before.Samples,
+		Skipped: s.Skipped - before.Skipped,
 		Timed:   s.Timed - before.Timed,
 		Wall:    s.Wall - before.Wall,
 		Busy:    s.Busy - before.Busy,
@@ -118,6 +138,9 @@ func (s StageStats) MarshalLogObject(enc zapcore.ObjectEncoder) error {
 	enc.AddInt64("passes", s.Passes)
 	enc.AddInt64("errors", s.Errors)
 	enc.AddInt64("samples", s.Samples)
+	if s.Skipped != 0 {
+		enc.AddInt64("skipped", s.Skipped)
+	}
 	enc.AddDuration("wall", s.Wall)
 	enc.AddDuration("busy", s.Busy)
 	enc.AddDuration("wait", s.Wait)
@@ -165,16 +188,17 @@ func (st Stats) MarshalLogArray(enc zapcore.ArrayEncoder) error {
 func (st Stats) String() string {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "stage\tpasses\tsamples\twall\tbusy\twait\tper s\t")
+	fmt.Fprintln(w, "stage\tpasses\tsamples\tskipped\twall\tbusy\twait\tper s\t")
 	for _, s := range st {
-		fmt.Fprintf(w, "%s\t%d\t%d\t%v\t%v\t%v\t%.0f\t\n", s.Name, s.Passes, s.Samples,
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%v\t%v\t%v\t%.0f\t\n", s.Name, s.Passes, s.Samples, s.Skipped,
 			s.Wall.Round(time.Microsecond), s.Busy.Round(time.Microsecond), s.Wait.Round(time.Microsecond), s.Rate())
 	}
 	w.Flush()
 	return b.String()
 }
 
-// snapshot reads the counters of one node.
+// snapshot reads the counters of one node. Busy is read before Wall and
+// published after it, so that Busy <= Wall holds in every snapshot.
 func (n *node) snapshot() StageStats {
 	s := StageStats{
 		Name:    n.name,
@@ -182,23 +206,14 @@ func (n *node) snapshot() StageStats {
 		Errors:  n.errors.Load(),
 		Samples: n.samples.Load(),
 		Timed:   n.timed.Load(),
+		Busy:    time.Duration(n.busy.Load()),
 		Wall:    time.Duration(n.wall.Load()),
 	}
-	s.Busy = estimateBusy(s.Wall, time.Duration(n.fixed.Load()),
-		time.Duration(n.sbusy.Load()), time.Duration(n.swait.Load()))
+	if n.skipped != nil {
+		s.Skipped = n.skipped()
+	}
 	s.Wait = s.Wall - s.Busy
 	return s
-}
-
-// estimateBusy splits wall time: fixed is busy time measured on every pass;
-// the rest of wall is split in the proportion sbusy : swait of the sampled
-// intervals.
-func estimateBusy(wall, fixed, sbusy, swait time.Duration) time.Duration {
-	busy := fixed
-	if rest := wall - fixed; rest > 0 && sbusy+swait > 0 {
-		busy += time.Duration(float64(rest) * float64(sbusy) / float64(sbusy+swait))
-	}
-	return min(max(busy, 0), max(wall, 0))
 }
 
 // lineage returns the nodes that feed n and n itself, each once, parents
@@ -223,180 +238,252 @@ func (n *node) lineage() []*node {
 
 // The sampling of the clock (see StageStats).
 const (
-	slowSample = 10 * time.Microsecond // time every sample from this period on
-	strideMin  = 64                    // otherwise time one sample in [strideMin, strideMin+strideSpan)
+	slowEvent  = 2 * time.Microsecond // time every event while events are this far apart on average
+	window     = 64                   // events over which a timing chain judges that average
+	strideMin  = 64                   // otherwise time one interval in [strideMin, strideMin+strideSpan)
 	strideSpan = 128
-	publishGap = time.Millisecond // the longest a pass keeps its counts to itself
+	publishGap = time.Millisecond // the longest a segment keeps its counts to itself
 )
 
-// meter is the state of one pass of an instrumented step. It lives on the
-// goroutine that runs the pass and publishes to the node's atomics at the
-// first timed sample after publishGap and at the end of the pass.
-type meter struct {
-	n         *node
-	last      time.Time // last publication
-	req       time.Time // when the consumer asked for the next sample (valid when pending)
-	pending   bool      // a busy interval is open
-	fixedNext bool      // the open busy interval is the first of the pass
-	countdown int       // samples until the next one that reads the clock
-	set       int       // the value countdown was last set to
-	base      int64     // samples of the pass before countdown was last set
-	rest      int       // after the one that closes a busy interval, samples until the next timed one
+// segment is the shared clock of the passes of a synchronous chain of
+// steps, all running on one goroutine: the pass of its first meter (the
+// step nearest the consumer) and the passes of the steps it reads
+// synchronously, which join it through the context. It lives as long as
+// that first pass.
+type segment struct {
+	active    *meter // the step producing now (nil: the chain's consumer has the sample)
+	countdown int    // events until the next that reads the clock
+	open      bool   // an interval is being timed
+	t         time.Time
+	weight    int64     // intervals the open interval stands for
+	every     bool      // time every event
+	mark      time.Time // the start of the current judging period
+	marked    int64     // events since mark
+	lastPub   time.Time
+	pstart    time.Time // the start of the publication period
+	praw      int64     // ns counted in timed intervals since pstart
 	rng       uint64    // xorshift state for the stride
-
-	timed, fixed, sbusy, swait int64 // pass totals (ns for times)
-	pubCount, pubTimed         int64 // already published
-	pubFixed, pubBusy, pubWait int64
-	wall                       int64
-	lastTimedCount             int64
-	lastTimedAt                time.Time
+	meters    []*meter  // running passes, downstream before upstream
 }
 
-func (m *meter) startPass(n *node, now time.Time) {
-	*m = meter{n: n, last: now, req: now, pending: true, fixedNext: true, countdown: 1, set: 1,
-		rng: 0x9e3779b97f4a7c15 ^ uint64(n.passes.Add(1)), lastTimedAt: now}
+// meter is one pass of an instrumented step.
+type meter struct {
+	n     *node
+	seg   *segment
+	down  *meter // the pass that reads this one in the same segment (nil: the segment's consumer)
+	start time.Time
+	count int64 // samples delivered
+	timed int64 // deliveries that read the clock
+	raw   int64 // ns of timed intervals counted as busy since the last publication
+	// published so far
+	pubAt                                time.Time
+	pubCount, pubTimed, pubBusy, pubWall int64
 }
 
-// samples returns the number of samples of the pass so far. The hot loop
-// only decrements countdown; the count is derived from it.
-func (m *meter) samples() int64 { return m.base + int64(m.set-m.countdown) }
-
-// setCountdown makes the x-th next sample read the clock.
-func (m *meter) setCountdown(x int) {
-	m.base = m.samples()
-	m.set, m.countdown = x, x
+// link is what a pass puts in the context of the reader it pulls from, so
+// that a synchronous input joins its segment.
+type link struct {
+	seg  *segment
+	m    *meter
+	node *node
 }
 
-// arrive closes an open busy interval at now.
-func (m *meter) arrive(now time.Time) {
-	d := int64(now.Sub(m.req))
-	if m.fixedNext {
-		m.fixed += d
-		m.fixedNext = false
+type linkKey struct{}
+
+// begin starts the pass of node n at t: as a step read synchronously by the
+// pass in ctx, or as the first step of a new segment. It returns the
+// context for n's own input.
+func begin(ctx context.Context, n *node, t time.Time) (*meter, context.Context) {
+	m := &meter{n: n, start: t, pubAt: t}
+	n.passes.Add(1)
+	if l, _ := ctx.Value(linkKey{}).(*link); l != nil && l.node.sync && slices.Contains(l.node.parents, n) {
+		m.seg, m.down = l.seg, l.m
+		m.seg.meters = append(m.seg.meters, m)
+		m.seg.event(m, nil) // the pass starts with n producing
 	} else {
-		m.sbusy += d
+		s := &segment{every: true, open: true, t: t, weight: 1, countdown: 1, mark: t, lastPub: t, pstart: t,
+			rng: 0x9e3779b97f4a7c15 ^ uint64(t.UnixNano())}
+		s.meters = append(s.meters, m)
+		s.active = m
+		m.seg = s
 	}
-	m.pending = false
+	return m, context.WithValue(ctx, linkKey{}, &link{seg: m.seg, m: m, node: n})
 }
 
-// timedDone records the wait of a timed sample that arrived at at and was
-// handed back at now, opens the next busy interval and publishes.
-func (m *meter) timedDone(at, now time.Time) {
-	m.swait += int64(now.Sub(at))
-	m.timed++
-	m.req, m.pending = now, true
-	// The next sample closes the busy interval just opened; the next timed
-	// one comes a stride after this one, chosen from the mean period since
-	// the last timed sample.
-	count := m.samples()
-	m.setCountdown(1)
-	m.rest = 0
-	if k := count - m.lastTimedCount; k <= 0 || now.Sub(m.lastTimedAt) < slowSample*time.Duration(k) {
-		m.rng ^= m.rng << 13
-		m.rng ^= m.rng >> 7
-		m.rng ^= m.rng << 17
-		m.rest = strideMin - 1 + int(m.rng%strideSpan)
+// event records a hand-over: from now on next produces (nil: the
+// segment's consumer has the sample). delivered is the pass that has just
+// delivered a sample, if any. The hot path, in instrument, only counts down
+// and stores next; this is the whole of it.
+func (s *segment) event(next, delivered *meter) {
+	if s.countdown--; s.countdown > 0 {
+		s.active = next
+		return
 	}
-	m.lastTimedCount, m.lastTimedAt = count, now
-	if now.Sub(m.last) >= publishGap {
-		m.publish(now)
+	s.tick(next, delivered)
+}
+
+// tick is an event that reads the clock: it closes or opens the timed
+// interval.
+func (s *segment) tick(next, delivered *meter) {
+	t := now()
+	if delivered != nil {
+		delivered.timed++
+	}
+	if !s.open {
+		s.open, s.t, s.countdown = true, t, 1
+		s.active = next
+		return
+	}
+	s.count(t)
+	s.marked += s.weight
+	s.active = next
+	if s.every && s.marked >= window || !s.every {
+		// Judge the mean time per event since mark: slow events are all
+		// timed, fast ones sampled.
+		s.every = t.Sub(s.mark) >= slowEvent*time.Duration(s.marked)
+		s.mark, s.marked = t, 0
+	}
+	if s.every {
+		s.t, s.weight, s.countdown = t, 1, 1
+	} else {
+		s.open = false
+		s.rng ^= s.rng << 13
+		s.rng ^= s.rng >> 7
+		s.rng ^= s.rng << 17
+		stride := strideMin + int(s.rng%strideSpan)
+		s.countdown, s.weight = stride, int64(stride)+1
+	}
+	if t.Sub(s.lastPub) >= publishGap {
+		s.publish(t)
 	}
 }
 
-func (m *meter) publish(now time.Time) {
+// count counts the open interval, from s.t to t, weighted: as busy for
+// s.active, which spent it producing for its consumer, and for every step
+// after it in the chain, which spent it waiting for their inputs.
+func (s *segment) count(t time.Time) {
+	d := int64(t.Sub(s.t)) * s.weight
+	s.praw += d
+	for m := s.active; m != nil; m = m.down {
+		m.raw += d
+	}
+	s.t = t
+}
+
+// publish adds what every running pass of the segment counted since its
+// last publication to its node, downstream passes first, so that a
+// concurrent snapshot, which reads upstream steps first, never sees a step
+// busier than the one after it. The counted intervals are scaled by one
+// factor for all the passes, the time since the period began over the
+// time counted: 1 when every event is timed, and otherwise the correction
+// that makes the sampled intervals add up to the time that passed.
+func (s *segment) publish(t time.Time) {
+	s.lastPub = t
+	f := 0.0
+	if s.praw > 0 {
+		f = float64(t.Sub(s.pstart)) / float64(s.praw)
+		s.pstart, s.praw = t, 0
+	}
+	for _, m := range s.meters {
+		m.publish(t, f)
+	}
+}
+
+// publish adds m's counts since its last publication to its node, its
+// counted busy time scaled by f (see segment.publish); f = 0 means nothing
+// was counted. The busy time published is capped by the wall time and
+// never falls, so a pass's published totals are final when it ends.
+func (m *meter) publish(t time.Time, f float64) {
 	n := m.n
-	d := int64(now.Sub(m.last))
-	m.last = now
-	m.wall += d
-	n.wall.Add(d)
-	count := m.samples()
-	n.samples.Add(count - m.pubCount)
+	wall := int64(t.Sub(m.start))
+	busy := m.pubBusy
+	if f > 0 {
+		busy += int64(float64(m.raw) * f)
+		m.raw = 0
+	}
+	busy = max(m.pubBusy, min(busy, wall))
+	n.samples.Add(m.count - m.pubCount)
 	n.timed.Add(m.timed - m.pubTimed)
-	n.fixed.Add(m.fixed - m.pubFixed)
-	n.sbusy.Add(m.sbusy - m.pubBusy)
-	n.swait.Add(m.swait - m.pubWait)
-	m.pubCount, m.pubTimed, m.pubFixed, m.pubBusy, m.pubWait = count, m.timed, m.fixed, m.sbusy, m.swait
+	n.wall.Add(wall - m.pubWall)
+	n.busy.Add(busy - m.pubBusy)
+	m.pubAt, m.pubCount, m.pubTimed, m.pubWall, m.pubBusy = t, m.count, m.timed, wall, busy
 }
 
-// endPass publishes the last counts; a pass that ended on its own (not by
-// the consumer stopping) counts the time since the last request as busy.
-func (m *meter) endPass(epoch int, ended bool, err error) {
-	now := time.Now()
-	if m.pending && ended {
-		m.fixedNext = true
-		m.arrive(now)
+// end finishes m's pass: a pass that ended on its own (not by the consumer
+// stopping) hands control back to its consumer, which is an event. The
+// segment publishes, and so does m for the last time.
+func (m *meter) end(epoch int, ended bool, err error) {
+	s := m.seg
+	if ended {
+		s.event(m.down, nil)
 	}
-	m.publish(now)
+	t := now()
+	if s.open {
+		s.count(t) // what m's pass spent up to its end
+	}
+	i := slices.Index(s.meters, m)
+	s.publish(t)
+	s.meters = slices.Delete(s.meters, i, i+1)
 	if err != nil {
 		m.n.errors.Add(1)
 	}
 	l := m.n.cfg.logger
 	if ce := l.Check(zap.DebugLevel, "pass done"); ce != nil {
-		w := time.Duration(m.wall)
-		busy := estimateBusy(w, time.Duration(m.fixed), time.Duration(m.sbusy), time.Duration(m.swait))
-		ce.Write(zap.String("stage", m.n.name), zap.Int("epoch", epoch), zap.Int64("samples", m.samples()),
-			zap.Duration("wall", w), zap.Duration("busy", busy), zap.Duration("wait", w-busy), zap.Error(err))
+		w, b := time.Duration(m.pubWall), time.Duration(m.pubBusy)
+		ce.Write(zap.String("stage", m.n.name), zap.Int("epoch", epoch), zap.Int64("samples", m.count),
+			zap.Duration("wall", w), zap.Duration("busy", b), zap.Duration("wait", w-b), zap.Error(err))
 	}
 }
 
 // instrument wraps a step's reader with its node's counters. Per sample it
-// costs a countdown and one more function call; the clock is read on timed
-// samples only (see StageStats).
+// costs two countdowns and two stores; the clock is read on timed events
+// only (see StageStats).
 func instrument[T any](n *node, r source.Reader[T]) source.Reader[T] {
 	if !n.cfg.stats {
 		return r
 	}
+	if sc, ok := r.(source.SkipCounted); ok && n.skipped == nil {
+		n.skipped = sc.Skipped
+	}
 	return source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
 		return func(yield func(T, error) bool) {
 			ep := n.epochs.Next(ctx)
-			var m meter
-			m.startPass(n, time.Now())
+			m, in := begin(ctx, n, now())
+			s, down := m.seg, m.down
 			stopped := false // the consumer stopped, or the pass failed
 			ended := false   // the upstream pass returned on its own
 			var perr error
-			defer func() { m.endPass(ep, ended, perr) }()
+			defer func() { m.end(ep, ended, perr) }()
 			// The upstream pass is called with a function of ours rather
 			// than ranged: one call per sample, no range-over-func state.
-			r.All(ctx)(func(v T, err error) bool {
+			r.All(in)(func(v T, err error) bool {
 				if stopped { // an upstream that ignores the end of its pass
 					return false
 				}
 				if err != nil {
 					stopped, perr = true, err
-					if m.pending {
-						m.arrive(time.Now())
-					}
+					s.event(down, nil)
 					yield(v, err)
 					return false
 				}
-				m.countdown--
-				if m.countdown > 0 { // most samples: no clock
-					if yield(v, nil) {
-						return true
-					}
+				m.count++
+				// Delivery: the consumer has the sample.
+				if s.countdown--; s.countdown > 0 {
+					s.active = down
+				} else {
+					s.tick(down, m)
+				}
+				if !yield(v, nil) {
 					stopped = true
 					return false
 				}
-				at := time.Now()
-				if m.pending {
-					m.arrive(at)
+				// Request: this step produces the next sample.
+				if s.countdown--; s.countdown > 0 {
+					s.active = m
+				} else {
+					s.tick(m, nil)
 				}
-				if m.rest > 0 { // this sample only closed the busy interval
-					m.setCountdown(m.rest)
-					m.rest = 0
-					if yield(v, nil) {
-						return true
-					}
-					stopped = true
-					return false
-				}
-				ok := yield(v, nil)
-				m.timedDone(at, time.Now())
-				if !ok {
-					m.pending = false
-					stopped = true
-				}
-				return ok
+				return true
 			})
 			ended = !stopped
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -213,5 +214,43 @@ func TestStatsRudeUpstream(t *testing.T) {
 	}
 	if got := p.Stats()[0].Samples; got != 3 {
 		t.Fatalf("counted %d samples, want 3", got)
+	}
+}
+
+// skipping is a reader that skips 3 bad records every pass and counts
+// them, as a format reader with a source.SkipPolicy does.
+type skipping struct {
+	source.Reader[int]
+	n *atomic.Int64
+}
+
+func (s skipping) All(ctx context.Context) iter.Seq2[int, error] {
+	s.n.Add(3)
+	return s.Reader.All(ctx)
+}
+
+func (s skipping) Skipped() int64 { return s.n.Load() }
+
+func TestStatsShowSkipped(t *testing.T) {
+	p := pipeline.From[int](skipping{count(5), new(atomic.Int64)}).Take(4)
+	var before pipeline.Stats
+	for range 2 {
+		before = p.Stats()
+		for _, err := range p.All(context.Background()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	st := p.Stats()
+	if st[0].Skipped != 6 || st[1].Skipped != 0 {
+		t.Errorf("skipped %d and %d, want 6 for the source and 0 for take", st[0].Skipped, st[1].Skipped)
+	}
+	if d := st.Sub(before); d[0].Skipped != 3 {
+		t.Errorf("Sub: skipped %d in the last pass, want 3", d[0].Skipped)
+	}
+	tab := st.String()
+	if !strings.Contains(tab, "skipped") || !strings.Contains(strings.Split(tab, "\n")[1], " 6 ") {
+		t.Errorf("table without the skipped count:\n%s", tab)
 	}
 }

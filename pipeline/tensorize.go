@@ -9,5 +9,5 @@ import (
 // as described by s (s.ProvideData and s.ProvideLabel are known before the
 // first batch). Step name "tensorize".
 func Tensorize[T any](p *Pipe[batch.Batch[T]], s *sink.Sink[T]) *Pipe[*sink.Tensors] {
-	return then(p, "tensorize", sink.Tensorize[T](p, s))
+	return thenSync(p, "tensorize", sink.Tensorize[T](p, s))
 }

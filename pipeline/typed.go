@@ -9,31 +9,31 @@ import (
 // Map adds stage.Map: f runs on the consumer's goroutine for every sample.
 // Step name "map".
 func Map[In, Out any](p *Pipe[In], f func(In) Out) *Pipe[Out] {
-	return then(p, "map", stage.Map[In, Out](p, f))
+	return thenSync(p, "map", stage.Map[In, Out](p, f))
 }
 
 // MapErr adds stage.MapErr: the first error from f ends the pass. Step name
 // "map".
 func MapErr[In, Out any](p *Pipe[In], f func(In) (Out, error)) *Pipe[Out] {
-	return then(p, "map", stage.MapErr[In, Out](p, f))
+	return thenSync(p, "map", stage.MapErr[In, Out](p, f))
 }
 
 // Enumerate adds stage.Enumerate: every sample with its index in the pass.
 // Step name "enumerate".
 func Enumerate[T any](p *Pipe[T]) *Pipe[stage.Indexed[T]] {
-	return then(p, "enumerate", stage.Enumerate[T](p))
+	return thenSync(p, "enumerate", stage.Enumerate[T](p))
 }
 
 // Batch adds batch.Of: batches of size samples with the given last-batch
 // policy and options (batch.Recycling). Step name "batch".
 func Batch[T any](p *Pipe[T], size int, last batch.Policy, opts ...batch.Option) *Pipe[batch.Batch[T]] {
-	return then(p, "batch", batch.Of[T](p, size, last, opts...))
+	return thenSync(p, "batch", batch.Of[T](p, size, last, opts...))
 }
 
 // BatchFill adds batch.OfFill: a short last batch is padded with fill. Step
 // name "batch".
 func BatchFill[T any](p *Pipe[T], size int, fill T, opts ...batch.Option) *Pipe[batch.Batch[T]] {
-	return then(p, "batch", batch.OfFill[T](p, size, fill, opts...))
+	return thenSync(p, "batch", batch.OfFill[T](p, size, fill, opts...))
 }
 
 // Zip2 adds stage.Zip2 of p and b: pairs of samples, one from each. When b
