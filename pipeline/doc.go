@@ -37,11 +37,14 @@
 //
 // # Stats and logs
 //
-// Every step counts its passes, errors and samples and measures the time it
+// Every step counts its passes, errors, samples and, for a reader with a
+// bad-record policy, the records it skipped, and measures the time it
 // spends producing (Busy: in the step and upstream) against the time it
 // waits for its consumer (Wait); see StageStats for the exact definition
 // and how the clock is sampled to keep the cost near that of one Map layer
-// per sample and step. Pipe.Stats returns a snapshot at any time, also while passes run.
+// per sample and step. Busy never shrinks along a synchronous chain, and
+// the difference of two snapshots taken between epochs equals the per-pass
+// log. Pipe.Stats returns a snapshot at any time, also while passes run.
 // The logger given with WithLogger (default zap.NewNop(); the global logger
 // is never used) receives an Info entry per epoch with every step's
 // counters as zap fields, and a Debug entry per pass of every step.
