@@ -112,8 +112,13 @@ func TestSkipPolicyOnSkip(t *testing.T) {
 	p := source.SkipBad(1, source.OnSkip(func(err error) { got = append(got, err) }))
 	c := p.Pass(-1, nil)
 	c.Good()
-	if c.Bad(errRecord) != nil || c.Bad(errRecord) != nil || c.End() != nil {
-		t.Fatal("SkipBad(1) must skip every bad record")
+	for range 2 {
+		if err := c.Bad(errRecord); err != nil {
+			t.Fatalf("SkipBad(1) must skip every bad record: %v", err)
+		}
+	}
+	if err := c.End(); err != nil {
+		t.Fatal(err)
 	}
 	if len(got) != 2 || got[0] != errRecord {
 		t.Fatalf("OnSkip saw %v, want the two record errors", got)

@@ -114,10 +114,7 @@ func looksText(head []byte) bool {
 	for i := 0; i < len(head); {
 		r, n := utf8.DecodeRune(head[i:])
 		if r == utf8.RuneError && n == 1 {
-			if !utf8.FullRune(head[i:]) {
-				return true
-			}
-			return false
+			return !utf8.FullRune(head[i:]) // a rune cut by the end of head is text
 		}
 		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' && r != '\f' || r == 0x7f {
 			return false

@@ -47,7 +47,7 @@ func writeFile(t *testing.T, head, fill string, n int, tail string) (string, int
 
 // readAll reads one pass and returns its rows, its error and the bytes
 // allocated while it ran.
-func readAll(t *testing.T, r *csv.Reader) (rows int, err error, alloc uint64) {
+func readAll(t *testing.T, r *csv.Reader) (rows int, alloc uint64, err error) {
 	t.Helper()
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -63,7 +63,7 @@ func readAll(t *testing.T, r *csv.Reader) (rows int, err error, alloc uint64) {
 		rows++
 	}
 	runtime.ReadMemStats(&after)
-	return rows, err, after.TotalAlloc - before.TotalAlloc
+	return rows, after.TotalAlloc - before.TotalAlloc, err
 }
 
 // A 40 MB line stops the pass with a short positioned error after reading
@@ -71,7 +71,7 @@ func readAll(t *testing.T, r *csv.Reader) (rows int, err error, alloc uint64) {
 func TestLongLineBoundedMemory(t *testing.T) {
 	const n = 40 << 20
 	path, size := writeFile(t, "1,2\n3,4\n", "7", n, "\n5,6\n")
-	rows, err, alloc := readAll(t, csv.New(path))
+	rows, alloc, err := readAll(t, csv.New(path))
 	if rows != 2 {
 		t.Errorf("%d rows before the error, want 2", rows)
 	}
@@ -88,7 +88,7 @@ func TestLongLineBoundedMemory(t *testing.T) {
 	t.Logf("default limit: %d bytes allocated", alloc)
 
 	// A lower limit reads less of the line.
-	rows, err, alloc = readAll(t, csv.New(path, csv.MaxLineBytes(64<<10)))
+	rows, alloc, err = readAll(t, csv.New(path, csv.MaxLineBytes(64<<10)))
 	if rows != 2 || !errors.As(err, &pe) || !errors.Is(err, csv.ErrLineTooLong) || pe.Line != 3 || pe.Column != 64<<10+1 {
 		t.Fatalf("%d rows, error %.300v: want ErrLineTooLong at 3:%d", rows, err, 64<<10+1)
 	}
@@ -103,7 +103,7 @@ func TestLongLineBoundedMemory(t *testing.T) {
 func TestWideRowMemory(t *testing.T) {
 	const fields = 128 << 10
 	path, size := writeFile(t, "", "1,", fields, "2\n")
-	rows, err, alloc := readAll(t, csv.New(path))
+	rows, alloc, err := readAll(t, csv.New(path))
 	if err != nil || rows != 1 {
 		t.Fatalf("%d rows, %v", rows, err)
 	}
@@ -130,7 +130,7 @@ func TestHugeBadFieldShortError(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path, _ := writeFile(t, tt.head, tt.fill, 200<<10, "\n")
-			rows, err, _ := readAll(t, csv.New(path, tt.opts...))
+			rows, _, err := readAll(t, csv.New(path, tt.opts...))
 			var pe *csv.ParseError
 			if rows != 1 || !errors.As(err, &pe) || pe.Line != 2 || pe.Column != 3 || pe.Field != 2 {
 				t.Fatalf("%d rows, error %.300v", rows, err)

@@ -137,21 +137,6 @@ func goJPEGBytes(j *jpegInfo, ch int) int64 {
 	return need
 }
 
-// turboJPEGBytes is what libjpeg-turbo needs to decode the image to a
-// sw x sh, ch-channel buffer, plus a copy of crop pixels: the buffer, the
-// whole-image coefficient arrays of a progressive image (64 int16 per
-// block) and its row buffers (a few MCU rows of every component).
-func turboJPEGBytes(j *jpegInfo, sw, sh, ch int, crop int64) int64 {
-	need := int64(sw)*int64(sh)*int64(ch) + crop*int64(ch) + decodeOverhead
-	need += 64 * int64(j.width) * int64(j.comps)
-	if j.progressive {
-		for c := range j.comps {
-			need += 64 * 2 * j.blocks(c)
-		}
-	}
-	return need
-}
-
 // pngInfo is what a PNG's IHDR (and tRNS, before the image data) says.
 type pngInfo struct {
 	width, height int

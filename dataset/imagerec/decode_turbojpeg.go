@@ -222,3 +222,18 @@ func turboDecode(h C.tjhandle, data []byte, info *jpegInfo, opts DecodeOptions, 
 func tjError(h C.tjhandle) error {
 	return errors.New(C.GoString(C.tjGetErrorStr2(h)))
 }
+
+// turboJPEGBytes is what libjpeg-turbo needs to decode the image to a
+// sw x sh, ch-channel buffer, plus a copy of crop pixels: the buffer, the
+// whole-image coefficient arrays of a progressive image (64 int16 per
+// block) and its row buffers (a few MCU rows of every component).
+func turboJPEGBytes(j *jpegInfo, sw, sh, ch int, crop int64) int64 {
+	need := int64(sw)*int64(sh)*int64(ch) + crop*int64(ch) + decodeOverhead
+	need += 64 * int64(j.width) * int64(j.comps)
+	if j.progressive {
+		for c := range j.comps {
+			need += 64 * 2 * j.blocks(c)
+		}
+	}
+	return need
+}

@@ -288,7 +288,6 @@ type collector struct {
 	k       int           // rows of cur filled
 	sent    *sink.Tensors // the batch yielded last
 	good    int64
-	stopped bool
 }
 
 // add takes one finished row. It reports whether the pass goes on.
