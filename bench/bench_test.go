@@ -3,16 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed/internal/clitest"
 	"go.uber.org/goleak"
 )
 
@@ -114,7 +112,7 @@ func checkRow(t *testing.T, w string, r Row) {
 // TestMain checks that the workloads leave no goroutine and no temporary
 // file behind: every workload removes what it creates.
 func TestMain(m *testing.M) {
-	runMainIfChild()
+	clitest.RunIfChild("bench", main)
 	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "tensorfeed-bench-*"))
 	code := m.Run()
 	if code == 0 {
@@ -131,71 +129,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// mainArgsEnv carries the arguments of a child process that runs main
-// (see runMain).
-const mainArgsEnv = "TENSORFEED_BENCH_MAIN_ARGS"
-
-// runMainIfChild runs main with the arguments of runMain, without the
-// testing package's flags, and exits, if this process is runMain's child.
-func runMainIfChild() {
-	enc, ok := os.LookupEnv(mainArgsEnv)
-	if !ok {
-		return
-	}
-	var args []string
-	if err := json.Unmarshal([]byte(enc), &args); err != nil {
-		panic(err)
-	}
-	os.Args = append([]string{"bench"}, args...)
-	flag.CommandLine = flag.NewFlagSet("bench", flag.ExitOnError)
-	main()
-	os.Exit(0)
-}
-
-// runMain runs main with args in a child process of the test binary and
-// returns its exit status and stderr.
-func runMain(t *testing.T, args ...string) (int, string) {
-	t.Helper()
-	enc, err := json.Marshal(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), mainArgsEnv+"="+string(enc))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err = cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatal(err)
-	}
-	return cmd.ProcessState.ExitCode(), stderr.String()
-}
-
 // TestBadFlagsPrintUsage checks that flags that would run nothing end the
 // program with exit status 2 and the usage, before any measurement.
 func TestBadFlagsPrintUsage(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		args []string
-		msg  string
-	}{
-		{"unknown workload", []string{"-only", "nosuch"}, `-only`},
-		{"argument", []string{"mnist"}, `unexpected argument "mnist"`},
-		{"unknown flag", []string{"-fast"}, `-fast`},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			code, stderr := runMain(t, tt.args...)
-			if code != 2 || !strings.Contains(stderr, tt.msg) || !strings.Contains(stderr, "Usage of bench") ||
-				strings.Contains(stderr, "measuring") {
-				t.Errorf("exit status %d, stderr:\n%s\nwant 2, a message with %q and the usage", code, stderr, tt.msg)
-			}
-		})
-	}
+	clitest.CheckBadFlags(t, []clitest.BadFlags{
+		{Name: "unknown workload", Args: []string{"-only", "nosuch"}, Msg: `-only`},
+		{Name: "argument", Args: []string{"mnist"}, Msg: `unexpected argument "mnist"`},
+		{Name: "unknown flag", Args: []string{"-fast"}, Msg: `-fast`},
+	})
 }
 
 // The benchmarks below run single rows under go test, for profiling:

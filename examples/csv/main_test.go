@@ -1,12 +1,11 @@
 package main
 
 import (
-	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
 
-	"github.com/tensorfeed/tensorfeed/examples/internal/cli/clitest"
+	"github.com/tensorfeed/tensorfeed/internal/clitest"
 )
 
 // The pipelines start goroutines (prefetch, parallel decoding) inside their
@@ -22,24 +21,12 @@ func TestMain(m *testing.M) {
 // with exit status 2, a message naming the flag and the usage, never a
 // panic.
 func TestBadFlagsPrintUsage(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		args []string
-		msg  string
-	}{
-		{"batch 0", []string{"-batch", "0"}, "-batch"},
-		{"batch -1", []string{"-batch", "-1"}, "-batch"},
-		{"epochs 0", []string{"-epochs", "0"}, "-epochs"},
-		{"lr -1", []string{"-lr", "-1"}, "-lr"},
-		{"layout", []string{"-layout", "tsv"}, "-layout"},
-		{"argument", []string{"extra"}, "unexpected argument"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := clitest.Run(t, tt.args...)
-			if code != 2 || strings.Contains(stderr, "panic:") || strings.Contains(stderr, "goroutine 1 [") ||
-				!strings.Contains(stderr, tt.msg) || !strings.Contains(stderr, "Usage of") || stdout != "" {
-				t.Errorf("exit status %d, stdout %q, stderr:\n%s\nwant status 2, a message with %q and the usage", code, stdout, stderr, tt.msg)
-			}
-		})
-	}
+	clitest.CheckBadFlags(t, []clitest.BadFlags{
+		{Name: "batch 0", Args: []string{"-batch", "0"}, Msg: "-batch"},
+		{Name: "batch -1", Args: []string{"-batch", "-1"}, Msg: "-batch"},
+		{Name: "epochs 0", Args: []string{"-epochs", "0"}, Msg: "-epochs"},
+		{Name: "lr -1", Args: []string{"-lr", "-1"}, Msg: "-lr"},
+		{Name: "layout", Args: []string{"-layout", "tsv"}, Msg: "-layout"},
+		{Name: "argument", Args: []string{"extra"}, Msg: "unexpected argument"},
+	})
 }

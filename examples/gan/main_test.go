@@ -1,12 +1,11 @@
 package main
 
 import (
-	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
 
-	"github.com/tensorfeed/tensorfeed/examples/internal/cli/clitest"
+	"github.com/tensorfeed/tensorfeed/internal/clitest"
 )
 
 // The pipelines start goroutines (prefetch, parallel decoding) inside their
@@ -22,27 +21,15 @@ func TestMain(m *testing.M) {
 // with exit status 2, a message naming the flag and the usage, never a
 // panic.
 func TestBadFlagsPrintUsage(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		args []string
-		msg  string
-	}{
-		{"batch 0", []string{"-batch", "0"}, "-batch"},
-		{"batch -1", []string{"-batch", "-1"}, "-batch"},
-		{"steps 0", []string{"-steps", "0"}, "-steps"},
-		{"hidden 0", []string{"-hidden", "0"}, "-hidden"},
-		{"lr 0", []string{"-lr", "0"}, "-lr"},
-		{"dropout 1", []string{"-dropout", "1"}, "-dropout"},
-		{"sample-every -1", []string{"-sample-every", "-1"}, "-sample-every"},
-		{"log-every 0", []string{"-log-every", "0"}, "-log-every"},
-		{"argument", []string{"extra"}, "unexpected argument"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := clitest.Run(t, tt.args...)
-			if code != 2 || strings.Contains(stderr, "panic:") || strings.Contains(stderr, "goroutine 1 [") ||
-				!strings.Contains(stderr, tt.msg) || !strings.Contains(stderr, "Usage of") || stdout != "" {
-				t.Errorf("exit status %d, stdout %q, stderr:\n%s\nwant status 2, a message with %q and the usage", code, stdout, stderr, tt.msg)
-			}
-		})
-	}
+	clitest.CheckBadFlags(t, []clitest.BadFlags{
+		{Name: "batch 0", Args: []string{"-batch", "0"}, Msg: "-batch"},
+		{Name: "batch -1", Args: []string{"-batch", "-1"}, Msg: "-batch"},
+		{Name: "steps 0", Args: []string{"-steps", "0"}, Msg: "-steps"},
+		{Name: "hidden 0", Args: []string{"-hidden", "0"}, Msg: "-hidden"},
+		{Name: "lr 0", Args: []string{"-lr", "0"}, Msg: "-lr"},
+		{Name: "dropout 1", Args: []string{"-dropout", "1"}, Msg: "-dropout"},
+		{Name: "sample-every -1", Args: []string{"-sample-every", "-1"}, Msg: "-sample-every"},
+		{Name: "log-every 0", Args: []string{"-log-every", "0"}, Msg: "-log-every"},
+		{Name: "argument", Args: []string{"extra"}, Msg: "unexpected argument"},
+	})
 }

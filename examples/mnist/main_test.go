@@ -1,12 +1,11 @@
 package main
 
 import (
-	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
 
-	"github.com/tensorfeed/tensorfeed/examples/internal/cli/clitest"
+	"github.com/tensorfeed/tensorfeed/internal/clitest"
 )
 
 // The pipelines start goroutines (prefetch, parallel decoding) inside their
@@ -22,29 +21,17 @@ func TestMain(m *testing.M) {
 // with exit status 2, a message naming the flag and the usage, never a
 // panic.
 func TestBadFlagsPrintUsage(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		args []string
-		msg  string
-	}{
-		{"batch 0", []string{"-batch", "0"}, "-batch"},
-		{"batch -1", []string{"-batch", "-1"}, "-batch"},
-		{"prefetch -1", []string{"-prefetch", "-1"}, "-prefetch"},
-		{"epochs 0", []string{"-epochs", "0"}, "-epochs"},
-		{"hidden 0", []string{"-hidden", "0"}, "-hidden"},
-		{"lr 0", []string{"-lr", "0"}, "-lr"},
-		{"lr NaN", []string{"-lr", "NaN"}, "-lr"},
-		{"lr-decay -1", []string{"-lr-decay", "-1"}, "-lr-decay"},
-		{"train-limit -5", []string{"-train-limit", "-5"}, "-train-limit"},
-		{"argument", []string{"extra"}, "unexpected argument"},
-		{"unknown flag", []string{"-nope"}, "-nope"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := clitest.Run(t, tt.args...)
-			if code != 2 || strings.Contains(stderr, "panic:") || strings.Contains(stderr, "goroutine 1 [") ||
-				!strings.Contains(stderr, tt.msg) || !strings.Contains(stderr, "Usage of") || stdout != "" {
-				t.Errorf("exit status %d, stdout %q, stderr:\n%s\nwant status 2, a message with %q and the usage", code, stdout, stderr, tt.msg)
-			}
-		})
-	}
+	clitest.CheckBadFlags(t, []clitest.BadFlags{
+		{Name: "batch 0", Args: []string{"-batch", "0"}, Msg: "-batch"},
+		{Name: "batch -1", Args: []string{"-batch", "-1"}, Msg: "-batch"},
+		{Name: "prefetch -1", Args: []string{"-prefetch", "-1"}, Msg: "-prefetch"},
+		{Name: "epochs 0", Args: []string{"-epochs", "0"}, Msg: "-epochs"},
+		{Name: "hidden 0", Args: []string{"-hidden", "0"}, Msg: "-hidden"},
+		{Name: "lr 0", Args: []string{"-lr", "0"}, Msg: "-lr"},
+		{Name: "lr NaN", Args: []string{"-lr", "NaN"}, Msg: "-lr"},
+		{Name: "lr-decay -1", Args: []string{"-lr-decay", "-1"}, Msg: "-lr-decay"},
+		{Name: "train-limit -5", Args: []string{"-train-limit", "-5"}, Msg: "-train-limit"},
+		{Name: "argument", Args: []string{"extra"}, Msg: "unexpected argument"},
+		{Name: "unknown flag", Args: []string{"-nope"}, Msg: "-nope"},
+	})
 }

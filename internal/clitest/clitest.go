@@ -1,4 +1,4 @@
-// Package clitest runs an example program's main function in a child
+// Package clitest runs a program's main function in a child
 // process of its test binary, so that a test can see its exit status and
 // its output without building the program.
 package clitest
@@ -10,6 +10,7 @@ import (
 	"flag"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -62,4 +63,28 @@ func Run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 		t.Fatal(err)
 	}
 	return code, out.String(), errb.String()
+}
+
+// BadFlags is one bad command line and a text its error message must hold.
+type BadFlags struct {
+	Name string
+	Args []string
+	Msg  string
+}
+
+// CheckBadFlags runs the program once per case (see Run) and fails the test
+// unless each run ends with exit status 2, nothing on stdout, and on stderr
+// the case's message and the usage ("Usage of"), never a panic's trace.
+func CheckBadFlags(t *testing.T, cases []BadFlags) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			code, stdout, stderr := Run(t, tt.Args...)
+			if code != 2 || strings.Contains(stderr, "panic:") || strings.Contains(stderr, "goroutine 1 [") ||
+				!strings.Contains(stderr, tt.Msg) || !strings.Contains(stderr, "Usage of") || stdout != "" {
+				t.Errorf("exit status %d, stdout %q, stderr:\n%s\nwant status 2, a message with %q and the usage",
+					code, stdout, stderr, tt.Msg)
+			}
+		})
+	}
 }
