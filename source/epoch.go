@@ -33,3 +33,18 @@ func (e *Epochs) Next(ctx context.Context) int {
 	}
 	return int(e.n.Add(1) - 1)
 }
+
+// Start begins a pass of the stage that owns e: it returns the pass's epoch
+// (as Next does) and ctx with that epoch set, for the readers the stage
+// runs. It is the one way a stage learns and passes on its epoch:
+//
+//	ctx, epoch := s.epochs.Start(ctx)
+//	rng := source.NewRand(seed, epoch, -1)
+//	for v, err := range upstream.All(ctx) { ... }
+func (e *Epochs) Start(ctx context.Context) (context.Context, int) {
+	if ep, ok := EpochFrom(ctx); ok {
+		return ctx, ep
+	}
+	ep := int(e.n.Add(1) - 1)
+	return WithEpoch(ctx, ep), ep
+}
