@@ -2,10 +2,10 @@ package tensorfeed_test
 
 import (
 	"bytes"
-	"os"
 	"context"
 	"errors"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 	"time"
