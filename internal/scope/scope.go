@@ -1,40 +1,42 @@
 // Package scope runs the goroutines of one pass. Every goroutine started in
 // a Group is joined before the pass returns; a panic in one becomes a
-// *source.PanicError; the first error cancels the others.
+// *tensorfeed.PanicError; the first error cancels the others, and is the
+// cause (context.Cause) of the cancellation they see.
 package scope
 
 import (
 	"context"
 	"sync"
 
-	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed"
 )
 
 // Group is a set of goroutines that belong to one pass, like errgroup's
 // Group with panics recovered into errors.
 type Group struct {
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	wg     sync.WaitGroup
 	once   sync.Once
 	err    error
 }
 
 // New returns a group and the context its goroutines must watch: it is
-// cancelled when any goroutine fails, or when Stop is called.
+// cancelled when any goroutine fails, with that failure as its cause, or
+// when Stop or Wait is called.
 func New(parent context.Context) (*Group, context.Context) {
-	ctx, cancel := context.WithCancel(parent)
+	ctx, cancel := context.WithCancelCause(parent)
 	return &Group{cancel: cancel}, ctx
 }
 
 // Go runs f in a new goroutine. A non-nil error or a panic from f is kept (the
-// first one wins) and cancels the group's context.
+// first one wins) and cancels the group's context with it as the cause.
 func (g *Group) Go(f func() error) {
 	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
 		defer func() {
 			if v := recover(); v != nil {
-				g.fail(source.NewPanicError(v))
+				g.fail(tensorfeed.NewPanicError(v))
 			}
 		}()
 		if err := f(); err != nil {
@@ -46,21 +48,22 @@ func (g *Group) Go(f func() error) {
 func (g *Group) fail(err error) {
 	g.once.Do(func() {
 		g.err = err
-		g.cancel()
+		g.cancel(err)
 	})
 }
 
 // Wait waits for every goroutine and returns the first error.
 func (g *Group) Wait() error {
 	g.wg.Wait()
-	g.cancel()
+	g.cancel(nil)
 	return g.err
 }
 
 // Stop cancels the group's context, waits for every goroutine and returns the
-// first error any of them reported before the stop.
+// first error any of them reported before the stop. The errors that follow
+// the stop are its consequence and are not reported.
 func (g *Group) Stop() error {
-	g.once.Do(g.cancel) // an error after this point is a consequence of the stop
+	g.once.Do(func() { g.cancel(nil) })
 	g.wg.Wait()
 	return g.err
 }
