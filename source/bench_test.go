@@ -8,18 +8,18 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )
 
 const benchSamples = 1 << 16
 
 func BenchmarkSlice(b *testing.B) {
-	readertest.Passes(b, source.Slice(ints(benchSamples)), benchSamples)
+	sourcetest.Passes(b, source.Slice(ints(benchSamples)), benchSamples)
 }
 
 func BenchmarkGenerate(b *testing.B) {
-	readertest.Passes(b, source.Generate(benchSamples, 1, func(r *rand.Rand, _ int) uint64 { return r.Uint64() }), benchSamples)
+	sourcetest.Passes(b, source.Generate(benchSamples, 1, func(r *rand.Rand, _ int) uint64 { return r.Uint64() }), benchSamples)
 }
 
 func BenchmarkUniform(b *testing.B) {
@@ -62,12 +62,12 @@ func BenchmarkConcurrent(b *testing.B) {
 	for _, readers := range []int{1, 4} {
 		for _, buffer := range []int{1, 64, 1024} {
 			b.Run(fmt.Sprintf("readers=%d/buffer=%d", readers, buffer), func(b *testing.B) {
-				readertest.Passes(b, source.Concurrent(shards(readers, benchSamples/readers), buffer), benchSamples)
+				sourcetest.Passes(b, source.Concurrent(shards(readers, benchSamples/readers), buffer), benchSamples)
 			})
 			// What a user would write by hand: one goroutine per reader and a
 			// channel that carries every sample.
 			b.Run(fmt.Sprintf("readers=%d/buffer=%d/channel", readers, buffer), func(b *testing.B) {
-				readertest.Passes(b, channelFanIn(shards(readers, benchSamples/readers), buffer), benchSamples)
+				sourcetest.Passes(b, channelFanIn(shards(readers, benchSamples/readers), buffer), benchSamples)
 			})
 		}
 	}
@@ -83,7 +83,7 @@ func BenchmarkFiles(b *testing.B) {
 	open := func(string) source.Reader[int] { return source.Slice(data) }
 	for _, workers := range []int{1, 4} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
-			readertest.Passes(b, source.Files(paths, workers, open, 1024), benchSamples)
+			sourcetest.Passes(b, source.Files(paths, workers, open, 1024), benchSamples)
 		})
 	}
 }

@@ -3,11 +3,13 @@ package source
 import (
 	"context"
 	"errors"
-	"fmt"
+	"io/fs"
 	"iter"
-	"strings"
+	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/tensorfeed/tensorfeed/internal/scope"
 )
 
 // Concurrent returns a reader whose passes read all of readers at once, each
@@ -24,26 +26,25 @@ import (
 // The consumer takes every sample that is ready in one block, so while it
 // works through a block the readers may fill the buffer again: up to
 // 2*buffer samples (and one more per reader) are read ahead in all. Handing
-// a sample over costs one short mutex section, not a channel operation:
-// about 15-40 ns per sample with a buffer of 1024 (20-110 ns with 64) on the
-// 2-core development machine, against 110-370 ns for one goroutine per
-// reader sending on a channel (BenchmarkConcurrent). Small buffers cost
-// more, about 1 µs per sample with buffer 1 (a channel: 0.2-0.7 µs), where
-// every sample wakes a goroutine.
+// a sample over costs one short mutex section, not a channel operation, and
+// a goroutine is woken only when the other side waits for it. A small buffer
+// costs more per sample: with buffer 1 every sample wakes a goroutine.
+// BenchmarkConcurrent compares it with one goroutine per reader sending on a
+// channel.
 //
 // When a reader fails, the others are cancelled; the samples already in the
 // buffer reach the consumer first, then the first error, once. A panic in a
-// reader becomes a *PanicError. When the consumer stops early or ctx is
-// cancelled, the pass cancels every reader and waits for them before it
-// returns. Each reader's passes are its own: Concurrent starts one pass of
-// every reader per pass of its own, with the caller's context.
+// reader becomes a *tensorfeed.PanicError. When the consumer stops early or
+// ctx is cancelled, the pass cancels every reader and waits for them before
+// it returns. Each reader's passes are its own: Concurrent starts one pass
+// of every reader per pass of its own, with the caller's context.
 //
 // Concurrent panics if buffer < 1. With no readers a pass is empty.
 func Concurrent[T any](readers []Reader[T], buffer int) Reader[T] {
 	if buffer < 1 {
 		panic("source: Concurrent needs buffer >= 1")
 	}
-	readers = append([]Reader[T](nil), readers...)
+	readers = slices.Clone(readers)
 	return Func[T](func(ctx context.Context) iter.Seq2[T, error] {
 		return fanIn(ctx, len(readers), buffer, func(ctx context.Context, i int, put func(T) bool) error {
 			for v, err := range readers[i].All(ctx) {
@@ -71,13 +72,14 @@ func Concurrent[T any](readers []Reader[T], buffer int) Reader[T] {
 // paths. The samples of one file keep their order.
 //
 // Each file reader's pass runs with the epoch of the Files pass (see
-// WithEpoch), so random readers built by open differ from epoch to epoch.
+// [Epochs.Start]), so random readers built by open differ from epoch to
+// epoch.
 //
 // A failing file stops the pass: the other workers are cancelled, the
-// samples already buffered reach the consumer, then the error, once. Errors
-// that do not already mention the file's path are wrapped with it. When the
-// consumer stops early or ctx is cancelled, every worker is cancelled and
-// joined before the pass returns.
+// samples already buffered reach the consumer, then the error, once. The
+// error names the file: it is a *[FileError] unless it already names that
+// file (see FileError). When the consumer stops early or ctx is cancelled,
+// every worker is cancelled and joined before the pass returns.
 //
 // Files panics if workers < 1, buffer < 1 or open is nil. More workers than
 // paths are not started.
@@ -91,10 +93,10 @@ func Files[T any](paths []string, workers int, open func(path string) Reader[T],
 	if open == nil {
 		panic("source: Files needs an open function")
 	}
-	paths = append([]string(nil), paths...)
+	paths = slices.Clone(paths)
 	var epochs Epochs
 	return Func[T](func(ctx context.Context) iter.Seq2[T, error] {
-		ctx = WithEpoch(ctx, epochs.Next(ctx))
+		ctx, _ = epochs.Start(ctx)
 		var next atomic.Int64
 		return fanIn(ctx, min(workers, len(paths)), buffer, func(ctx context.Context, _ int, put func(T) bool) error {
 			for {
@@ -115,21 +117,48 @@ func Files[T any](paths []string, workers int, open func(path string) Reader[T],
 	})
 }
 
+// FileError is the error of a file that [Files] read: it names the file.
+// Files wraps an error in one unless the error already names the file: its
+// chain holds a *FileError or an *fs.PathError for the same path, or an
+// error with a method FilePath() string that returns it (the positioned
+// errors of the format readers, which carry their file).
+type FileError struct {
+	Path string // the file, as given to Files
+	Err  error  // what went wrong
+}
+
+func (e *FileError) Error() string { return "source: " + e.Path + ": " + e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *FileError) Unwrap() error { return e.Err }
+
+// FilePath returns Path.
+func (e *FileError) FilePath() string { return e.Path }
+
 // fileError names path in err unless err already does. Context errors are
 // left as they are: they are about the pass, not the file.
 func fileError(path string, err error) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
-		strings.Contains(err.Error(), path) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return fmt.Errorf("source: %s: %w", path, err)
+	var named interface{ FilePath() string }
+	if errors.As(err, &named) && named.FilePath() == path {
+		return err
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return err
+	}
+	return &FileError{Path: path, Err: err}
 }
 
 // fanIn runs produce for producers 0..producers-1, each in its own
-// goroutine, and yields what they put into a queue of up to buffer samples.
-// produce returns the error that ends the pass, or nil; put reports false
-// when the producer must stop. (internal/scope cannot be used here: it
-// imports this package.)
+// goroutine of a scope.Group, and yields what they put into a queue of up
+// to buffer samples. produce returns the error that ends the pass, or nil;
+// put reports false when the producer must stop. The group keeps the first
+// error (or panic) and cancels the other producers with it; the queue only
+// says when every producer is done, so the samples put before an error are
+// yielded before it.
 func fanIn[T any](ctx context.Context, producers, buffer int,
 	produce func(ctx context.Context, i int, put func(T) bool) error) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
@@ -140,30 +169,21 @@ func fanIn[T any](ctx context.Context, producers, buffer int,
 			}
 			return
 		}
-		// pctx stops the producers: on the consumer's return, on the first
+		// gctx stops the producers: on the consumer's return, on the first
 		// error or panic, and with ctx.
-		pctx, cancel := context.WithCancel(ctx)
-		q := newQueue[T](buffer, producers, cancel)
-		var wg sync.WaitGroup
-		defer func() {
-			cancel()
-			wg.Wait()
-		}()
-		pdone := pctx.Done()
-		put := func(v T) bool { return q.put(pdone, v) }
+		g, gctx := scope.New(ctx)
+		defer g.Stop()
+		q := newQueue[T](buffer, producers)
+		gdone := gctx.Done()
+		put := func(v T) bool { return q.put(gdone, v) }
 		for i := range producers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				var err error
-				defer func() {
-					if v := recover(); v != nil {
-						err = NewPanicError(v)
-					}
-					q.finish(err)
-				}()
-				err = produce(pctx, i, put)
-			}()
+			g.Go(func() error {
+				// finish runs on a panic too, before the group records it;
+				// the consumer asks the group for the error only once every
+				// producer has returned (Wait).
+				defer q.finish()
+				return produce(gctx, i, put)
+			})
 		}
 		done := ctx.Done()
 		block := make([]T, 0, buffer)
@@ -181,8 +201,8 @@ func fanIn[T any](ctx context.Context, producers, buffer int,
 			clear(got)
 			block = got
 			if closed {
-				if q.err != nil { // written before the queue closed
-					yield(zero, q.err)
+				if err := g.Wait(); err != nil {
+					yield(zero, err)
 				}
 				return
 			}
@@ -200,22 +220,19 @@ type queue[T any] struct {
 	mu      sync.Mutex
 	buf     []T
 	n       int
-	live    int                // producers that have not finished
-	closed  bool               // every producer has finished
-	err     error              // the first error a producer finished with
-	stop    context.CancelFunc // cancels the producers after an error
-	waiting bool               // the consumer waits on ready
-	blocked int                // producers waiting on space
+	live    int  // producers that have not finished
+	closed  bool // every producer has finished
+	waiting bool // the consumer waits on ready
+	blocked int  // producers waiting on space
 	ready   chan struct{}
 	space   chan struct{}
 }
 
-func newQueue[T any](n, producers int, stop context.CancelFunc) *queue[T] {
+func newQueue[T any](n, producers int) *queue[T] {
 	return &queue[T]{
 		buf:   make([]T, 0, n),
 		n:     n,
 		live:  producers,
-		stop:  stop,
 		ready: make(chan struct{}, 1),
 		space: make(chan struct{}, producers),
 	}
@@ -245,15 +262,10 @@ func (q *queue[T]) put(done <-chan struct{}, v T) bool {
 	return true
 }
 
-// finish records that one producer ended with err (nil when it ran out of
-// samples). The first error (or panic) cancels the other producers; the last producer
-// to finish closes the queue.
-func (q *queue[T]) finish(err error) {
+// finish records that one producer has ended; the last one to finish
+// closes the queue.
+func (q *queue[T]) finish() {
 	q.mu.Lock()
-	if err != nil && q.err == nil {
-		q.err = err
-		q.stop()
-	}
 	q.live--
 	wake := false
 	if q.live == 0 {

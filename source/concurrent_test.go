@@ -13,8 +13,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/internal/readertest"
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )
 
 var errBoom = errors.New("boom")
@@ -180,7 +181,7 @@ func TestConcurrentPanicBecomesPanicError(t *testing.T) {
 		}
 	})
 	_, errs := drain(context.Background(), source.Concurrent([]source.Reader[int]{endless(nil), bad}, 4))
-	var pe *source.PanicError
+	var pe *tensorfeed.PanicError
 	if len(errs) != 1 || !errors.As(errs[0], &pe) || pe.Value != "reader broke" || len(pe.Stack) == 0 {
 		t.Fatalf("errors = %v, want one PanicError with a stack", errs)
 	}
@@ -211,7 +212,7 @@ func TestConcurrentEarlyBreakBoundsReadAhead(t *testing.T) {
 
 func TestConcurrentCancelWhileRanging(t *testing.T) {
 	// Cancelled after 500 samples, the readers are blocked on the full buffer.
-	readertest.CancelAfter(t, source.Concurrent([]source.Reader[int]{endless(nil), endless(nil)}, 4), 500)
+	sourcetest.CancelAfter(t, source.Concurrent([]source.Reader[int]{endless(nil), endless(nil)}, 4), 500)
 }
 
 func TestConcurrentCancelWhileConsumerWaits(t *testing.T) {
@@ -356,6 +357,47 @@ func TestFilesErrorsNameTheFile(t *testing.T) {
 	}
 }
 
+// namedError is a format reader's positioned error: it names its file.
+type namedError struct{ file string }
+
+func (e *namedError) Error() string    { return "format: " + e.file + ": offset 12: bad" }
+func (e *namedError) FilePath() string { return e.file }
+
+func TestFilesWrapsInFileError(t *testing.T) {
+	open := func(path string) source.Reader[int] {
+		switch path {
+		case "plain":
+			return failing(2, errBoom)
+		case "named":
+			return failing(2, fmt.Errorf("decode: %w", &namedError{"named"}))
+		case "other":
+			// names another file: wrapped all the same
+			return failing(2, &namedError{"elsewhere"})
+		}
+		return failing(2, &source.FileError{Path: path, Err: errBoom})
+	}
+	for _, tc := range []struct {
+		path    string
+		wrapped bool
+	}{{"plain", true}, {"named", false}, {"other", true}, {"already", false}} {
+		_, errs := drain(context.Background(), source.Files([]string{tc.path}, 1, open, 4))
+		if len(errs) != 1 {
+			t.Fatalf("%s: errors = %v, want one", tc.path, errs)
+		}
+		var fe *source.FileError
+		isFE := errors.As(errs[0], &fe)
+		if tc.wrapped && (!isFE || fe.Path != tc.path || fe != errs[0]) {
+			t.Errorf("%s: error %v, want a *FileError for the file", tc.path, errs[0])
+		}
+		if !tc.wrapped && isFE && fe == errs[0] && tc.path != "already" {
+			t.Errorf("%s: error %v wrapped again", tc.path, errs[0])
+		}
+		if n := strings.Count(errs[0].Error(), tc.path); n != 1 {
+			t.Errorf("%s: error %q names the file %d times, want once", tc.path, errs[0], n)
+		}
+	}
+}
+
 func TestFilesStopsOtherWorkersOnError(t *testing.T) {
 	open := func(path string) source.Reader[int] {
 		if path == "bad" {
@@ -397,7 +439,7 @@ func TestFilesPassesTheEpoch(t *testing.T) {
 func TestFilesCancelWhileRanging(t *testing.T) {
 	open := func(string) source.Reader[int] { return endless(nil) }
 	// One context.Canceled, not wrapped with a file.
-	readertest.CancelAfter(t, source.Files([]string{"a", "b", "c"}, 2, open, 4), 300)
+	sourcetest.CancelAfter(t, source.Files([]string{"a", "b", "c"}, 2, open, 4), 300)
 }
 
 func TestFilesEarlyBreak(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )
 
 // draw is a Generate callback that records the index with a random number.
@@ -49,8 +49,8 @@ func TestGenerateIsRepeatableAndEpochsDiffer(t *testing.T) {
 
 func TestGenerateEndlessStopsOnBreakAndCancel(t *testing.T) {
 	r := source.Generate(-1, 1, draw)
-	readertest.BreakAfter(t, r, 5000)
-	readertest.CancelAfter(t, r, 100)
+	sourcetest.BreakAfter(t, r, 5000)
+	sourcetest.CancelAfter(t, r, 100)
 }
 
 func TestGenerateZero(t *testing.T) {
