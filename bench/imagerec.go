@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -63,7 +63,7 @@ func imagerecRows(cfg config) ([]Row, error) {
 		parts = 1
 	}
 	set := &imagerecSet{path: path, parts: parts}
-	for rec, err := range recordio.Open(path, recordio.Partition(parts, 0)).All(context.Background()) {
+	for rec, err := range recordio.Open(path, recordio.Shard(parts, 0)).All(context.Background()) {
 		if err != nil {
 			return nil, err
 		}
@@ -107,7 +107,7 @@ const imagerecChannels = 3
 // goroutines sharing one) on the same bytes already in memory.
 func imagerecDecodeRow(cfg config, set *imagerecSet, dec imagerec.Decoder, threads int) (Row, error) {
 	opts := imagerec.DecodeOptions{Channels: imagerecChannels}
-	examples := imagerec.Decode(recordio.Open(set.path, recordio.Partition(set.parts, 0)),
+	examples := imagerec.Decode(recordio.Open(set.path, recordio.Shard(set.parts, 0)),
 		imagerec.ReadOptions{Decoder: dec, Channels: imagerecChannels, Threads: threads})
 	ctx := context.Background()
 	var got, want uint64

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 )
 
 // recIndexPath returns the .idx beside a .rec, or "" when there is none.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 )
 
 // FuzzDecodeRecord feeds record payloads to DecodeRecord: it must never

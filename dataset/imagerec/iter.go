@@ -13,7 +13,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -64,8 +64,7 @@ func NewIter(cfg Config) (*Iter, error) {
 	case d.Shuffle && idx != nil:
 		records = &indexedRecords{path: d.RecPath, idx: idx, seed: d.Seed}
 	default:
-		records = recordio.Open(d.RecPath, recordio.Partition(d.NumParts, d.PartIndex),
-			recordio.WithLogger(rc.Backend.Logger))
+		records = recordio.Open(d.RecPath, recordio.Shard(d.NumParts, d.PartIndex))
 		if d.Shuffle {
 			records = stage.Shuffle(records, d.ShuffleBuffer, d.Seed)
 		}
@@ -171,7 +170,7 @@ func partOffsets(recPath string, idx *recordio.Index, numParts, partIndex int) (
 	if err := recordio.ValidateIndex(f, st.Size(), recPath, idx); err != nil {
 		return nil, err
 	}
-	lo, hi := recordio.PartRange(st.Size(), numParts, partIndex)
+	lo, hi := recordio.ShardRange(st.Size(), numParts, partIndex)
 	var offs []int64
 	for i := range idx.Len() {
 		if e := idx.Entry(i); e.Offset >= lo && e.Offset < hi {

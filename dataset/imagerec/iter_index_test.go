@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed"
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 )
 
 // An .idx that does not match its .rec (a truncated .rec beside an old

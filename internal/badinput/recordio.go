@@ -9,7 +9,7 @@ import (
 	"image/png"
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 )
 
 // smallImage draws a w x h picture whose colours depend on seed.

@@ -10,6 +10,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -22,47 +24,32 @@ type Record struct {
 }
 
 // Option configures Open and Records.
-type Option interface{ apply(*options) }
+type Option = option.Option[config]
 
-type options struct {
-	numParts, partIndex int
-	reuse               bool
-	logger              *zap.Logger
+type config struct {
+	count, index int
+	reuse        bool
 }
 
-type optionFunc func(*options)
-
-func (f optionFunc) apply(o *options) { f(o) }
-
-// Partition makes a reader yield only part partIndex of numParts, as MXNet's
-// InputSplit does for distributed training (num_parts / part_index): the
-// files are treated as one concatenated byte stream, cut into numParts equal
-// byte ranges (their size rounded up to 4 bytes), and a record belongs to the
-// range that holds its first byte. Every record falls in exactly one part,
-// whatever the number of files, and the cuts fall where dmlc-core puts them.
-// It panics if numParts < 1 or partIndex is not in [0, numParts).
-func Partition(numParts, partIndex int) Option {
-	if numParts < 1 || partIndex < 0 || partIndex >= numParts {
-		panic(fmt.Sprintf("recordio: Partition(%d, %d): need numParts >= 1 and 0 <= partIndex < numParts",
-			numParts, partIndex))
+// Shard makes a reader yield only shard index of count, as MXNet's
+// InputSplit does for distributed training (its num_parts and part_index):
+// the files are treated as one concatenated byte stream, cut into count
+// equal byte ranges (their size rounded up to 4 bytes), and a record belongs
+// to the range that holds its first byte. Every record falls in exactly one
+// shard, whatever the number of files, and the cuts fall where dmlc-core
+// puts them. It panics if count < 1 or index is not in [0, count).
+func Shard(count, index int) Option {
+	if count < 1 || index < 0 || index >= count {
+		panic(fmt.Sprintf("recordio: Shard(%d, %d): need count >= 1 and 0 <= index < count", count, index))
 	}
-	return optionFunc(func(o *options) { o.numParts, o.partIndex = numParts, partIndex })
+	return option.New(func(c *config) { c.count, c.index = count, index })
 }
 
 // ReuseBuffer makes every Record of a pass share one buffer: Data is valid
 // only until the next record is read. Use it when each record is consumed
 // (decoded, copied) before the next one is asked for, and never with a stage
 // that holds on to samples (Shuffle, Buffered, Cache, batching of raw data).
-func ReuseBuffer() Option { return optionFunc(func(o *options) { o.reuse = true }) }
-
-// WithLogger sets a logger for debug messages (files opened, byte ranges).
-// The default, and what a nil logger means, is zap.NewNop().
-func WithLogger(l *zap.Logger) Option {
-	if l == nil {
-		l = zap.NewNop()
-	}
-	return optionFunc(func(o *options) { o.logger = l })
-}
+func ReuseBuffer() Option { return option.New(func(c *config) { c.reuse = true }) }
 
 // Open returns a reader over the records of the file at path. The file is
 // opened when a pass starts and closed when it ends.
@@ -78,20 +65,15 @@ func Records(paths []string, opts ...Option) source.Reader[Record] {
 	if len(paths) == 0 {
 		panic("recordio: Records needs at least one path")
 	}
-	o := options{numParts: 1, logger: zap.NewNop()}
-	for _, opt := range opts {
-		opt.apply(&o)
-	}
-	if o.logger == nil {
-		o.logger = zap.NewNop()
-	}
-	fs := &files{paths: append([]string(nil), paths...), o: o}
+	c := config{count: 1}
+	option.Apply(&c, opts)
+	fs := &files{paths: append([]string(nil), paths...), c: c}
 	return source.Func[Record](fs.pass)
 }
 
 type files struct {
 	paths []string
-	o     options
+	c     config
 }
 
 // span is the byte range [lo, hi) of one file whose record starts belong to
@@ -100,7 +82,8 @@ type span struct{ lo, hi int64 }
 
 func (fs *files) pass(ctx context.Context) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
-		spans, err := fs.spans()
+		log := tensorfeed.Logger(ctx)
+		spans, err := fs.spans(log)
 		if err != nil {
 			yield(Record{}, err)
 			return
@@ -111,7 +94,7 @@ func (fs *files) pass(ctx context.Context) iter.Seq2[Record, error] {
 			if spans[i].lo >= spans[i].hi {
 				continue
 			}
-			if !fs.readFile(ctx, path, spans[i], &index, &buf, yield) {
+			if !fs.readFile(ctx, log, path, spans[i], &index, &buf, yield) {
 				return
 			}
 		}
@@ -119,10 +102,10 @@ func (fs *files) pass(ctx context.Context) iter.Seq2[Record, error] {
 }
 
 // spans gives each file the range of offsets at which its records of this
-// part start. Without partitioning that is the whole file.
-func (fs *files) spans() ([]span, error) {
+// shard start. Unsharded, that is the whole file.
+func (fs *files) spans(log *zap.Logger) ([]span, error) {
 	spans := make([]span, len(fs.paths))
-	if fs.o.numParts == 1 {
+	if fs.c.count == 1 {
 		for i := range spans {
 			spans[i] = span{0, math.MaxInt64}
 		}
@@ -138,7 +121,7 @@ func (fs *files) spans() ([]span, error) {
 		sizes[i] = st.Size()
 		total += st.Size()
 	}
-	begin, end := PartRange(total, fs.o.numParts, fs.o.partIndex)
+	begin, end := ShardRange(total, fs.c.count, fs.c.index)
 	var at int64 // offset of file i in the concatenation
 	for i, size := range sizes {
 		lo, hi := max(begin-at, 0), min(end-at, size)
@@ -147,25 +130,25 @@ func (fs *files) spans() ([]span, error) {
 		}
 		at += size
 	}
-	fs.o.logger.Debug("recordio partition",
-		zap.Int("num_parts", fs.o.numParts), zap.Int("part_index", fs.o.partIndex),
+	log.Debug("recordio shard",
+		zap.Int("count", fs.c.count), zap.Int("index", fs.c.index),
 		zap.Int64("begin", begin), zap.Int64("end", end), zap.Int64("total", total))
 	return spans, nil
 }
 
-// PartRange returns the byte range [begin, end) of part partIndex of
-// numParts over total bytes, computed as dmlc-core's InputSplit does: each
-// part is ceil(total/numParts) bytes rounded up to a multiple of 4, and the
-// last parts may be short or empty. A record belongs to the part whose range
-// holds its first byte.
-func PartRange(total int64, numParts, partIndex int) (begin, end int64) {
-	step := align4((total + int64(numParts) - 1) / int64(numParts))
-	return min(step*int64(partIndex), total), min(step*int64(partIndex+1), total)
+// ShardRange returns the byte range [begin, end) of shard index of count
+// over total bytes, computed as dmlc-core's InputSplit does: each shard is
+// ceil(total/count) bytes rounded up to a multiple of 4, and the last shards
+// may be short or empty. A record belongs to the shard whose range holds its
+// first byte.
+func ShardRange(total int64, count, index int) (begin, end int64) {
+	step := align4((total + int64(count) - 1) / int64(count))
+	return min(step*int64(index), total), min(step*int64(index+1), total)
 }
 
 // readFile yields the records of one file that start in sp. It reports
 // whether the pass goes on.
-func (fs *files) readFile(ctx context.Context, path string, sp span, index *int, buf *[]byte,
+func (fs *files) readFile(ctx context.Context, log *zap.Logger, path string, sp span, index *int, buf *[]byte,
 	yield func(Record, error) bool) bool {
 	f, err := os.Open(path)
 	if err != nil {
@@ -188,12 +171,12 @@ func (fs *files) readFile(ctx context.Context, path string, sp span, index *int,
 			return false
 		}
 	}
-	fs.o.logger.Debug("recordio open", zap.String("file", path), zap.Int64("from", start), zap.Int64("to", sp.hi))
+	log.Debug("recordio open", zap.String("file", path), zap.Int64("from", start), zap.Int64("to", sp.hi))
 	rd := NewReader(f)
 	rd.Name = path
 	rd.BaseOffset = start
-	rd.ReuseBuffer = fs.o.reuse
-	if fs.o.reuse {
+	rd.ReuseBuffer = fs.c.reuse
+	if fs.c.reuse {
 		rd.buf = *buf
 		defer func() { *buf = rd.buf }()
 	}

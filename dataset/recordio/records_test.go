@@ -11,8 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )
 
 // wantRecords reads the files one by one with the pull reader.
@@ -52,6 +53,21 @@ func TestOpen(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameRecords(t, fmt.Sprint("pass ", pass), got, want)
+	}
+}
+
+// The readers keep the contract of every source.Reader: re-iterable,
+// deterministic, closed on break, cancel and error.
+func TestRecordsContract(t *testing.T) {
+	paths := []string{recPath("multipart_edge_cases"), recPath("mnist_t10k_1000_png_gray")}
+	for name, r := range map[string]source.Reader[recordio.Record]{
+		"open":    recordio.Open(paths[0]),
+		"records": recordio.Records(paths),
+		"shard":   recordio.Records(paths, recordio.Shard(3, 1)),
+	} {
+		if err := sourcetest.TestReader(r); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
 
@@ -173,18 +189,18 @@ func TestRecordsBadFile(t *testing.T) {
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v, want os.ErrNotExist", err)
 	}
-	_, err = source.Collect(context.Background(), recordio.Open(filepath.Join(dir, "missing.rec"), recordio.Partition(2, 1)))
+	_, err = source.Collect(context.Background(), recordio.Open(filepath.Join(dir, "missing.rec"), recordio.Shard(2, 1)))
 	if !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("missing file, partitioned: %v, want os.ErrNotExist", err)
+		t.Errorf("missing file, sharded: %v, want os.ErrNotExist", err)
 	}
 }
 
 func TestRecordsPanics(t *testing.T) {
 	for name, f := range map[string]func(){
 		"no paths":      func() { recordio.Records(nil) },
-		"zero parts":    func() { recordio.Partition(0, 0) },
-		"index too big": func() { recordio.Partition(3, 3) },
-		"index < 0":     func() { recordio.Partition(3, -1) },
+		"zero shards":   func() { recordio.Shard(0, 0) },
+		"index too big": func() { recordio.Shard(3, 3) },
+		"index < 0":     func() { recordio.Shard(3, -1) },
 	} {
 		func() {
 			defer func() {
@@ -225,10 +241,10 @@ func writeSet(t *testing.T) []string {
 	return paths
 }
 
-// Partitions split the concatenated files at the byte offsets dmlc-core's
-// InputSplit uses; every record lands in exactly one part, the part that
+// Shards split the concatenated files at the byte offsets dmlc-core's
+// InputSplit uses; every record lands in exactly one shard, the one that
 // holds its first byte, whatever the number of files.
-func TestPartition(t *testing.T) {
+func TestShard(t *testing.T) {
 	var testdataPaths []string
 	for _, name := range allRecFiles {
 		testdataPaths = append(testdataPaths, recPath(name))
@@ -270,10 +286,10 @@ func TestPartition(t *testing.T) {
 			var joined []recordio.Record
 			for p := range n {
 				begin, end := min(step*int64(p), total), min(step*int64(p+1), total)
-				if b, e := recordio.PartRange(total, n, p); b != begin || e != end {
+				if b, e := recordio.ShardRange(total, n, p); b != begin || e != end {
 					t.Fatalf("PartRange(%d, %d, %d) = %d, %d; want %d, %d", total, n, p, b, e, begin, end)
 				}
-				got, err := source.Collect(context.Background(), recordio.Records(paths, recordio.Partition(n, p)))
+				got, err := source.Collect(context.Background(), recordio.Records(paths, recordio.Shard(n, p)))
 				if err != nil {
 					t.Fatalf("%s %d/%d: %v", setName, p, n, err)
 				}
@@ -302,11 +318,11 @@ func TestPartition(t *testing.T) {
 	t.Logf("%d cuts fall inside split records", straddling)
 }
 
-// Example of reading the second of three parts of a file, as one of three
+// Example of reading the second of three shards of a file, as one of three
 // distributed workers would.
-func ExamplePartition() {
+func ExampleShard() {
 	ctx := context.Background()
-	r := recordio.Open("../testdata/mnist_t10k_1000_png_gray.rec", recordio.Partition(3, 1))
+	r := recordio.Open("../imagerec/testdata/mnist_t10k_1000_png_gray.rec", recordio.Shard(3, 1))
 	n, first := 0, int64(-1)
 	for rec, err := range r.All(ctx) {
 		if err != nil {

@@ -17,7 +17,7 @@ const syncChunk = 64 << 10
 //
 // The writer never leaves an aligned magic word inside a payload, so in a
 // well-formed file the offset found is always a real record start. Sync is
-// what partitioning uses to find where a byte range begins and ends, and it
+// what sharding uses to find where a byte range begins and ends, and it
 // can resynchronise after damage: read on from the next record start.
 func Sync(r io.ReaderAt, off int64) (int64, error) {
 	pos := align4(max(off, 0))

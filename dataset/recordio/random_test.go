@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 )
 
 // Every record of every test file reads the same by key, by index position

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 )
 
 func ExampleWriter() {
@@ -30,7 +30,7 @@ func ExampleWriter() {
 }
 
 func ExampleReader() {
-	f, err := os.Open("../testdata/multipart_edge_cases.rec")
+	f, err := os.Open("../imagerec/testdata/multipart_edge_cases.rec")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -57,7 +57,7 @@ func ExampleReader() {
 }
 
 func ExampleOpen() {
-	r := recordio.Open("../testdata/mnist_t10k_1000_png_gray.rec")
+	r := recordio.Open("../imagerec/testdata/mnist_t10k_1000_png_gray.rec")
 	n, size := 0, 0
 	for rec, err := range r.All(context.Background()) {
 		if err != nil {
@@ -72,7 +72,7 @@ func ExampleOpen() {
 }
 
 func ExampleOpenIndexed() {
-	f, err := recordio.OpenIndexed("../testdata/multipart_edge_cases.rec", "")
+	f, err := recordio.OpenIndexed("../imagerec/testdata/multipart_edge_cases.rec", "")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -89,7 +89,7 @@ func ExampleOpenIndexed() {
 }
 
 func ExampleSync() {
-	data, err := os.ReadFile("../testdata/multipart_edge_cases.rec")
+	data, err := os.ReadFile("../imagerec/testdata/multipart_edge_cases.rec")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -103,8 +103,8 @@ func ExampleSync() {
 
 func ExampleRecords() {
 	r := recordio.Records([]string{
-		"../testdata/multipart_edge_cases.rec",
-		"../testdata/mnist_t10k_1000_png_gray.rec",
+		"../imagerec/testdata/multipart_edge_cases.rec",
+		"../imagerec/testdata/mnist_t10k_1000_png_gray.rec",
 	})
 	counts := map[string]int{}
 	last := recordio.Record{}
@@ -119,8 +119,8 @@ func ExampleRecords() {
 	fmt.Println(counts)
 	fmt.Printf("last: index %d, offset %d in %s\n", last.Index, last.Offset, last.File)
 	// Output:
-	// map[../testdata/mnist_t10k_1000_png_gray.rec:1000 ../testdata/multipart_edge_cases.rec:12]
-	// last: index 1011, offset 302680 in ../testdata/mnist_t10k_1000_png_gray.rec
+	// map[../imagerec/testdata/mnist_t10k_1000_png_gray.rec:1000 ../imagerec/testdata/multipart_edge_cases.rec:12]
+	// last: index 1011, offset 302680 in ../imagerec/testdata/mnist_t10k_1000_png_gray.rec
 }
 
 // ExampleValidateIndex checks an .idx against its .rec before reading by

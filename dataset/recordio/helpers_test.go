@@ -13,7 +13,7 @@ import (
 	"testing"
 )
 
-const testdata = "../testdata"
+const testdata = "../imagerec/testdata"
 
 // tsvFiles are the dmlc-written image record files with a .records.tsv.
 var tsvFiles = []string{

@@ -15,7 +15,7 @@
 // the parts and puts the magic words back. Records are shorter than 2^29
 // bytes, and every record starts at a 4-byte aligned offset. Because no
 // aligned magic word is left inside the data, a record start can be found
-// from any offset ([Sync]), which is what partitioning relies on.
+// from any offset ([Sync]), which is what sharding relies on.
 //
 // An .idx file lists "key\tpos\n" per record, pos being the byte offset of
 // the record's first part ([Index]). An index read beside a .rec may be
@@ -28,10 +28,9 @@
 // [Reader] is a pull reader in the style of encoding/csv: Next returns the
 // next payload and io.EOF at the end; Offset says where the record began.
 // [Open] and [Records] wrap it as a re-iterable source.Reader[[Record]] over
-// one or several files, optionally restricted to one part of a
-// [Partition] (MXNet's num_parts / part_index). [RandomReader] and
-// [OpenIndexed] read records by key, index position or offset through an
-// io.ReaderAt.
+// one or several files, optionally restricted to one [Shard] of them, for
+// distributed training. [RandomReader] and [OpenIndexed] read records by
+// key, index position or offset through an io.ReaderAt.
 //
 // # Writing
 //
