@@ -17,7 +17,8 @@ func Generate[T any](n int, seed uint64, next func(r *rand.Rand, index int) T) R
 	var epochs Epochs
 	return Func[T](func(ctx context.Context) iter.Seq2[T, error] {
 		return func(yield func(T, error) bool) {
-			r := NewRand(seed, epochs.Next(ctx), -1)
+			ctx, epoch := epochs.Start(ctx)
+			r := NewRand(seed, epoch, -1)
 			done := ctx.Done()
 			for i := 0; n < 0 || i < n; i++ {
 				if poll(done, i) {

@@ -24,7 +24,7 @@ func Repeat[T any](r source.Reader[T], n int) source.Reader[T] {
 	var epochs source.Epochs
 	return source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
 		return func(yield func(T, error) bool) {
-			outer := epochs.Next(ctx)
+			ctx, outer := epochs.Start(ctx)
 			for k := 0; n < 0 || k < n; k++ {
 				if err := ctx.Err(); err != nil {
 					yieldErr(yield, err)

@@ -46,7 +46,8 @@ func Shuffle[T any](r source.Reader[T], buffer int, seed uint64) source.Reader[T
 	var spare buffers[T]
 	return source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
 		return func(yield func(T, error) bool) {
-			rng := source.NewRand(seed, epochs.Next(ctx), -1)
+			ctx, epoch := epochs.Start(ctx)
+			rng := source.NewRand(seed, epoch, -1)
 			buf := spare.get(min(buffer, 1024))
 			defer func() { spare.put(buf) }()
 			for s, err := range r.All(ctx) {

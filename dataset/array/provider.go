@@ -102,10 +102,10 @@ func (p *Provider) indices() source.Reader[int] {
 	var epochs source.Epochs
 	return source.Func[int](func(ctx context.Context) iter.Seq2[int, error] {
 		return func(yield func(int, error) bool) {
-			ep := epochs.Next(ctx)
+			ctx, epoch := epochs.Start(ctx)
 			var perm []int
 			if p.cfg.shuffle {
-				perm = source.NewRand(p.cfg.seed, ep, -1).Perm(p.n)
+				perm = source.NewRand(p.cfg.seed, epoch, -1).Perm(p.n)
 			}
 			done := ctx.Done()
 			for k := range p.n {
