@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/option"
 )
 
 // ErrTooManyBad is wrapped by the error that ends a pass when a reader with
@@ -44,17 +45,13 @@ type SkipPolicy struct {
 }
 
 // SkipOption configures a [SkipPolicy].
-type SkipOption interface{ apply(*SkipPolicy) }
-
-type skipOptionFunc func(*SkipPolicy)
-
-func (f skipOptionFunc) apply(p *SkipPolicy) { f(p) }
+type SkipOption = option.Option[SkipPolicy]
 
 // OnSkip calls f with the positioned error of every record the policy skips,
 // on the goroutine that reads the pass, before the reader goes on. A tool
 // that lists every bad record of a file (tensorfeed check --all) uses it.
 func OnSkip(f func(err error)) SkipOption {
-	return skipOptionFunc(func(p *SkipPolicy) { p.onSkip = f })
+	return option.New(func(p *SkipPolicy) { p.onSkip = f })
 }
 
 // SkipBad returns a policy that skips bad records while they are at most
@@ -66,9 +63,7 @@ func SkipBad(maxFraction float64, opts ...SkipOption) *SkipPolicy {
 		panic(fmt.Sprintf("source: SkipBad(%v): the fraction must be in [0, 1]", maxFraction))
 	}
 	p := &SkipPolicy{maxFraction: maxFraction}
-	for _, o := range opts {
-		o.apply(p)
-	}
+	option.Apply(p, opts)
 	return p
 }
 

@@ -6,30 +6,25 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/internal/scope"
 	"github.com/tensorfeed/tensorfeed/source"
 )
-
-// ParallelOption configures ParallelMap.
-type ParallelOption interface {
-	applyParallel(*parallelConfig)
-}
 
 type parallelConfig struct {
 	unordered bool
 	inFlight  int // 0: defaultInFlightPerWorker * workers
 }
 
-type parallelOptionFunc func(*parallelConfig)
-
-func (f parallelOptionFunc) applyParallel(c *parallelConfig) { f(c) }
+// ParallelOption configures ParallelMap.
+type ParallelOption = option.Option[parallelConfig]
 
 // Unordered lets ParallelMap yield each result as soon as its worker is done
 // with it, instead of in input order. It helps when the cost of f varies a
 // lot from sample to sample, as one slow sample then no longer holds back
 // the ones behind it; the output order then depends on timing.
 func Unordered() ParallelOption {
-	return parallelOptionFunc(func(c *parallelConfig) { c.unordered = true })
+	return option.New(func(c *parallelConfig) { c.unordered = true })
 }
 
 // InFlight sets how many samples ParallelMap holds at most: read from the
@@ -41,7 +36,7 @@ func InFlight(n int) ParallelOption {
 	if n < 1 {
 		panic("stage: InFlight needs n >= 1")
 	}
-	return parallelOptionFunc(func(c *parallelConfig) { c.inFlight = n })
+	return option.New(func(c *parallelConfig) { c.inFlight = n })
 }
 
 const (
@@ -100,10 +95,8 @@ func ParallelMap[In, Out any](r source.Reader[In], workers int, f func(In) (Out,
 	if f == nil {
 		panic("stage: ParallelMap needs a function")
 	}
-	cfg := parallelConfig{}
-	for _, o := range opts {
-		o.applyParallel(&cfg)
-	}
+	var cfg parallelConfig
+	option.Apply(&cfg, opts)
 	window := cfg.inFlight
 	if window == 0 {
 		window = defaultInFlightPerWorker * workers

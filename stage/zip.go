@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 
+	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -35,25 +36,19 @@ type Tuple4[A, B, C, D any] struct {
 	D D
 }
 
-// ZipOption changes how a Zip treats readers of different lengths.
-type ZipOption interface{ applyZip(*zipConfig) }
-
 type zipConfig struct{ shortest bool }
 
-type shortestOption struct{}
-
-func (shortestOption) applyZip(c *zipConfig) { c.shortest = true }
+// ZipOption changes how a Zip treats readers of different lengths.
+type ZipOption = option.Option[zipConfig]
 
 // Shortest makes a Zip end its pass cleanly when any of its readers ends,
 // instead of reporting ErrNotAligned: for pairing a finite reader with
 // endless ones such as GAN noise (source.Uniform) or constant labels.
-func Shortest() ZipOption { return shortestOption{} }
+func Shortest() ZipOption { return option.New(func(c *zipConfig) { c.shortest = true }) }
 
 func zipOptions(opts []ZipOption) zipConfig {
 	var c zipConfig
-	for _, o := range opts {
-		o.applyZip(&c)
-	}
+	option.Apply(&c, opts)
 	return c
 }
 

@@ -31,35 +31,30 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/source"
 )
-
-// Option changes what the checks expect.
-type Option interface{ apply(*config) }
 
 type config struct {
 	nondeterministic bool
 	samples          int
 }
 
-type optionFunc func(*config)
-
-func (f optionFunc) apply(c *config) { f(c) }
+// Option changes what the checks expect.
+type Option = option.Option[config]
 
 // Nondeterministic skips the check that two passes of the same epoch yield
 // the same samples, for readers whose order depends on scheduling
 // (source.Concurrent over several readers, an unordered ParallelMap).
-func Nondeterministic() Option { return optionFunc(func(c *config) { c.nondeterministic = true }) }
+func Nondeterministic() Option { return option.New(func(c *config) { c.nondeterministic = true }) }
 
 // Samples sets how many samples the upstream of [TestStage] yields in its
 // finite passes (default 100).
-func Samples(n int) Option { return optionFunc(func(c *config) { c.samples = n }) }
+func Samples(n int) Option { return option.New(func(c *config) { c.samples = n }) }
 
 func newConfig(opts []Option) config {
 	c := config{samples: 100}
-	for _, o := range opts {
-		o.apply(&c)
-	}
+	option.Apply(&c, opts)
 	return c
 }
 
