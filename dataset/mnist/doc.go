@@ -23,10 +23,11 @@
 // The options follow MXNet's MNISTIter: [Flat] (784 values instead of
 // 1x28x28), [Shuffle] with a seed (a new order every epoch), [Scaling]
 // (raw bytes, [0,1], [-1,1] as PaddlePaddle's reader, or MXNet's x/256),
-// [Parts] (num_parts / part_index: contiguous ranges, as MXNet) and
-// [Prefetch]. Beyond MNISTIter, [Classes] says which labels are valid,
-// [SkipBad] and [OnBad] choose what a bad record does, and [WithIDX] passes
-// the limits of the IDX readers.
+// [Shard] (contiguous ranges, as MXNet's parts) and [Prefetch]. Beyond
+// MNISTIter, [Classes] says which labels are valid, [SkipBad] and [OnBad]
+// choose what a bad record does, and [WithIDX] passes the limits of the
+// IDX readers. A pass logs through the logger of its context
+// (tensorfeed.WithLogger), as every reader of tensorfeed does.
 //
 // # Errors
 //

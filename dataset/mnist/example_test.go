@@ -35,9 +35,9 @@ func ExampleTrain() {
 }
 
 func ExampleTest() {
-	// Part 1 of 4 of the test set, a new order every epoch, as MXNet's
-	// MNISTIter(num_parts=4, part_index=1, shuffle=True) reads it.
-	ds := mnist.Test("../../data/mnist", mnist.Parts(4, 1), mnist.Shuffle(7))
+	// Shard 1 of 4 of the test set, a new order every epoch, as MXNet's
+	// MNISTIter reads the second of four parts with shuffle=True.
+	ds := mnist.Test("../../data/mnist", mnist.Shard(4, 1), mnist.Shuffle(7))
 	n, _ := ds.Len()
 	lo, hi := 10000, 0
 	for s, err := range ds.All(context.Background()) {

@@ -1,6 +1,10 @@
 package mnist
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tensorfeed/tensorfeed/internal/option"
+)
 
 // The default limits of an IDX reader. They hold every IDX data set in
 // common use (MNIST's training images are 47 MB, EMNIST's largest file is
@@ -13,7 +17,7 @@ const (
 
 // An IDXOption configures how an IDX file is read: by [NewIDXReader],
 // [DecodeIDX], [ReadIDX], [CheckIDX], and through [WithIDX] by a [Dataset].
-type IDXOption interface{ applyIDX(*idxConfig) }
+type IDXOption = option.Option[idxConfig]
 
 type idxConfig struct {
 	maxRecord int64
@@ -27,15 +31,9 @@ func defaultIDXConfig() idxConfig {
 
 func newIDXConfig(opts []IDXOption) idxConfig {
 	c := defaultIDXConfig()
-	for _, o := range opts {
-		o.applyIDX(&c)
-	}
+	option.Apply(&c, opts)
 	return c
 }
-
-type idxOptionFunc func(*idxConfig)
-
-func (f idxOptionFunc) applyIDX(c *idxConfig) { f(c) }
 
 // MaxRecordBytes sets the largest record (one slice along the first
 // dimension) a header may declare, in bytes; the default is
@@ -46,7 +44,7 @@ func MaxRecordBytes(n int64) IDXOption {
 	if n < 1 {
 		panic(fmt.Sprintf("mnist: MaxRecordBytes(%d): need n >= 1", n))
 	}
-	return idxOptionFunc(func(c *idxConfig) { c.maxRecord = n })
+	return option.New(func(c *idxConfig) { c.maxRecord = n })
 }
 
 // MaxFileBytes sets the largest data size (all elements, after gzip
@@ -60,7 +58,7 @@ func MaxFileBytes(n int64) IDXOption {
 	if n < 1 {
 		panic(fmt.Sprintf("mnist: MaxFileBytes(%d): need n >= 1", n))
 	}
-	return idxOptionFunc(func(c *idxConfig) { c.maxFile = n })
+	return option.New(func(c *idxConfig) { c.maxFile = n })
 }
 
 // InputSize tells the reader that n bytes remain in its input, from the
@@ -76,5 +74,5 @@ func InputSize(n int64) IDXOption {
 	if n < 0 {
 		panic(fmt.Sprintf("mnist: InputSize(%d): need n >= 0", n))
 	}
-	return idxOptionFunc(func(c *idxConfig) { c.size = n })
+	return option.New(func(c *idxConfig) { c.size = n })
 }

@@ -13,6 +13,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
@@ -63,31 +65,26 @@ type config struct {
 	scale    Scale
 	shuffle  bool
 	seed     uint64
-	parts    int
-	part     int
+	shards   int
+	shard    int
 	prefetch int
-	log      *zap.Logger
 	classes  int
 	skip     *source.SkipPolicy
 	idx      []IDXOption
 }
 
 // An Option configures a Dataset.
-type Option interface{ apply(*config) }
-
-type optionFunc func(*config)
-
-func (f optionFunc) apply(c *config) { f(c) }
+type Option = option.Option[config]
 
 // Flat makes FillImage and ImageShape describe an image as 784 values
 // rather than 1x28x28 (MXNet's flat=True).
-func Flat() Option { return optionFunc(func(c *config) { c.flat = true }) }
+func Flat() Option { return option.New(func(c *config) { c.flat = true }) }
 
 // Scaling chooses how FillImage converts pixel bytes (default ScaleUnit,
 // x/255; MXNet's MNISTIter uses x/256, ScaleMXNet).
 func Scaling(s Scale) Option {
 	s.table() // panics on an unknown scale
-	return optionFunc(func(c *config) { c.scale = s })
+	return option.New(func(c *config) { c.scale = s })
 }
 
 // Shuffle yields every pass in a random order drawn from (seed, epoch):
@@ -95,22 +92,22 @@ func Scaling(s Scale) Option {
 // (785 bytes each, 47 MB for the training set) before it yields the first.
 // Unlike MXNet, which shuffles once, every epoch gets a new order.
 func Shuffle(seed uint64) Option {
-	return optionFunc(func(c *config) { c.shuffle, c.seed = true, seed })
+	return option.New(func(c *config) { c.shuffle, c.seed = true, seed })
 }
 
-// Parts makes the dataset read only part partIndex of numParts (MXNet's
-// num_parts / part_index), for data-parallel training. Parts are contiguous
-// ranges of the files, as in MXNet: part p of a file of n samples holds the
-// samples [n*p/numParts, n*(p+1)/numParts). Every sample is in exactly one
-// part, and part sizes differ by at most one. A pass reads only up to the
-// end of its part, so it checks the files' headers and its own range, not
-// the data after it (the last part checks the files' ends). Parts panics if
-// numParts < 1 or partIndex is not in [0, numParts).
-func Parts(numParts, partIndex int) Option {
-	if numParts < 1 || partIndex < 0 || partIndex >= numParts {
-		panic(fmt.Sprintf("mnist: Parts(%d, %d): need numParts >= 1 and 0 <= partIndex < numParts", numParts, partIndex))
+// Shard makes the dataset read only shard index of count, for
+// data-parallel training. Shards are contiguous ranges of the files, as
+// MXNet's num_parts / part_index are: shard i of a file of n samples holds
+// the samples [n*i/count, n*(i+1)/count). Every sample is in exactly one
+// shard, and shard sizes differ by at most one. A pass reads only up to
+// the end of its shard, so it checks the files' headers and its own range,
+// not the data after it (the last shard checks the files' ends). Shard
+// panics if count < 1 or index is not in [0, count).
+func Shard(count, index int) Option {
+	if count < 1 || index < 0 || index >= count {
+		panic(fmt.Sprintf("mnist: Shard(%d, %d): need count >= 1 and 0 <= index < count", count, index))
 	}
-	return optionFunc(func(c *config) { c.parts, c.part = numParts, partIndex })
+	return option.New(func(c *config) { c.shards, c.shard = count, index })
 }
 
 // Prefetch reads up to n samples ahead of the consumer in a goroutine of
@@ -119,7 +116,7 @@ func Prefetch(n int) Option {
 	if n < 1 {
 		panic(fmt.Sprintf("mnist: Prefetch(%d): need n >= 1", n))
 	}
-	return optionFunc(func(c *config) { c.prefetch = n })
+	return option.New(func(c *config) { c.prefetch = n })
 }
 
 // Classes sets how many classes the labels name: a label must be below n
@@ -131,7 +128,7 @@ func Classes(n int) Option {
 	if n < 1 || n > 256 {
 		panic(fmt.Sprintf("mnist: Classes(%d): need 1 <= n <= 256", n))
 	}
-	return optionFunc(func(c *config) { c.classes = n })
+	return option.New(func(c *config) { c.classes = n })
 }
 
 // SkipBad makes a pass skip bad records, while they are at most maxFraction
@@ -146,14 +143,14 @@ func Classes(n int) Option {
 // panics when maxFraction is not in [0, 1].
 func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
 	p := source.SkipBad(maxFraction, opts...)
-	return optionFunc(func(c *config) { c.skip = p })
+	return option.New(func(c *config) { c.skip = p })
 }
 
 // OnBad is SkipBad with a policy made by the caller, which several readers
 // may share (its count is then the sum of theirs). A nil policy is the
 // default: fail at the first bad record.
 func OnBad(p *source.SkipPolicy) Option {
-	return optionFunc(func(c *config) { c.skip = p })
+	return option.New(func(c *config) { c.skip = p })
 }
 
 // WithIDX passes options to the readers of both files, for example larger
@@ -161,16 +158,7 @@ func OnBad(p *source.SkipPolicy) Option {
 // gives the readers the files' sizes itself.
 func WithIDX(opts ...IDXOption) Option {
 	opts = slices.Clone(opts)
-	return optionFunc(func(c *config) { c.idx = append(c.idx, opts...) })
-}
-
-// WithLogger sets the logger that reports each pass at debug level. The
-// default, and what a nil logger means, is zap.NewNop().
-func WithLogger(l *zap.Logger) Option {
-	if l == nil {
-		l = zap.NewNop()
-	}
-	return optionFunc(func(c *config) { c.log = l })
+	return option.New(func(c *config) { c.idx = append(c.idx, opts...) })
 }
 
 // New returns a dataset of the images in imagesPath (magic 0x00000803,
@@ -204,10 +192,8 @@ func candidates(dir, stem, ext string) []string {
 }
 
 func newDataset(images, labels []string, opts []Option) *Dataset {
-	d := &Dataset{images: images, labels: labels, cfg: config{parts: 1, log: zap.NewNop(), classes: 10}}
-	for _, o := range opts {
-		o.apply(&d.cfg)
-	}
+	d := &Dataset{images: images, labels: labels, cfg: config{shards: 1, classes: 10}}
+	option.Apply(&d.cfg, opts)
 	var epochs source.Epochs
 	d.r = source.Func[Sample](func(ctx context.Context) iter.Seq2[Sample, error] {
 		return d.pass(ctx, &epochs)
@@ -218,7 +204,9 @@ func newDataset(images, labels []string, opts []Option) *Dataset {
 	return d
 }
 
-// All starts a pass over the dataset (or its part).
+// All starts a pass over the dataset (or its shard). The pass logs through
+// tensorfeed.Logger(ctx): one debug entry when it starts, and a warning for
+// each record a bad-record policy skips.
 func (d *Dataset) All(ctx context.Context) iter.Seq2[Sample, error] { return d.r.All(ctx) }
 
 var _ source.SkipCounted = (*Dataset)(nil)
@@ -260,7 +248,7 @@ func (d *Dataset) Sink(batchSize int, opts ...sink.Option) *sink.Sink[Sample] {
 		opts...)
 }
 
-// Len returns the number of samples a pass yields (of this part). It reads
+// Len returns the number of samples a pass yields (of this shard). It reads
 // the files' headers.
 func (d *Dataset) Len() (int, error) {
 	f, err := d.open()
@@ -268,12 +256,12 @@ func (d *Dataset) Len() (int, error) {
 		return 0, err
 	}
 	defer f.close()
-	start, end := d.cfg.partRange(f.n)
+	start, end := d.cfg.shardRange(f.n)
 	return end - start, nil
 }
 
-func (c *config) partRange(n int) (start, end int) {
-	return n * c.part / c.parts, n * (c.part + 1) / c.parts
+func (c *config) shardRange(n int) (start, end int) {
+	return n * c.shard / c.shards, n * (c.shard + 1) / c.shards
 }
 
 // files is a pair of open, checked image and label files.
@@ -363,18 +351,20 @@ const checkEvery = 256
 
 func (d *Dataset) pass(ctx context.Context, epochs *source.Epochs) iter.Seq2[Sample, error] {
 	return func(yield func(Sample, error) bool) {
-		ep := epochs.Next(ctx)
+		ctx, ep := epochs.Start(ctx)
+		log := tensorfeed.Logger(ctx)
 		f, err := d.open()
 		if err != nil {
 			yield(Sample{}, err)
 			return
 		}
 		defer f.close()
-		start, end := d.cfg.partRange(f.n)
-		d.cfg.log.Debug("mnist pass",
-			zap.String("images", f.img.Name()), zap.String("labels", f.lab.Name()),
-			zap.Int("epoch", ep), zap.Int("start", start), zap.Int("end", end),
-			zap.Bool("gzip", f.img.Gzipped()), zap.Bool("shuffle", d.cfg.shuffle))
+		start, end := d.cfg.shardRange(f.n)
+		if ce := log.Check(zap.DebugLevel, "mnist pass"); ce != nil {
+			ce.Write(zap.String("images", f.img.Name()), zap.String("labels", f.lab.Name()),
+				zap.Int("epoch", ep), zap.Int("start", start), zap.Int("end", end),
+				zap.Bool("gzip", f.img.Gzipped()), zap.Bool("shuffle", d.cfg.shuffle))
+		}
 		if err := f.img.Skip(start); err != nil {
 			yield(Sample{}, err)
 			return
@@ -384,10 +374,10 @@ func (d *Dataset) pass(ctx context.Context, epochs *source.Epochs) iter.Seq2[Sam
 			return
 		}
 		if d.cfg.shuffle {
-			d.shuffled(ctx, f, start, end, ep, yield)
+			d.shuffled(ctx, log, f, start, end, ep, yield)
 			return
 		}
-		cnt := d.cfg.skip.Pass(int64(end-start), d.cfg.log)
+		cnt := d.cfg.skip.Pass(int64(end-start), log)
 		done := ctx.Done()
 		var s Sample
 		var lab [1]byte
@@ -462,7 +452,7 @@ const blockSamples = 4096
 
 // shuffled reads samples [start, end) into memory and yields them in an
 // order drawn from (seed, epoch).
-func (d *Dataset) shuffled(ctx context.Context, f *files, start, end, ep int, yield func(Sample, error) bool) {
+func (d *Dataset) shuffled(ctx context.Context, log *zap.Logger, f *files, start, end, ep int, yield func(Sample, error) bool) {
 	n := end - start
 	// Images are kept in blocks of blockSamples, allocated as the images
 	// arrive: a header that claims more than the stream holds costs at
@@ -483,7 +473,7 @@ func (d *Dataset) shuffled(ctx context.Context, f *files, start, end, ep int, yi
 		firstLab = min(n, growStep)
 	}
 	labs := make([]byte, 0, firstLab)
-	cnt := d.cfg.skip.Pass(int64(n), d.cfg.log)
+	cnt := d.cfg.skip.Pass(int64(n), log)
 	var good []int // the indices of the good samples, once one is bad
 	for i := range n {
 		k := len(labs)

@@ -17,11 +17,12 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
-	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )
 
 // rawSums returns the pixel sum of every image and every label, computed
@@ -152,14 +153,14 @@ func TestGzipAndPlainAreIdentical(t *testing.T) {
 	}
 }
 
-func TestParts(t *testing.T) {
+func TestShard(t *testing.T) {
 	dir := plainT10k(t)
 	all := collect(t, mnist.Test(dir))
-	for _, parts := range []int{1, 2, 3, 7} {
+	for _, shards := range []int{1, 2, 3, 7} {
 		seen := make([]int, len(all))
-		for p := range parts {
+		for i := range shards {
 			for _, shuffle := range []bool{false, true} {
-				opts := []mnist.Option{mnist.Parts(parts, p)}
+				opts := []mnist.Option{mnist.Shard(shards, i)}
 				if shuffle {
 					opts = append(opts, mnist.Shuffle(9))
 				}
@@ -167,14 +168,14 @@ func TestParts(t *testing.T) {
 				got := collect(t, ds)
 				n, err := ds.Len()
 				if err != nil || n != len(got) {
-					t.Errorf("parts %d/%d: Len %d, %v; pass %d", p, parts, n, err, len(got))
+					t.Errorf("shard %d/%d: Len %d, %v; pass %d", i, shards, n, err, len(got))
 				}
-				if d := len(got) - len(all)/parts; d < 0 || d > 1 {
-					t.Errorf("part %d/%d has %d samples", p, parts, len(got))
+				if d := len(got) - len(all)/shards; d < 0 || d > 1 {
+					t.Errorf("shard %d/%d has %d samples", i, shards, len(got))
 				}
 				for _, s := range got {
 					if s != all[s.Index] {
-						t.Fatalf("part %d/%d: sample %d differs from the full pass", p, parts, s.Index)
+						t.Fatalf("shard %d/%d: sample %d differs from the full pass", i, shards, s.Index)
 					}
 					if !shuffle {
 						seen[s.Index]++
@@ -184,7 +185,7 @@ func TestParts(t *testing.T) {
 		}
 		for i, c := range seen {
 			if c != 1 {
-				t.Fatalf("%d parts: sample %d is in %d parts", parts, i, c)
+				t.Fatalf("%d shards: sample %d is in %d shards", shards, i, c)
 			}
 		}
 	}
@@ -238,7 +239,7 @@ func TestPrefetch(t *testing.T) {
 		t.Fatalf("prefetched pass differs (%d samples)", len(got))
 	}
 	// Early break and cancellation stop the reading goroutine (goleak).
-	readertest.BreakAfter(t, ds, 10)
+	sourcetest.BreakAfter(t, ds, 10)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	n := 0
@@ -414,9 +415,9 @@ func TestShuffledBadFileYieldsNothing(t *testing.T) {
 
 func TestOptionsPanic(t *testing.T) {
 	for name, f := range map[string]func(){
-		"parts 0":         func() { mnist.Parts(0, 0) },
-		"part index = n":  func() { mnist.Parts(2, 2) },
-		"part index < 0":  func() { mnist.Parts(2, -1) },
+		"shards 0":        func() { mnist.Shard(0, 0) },
+		"shard index = n": func() { mnist.Shard(2, 2) },
+		"shard index < 0": func() { mnist.Shard(2, -1) },
 		"prefetch 0":      func() { mnist.Prefetch(0) },
 		"unknown scaling": func() { mnist.Scaling(mnist.Scale(9)) },
 		"classes 0":       func() { mnist.Classes(0) },
@@ -538,8 +539,9 @@ func TestSink(t *testing.T) {
 
 func TestLogger(t *testing.T) {
 	core, logs := observer.New(zap.DebugLevel)
-	ds := mnist.Test(dataDir, mnist.Parts(10, 9), mnist.WithLogger(zap.New(core)))
-	if n, err := source.Count(context.Background(), ds); n != 1000 || err != nil {
+	ctx := tensorfeed.WithLogger(context.Background(), zap.New(core))
+	ds := mnist.Test(dataDir, mnist.Shard(10, 9))
+	if n, err := source.Count(ctx, ds); n != 1000 || err != nil {
 		t.Fatal(n, err)
 	}
 	if logs.Len() != 1 {
@@ -552,9 +554,31 @@ func TestLogger(t *testing.T) {
 }
 
 func TestNilLoggerMeansNone(t *testing.T) {
-	d := mnist.Test(dataDir, mnist.WithLogger(nil))
-	n, err := source.Count(context.Background(), d)
+	ctx := tensorfeed.WithLogger(context.Background(), nil)
+	n, err := source.Count(ctx, mnist.Test(dataDir))
 	if err != nil || n != 10000 {
 		t.Fatalf("Count = %d, %v; want 10000 samples", n, err)
+	}
+}
+
+// TestContract checks the datasets against the contract of source.Reader,
+// on shards small enough for the several passes it runs.
+func TestContract(t *testing.T) {
+	plain := plainT10k(t)
+	for name, ds := range map[string]*mnist.Dataset{
+		"test shard":           mnist.Test(dataDir, mnist.Shard(20, 3)),
+		"train shard":          mnist.Train(dataDir, mnist.Shard(120, 0)),
+		"last shard, shuffled": mnist.Test(plain, mnist.Shard(20, 19), mnist.Shuffle(5)),
+		"prefetch":             mnist.Test(plain, mnist.Shard(20, 7), mnist.Prefetch(16)),
+	} {
+		if err := sourcetest.TestReader(ds); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// A pass that fails keeps the contract too: the error comes once, last.
+	dir := t.TempDir()
+	ip := writeFile(t, dir, "images.gz", gzipBytes(gunzipBytes(t, "t10k-images-idx3-ubyte")[:16+784*700+100]))
+	if err := sourcetest.TestReader(mnist.New(ip, gz("t10k-labels-idx1-ubyte"))); err != nil {
+		t.Errorf("truncated images: %v", err)
 	}
 }

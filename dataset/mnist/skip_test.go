@@ -53,7 +53,7 @@ func TestBadLabelFailsByDefault(t *testing.T) {
 		{"in order", nil, 3},
 		{"shuffled", []mnist.Option{mnist.Shuffle(1)}, 0},
 		{"prefetch", []mnist.Option{mnist.Prefetch(8)}, 3},
-		{"part with the second", []mnist.Option{mnist.Parts(20, 1)}, 0},
+		{"shard with the second", []mnist.Option{mnist.Shard(20, 1)}, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := pass(mnist.New(gz("t10k-images-idx3-ubyte"), lp, tt.opts...))
@@ -61,7 +61,7 @@ func TestBadLabelFailsByDefault(t *testing.T) {
 				t.Errorf("%d samples before the error, want at most %d", len(got), tt.maxYield)
 			}
 			want := badLabels[0]
-			if len(tt.opts) > 0 && tt.name == "part with the second" {
+			if len(tt.opts) > 0 && tt.name == "shard with the second" {
 				want = badLabels[1]
 			}
 			fe := wantFormatError(t, err, lp, int64(8+want), "label 200 is not below 10", nil)
@@ -83,7 +83,7 @@ func TestSkipBadLabels(t *testing.T) {
 		{"in order", nil, nil},
 		{"shuffled", []mnist.Option{mnist.Shuffle(2)}, nil},
 		{"prefetch", []mnist.Option{mnist.Prefetch(8)}, nil},
-		{"part", []mnist.Option{mnist.Parts(2, 1)}, []int{5000, 10000}},
+		{"shard", []mnist.Option{mnist.Shard(2, 1)}, []int{5000, 10000}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var reported []int
@@ -162,8 +162,8 @@ func TestSkipBadShared(t *testing.T) {
 	lp := badLabelFile(t)
 	img := gz("t10k-images-idx3-ubyte")
 	p := source.SkipBad(0.5)
-	a := mnist.New(img, lp, mnist.OnBad(p), mnist.Parts(2, 0))
-	b := mnist.New(img, lp, mnist.OnBad(p), mnist.Parts(2, 1))
+	a := mnist.New(img, lp, mnist.OnBad(p), mnist.Shard(2, 0))
+	b := mnist.New(img, lp, mnist.OnBad(p), mnist.Shard(2, 1))
 	for _, ds := range []*mnist.Dataset{a, b} {
 		if _, err := pass(ds); err != nil {
 			t.Fatal(err)
