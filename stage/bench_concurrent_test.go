@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
 
@@ -25,13 +25,13 @@ func concBenchInts() []int {
 }
 
 func BenchmarkConcSliceBaseline(b *testing.B) {
-	readertest.Passes(b, source.Slice(concBenchInts()), concBenchSamples)
+	sourcetest.Passes(b, source.Slice(concBenchInts()), concBenchSamples)
 }
 
 func BenchmarkBuffered(b *testing.B) {
 	for _, n := range []int{1, 4, 16, 64, 1024} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			readertest.Passes(b, stage.Buffered(source.Slice(concBenchInts()), n), concBenchSamples)
+			sourcetest.Passes(b, stage.Buffered(source.Slice(concBenchInts()), n), concBenchSamples)
 		})
 	}
 }
@@ -61,23 +61,23 @@ func BenchmarkParallelMap(b *testing.B) {
 		in := source.Slice(concBenchInts()[:n])
 		f := concWork(iters)
 		b.Run(fmt.Sprintf("work=%d/MapErr", iters), func(b *testing.B) {
-			readertest.Passes(b, stage.MapErr(in, f), n)
+			sourcetest.Passes(b, stage.MapErr(in, f), n)
 		})
 		for _, w := range []int{1, 2, 8} {
 			b.Run(fmt.Sprintf("work=%d/workers=%d", iters, w), func(b *testing.B) {
-				readertest.Passes(b, stage.ParallelMap(in, w, f), n)
+				sourcetest.Passes(b, stage.ParallelMap(in, w, f), n)
 			})
 			b.Run(fmt.Sprintf("work=%d/workers=%d/inflight=1024", iters, w), func(b *testing.B) {
-				readertest.Passes(b, stage.ParallelMap(in, w, f, stage.InFlight(1024)), n)
+				sourcetest.Passes(b, stage.ParallelMap(in, w, f, stage.InFlight(1024)), n)
 			})
 			b.Run(fmt.Sprintf("work=%d/workers=%d/chunk=1", iters, w), func(b *testing.B) {
-				readertest.Passes(b, stage.ParallelMap(in, w, f, stage.InFlight(2*w)), n)
+				sourcetest.Passes(b, stage.ParallelMap(in, w, f, stage.InFlight(2*w)), n)
 			})
 			b.Run(fmt.Sprintf("work=%d/workers=%d/unordered", iters, w), func(b *testing.B) {
-				readertest.Passes(b, stage.ParallelMap(in, w, f, stage.Unordered()), n)
+				sourcetest.Passes(b, stage.ParallelMap(in, w, f, stage.Unordered()), n)
 			})
 			b.Run(fmt.Sprintf("work=%d/workers=%d/channel", iters, w), func(b *testing.B) {
-				readertest.Passes(b, concChannelParallelMap(in, w, f, 16*w), n)
+				sourcetest.Passes(b, concChannelParallelMap(in, w, f, 16*w), n)
 			})
 		}
 	}

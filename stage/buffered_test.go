@@ -9,8 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/internal/readertest"
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
 
@@ -69,7 +70,7 @@ func TestBufferedUpstreamPanic(t *testing.T) {
 		}
 	})
 	got, errs := concPass(context.Background(), stage.Buffered(up, 4))
-	var pe *source.PanicError
+	var pe *tensorfeed.PanicError
 	if len(errs) != 1 || !errors.As(errs[0], &pe) || pe.Value != "bad sample 10" {
 		t.Fatalf("errors = %v, want one PanicError", errs)
 	}
@@ -105,7 +106,7 @@ func TestBufferedEarlyBreakBoundsReadAhead(t *testing.T) {
 
 func TestBufferedCancelWhileRanging(t *testing.T) {
 	// After 1000 samples the reader is blocked on a full buffer, or soon.
-	readertest.CancelAfter(t, stage.Buffered(concEndless(nil), 8), 1000)
+	sourcetest.CancelAfter(t, stage.Buffered(concEndless(nil), 8), 1000)
 }
 
 func TestBufferedCancelWhileConsumerWaits(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
 
@@ -200,7 +200,7 @@ func TestContractEarlyBreak(t *testing.T) {
 	for _, tc := range contractStages {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newProbe(-1)
-			readertest.BreakAfter(t, tc.wrap(p), 3)
+			sourcetest.BreakAfter(t, tc.wrap(p), 3)
 			if p.started.Load() != 1 || p.open() != 0 {
 				t.Errorf("upstream passes: started %d, still open %d; want 1, 0", p.started.Load(), p.open())
 			}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/internal/scope"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -61,9 +62,10 @@ const (
 //
 // An error returned by f ends the pass: in input order, the results before
 // it are yielded, then the error, once (with Unordered, the results that are
-// ready first). A panic in f becomes a *source.PanicError carrying the stack
-// of the worker, and ends the pass the same way. An error of r comes after
-// every result of the samples before it. When the consumer stops early or
+// ready first). A panic in f becomes a *tensorfeed.PanicError carrying the
+// stack of the worker, and ends the pass the same way. An error of r, or a
+// panic in r (a *tensorfeed.PanicError), comes after every result of the
+// samples before it, as in source.Concurrent: nothing mapped is dropped. When the consumer stops early or
 // ctx is cancelled, every goroutine of the pass is cancelled and joined
 // before the pass returns; a call of f that is running is waited for.
 //
@@ -110,6 +112,14 @@ func ParallelMap[In, Out any](r source.Reader[In], workers int, f func(In) (Out,
 			st := newPmState[In, Out](window, workers, !cfg.unordered)
 			gdone := gctx.Done()
 			g.Go(func() error {
+				// A panic in r ends the upstream pass as an error of r
+				// does: the results of the samples read before it are
+				// yielded first, as Concurrent does with its buffer.
+				defer func() {
+					if v := recover(); v != nil {
+						st.end(tensorfeed.NewPanicError(v))
+					}
+				}()
 				for v, err := range r.All(gctx) {
 					if err != nil {
 						st.end(err)
@@ -140,7 +150,7 @@ func ParallelMap[In, Out any](r source.Reader[In], workers int, f func(In) (Out,
 			for {
 				b, ok := st.next(gdone)
 				if !ok {
-					// A panic in r, or the consumer's context is done.
+					// The consumer's context is done.
 					err := g.Stop()
 					if err == nil {
 						err = ctx.Err()
@@ -190,7 +200,7 @@ type pmBlock[In, Out any] struct {
 func (b *pmBlock[In, Out]) run(f func(In) (Out, error)) {
 	defer func() {
 		if v := recover(); v != nil {
-			b.err = source.NewPanicError(v)
+			b.err = tensorfeed.NewPanicError(v)
 		}
 	}()
 	for _, x := range b.in {

@@ -10,8 +10,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/internal/readertest"
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
 
@@ -221,9 +222,9 @@ func TestParallelMapPanicBecomesPanicError(t *testing.T) {
 		if len(errs) != 1 {
 			t.Fatalf("errors = %v, want one", errs)
 		}
-		var pe *source.PanicError
+		var pe *tensorfeed.PanicError
 		if !errors.As(errs[0], &pe) {
-			t.Fatalf("error %v is not a *source.PanicError", errs[0])
+			t.Fatalf("error %v is not a *tensorfeed.PanicError", errs[0])
 		}
 		if pe.Value != "bad sample 321" || !bytes.Contains(pe.Stack, []byte("panicInConcTest")) {
 			t.Fatalf("PanicError value %v, stack without the panicking function:\n%s", pe.Value, pe.Stack)
@@ -253,17 +254,44 @@ func TestParallelMapUpstreamError(t *testing.T) {
 	}
 }
 
+// TestParallelMapUpstreamPanic: a panic in the upstream reader comes as a
+// PanicError after the results of every sample read before it, in order,
+// as an upstream error does.
 func TestParallelMapUpstreamPanic(t *testing.T) {
+	const before = 300
 	up := source.Func[int](func(ctx context.Context) iter.Seq2[int, error] {
 		return func(yield func(int, error) bool) {
-			yield(1, nil)
+			for i := range before {
+				if !yield(i, nil) {
+					return
+				}
+			}
 			panic("reader broke")
 		}
 	})
-	_, errs := concPass(context.Background(), stage.ParallelMap(up, 2, func(x int) (int, error) { return x, nil }))
-	var pe *source.PanicError
-	if len(errs) != 1 || !errors.As(errs[0], &pe) || pe.Value != "reader broke" {
-		t.Fatalf("errors = %v, want one PanicError", errs)
+	for _, workers := range []int{1, 4} {
+		for _, tc := range []struct {
+			name string
+			opt  stage.ParallelOption
+		}{{"default", nil}, {"InFlight", stage.InFlight(1024)}, {"Unordered", stage.Unordered()}} {
+			r := stage.ParallelMap(up, workers, func(x int) (int, error) { return 2 * x, nil }, tc.opt)
+			got, errs := concPass(context.Background(), r)
+			var pe *tensorfeed.PanicError
+			if len(errs) != 1 || !errors.As(errs[0], &pe) || pe.Value != "reader broke" {
+				t.Fatalf("errors = %v, want one PanicError", errs)
+			}
+			if tc.name == "Unordered" {
+				slices.Sort(got) // it keeps every result, not their order
+			}
+			want := make([]int, before)
+			for i := range want {
+				want[i] = 2 * i
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("workers=%d, %s: got %d results before the panic, want all %d in order",
+					workers, tc.name, len(got), before)
+			}
+		}
 	}
 }
 
@@ -296,7 +324,7 @@ func TestParallelMapEarlyBreakStopsEndlessUpstream(t *testing.T) {
 func TestParallelMapCancelWhileRanging(t *testing.T) {
 	for _, opts := range [][]stage.ParallelOption{nil, {stage.Unordered()}} {
 		r := stage.ParallelMap(concEndless(nil), 3, func(x int) (int, error) { return x, nil }, opts...)
-		readertest.CancelAfter(t, r, 50) // the consumer keeps ranging
+		sourcetest.CancelAfter(t, r, 50) // the consumer keeps ranging
 	}
 }
 
@@ -356,7 +384,7 @@ func TestParallelMapCancelWhileWindowFull(t *testing.T) {
 	// is full: the reader and every worker wait; the next step must end the
 	// pass with the context's error.
 	r := stage.ParallelMap(concEndless(nil), 2, func(x int) (int, error) { return x, nil }, stage.InFlight(4))
-	readertest.CancelAfter(t, r, 3)
+	sourcetest.CancelAfter(t, r, 3)
 }
 
 func TestParallelMapDeadline(t *testing.T) {
