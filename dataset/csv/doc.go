@@ -6,8 +6,9 @@
 // A [Reader] made by [New] reads data_csv; [DataShape] is data_shape (each
 // row must hold exactly that many values), [LabelFile] is label_csv and
 // [LabelShape] is label_shape. Without labels every row has the label 0, as
-// in CSVIter. Batching is batch.Of, and a sink turns batches into tensors
-// ([FillData] and [FillLabel] are the fill functions).
+// in CSVIter. Batching is batch.Of, and a sink turns batches into tensors:
+// [Layout.Sink] makes CSVIter's, from the [Reader.Layout] of the file
+// ([FillData] and [FillLabel] are its fill functions).
 //
 // # CSV as users write it
 //
@@ -51,7 +52,8 @@
 // row (a stray quote, a field over MaxFieldBytes, the wrong number of
 // fields, a value that does not parse, an unknown class, inf or nan under
 // [Finite]) is skipped, counted ([Reader.Skipped]) and logged at warn level
-// with its ParseError, and the pass fails once the skipped rows are more
+// with its ParseError (through the logger of the pass's context,
+// tensorfeed.WithLogger), and the pass fails once the skipped rows are more
 // than the policy's share. Problems with the file rather than a row fail
 // the pass under any policy: a missing or unreadable file, a row over
 // MaxLineBytes (where the next row starts is unknown when a row may hold

@@ -21,11 +21,12 @@ import (
 // CSVIter's round_batch does.
 func ExampleNew() {
 	r := csv.New("testdata/iris_data.csv", csv.DataShape(4), csv.LabelFile("testdata/iris_label.csv"))
-	s, err := r.Sink(32)
+	l, err := r.Layout()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	s := l.Sink(32)
 	fmt.Println(s.ProvideData(), s.ProvideLabel())
 	for t, err := range sink.Tensorize(batch.Of(r, 32, batch.Pad), s).All(context.Background()) {
 		if err != nil {

@@ -14,6 +14,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -78,25 +80,20 @@ type config struct {
 	maxLine        int
 	maxField       int
 	bad            *source.SkipPolicy
-	log            *zap.Logger
 }
 
 // An Option configures a Reader.
-type Option interface{ apply(*config) }
-
-type optionFunc func(*config)
-
-func (f optionFunc) apply(c *config) { f(c) }
+type Option = option.Option[config]
 
 // Delimiter sets the field separator (default ',').
-func Delimiter(r rune) Option { return optionFunc(func(c *config) { c.comma = r }) }
+func Delimiter(r rune) Option { return option.New(func(c *config) { c.comma = r }) }
 
 // Comment makes lines that start with r comments, skipped (default: none).
-func Comment(r rune) Option { return optionFunc(func(c *config) { c.comment = r }) }
+func Comment(r rune) Option { return option.New(func(c *config) { c.comment = r }) }
 
 // Header makes the first row (after SkipRows) the column names: it is not
 // data, and Name selects columns by it.
-func Header() Option { return optionFunc(func(c *config) { c.header = true }) }
+func Header() Option { return option.New(func(c *config) { c.header = true }) }
 
 // SkipRows skips the first n rows of the data file, before the header if
 // there is one: for example scikit-learn's metadata line
@@ -105,7 +102,7 @@ func SkipRows(n int) Option {
 	if n < 0 {
 		panic(fmt.Sprintf("csv: SkipRows(%d)", n))
 	}
-	return optionFunc(func(c *config) { c.skip = n })
+	return option.New(func(c *config) { c.skip = n })
 }
 
 // DataShape sets the shape of one row's data (MXNet's data_shape). The
@@ -114,7 +111,7 @@ func SkipRows(n int) Option {
 // [number of data columns].
 func DataShape(dims ...int) Option {
 	checkShape("DataShape", dims)
-	return optionFunc(func(c *config) { c.dataShape = append([]int(nil), dims...) })
+	return option.New(func(c *config) { c.dataShape = append([]int(nil), dims...) })
 }
 
 // LabelShape sets the shape of one row's labels (MXNet's label_shape).
@@ -122,7 +119,7 @@ func DataShape(dims ...int) Option {
 // [number of label columns], or [1] without labels.
 func LabelShape(dims ...int) Option {
 	checkShape("LabelShape", dims)
-	return optionFunc(func(c *config) { c.labelShape = append([]int(nil), dims...) })
+	return option.New(func(c *config) { c.labelShape = append([]int(nil), dims...) })
 }
 
 func checkShape(fn string, dims []int) {
@@ -140,18 +137,18 @@ func checkShape(fn string, dims []int) {
 // labels of row i of the data file (MXNet's label_csv). It has no header;
 // Delimiter and Comment apply to it too. Both files must hold the same
 // number of rows (ErrRowCount).
-func LabelFile(path string) Option { return optionFunc(func(c *config) { c.labelFile = path }) }
+func LabelFile(path string) Option { return option.New(func(c *config) { c.labelFile = path }) }
 
 // LabelColumns takes the labels from these columns of the data file, in
 // this order. They are not data unless DataColumns names them.
 func LabelColumns(cols ...Col) Option {
-	return optionFunc(func(c *config) { c.labelCols = append([]Col(nil), cols...) })
+	return option.New(func(c *config) { c.labelCols = append([]Col(nil), cols...) })
 }
 
 // DataColumns takes the data from these columns only, in this order.
 // Without it every column that is not a label is data.
 func DataColumns(cols ...Col) Option {
-	return optionFunc(func(c *config) { c.dataCols = append([]Col(nil), cols...) })
+	return option.New(func(c *config) { c.dataCols = append([]Col(nil), cols...) })
 }
 
 // Classes maps string labels to numbers: names[i] becomes i. Every label
@@ -166,12 +163,12 @@ func Classes(names ...string) Option {
 		}
 		m[n] = float32(i)
 	}
-	return optionFunc(func(c *config) { c.classes = m })
+	return option.New(func(c *config) { c.classes = m })
 }
 
 // Finite refuses inf and nan in data and label fields: a row holding one is
 // bad (ErrNumber). By default they are accepted, as dmlc's parser does.
-func Finite() Option { return optionFunc(func(c *config) { c.finite = true }) }
+func Finite() Option { return option.New(func(c *config) { c.finite = true }) }
 
 // MaxLineBytes sets the most bytes a row may hold (default
 // [DefaultMaxLineBytes]), line ends aside; a row whose quoted fields hold
@@ -185,7 +182,7 @@ func MaxLineBytes(n int) Option {
 	if n < 1 || n > maxLimit {
 		panic(fmt.Sprintf("csv: MaxLineBytes(%d): must be in [1, %d]", n, maxLimit))
 	}
-	return optionFunc(func(c *config) { c.maxLine = n })
+	return option.New(func(c *config) { c.maxLine = n })
 }
 
 // MaxFieldBytes sets the most bytes a field may hold after its quotes are
@@ -196,7 +193,7 @@ func MaxFieldBytes(n int) Option {
 	if n < 1 || n > maxLimit {
 		panic(fmt.Sprintf("csv: MaxFieldBytes(%d): must be in [1, %d]", n, maxLimit))
 	}
-	return optionFunc(func(c *config) { c.maxField = n })
+	return option.New(func(c *config) { c.maxField = n })
 }
 
 // SkipBad skips bad rows while they are at most maxFraction of a pass's
@@ -211,33 +208,21 @@ func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
 // field over MaxFieldBytes), has the wrong number of fields, or holds a
 // field that does not parse (ErrNumber, ErrClass); with a label file, a
 // data row and its label row are skipped together. The policy's warnings
-// go to the reader's logger. Whatever the policy, the pass fails on a
+// go to the logger of the pass's context (tensorfeed.WithLogger). Whatever the policy, the pass fails on a
 // missing or unreadable file, a row over MaxLineBytes, a header or first
 // row that cannot be read, a layout that does not fit (ErrColumn,
 // ErrShape), a file with no rows (ErrEmpty) and data and label files of
 // different lengths (ErrRowCount). The default, a nil policy, fails the
 // pass at the first bad row.
-func OnBad(p *source.SkipPolicy) Option { return optionFunc(func(c *config) { c.bad = p }) }
-
-// WithLogger sets the logger that reports each pass at debug level and
-// each skipped row at warn level. The
-// default, and what a nil logger means, is zap.NewNop().
-func WithLogger(l *zap.Logger) Option {
-	if l == nil {
-		l = zap.NewNop()
-	}
-	return optionFunc(func(c *config) { c.log = l })
-}
+func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.bad = p }) }
 
 // New returns a reader of the CSV file at path. The file is opened when a
 // pass starts. New panics on a contradictory configuration: an invalid
 // delimiter or comment character, both LabelFile and LabelColumns, or
 // columns selected by Name without Header.
 func New(path string, opts ...Option) *Reader {
-	c := config{comma: ',', maxLine: DefaultMaxLineBytes, maxField: DefaultMaxFieldBytes, log: zap.NewNop()}
-	for _, o := range opts {
-		o.apply(&c)
-	}
+	c := config{comma: ',', maxLine: DefaultMaxLineBytes, maxField: DefaultMaxFieldBytes}
+	option.Apply(&c, opts)
 	if !validDelim(c.comma) || (c.comment != 0 && !validDelim(c.comment)) || c.comma == c.comment {
 		panic(fmt.Sprintf("csv: New: invalid delimiter %q or comment %q", c.comma, c.comment))
 	}
@@ -250,9 +235,6 @@ func New(path string, opts ...Option) *Reader {
 				panic(fmt.Sprintf("csv: New: column %s selected by name without Header", col))
 			}
 		}
-	}
-	if c.log == nil {
-		c.log = zap.NewNop()
 	}
 	return &Reader{path: path, cfg: c}
 }
@@ -287,19 +269,16 @@ func (r *Reader) Layout() (Layout, error) {
 	return p.layout, nil
 }
 
-// Sink returns a sink for batches of up to batchSize rows with a float32
-// data tensor named "data" and a float32 label tensor named
-// "softmax_label", as MXNet's CSVIter provides them. It reads the start of
-// the file to learn the shapes (see Layout).
-func (r *Reader) Sink(batchSize int, opts ...sink.Option) (*sink.Sink[Row], error) {
-	l, err := r.Layout()
-	if err != nil {
-		return nil, err
-	}
+// Sink returns a sink for batches of up to batchSize rows of this layout,
+// with a float32 data tensor named "data" and a float32 label tensor named
+// "softmax_label", as MXNet's CSVIter provides them. The layout comes from
+// [Reader.Layout], which reads the start of the file, so that the sink can
+// describe its tensors before the first batch.
+func (l Layout) Sink(batchSize int, opts ...sink.Option) *sink.Sink[Row] {
 	return sink.New(batchSize,
 		[]sink.Field[Row]{sink.Float32("data", l.DataShape, FillData)},
 		[]sink.Field[Row]{sink.Float32("softmax_label", l.LabelShape, FillLabel)},
-		opts...), nil
+		opts...)
 }
 
 // pass is the state of one pass.
@@ -582,7 +561,9 @@ func (p *pass) parseLabel(s string) (float32, error) {
 const checkEvery = 256
 
 // All starts a pass over the rows. A bad row ends the pass with its
-// *ParseError, unless a bad-record policy (OnBad, SkipBad) skips it.
+// *ParseError, unless a bad-record policy (OnBad, SkipBad) skips it. The
+// pass logs through tensorfeed.Logger(ctx): one debug entry when it starts,
+// and a warning for each row the policy skips.
 func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
 		p, err := r.start()
@@ -591,10 +572,13 @@ func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 			return
 		}
 		defer p.close()
-		r.cfg.log.Debug("csv pass", zap.String("file", r.path), zap.String("labels", r.cfg.labelFile),
-			zap.Ints("data_cols", p.layout.DataCols), zap.Ints("label_cols", p.layout.LabelCols),
-			zap.Ints("data_shape", p.layout.DataShape), zap.Ints("label_shape", p.layout.LabelShape))
-		skips := r.cfg.bad.Pass(-1, r.cfg.log)
+		log := tensorfeed.Logger(ctx)
+		if ce := log.Check(zap.DebugLevel, "csv pass"); ce != nil {
+			ce.Write(zap.String("file", r.path), zap.String("labels", r.cfg.labelFile),
+				zap.Ints("data_cols", p.layout.DataCols), zap.Ints("label_cols", p.layout.LabelCols),
+				zap.Ints("data_shape", p.layout.DataShape), zap.Ints("label_shape", p.layout.LabelShape))
+		}
+		skips := r.cfg.bad.Pass(-1, log)
 		done := ctx.Done()
 		// start left the first record of each file read, without error.
 		var recErr error

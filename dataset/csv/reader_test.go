@@ -19,8 +19,8 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
-	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )
 
 const testdata = "testdata"
@@ -347,7 +347,7 @@ func TestRowsDoNotAlias(t *testing.T) {
 
 func TestEarlyBreakAndCancel(t *testing.T) {
 	r := csv.New(td("veterans_lung_cancer.csv"), csv.Header())
-	if n := len(readertest.BreakAfter(t, r, 3)); n != 3 {
+	if n := len(sourcetest.BreakAfter(t, r, 3)); n != 3 {
 		t.Errorf("break after %d", n)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -400,10 +400,11 @@ func TestColString(t *testing.T) {
 
 func TestSink(t *testing.T) {
 	r := csv.New(td("veterans_lung_cancer.csv"), csv.Header(), csv.LabelColumns(csv.Index(0), csv.Index(1)), csv.DataShape(11, 1))
-	s, err := r.Sink(8)
+	l, err := r.Layout()
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := l.Sink(8)
 	if d, l := s.ProvideData(), s.ProvideLabel(); d[0].String() != "data float32[8 11 1]" || l[0].String() != "softmax_label float32[8 2]" {
 		t.Errorf("descs %v %v", d, l)
 	}
@@ -418,18 +419,40 @@ func TestSink(t *testing.T) {
 	if !slices.Equal(data.F32[11:22], rows[1].Data) || !slices.Equal(label.F32[4:6], rows[2].Label) {
 		t.Errorf("tensors %v %v", data.F32[11:22], label.F32[4:6])
 	}
-	if _, err := csv.New(td("iris_data.csv"), csv.DataShape(3)).Sink(8); !errors.Is(err, csv.ErrShape) {
-		t.Errorf("Sink with a bad shape: %v", err)
+	if _, err := csv.New(td("iris_data.csv"), csv.DataShape(3)).Layout(); !errors.Is(err, csv.ErrShape) {
+		t.Errorf("Layout with a bad shape: %v", err)
 	}
 }
 
 func TestLogger(t *testing.T) {
 	core, logs := observer.New(zap.DebugLevel)
-	r := csv.New(td("iris_data.csv"), csv.WithLogger(zap.New(core)))
-	if n, err := source.Count(context.Background(), r); n != 150 || err != nil {
+	ctx := tensorfeed.WithLogger(context.Background(), zap.New(core))
+	r := csv.New(td("iris_data.csv"))
+	if n, err := source.Count(ctx, r); n != 150 || err != nil {
 		t.Fatal(n, err)
 	}
 	if logs.Len() != 1 || logs.All()[0].ContextMap()["file"] != td("iris_data.csv") {
 		t.Errorf("logs %v", logs.All())
+	}
+}
+
+// TestContract checks readers of the test files against the contract of
+// source.Reader, including passes that fail and passes that skip.
+func TestContract(t *testing.T) {
+	classes := csv.Classes("Iris-setosa", "Iris-versicolor", "Iris-virginica")
+	dir := t.TempDir()
+	bad := write(t, dir, "bad.csv", "1,2\n3,4\n5,x\n7,8\n")
+	for name, r := range map[string]*csv.Reader{
+		"iris_data.csv with a label file": csv.New(td("iris_data.csv"), csv.LabelFile(td("iris_label.csv"))),
+		"iris.data, named classes":        csv.New(td("iris.data"), csv.Header(), csv.LabelColumns(csv.Name("Name")), classes),
+		"iris.csv, metadata line":         csv.New(td("iris.csv"), csv.SkipRows(1), csv.LabelColumns(csv.Index(-1))),
+		"veterans, two label columns":     csv.New(td("veterans_lung_cancer.csv"), csv.Header(), csv.LabelColumns(csv.Index(0), csv.Index(1))),
+		"a bad row":                       csv.New(bad),
+		"a bad row skipped":               csv.New(bad, csv.SkipBad(0.5)),
+		"a missing file":                  csv.New(filepath.Join(dir, "none.csv")),
+	} {
+		if err := sourcetest.TestReader(r); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

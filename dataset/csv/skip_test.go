@@ -27,7 +27,13 @@ type pos struct {
 // errors OnSkip saw and the pass's error.
 func pass(t *testing.T, r *csv.Reader) (firsts []float32, err error) {
 	t.Helper()
-	for row, e := range r.All(context.Background()) {
+	return passCtx(t, context.Background(), r)
+}
+
+// passCtx is pass with the given context.
+func passCtx(t *testing.T, ctx context.Context, r *csv.Reader) (firsts []float32, err error) {
+	t.Helper()
+	for row, e := range r.All(ctx) {
 		if e != nil {
 			if err != nil {
 				t.Fatal("second error")
@@ -88,10 +94,11 @@ func TestSkipBadDefaultFails(t *testing.T) {
 func TestSkipBadSkipsAndCounts(t *testing.T) {
 	core, logs := observer.New(zap.WarnLevel)
 	var skipped []error
-	r := mixedReader(t, csv.SkipBad(1, source.OnSkip(func(err error) { skipped = append(skipped, err) })), csv.WithLogger(zap.New(core)))
+	ctx := tensorfeed.WithLogger(context.Background(), zap.New(core))
+	r := mixedReader(t, csv.SkipBad(1, source.OnSkip(func(err error) { skipped = append(skipped, err) })))
 	for epoch := 1; epoch <= 2; epoch++ {
 		skipped = skipped[:0]
-		firsts, err := pass(t, r)
+		firsts, err := passCtx(t, ctx, r)
 		if err != nil || !slices.Equal(firsts, []float32{1, 5, 13}) {
 			t.Fatalf("epoch %d: rows %v, %v", epoch, firsts, err)
 		}
