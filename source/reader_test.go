@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -60,7 +61,7 @@ func TestFuncStartsAPassPerCall(t *testing.T) {
 }
 
 func TestPanicError(t *testing.T) {
-	p := source.NewPanicError(errBoom)
+	p := tensorfeed.NewPanicError(errBoom)
 	if !errors.Is(p, errBoom) || len(p.Stack) == 0 {
 		t.Fatalf("PanicError of an error: Is = %v, stack %d bytes", errors.Is(p, errBoom), len(p.Stack))
 	}
@@ -68,7 +69,7 @@ func TestPanicError(t *testing.T) {
 	if want := "tensorfeed: panic: boom"; len(msg) < len(want) || msg[:len(want)] != want {
 		t.Fatalf("Error() = %q...", msg[:min(40, len(msg))])
 	}
-	q := source.NewPanicError("not an error")
+	q := tensorfeed.NewPanicError("not an error")
 	if q.Unwrap() != nil {
 		t.Fatal("Unwrap of a non-error panic value is not nil")
 	}

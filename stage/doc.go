@@ -14,7 +14,7 @@
 // Only Buffered and ParallelMap start goroutines, and only while a pass
 // runs. When the consumer stops early, errs or cancels, the pass cancels its
 // workers and waits for them before it returns. A panic in a worker reaches
-// the consumer as a *source.PanicError with the worker's stack; code that
+// the consumer as a *tensorfeed.PanicError with the worker's stack; code that
 // runs on the consumer's goroutine (Map, Filter, ...) panics as usual.
 //
 // # Determinism
