@@ -160,87 +160,75 @@ var contractStages = []struct {
 	}},
 }
 
-// TestContractUpstreamError: an error from upstream reaches the consumer
-// exactly once, as the last item of the pass, and the upstream pass returns.
-func TestContractUpstreamError(t *testing.T) {
+// concurrentStages are the stages that read ahead on goroutines of their
+// own: the contract holds for them too, but they may read more of the
+// upstream than the consumer takes.
+var concurrentStages = []struct {
+	name string
+	wrap func(source.Reader[int]) source.Reader[int]
+	opts []sourcetest.Option
+}{
+	{"Buffered", func(r source.Reader[int]) source.Reader[int] { return stage.Buffered(r, 4) }, nil},
+	{"Buffered1", func(r source.Reader[int]) source.Reader[int] { return stage.Buffered(r, 1) }, nil},
+	{"ParallelMap", func(r source.Reader[int]) source.Reader[int] {
+		return stage.ParallelMap(r, 3, func(x int) (int, error) { return x * 2, nil })
+	}, nil},
+	{"ParallelMapSmallWindow", func(r source.Reader[int]) source.Reader[int] {
+		return stage.ParallelMap(r, 2, func(x int) (int, error) { return x * 2, nil }, stage.InFlight(2))
+	}, nil},
+	{"ParallelMapUnordered", func(r source.Reader[int]) source.Reader[int] {
+		return stage.ParallelMap(r, 3, func(x int) (int, error) { return x * 2, nil }, stage.Unordered())
+	}, []sourcetest.Option{sourcetest.Nondeterministic()}},
+}
+
+// TestContract checks every stage with sourcetest.TestStage: one error,
+// last, with the zero value; break and cancel stop the upstream pass; no
+// goroutine left running; the same epoch repeats.
+func TestContract(t *testing.T) {
 	for _, tc := range contractStages {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newProbe(100)
-			p.failAt = 10
-			items := drain(t, context.Background(), tc.wrap(p), 1000)
-			var errs []error
-			for _, it := range items {
-				if it.err != nil {
-					errs = append(errs, it.err)
-				}
+			wrap := tc.wrap
+			if tc.name == "RepeatEndless" { // endless over a finite upstream
+				wrap = func(r source.Reader[int]) source.Reader[int] { return stage.Take(tc.wrap(r), 250) }
 			}
-			if len(errs) != 1 {
-				t.Fatalf("got %d errors %v, want 1", len(errs), errs)
+			if err := sourcetest.TestStage(wrap, func(i int) int { return i }); err != nil {
+				t.Fatal(err)
 			}
-			last := items[len(items)-1]
-			if !errors.Is(last.err, errBoom) {
-				t.Fatalf("last item = %v, %v; want errBoom", last.v, last.err)
-			}
-			if last.v != 0 {
-				t.Errorf("error came with sample %d, want the zero value", last.v)
-			}
-			if p.started.Load() != 1 || p.open() != 0 {
-				t.Errorf("upstream passes: started %d, still open %d; want 1, 0", p.started.Load(), p.open())
-			}
-			if got := p.yielded.Load(); got != 10 {
-				t.Errorf("upstream yielded %d samples, want 10", got)
+		})
+	}
+	for _, tc := range concurrentStages {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := sourcetest.TestStage(tc.wrap, func(i int) int { return i }, tc.opts...); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}
 }
 
-// TestContractEarlyBreak: a consumer that stops ranging stops the upstream
-// pass, even an endless one.
-func TestContractEarlyBreak(t *testing.T) {
+// TestContractReadsOnlyWhatItNeeds: the stages that run on the consumer's
+// goroutine read no further than the sample they fail or stop at. An
+// upstream error comes after exactly the samples before it; a break after 3
+// samples reads a handful of samples, not the endless rest.
+func TestContractReadsOnlyWhatItNeeds(t *testing.T) {
 	for _, tc := range contractStages {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newProbe(-1)
+			p := newProbe(100)
+			p.failAt = 10
+			items := drain(t, context.Background(), tc.wrap(p), 1000)
+			if last := items[len(items)-1]; !errors.Is(last.err, errBoom) {
+				t.Fatalf("last item = %v, %v; want errBoom", last.v, last.err)
+			}
+			if got := p.yielded.Load(); got != 10 {
+				t.Errorf("upstream yielded %d samples before its error, want 10", got)
+			}
+
+			p = newProbe(-1)
 			sourcetest.BreakAfter(t, tc.wrap(p), 3)
 			if p.started.Load() != 1 || p.open() != 0 {
 				t.Errorf("upstream passes: started %d, still open %d; want 1, 0", p.started.Load(), p.open())
 			}
 			if got := p.yielded.Load(); got > 3*3+4 {
 				t.Errorf("upstream yielded %d samples for 3 taken", got)
-			}
-		})
-	}
-}
-
-// TestContractCancel: cancelling the context ends the pass with exactly one
-// context.Canceled error.
-func TestContractCancel(t *testing.T) {
-	for _, tc := range contractStages {
-		t.Run(tc.name, func(t *testing.T) {
-			p := newProbe(-1)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			var errs []error
-			n := 0
-			for _, err := range tc.wrap(p).All(ctx) {
-				if err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				if len(errs) > 0 {
-					t.Fatal("sample after the error")
-				}
-				if n++; n == 5 {
-					cancel()
-				}
-				if n > 10000 {
-					t.Fatal("pass not stopped by cancel")
-				}
-			}
-			if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
-				t.Fatalf("errors = %v, want one context.Canceled", errs)
-			}
-			if p.open() != 0 {
-				t.Errorf("%d upstream passes still open", p.open())
 			}
 		})
 	}
