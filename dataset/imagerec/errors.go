@@ -13,18 +13,6 @@ type badData struct{ msg string }
 func (e *badData) Error() string { return e.msg }
 func (e *badData) Unwrap() error { return tensorfeed.ErrBadData }
 
-// ErrImage is wrapped by every error about image bytes that cannot be
-// decoded: an unknown format, a corrupt or truncated JPEG or PNG, an image
-// larger than the decoder's bounds. Like every sentinel of this package
-// (ErrSize, ErrList, ErrLabel, ErrHeader) it wraps tensorfeed.ErrBadData:
-// an image too small for the configured crop is bad data for that
-// configuration.
-var ErrImage error = &badData{"imagerec: bad image"}
-
-// ErrSize is wrapped by errors about an image too small for what is asked
-// of it, such as a crop larger than the image.
-var ErrSize error = &badData{"imagerec: image too small"}
-
 // ErrList is wrapped by every error about a malformed .lst file. The
 // concrete error is a *ListError that says which line.
 var ErrList error = &badData{"imagerec: bad .lst file"}
@@ -36,7 +24,7 @@ var ErrLabel error = &badData{"imagerec: bad label"}
 // RecordError reports a record that could not be turned into a sample: the
 // file it came from, its index in the input and the byte offset where it
 // starts. It wraps the cause, which in turn wraps a sentinel such as
-// ErrImage, ErrLabel or ErrSize.
+// decode.ErrImage, decode.ErrSize, ErrLabel or ErrHeader.
 type RecordError struct {
 	File   string // the .rec file, empty when unknown
 	Index  int    // the record's index in the input

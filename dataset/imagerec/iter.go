@@ -15,14 +15,14 @@ import (
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/sample"
-	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
+	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
 // Iter reads batches of images from an image RecordIO file, as MXNet's
 // ImageRecordIter does: it decodes, augments and normalises every image in
-// parallel and yields each batch as a *sink.Tensors with one data tensor
+// parallel and yields each batch as a *tensor.Batch with one data tensor
 // (N, C, H, W) and one label tensor (N) or (N, LabelWidth).
 //
 // Each pass is one epoch. The result is deterministic: image i of epoch e
@@ -31,120 +31,124 @@ import (
 // for any number of threads.
 //
 // Every image is written straight into its row of the batch tensor. A
-// batch's tensors belong to the consumer; pass them to Recycle when done
-// to let the Iter reuse their memory.
+// batch belongs to the consumer; its Release hands the memory back to the
+// Iter, which fills it again with a later batch, so a consumer that
+// releases every batch allocates no batch memory in steady state.
 type Iter struct {
-	cfg     *resolved
+	recPath string
+	cfg     *config
 	proc    *processor
 	batches source.Reader[batch.Batch[recordio.Record]]
 	epochs  source.Epochs
-	free    chan *sink.Tensors
-	log     *zap.Logger
+	free    chan *tensor.Batch
 	idx     *recordio.Index // the .idx, checked against the .rec every pass
 	skipped atomic.Int64
 }
 
-// NewIter checks cfg, reads the .lst and .idx files it names, and returns
-// an Iter. Nothing else is opened until a pass starts. A bad Config gives
-// an error that lists every problem.
-func NewIter(cfg Config) (*Iter, error) {
-	rc, err := resolve(cfg)
+// New checks opts, reads the .lst and .idx files they name, and returns an
+// Iter over the image records of the .rec file at recPath (path_imgrec).
+// DataShape and Batch are required. Nothing else is opened until a pass
+// starts. Bad options give an error that lists every problem.
+func New(recPath string, opts ...Option) (*Iter, error) {
+	c, err := newConfig(recPath, opts)
 	if err != nil {
 		return nil, err
 	}
-	d := &rc.Data
 	var idx *recordio.Index
-	if d.IdxPath != "" {
-		if idx, err = recordio.ReadIndex(d.IdxPath); err != nil {
+	if c.idxPath != "" {
+		if idx, err = recordio.ReadIndex(c.idxPath); err != nil {
 			return nil, err
 		}
 	}
 	var records source.Reader[recordio.Record]
 	switch {
-	case d.Shuffle && idx != nil:
-		records = &indexedRecords{path: d.RecPath, idx: idx, seed: d.Seed}
+	case c.shuffle && idx != nil:
+		records = &indexedRecords{path: recPath, idx: idx, seed: c.seed}
 	default:
-		records = recordio.Open(d.RecPath, recordio.Shard(d.NumParts, d.PartIndex))
-		if d.Shuffle {
-			records = stage.Shuffle(records, d.ShuffleBuffer, d.Seed)
+		records = recordio.Open(recPath, recordio.Shard(c.shardCount, c.shardIdx))
+		if c.shuffle {
+			records = stage.Shuffle(records, c.shuffleBuffer, c.seed)
 		}
 	}
 	it := &Iter{
-		cfg:     rc,
-		proc:    newProcessor(rc),
-		batches: batch.Of(records, rc.Batch.Size, rc.Batch.Last),
-		free:    make(chan *sink.Tensors, max(rc.Backend.Prefetch, 0)+rc.Backend.Threads+2),
-		log:     rc.Backend.Logger,
+		recPath: recPath,
+		cfg:     c,
+		proc:    newProcessor(c),
+		batches: batch.Of(records, c.batchSize, c.last),
+		free:    make(chan *tensor.Batch, max(c.prefetch, 0)+c.threads+2),
 		idx:     idx,
 	}
 	return it, nil
 }
 
 // ProvideData describes the data tensor of a full batch.
-func (it *Iter) ProvideData() []sink.Desc {
-	s := it.cfg.Data.Shape
-	return []sink.Desc{{Name: it.cfg.Data.DataName, Shape: []int{it.cfg.Batch.Size, s[0], s[1], s[2]},
-		DType: it.cfg.Backend.DType}}
+func (it *Iter) ProvideData() []tensor.Desc {
+	s := it.cfg.shape
+	return []tensor.Desc{{Name: it.cfg.dataName, Shape: []int{it.cfg.batchSize, s[0], s[1], s[2]},
+		DType: it.cfg.dtype}}
 }
 
 // ProvideLabel describes the label tensor of a full batch: (N) for one
 // label per image, else (N, LabelWidth).
-func (it *Iter) ProvideLabel() []sink.Desc {
-	return []sink.Desc{{Name: it.cfg.Data.LabelName, Shape: it.labelShape(it.cfg.Batch.Size), DType: sample.Float32}}
+func (it *Iter) ProvideLabel() []tensor.Desc {
+	return []tensor.Desc{{Name: it.cfg.labelName, Shape: it.labelShape(it.cfg.batchSize), DType: sample.Float32}}
 }
 
 func (it *Iter) labelShape(n int) []int {
-	if w := it.cfg.Data.LabelWidth; w > 1 {
+	if w := it.cfg.labelWidth; w > 1 {
 		return []int{n, w}
 	}
 	return []int{n}
 }
 
-// Recycle hands the memory of a batch back to the Iter, which may then
-// overwrite it with a later batch. Call it only when nothing reads t any
-// more. Tensors not made by this Iter, or of another shape, are ignored.
-func (it *Iter) Recycle(t *sink.Tensors) {
-	if t == nil || len(t.Data) != 1 || len(t.Label) != 1 || t.Data[0].Rows() != it.cfg.Batch.Size {
+// Recycle takes back the memory of a batch the Iter made; it implements
+// tensor.Recycler and is called by the batch's Release, never directly.
+// Batches of another size (a short last batch) are left to the garbage
+// collector.
+func (it *Iter) Recycle(b *tensor.Batch) {
+	if b == nil || len(b.Data) != 1 || len(b.Label) != 1 || b.Len() != it.cfg.batchSize {
 		return
 	}
 	select {
-	case it.free <- t:
+	case it.free <- b:
 	default:
 	}
 }
 
-// newTensors returns tensors for a batch of n images, recycled when it can.
-func (it *Iter) newTensors(n, padded int) *sink.Tensors {
-	s := it.cfg.Data.Shape
+// newBatch returns a batch of n images, recycled when it can, whose Release
+// hands it back to the Iter.
+func (it *Iter) newBatch(n, padded int) *tensor.Batch {
+	s := it.cfg.shape
 	per := s[0] * s[1] * s[2]
-	dt := it.cfg.Backend.DType
-	if n == it.cfg.Batch.Size {
+	dt := it.cfg.dtype
+	if n == it.cfg.batchSize {
 		select {
-		case t := <-it.free:
-			t.Padded = padded
-			return t
+		case b := <-it.free:
+			b.Padded = padded
+			b.SetOwner(it)
+			return b
 		default:
 		}
 	}
-	data := sink.Tensor{Name: it.cfg.Data.DataName, Shape: []int{n, s[0], s[1], s[2]}, DType: dt}
+	data := tensor.Tensor{Name: it.cfg.dataName, Shape: []int{n, s[0], s[1], s[2]}, DType: dt}
 	if dt == sample.Uint8 {
 		data.U8 = make([]uint8, n*per)
 	} else {
 		data.F32 = make([]float32, n*per)
 	}
-	label := sink.Tensor{Name: it.cfg.Data.LabelName, Shape: it.labelShape(n), DType: sample.Float32,
-		F32: make([]float32, n*it.cfg.Data.LabelWidth)}
-	return &sink.Tensors{Data: []sink.Tensor{data}, Label: []sink.Tensor{label}, Padded: padded}
+	label := tensor.Tensor{Name: it.cfg.labelName, Shape: it.labelShape(n), DType: sample.Float32,
+		F32: make([]float32, n*it.cfg.labelWidth)}
+	return tensor.NewBatch([]tensor.Tensor{data}, []tensor.Tensor{label}, padded, it)
 }
 
 // Skipped returns how many bad records the Iter's passes skipped under
-// DataOptions.SkipBad, over all passes. It implements source.SkipCounted.
+// SkipBad, over all passes. It implements source.SkipCounted.
 func (it *Iter) Skipped() int64 { return it.skipped.Load() }
 
 // job is one image to process into row slot of out.
 type job struct {
 	rec  recordio.Record
-	out  *sink.Tensors
+	out  *tensor.Batch
 	slot int
 	last bool  // the batch's last row
 	pad  bool  // a padding row (batch.Pad)
@@ -155,9 +159,9 @@ type job struct {
 // records reader, in the pass's context.
 type passIndexKey struct{}
 
-// partOffsets checks the index against the .rec file as it is now and
-// returns the offsets of the records of this part, ascending.
-func partOffsets(recPath string, idx *recordio.Index, numParts, partIndex int) ([]int64, error) {
+// shardOffsets checks the index against the .rec file as it is now and
+// returns the offsets of the records of shard index of count, ascending.
+func shardOffsets(recPath string, idx *recordio.Index, count, index int) ([]int64, error) {
 	f, err := os.Open(recPath)
 	if err != nil {
 		return nil, err
@@ -170,7 +174,7 @@ func partOffsets(recPath string, idx *recordio.Index, numParts, partIndex int) (
 	if err := recordio.ValidateIndex(f, st.Size(), recPath, idx); err != nil {
 		return nil, err
 	}
-	lo, hi := recordio.ShardRange(st.Size(), numParts, partIndex)
+	lo, hi := recordio.ShardRange(st.Size(), count, index)
 	var offs []int64
 	for i := range idx.Len() {
 		if e := idx.Entry(i); e.Offset >= lo && e.Offset < hi {
@@ -184,20 +188,20 @@ func partOffsets(recPath string, idx *recordio.Index, numParts, partIndex int) (
 // All returns one pass (epoch) over the data. Its first error (a bad
 // record, an unreadable file, an .idx that does not match the .rec) is
 // yielded once and ends the pass; record errors are *RecordError values.
-// With DataOptions.SkipBad, bad records are skipped instead, within its
-// bound (see DataOptions.SkipBad).
-func (it *Iter) All(ctx context.Context) iter.Seq2[*sink.Tensors, error] {
-	return func(yield func(*sink.Tensors, error) bool) {
-		ep := it.epochs.Next(ctx)
-		ctx := source.WithEpoch(ctx, ep)
-		d := &it.cfg.Data
-		it.log.Debug("imagerec: pass", zap.Int("epoch", ep), zap.String("rec", d.RecPath),
-			zap.Int("threads", it.cfg.Backend.Threads), zap.String("decoder", it.cfg.Backend.Decoder.Name()))
+// With SkipBad, bad records are skipped instead, within its bound. The
+// consumer calls Release on each batch when done with it.
+func (it *Iter) All(ctx context.Context) iter.Seq2[*tensor.Batch, error] {
+	return func(yield func(*tensor.Batch, error) bool) {
+		ctx, ep := it.epochs.Start(ctx)
+		c := it.cfg
+		log := tensorfeed.Logger(ctx)
+		log.Debug("imagerec: pass", zap.Int("epoch", ep), zap.String("rec", it.recPath),
+			zap.Int("threads", c.threads), zap.String("decoder", c.decoder.Name()))
 		total := int64(-1)
 		if it.idx != nil {
 			// Check before the first sample: a stale or damaged index
 			// would otherwise drop or repeat records without a word.
-			offs, err := partOffsets(d.RecPath, it.idx, d.NumParts, d.PartIndex)
+			offs, err := shardOffsets(it.recPath, it.idx, c.shardCount, c.shardIdx)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -213,7 +217,7 @@ func (it *Iter) All(ctx context.Context) iter.Seq2[*sink.Tensors, error] {
 						return
 					}
 					n := len(b.Samples)
-					t := it.newTensors(n, b.Padded)
+					t := it.newBatch(n, b.Padded)
 					for i, rec := range b.Samples {
 						if !yield(job{rec: rec, out: t, slot: i, last: i == n-1, pad: i >= n-b.Padded}, nil) {
 							return
@@ -222,8 +226,8 @@ func (it *Iter) All(ctx context.Context) iter.Seq2[*sink.Tensors, error] {
 				}
 			}
 		})
-		per := d.Shape[0] * d.Shape[1] * d.Shape[2]
-		lw := d.LabelWidth
+		per := c.shape[0] * c.shape[1] * c.shape[2]
+		lw := c.labelWidth
 		work := func(j job) (job, error) {
 			dt, l := &j.out.Data[0], &j.out.Label[0]
 			lo, hi := j.slot*per, (j.slot+1)*per
@@ -242,26 +246,26 @@ func (it *Iter) All(ctx context.Context) iter.Seq2[*sink.Tensors, error] {
 			}
 			return j, err
 		}
-		threads := it.cfg.Backend.Threads
+		threads := c.threads
 		done := stage.ParallelMap(jobs, threads, work, stage.InFlight(max(2*threads, 8)))
-		var out source.Reader[*sink.Tensors] = source.Func[*sink.Tensors](
-			func(ctx context.Context) iter.Seq2[*sink.Tensors, error] {
-				return func(yield func(*sink.Tensors, error) bool) {
-					c := collector{it: it, per: per, lw: lw,
-						count: d.SkipBad.Pass(total, it.log), yield: yield}
+		var out source.Reader[*tensor.Batch] = source.Func[*tensor.Batch](
+			func(ctx context.Context) iter.Seq2[*tensor.Batch, error] {
+				return func(yield func(*tensor.Batch, error) bool) {
+					col := collector{it: it, per: per, lw: lw,
+						count: c.skipBad.Pass(total, log), yield: yield}
 					for j, err := range done.All(ctx) {
 						if err != nil {
 							yield(nil, err)
 							return
 						}
-						if !c.add(j) {
+						if !col.add(j) {
 							return
 						}
 					}
-					c.end(total)
+					col.end(total)
 				}
 			})
-		if p := it.cfg.Backend.Prefetch; p > 0 {
+		if p := c.prefetch; p > 0 {
 			out = stage.Buffered(out, p)
 		}
 		for t, err := range out.All(ctx) {
@@ -282,10 +286,10 @@ type collector struct {
 	it      *Iter
 	per, lw int
 	count   *source.SkipCounter
-	yield   func(*sink.Tensors, error) bool
-	cur     *sink.Tensors // the batch being filled, nil between batches
+	yield   func(*tensor.Batch, error) bool
+	cur     *tensor.Batch // the batch being filled, nil between batches
 	k       int           // rows of cur filled
-	sent    *sink.Tensors // the batch yielded last
+	sent    *tensor.Batch // the batch yielded last
 	good    int64
 }
 
@@ -311,7 +315,7 @@ func (c *collector) add(j job) bool {
 		if j.pad {
 			c.cur.Padded++
 		}
-		if c.k == c.cur.Data[0].Rows() {
+		if c.k == c.cur.Len() {
 			t := c.cur
 			c.cur, c.sent = nil, t
 			if !c.yield(t, nil) {
@@ -331,12 +335,12 @@ func (c *collector) add(j job) bool {
 // and the empty pass are checked.
 func (c *collector) end(total int64) {
 	if t := c.cur; t != nil {
-		switch c.it.cfg.Batch.Last {
+		switch c.it.cfg.last {
 		case batch.Drop:
 			c.it.Recycle(t)
 		case batch.Pad:
 			// Repeat the batch's first rows, as padding does.
-			for i := c.k; i < t.Data[0].Rows(); i++ {
+			for i := c.k; i < t.Len(); i++ {
 				c.copyRow(t, i, t, i-c.k)
 				t.Padded++
 			}
@@ -356,12 +360,12 @@ func (c *collector) end(total int64) {
 	}
 	if total > 0 && c.good == 0 {
 		c.yield(nil, fmt.Errorf("imagerec: %s: the index %s lists %d records for this pass, but none could be read: %w",
-			c.it.cfg.Data.RecPath, c.it.cfg.Data.IdxPath, total, source.ErrTooManyBad))
+			c.it.recPath, c.it.cfg.idxPath, total, source.ErrTooManyBad))
 	}
 }
 
 // copyRow copies row s of src (data and labels) to row k of dst.
-func (c *collector) copyRow(dst *sink.Tensors, k int, src *sink.Tensors, s int) {
+func (c *collector) copyRow(dst *tensor.Batch, k int, src *tensor.Batch, s int) {
 	dd, sd := &dst.Data[0], &src.Data[0]
 	if dd.DType == sample.Uint8 {
 		copy(dd.U8[k*c.per:(k+1)*c.per], sd.U8[s*c.per:(s+1)*c.per])
@@ -372,7 +376,7 @@ func (c *collector) copyRow(dst *sink.Tensors, k int, src *sink.Tensors, s int) 
 }
 
 // shrink cuts t down to its first n rows.
-func (c *collector) shrink(t *sink.Tensors, n int) {
+func (c *collector) shrink(t *tensor.Batch, n int) {
 	dd, l := &t.Data[0], &t.Label[0]
 	dd.Shape = slices.Clone(dd.Shape)
 	dd.Shape[0] = n
@@ -398,7 +402,7 @@ type indexedRecords struct {
 
 func (ir *indexedRecords) All(ctx context.Context) iter.Seq2[recordio.Record, error] {
 	return func(yield func(recordio.Record, error) bool) {
-		ep := ir.epochs.Next(ctx)
+		_, ep := ir.epochs.Start(ctx)
 		offsets, ok := ctx.Value(passIndexKey{}).([]int64)
 		if !ok {
 			yield(recordio.Record{}, errors.New("imagerec: internal error: an indexed pass without its checked index"))

@@ -6,318 +6,364 @@ import (
 	"os"
 	"runtime"
 
-	"go.uber.org/zap"
-
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/image/augment"
+	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-// Config holds the parameters of an Iter, grouped as MXNet's
-// ImageRecordIter groups them: the data to read, the batches to make, the
-// augmentation, the normalisation and the backend that runs it all. Zero
-// values are the defaults each field documents; where tensorfeed's default
-// differs from MXNet's, the field says so.
-type Config struct {
-	Data    DataOptions
-	Batch   BatchOptions
-	Aug     AugOptions
-	Norm    Normalize
-	Backend BackendOptions
-}
+// Option configures New, Decode and Augment. Each option names the
+// parameter of MXNet's ImageRecordIter it stands for; options that a
+// function does not use are ignored by it (New uses all but Channels and
+// MaxPixels; Decode uses Decoder, Channels, LabelsFrom, Threads, MaxPixels,
+// MaxDecodeBytes and SkipBad; Augment uses Seed, Shuffle's seed and
+// Threads).
+type Option = option.Option[config]
 
-// DataOptions says what to read (MXNet's ImageRecParserParam and
-// ImageRecordParam).
-type DataOptions struct {
-	// RecPath is the .rec file (path_imgrec). Required.
-	RecPath string
-	// IdxPath is its .idx file (path_imgidx). With Shuffle, records are
-	// then read in a fresh random permutation every epoch; without it,
-	// Shuffle uses a buffer of ShuffleBuffer records. Every pass first
-	// checks the index against the .rec (recordio.ValidateIndex: every
-	// entry a record start, no offset twice, every record listed) and
-	// fails, naming the .idx line, when it does not match; the index also
-	// gives the pass's record count to SkipBad. A pass whose index lists
-	// records but that reads none of them is an error.
-	IdxPath string
-	// ListPath is a .lst file (path_imglist): labels are then looked up
-	// by the id in each record's header.
-	ListPath string
-	// Shape is the shape of one output image, channels first: C, H, W
-	// (data_shape). C is 1 (gray), 3 (RGB) or 4 (RGBA). Required.
-	Shape [3]int
-	// LabelWidth is the number of labels per image (label_width); 0 means
-	// 1. Without ListPath it must equal the label count of records whose
-	// header holds a label array.
-	LabelWidth int
-	// Shuffle reads the records in a random order, new every epoch
-	// (shuffle).
-	Shuffle bool
-	// ShuffleBuffer is the number of records a shuffle without IdxPath
-	// mixes at once; 0 means 4096.
-	ShuffleBuffer int
-	// Seed seeds the shuffling and every random augmentation (seed).
-	Seed uint64
-	// NumParts and PartIndex read only part PartIndex of NumParts equal
-	// byte ranges of the file (num_parts, part_index), for distributed
-	// training. NumParts 0 means 1.
-	NumParts, PartIndex int
-	// DataName and LabelName name the output tensors; empty means "data"
-	// and "softmax_label", MXNet's names.
-	DataName, LabelName string
-	// SkipBad is the bad-record policy, source.SkipBad(maxFraction,
-	// opts...). nil, the default, ends the pass at the first bad record
-	// with its *RecordError. With a policy, a record whose header, labels
-	// or image cannot be parsed or decoded (any error wrapping
-	// tensorfeed.ErrBadData, an image over MaxDecodeBytes included) is
-	// skipped, counted (Iter.Skipped) and logged at warn level with its
-	// file, record index and byte offset, until the skipped records pass
-	// maxFraction of the pass; with IdxPath the pass's total is known, so
-	// the bound holds from the first record. Later images move up to fill
-	// the gap: the batches are the same for any number of threads, and
-	// only the last batch of a pass may come out short (batch.Pad pads it
-	// with its own first images, batch.Drop drops it).
-	//
-	// Errors in the RecordIO framing (a bad magic word or length inside the
-	// .rec) and an .idx that does not match the .rec are not skipped: they
-	// say the file is damaged in a way whose extent is unknown, so they end
-	// the pass whatever the policy.
-	SkipBad *source.SkipPolicy
-}
+// cropMode says where the crop of the data shape's size is taken.
+type cropMode uint8
 
-// BatchOptions says how samples are grouped (MXNet's BatchParam).
-type BatchOptions struct {
-	// Size is the number of images per batch (batch_size). Required.
-	Size int
-	// Last is what happens to a short last batch. The zero value, Keep,
-	// yields it short. MXNet's default round_batch=true fills it up with
-	// the first images of the data and reports them as padding: that is
-	// batch.Pad (Tensors.Padded counts them); batch.RollOver carries the
-	// remainder into the next epoch instead, and batch.Drop drops it.
-	Last batch.Policy
-}
-
-// CropMode says where the crop of Shape's size is taken from an image.
-type CropMode uint8
-
-// The crop modes.
 const (
-	// CropCenter takes the centred rectangle (MXNet's default).
-	CropCenter CropMode = iota
-	// CropRandom takes a rectangle at a random position (rand_crop).
-	CropRandom
-	// CropFixed takes the rectangle whose top-left corner is (CropX,
-	// CropY) (crop_x_start, crop_y_start).
-	CropFixed
+	cropCenter cropMode = iota // MXNet's default
+	cropRandom                 // rand_crop
+	cropFixed                  // crop_x_start, crop_y_start
 )
 
-// MirrorMode says whether images are flipped left to right.
-type MirrorMode uint8
+// mirrorMode says whether images are flipped left to right.
+type mirrorMode uint8
 
-// The mirror modes.
 const (
-	MirrorNone   MirrorMode = iota // never (the default)
-	MirrorRandom                   // with probability 1/2 (rand_mirror)
-	MirrorAlways                   // always (mirror)
+	mirrorNone   mirrorMode = iota
+	mirrorRandom            // rand_mirror
+	mirrorAlways            // mirror
 )
 
-// AugOptions holds the augmentation parameters (MXNet's
-// DefaultImageAugmentParam, plus mirroring). They are applied in MXNet's
-// order: resize, affine warp, pad, crop, colour jitter, mirror. Each step
-// is also available alone as an Aug (Resize, RandomAffine, Pad, CenterCrop,
-// RandomCrop, Crop, ColorJitter, Mirror, RandomMirror).
-type AugOptions struct {
-	// Resize scales the shorter side to this size first (resize); 0 keeps
-	// the size.
-	Resize int
-	// Crop places the crop; CropX and CropY are its origin for CropFixed.
-	Crop         CropMode
-	CropX, CropY int
-	// MinCropSize and MaxCropSize, when MaxCropSize > 0, crop a square of a
-	// side drawn from [MinCropSize, MaxCropSize] (placed by Crop) and
-	// resize it to Shape (min_crop_size, max_crop_size).
-	MinCropSize, MaxCropSize int
-	// Mirror flips images (mirror, rand_mirror).
-	Mirror MirrorMode
-	// MaxRotateAngle, Rotate, MaxShearRatio, MinRandomScale,
-	// MaxRandomScale, MaxAspectRatio, MinImgSize and MaxImgSize drive the
-	// random affine warp; see Affine for each.
-	MaxRotateAngle                 int
-	Rotate                         int
-	MaxShearRatio                  float32
-	MinRandomScale, MaxRandomScale float32
-	MaxAspectRatio                 float32
-	MinImgSize, MaxImgSize         float32
-	// Pad adds this many pixels on every side before cropping (pad).
-	Pad int
-	// Fill is the value of pixels the warp or the padding add
-	// (fill_value). tensorfeed's default is 0; MXNet's is 255.
-	Fill uint8
-	// RandomH, RandomS and RandomL shift hue, saturation and lightness by
-	// up to that much (random_h, random_s, random_l); see ColorJitter.
-	RandomH, RandomS, RandomL int
-	// Interp is the interpolation of resizing and warping (inter_method);
-	// the zero value is Bilinear, as in MXNet.
-	Interp Interp
+type config struct {
+	// data
+	idxPath, listPath    string
+	shape                [3]int
+	labelWidth           int
+	shuffle              bool
+	shuffleBuffer        int
+	seed                 uint64
+	shardCount, shardIdx int
+	dataName, labelName  string
+	skipBad              *source.SkipPolicy
+	labels               *Labels
+	// batch
+	batchSize int
+	last      batch.Policy
+	// augmentation
+	resize                   int
+	crop                     cropMode
+	cropX, cropY             int
+	minCropSize, maxCropSize int
+	mirror                   mirrorMode
+	affine                   augment.Affine
+	pad                      int
+	fill                     uint8
+	randomH, randomS         int
+	randomL                  int
+	interp                   augment.Interp
+	norm                     augment.Normalize
+	// backend
+	threads        int
+	prefetch       int
+	dtype          sample.DType
+	decoder        decode.Decoder
+	maxDecodeBytes int64
+	channels       int // Decode only
+	maxPixels      int // Decode only
 }
 
-// affine returns the affine part of the options.
-func (a *AugOptions) affine() Affine {
-	return Affine{
-		MaxRotateAngle: a.MaxRotateAngle, Rotate: a.Rotate, MaxShearRatio: a.MaxShearRatio,
-		MinRandomScale: a.MinRandomScale, MaxRandomScale: a.MaxRandomScale,
-		MaxAspectRatio: a.MaxAspectRatio, MinImgSize: a.MinImgSize, MaxImgSize: a.MaxImgSize,
-		Fill: a.Fill, Interp: a.Interp,
+// DataShape sets the shape of one output image, channels first (data_shape):
+// c is 1 (gray), 3 (RGB) or 4 (RGBA). New requires it.
+func DataShape(c, h, w int) Option {
+	return option.New(func(cf *config) { cf.shape = [3]int{c, h, w} })
+}
+
+// Batch sets the number of images per batch (batch_size). New requires it.
+func Batch(size int) Option { return option.New(func(c *config) { c.batchSize = size }) }
+
+// LastBatch sets what happens to a short last batch. The default, batch.Keep,
+// yields it short. MXNet's default round_batch=true fills it up with the
+// first images of the data and reports them as padding: that is batch.Pad
+// (tensor.Batch.Padded counts them); batch.RollOver carries the remainder
+// into the next epoch instead, and batch.Drop drops it.
+func LastBatch(p batch.Policy) Option { return option.New(func(c *config) { c.last = p }) }
+
+// Index sets the .idx file of the .rec (path_imgidx). With Shuffle, records
+// are then read in a fresh random permutation every epoch; without it,
+// Shuffle mixes a buffer of ShuffleBuffer records. Every pass first checks
+// the index against the .rec (recordio.ValidateIndex: every entry a record
+// start, no offset twice, every record listed) and fails, naming the .idx
+// line, when it does not match; the index also gives the pass's record count
+// to SkipBad. A pass whose index lists records but that reads none of them
+// is an error.
+func Index(path string) Option { return option.New(func(c *config) { c.idxPath = path }) }
+
+// List sets a .lst file (path_imglist) that New reads: labels are then
+// looked up by the id in each record's header.
+func List(path string) Option { return option.New(func(c *config) { c.listPath = path }) }
+
+// LabelsFrom gives each record the labels of its id in l, as a .lst file
+// does (see List); an id missing from l is an error wrapping ErrLabel.
+// Without it (and without List), labels come from the record headers: the
+// label array when its flag is positive, else the single header label.
+func LabelsFrom(l *Labels) Option { return option.New(func(c *config) { c.labels = l }) }
+
+// LabelWidth sets the number of labels per image (label_width); the default
+// is 1. Without a .lst file it must equal the label count of records whose
+// header holds a label array.
+func LabelWidth(n int) Option { return option.New(func(c *config) { c.labelWidth = n }) }
+
+// Shuffle reads the records in a random order, new every epoch (shuffle),
+// and seeds it and every random augmentation with seed (seed).
+func Shuffle(seed uint64) Option {
+	return option.New(func(c *config) { c.shuffle, c.seed = true, seed })
+}
+
+// Seed seeds the random augmentations (and the shuffle, if any) without
+// turning shuffling on (seed). Image i of epoch e draws from
+// source.NewRand(seed, e, i).
+func Seed(seed uint64) Option { return option.New(func(c *config) { c.seed = seed }) }
+
+// ShuffleBuffer sets the number of records a shuffle without an index mixes
+// at once; the default is 4096.
+func ShuffleBuffer(n int) Option { return option.New(func(c *config) { c.shuffleBuffer = n }) }
+
+// Shard reads only shard index of count equal byte ranges of the file, for
+// distributed training (MXNet's num_parts and part_index), as
+// recordio.Shard cuts them.
+func Shard(count, index int) Option {
+	return option.New(func(c *config) { c.shardCount, c.shardIdx = count, index })
+}
+
+// Names sets the names of the data and label tensors; the defaults are
+// MXNet's "data" and "softmax_label" (data_name, label_name).
+func Names(data, label string) Option {
+	return option.New(func(c *config) { c.dataName, c.labelName = data, label })
+}
+
+// SkipBad sets the bad-record policy, source.SkipBad(maxFraction, opts...).
+// Without it, the pass ends at the first bad record with its *RecordError.
+// With it, a record whose header, labels or image cannot be parsed or
+// decoded (any error wrapping tensorfeed.ErrBadData, an image over
+// MaxDecodeBytes included) is skipped, counted (Iter.Skipped) and logged at
+// warn level through the pass's tensorfeed.Logger with its file, record
+// index and byte offset, until the skipped records pass maxFraction of the
+// pass; with an Index the pass's total is known, so the bound holds from the
+// first record. Later images move up to fill the gap: the batches are the
+// same for any number of threads, and only the last batch of a pass may
+// come out short (batch.Pad pads it with its own first images, batch.Drop
+// drops it).
+//
+// Errors in the RecordIO framing (a bad magic word or length inside the
+// .rec) and an .idx that does not match the .rec are not skipped: they say
+// the file is damaged in a way whose extent is unknown, so they end the pass
+// whatever the policy. For Decode, errors of the records reader itself
+// (framing, I/O) end the pass too.
+func SkipBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.skipBad = p }) }
+
+// Resize scales the shorter side of every image to size first (resize).
+func Resize(size int) Option { return option.New(func(c *config) { c.resize = size }) }
+
+// RandCrop takes the crop of the data shape's size at a random position
+// (rand_crop) instead of the centre.
+func RandCrop() Option { return option.New(func(c *config) { c.crop = cropRandom }) }
+
+// CropAt takes the crop whose top-left corner is (x, y) (crop_x_start,
+// crop_y_start) instead of the centred one.
+func CropAt(x, y int) Option {
+	return option.New(func(c *config) { c.crop, c.cropX, c.cropY = cropFixed, x, y })
+}
+
+// CropSize crops a square of a side drawn from [min, max] (placed as the
+// crop is: centred, RandCrop or CropAt) and resizes it to the data shape
+// (min_crop_size, max_crop_size).
+func CropSize(min, max int) Option {
+	return option.New(func(c *config) { c.minCropSize, c.maxCropSize = min, max })
+}
+
+// Mirror flips every image left to right (mirror).
+func Mirror() Option { return option.New(func(c *config) { c.mirror = mirrorAlways }) }
+
+// RandMirror flips images left to right with probability 1/2 (rand_mirror).
+func RandMirror() Option { return option.New(func(c *config) { c.mirror = mirrorRandom }) }
+
+// Affine sets the random affine warp (max_rotate_angle, rotate,
+// max_shear_ratio, min_random_scale, max_random_scale, max_aspect_ratio,
+// min_img_size, max_img_size); see augment.Affine. Its Fill and Interp are
+// replaced by those of the Fill and Interp options.
+func Affine(a augment.Affine) Option { return option.New(func(c *config) { c.affine = a }) }
+
+// Pad adds n pixels on every side before cropping (pad).
+func Pad(n int) Option { return option.New(func(c *config) { c.pad = n }) }
+
+// Fill sets the value of the pixels the affine warp or the padding add
+// (fill_value). tensorfeed's default is 0; MXNet's is 255.
+func Fill(v uint8) Option { return option.New(func(c *config) { c.fill = v }) }
+
+// RandomHSL shifts hue, saturation and lightness by up to h, s and l
+// (random_h, random_s, random_l); see augment.ColorJitter.
+func RandomHSL(h, s, l int) Option {
+	return option.New(func(c *config) { c.randomH, c.randomS, c.randomL = h, s, l })
+}
+
+// Interp sets the interpolation of resizing and warping (inter_method; see
+// augment.InterpFromMXNet); the default is augment.Bilinear, as in MXNet.
+func Interp(m augment.Interp) Option { return option.New(func(c *config) { c.interp = m }) }
+
+// Normalize sets the normalisation (mean_r, mean_g, mean_b, mean_a, std_r,
+// ..., scale, mean_img, max_random_contrast, max_random_illumination); see
+// augment.Normalize. Its MeanImage must have the data shape's size.
+func Normalize(n augment.Normalize) Option { return option.New(func(c *config) { c.norm = n }) }
+
+// Threads sets the number of goroutines that decode and augment
+// (preprocess_threads); the default is min(4, GOMAXPROCS) for New and 1
+// (the consumer's goroutine) for Decode and Augment. The output does not
+// depend on it.
+func Threads(n int) Option { return option.New(func(c *config) { c.threads = n }) }
+
+// Prefetch sets the number of finished batches kept ready ahead of the
+// consumer (prefetch_buffer); the default is 4, and 0 or less means none.
+// Each costs a batch of memory.
+func Prefetch(n int) Option { return option.New(func(c *config) { c.prefetch = n }) }
+
+// DType sets the element type of the data tensor (dtype): sample.Float32
+// (the default, normalised) or sample.Uint8 (raw pixels, CHW, only
+// mirrored).
+func DType(dt sample.DType) Option { return option.New(func(c *config) { c.dtype = dt }) }
+
+// Decoder sets the image decoder; the default is decode.Default().
+func Decoder(d decode.Decoder) Option { return option.New(func(c *config) { c.decoder = d }) }
+
+// MaxDecodeBytes bounds the memory one decode may take (see
+// decode.Options.MaxBytes); the default is decode.DefaultMaxBytes. At most
+// Threads images are decoded at once, so decoding holds at most Threads x
+// MaxDecodeBytes. A record over the bound is a *RecordError wrapping
+// decode.ErrImage (and can be skipped, see SkipBad).
+func MaxDecodeBytes(n int64) Option { return option.New(func(c *config) { c.maxDecodeBytes = n }) }
+
+// Channels sets the channels of the images Decode returns: 1, 3 or 4, or
+// 0, the default, for each image's own (see decode.Options.Channels).
+// Decode panics on another count. New takes the channels from DataShape.
+func Channels(n int) Option { return option.New(func(c *config) { c.channels = n }) }
+
+// MaxPixels bounds the size of the images Decode accepts (see
+// decode.Options.MaxPixels); the default is decode.DefaultMaxPixels.
+func MaxPixels(n int) Option { return option.New(func(c *config) { c.maxPixels = n }) }
+
+// stageConfig applies opts for Decode and Augment.
+func stageConfig(opts []Option) config {
+	var c config
+	option.Apply(&c, opts)
+	if c.decoder == nil {
+		c.decoder = decode.Default()
 	}
+	return c
 }
 
-// BackendOptions says how the work is run (MXNet's preprocess_threads and
-// PrefetcherParam).
-type BackendOptions struct {
-	// Threads is the number of goroutines that decode and augment
-	// (preprocess_threads); 0 means min(4, GOMAXPROCS).
-	Threads int
-	// Prefetch is the number of finished batches kept ready ahead of the
-	// consumer (prefetch_buffer); 0 means 4, negative means none. Each
-	// costs a batch of memory: 77 MB for 128 float32 images of 3x224x224.
-	Prefetch int
-	// DType is the element type of the data tensor (dtype): sample.Float32
-	// (the default, normalised) or sample.Uint8 (raw pixels, CHW, only
-	// mirrored).
-	DType sample.DType
-	// Decoder decodes the images; nil means DefaultDecoder().
-	Decoder Decoder
-	// MaxDecodeBytes bounds the memory one decode may take (see
-	// DecodeOptions.MaxBytes); 0 means DefaultMaxDecodeBytes. At most
-	// Threads images are decoded at once, so decoding holds at most
-	// Threads x MaxDecodeBytes. A record over the bound is a *RecordError
-	// wrapping ErrImage (and can be skipped, see DataOptions.SkipBad).
-	MaxDecodeBytes int64
-	// Logger receives debug messages; nil means zap.NewNop().
-	Logger *zap.Logger
-}
-
-// resolved is a checked Config with its defaults filled in.
-type resolved struct {
-	Config
-	labels *Labels
-}
-
-// resolve checks cfg and fills in its defaults.
-func resolve(cfg Config) (*resolved, error) {
-	d, b, a, be := &cfg.Data, &cfg.Batch, &cfg.Aug, &cfg.Backend
+// newConfig applies opts for New, checks them and fills in the defaults. An
+// error lists every problem.
+func newConfig(recPath string, opts []Option) (*config, error) {
+	c := &config{shardCount: 1, prefetch: 4}
+	option.Apply(c, opts)
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("imagerec: config: "+format, args...))
+		errs = append(errs, fmt.Errorf("imagerec: "+format, args...))
 	}
-	if d.RecPath == "" {
-		bad("Data.RecPath is empty")
-	} else if _, err := os.Stat(d.RecPath); err != nil {
-		bad("Data.RecPath: %v", err)
+	if recPath == "" {
+		bad("the .rec path is empty")
+	} else if _, err := os.Stat(recPath); err != nil {
+		bad("%v", err)
 	}
-	if c := d.Shape[0]; c != 1 && c != 3 && c != 4 {
-		bad("Data.Shape %v: channels must be 1, 3 or 4", d.Shape)
+	if ch := c.shape[0]; ch != 1 && ch != 3 && ch != 4 {
+		bad("DataShape%v: channels must be 1, 3 or 4", c.shape)
 	}
-	if d.Shape[1] < 1 || d.Shape[2] < 1 {
-		bad("Data.Shape %v: height and width must be positive", d.Shape)
+	if c.shape[1] < 1 || c.shape[2] < 1 {
+		bad("DataShape%v: height and width must be positive", c.shape)
 	}
-	if d.LabelWidth == 0 {
-		d.LabelWidth = 1
+	if c.labelWidth == 0 {
+		c.labelWidth = 1
 	}
-	if d.LabelWidth < 0 {
-		bad("Data.LabelWidth %d < 0", d.LabelWidth)
+	if c.labelWidth < 0 {
+		bad("LabelWidth %d < 0", c.labelWidth)
 	}
-	if d.ShuffleBuffer == 0 {
-		d.ShuffleBuffer = 4096
+	if c.shuffleBuffer == 0 {
+		c.shuffleBuffer = 4096
 	}
-	if d.ShuffleBuffer < 0 {
-		bad("Data.ShuffleBuffer %d < 0", d.ShuffleBuffer)
+	if c.shuffleBuffer < 0 {
+		bad("ShuffleBuffer %d < 0", c.shuffleBuffer)
 	}
-	if d.NumParts == 0 {
-		d.NumParts = 1
+	if c.shardCount < 1 || c.shardIdx < 0 || c.shardIdx >= c.shardCount {
+		bad("Shard(%d, %d): need count >= 1 and 0 <= index < count", c.shardCount, c.shardIdx)
 	}
-	if d.NumParts < 1 || d.PartIndex < 0 || d.PartIndex >= d.NumParts {
-		bad("Data.NumParts %d, PartIndex %d: need 0 <= PartIndex < NumParts", d.NumParts, d.PartIndex)
+	if c.dataName == "" {
+		c.dataName = "data"
 	}
-	if d.DataName == "" {
-		d.DataName = "data"
+	if c.labelName == "" {
+		c.labelName = "softmax_label"
 	}
-	if d.LabelName == "" {
-		d.LabelName = "softmax_label"
+	if c.dataName == c.labelName {
+		bad("Names: data and label are both %q", c.dataName)
 	}
-	if d.DataName == d.LabelName {
-		bad("Data.DataName and LabelName are both %q", d.DataName)
+	if c.batchSize < 1 {
+		bad("Batch %d < 1", c.batchSize)
 	}
-	if b.Size < 1 {
-		bad("Batch.Size %d < 1", b.Size)
+	if c.last > batch.RollOver {
+		bad("LastBatch: unknown policy %v", c.last)
 	}
-	if b.Last > batch.RollOver {
-		bad("Batch.Last: unknown policy %v", b.Last)
+	if c.resize < 0 || c.pad < 0 || c.randomH < 0 || c.randomS < 0 || c.randomL < 0 {
+		bad("Resize, Pad and RandomHSL must not be negative")
 	}
-	if a.Resize < 0 || a.Pad < 0 || a.RandomH < 0 || a.RandomS < 0 || a.RandomL < 0 {
-		bad("Aug: Resize, Pad and RandomH/S/L must not be negative")
+	if c.cropX < 0 || c.cropY < 0 {
+		bad("CropAt(%d, %d) must not be negative", c.cropX, c.cropY)
 	}
-	if a.Crop > CropFixed {
-		bad("Aug.Crop: unknown mode %d", a.Crop)
+	if c.maxCropSize > 0 && (c.minCropSize < 1 || c.minCropSize > c.maxCropSize) {
+		bad("CropSize(%d, %d): need 1 <= min <= max", c.minCropSize, c.maxCropSize)
 	}
-	if a.CropX < 0 || a.CropY < 0 {
-		bad("Aug.CropX, CropY (%d, %d) must not be negative", a.CropX, a.CropY)
+	if c.interp > augment.RandomInterp {
+		bad("Interp: unknown method %d", c.interp)
 	}
-	if a.MaxCropSize > 0 && (a.MinCropSize < 1 || a.MinCropSize > a.MaxCropSize) {
-		bad("Aug: need 1 <= MinCropSize <= MaxCropSize, have %d, %d", a.MinCropSize, a.MaxCropSize)
+	c.affine.Fill, c.affine.Interp = c.fill, c.interp
+	if err := c.affine.Check(); err != nil {
+		bad("Affine: %v", err)
 	}
-	if a.Mirror > MirrorAlways {
-		bad("Aug.Mirror: unknown mode %d", a.Mirror)
+	if n := c.shape[0] * c.shape[1] * c.shape[2]; c.norm.MeanImage != nil && len(c.norm.MeanImage) != n {
+		bad("Normalize: MeanImage has %d values, DataShape%v needs %d", len(c.norm.MeanImage), c.shape, n)
 	}
-	if a.Interp > RandomInterp {
-		bad("Aug.Interp: unknown method %d", a.Interp)
+	if c.threads == 0 {
+		c.threads = min(4, runtime.GOMAXPROCS(0))
 	}
-	af := a.affine()
-	lo, hi := af.scales()
-	if af.MaxRotateAngle < 0 || af.MaxShearRatio < 0 || af.MaxAspectRatio < 0 || lo < 0 || lo > hi {
-		bad("Aug: bad affine parameters (negative angle or ratio, or MinRandomScale > MaxRandomScale)")
+	if c.threads < 0 {
+		bad("Threads %d < 0", c.threads)
 	}
-	n := &cfg.Norm
-	if n.MeanImage != nil && len(n.MeanImage) != d.Shape[0]*d.Shape[1]*d.Shape[2] {
-		bad("Norm.MeanImage has %d values, Shape %v needs %d", len(n.MeanImage), d.Shape,
-			d.Shape[0]*d.Shape[1]*d.Shape[2])
+	if c.maxDecodeBytes < 0 {
+		bad("MaxDecodeBytes %d < 0", c.maxDecodeBytes)
 	}
-	if be.Threads == 0 {
-		be.Threads = min(4, runtime.GOMAXPROCS(0))
+	if c.dtype == 0 {
+		c.dtype = sample.Float32
 	}
-	if be.Threads < 0 {
-		bad("Backend.Threads %d < 0", be.Threads)
+	if c.dtype != sample.Float32 && c.dtype != sample.Uint8 {
+		bad("DType %v: must be float32 or uint8", c.dtype)
 	}
-	if be.MaxDecodeBytes < 0 {
-		bad("Backend.MaxDecodeBytes %d < 0", be.MaxDecodeBytes)
-	}
-	if be.Prefetch == 0 {
-		be.Prefetch = 4
-	}
-	if be.DType == 0 {
-		be.DType = sample.Float32
-	}
-	if be.DType != sample.Float32 && be.DType != sample.Uint8 {
-		bad("Backend.DType %v: must be float32 or uint8", be.DType)
-	}
-	if be.Decoder == nil {
-		be.Decoder = DefaultDecoder()
-	}
-	if be.Logger == nil {
-		be.Logger = zap.NewNop()
+	if c.decoder == nil {
+		c.decoder = decode.Default()
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	r := &resolved{Config: cfg}
-	if d.ListPath != "" {
-		entries, err := ReadList(d.ListPath)
+	if c.listPath != "" {
+		entries, err := ReadList(c.listPath)
 		if err != nil {
 			return nil, err
 		}
-		if r.labels, err = NewLabels(entries, d.LabelWidth); err != nil {
-			return nil, fmt.Errorf("imagerec: %s: %w", d.ListPath, err)
+		if c.labels, err = NewLabels(entries, c.labelWidth); err != nil {
+			return nil, fmt.Errorf("imagerec: %s: %w", c.listPath, err)
 		}
 	}
-	return r, nil
+	return c, nil
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/image/augment"
+	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -12,31 +14,26 @@ import (
 // processor turns one record into one row of a batch: parse, decode,
 // augment, normalise, written straight into the batch's tensors.
 type processor struct {
-	cfg    *resolved
-	affine Affine
+	cfg *config
 	// direct: no step changes the geometry before the crop, so the decoder
 	// crops (the Go decoder then converts only the crop's pixels).
 	direct bool
 	// region, when set, lends its decoded pixels for a direct crop that
 	// needs no colour jitter, so the crop is never copied.
-	region regionDecoder
+	region decode.RegionDecoder
 }
 
-// regionDecoder is implemented by decoders that can lend the decoded image
-// and the crop's rectangle instead of copying the crop out.
-type regionDecoder interface {
-	decodeRegion(data []byte, opts DecodeOptions) (full sample.Image, r image.Rectangle, release func(), err error)
-}
-
-func newProcessor(cfg *resolved) *processor {
-	a := &cfg.Aug
-	p := &processor{cfg: cfg, affine: a.affine()}
-	p.direct = a.Resize == 0 && !p.affine.Enabled() && a.Pad == 0 && a.MaxCropSize == 0
-	if rd, ok := cfg.Backend.Decoder.(regionDecoder); ok && p.direct && a.RandomH == 0 && a.RandomS == 0 && a.RandomL == 0 {
+func newProcessor(cfg *config) *processor {
+	p := &processor{cfg: cfg}
+	p.direct = cfg.resize == 0 && !cfg.affine.Enabled() && cfg.pad == 0 && cfg.maxCropSize == 0
+	if rd, ok := cfg.decoder.(decode.RegionDecoder); ok && p.direct && !cfg.jitter() {
 		p.region = rd
 	}
 	return p
 }
+
+// jitter reports whether a colour jitter is configured.
+func (c *config) jitter() bool { return c.randomH != 0 || c.randomS != 0 || c.randomL != 0 }
 
 // run processes rec for the given epoch into one row of data (f32 or u8,
 // by dtype) and of label. Its random draws come from source.NewRand(seed,
@@ -49,25 +46,23 @@ func (p *processor) run(rec recordio.Record, epoch int, f32 []float32, u8 []uint
 	if err != nil {
 		return recordErr(rec, err)
 	}
-	l, err := recordLabels(h, cfg.labels, cfg.Data.LabelWidth)
+	l, err := recordLabels(h, cfg.labels, cfg.labelWidth)
 	if err != nil {
 		return recordErr(rec, err)
 	}
 	copy(label, l)
-	r := source.NewRand(cfg.Data.Seed, epoch, rec.Index)
-	a := &cfg.Aug
+	r := source.NewRand(cfg.seed, epoch, rec.Index)
 	if p.region != nil {
 		// Normalise straight from the decoder's buffer.
-		full, rect, release, err := p.region.decodeRegion(data, p.cropOptions(r))
+		full, rect, release, err := p.region.DecodeRegion(data, p.cropOptions(r))
 		if err != nil {
 			return recordErr(rec, err)
 		}
-		v := subView(full, rect)
-		mirror := a.Mirror == MirrorAlways || (a.Mirror == MirrorRandom && r.IntN(2) == 1)
+		mirror := p.mirror(r)
 		if u8 != nil {
-			toCHWUint8(u8, v, mirror)
+			augment.ToCHWUint8Rect(u8, full, rect, mirror)
 		} else {
-			cfg.Norm.into(f32, v, mirror, r)
+			cfg.norm.IntoRect(f32, full, rect, mirror, r)
 		}
 		release()
 		return nil
@@ -76,53 +71,55 @@ func (p *processor) run(rec recordio.Record, epoch int, f32 []float32, u8 []uint
 	if err != nil {
 		return recordErr(rec, err)
 	}
-	if a.RandomH != 0 || a.RandomS != 0 || a.RandomL != 0 {
-		dh, ds, dl := drawHSL(a.RandomH, a.RandomS, a.RandomL, r)
-		shiftHLS(img, dh, ds, dl) // img is this call's own
-	}
-	mirror := a.Mirror == MirrorAlways || (a.Mirror == MirrorRandom && r.IntN(2) == 1)
+	augment.JitterInPlace(img, cfg.randomH, cfg.randomS, cfg.randomL, r) // img is this call's own
+	mirror := p.mirror(r)
 	if u8 != nil {
-		ToCHWUint8(u8, img, mirror)
+		augment.ToCHWUint8(u8, img, mirror)
 		return nil
 	}
-	cfg.Norm.Into(f32, img, mirror, r)
+	cfg.norm.Into(f32, img, mirror, r)
 	return nil
+}
+
+// mirror draws whether the image is flipped.
+func (p *processor) mirror(r *rand.Rand) bool {
+	m := p.cfg.mirror
+	return m == mirrorAlways || (m == mirrorRandom && r.IntN(2) == 1)
 }
 
 // image decodes data and applies the geometric steps, giving an image of
 // exactly Shape's size and channels.
 func (p *processor) image(data []byte, r *rand.Rand) (sample.Image, error) {
 	cfg := p.cfg
-	a := &cfg.Aug
-	c, H, W := cfg.Data.Shape[0], cfg.Data.Shape[1], cfg.Data.Shape[2]
-	dec := cfg.Backend.Decoder
+	c, H, W := cfg.shape[0], cfg.shape[1], cfg.shape[2]
+	dec := cfg.decoder
 	if p.direct {
 		return dec.Decode(data, p.cropOptions(r))
 	}
-	img, err := dec.Decode(data, DecodeOptions{Channels: c, MinShorter: a.Resize, MaxBytes: cfg.Backend.MaxDecodeBytes})
+	img, err := dec.Decode(data, decode.Options{Channels: c, MinShorter: cfg.resize, MaxBytes: cfg.maxDecodeBytes})
 	if err != nil {
 		return img, err
 	}
-	if a.Resize > 0 {
-		w, h := ShorterSide(img.Width, img.Height, a.Resize)
-		img = ResizeImage(img, w, h, a.Interp.pick(img.Width, img.Height, w, h, r))
+	if cfg.resize > 0 {
+		w, h := augment.ShorterSide(img.Width, img.Height, cfg.resize)
+		img = augment.ResizeImage(img, w, h, cfg.interp.Pick(img.Width, img.Height, w, h, r))
 	}
-	if p.affine.Enabled() {
-		if img, err = p.affine.apply(img, r); err != nil {
+	if cfg.affine.Enabled() {
+		if img, err = cfg.affine.Apply(img, r); err != nil {
 			return img, err
 		}
 	}
-	if a.Pad > 0 {
-		img = padImage(img, a.Pad, a.Fill)
+	if cfg.pad > 0 {
+		img = augment.PadImage(img, cfg.pad, cfg.fill)
 	}
-	if a.MaxCropSize > 0 {
-		size := a.MinCropSize + r.IntN(a.MaxCropSize-a.MinCropSize+1)
+	if cfg.maxCropSize > 0 {
+		size := cfg.minCropSize + r.IntN(cfg.maxCropSize-cfg.minCropSize+1)
 		rect, err := p.place(img.Width, img.Height, size, size, r)
 		if err != nil {
 			return img, err
 		}
-		img = CropImage(img, rect)
-		return ResizeImage(img, W, H, a.Interp.pick(size, size, W, H, r)), nil
+		img = augment.CropImage(img, rect)
+		return augment.ResizeImage(img, W, H, cfg.interp.Pick(size, size, W, H, r)), nil
 	}
 	rect, err := p.place(img.Width, img.Height, W, H, r)
 	if err != nil {
@@ -131,28 +128,25 @@ func (p *processor) image(data []byte, r *rand.Rand) (sample.Image, error) {
 	if rect.Dx() == img.Width && rect.Dy() == img.Height {
 		return img, nil
 	}
-	return CropImage(img, rect), nil
+	return augment.CropImage(img, rect), nil
 }
 
 // cropOptions asks the decoder for the crop of Shape's size, placed with r.
-func (p *processor) cropOptions(r *rand.Rand) DecodeOptions {
-	s := p.cfg.Data.Shape
-	return DecodeOptions{Channels: s[0], MaxBytes: p.cfg.Backend.MaxDecodeBytes, Crop: func(w, h int) (image.Rectangle, error) {
+func (p *processor) cropOptions(r *rand.Rand) decode.Options {
+	s := p.cfg.shape
+	return decode.Options{Channels: s[0], MaxBytes: p.cfg.maxDecodeBytes, Crop: func(w, h int) (image.Rectangle, error) {
 		return p.place(w, h, s[2], s[1], r)
 	}}
 }
 
 // place returns where a cw x ch crop goes in a w x h image.
 func (p *processor) place(w, h, cw, ch int, r *rand.Rand) (image.Rectangle, error) {
-	a := &p.cfg.Aug
-	switch a.Crop {
-	case CropRandom:
-		return randomRect(w, h, cw, ch, r)
-	case CropFixed:
-		if err := fits(w, h, a.CropX+cw, a.CropY+ch); err != nil {
-			return image.Rectangle{}, err
-		}
-		return image.Rect(a.CropX, a.CropY, a.CropX+cw, a.CropY+ch), nil
+	c := p.cfg
+	switch c.crop {
+	case cropRandom:
+		return augment.RandomRect(w, h, cw, ch, r)
+	case cropFixed:
+		return augment.FixedRect(w, h, c.cropX, c.cropY, cw, ch)
 	}
-	return centerRect(w, h, cw, ch)
+	return augment.CenteredRect(w, h, cw, ch)
 }

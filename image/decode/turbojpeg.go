@@ -1,6 +1,6 @@
 //go:build turbojpeg && cgo
 
-package imagerec
+package decode
 
 /*
 #cgo LDFLAGS: -lturbojpeg
@@ -18,10 +18,10 @@ import (
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
-// DefaultDecoder returns the fastest decoder this binary holds. Built
+// Default returns the fastest decoder this binary holds. Built
 // with the tag turbojpeg, that decodes JPEG through libjpeg-turbo (Name
 // "turbojpeg") and PNG, CMYK and YCCK JPEG through the Go decoder.
-func DefaultDecoder() Decoder { return turboDecoder{} }
+func Default() Decoder { return turboDecoder{} }
 
 type turboDecoder struct{}
 
@@ -43,7 +43,7 @@ func getHandle() (C.tjhandle, error) {
 	}
 	h := C.tjInitDecompress()
 	if h == nil {
-		return nil, errors.New("imagerec: tjInitDecompress failed")
+		return nil, errors.New("decode: tjInitDecompress failed")
 	}
 	return h, nil
 }
@@ -94,25 +94,25 @@ func scaledSize(w, h, minShorter int) (int, int) {
 	return bw, bh
 }
 
-func (turboDecoder) Decode(data []byte, opts DecodeOptions) (sample.Image, error) {
+func (turboDecoder) Decode(data []byte, opts Options) (sample.Image, error) {
 	checkChannels(opts.Channels)
 	if opts.Crop == nil {
 		img, _, _, err := turboDecodeFull(data, opts, func(n int) *[]uint8 { b := make([]uint8, n); return &b })
 		return img, err
 	}
-	full, r, release, err := turboDecoder{}.decodeRegion(data, opts)
+	full, r, release, err := turboDecoder{}.DecodeRegion(data, opts)
 	if err != nil || (r.Dx() == full.Width && r.Dy() == full.Height) {
 		return full, err // no copy: release is nil or a no-op here
 	}
-	out := CropImage(full, r)
+	out := cropCopy(full, r)
 	release()
 	return out, nil
 }
 
-// decodeRegion decodes into a pooled buffer and returns the whole image with
+// DecodeRegion decodes into a pooled buffer and returns the whole image with
 // the crop rectangle; release hands the buffer back. It saves copying the
 // crop out of the image.
-func (turboDecoder) decodeRegion(data []byte, opts DecodeOptions) (sample.Image, image.Rectangle, func(), error) {
+func (turboDecoder) DecodeRegion(data []byte, opts Options) (sample.Image, image.Rectangle, func(), error) {
 	checkChannels(opts.Channels)
 	img, r, pooled, err := turboDecodeFull(data, opts, getScratch)
 	if err != nil {
@@ -137,7 +137,7 @@ func getScratch(n int) *[]uint8 {
 // turboDecodeFull decodes a JPEG whole, into a buffer from get, and returns
 // it with the crop rectangle and the buffer (nil when the image came from
 // the Go decoder, already cropped). Other formats go to the Go decoder.
-func turboDecodeFull(data []byte, opts DecodeOptions, get func(n int) *[]uint8) (sample.Image, image.Rectangle, *[]uint8, error) {
+func turboDecodeFull(data []byte, opts Options, get func(n int) *[]uint8) (sample.Image, image.Rectangle, *[]uint8, error) {
 	if Sniff(data) != FormatJPEG {
 		img, err := decodeGo(data, opts)
 		return img, image.Rect(0, 0, img.Width, img.Height), nil, err
@@ -163,7 +163,7 @@ func turboDecodeFull(data []byte, opts DecodeOptions, get func(n int) *[]uint8) 
 }
 
 // turboDecode decodes a JPEG with handle h.
-func turboDecode(h C.tjhandle, data []byte, info *jpegInfo, opts DecodeOptions, get func(n int) *[]uint8) (sample.Image, image.Rectangle, *[]uint8, error) {
+func turboDecode(h C.tjhandle, data []byte, info *jpegInfo, opts Options, get func(n int) *[]uint8) (sample.Image, image.Rectangle, *[]uint8, error) {
 	var none image.Rectangle
 	src := (*C.uchar)(unsafe.Pointer(&data[0]))
 	size := C.ulong(len(data))
@@ -236,4 +236,15 @@ func turboJPEGBytes(j *jpegInfo, sw, sh, ch int, crop int64) int64 {
 		}
 	}
 	return need
+}
+
+// cropCopy returns a copy of rectangle r of img, which holds it.
+func cropCopy(img sample.Image, r image.Rectangle) sample.Image {
+	out := sample.NewImage(r.Dy(), r.Dx(), img.Channels)
+	rowLen := r.Dx() * img.Channels
+	for y := range r.Dy() {
+		o := ((r.Min.Y+y)*img.Width + r.Min.X) * img.Channels
+		copy(out.Pix[y*rowLen:(y+1)*rowLen], img.Pix[o:o+rowLen])
+	}
+	return out
 }

@@ -1,7 +1,8 @@
-package imagerec
+package decode
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -10,24 +11,24 @@ import (
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
-// GoDecoder returns the pure-Go decoder (image/jpeg and image/png), which
+// Go returns the pure-Go decoder (image/jpeg and image/png), which
 // every build holds. Its Name is "go".
 //
 // A JPEG decodes to YCbCr planes; only the pixels of the crop are converted
 // to RGB, straight from the planes.
-func GoDecoder() Decoder { return goDecoder{} }
+func Go() Decoder { return goDecoder{} }
 
 type goDecoder struct{}
 
 func (goDecoder) Name() string { return "go" }
 
-func (goDecoder) Decode(data []byte, opts DecodeOptions) (sample.Image, error) {
+func (goDecoder) Decode(data []byte, opts Options) (sample.Image, error) {
 	checkChannels(opts.Channels)
 	return decodeGo(data, opts)
 }
 
 // decodeGo decodes data with image/jpeg or image/png.
-func decodeGo(data []byte, opts DecodeOptions) (sample.Image, error) {
+func decodeGo(data []byte, opts Options) (sample.Image, error) {
 	f := Sniff(data)
 	// Bound the size and the memory from the header before image/jpeg or
 	// image/png allocate anything.
@@ -286,4 +287,38 @@ func nrgba(r, g, b, a uint32) color.NRGBA {
 	g = (g * 0xffff) / a
 	b = (b * 0xffff) / a
 	return color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), uint8(a >> 8)}
+}
+
+// Convert returns img converted to ch channels (1, 3 or 4), as Decode
+// does with Options.Channels: gray is repeated into R, G and B; colour
+// becomes gray with OpenCV's weights; alpha is dropped or set to 255. It
+// returns img itself when it has ch channels already, and panics if img or
+// ch has another channel count.
+func Convert(img sample.Image, ch int) sample.Image {
+	if img.Channels == ch {
+		return img
+	}
+	if ch != 1 && ch != 3 && ch != 4 {
+		panic(fmt.Sprintf("decode: Convert: %d channels (want 1, 3 or 4)", ch))
+	}
+	out := sample.NewImage(img.Height, img.Width, ch)
+	n := img.Height * img.Width
+	switch img.Channels {
+	case 1:
+		grayTo(out.Pix, img.Pix, img.Width, img.Width, img.Height, ch)
+	case 3:
+		for i := range n {
+			r, g, b := img.Pix[3*i], img.Pix[3*i+1], img.Pix[3*i+2]
+			if ch == 1 {
+				out.Pix[i] = grayFromRGB(r, g, b)
+			} else {
+				out.Pix[4*i], out.Pix[4*i+1], out.Pix[4*i+2], out.Pix[4*i+3] = r, g, b, 255
+			}
+		}
+	case 4:
+		rgbaTo(out.Pix, img.Pix, 4*img.Width, img.Width, img.Height, ch)
+	default:
+		panic(fmt.Sprintf("imagerec: image with %d channels", img.Channels))
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package imagerec
+package augment
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package imagerec
+package decode
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"fmt"
 )
 
-// DefaultMaxDecodeBytes is the default bound on the memory one decode may
+// DefaultMaxBytes is the default bound on the memory one decode may
 // take: 128 MiB. It admits a 24-megapixel baseline JPEG (a camera's photo,
 // about 103 MiB with image/jpeg and 69 MiB with libjpeg-turbo) and a
 // 16-megapixel 8-bit RGBA PNG, and refuses the decompression bombs whose
@@ -16,7 +16,7 @@ import (
 // libjpeg-turbo and 240 MiB with image/jpeg; raise the bound for such data.
 // An Iter holds at most Threads decodes at once, so its decoding memory is
 // at most Threads times the bound.
-const DefaultMaxDecodeBytes = 128 << 20
+const DefaultMaxBytes = 128 << 20
 
 // The JPEG and PNG facts the memory bound is computed from, read from the
 // headers before anything is decoded.
@@ -245,15 +245,15 @@ func outChannels(ch, native int) int {
 }
 
 // maxBytes is the memory bound of opts.
-func (opts *DecodeOptions) maxBytes() int64 {
+func (opts *Options) maxBytes() int64 {
 	if opts.MaxBytes > 0 {
 		return opts.MaxBytes
 	}
-	return DefaultMaxDecodeBytes
+	return DefaultMaxBytes
 }
 
 // checkMemory refuses an image whose decode would need more than the bound.
-func checkMemory(f Format, opts *DecodeOptions, w, h int, kind string, need int64) error {
+func checkMemory(f Format, opts *Options, w, h int, kind string, need int64) error {
 	if limit := opts.maxBytes(); need > limit {
 		return fmt.Errorf("%w: %s: %dx%d %s image: decoding needs about %d MiB, more than the bound of %d MiB (MaxDecodeBytes)",
 			ErrImage, f, w, h, kind, (need+1<<20-1)>>20, (limit+1<<20-1)>>20)
@@ -281,7 +281,7 @@ func (p *pngInfo) kind() string {
 
 // checkGo bounds the size and the memory of decoding data with image/jpeg
 // or image/png, from the headers alone.
-func checkGo(f Format, data []byte, opts *DecodeOptions) error {
+func checkGo(f Format, data []byte, opts *Options) error {
 	switch f {
 	case FormatJPEG:
 		j, err := jpegHeader(data)

@@ -1,10 +1,11 @@
-package imagerec
+package augment
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 
+	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
@@ -68,20 +69,32 @@ func (a Affine) Enabled() bool {
 // returns images unchanged. It panics on a negative angle or ratio, or a
 // scale range with min > max.
 func RandomAffine(a Affine) Aug {
-	lo, hi := a.scales()
-	if a.MaxRotateAngle < 0 || a.MaxShearRatio < 0 || a.MaxAspectRatio < 0 || lo > hi || lo < 0 {
-		panic(fmt.Sprintf("imagerec: RandomAffine: bad parameters %+v", a))
+	if err := a.Check(); err != nil {
+		panic("augment: RandomAffine: " + err.Error())
 	}
 	on := a.Enabled()
 	return func(img sample.Image, r *rand.Rand) (sample.Image, error) {
 		if !on {
 			return img, nil
 		}
-		return a.apply(img, r)
+		return a.Apply(img, r)
 	}
 }
 
-func (a Affine) apply(img sample.Image, r *rand.Rand) (sample.Image, error) {
+// Check reports parameters RandomAffine refuses: a negative angle or
+// ratio, or a scale range with min > max.
+func (a Affine) Check() error {
+	lo, hi := a.scales()
+	if a.MaxRotateAngle < 0 || a.MaxShearRatio < 0 || a.MaxAspectRatio < 0 || lo > hi || lo < 0 {
+		return fmt.Errorf("bad affine parameters %+v (negative angle or ratio, or MinRandomScale > MaxRandomScale)", a)
+	}
+	return nil
+}
+
+// Apply warps img once, as RandomAffine's Aug does when a is Enabled,
+// drawing from r. The output is a new image; an output smaller than one
+// pixel gives an error wrapping decode.ErrSize.
+func (a Affine) Apply(img sample.Image, r *rand.Rand) (sample.Image, error) {
 	lo, hi := a.scales()
 	s := float64(r.Float32()*a.MaxShearRatio*2 - a.MaxShearRatio)
 	angle := 0
@@ -105,7 +118,7 @@ func (a Affine) apply(img sample.Image, r *rand.Rand) (sample.Image, error) {
 	nh := max(float64(a.MinImgSize), min(maxSize, scale*float64(img.Height)))
 	W, H := int(nw), int(nh)
 	if W < 1 || H < 1 {
-		return img, fmt.Errorf("%w: affine output %dx%d", ErrSize, W, H)
+		return img, fmt.Errorf("%w: affine output %dx%d", decode.ErrSize, W, H)
 	}
 	m00 := hs*ca - s*sa*ws
 	m10 := -sa * ws
@@ -115,7 +128,7 @@ func (a Affine) apply(img sample.Image, r *rand.Rand) (sample.Image, error) {
 	cy := m10*float64(img.Width) + m11*float64(img.Height)
 	m02 := (nw - cx) / 2
 	m12 := (nh - cy) / 2
-	interp := a.Interp.pick(img.Width, img.Height, W, H, r)
+	interp := a.Interp.Pick(img.Width, img.Height, W, H, r)
 	return warpAffine(img, [6]float64{m00, m01, m02, m10, m11, m12}, W, H, interp == Nearest, a.Fill), nil
 }
 

@@ -1,21 +1,22 @@
-package imagerec
+package augment
 
 import (
 	"fmt"
 	"image"
 	"math/rand/v2"
 
+	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
 // Crop returns an Aug that keeps the width x height rectangle whose top-left
 // corner is (x, y) (MXNet's crop_x_start / crop_y_start). An image that does
-// not hold the rectangle gives an error wrapping ErrSize. It panics if
+// not hold the rectangle gives an error wrapping decode.ErrSize. It panics if
 // width or height is < 1 or x or y is negative.
 func Crop(x, y, width, height int) Aug {
 	checkCrop("Crop", width, height)
 	if x < 0 || y < 0 {
-		panic(fmt.Sprintf("imagerec: Crop: origin (%d, %d) is negative", x, y))
+		panic(fmt.Sprintf("augment: Crop: origin (%d, %d) is negative", x, y))
 	}
 	return func(img sample.Image, _ *rand.Rand) (sample.Image, error) {
 		if err := fits(img.Width, img.Height, x+width, y+height); err != nil {
@@ -27,12 +28,12 @@ func Crop(x, y, width, height int) Aug {
 
 // CenterCrop returns an Aug that keeps the centred width x height rectangle
 // (MXNet's default crop: the offset is (W-width)/2, (H-height)/2, rounded
-// down). A smaller image gives an error wrapping ErrSize. It panics if
+// down). A smaller image gives an error wrapping decode.ErrSize. It panics if
 // width or height is < 1.
 func CenterCrop(width, height int) Aug {
 	checkCrop("CenterCrop", width, height)
 	return func(img sample.Image, _ *rand.Rand) (sample.Image, error) {
-		r, err := centerRect(img.Width, img.Height, width, height)
+		r, err := CenteredRect(img.Width, img.Height, width, height)
 		if err != nil {
 			return img, err
 		}
@@ -42,12 +43,12 @@ func CenterCrop(width, height int) Aug {
 
 // RandomCrop returns an Aug that keeps a width x height rectangle at a
 // uniformly drawn position (MXNet's rand_crop): y in [0, H-height], then x in
-// [0, W-width]. A smaller image gives an error wrapping ErrSize. It panics
+// [0, W-width]. A smaller image gives an error wrapping decode.ErrSize. It panics
 // if width or height is < 1.
 func RandomCrop(width, height int) Aug {
 	checkCrop("RandomCrop", width, height)
 	return func(img sample.Image, r *rand.Rand) (sample.Image, error) {
-		rect, err := randomRect(img.Width, img.Height, width, height, r)
+		rect, err := RandomRect(img.Width, img.Height, width, height, r)
 		if err != nil {
 			return img, err
 		}
@@ -59,7 +60,7 @@ func RandomCrop(width, height int) Aug {
 // inside the image.
 func CropImage(img sample.Image, r image.Rectangle) sample.Image {
 	if !r.In(image.Rect(0, 0, img.Width, img.Height)) {
-		panic(fmt.Sprintf("imagerec: CropImage: %v outside the %dx%d image", r, img.Width, img.Height))
+		panic(fmt.Sprintf("augment: CropImage: %v outside the %dx%d image", r, img.Width, img.Height))
 	}
 	out := sample.NewImage(r.Dy(), r.Dx(), img.Channels)
 	rowLen := r.Dx() * img.Channels
@@ -72,28 +73,41 @@ func CropImage(img sample.Image, r image.Rectangle) sample.Image {
 
 func checkCrop(name string, w, h int) {
 	if w < 1 || h < 1 {
-		panic(fmt.Sprintf("imagerec: %s: size %dx%d", name, w, h))
+		panic(fmt.Sprintf("augment: %s: size %dx%d", name, w, h))
 	}
 }
 
-// fits reports with an ErrSize error whether a w x h image holds a
+// FixedRect returns the cw x ch rectangle whose top-left corner is (x, y)
+// in a w x h image, as Crop places it, or an error wrapping decode.ErrSize
+// when the image does not hold it.
+func FixedRect(w, h, x, y, cw, ch int) (image.Rectangle, error) {
+	if err := fits(w, h, x+cw, y+ch); err != nil {
+		return image.Rectangle{}, err
+	}
+	return image.Rect(x, y, x+cw, y+ch), nil
+}
+
+// fits reports with an decode.ErrSize error whether a w x h image holds a
 // needW x needH region.
 func fits(w, h, needW, needH int) error {
 	if w < needW || h < needH {
-		return fmt.Errorf("%w: %dx%d image, need at least %dx%d", ErrSize, w, h, needW, needH)
+		return fmt.Errorf("%w: %dx%d image, need at least %dx%d", decode.ErrSize, w, h, needW, needH)
 	}
 	return nil
 }
 
 // CenterRect returns a function for DecodeOptions.Crop that keeps the
 // centred width x height rectangle of an image, as CenterCrop does, and
-// fails with ErrSize on a smaller image. It panics if width or height is < 1.
+// fails with decode.ErrSize on a smaller image. It panics if width or height is < 1.
 func CenterRect(width, height int) func(w, h int) (image.Rectangle, error) {
 	checkCrop("CenterRect", width, height)
-	return func(w, h int) (image.Rectangle, error) { return centerRect(w, h, width, height) }
+	return func(w, h int) (image.Rectangle, error) { return CenteredRect(w, h, width, height) }
 }
 
-func centerRect(w, h, cw, ch int) (image.Rectangle, error) {
+// CenteredRect returns the centred cw x ch rectangle of a w x h image, as
+// CenterCrop places it, or an error wrapping decode.ErrSize when the image
+// is smaller.
+func CenteredRect(w, h, cw, ch int) (image.Rectangle, error) {
 	if err := fits(w, h, cw, ch); err != nil {
 		return image.Rectangle{}, err
 	}
@@ -101,8 +115,10 @@ func centerRect(w, h, cw, ch int) (image.Rectangle, error) {
 	return image.Rect(x, y, x+cw, y+ch), nil
 }
 
-// randomRect draws the crop position as MXNet does: y first, then x.
-func randomRect(w, h, cw, ch int, r *rand.Rand) (image.Rectangle, error) {
+// RandomRect draws a cw x ch rectangle of a w x h image from r, as
+// RandomCrop places it (y first, then x, as MXNet draws them), or returns
+// an error wrapping decode.ErrSize when the image is smaller.
+func RandomRect(w, h, cw, ch int, r *rand.Rand) (image.Rectangle, error) {
 	if err := fits(w, h, cw, ch); err != nil {
 		return image.Rectangle{}, err
 	}
@@ -115,17 +131,18 @@ func randomRect(w, h, cw, ch int, r *rand.Rand) (image.Rectangle, error) {
 // pad). It panics if n < 0.
 func Pad(n int, fill uint8) Aug {
 	if n < 0 {
-		panic(fmt.Sprintf("imagerec: Pad: %d < 0", n))
+		panic(fmt.Sprintf("augment: Pad: %d < 0", n))
 	}
 	return func(img sample.Image, _ *rand.Rand) (sample.Image, error) {
 		if n == 0 {
 			return img, nil
 		}
-		return padImage(img, n, fill), nil
+		return PadImage(img, n, fill), nil
 	}
 }
 
-func padImage(img sample.Image, n int, fill uint8) sample.Image {
+// PadImage returns img with n pixels of value fill added on every side.
+func PadImage(img sample.Image, n int, fill uint8) sample.Image {
 	out := sample.NewImage(img.Height+2*n, img.Width+2*n, img.Channels)
 	for i := range out.Pix {
 		out.Pix[i] = fill

@@ -1,4 +1,4 @@
-package imagerec
+package decode
 
 import (
 	"bytes"
@@ -10,20 +10,20 @@ import (
 
 // Decoder turns encoded image bytes (JPEG or PNG) into pixels.
 //
-// Two implementations exist: the pure-Go one (GoDecoder, image/jpeg and
+// Two implementations exist: the pure-Go one (Go, image/jpeg and
 // image/png), and one that decodes JPEG through libjpeg-turbo, compiled in
-// with the build tag turbojpeg. DefaultDecoder returns the faster of those
+// with the build tag turbojpeg. Default returns the faster of those
 // the binary holds. A Decoder is safe for concurrent use.
 type Decoder interface {
 	// Name reports the implementation: "go" or "turbojpeg".
 	Name() string
 	// Decode decodes data. Errors about the bytes wrap ErrImage; a crop
 	// outside the image wraps ErrSize.
-	Decode(data []byte, opts DecodeOptions) (sample.Image, error)
+	Decode(data []byte, opts Options) (sample.Image, error)
 }
 
-// DecodeOptions says what Decode returns.
-type DecodeOptions struct {
+// Options says what Decode returns.
+type Options struct {
 	// Channels is the number of channels of the result: 1 (gray), 3 (RGB)
 	// or 4 (RGBA, alpha 255 where the file has none). 0 keeps the file's
 	// own: 1 for a gray image, 4 for a PNG with alpha, else 3. Colour is
@@ -48,7 +48,7 @@ type DecodeOptions struct {
 	// allocate for that size, sampling, precision, progressive or
 	// interlaced mode and channel count; an image over the bound is an
 	// error wrapping ErrImage and nothing is decoded. 0 means
-	// DefaultMaxDecodeBytes.
+	// DefaultMaxBytes.
 	MaxBytes int64
 	// Crop, when set, is called with the size of the decoded image and
 	// returns the rectangle to keep; only those pixels are converted. An
@@ -61,7 +61,7 @@ type DecodeOptions struct {
 const DefaultMaxPixels = 1 << 26
 
 // checkSize rejects an empty image or one larger than opts allows.
-func checkSize(f Format, opts *DecodeOptions, w, h int) error {
+func checkSize(f Format, opts *Options, w, h int) error {
 	limit := opts.MaxPixels
 	if limit <= 0 {
 		limit = DefaultMaxPixels
@@ -110,13 +110,13 @@ func Sniff(data []byte) Format {
 // programmer's error.
 func checkChannels(ch int) {
 	if ch != 0 && ch != 1 && ch != 3 && ch != 4 {
-		panic(fmt.Sprintf("imagerec: Decode: %d channels (want 0, 1, 3 or 4)", ch))
+		panic(fmt.Sprintf("decode: Decode: %d channels (want 0, 1, 3 or 4)", ch))
 	}
 }
 
 // cropRect asks opts.Crop for the rectangle to keep of a w x h image and
 // checks that it lies inside the image.
-func cropRect(opts *DecodeOptions, w, h int) (image.Rectangle, error) {
+func cropRect(opts *Options, w, h int) (image.Rectangle, error) {
 	full := image.Rect(0, 0, w, h)
 	if opts.Crop == nil {
 		return full, nil
@@ -133,4 +133,16 @@ func cropRect(opts *DecodeOptions, w, h int) (image.Rectangle, error) {
 
 func imageErr(format Format, err error) error {
 	return fmt.Errorf("%w: %s: %v", ErrImage, format, err)
+}
+
+// RegionDecoder is implemented by decoders that can lend the whole decoded
+// image with the crop's rectangle, instead of copying the crop out: a
+// caller that converts the pixels anyway (to a CHW tensor) saves a copy.
+type RegionDecoder interface {
+	Decoder
+	// DecodeRegion decodes data as Decode does with opts, but returns the
+	// whole image and the rectangle opts.Crop chose (the whole image when
+	// Crop is nil). full is valid until release is called; release must be
+	// called once, and only when err is nil.
+	DecodeRegion(data []byte, opts Options) (full sample.Image, r image.Rectangle, release func(), err error)
 }

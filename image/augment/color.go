@@ -1,10 +1,11 @@
-package imagerec
+package augment
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 
+	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
@@ -16,7 +17,7 @@ import (
 // shifted in lightness only; alpha is kept. It panics on a negative amount.
 func ColorJitter(h, s, l int) Aug {
 	if h < 0 || s < 0 || l < 0 {
-		panic(fmt.Sprintf("imagerec: ColorJitter(%d, %d, %d): negative amount", h, s, l))
+		panic(fmt.Sprintf("augment: ColorJitter(%d, %d, %d): negative amount", h, s, l))
 	}
 	return func(img sample.Image, r *rand.Rand) (sample.Image, error) {
 		if h == 0 && s == 0 && l == 0 {
@@ -28,6 +29,17 @@ func ColorJitter(h, s, l int) Aug {
 		shiftHLS(out, dh, ds, dl)
 		return out, nil
 	}
+}
+
+// JitterInPlace shifts hue, saturation and lightness of img's own pixels as
+// ColorJitter(h, s, l) does, drawing from r: for a caller that owns img and
+// need not copy it.
+func JitterInPlace(img sample.Image, h, s, l int, r *rand.Rand) {
+	if h == 0 && s == 0 && l == 0 {
+		return
+	}
+	dh, ds, dl := drawHSL(h, s, l, r)
+	shiftHLS(img, dh, ds, dl)
 }
 
 // drawHSL draws the three shifts as MXNet does (truncated towards zero).
@@ -125,36 +137,9 @@ func hlsToRGB(h, l, s int) (uint8, uint8, uint8) {
 // if ch is not 1, 3 or 4.
 func ToChannels(ch int) Aug {
 	if ch != 1 && ch != 3 && ch != 4 {
-		panic(fmt.Sprintf("imagerec: ToChannels: %d channels (want 1, 3 or 4)", ch))
+		panic(fmt.Sprintf("augment: ToChannels: %d channels (want 1, 3 or 4)", ch))
 	}
 	return func(img sample.Image, _ *rand.Rand) (sample.Image, error) {
-		return convertChannels(img, ch), nil
+		return decode.Convert(img, ch), nil
 	}
-}
-
-// convertChannels returns img with ch channels (img itself if it has them).
-func convertChannels(img sample.Image, ch int) sample.Image {
-	if img.Channels == ch {
-		return img
-	}
-	out := sample.NewImage(img.Height, img.Width, ch)
-	n := img.Height * img.Width
-	switch img.Channels {
-	case 1:
-		grayTo(out.Pix, img.Pix, img.Width, img.Width, img.Height, ch)
-	case 3:
-		for i := range n {
-			r, g, b := img.Pix[3*i], img.Pix[3*i+1], img.Pix[3*i+2]
-			if ch == 1 {
-				out.Pix[i] = grayFromRGB(r, g, b)
-			} else {
-				out.Pix[4*i], out.Pix[4*i+1], out.Pix[4*i+2], out.Pix[4*i+3] = r, g, b, 255
-			}
-		}
-	case 4:
-		rgbaTo(out.Pix, img.Pix, 4*img.Width, img.Width, img.Height, ch)
-	default:
-		panic(fmt.Sprintf("imagerec: image with %d channels", img.Channels))
-	}
-	return out
 }

@@ -1,4 +1,4 @@
-package imagerec
+package augment
 
 import (
 	"fmt"
@@ -51,12 +51,13 @@ func InterpFromMXNet(code int) (Interp, error) {
 	case 10:
 		return RandomInterp, nil
 	}
-	return 0, fmt.Errorf("imagerec: inter_method %d (valid: 0-4, 9, 10)", code)
+	return 0, fmt.Errorf("augment: inter_method %d (valid: 0-4, 9, 10)", code)
 }
 
-// pick resolves AutoInterp and RandomInterp for a resize from sw x sh to
-// dw x dh; r is used only by RandomInterp.
-func (m Interp) pick(sw, sh, dw, dh int, r *rand.Rand) Interp {
+// Pick resolves AutoInterp and RandomInterp for a resize from sw x sh to
+// dw x dh, drawing from r for RandomInterp only; other methods are
+// returned as they are.
+func (m Interp) Pick(sw, sh, dw, dh int, r *rand.Rand) Interp {
 	switch m {
 	case AutoInterp:
 		switch {
@@ -86,11 +87,11 @@ func ShorterSide(w, h, size int) (int, int) {
 // It panics if size < 1.
 func Resize(size int, interp Interp) Aug {
 	if size < 1 {
-		panic(fmt.Sprintf("imagerec: Resize: size %d < 1", size))
+		panic(fmt.Sprintf("augment: Resize: size %d < 1", size))
 	}
 	return func(img sample.Image, r *rand.Rand) (sample.Image, error) {
 		w, h := ShorterSide(img.Width, img.Height, size)
-		return ResizeImage(img, w, h, interp.pick(img.Width, img.Height, w, h, r)), nil
+		return ResizeImage(img, w, h, interp.Pick(img.Width, img.Height, w, h, r)), nil
 	}
 }
 
@@ -98,10 +99,10 @@ func Resize(size int, interp Interp) Aug {
 // It panics if either is < 1.
 func ResizeTo(width, height int, interp Interp) Aug {
 	if width < 1 || height < 1 {
-		panic(fmt.Sprintf("imagerec: ResizeTo: size %dx%d", width, height))
+		panic(fmt.Sprintf("augment: ResizeTo: size %dx%d", width, height))
 	}
 	return func(img sample.Image, r *rand.Rand) (sample.Image, error) {
-		return ResizeImage(img, width, height, interp.pick(img.Width, img.Height, width, height, r)), nil
+		return ResizeImage(img, width, height, interp.Pick(img.Width, img.Height, width, height, r)), nil
 	}
 }
 
@@ -111,10 +112,10 @@ func ResizeTo(width, height int, interp Interp) Aug {
 // for a drawn method). It panics if width or height is < 1.
 func ResizeImage(img sample.Image, width, height int, interp Interp) sample.Image {
 	if width < 1 || height < 1 {
-		panic(fmt.Sprintf("imagerec: ResizeImage: size %dx%d", width, height))
+		panic(fmt.Sprintf("augment: ResizeImage: size %dx%d", width, height))
 	}
 	if interp == AutoInterp || interp == RandomInterp {
-		interp = AutoInterp.pick(img.Width, img.Height, width, height, nil)
+		interp = AutoInterp.Pick(img.Width, img.Height, width, height, nil)
 	}
 	if width == img.Width && height == img.Height {
 		out := sample.NewImage(height, width, img.Channels)
