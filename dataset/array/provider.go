@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -24,15 +26,10 @@ type config struct {
 	shuffle           bool
 	seed              uint64
 	dataPad, labelPad float64
-	sinkOpts          []sink.Option
 }
 
 // An Option configures a Provider.
-type Option interface{ apply(*config) }
-
-type optionFunc func(*config)
-
-func (f optionFunc) apply(c *config) { f(c) }
+type Option = option.Option[config]
 
 // BatchSize sets the number of samples per batch; 0 (the default, as in
 // MXNet.jl) puts all the samples in one batch. It panics if n < 0.
@@ -40,13 +37,13 @@ func BatchSize(n int) Option {
 	if n < 0 {
 		panic(fmt.Sprintf("array: BatchSize(%d)", n))
 	}
-	return optionFunc(func(c *config) { c.batch = n })
+	return option.New(func(c *config) { c.batch = n })
 }
 
 // Shuffle yields the samples of every epoch in a new order drawn from
 // (seed, epoch); data and label rows stay together.
 func Shuffle(seed uint64) Option {
-	return optionFunc(func(c *config) { c.shuffle, c.seed = true, seed })
+	return option.New(func(c *config) { c.shuffle, c.seed = true, seed })
 }
 
 // Padding sets the values that fill the padding rows of a short last batch
@@ -54,13 +51,7 @@ func Shuffle(seed uint64) Option {
 // converted to the array's element type. Tensors.Padded counts the padding
 // rows.
 func Padding(data, label float64) Option {
-	return optionFunc(func(c *config) { c.dataPad, c.labelPad = data, label })
-}
-
-// SinkOptions passes options to the sink that assembles the tensors, for
-// example sink.WithLogger.
-func SinkOptions(opts ...sink.Option) Option {
-	return optionFunc(func(c *config) { c.sinkOpts = append(c.sinkOpts, opts...) })
+	return option.New(func(c *config) { c.dataPad, c.labelPad = data, label })
 }
 
 // New returns a provider of the data arrays and the label arrays (label may
@@ -71,10 +62,8 @@ func New(data, label []Array, opts ...Option) *Provider {
 		panic("array: New: no data array")
 	}
 	p := &Provider{n: data[0].n}
-	for _, o := range opts {
-		o.apply(&p.cfg)
-	}
-	for _, a := range append(append([]Array{}, data...), label...) {
+	option.Apply(&p.cfg, opts)
+	for _, a := range slices.Concat(data, label) {
 		if a.n != p.n {
 			panic(fmt.Sprintf("array: New: %q has %d samples, %q has %d", a.name, a.n, data[0].name, p.n))
 		}
@@ -83,17 +72,20 @@ func New(data, label []Array, opts ...Option) *Provider {
 	if size == 0 {
 		size = max(p.n, 1)
 	}
-	df := make([]sink.Field[int], len(data))
-	for i, a := range data {
-		df[i] = a.field(p.cfg.dataPad)
-	}
-	lf := make([]sink.Field[int], len(label))
-	for i, a := range label {
-		lf[i] = a.field(p.cfg.labelPad)
-	}
-	p.sink = sink.New(size, df, lf, p.cfg.sinkOpts...)
+	df := fields(data, p.cfg.dataPad)
+	lf := fields(label, p.cfg.labelPad)
+	p.sink = sink.New(size, df, lf)
 	p.r = sink.Tensorize(batch.OfFill(p.indices(), p.cfg.batch, -1), p.sink)
 	return p
+}
+
+// fields returns the sink fields of arrays, whose padding rows hold pad.
+func fields(arrays []Array, pad float64) []sink.Field[int] {
+	fs := make([]sink.Field[int], len(arrays))
+	for i, a := range arrays {
+		fs[i] = a.field(pad)
+	}
+	return fs
 }
 
 // indices returns the reader of sample indices: 0..n-1, or a permutation

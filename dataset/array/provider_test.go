@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/array"
-	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )
 
 // xy returns n samples of 2 float32 features (10i, 10i+1) and int32 labels
@@ -199,7 +199,7 @@ func TestRecycle(t *testing.T) {
 func TestEarlyBreakAndCancel(t *testing.T) {
 	x, _ := xy(1000)
 	p := array.New([]array.Array{array.Float32("x", []int{2}, x)}, nil, array.BatchSize(1))
-	readertest.BreakAfter(t, p, 5)
+	sourcetest.BreakAfter(t, p, 5)
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
 	var got error
@@ -284,4 +284,16 @@ func BenchmarkEpoch(b *testing.B) {
 	total := float64(n) * float64(b.N)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/total, "ns/sample")
 	b.ReportMetric(total/b.Elapsed().Seconds(), "samples/s")
+}
+
+// TestContract checks the provider against the reader contract, plain and
+// shuffled, with a short last batch.
+func TestContract(t *testing.T) {
+	x, y := xy(103)
+	for _, opts := range [][]array.Option{{array.BatchSize(10)}, {array.BatchSize(10), array.Shuffle(3)}, nil} {
+		p := array.New([]array.Array{array.Float32("x", []int{2}, x)}, []array.Array{array.Int32("y", nil, y)}, opts...)
+		if err := sourcetest.TestReader(p); err != nil {
+			t.Fatalf("%d options: %v", len(opts), err)
+		}
+	}
 }
