@@ -8,41 +8,42 @@ import (
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-// Shard returns part partIndex of numParts of every pass of r, for
-// data-parallel training where each worker reads its own part.
+// Shard returns part index of count parts of every pass of r, for
+// data-parallel training where each worker reads its own part (MXNet's
+// part_index of num_parts).
 //
 // Samples are dealt round-robin by their index in the pass: part p yields
-// the samples whose index i has i % numParts == p, in order, so it streams
+// the samples whose index i has i % count == p, in order, so it streams
 // and needs no memory. Every sample is in exactly one part. When the pass
-// length L is not a multiple of numParts, the first L % numParts parts get
+// length L is not a multiple of count, the first L % count parts get
 // one sample more than the others: sizes differ by at most one. Trainers
-// that need equal parts can Take the shortest size (L / numParts) or drop the
+// that need equal parts can Take the shortest size (L / count) or drop the
 // last partial batch.
 //
 // Every part reads the whole pass of r and drops what is not its own; to
 // save that reading, shard the list of files instead. Random stages before
 // Shard must use the same seed and epoch in every part, or parts overlap.
 //
-// Shard panics if numParts < 1 or partIndex is not in [0, numParts).
-func Shard[T any](r source.Reader[T], numParts, partIndex int) source.Reader[T] {
-	if numParts < 1 {
-		panic(fmt.Sprintf("stage.Shard: numParts %d < 1", numParts))
+// Shard panics if count < 1 or index is not in [0, count).
+func Shard[T any](r source.Reader[T], count, index int) source.Reader[T] {
+	if count < 1 {
+		panic(fmt.Sprintf("stage.Shard: count %d < 1", count))
 	}
-	if partIndex < 0 || partIndex >= numParts {
-		panic(fmt.Sprintf("stage.Shard: partIndex %d not in [0, %d)", partIndex, numParts))
+	if index < 0 || index >= count {
+		panic(fmt.Sprintf("stage.Shard: index %d not in [0, %d)", index, count))
 	}
 	return source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
 		return func(yield func(T, error) bool) {
-			slot := 0 // index in the pass, modulo numParts
+			slot := 0 // index in the pass, modulo count
 			for s, err := range r.All(ctx) {
 				if err != nil {
 					yieldErr(yield, err)
 					return
 				}
-				if slot == partIndex && !yield(s, nil) {
+				if slot == index && !yield(s, nil) {
 					return
 				}
-				if slot++; slot == numParts {
+				if slot++; slot == count {
 					slot = 0
 				}
 			}
