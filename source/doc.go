@@ -19,11 +19,13 @@
 //
 // # Epochs
 //
-// Random stages derive their generator from (seed, epoch). The epoch of a
-// pass is taken from the context ([WithEpoch]) when the caller sets it, as
-// the pipeline runner and stage.Repeat do; otherwise each stage numbers its
-// own passes with an [Epochs] counter, so a plain loop over All still sees a
-// fresh order every epoch.
+// Random stages derive their generator from (seed, epoch). A stage learns
+// the epoch of its pass in one call, [Epochs.Start]: the epoch in the
+// context ([WithEpoch]) when the caller set one, as the pipeline runner and
+// stage.Repeat do; otherwise the stage's own count of its passes, so a
+// plain loop over All still sees a fresh order every epoch. Start returns
+// the context with that epoch set, which the stage passes on to the readers
+// it runs, so the epoch travels by context only, never also by argument.
 //
 // # Sources
 //
