@@ -6,6 +6,8 @@ import (
 	"iter"
 	"sync"
 
+	"github.com/tensorfeed/tensorfeed/internal/option"
+
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -84,11 +86,9 @@ func OfFill[T any](r source.Reader[T], size int, fill T, opts ...Option) source.
 // newPool returns the free list of a reader built with opts, or nil when
 // it does not recycle.
 func newPool[T any](opts []Option) *pool[T] {
-	var o options
-	for _, opt := range opts {
-		opt.apply(&o)
-	}
-	if !o.recycle {
+	var c config
+	option.Apply(&c, opts)
+	if !c.recycle {
 		return nil
 	}
 	return &pool[T]{}

@@ -1,17 +1,17 @@
 package batch
 
-import "sync"
+import (
+	"sync"
 
-// Option changes how Of and OfFill build batches.
-type Option interface{ apply(*options) }
+	"github.com/tensorfeed/tensorfeed/internal/option"
+)
 
-type options struct {
+type config struct {
 	recycle bool
 }
 
-type optionFunc func(*options)
-
-func (f optionFunc) apply(o *options) { f(o) }
+// Option changes how Of and OfFill build batches.
+type Option = option.Option[config]
 
 // Recycling makes Of and OfFill reuse the Samples slices that consumers
 // hand back with Batch.Recycle, instead of allocating a new slice for every
@@ -39,7 +39,7 @@ func (f optionFunc) apply(o *options) { f(o) }
 // The free list belongs to the reader Of returns and is shared by its
 // passes, so later epochs allocate no slices at all. In steady state a
 // recycling Of allocates nothing per batch.
-func Recycling() Option { return optionFunc(func(o *options) { o.recycle = true }) }
+func Recycling() Option { return option.New(func(c *config) { c.recycle = true }) }
 
 // Recycle hands the batch's Samples slice back to the reader that made it,
 // when that reader was built with Recycling; otherwise it does nothing. See

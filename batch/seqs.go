@@ -6,6 +6,7 @@ import (
 	"iter"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -51,13 +52,15 @@ func (s Seqs[E]) Mask() []uint8 {
 	return m
 }
 
+type seqConfig struct{ truncate bool }
+
 // SeqOption changes how PadSeqs treats sequences.
-type SeqOption struct{ truncate bool }
+type SeqOption = option.Option[seqConfig]
 
 // Truncate makes PadSeqs cut a sequence longer than the fixed length to that
 // length (keeping its first elements) instead of returning an error.
 // Seqs.Truncated counts the sequences cut.
-func Truncate() SeqOption { return SeqOption{truncate: true} }
+func Truncate() SeqOption { return option.New(func(c *seqConfig) { c.truncate = true }) }
 
 // PadSeqs pads the sequences of b with pad into one flat [B, L] block, where
 // B is b.Len() and L is length, or the length of the longest sequence of b
@@ -71,10 +74,8 @@ func PadSeqs[E any](b Batch[[]E], length int, pad E, opts ...SeqOption) (Seqs[E]
 	if length < 0 {
 		panic(fmt.Sprintf("batch: PadSeqs: negative length %d", length))
 	}
-	var c SeqOption
-	for _, o := range opts {
-		c.truncate = c.truncate || o.truncate
-	}
+	var c seqConfig
+	option.Apply(&c, opts)
 	rows := b.Samples
 	l := length
 	if l == 0 {
