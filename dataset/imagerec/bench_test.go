@@ -9,6 +9,8 @@ import (
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/image/augment"
+	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
@@ -33,7 +35,7 @@ func BenchmarkDecode(b *testing.B) {
 			b.ReportAllocs()
 			cpu0 := processCPU()
 			for i := 0; i < b.N; i++ {
-				if _, err := dec.Decode(imgs[i%len(imgs)], imagerec.DecodeOptions{Channels: 3}); err != nil {
+				if _, err := dec.Decode(imgs[i%len(imgs)], decode.Options{Channels: 3}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -46,7 +48,7 @@ func BenchmarkDecode(b *testing.B) {
 // then converts only those pixels from YCbCr.
 func BenchmarkDecodeCrop(b *testing.B) {
 	imgs := imageBytes(b, needPhotos(b))
-	opts := imagerec.DecodeOptions{Channels: 3, Crop: imagerec.CenterRect(224, 224)}
+	opts := decode.Options{Channels: 3, Crop: augment.CenterRect(224, 224)}
 	for _, dec := range decoders() {
 		b.Run(dec.Name(), func(b *testing.B) {
 			b.ReportAllocs()
@@ -71,7 +73,7 @@ func BenchmarkDecodeRecords(b *testing.B) {
 		b.ReportAllocs()
 		cpu0 := processCPU()
 		for i := 0; i < b.N; i++ {
-			if _, err := imagerec.DecodeRecord(recs[i%len(recs)], imagerec.ReadOptions{Channels: 3}); err != nil {
+			if _, err := imagerec.DecodeRecord(recs[i%len(recs)], imagerec.Channels(3)); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -80,7 +82,7 @@ func BenchmarkDecodeRecords(b *testing.B) {
 	b.Run("reader", func(b *testing.B) {
 		b.ReportAllocs()
 		cpu0 := processCPU()
-		r := imagerec.Decode(recordio.Open(path), imagerec.ReadOptions{Channels: 3})
+		r := imagerec.Decode(recordio.Open(path), imagerec.Channels(3))
 		n := 0
 		for n < b.N {
 			for _, err := range r.All(context.Background()) {
@@ -105,14 +107,12 @@ func BenchmarkPipeline(b *testing.B) {
 	for _, dec := range decoders() {
 		for _, threads := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/threads=%d", dec.Name(), threads), func(b *testing.B) {
-				it, err := imagerec.NewIter(imagerec.Config{
-					Data:  imagerec.DataOptions{RecPath: path, Shape: [3]int{3, 224, 224}, Seed: 1},
-					Batch: imagerec.BatchOptions{Size: 128, Last: batch.Pad},
-					Aug:   imagerec.AugOptions{Crop: imagerec.CropRandom, Mirror: imagerec.MirrorRandom},
-					Norm: imagerec.Normalize{Mean: [4]float32{123.68, 116.28, 103.53},
-						Std: [4]float32{58.395, 57.12, 57.375}},
-					Backend: imagerec.BackendOptions{Threads: threads, Decoder: dec, DType: sample.Float32},
-				})
+				it, err := imagerec.New(path, imagerec.DataShape(3, 224, 224), imagerec.Seed(1),
+					imagerec.Batch(128), imagerec.LastBatch(batch.Pad),
+					imagerec.RandCrop(), imagerec.RandMirror(),
+					imagerec.Normalize(augment.Normalize{Mean: [4]float32{123.68, 116.28, 103.53},
+						Std: [4]float32{58.395, 57.12, 57.375}}),
+					imagerec.Threads(threads), imagerec.Decoder(dec), imagerec.DType(sample.Float32))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -125,8 +125,8 @@ func BenchmarkPipeline(b *testing.B) {
 						if err != nil {
 							b.Fatal(err)
 						}
-						n += t.Data[0].Rows() - t.Padded
-						it.Recycle(t)
+						n += t.Data[0].Len() - t.Padded
+						t.Release()
 					}
 				}
 				reportImages(b, n, cpu0)
@@ -142,7 +142,7 @@ func BenchmarkNormalize(b *testing.B) {
 	for i := range img.Pix {
 		img.Pix[i] = uint8(i * 7)
 	}
-	n := imagerec.Normalize{Mean: [4]float32{123.68, 116.28, 103.53}, Std: [4]float32{58.395, 57.12, 57.375}}
+	n := augment.Normalize{Mean: [4]float32{123.68, 116.28, 103.53}, Std: [4]float32{58.395, 57.12, 57.375}}
 	for _, mirror := range []bool{false, true} {
 		b.Run(fmt.Sprintf("mirror=%v", mirror), func(b *testing.B) {
 			dst := make([]float32, 3*224*224)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -39,14 +40,14 @@ func ExampleDecode_check() {
 		fmt.Println(err)
 		return
 	}
-	d := imagerec.Decode(recordio.Open(rec), imagerec.ReadOptions{
-		Decoder:        imagerec.GoDecoder(),
-		Threads:        2,
-		MaxDecodeBytes: 64 << 20,
-		SkipBad: source.SkipBad(1, source.OnSkip(func(err error) {
+	d := imagerec.Decode(recordio.Open(rec),
+		imagerec.Decoder(decode.Go()),
+		imagerec.Threads(2),
+		imagerec.MaxDecodeBytes(64<<20),
+		imagerec.SkipBad(source.SkipBad(1, source.OnSkip(func(err error) {
 			fmt.Println("bad:", filepath.Base(err.(*imagerec.RecordError).File), err.(*imagerec.RecordError).Err)
-		})),
-	})
+		}))),
+	)
 	good := 0
 	for _, err := range d.All(context.Background()) {
 		if err != nil {
@@ -57,7 +58,7 @@ func ExampleDecode_check() {
 	}
 	fmt.Println(good, "good,", d.(source.SkipCounted).Skipped(), "bad")
 	// Output:
-	// bad: data.rec imagerec: bad image: jpeg: 8000x8000 progressive 3-component image: decoding needs about 1099 MiB, more than the bound of 64 MiB (MaxDecodeBytes)
+	// bad: data.rec decode: bad image: jpeg: 8000x8000 progressive 3-component image: decoding needs about 1099 MiB, more than the bound of 64 MiB (MaxDecodeBytes)
 	// 4 good, 1 bad
 }
 
@@ -105,12 +106,8 @@ func ExampleIter_Skipped() {
 		fmt.Println(err)
 		return
 	}
-	it, err := imagerec.NewIter(imagerec.Config{
-		Data: imagerec.DataOptions{RecPath: rec, IdxPath: idx, Shape: [3]int{1, 28, 28},
-			SkipBad: source.SkipBad(0.5)},
-		Batch:   imagerec.BatchOptions{Size: 2},
-		Backend: imagerec.BackendOptions{Threads: 2},
-	})
+	it, err := imagerec.New(rec, imagerec.Index(idx), imagerec.DataShape(1, 28, 28),
+		imagerec.SkipBad(source.SkipBad(0.5)), imagerec.Batch(2), imagerec.Threads(2))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -122,7 +119,8 @@ func ExampleIter_Skipped() {
 			return
 		}
 		batches++
-		images += t.Data[0].Rows()
+		images += t.Len()
+		t.Release()
 	}
 	fmt.Println(images, "images in", batches, "batches,", it.Skipped(), "skipped")
 	// Output:

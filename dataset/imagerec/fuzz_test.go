@@ -9,6 +9,7 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/image/decode"
 )
 
 // FuzzDecodeRecord feeds record payloads to DecodeRecord: it must never
@@ -32,13 +33,13 @@ func FuzzDecodeRecord(f *testing.F) {
 		channels := []int{0, 1, 3, 4}[ch%4]
 		for _, dec := range decoders() {
 			rec := recordio.Record{File: "fuzz.rec", Offset: 64, Index: 2, Data: payload}
-			ex, err := imagerec.DecodeRecord(rec, imagerec.ReadOptions{Decoder: dec, Channels: channels, MaxPixels: 1 << 20})
+			ex, err := imagerec.DecodeRecord(rec, imagerec.Decoder(dec), imagerec.Channels(channels), imagerec.MaxPixels(1<<20))
 			if err != nil {
 				var re *imagerec.RecordError
 				if !errors.As(err, &re) || re.Index != 2 || re.Offset != 64 || re.File != "fuzz.rec" {
 					t.Fatalf("%s: error %v is not a *RecordError for the record", dec.Name(), err)
 				}
-				if !errors.Is(err, imagerec.ErrHeader) && !errors.Is(err, imagerec.ErrImage) {
+				if !errors.Is(err, imagerec.ErrHeader) && !errors.Is(err, decode.ErrImage) {
 					t.Fatalf("%s: error %v wraps no sentinel", dec.Name(), err)
 				}
 				continue

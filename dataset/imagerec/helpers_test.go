@@ -11,6 +11,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -111,9 +112,9 @@ func imageBytes(tb testing.TB, path string) [][]byte {
 
 // decoders returns the decoders of this build: Go, and libjpeg-turbo when
 // built with the tag turbojpeg.
-func decoders() []imagerec.Decoder {
-	ds := []imagerec.Decoder{imagerec.GoDecoder()}
-	if d := imagerec.DefaultDecoder(); d.Name() != "go" {
+func decoders() []decode.Decoder {
+	ds := []decode.Decoder{decode.Go()}
+	if d := decode.Default(); d.Name() != "go" {
 		ds = append(ds, d)
 	}
 	return ds

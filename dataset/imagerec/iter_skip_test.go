@@ -15,8 +15,8 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/sample"
-	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
 // mixedRec writes n records of the MNIST test file with the records at the
@@ -56,7 +56,7 @@ func mixedRec(t *testing.T, n int, bad ...int) (rec, idx, good string, offs []in
 }
 
 // tensorsOf flattens batches for comparison: rows, padding, data, labels.
-func tensorsOf(bs []*sink.Tensors) string {
+func tensorsOf(bs []*tensor.Batch) string {
 	var b bytes.Buffer
 	for _, t := range bs {
 		fmt.Fprintf(&b, "%v/%d/%x/%v;", t.Data[0].Shape, t.Padded, t.Data[0].U8, t.Label[0].F32)
@@ -72,7 +72,7 @@ func TestIterSkipBad(t *testing.T) {
 	rec, _, good, offs := mixedRec(t, 22, bad...)
 	for _, last := range []batch.Policy{batch.Keep, batch.Pad, batch.Drop} {
 		cfg := mnistConfig()
-		cfg.Batch = imagerec.BatchOptions{Size: 4, Last: last}
+		cfg.Batch = batchOptions{Size: 4, Last: last}
 		cfg.Backend.DType = sample.Uint8
 		cfg.Data.RecPath = good
 		want := tensorsOf(pass(t, newIter(t, cfg)))

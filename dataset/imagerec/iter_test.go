@@ -14,23 +14,25 @@ import (
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
-	"github.com/tensorfeed/tensorfeed/internal/readertest"
+	"github.com/tensorfeed/tensorfeed/image/augment"
+	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/sample"
-	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
+	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
 const mnistJPG = "mnist_t10k_1000_jpg"
 
-func mnistConfig() imagerec.Config {
-	return imagerec.Config{
-		Data:  imagerec.DataOptions{RecPath: tdPath(mnistJPG, ".rec"), Shape: [3]int{3, 28, 28}},
-		Batch: imagerec.BatchOptions{Size: 128, Last: batch.Pad},
+func mnistConfig() iterConfig {
+	return iterConfig{
+		Data:  dataOptions{RecPath: tdPath(mnistJPG, ".rec"), Shape: [3]int{3, 28, 28}},
+		Batch: batchOptions{Size: 128, Last: batch.Pad},
 	}
 }
 
-func newIter(t testing.TB, cfg imagerec.Config) *imagerec.Iter {
+func newIter(t testing.TB, cfg iterConfig) *imagerec.Iter {
 	t.Helper()
-	it, err := imagerec.NewIter(cfg)
+	it, err := imagerec.New(cfg.Data.RecPath, cfg.opts()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,9 +40,9 @@ func newIter(t testing.TB, cfg imagerec.Config) *imagerec.Iter {
 }
 
 // pass collects one pass of it.
-func pass(t testing.TB, it *imagerec.Iter) []*sink.Tensors {
+func pass(t testing.TB, it *imagerec.Iter) []*tensor.Batch {
 	t.Helper()
-	var out []*sink.Tensors
+	var out []*tensor.Batch
 	for b, err := range it.All(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
@@ -50,13 +52,21 @@ func pass(t testing.TB, it *imagerec.Iter) []*sink.Tensors {
 	return out
 }
 
+// sameBatches reports whether a and b hold the same tensors and padding,
+// whichever Iter made them.
+func sameBatches(a, b []*tensor.Batch) bool {
+	return slices.EqualFunc(a, b, func(x, y *tensor.Batch) bool {
+		return reflect.DeepEqual(x.Data, y.Data) && reflect.DeepEqual(x.Label, y.Label) && x.Padded == y.Padded
+	})
+}
+
 // labelsOf concatenates the real (not padded) rows of every batch's label.
-func labelsOf(bs []*sink.Tensors) []float32 {
+func labelsOf(bs []*tensor.Batch) []float32 {
 	var out []float32
 	for _, b := range bs {
 		l := b.Label[0]
-		per := len(l.F32) / l.Rows()
-		out = append(out, l.F32[:(l.Rows()-b.Padded)*per]...)
+		per := len(l.F32) / l.Len()
+		out = append(out, l.F32[:(l.Len()-b.Padded)*per]...)
 	}
 	return out
 }
@@ -66,10 +76,10 @@ func labelsOf(bs []*sink.Tensors) []float32 {
 // images.
 func TestIterMNIST(t *testing.T) {
 	it := newIter(t, mnistConfig())
-	if got := it.ProvideData(); !reflect.DeepEqual(got, []sink.Desc{{Name: "data", Shape: []int{128, 3, 28, 28}, DType: sample.Float32}}) {
+	if got := it.ProvideData(); !reflect.DeepEqual(got, []tensor.Desc{{Name: "data", Shape: []int{128, 3, 28, 28}, DType: sample.Float32}}) {
 		t.Errorf("ProvideData = %v", got)
 	}
-	if got := it.ProvideLabel(); !reflect.DeepEqual(got, []sink.Desc{{Name: "softmax_label", Shape: []int{128}, DType: sample.Float32}}) {
+	if got := it.ProvideLabel(); !reflect.DeepEqual(got, []tensor.Desc{{Name: "softmax_label", Shape: []int{128}, DType: sample.Float32}}) {
 		t.Errorf("ProvideLabel = %v", got)
 	}
 	bs := pass(t, it)
@@ -77,8 +87,8 @@ func TestIterMNIST(t *testing.T) {
 		t.Fatalf("%d batches, want 8", len(bs))
 	}
 	for i, b := range bs {
-		if b.Data[0].Rows() != 128 || b.Label[0].Rows() != 128 {
-			t.Fatalf("batch %d: %d rows", i, b.Data[0].Rows())
+		if b.Data[0].Len() != 128 || b.Label[0].Len() != 128 {
+			t.Fatalf("batch %d: %d rows", i, b.Data[0].Len())
 		}
 		if want := map[bool]int{true: 1024 - 1000, false: 0}[i == 7]; b.Padded != want {
 			t.Errorf("batch %d: Padded %d, want %d", i, b.Padded, want)
@@ -94,12 +104,12 @@ func TestIterMNIST(t *testing.T) {
 	recs := records(t, tdPath(mnistJPG, ".rec"))
 	per := 3 * 28 * 28
 	for _, i := range []int{0, 1, 500, 999} {
-		ex, err := imagerec.DecodeRecord(recs[i], imagerec.ReadOptions{Channels: 3})
+		ex, err := imagerec.DecodeRecord(recs[i], imagerec.Channels(3))
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := make([]float32, per)
-		imagerec.ToCHW(want, ex.Image)
+		augment.ToCHW(want, ex.Image)
 		got := bs[i/128].Data[0].F32[(i%128)*per : (i%128+1)*per]
 		if !slices.Equal(got, want) {
 			t.Fatalf("image %d differs from DecodeRecord + ToCHW", i)
@@ -120,27 +130,27 @@ func TestIterDeterministic(t *testing.T) {
 	cfg.Data.Seed = 42
 	cfg.Data.NumParts = 4 // 250 images are enough
 	cfg.Batch.Size = 100
-	cfg.Aug = imagerec.AugOptions{Crop: imagerec.CropRandom, Mirror: imagerec.MirrorRandom, RandomH: 10, RandomL: 20}
-	cfg.Norm = imagerec.Normalize{Mean: [4]float32{120, 115, 100}, Std: [4]float32{60, 60, 60},
+	cfg.Aug = augOptions{Crop: cropRandom, Mirror: mirrorRandom, RandomH: 10, RandomL: 20}
+	cfg.Norm = augment.Normalize{Mean: [4]float32{120, 115, 100}, Std: [4]float32{60, 60, 60},
 		MaxRandomContrast: 0.3, MaxRandomIllumination: 5}
-	var ref [][]*sink.Tensors
+	var ref [][]*tensor.Batch
 	for _, threads := range []int{1, 2, 4} {
 		cfg.Backend.Threads = threads
 		it := newIter(t, cfg)
 		e0, e1 := pass(t, it), pass(t, it)
 		if ref == nil {
-			ref = [][]*sink.Tensors{e0, e1}
+			ref = [][]*tensor.Batch{e0, e1}
 			if reflect.DeepEqual(e0[0].Data[0].F32, e1[0].Data[0].F32) {
 				t.Error("epochs 0 and 1 are the same")
 			}
 			continue
 		}
-		if !reflect.DeepEqual(e0, ref[0]) || !reflect.DeepEqual(e1, ref[1]) {
+		if !sameBatches(e0, ref[0]) || !sameBatches(e1, ref[1]) {
 			t.Fatalf("%d threads: output differs from 1 thread", threads)
 		}
 	}
 	cfg.Data.Seed = 43
-	if other := pass(t, newIter(t, cfg)); reflect.DeepEqual(other, ref[0]) {
+	if other := pass(t, newIter(t, cfg)); sameBatches(other, ref[0]) {
 		t.Error("seed 43 gave the same output as seed 42")
 	}
 }
@@ -151,8 +161,8 @@ func TestIterLastBatch(t *testing.T) {
 	cfg := mnistConfig()
 	cfg.Batch.Last = batch.Keep
 	bs := pass(t, newIter(t, cfg))
-	if len(bs) != 8 || bs[7].Data[0].Rows() != 104 || bs[7].Label[0].Rows() != 104 || len(bs[7].Data[0].F32) != 104*3*28*28 {
-		t.Errorf("Keep: %d batches, last has %d rows", len(bs), bs[len(bs)-1].Data[0].Rows())
+	if len(bs) != 8 || bs[7].Data[0].Len() != 104 || bs[7].Label[0].Len() != 104 || len(bs[7].Data[0].F32) != 104*3*28*28 {
+		t.Errorf("Keep: %d batches, last has %d rows", len(bs), bs[len(bs)-1].Data[0].Len())
 	}
 	cfg.Batch.Last = batch.Drop
 	if bs := pass(t, newIter(t, cfg)); len(bs) != 7 {
@@ -331,7 +341,7 @@ func TestIterGrayAndUint8(t *testing.T) {
 	}
 	bs := pass(t, it)
 	recs := records(t, cfg.Data.RecPath)
-	ex, err := imagerec.DecodeRecord(recs[5], imagerec.ReadOptions{})
+	ex, err := imagerec.DecodeRecord(recs[5])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,23 +365,23 @@ func TestIterGeometry(t *testing.T) {
 	cfg.Data.Shape = [3]int{3, 32, 32}
 	cfg.Data.NumParts = 5 // 200 images
 	cfg.Batch.Size = 50
-	for name, aug := range map[string]imagerec.AugOptions{
-		"resize":    {Resize: 40, Crop: imagerec.CropRandom, Interp: imagerec.RandomInterp},
+	for name, aug := range map[string]augOptions{
+		"resize":    {Resize: 40, Crop: cropRandom, Interp: augment.RandomInterp},
 		"affine":    {Resize: 36, MaxRotateAngle: 20, MaxShearRatio: 0.1, MinRandomScale: 0.9, MaxRandomScale: 1.2, MaxAspectRatio: 0.2, MinImgSize: 32, Fill: 255},
-		"pad":       {Pad: 4, Crop: imagerec.CropFixed, CropX: 1, CropY: 3},
-		"crop size": {MinCropSize: 14, MaxCropSize: 28, Crop: imagerec.CropRandom, Interp: imagerec.AutoInterp},
+		"pad":       {Pad: 4, Crop: cropFixed, CropX: 1, CropY: 3},
+		"crop size": {MinCropSize: 14, MaxCropSize: 28, Crop: cropRandom, Interp: augment.AutoInterp},
 	} {
 		cfg.Aug = aug
 		a, b := pass(t, newIter(t, cfg)), pass(t, newIter(t, cfg))
-		if len(a) < 4 || a[0].Data[0].Shape[2] != 32 || !reflect.DeepEqual(a, b) {
+		if len(a) < 4 || a[0].Data[0].Shape[2] != 32 || !sameBatches(a, b) {
 			t.Errorf("%s: %d batches, not repeatable or wrong shape", name, len(a))
 		}
 	}
 	// Too small for the shape without resizing: an error naming the record.
-	cfg.Aug = imagerec.AugOptions{}
+	cfg.Aug = augOptions{}
 	err := passErr(newIter(t, cfg))
 	var re *imagerec.RecordError
-	if !errors.Is(err, imagerec.ErrSize) || !errors.As(err, &re) || re.Index != 0 || re.Offset != 0 {
+	if !errors.Is(err, decode.ErrSize) || !errors.As(err, &re) || re.Index != 0 || re.Offset != 0 {
 		t.Errorf("28x28 images for a 32x32 shape: %v", err)
 	}
 }
@@ -408,7 +418,7 @@ func TestIterBadRecords(t *testing.T) {
 		payload []byte
 		target  error
 	}{
-		"corrupt jpeg": {corrupt, imagerec.ErrImage},
+		"corrupt jpeg": {corrupt, decode.ErrImage},
 		"flag too big": {bigFlag, nil},
 	} {
 		path, offs := writeRec(t, good[0].Data, good[1].Data, c.payload, good[4].Data)
@@ -417,7 +427,7 @@ func TestIterBadRecords(t *testing.T) {
 			cfg.Data.RecPath = path
 			cfg.Batch.Size = 2
 			cfg.Backend.Threads = threads
-			var got []*sink.Tensors
+			var got []*tensor.Batch
 			var err error
 			for b, e := range newIter(t, cfg).All(context.Background()) {
 				if e != nil {
@@ -459,13 +469,24 @@ func formatInt(v int64) string {
 	return string(b)
 }
 
+// The Iter keeps the contract of every reader: re-iterable, deterministic,
+// every goroutine joined on break, cancel and error.
+func TestIterContract(t *testing.T) {
+	cfg := mnistConfig()
+	cfg.Backend.Threads = 3
+	cfg.Aug.Mirror = mirrorRandom
+	if err := sourcetest.TestReader[*tensor.Batch](newIter(t, cfg)); err != nil {
+		t.Error(err)
+	}
+}
+
 // Stopping early and cancelling end the pass with every goroutine joined
 // (TestMain checks for leaks).
 func TestIterStop(t *testing.T) {
 	cfg := mnistConfig()
 	cfg.Backend.Threads = 3
 	it := newIter(t, cfg)
-	readertest.BreakAfter(t, it, 2)
+	sourcetest.BreakAfter(t, it, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var err error
@@ -507,7 +528,7 @@ func TestIterRecycle(t *testing.T) {
 			}
 		}
 		firsts = append(firsts, b.Data[0].F32)
-		it.Recycle(b)
+		b.Release()
 		i++
 	}
 	if !reused {
@@ -517,36 +538,36 @@ func TestIterRecycle(t *testing.T) {
 
 func TestNewIterErrors(t *testing.T) {
 	for name, c := range map[string]struct {
-		mod  func(*imagerec.Config)
+		mod  func(*iterConfig)
 		want string
 	}{
-		"no rec":      {func(c *imagerec.Config) { c.Data.RecPath = "" }, "RecPath is empty"},
-		"missing rec": {func(c *imagerec.Config) { c.Data.RecPath = "nope.rec" }, "nope.rec"},
-		"channels":    {func(c *imagerec.Config) { c.Data.Shape[0] = 2 }, "channels must be 1, 3 or 4"},
-		"batch":       {func(c *imagerec.Config) { c.Batch.Size = 0 }, "Batch.Size 0"},
-		"parts":       {func(c *imagerec.Config) { c.Data.NumParts, c.Data.PartIndex = 2, 2 }, "PartIndex"},
-		"crop sizes":  {func(c *imagerec.Config) { c.Aug.MinCropSize, c.Aug.MaxCropSize = 20, 10 }, "MinCropSize"},
-		"scale":       {func(c *imagerec.Config) { c.Aug.MinRandomScale, c.Aug.MaxRandomScale = 2, 1 }, "affine"},
-		"mean image":  {func(c *imagerec.Config) { c.Norm.MeanImage = make([]float32, 5) }, "MeanImage"},
-		"dtype":       {func(c *imagerec.Config) { c.Backend.DType = sample.Int32 }, "DType"},
-		"bad lst":     {func(c *imagerec.Config) { c.Data.ListPath = tdPath(mnistJPG, ".rec") }, "is not an unsigned integer"},
+		"no rec":      {func(c *iterConfig) { c.Data.RecPath = "" }, ".rec path is empty"},
+		"missing rec": {func(c *iterConfig) { c.Data.RecPath = "nope.rec" }, "nope.rec"},
+		"channels":    {func(c *iterConfig) { c.Data.Shape[0] = 2 }, "channels must be 1, 3 or 4"},
+		"batch":       {func(c *iterConfig) { c.Batch.Size = 0 }, "Batch 0"},
+		"parts":       {func(c *iterConfig) { c.Data.NumParts, c.Data.PartIndex = 2, 2 }, "Shard(2, 2)"},
+		"crop sizes":  {func(c *iterConfig) { c.Aug.MinCropSize, c.Aug.MaxCropSize = 20, 10 }, "CropSize(20, 10)"},
+		"scale":       {func(c *iterConfig) { c.Aug.MinRandomScale, c.Aug.MaxRandomScale = 2, 1 }, "affine"},
+		"mean image":  {func(c *iterConfig) { c.Norm.MeanImage = make([]float32, 5) }, "MeanImage"},
+		"dtype":       {func(c *iterConfig) { c.Backend.DType = sample.Int32 }, "DType"},
+		"bad lst":     {func(c *iterConfig) { c.Data.ListPath = tdPath(mnistJPG, ".rec") }, "is not an unsigned integer"},
 	} {
 		cfg := mnistConfig()
 		c.mod(&cfg)
-		_, err := imagerec.NewIter(cfg)
+		_, err := imagerec.New(cfg.Data.RecPath, cfg.opts()...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want it to mention %q", name, err, c.want)
 		}
 	}
 	// Several problems are reported together.
-	_, err := imagerec.NewIter(imagerec.Config{})
-	if err == nil || !strings.Contains(err.Error(), "RecPath") || !strings.Contains(err.Error(), "Batch.Size") {
+	_, err := imagerec.New("")
+	if err == nil || !strings.Contains(err.Error(), ".rec path") || !strings.Contains(err.Error(), "Batch 0") {
 		t.Errorf("empty config: %v", err)
 	}
 }
 
 // hidden hides everything but the Decoder methods of its decoder.
-type hidden struct{ imagerec.Decoder }
+type hidden struct{ decode.Decoder }
 
 // The decoder's fast paths (lending its buffer instead of copying the
 // crop) give the same batches as the plain Decoder interface.
@@ -555,13 +576,13 @@ func TestIterDecoderPaths(t *testing.T) {
 		cfg := mnistConfig()
 		cfg.Data.Shape = [3]int{3, 20, 22}
 		cfg.Data.NumParts = 4
-		cfg.Aug = imagerec.AugOptions{Crop: imagerec.CropRandom, Mirror: imagerec.MirrorRandom}
-		cfg.Norm = imagerec.Normalize{Mean: [4]float32{1, 2, 3}, MaxRandomContrast: 0.2}
+		cfg.Aug = augOptions{Crop: cropRandom, Mirror: mirrorRandom}
+		cfg.Norm = augment.Normalize{Mean: [4]float32{1, 2, 3}, MaxRandomContrast: 0.2}
 		cfg.Backend.DType = dt
 		fast := pass(t, newIter(t, cfg))
-		cfg.Backend.Decoder = hidden{imagerec.DefaultDecoder()}
+		cfg.Backend.Decoder = hidden{decode.Default()}
 		plain := pass(t, newIter(t, cfg))
-		if !reflect.DeepEqual(fast, plain) {
+		if !sameBatches(fast, plain) {
 			t.Errorf("%v: batches differ between the decoder's fast path and Decode", dt)
 		}
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/image/augment"
+	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
@@ -30,8 +32,8 @@ func collect(t *testing.T, r source.Reader[imagerec.Example]) []imagerec.Example
 func TestDecodeStage(t *testing.T) {
 	path := tdPath("mnist_t10k_1000_png_gray", ".rec")
 	rows := readTSV(t, "mnist_t10k_1000_png_gray")
-	one := collect(t, stage.Take(imagerec.Decode(recordio.Open(path), imagerec.ReadOptions{}), 300))
-	three := collect(t, stage.Take(imagerec.Decode(recordio.Open(path), imagerec.ReadOptions{Threads: 3}), 300))
+	one := collect(t, stage.Take(imagerec.Decode(recordio.Open(path)), 300))
+	three := collect(t, stage.Take(imagerec.Decode(recordio.Open(path), imagerec.Threads(3)), 300))
 	if len(one) != 300 || !reflect.DeepEqual(one, three) {
 		t.Fatalf("1 and 3 threads differ (%d, %d examples)", len(one), len(three))
 	}
@@ -46,7 +48,7 @@ func TestDecodeStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exs := collect(t, stage.Take(imagerec.Decode(recordio.Open(path), imagerec.ReadOptions{Labels: labels, Channels: 3}), 5))
+	exs := collect(t, stage.Take(imagerec.Decode(recordio.Open(path), imagerec.LabelsFrom(labels), imagerec.Channels(3)), 5))
 	for i, ex := range exs {
 		if !slices.Equal(ex.Label, entries[i].Labels[:2]) || ex.Image.Channels != 3 {
 			t.Errorf("example %d: labels %v, channels %d", i, ex.Label, ex.Image.Channels)
@@ -63,7 +65,7 @@ func TestDecodeStageError(t *testing.T) {
 	for _, threads := range []int{1, 2} {
 		var got []imagerec.Example
 		var err error
-		for ex, e := range imagerec.Decode(recordio.Open(path), imagerec.ReadOptions{Threads: threads}).All(context.Background()) {
+		for ex, e := range imagerec.Decode(recordio.Open(path), imagerec.Threads(threads)).All(context.Background()) {
 			if e != nil {
 				err = e
 				break
@@ -71,7 +73,7 @@ func TestDecodeStageError(t *testing.T) {
 			got = append(got, ex)
 		}
 		var re *imagerec.RecordError
-		if len(got) != 1 || !errors.As(err, &re) || re.Index != 1 || re.Offset != offs[1] || !errors.Is(err, imagerec.ErrImage) {
+		if len(got) != 1 || !errors.As(err, &re) || re.Index != 1 || re.Offset != offs[1] || !errors.Is(err, decode.ErrImage) {
 			t.Errorf("%d threads: %d examples, then %v", threads, len(got), err)
 		}
 	}
@@ -81,10 +83,10 @@ func TestDecodeStageError(t *testing.T) {
 // the number of threads.
 func TestAugmentStage(t *testing.T) {
 	path := tdPath("mnist_t10k_1000_png_gray", ".rec")
-	src := stage.Take(imagerec.Decode(recordio.Open(path), imagerec.ReadOptions{Channels: 3}), 200)
-	augs := []imagerec.Aug{imagerec.RandomCrop(20, 20), imagerec.RandomMirror(), imagerec.ColorJitter(5, 5, 5)}
-	r1 := imagerec.Augment(src, imagerec.AugmentOptions{Seed: 9}, augs...)
-	r4 := imagerec.Augment(src, imagerec.AugmentOptions{Seed: 9, Threads: 4}, augs...)
+	src := stage.Take(imagerec.Decode(recordio.Open(path), imagerec.Channels(3)), 200)
+	augs := []augment.Aug{augment.RandomCrop(20, 20), augment.RandomMirror(), augment.ColorJitter(5, 5, 5)}
+	r1 := imagerec.Augment(src, augment.Compose(augs...), imagerec.Seed(9))
+	r4 := imagerec.Augment(src, augment.Compose(augs...), imagerec.Seed(9), imagerec.Threads(4))
 	a0, a1 := collect(t, r1), collect(t, r1)
 	b0, b1 := collect(t, r4), collect(t, r4)
 	if !reflect.DeepEqual(a0, b0) || !reflect.DeepEqual(a1, b1) {
@@ -94,7 +96,7 @@ func TestAugmentStage(t *testing.T) {
 		t.Error("epochs 0 and 1 are the same")
 	}
 	// The epoch can come from the context.
-	e1, err := source.Collect(source.WithEpoch(context.Background(), 1), imagerec.Augment(src, imagerec.AugmentOptions{Seed: 9}, augs...))
+	e1, err := source.Collect(source.WithEpoch(context.Background(), 1), imagerec.Augment(src, augment.Compose(augs...), imagerec.Seed(9)))
 	if err != nil || !reflect.DeepEqual(e1, a1) {
 		t.Errorf("epoch 1 from the context differs from the second pass: %v", err)
 	}
@@ -106,13 +108,13 @@ func TestAugmentStage(t *testing.T) {
 // An error from a step names the example; a panic in a step with threads
 // becomes a *source.PanicError.
 func TestAugmentStageErrors(t *testing.T) {
-	src := stage.Take(imagerec.Decode(recordio.Open(tdPath(mnistJPG, ".rec")), imagerec.ReadOptions{}), 20)
-	_, err := source.Collect(context.Background(), imagerec.Augment(src, imagerec.AugmentOptions{}, imagerec.CenterCrop(30, 30)))
-	if !errors.Is(err, imagerec.ErrSize) || !strings.Contains(err.Error(), "example 0 (id 0)") {
+	src := stage.Take(imagerec.Decode(recordio.Open(tdPath(mnistJPG, ".rec"))), 20)
+	_, err := source.Collect(context.Background(), imagerec.Augment(src, augment.Compose(augment.CenterCrop(30, 30))))
+	if !errors.Is(err, decode.ErrSize) || !strings.Contains(err.Error(), "example 0 (id 0)") {
 		t.Errorf("crop too large: %v", err)
 	}
 	boom := func(img sample.Image, r *rand.Rand) (sample.Image, error) { panic("boom") }
-	_, err = source.Collect(context.Background(), imagerec.Augment(src, imagerec.AugmentOptions{Threads: 2}, boom))
+	_, err = source.Collect(context.Background(), imagerec.Augment(src, augment.Compose(boom), imagerec.Threads(2)))
 	var pe *source.PanicError
 	if !errors.As(err, &pe) {
 		t.Errorf("panic in a step: %v", err)

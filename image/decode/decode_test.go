@@ -1,4 +1,4 @@
-package imagerec_test
+package decode_test
 
 import (
 	"bytes"
@@ -9,16 +9,17 @@ import (
 	"image/png"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/image/augment"
+	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
 func TestDefaultDecoderName(t *testing.T) {
-	name := imagerec.DefaultDecoder().Name()
+	name := decode.Default().Name()
 	if name != "go" && name != "turbojpeg" {
 		t.Fatalf("DefaultDecoder().Name() = %q", name)
 	}
-	if got := imagerec.GoDecoder().Name(); got != "go" {
+	if got := decode.Go().Name(); got != "go" {
 		t.Fatalf("GoDecoder().Name() = %q", got)
 	}
 	t.Logf("default decoder: %s", name)
@@ -27,16 +28,16 @@ func TestDefaultDecoderName(t *testing.T) {
 func TestSniff(t *testing.T) {
 	for _, c := range []struct {
 		data []byte
-		want imagerec.Format
+		want decode.Format
 	}{
-		{[]byte{0xff, 0xd8, 0xff, 0xe0}, imagerec.FormatJPEG},
-		{[]byte{0xff, 0xd8, 0xff, 0xe1}, imagerec.FormatJPEG}, // Exif
-		{[]byte{0xff, 0xd8, 0xff, 0xdb}, imagerec.FormatJPEG}, // bare DQT
-		{[]byte("\x89PNG\r\n\x1a\n...."), imagerec.FormatPNG},
-		{[]byte("GIF89a"), imagerec.FormatUnknown},
-		{nil, imagerec.FormatUnknown},
+		{[]byte{0xff, 0xd8, 0xff, 0xe0}, decode.FormatJPEG},
+		{[]byte{0xff, 0xd8, 0xff, 0xe1}, decode.FormatJPEG}, // Exif
+		{[]byte{0xff, 0xd8, 0xff, 0xdb}, decode.FormatJPEG}, // bare DQT
+		{[]byte("\x89PNG\r\n\x1a\n...."), decode.FormatPNG},
+		{[]byte("GIF89a"), decode.FormatUnknown},
+		{nil, decode.FormatUnknown},
 	} {
-		if got := imagerec.Sniff(c.data); got != c.want {
+		if got := decode.Sniff(c.data); got != c.want {
 			t.Errorf("Sniff(% x) = %v, want %v", c.data, got, c.want)
 		}
 	}
@@ -48,14 +49,14 @@ func TestDecodePNGGray(t *testing.T) {
 	imgs := imageBytes(t, tdPath("mnist_t10k_1000_png_gray", ".rec"))
 	for _, dec := range decoders() {
 		for i, data := range imgs[:50] {
-			g, err := dec.Decode(data, imagerec.DecodeOptions{})
+			g, err := dec.Decode(data, decode.Options{})
 			if err != nil {
 				t.Fatalf("%s: image %d: %v", dec.Name(), i, err)
 			}
 			if g.Height != 28 || g.Width != 28 || g.Channels != 1 {
 				t.Fatalf("%s: image %d: shape %v, want [28 28 1]", dec.Name(), i, g.Shape())
 			}
-			rgba, err := dec.Decode(data, imagerec.DecodeOptions{Channels: 4})
+			rgba, err := dec.Decode(data, decode.Options{Channels: 4})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,18 +78,18 @@ func TestDecodeJPEGMatchesPNG(t *testing.T) {
 	var ref []sample.Image
 	for _, dec := range decoders() {
 		for i := range 100 {
-			want, err := dec.Decode(pngs[i], imagerec.DecodeOptions{Channels: 1})
+			want, err := dec.Decode(pngs[i], decode.Options{Channels: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
-			rgb, err := dec.Decode(jpgs[i], imagerec.DecodeOptions{})
+			rgb, err := dec.Decode(jpgs[i], decode.Options{})
 			if err != nil {
 				t.Fatalf("%s: image %d: %v", dec.Name(), i, err)
 			}
 			if rgb.Channels != 3 || rgb.Height != 28 || rgb.Width != 28 {
 				t.Fatalf("%s: image %d: shape %v, want [28 28 3]", dec.Name(), i, rgb.Shape())
 			}
-			gray, err := dec.Decode(jpgs[i], imagerec.DecodeOptions{Channels: 1})
+			gray, err := dec.Decode(jpgs[i], decode.Options{Channels: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,12 +127,12 @@ func TestDecodeCrop(t *testing.T) {
 	for _, dec := range decoders() {
 		for k, data := range imgs {
 			for _, ch := range []int{0, 1, 3, 4} {
-				full, err := dec.Decode(data, imagerec.DecodeOptions{Channels: ch})
+				full, err := dec.Decode(data, decode.Options{Channels: ch})
 				if err != nil {
 					t.Fatal(err)
 				}
 				var gotW, gotH int
-				crop, err := dec.Decode(data, imagerec.DecodeOptions{Channels: ch,
+				crop, err := dec.Decode(data, decode.Options{Channels: ch,
 					Crop: func(w, h int) (image.Rectangle, error) { gotW, gotH = w, h; return rect, nil }})
 				if err != nil {
 					t.Fatal(err)
@@ -139,7 +140,7 @@ func TestDecodeCrop(t *testing.T) {
 				if gotW != full.Width || gotH != full.Height {
 					t.Errorf("%s: image %d: Crop saw %dx%d, image is %dx%d", dec.Name(), k, gotW, gotH, full.Width, full.Height)
 				}
-				want := imagerec.CropImage(full, rect)
+				want := augment.CropImage(full, rect)
 				if !sameImage(crop, want) {
 					t.Errorf("%s: image %d, %d channels: crop differs from the full image's rectangle", dec.Name(), k, ch)
 				}
@@ -152,13 +153,13 @@ func TestDecodeCropErrors(t *testing.T) {
 	data := imageBytes(t, tdPath("mnist_t10k_1000_jpg", ".rec"))[0]
 	boom := errors.New("boom")
 	for _, dec := range decoders() {
-		_, err := dec.Decode(data, imagerec.DecodeOptions{Crop: func(w, h int) (image.Rectangle, error) {
+		_, err := dec.Decode(data, decode.Options{Crop: func(w, h int) (image.Rectangle, error) {
 			return image.Rect(0, 0, w+1, h), nil
 		}})
-		if !errors.Is(err, imagerec.ErrSize) {
+		if !errors.Is(err, decode.ErrSize) {
 			t.Errorf("%s: crop outside the image: %v, want ErrSize", dec.Name(), err)
 		}
-		_, err = dec.Decode(data, imagerec.DecodeOptions{Crop: func(w, h int) (image.Rectangle, error) {
+		_, err = dec.Decode(data, decode.Options{Crop: func(w, h int) (image.Rectangle, error) {
 			return image.Rectangle{}, boom
 		}})
 		if !errors.Is(err, boom) {
@@ -190,12 +191,12 @@ func TestDecodeCorrupt(t *testing.T) {
 	for _, dec := range decoders() {
 		for name, data := range cases {
 			for _, ch := range []int{0, 3} {
-				img, err := dec.Decode(data, imagerec.DecodeOptions{Channels: ch})
-				if !errors.Is(err, imagerec.ErrImage) {
+				img, err := dec.Decode(data, decode.Options{Channels: ch})
+				if !errors.Is(err, decode.ErrImage) {
 					t.Errorf("%s: %s: err = %v, want ErrImage (image %v)", dec.Name(), name, err, img.Shape())
 				}
 				// A failure leaves nothing behind that breaks the next image.
-				if _, err := dec.Decode(good, imagerec.DecodeOptions{Channels: ch}); err != nil {
+				if _, err := dec.Decode(good, decode.Options{Channels: ch}); err != nil {
 					t.Errorf("%s: good image after %s: %v", dec.Name(), name, err)
 				}
 			}
@@ -223,7 +224,7 @@ func TestDecodeJPEGVariants(t *testing.T) {
 	exif = append(exif, bare[2:]...)
 	for _, dec := range decoders() {
 		for name, data := range map[string][]byte{"bare": bare, "exif": exif} {
-			img, err := dec.Decode(data, imagerec.DecodeOptions{})
+			img, err := dec.Decode(data, decode.Options{})
 			if err != nil {
 				t.Fatalf("%s: %s: %v", dec.Name(), name, err)
 			}
@@ -247,22 +248,22 @@ func TestDecodePNGTypes(t *testing.T) {
 	g16 := image.NewGray16(image.Rect(0, 0, 3, 2))
 	g16.SetGray16(2, 1, color.Gray16{Y: 0xabcd})
 	for _, dec := range decoders() {
-		img, err := dec.Decode(encodePNG(t, nrgba), imagerec.DecodeOptions{})
+		img, err := dec.Decode(encodePNG(t, nrgba), decode.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if img.Channels != 4 || img.At(0, 0, 3) != 128 || img.At(0, 0, 0) != 200 {
 			t.Errorf("%s: NRGBA: %d channels, pixel 0 = %v", dec.Name(), img.Channels, img.Pix[:4])
 		}
-		img, err = dec.Decode(encodePNG(t, nrgba), imagerec.DecodeOptions{Channels: 3})
+		img, err = dec.Decode(encodePNG(t, nrgba), decode.Options{Channels: 3})
 		if err != nil || img.Channels != 3 || img.Pix[0] != 200 || img.Pix[1] != 40 || img.Pix[2] != 90 {
 			t.Errorf("%s: NRGBA as RGB: %v %v", dec.Name(), err, img.Pix[:3])
 		}
-		img, err = dec.Decode(encodePNG(t, pal), imagerec.DecodeOptions{})
+		img, err = dec.Decode(encodePNG(t, pal), decode.Options{})
 		if err != nil || img.Channels != 3 || img.At(1, 1, 0) != 250 || img.At(0, 0, 2) != 30 {
 			t.Errorf("%s: paletted: %v %v", dec.Name(), err, img.Pix)
 		}
-		img, err = dec.Decode(encodePNG(t, g16), imagerec.DecodeOptions{})
+		img, err = dec.Decode(encodePNG(t, g16), decode.Options{})
 		if err != nil || img.Channels != 1 || img.At(1, 2, 0) != 0xab {
 			t.Errorf("%s: gray16: %v %v", dec.Name(), err, img.Pix)
 		}
@@ -296,7 +297,7 @@ func TestDecodePhotos(t *testing.T) {
 	for _, dec := range decoders() {
 		for _, i := range pick {
 			data := imgs[i]
-			img, err := dec.Decode(data, imagerec.DecodeOptions{})
+			img, err := dec.Decode(data, decode.Options{})
 			if err != nil {
 				t.Fatalf("%s: photo %d: %v", dec.Name(), i, err)
 			}
@@ -307,7 +308,7 @@ func TestDecodePhotos(t *testing.T) {
 			if min(img.Width, img.Height) != 256 {
 				t.Fatalf("%s: photo %d: %dx%d, shorter side should be 256", dec.Name(), i, img.Width, img.Height)
 			}
-			small, err := dec.Decode(data, imagerec.DecodeOptions{MinShorter: 128, Channels: 3})
+			small, err := dec.Decode(data, decode.Options{MinShorter: 128, Channels: 3})
 			if err != nil {
 				t.Fatal(err)
 			}

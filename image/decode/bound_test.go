@@ -1,4 +1,4 @@
-package imagerec_test
+package decode_test
 
 import (
 	"bytes"
@@ -15,9 +15,7 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed"
-	"github.com/tensorfeed/tensorfeed/batch"
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/image/decode"
 )
 
 // allocated returns the bytes f allocates (runtime.MemStats.TotalAlloc).
@@ -135,8 +133,8 @@ func TestDecodeBombs(t *testing.T) {
 		}
 		for _, dec := range decoders() {
 			var err error
-			n := allocated(func() { _, err = dec.Decode(c.data, imagerec.DecodeOptions{Channels: 3}) })
-			if !errors.Is(err, imagerec.ErrImage) || !errors.Is(err, tensorfeed.ErrBadData) ||
+			n := allocated(func() { _, err = dec.Decode(c.data, decode.Options{Channels: 3}) })
+			if !errors.Is(err, decode.ErrImage) || !errors.Is(err, tensorfeed.ErrBadData) ||
 				!strings.Contains(err.Error(), "decoding needs about") {
 				t.Errorf("%s, %s: err = %v, want the memory bound's error", c.name, dec.Name(), err)
 			}
@@ -158,13 +156,13 @@ func TestDecodeBoundPNG16(t *testing.T) {
 	for _, dec := range decoders() {
 		var err error
 		n := allocated(func() {
-			_, err = dec.Decode(data, imagerec.DecodeOptions{Channels: 3, MaxBytes: 16 << 20})
+			_, err = dec.Decode(data, decode.Options{Channels: 3, MaxBytes: 16 << 20})
 		})
-		if !errors.Is(err, imagerec.ErrImage) || n > 1<<20 {
+		if !errors.Is(err, decode.ErrImage) || n > 1<<20 {
 			t.Errorf("%s: bound 16 MiB: %v, %d bytes allocated", dec.Name(), err, n)
 		}
-		n = allocated(func() { _, err = dec.Decode(data, imagerec.DecodeOptions{Channels: 3}) })
-		if est := imagerec.GoDecodeBytes(data, 3); err != nil || n > uint64(est) {
+		n = allocated(func() { _, err = dec.Decode(data, decode.Options{Channels: 3}) })
+		if est := decode.GoDecodeBytes(data, 3); err != nil || n > uint64(est) {
 			t.Errorf("%s: default bound: %v, %d bytes allocated, %d counted", dec.Name(), err, n, est)
 		}
 	}
@@ -204,10 +202,10 @@ func TestDecodeBytesHonest(t *testing.T) {
 	}
 	for name, data := range cases {
 		for _, ch := range []int{0, 1, 3, 4} {
-			est := imagerec.GoDecodeBytes(data, ch)
+			est := decode.GoDecodeBytes(data, ch)
 			var err error
 			n := allocated(func() {
-				_, err = imagerec.GoDecoder().Decode(data, imagerec.DecodeOptions{Channels: ch})
+				_, err = decode.Go().Decode(data, decode.Options{Channels: ch})
 			})
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
@@ -216,42 +214,5 @@ func TestDecodeBytesHonest(t *testing.T) {
 				t.Errorf("%s, %d channels: decode allocated %d bytes, the bound counted %d", name, ch, n, est)
 			}
 		}
-	}
-}
-
-// The Iter refuses a bomb in a record with a *RecordError naming the record,
-// whatever the thread count, and SkipBad skips it.
-func TestIterBomb(t *testing.T) {
-	good := records(t, tdPath(mnistJPG, ".rec"))
-	h, _, err := imagerec.ParseRecord(good[1].Data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bomb := imagerec.AppendRecord(nil, h, jpegBomb(8000, 8000, true))
-	path, offs := writeRec(t, good[0].Data, bomb, good[2].Data)
-	var texts []string
-	for _, threads := range []int{1, 2} {
-		cfg := mnistConfig()
-		cfg.Data.RecPath = path
-		cfg.Batch = imagerec.BatchOptions{Size: 2, Last: batch.Keep}
-		cfg.Backend.Threads = threads
-		var err error
-		n := allocated(func() { err = passErr(newIter(t, cfg)) })
-		var re *imagerec.RecordError
-		if !errors.As(err, &re) || re.Index != 1 || re.Offset != offs[1] || !errors.Is(err, imagerec.ErrImage) {
-			t.Fatalf("threads %d: %v, want a *RecordError for record 1", threads, err)
-		}
-		if n > 64<<20 {
-			t.Errorf("threads %d: %d bytes allocated", threads, n)
-		}
-		texts = append(texts, err.Error())
-		cfg.Data.SkipBad = source.SkipBad(1)
-		it := newIter(t, cfg)
-		if got := pass(t, it); len(got) != 1 || got[0].Data[0].Rows() != 2 || it.Skipped() != 1 {
-			t.Errorf("threads %d: SkipBad: %d batches, %d skipped", threads, len(got), it.Skipped())
-		}
-	}
-	if texts[0] != texts[1] {
-		t.Errorf("error text depends on the threads:\n%s\n%s", texts[0], texts[1])
 	}
 }

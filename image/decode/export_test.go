@@ -1,4 +1,4 @@
-package imagerec
+package decode
 
 // GoDecodeBytes is the memory the bound counts for decoding data with
 // GoDecoder to ch channels (0: the image's own), or -1 when its header

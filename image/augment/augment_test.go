@@ -1,4 +1,4 @@
-package imagerec_test
+package augment_test
 
 import (
 	"errors"
@@ -7,7 +7,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/image/augment"
+	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -25,7 +26,7 @@ func ramp(h, w, ch int) sample.Image {
 	return m
 }
 
-func mustAug(t *testing.T, a imagerec.Aug, img sample.Image, seed uint64, index int) sample.Image {
+func mustAug(t *testing.T, a augment.Aug, img sample.Image, seed uint64, index int) sample.Image {
 	t.Helper()
 	out, err := a(img, source.NewRand(seed, 0, index))
 	if err != nil {
@@ -36,20 +37,20 @@ func mustAug(t *testing.T, a imagerec.Aug, img sample.Image, seed uint64, index 
 
 func TestCrops(t *testing.T) {
 	img := ramp(5, 6, 2)
-	got := mustAug(t, imagerec.Crop(1, 2, 3, 2), img, 0, 0)
+	got := mustAug(t, augment.Crop(1, 2, 3, 2), img, 0, 0)
 	if got.Width != 3 || got.Height != 2 || got.At(0, 0, 0) != 21 || got.At(1, 2, 1) != 133 {
 		t.Errorf("Crop: %v %v", got.Shape(), got.Pix)
 	}
-	got = mustAug(t, imagerec.CenterCrop(3, 2), img, 0, 0)
+	got = mustAug(t, augment.CenterCrop(3, 2), img, 0, 0)
 	if got.At(0, 0, 0) != 11 { // offset ((6-3)/2, (5-2)/2) = (1, 1)
 		t.Errorf("CenterCrop: top-left %d, want 11", got.At(0, 0, 0))
 	}
 	// RandomCrop reaches every position and keeps the image's content.
 	seen := map[uint8]bool{}
 	for i := range 500 {
-		c := mustAug(t, imagerec.RandomCrop(4, 3), img, 7, i)
+		c := mustAug(t, augment.RandomCrop(4, 3), img, 7, i)
 		x, y := int(c.At(0, 0, 0)%10), int(c.At(0, 0, 0)/10)
-		if !sameImage(c, imagerec.CropImage(img, image.Rect(x, y, x+4, y+3))) {
+		if !sameImage(c, augment.CropImage(img, image.Rect(x, y, x+4, y+3))) {
 			t.Fatalf("RandomCrop %d is not a crop at (%d, %d)", i, x, y)
 		}
 		seen[c.At(0, 0, 0)] = true
@@ -58,15 +59,15 @@ func TestCrops(t *testing.T) {
 		t.Errorf("RandomCrop reached %d positions, want 9", len(seen))
 	}
 	// Same seed and index: same crop.
-	if !sameImage(mustAug(t, imagerec.RandomCrop(2, 2), img, 1, 5), mustAug(t, imagerec.RandomCrop(2, 2), img, 1, 5)) {
+	if !sameImage(mustAug(t, augment.RandomCrop(2, 2), img, 1, 5), mustAug(t, augment.RandomCrop(2, 2), img, 1, 5)) {
 		t.Error("RandomCrop is not repeatable")
 	}
-	for name, a := range map[string]imagerec.Aug{
-		"Crop":       imagerec.Crop(4, 0, 3, 1),
-		"CenterCrop": imagerec.CenterCrop(7, 1),
-		"RandomCrop": imagerec.RandomCrop(1, 6),
+	for name, a := range map[string]augment.Aug{
+		"Crop":       augment.Crop(4, 0, 3, 1),
+		"CenterCrop": augment.CenterCrop(7, 1),
+		"RandomCrop": augment.RandomCrop(1, 6),
 	} {
-		if _, err := a(img, source.NewRand(0, 0, 0)); !errors.Is(err, imagerec.ErrSize) {
+		if _, err := a(img, source.NewRand(0, 0, 0)); !errors.Is(err, decode.ErrSize) {
 			t.Errorf("%s larger than the image: %v, want ErrSize", name, err)
 		}
 	}
@@ -74,7 +75,7 @@ func TestCrops(t *testing.T) {
 
 func TestPad(t *testing.T) {
 	img := ramp(1, 2, 1)
-	got := mustAug(t, imagerec.Pad(1, 9), img, 0, 0)
+	got := mustAug(t, augment.Pad(1, 9), img, 0, 0)
 	want := []uint8{9, 9, 9, 9, 9, 0, 1, 9, 9, 9, 9, 9}
 	if got.Height != 3 || got.Width != 4 || !reflect.DeepEqual(got.Pix, want) {
 		t.Errorf("Pad: %v %v", got.Shape(), got.Pix)
@@ -83,7 +84,7 @@ func TestPad(t *testing.T) {
 
 func TestMirror(t *testing.T) {
 	img := ramp(2, 3, 2)
-	got := mustAug(t, imagerec.Mirror(), img, 0, 0)
+	got := mustAug(t, augment.Mirror(), img, 0, 0)
 	for y := range 2 {
 		for x := range 3 {
 			for c := range 2 {
@@ -98,7 +99,7 @@ func TestMirror(t *testing.T) {
 	}
 	flipped := 0
 	for i := range 1000 {
-		if mustAug(t, imagerec.RandomMirror(), img, 3, i).At(0, 0, 0) != 0 {
+		if mustAug(t, augment.RandomMirror(), img, 3, i).At(0, 0, 0) != 0 {
 			flipped++
 		}
 	}
@@ -110,7 +111,7 @@ func TestMirror(t *testing.T) {
 func TestResize(t *testing.T) {
 	// 2x2 to 4x4 bilinear with OpenCV's half-pixel alignment.
 	img := sample.Image{Height: 2, Width: 2, Channels: 1, Pix: []uint8{0, 100, 200, 40}}
-	got := imagerec.ResizeImage(img, 4, 4, imagerec.Bilinear)
+	got := augment.ResizeImage(img, 4, 4, augment.Bilinear)
 	// Corners keep their values; edges interpolate at 1/4 and 3/4.
 	if got.At(0, 0, 0) != 0 || got.At(0, 3, 0) != 100 || got.At(3, 0, 0) != 200 || got.At(3, 3, 0) != 40 {
 		t.Errorf("bilinear corners: %v", got.Pix)
@@ -119,13 +120,13 @@ func TestResize(t *testing.T) {
 		t.Errorf("bilinear edges: %v", got.Pix)
 	}
 	// Nearest picks source pixels.
-	got = imagerec.ResizeImage(img, 4, 4, imagerec.Nearest)
+	got = augment.ResizeImage(img, 4, 4, augment.Nearest)
 	if got.At(0, 1, 0) != 0 || got.At(0, 2, 0) != 100 || got.At(2, 0, 0) != 200 {
 		t.Errorf("nearest: %v", got.Pix)
 	}
 	// Area halving averages 2x2 blocks exactly.
 	big := ramp(4, 4, 1)
-	got = imagerec.ResizeImage(big, 2, 2, imagerec.Area)
+	got = augment.ResizeImage(big, 2, 2, augment.Area)
 	if wantArea := []uint8{6, 8, 26, 28}; !reflect.DeepEqual(got.Pix, wantArea) { // (0+1+10+11)/4 = 5.5 -> 6
 		t.Errorf("area: %v, want %v", got.Pix, wantArea)
 	}
@@ -134,9 +135,9 @@ func TestResize(t *testing.T) {
 	for i := range flat.Pix {
 		flat.Pix[i] = 77
 	}
-	for m := imagerec.Bilinear; m <= imagerec.RandomInterp; m++ {
+	for m := augment.Bilinear; m <= augment.RandomInterp; m++ {
 		for _, sz := range [][2]int{{3, 4}, {18, 14}, {9, 7}, {1, 1}} {
-			out := imagerec.ResizeImage(flat, sz[0], sz[1], m)
+			out := augment.ResizeImage(flat, sz[0], sz[1], m)
 			if out.Width != sz[0] || out.Height != sz[1] || out.Channels != 3 {
 				t.Fatalf("%v to %v: shape %v", m, sz, out.Shape())
 			}
@@ -149,11 +150,11 @@ func TestResize(t *testing.T) {
 	}
 	// Resize sets the shorter side with MXNet's rounding.
 	for _, c := range [][4]int{{300, 200, 100, 150}, {200, 300, 100, 150}, {256, 256, 224, 224}, {341, 256, 224, 298}} {
-		w, h := imagerec.ShorterSide(c[0], c[1], c[2])
+		w, h := augment.ShorterSide(c[0], c[1], c[2])
 		if min(w, h) != c[2] || max(w, h) != c[3] {
 			t.Errorf("ShorterSide(%d, %d, %d) = %d, %d", c[0], c[1], c[2], w, h)
 		}
-		out := mustAug(t, imagerec.Resize(c[2], imagerec.AutoInterp), sample.NewImage(c[1], c[0], 1), 0, 0)
+		out := mustAug(t, augment.Resize(c[2], augment.AutoInterp), sample.NewImage(c[1], c[0], 1), 0, 0)
 		if out.Width != w || out.Height != h {
 			t.Errorf("Resize(%d) of %dx%d: %dx%d", c[2], c[0], c[1], out.Width, out.Height)
 		}
@@ -161,28 +162,28 @@ func TestResize(t *testing.T) {
 }
 
 func TestInterpFromMXNet(t *testing.T) {
-	for code, want := range map[int]imagerec.Interp{0: imagerec.Nearest, 1: imagerec.Bilinear, 2: imagerec.Bicubic,
-		3: imagerec.Area, 4: imagerec.Lanczos, 9: imagerec.AutoInterp, 10: imagerec.RandomInterp} {
-		if got, err := imagerec.InterpFromMXNet(code); err != nil || got != want {
+	for code, want := range map[int]augment.Interp{0: augment.Nearest, 1: augment.Bilinear, 2: augment.Bicubic,
+		3: augment.Area, 4: augment.Lanczos, 9: augment.AutoInterp, 10: augment.RandomInterp} {
+		if got, err := augment.InterpFromMXNet(code); err != nil || got != want {
 			t.Errorf("InterpFromMXNet(%d) = %v, %v", code, got, err)
 		}
 	}
-	if _, err := imagerec.InterpFromMXNet(5); err == nil {
+	if _, err := augment.InterpFromMXNet(5); err == nil {
 		t.Error("InterpFromMXNet(5) accepted")
 	}
 }
 
 func TestRandomAffine(t *testing.T) {
 	img := ramp(6, 8, 3)
-	if got := mustAug(t, imagerec.RandomAffine(imagerec.Affine{}), img, 0, 0); !sameImage(got, img) {
+	if got := mustAug(t, augment.RandomAffine(augment.Affine{}), img, 0, 0); !sameImage(got, img) {
 		t.Error("zero Affine changed the image")
 	}
 	// A fixed 180-degree rotation turns the image around its centre.
-	rot := imagerec.Affine{Rotate: 180, MinRandomScale: 1, MaxRandomScale: 1}
+	rot := augment.Affine{Rotate: 180, MinRandomScale: 1, MaxRandomScale: 1}
 	if !rot.Enabled() {
 		t.Fatal("Rotate 180 not enabled")
 	}
-	got := mustAug(t, imagerec.RandomAffine(rot), img, 0, 0)
+	got := mustAug(t, augment.RandomAffine(rot), img, 0, 0)
 	if got.Width != 8 || got.Height != 6 {
 		t.Fatalf("rotated shape %v", got.Shape())
 	}
@@ -196,16 +197,16 @@ func TestRandomAffine(t *testing.T) {
 		}
 	}
 	// Scaling by 2 doubles the size; the size bounds clamp it.
-	got = mustAug(t, imagerec.RandomAffine(imagerec.Affine{MinRandomScale: 2, MaxRandomScale: 2}), img, 0, 0)
+	got = mustAug(t, augment.RandomAffine(augment.Affine{MinRandomScale: 2, MaxRandomScale: 2}), img, 0, 0)
 	if got.Width != 16 || got.Height != 12 {
 		t.Errorf("scale 2: %v", got.Shape())
 	}
-	got = mustAug(t, imagerec.RandomAffine(imagerec.Affine{MinRandomScale: 2, MaxRandomScale: 2, MaxImgSize: 10}), img, 0, 0)
+	got = mustAug(t, augment.RandomAffine(augment.Affine{MinRandomScale: 2, MaxRandomScale: 2, MaxImgSize: 10}), img, 0, 0)
 	if got.Width != 10 || got.Height != 10 {
 		t.Errorf("scale 2, max 10: %v", got.Shape())
 	}
 	// Pixels from outside take the fill value.
-	got = mustAug(t, imagerec.RandomAffine(imagerec.Affine{MaxRotateAngle: 45, Fill: 255, MaxAspectRatio: 0.3}), img, 0, 4)
+	got = mustAug(t, augment.RandomAffine(augment.Affine{MaxRotateAngle: 45, Fill: 255, MaxAspectRatio: 0.3}), img, 0, 4)
 	fills := 0
 	for _, v := range got.Pix {
 		if v == 255 {
@@ -216,7 +217,7 @@ func TestRandomAffine(t *testing.T) {
 		t.Error("rotation left no fill pixels")
 	}
 	// Random draws repeat with the seed and index.
-	a := imagerec.RandomAffine(imagerec.Affine{MaxRotateAngle: 30, MaxShearRatio: 0.2, MinRandomScale: 0.8, MaxRandomScale: 1.2})
+	a := augment.RandomAffine(augment.Affine{MaxRotateAngle: 30, MaxShearRatio: 0.2, MinRandomScale: 0.8, MaxRandomScale: 1.2})
 	if !sameImage(mustAug(t, a, img, 9, 1), mustAug(t, a, img, 9, 1)) {
 		t.Error("RandomAffine is not repeatable")
 	}
@@ -224,13 +225,13 @@ func TestRandomAffine(t *testing.T) {
 
 func TestColorJitter(t *testing.T) {
 	img := ramp(4, 5, 3)
-	if got := mustAug(t, imagerec.ColorJitter(0, 0, 0), img, 0, 0); !sameImage(got, img) {
+	if got := mustAug(t, augment.ColorJitter(0, 0, 0), img, 0, 0); !sameImage(got, img) {
 		t.Error("ColorJitter(0, 0, 0) changed the image")
 	}
 	// Lightness only: gray pixels move by the drawn amount, clamped.
 	gray := sample.Image{Height: 1, Width: 3, Channels: 3, Pix: []uint8{0, 0, 0, 128, 128, 128, 250, 250, 250}}
 	for i := range 50 {
-		got := mustAug(t, imagerec.ColorJitter(0, 0, 20), gray, 1, i)
+		got := mustAug(t, augment.ColorJitter(0, 0, 20), gray, 1, i)
 		d := int(got.Pix[3]) - 128
 		if d < -20 || d > 20 || got.Pix[3] != got.Pix[4] || got.Pix[4] != got.Pix[5] {
 			t.Fatalf("lightness shift %d: %v", d, got.Pix)
@@ -243,7 +244,7 @@ func TestColorJitter(t *testing.T) {
 	red := sample.Image{Height: 1, Width: 1, Channels: 3, Pix: []uint8{200, 30, 30}}
 	changed := false
 	for i := range 20 {
-		got := mustAug(t, imagerec.ColorJitter(60, 0, 0), red, 2, i)
+		got := mustAug(t, augment.ColorJitter(60, 0, 0), red, 2, i)
 		mx, mn := max(got.Pix[0], got.Pix[1], got.Pix[2]), min(got.Pix[0], got.Pix[1], got.Pix[2])
 		if absDiff(mx, 200) > 2 || absDiff(mn, 30) > 2 {
 			t.Fatalf("hue shift changed lightness or saturation: %v", got.Pix)
@@ -267,7 +268,7 @@ func TestColorJitterRoundTrip(t *testing.T) {
 	// Find a seed whose draw is zero for all three (amount 1 draws in
 	// {-1, 0, 1} truncated, mostly 0).
 	for i := range 100 {
-		got := mustAug(t, imagerec.ColorJitter(0, 0, 1), img, 5, i)
+		got := mustAug(t, augment.ColorJitter(0, 0, 1), img, 5, i)
 		if got.Pix[3] == img.Pix[3] && got.Pix[4] == img.Pix[4] {
 			worst := 0
 			for p := range img.Pix {
@@ -284,20 +285,20 @@ func TestColorJitterRoundTrip(t *testing.T) {
 
 func TestToChannels(t *testing.T) {
 	rgb := sample.Image{Height: 1, Width: 2, Channels: 3, Pix: []uint8{255, 0, 0, 10, 200, 30}}
-	gray := mustAug(t, imagerec.ToChannels(1), rgb, 0, 0)
+	gray := mustAug(t, augment.ToChannels(1), rgb, 0, 0)
 	// OpenCV: 0.299*255 = 76.2; 0.299*10 + 0.587*200 + 0.114*30 = 123.8.
 	if !reflect.DeepEqual(gray.Pix, []uint8{76, 124}) {
 		t.Errorf("to gray: %v", gray.Pix)
 	}
-	rgba := mustAug(t, imagerec.ToChannels(4), rgb, 0, 0)
+	rgba := mustAug(t, augment.ToChannels(4), rgb, 0, 0)
 	if !reflect.DeepEqual(rgba.Pix, []uint8{255, 0, 0, 255, 10, 200, 30, 255}) {
 		t.Errorf("to RGBA: %v", rgba.Pix)
 	}
-	back := mustAug(t, imagerec.ToChannels(3), rgba, 0, 0)
+	back := mustAug(t, augment.ToChannels(3), rgba, 0, 0)
 	if !sameImage(back, rgb) {
 		t.Errorf("RGBA to RGB: %v", back.Pix)
 	}
-	g3 := mustAug(t, imagerec.ToChannels(3), gray, 0, 0)
+	g3 := mustAug(t, augment.ToChannels(3), gray, 0, 0)
 	if g3.Pix[0] != 76 || g3.Pix[1] != 76 || g3.Pix[2] != 76 {
 		t.Errorf("gray to RGB: %v", g3.Pix)
 	}
@@ -305,20 +306,20 @@ func TestToChannels(t *testing.T) {
 
 func TestCompose(t *testing.T) {
 	img := ramp(4, 6, 1)
-	a := imagerec.Compose(imagerec.CenterCrop(4, 2), imagerec.Mirror())
+	a := augment.Compose(augment.CenterCrop(4, 2), augment.Mirror())
 	got := mustAug(t, a, img, 0, 0)
 	if got.Width != 4 || got.At(0, 0, 0) != 14 { // crop at (1, 1), then flipped: first pixel is x=4
 		t.Errorf("Compose: %v %v", got.Shape(), got.Pix)
 	}
-	_, err := imagerec.Compose(imagerec.CenterCrop(9, 9), imagerec.Mirror())(img, nil)
-	if !errors.Is(err, imagerec.ErrSize) {
+	_, err := augment.Compose(augment.CenterCrop(9, 9), augment.Mirror())(img, nil)
+	if !errors.Is(err, decode.ErrSize) {
 		t.Errorf("Compose stops at the error: %v", err)
 	}
 }
 
 func TestNormalize(t *testing.T) {
 	img := ramp(2, 3, 3)
-	n := imagerec.Normalize{Mean: [4]float32{10, 20, 30}, Std: [4]float32{2, 4, 0}, Scale: 0.5}
+	n := augment.Normalize{Mean: [4]float32{10, 20, 30}, Std: [4]float32{2, 4, 0}, Scale: 0.5}
 	dst := make([]float32, 18)
 	n.Into(dst, img, false, nil)
 	for c := range 3 {
@@ -348,22 +349,22 @@ func TestNormalize(t *testing.T) {
 	for i := range mean {
 		mean[i] = float32(i)
 	}
-	mi := imagerec.Normalize{MeanImage: mean}
+	mi := augment.Normalize{MeanImage: mean}
 	mi.Into(dst, img, true, nil)
 	// Output (c=1, y=0, x=0) holds source pixel (0, 2) minus mean[1][0][2].
 	if want := float32(img.At(0, 2, 1)) - mean[6+2]; dst[6] != want {
 		t.Errorf("mean image: %v, want %v", dst[6], want)
 	}
 	// Contrast and illumination are drawn from the generator.
-	rnd := imagerec.Normalize{MaxRandomContrast: 0.5, MaxRandomIllumination: 10}
+	rnd := augment.Normalize{MaxRandomContrast: 0.5, MaxRandomIllumination: 10}
 	rnd.Into(dst, img, false, source.NewRand(1, 0, 0))
 	plain := make([]float32, 18)
-	imagerec.ToCHW(plain, img)
+	augment.ToCHW(plain, img)
 	if reflect.DeepEqual(dst, plain) {
 		t.Error("random contrast and illumination changed nothing")
 	}
 	u8 := make([]uint8, 18)
-	imagerec.ToCHWUint8(u8, img, true)
+	augment.ToCHWUint8(u8, img, true)
 	for i := range u8 {
 		if float32(u8[i]) != plain[i/3*3+2-i%3] {
 			t.Fatalf("ToCHWUint8 mirrored: %v vs %v", u8, plain)
