@@ -12,6 +12,8 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/image/augment"
+	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -27,9 +29,9 @@ type imagerecSet struct {
 
 // imagerecDecoders returns the decoders this binary holds: Go's always,
 // libjpeg-turbo's when built with -tags turbojpeg.
-func imagerecDecoders() []imagerec.Decoder {
-	ds := []imagerec.Decoder{imagerec.GoDecoder()}
-	if d := imagerec.DefaultDecoder(); d.Name() != ds[0].Name() {
+func imagerecDecoders() []decode.Decoder {
+	ds := []decode.Decoder{decode.Go()}
+	if d := decode.Default(); d.Name() != ds[0].Name() {
 		ds = append(ds, d)
 	}
 	return ds
@@ -105,10 +107,10 @@ const imagerecChannels = 3
 // records read from the file, parsed and decoded by a Map (1 thread) or a
 // ParallelMap, against the decoder called in a plain loop (or two
 // goroutines sharing one) on the same bytes already in memory.
-func imagerecDecodeRow(cfg config, set *imagerecSet, dec imagerec.Decoder, threads int) (Row, error) {
-	opts := imagerec.DecodeOptions{Channels: imagerecChannels}
+func imagerecDecodeRow(cfg config, set *imagerecSet, dec decode.Decoder, threads int) (Row, error) {
+	opts := decode.Options{Channels: imagerecChannels}
 	examples := imagerec.Decode(recordio.Open(set.path, recordio.Shard(set.parts, 0)),
-		imagerec.ReadOptions{Decoder: dec, Channels: imagerecChannels, Threads: threads})
+		imagerec.Decoder(dec), imagerec.Channels(imagerecChannels), imagerec.Threads(threads))
 	ctx := context.Background()
 	var got, want uint64
 	var outBytes int64
@@ -229,27 +231,25 @@ const (
 )
 
 // imagerecNorm is the ImageNet mean and standard deviation.
-var imagerecNorm = imagerec.Normalize{
+var imagerecNorm = augment.Normalize{
 	Mean: [4]float32{123.68, 116.28, 103.53},
 	Std:  [4]float32{58.395, 57.12, 57.375},
 }
 
 // imagerecPipelineRow measures imagerec.Iter: decode, random 224x224 crop,
 // random mirror, mean/std normalisation into float32 CHW, batches of 128,
-// with the consumer recycling each batch's tensors. The plain loop does the
+// with the consumer releasing each batch. The plain loop does the
 // same per image (the decoder cropping through DecodeOptions.Crop, the
 // same random draws from source.NewRand(seed, epoch, index), then
 // Normalize.Into) into one reused batch, with threads goroutines sharing
 // the images of each batch.
-func imagerecPipelineRow(cfg config, set *imagerecSet, dec imagerec.Decoder, threads int) (Row, error) {
-	it, err := imagerec.NewIter(imagerec.Config{
-		Data: imagerec.DataOptions{RecPath: set.path, Shape: [3]int{imagerecChannels, imagerecSize, imagerecSize},
-			Seed: imagerecSeed, NumParts: set.parts},
-		Batch:   imagerec.BatchOptions{Size: imagerecBatch},
-		Aug:     imagerec.AugOptions{Crop: imagerec.CropRandom, Mirror: imagerec.MirrorRandom},
-		Norm:    imagerecNorm,
-		Backend: imagerec.BackendOptions{Threads: threads, Decoder: dec},
-	})
+func imagerecPipelineRow(cfg config, set *imagerecSet, dec decode.Decoder, threads int) (Row, error) {
+	it, err := imagerec.New(set.path,
+		imagerec.DataShape(imagerecChannels, imagerecSize, imagerecSize),
+		imagerec.Seed(imagerecSeed), imagerec.Shard(set.parts, 0),
+		imagerec.Batch(imagerecBatch), imagerec.RandCrop(), imagerec.RandMirror(),
+		imagerec.Normalize(imagerecNorm),
+		imagerec.Threads(threads), imagerec.Decoder(dec))
 	if err != nil {
 		return Row{}, err
 	}
@@ -264,7 +264,7 @@ func imagerecPipelineRow(cfg config, set *imagerecSet, dec imagerec.Decoder, thr
 				return err
 			}
 			got = consumeTensor(got, t.Data[0].F32, t.Label[0].F32)
-			it.Recycle(t)
+			t.Release()
 		}
 		return nil
 	}, func() (err error) { want, err = imagerecPlain(set, dec, threads); return err })
@@ -281,7 +281,7 @@ func imagerecPipelineRow(cfg config, set *imagerecSet, dec imagerec.Decoder, thr
 	row := newRow("imagerec-pipeline", threads, n, outBytes, rs[0], rs[1], floor)
 	row.Decoder = dec.Name()
 	row.Note = fmt.Sprintf("%d photos: Iter (Threads %d, Prefetch 4), random 224 crop, random mirror, mean/std, float32 CHW, "+
-		"batch 128, Recycle; plain: %d goroutine(s) per batch", n, threads, threads)
+		"batch 128, Release; plain: %d goroutine(s) per batch", n, threads, threads)
 	return row, nil
 }
 
@@ -298,7 +298,7 @@ func consumeTensor(sum uint64, data, label []float32) uint64 {
 }
 
 // imagerecPlain is the hand loop for the full pipeline.
-func imagerecPlain(set *imagerecSet, dec imagerec.Decoder, threads int) (uint64, error) {
+func imagerecPlain(set *imagerecSet, dec decode.Decoder, threads int) (uint64, error) {
 	const per = imagerecChannels * imagerecSize * imagerecSize
 	data := make([]float32, imagerecBatch*per)
 	label := make([]float32, imagerecBatch)
@@ -312,7 +312,7 @@ func imagerecPlain(set *imagerecSet, dec imagerec.Decoder, threads int) (uint64,
 				return err
 			}
 			r := source.NewRand(imagerecSeed, 0, i)
-			img, err := dec.Decode(jpg, imagerec.DecodeOptions{Channels: imagerecChannels,
+			img, err := dec.Decode(jpg, decode.Options{Channels: imagerecChannels,
 				Crop: func(w, h int) (image.Rectangle, error) {
 					if w < imagerecSize || h < imagerecSize {
 						return image.Rectangle{}, fmt.Errorf("image %d is %dx%d", i, w, h)

@@ -16,8 +16,8 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 )
 
 const checkUsage = `

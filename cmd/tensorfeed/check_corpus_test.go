@@ -17,8 +17,8 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/internal/badinput"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -152,7 +152,7 @@ func readCase(c badinput.Case) (err error) {
 				return err
 			}
 		}
-		for _, err := range imagerec.Decode(recordio.Open(c.Path, recordio.ReuseBuffer()), imagerec.ReadOptions{}).All(ctx) {
+		for _, err := range imagerec.Decode(recordio.Open(c.Path, recordio.ReuseBuffer())).All(ctx) {
 			if err != nil {
 				return err
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/image/decode"
 )
 
 // recIndexPath returns the .idx beside a .rec, or "" when there is none.
@@ -74,7 +75,7 @@ func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *repo
 	rd := recordio.NewReader(f)
 	rd.Name = path
 	rd.ReuseBuffer = true
-	opts := imagerec.ReadOptions{Decoder: imagerec.DefaultDecoder()}
+	opts := []imagerec.Option{imagerec.Decoder(decode.Default())}
 	var labels labelStats
 	var imgs imageStats
 	var lbuf []float32
@@ -95,7 +96,7 @@ func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *repo
 		if !images {
 			continue
 		}
-		ex, err := imagerec.DecodeRecord(recordio.Record{File: path, Offset: rd.Offset(), Index: n, Data: payload}, opts)
+		ex, err := imagerec.DecodeRecord(recordio.Record{File: path, Offset: rd.Offset(), Index: n, Data: payload}, opts...)
 		if err != nil {
 			if !rep.report(err) {
 				return nil

@@ -18,6 +18,8 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/image/augment"
+	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
@@ -241,16 +243,16 @@ type packOptions struct {
 	quality     int
 	encoding    string
 	color       int
-	interp      imagerec.Interp
+	interp      augment.Interp
 	passThrough bool
 	packLabel   bool
 	threads     int
 	skipBad     bool
 }
 
-var interpNames = map[string]imagerec.Interp{
-	"nearest": imagerec.Nearest, "bilinear": imagerec.Bilinear, "bicubic": imagerec.Bicubic,
-	"area": imagerec.Area, "lanczos": imagerec.Lanczos, "auto": imagerec.AutoInterp,
+var interpNames = map[string]augment.Interp{
+	"nearest": augment.Nearest, "bilinear": augment.Bilinear, "bicubic": augment.Bicubic,
+	"area": augment.Area, "lanczos": augment.Lanczos, "auto": augment.AutoInterp,
 }
 
 func im2recPack(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -415,18 +417,18 @@ func packEntry(e imagerec.ListEntry, root string, o packOptions) ([]byte, error)
 	// When resizing, libjpeg-turbo may decode big photos at 1/2, 1/4 or 1/8
 	// scale first, which is much faster and still leaves the shorter side
 	// at least --resize pixels (a centre crop keeps the shorter side).
-	img, err := imagerec.DefaultDecoder().Decode(data, imagerec.DecodeOptions{Channels: ch, MinShorter: o.resize})
+	img, err := decode.Default().Decode(data, decode.Options{Channels: ch, MinShorter: o.resize})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if o.centerCrop && img.Width != img.Height {
 		s := min(img.Width, img.Height)
 		x, y := (img.Width-s)/2, (img.Height-s)/2
-		img = imagerec.CropImage(img, image.Rect(x, y, x+s, y+s))
+		img = augment.CropImage(img, image.Rect(x, y, x+s, y+s))
 	}
 	if o.resize > 0 {
-		w, h := imagerec.ShorterSide(img.Width, img.Height, o.resize)
-		img = imagerec.ResizeImage(img, w, h, o.interp)
+		w, h := augment.ShorterSide(img.Width, img.Height, o.resize)
+		img = augment.ResizeImage(img, w, h, o.interp)
 	}
 	enc, err := encodeImage(img, o.encoding, o.quality)
 	if err != nil {

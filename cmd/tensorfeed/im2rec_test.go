@@ -15,6 +15,8 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/image/augment"
+	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -149,9 +151,9 @@ func TestIm2recPack(t *testing.T) {
 	if code, _, stderr := runCmd("im2rec", "list", "--shuffle=false", prefix, root); code != 0 {
 		t.Fatal(stderr)
 	}
-	decode := func(data []byte, ch int) sample.Image {
+	decodeImage := func(data []byte, ch int) sample.Image {
 		t.Helper()
-		img, err := imagerec.DefaultDecoder().Decode(data, imagerec.DecodeOptions{Channels: ch}) // as pack decodes
+		img, err := decode.Default().Decode(data, decode.Options{Channels: ch}) // as pack decodes
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,11 +165,11 @@ func TestIm2recPack(t *testing.T) {
 		check func(t *testing.T, i int, orig []byte, h imagerec.Header, img []byte)
 	}{
 		{"png lossless", []string{"--encoding", ".png", "--threads", "3"}, func(t *testing.T, i int, orig []byte, h imagerec.Header, img []byte) {
-			if imagerec.Sniff(img) != imagerec.FormatPNG {
+			if decode.Sniff(img) != decode.FormatPNG {
 				t.Errorf("record %d is not PNG", i)
 			}
-			want := decode(orig, 3)
-			if got := decode(img, 0); got.Channels != 3 || !bytes.Equal(got.Pix, want.Pix) {
+			want := decodeImage(orig, 3)
+			if got := decodeImage(img, 0); got.Channels != 3 || !bytes.Equal(got.Pix, want.Pix) {
 				t.Errorf("record %d: pixels differ from the file's", i)
 			}
 		}},
@@ -177,14 +179,14 @@ func TestIm2recPack(t *testing.T) {
 			}
 		}},
 		{"resize gray jpeg", []string{"--resize", "16", "--center-crop", "--color", "0", "--quality", "90", "--interp", "area"}, func(t *testing.T, i int, orig []byte, h imagerec.Header, img []byte) {
-			got := decode(img, 0)
-			if imagerec.Sniff(img) != imagerec.FormatJPEG || got.Width != 16 || got.Height != 16 || got.Channels != 1 {
-				t.Errorf("record %d: %v %v, want a 16x16 gray JPEG", i, imagerec.Sniff(img), got.Shape())
+			got := decodeImage(img, 0)
+			if decode.Sniff(img) != decode.FormatJPEG || got.Width != 16 || got.Height != 16 || got.Channels != 1 {
+				t.Errorf("record %d: %v %v, want a 16x16 gray JPEG", i, decode.Sniff(img), got.Shape())
 			}
 		}},
 		{"resize keeps aspect", []string{"--resize", "10"}, func(t *testing.T, i int, orig []byte, h imagerec.Header, img []byte) {
-			src, got := decode(orig, 3), decode(img, 0)
-			w, hh := imagerec.ShorterSide(src.Width, src.Height, 10)
+			src, got := decodeImage(orig, 3), decodeImage(img, 0)
+			w, hh := augment.ShorterSide(src.Width, src.Height, 10)
 			if got.Width != w || got.Height != hh || got.Channels != 3 {
 				t.Errorf("record %d: %dx%d from %dx%d, want %dx%d", i, got.Width, got.Height, src.Width, src.Height, w, hh)
 			}
@@ -250,10 +252,8 @@ func TestIm2recPackLabels(t *testing.T) {
 		t.Fatal(stderr)
 	}
 	// Read back through the Iter with the labels from the record headers.
-	it, err := imagerec.NewIter(imagerec.Config{
-		Data:  imagerec.DataOptions{RecPath: filepath.Join(dir, "m.rec"), Shape: [3]int{3, 16, 16}, LabelWidth: 3},
-		Batch: imagerec.BatchOptions{Size: 4},
-	})
+	it, err := imagerec.New(filepath.Join(dir, "m.rec"), imagerec.DataShape(3, 16, 16), imagerec.LabelWidth(3),
+		imagerec.Batch(4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestIm2recPackLabels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range b.Label[0].Rows() {
+		for i := range b.Label[0].Len() {
 			if got := b.Label[0].F32[3*i : 3*i+3]; !slices.Equal(got, entries[n].Labels) {
 				t.Errorf("image %d: labels %v, want %v", n, got, entries[n].Labels)
 			}

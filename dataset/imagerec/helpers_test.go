@@ -120,9 +120,3 @@ func decoders() []decode.Decoder {
 	return ds
 }
 
-func absDiff(a, b uint8) int {
-	if a > b {
-		return int(a - b)
-	}
-	return int(b - a)
-}

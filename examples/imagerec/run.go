@@ -14,12 +14,14 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/examples/internal/imgrid"
 	"github.com/tensorfeed/tensorfeed/examples/internal/progress"
+	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/pipeline"
-	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
 type config struct {
@@ -76,35 +78,41 @@ func threads(n int) int {
 	return n
 }
 
-// iterConfig maps the example's flags to an ImageRecordIter configuration.
-func iterConfig(cfg config) imagerec.Config {
-	idx := cfg.IdxPath
-	if idx == "" {
-		guess := strings.TrimSuffix(cfg.RecPath, filepath.Ext(cfg.RecPath)) + ".idx"
-		if _, err := os.Stat(guess); err == nil {
-			idx = guess
-		}
+// idxPath returns the .idx file to read: the flag's, else the one beside
+// the .rec when there is one.
+func idxPath(cfg config) string {
+	if cfg.IdxPath != "" {
+		return cfg.IdxPath
 	}
-	c := imagerec.Config{}
-	c.Data = imagerec.DataOptions{RecPath: cfg.RecPath, IdxPath: idx, Shape: cfg.Shape, Shuffle: true, Seed: cfg.Seed}
-	c.Batch = imagerec.BatchOptions{Size: cfg.BatchSize, Last: batch.Pad}
-	c.Aug = imagerec.AugOptions{
-		Resize:         cfg.Resize,
-		MaxRotateAngle: cfg.Rotate,
-		MinRandomScale: float32(cfg.MinScale),
-		MaxRandomScale: float32(cfg.MaxScale),
-		Pad:            cfg.Pad,
-		Crop:           imagerec.CropRandom,
+	guess := strings.TrimSuffix(cfg.RecPath, filepath.Ext(cfg.RecPath)) + ".idx"
+	if _, err := os.Stat(guess); err == nil {
+		return guess
+	}
+	return ""
+}
+
+// iterOptions maps the example's flags to ImageRecordIter options.
+func iterOptions(cfg config, idx string) []imagerec.Option {
+	opts := []imagerec.Option{
+		imagerec.Index(idx),
+		imagerec.DataShape(cfg.Shape[0], cfg.Shape[1], cfg.Shape[2]),
+		imagerec.Shuffle(cfg.Seed),
+		imagerec.Batch(cfg.BatchSize), imagerec.LastBatch(batch.Pad),
+		imagerec.Resize(cfg.Resize),
+		imagerec.Affine(augment.Affine{MaxRotateAngle: cfg.Rotate,
+			MinRandomScale: float32(cfg.MinScale), MaxRandomScale: float32(cfg.MaxScale)}),
+		imagerec.Pad(cfg.Pad),
+		imagerec.RandCrop(),
+		// Pixels scaled to [0, 1], with a little random contrast and
+		// illumination, as ImageRecordIter's max_random_contrast and
+		// max_random_illumination do.
+		imagerec.Normalize(augment.Normalize{Scale: 1.0 / 255, MaxRandomContrast: 0.2, MaxRandomIllumination: 20}),
+		imagerec.Threads(cfg.Threads),
 	}
 	if cfg.Mirror {
-		c.Aug.Mirror = imagerec.MirrorRandom
+		opts = append(opts, imagerec.RandMirror())
 	}
-	// Pixels scaled to [0, 1], with a little random contrast and
-	// illumination, as ImageRecordIter's max_random_contrast and
-	// max_random_illumination do.
-	c.Norm = imagerec.Normalize{Scale: 1.0 / 255, MaxRandomContrast: 0.2, MaxRandomIllumination: 20}
-	c.Backend = imagerec.BackendOptions{Threads: cfg.Threads, Logger: cfg.Log}
-	return c
+	return opts
 }
 
 func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
@@ -117,15 +125,16 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 	if _, err := os.Stat(cfg.RecPath); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w (run from the repository root, or pass -rec)", err)
 	}
-	ic := iterConfig(cfg)
-	it, err := imagerec.NewIter(ic)
+	ctx = tensorfeed.WithLogger(ctx, cfg.Log)
+	idx := idxPath(cfg)
+	it, err := imagerec.New(cfg.RecPath, iterOptions(cfg, idx)...)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Log.Info("ImageRecordIter", zap.String("rec", ic.Data.RecPath), zap.String("idx", ic.Data.IdxPath),
+	cfg.Log.Info("ImageRecordIter", zap.String("rec", cfg.RecPath), zap.String("idx", idx),
 		zap.Stringers("data", it.ProvideData()), zap.Stringers("label", it.ProvideLabel()),
 		zap.Int("threads", threads(cfg.Threads)))
-	p := pipeline.From[*sink.Tensors](it, pipeline.WithName("imagerec"), pipeline.WithLogger(cfg.Log))
+	p := pipeline.From[*tensor.Batch](it, pipeline.WithName("imagerec"))
 
 	res := &result{}
 	c, h, w := cfg.Shape[0], cfg.Shape[1], cfg.Shape[2]
@@ -145,14 +154,14 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 				return nil, err
 			}
 			data, label := ts.Data[0], ts.Label[0]
-			real := data.Rows() - ts.Padded
+			real := ts.Len() - ts.Padded
 			for i := 0; i < real && sheet.Len() < cfg.SheetSize; i++ {
 				sheet.AddFloat(data.F32[i*per:i*per+sheet.Channels*h*w], 0, 1)
-				res.Labels = append(res.Labels, label.F32[i*len(label.F32)/data.Rows()])
+				res.Labels = append(res.Labels, label.F32[i*len(label.F32)/ts.Len()])
 			}
 			images += real
 			bar.Add(real)
-			it.Recycle(ts) // its memory may now hold a later batch
+			ts.Release() // its memory may now hold a later batch
 		}
 		elapsed, rate := bar.Finish()
 		total += elapsed
