@@ -239,7 +239,7 @@ var imagerecNorm = augment.Normalize{
 // imagerecPipelineRow measures imagerec.Iter: decode, random 224x224 crop,
 // random mirror, mean/std normalisation into float32 CHW, batches of 128,
 // with the consumer releasing each batch. The plain loop does the
-// same per image (the decoder cropping through DecodeOptions.Crop, the
+// same per image (the decoder cropping through decode.Options.Crop, the
 // same random draws from source.NewRand(seed, epoch, index), then
 // Normalize.Into) into one reused batch, with threads goroutines sharing
 // the images of each batch.

@@ -27,7 +27,7 @@ type dataOptions struct {
 	Shuffle                    bool
 	ShuffleBuffer              int
 	Seed                       uint64
-	NumParts, PartIndex        int
+	ShardCount, ShardIndex     int
 	SkipBad                    *source.SkipPolicy
 }
 
@@ -89,8 +89,8 @@ func (c iterConfig) opts() []imagerec.Option {
 		imagerec.Threads(b.Threads), imagerec.DType(b.DType), imagerec.Decoder(b.Decoder),
 		imagerec.MaxDecodeBytes(b.MaxDecodeBytes),
 	}
-	if d.NumParts != 0 || d.PartIndex != 0 {
-		o = append(o, imagerec.Shard(d.NumParts, d.PartIndex))
+	if d.ShardCount != 0 || d.ShardIndex != 0 {
+		o = append(o, imagerec.Shard(d.ShardCount, d.ShardIndex))
 	}
 	if d.Shuffle {
 		o = append(o, imagerec.Shuffle(d.Seed))

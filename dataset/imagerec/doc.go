@@ -1,7 +1,8 @@
 // Package imagerec reads MXNet image RecordIO files (.rec, with .idx and
-// .lst) the way MXNet's ImageRecordIter does: it decodes JPEG and PNG
-// images, augments them, normalises them and yields batches of CHW tensors
-// with their labels. The framing of the files is package recordio's.
+// .lst) the way MXNet's ImageRecordIter does, and yields batches of CHW
+// tensors with their labels. The framing of the files is package
+// dataset/recordio's; decoding is package image/decode's and augmentation
+// package image/augment's.
 //
 // # Records
 //
@@ -10,58 +11,54 @@
 // Labels come from the header, or from a .lst file by the record's id
 // (ReadList, NewLabels), as ImageRecordIter's path_imglist does.
 //
-// # Decoding
+// # ImageRecordIter
 //
-// A Decoder turns JPEG or PNG bytes into a sample.Image (HWC, uint8) of 1,
-// 3 or 4 channels. GoDecoder uses image/jpeg and image/png and is always
-// there. Built with the tag turbojpeg (go build -tags turbojpeg, cgo and
-// Debian's libturbojpeg0-dev), DefaultDecoder decodes JPEG through
-// libjpeg-turbo, three to five times faster. A decoder can convert only a
-// crop (DecodeOptions.Crop) and, with libjpeg-turbo, decode at a reduced
-// scale (DecodeOptions.MinShorter). Undecodable bytes give errors wrapping
-// ErrImage; errors about a record name its file, index and byte offset
-// (*RecordError).
+// New returns an Iter that decodes, augments and normalises every image in
+// parallel and in order, writing it straight into its row of the batch
+// tensor. It is configured by options named after ImageRecordIter's
+// parameters:
 //
-// # Bad input
+//	it, err := imagerec.New("train.rec",
+//		imagerec.DataShape(3, 224, 224), // data_shape
+//		imagerec.Batch(128),             // batch_size
+//		imagerec.Index("train.idx"),     // path_imgidx
+//		imagerec.Shuffle(seed),          // shuffle, seed
+//		imagerec.RandCrop(),             // rand_crop
+//		imagerec.RandMirror(),           // rand_mirror
+//		imagerec.Shard(workers, rank),   // num_parts, part_index
+//	)
 //
-// Every error about bad data wraps one of the package's sentinels (ErrImage,
-// ErrHeader, ErrLabel, ErrList, ErrSize) or recordio.ErrFormat, and all of
-// them wrap tensorfeed.ErrBadData. Before an image is decoded its header is
-// read and the memory the decode will take is computed (sample planes,
-// progressive JPEG coefficients, 16-bit and interlaced PNG buffers, the
-// result); an image over DecodeOptions.MaxBytes (DefaultMaxDecodeBytes,
-// settable as ReadOptions.MaxDecodeBytes and BackendOptions.MaxDecodeBytes)
-// is refused, so a decompression bomb costs nothing. An .idx file is checked
-// against its .rec before the first record is read (recordio.ValidateIndex):
-// a stale or damaged index is an error naming its line, never a reason to
-// drop or repeat records. A .lst line with an empty path or a repeated
-// index is an error naming the line. Bad records can be skipped, counted
-// and reported within a bound (DataOptions.SkipBad, ReadOptions.SkipBad);
-// damage to the RecordIO framing always ends the pass.
+// Each pass yields *tensor.Batch values, with ProvideData and ProvideLabel
+// describing them up front. The consumer calls Release on each batch when
+// done with it, and the Iter fills the same memory again. The logger of a
+// pass is the one of its context (tensorfeed.WithLogger).
 //
 // # Stages
 //
 // Decode turns a reader of recordio.Record into a reader of Example
-// (decoded image and labels). Augment applies augmentation steps (Aug):
-// Resize, ResizeTo, RandomAffine, Pad, CenterCrop, RandomCrop, Crop,
-// Mirror, RandomMirror, ColorJitter, ToChannels, and any function of the
-// same type. Each random step draws from the generator of its sample,
+// (decoded image and labels); Augment applies an augment.Aug to every
+// Example. Each random step draws from the generator of its sample,
 // source.NewRand(seed, epoch, index), so results repeat for a seed and do
-// not depend on the number of goroutines. Normalize and ToCHW turn an image
-// into a float32 CHW tensor.
+// not depend on the number of goroutines.
 //
-// # ImageRecordIter
+// # Bad input
 //
-// Iter does all of it at once, in parallel and in order, writing every
-// image straight into its row of the batch tensor: NewIter takes a Config
-// whose groups follow MXNet's parameter groups (DataOptions, BatchOptions,
-// AugOptions, Normalize, BackendOptions), and each pass yields
-// *sink.Tensors with ProvideData / ProvideLabel describing them up front.
+// Every error about bad data wraps one of the package's sentinels (ErrHeader,
+// ErrLabel, ErrList), decode.ErrImage, decode.ErrSize or recordio.ErrFormat,
+// and all of them wrap tensorfeed.ErrBadData; errors about a record are
+// *RecordError values naming its file, index and byte offset. An image whose
+// decode would take more than MaxDecodeBytes is refused from its header, so
+// a decompression bomb costs nothing. An .idx file is checked against its
+// .rec before the first record is read (recordio.ValidateIndex): a stale or
+// damaged index is an error naming its line, never a reason to drop or
+// repeat records. A .lst line with an empty path or a repeated index is an
+// error naming the line. Bad records can be skipped, counted and reported
+// within a bound (SkipBad); damage to the RecordIO framing always ends the
+// pass.
 //
 // # Speed
 //
-// libjpeg-turbo decodes JPEG three to five times faster than image/jpeg,
-// and decoding is most of the cost of the whole pipeline (decode, crop,
-// mirror, normalise, batch); see bench_test.go to measure both on this
-// machine.
+// Decoding is most of the cost of the whole pipeline (decode, crop,
+// mirror, normalise, batch); libjpeg-turbo (build tag turbojpeg) is faster
+// than image/jpeg. The README's table and bench_test.go measure both.
 package imagerec

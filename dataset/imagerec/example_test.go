@@ -9,7 +9,6 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/augment"
-	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
@@ -104,17 +103,6 @@ func ExampleDecodeRecord() {
 	// 1 [2 0 1] [28 28 1] <nil>
 }
 
-// A decoder can convert only a crop of the image.
-func ExampleDecoder() {
-	recs, _ := source.Collect(context.Background(), stage.Take(recordio.Open("testdata/mnist_t10k_1000_png_gray.rec"), 1))
-	_, data, _ := imagerec.ParseRecord(recs[0].Data)
-	dec := decode.Default() // "go", or "turbojpeg" when built with -tags turbojpeg
-	img, err := dec.Decode(data, decode.Options{Channels: 3, Crop: augment.CenterRect(4, 2)})
-	fmt.Println(decode.Sniff(data), img.Shape(), img.Pix[:6], err)
-	// Output:
-	// png [2 4 3] [0 0 0 0 0 0] <nil>
-}
-
 func ExampleParseList() {
 	lst := "0\t7\ttrain/a.jpg\n1\t2.0\t0.5\ttrain/b c.jpg\n"
 	entries, err := imagerec.ParseList(strings.NewReader(lst), "train.lst")
@@ -135,9 +123,4 @@ func ExampleNewLabels() {
 	l, ok := labels.Lookup(2)
 	fmt.Println(l, ok)
 	// Output: [0] true
-}
-
-func ExampleSniff() {
-	fmt.Println(decode.Sniff([]byte{0xff, 0xd8, 0xff, 0xe1}), decode.Sniff([]byte("\x89PNG\r\n\x1a\n")), decode.Sniff([]byte("GIF8")))
-	// Output: jpeg png unknown
 }

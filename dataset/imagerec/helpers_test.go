@@ -119,4 +119,3 @@ func decoders() []decode.Decoder {
 	}
 	return ds
 }
-

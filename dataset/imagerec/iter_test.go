@@ -128,7 +128,7 @@ func TestIterDeterministic(t *testing.T) {
 	cfg := mnistConfig()
 	cfg.Data.Shape = [3]int{3, 24, 24}
 	cfg.Data.Seed = 42
-	cfg.Data.NumParts = 4 // 250 images are enough
+	cfg.Data.ShardCount = 4 // 250 images are enough
 	cfg.Batch.Size = 100
 	cfg.Aug = augOptions{Crop: cropRandom, Mirror: mirrorRandom, RandomH: 10, RandomL: 20}
 	cfg.Norm = augment.Normalize{Mean: [4]float32{120, 115, 100}, Std: [4]float32{60, 60, 60},
@@ -292,13 +292,13 @@ func TestIterShuffle(t *testing.T) {
 	}
 }
 
-// NumParts splits the records into disjoint parts that cover the file.
-func TestIterParts(t *testing.T) {
+// Shard splits the records into disjoint shards that cover the file.
+func TestIterShard(t *testing.T) {
 	seen := map[float32]int{}
 	for part := range 3 {
 		for _, idx := range []string{"", tdPath(mnistJPG, ".idx")} {
 			cfg := mnistConfig()
-			cfg.Data.NumParts, cfg.Data.PartIndex = 3, part
+			cfg.Data.ShardCount, cfg.Data.ShardIndex = 3, part
 			cfg.Data.IdxPath = idx
 			cfg.Data.Shuffle = idx != ""
 			cfg.Batch.Last = batch.Keep
@@ -363,7 +363,7 @@ func TestIterGrayAndUint8(t *testing.T) {
 func TestIterGeometry(t *testing.T) {
 	cfg := mnistConfig()
 	cfg.Data.Shape = [3]int{3, 32, 32}
-	cfg.Data.NumParts = 5 // 200 images
+	cfg.Data.ShardCount = 5 // 200 images
 	cfg.Batch.Size = 50
 	for name, aug := range map[string]augOptions{
 		"resize":    {Resize: 40, Crop: cropRandom, Interp: augment.RandomInterp},
@@ -545,7 +545,7 @@ func TestNewIterErrors(t *testing.T) {
 		"missing rec": {func(c *iterConfig) { c.Data.RecPath = "nope.rec" }, "nope.rec"},
 		"channels":    {func(c *iterConfig) { c.Data.Shape[0] = 2 }, "channels must be 1, 3 or 4"},
 		"batch":       {func(c *iterConfig) { c.Batch.Size = 0 }, "Batch 0"},
-		"parts":       {func(c *iterConfig) { c.Data.NumParts, c.Data.PartIndex = 2, 2 }, "Shard(2, 2)"},
+		"parts":       {func(c *iterConfig) { c.Data.ShardCount, c.Data.ShardIndex = 2, 2 }, "Shard(2, 2)"},
 		"crop sizes":  {func(c *iterConfig) { c.Aug.MinCropSize, c.Aug.MaxCropSize = 20, 10 }, "CropSize(20, 10)"},
 		"scale":       {func(c *iterConfig) { c.Aug.MinRandomScale, c.Aug.MaxRandomScale = 2, 1 }, "affine"},
 		"mean image":  {func(c *iterConfig) { c.Norm.MeanImage = make([]float32, 5) }, "MeanImage"},
@@ -575,7 +575,7 @@ func TestIterDecoderPaths(t *testing.T) {
 	for _, dt := range []sample.DType{sample.Float32, sample.Uint8} {
 		cfg := mnistConfig()
 		cfg.Data.Shape = [3]int{3, 20, 22}
-		cfg.Data.NumParts = 4
+		cfg.Data.ShardCount = 4
 		cfg.Aug = augOptions{Crop: cropRandom, Mirror: mirrorRandom}
 		cfg.Norm = augment.Normalize{Mean: [4]float32{1, 2, 3}, MaxRandomContrast: 0.2}
 		cfg.Backend.DType = dt

@@ -15,6 +15,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
 
@@ -118,5 +119,32 @@ func TestAugmentStageErrors(t *testing.T) {
 	var pe *source.PanicError
 	if !errors.As(err, &pe) {
 		t.Errorf("panic in a step: %v", err)
+	}
+}
+
+// Decode and Augment keep the contract of every stage, on one goroutine and
+// on several, with bad records skipped or not.
+func TestStagesContract(t *testing.T) {
+	recs := records(t, tdPath(mnistJPG, ".rec"))[:50]
+	input := func(i int) recordio.Record {
+		r := recs[i%len(recs)]
+		r.Index = i
+		return r
+	}
+	augs := augment.Compose(augment.RandomCrop(24, 24), augment.RandomMirror())
+	for name, st := range map[string]func(source.Reader[recordio.Record]) source.Reader[imagerec.Example]{
+		"decode": func(r source.Reader[recordio.Record]) source.Reader[imagerec.Example] {
+			return imagerec.Decode(r)
+		},
+		"decode threads": func(r source.Reader[recordio.Record]) source.Reader[imagerec.Example] {
+			return imagerec.Decode(r, imagerec.Threads(3), imagerec.SkipBad(source.SkipBad(0.5)))
+		},
+		"augment threads": func(r source.Reader[recordio.Record]) source.Reader[imagerec.Example] {
+			return imagerec.Augment(imagerec.Decode(r, imagerec.Channels(3)), augs, imagerec.Seed(3), imagerec.Threads(2))
+		},
+	} {
+		if err := sourcetest.TestStage(st, input); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

@@ -96,7 +96,7 @@ func fits(w, h, needW, needH int) error {
 	return nil
 }
 
-// CenterRect returns a function for DecodeOptions.Crop that keeps the
+// CenterRect returns a function for decode.Options.Crop that keeps the
 // centred width x height rectangle of an image, as CenterCrop does, and
 // fails with decode.ErrSize on a smaller image. It panics if width or height is < 1.
 func CenterRect(width, height int) func(w, h int) (image.Rectangle, error) {

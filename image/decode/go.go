@@ -318,7 +318,7 @@ func Convert(img sample.Image, ch int) sample.Image {
 	case 4:
 		rgbaTo(out.Pix, img.Pix, 4*img.Width, img.Width, img.Height, ch)
 	default:
-		panic(fmt.Sprintf("imagerec: image with %d channels", img.Channels))
+		panic(fmt.Sprintf("decode: Convert: image with %d channels", img.Channels))
 	}
 	return out
 }
