@@ -8,7 +8,8 @@ import (
 
 // Aug is one augmentation step: it returns a new image made from img, or
 // img itself when it has nothing to do. Random steps draw from r, the
-// sample's own generator (see Augment), so the result depends only on the
+// sample's own generator (imagerec.Augment gives each sample
+// source.NewRand(seed, epoch, index)), so the result depends only on the
 // seed, the epoch and the sample's index, never on which goroutine ran it.
 // Deterministic steps ignore r, which may then be nil.
 //

@@ -14,8 +14,7 @@ import (
 // headers claim gigapixel images in a few kilobytes. A progressive JPEG
 // costs more, for its coefficients: 24 megapixels take about 137 MiB with
 // libjpeg-turbo and 240 MiB with image/jpeg; raise the bound for such data.
-// An Iter holds at most Threads decodes at once, so its decoding memory is
-// at most Threads times the bound.
+// A caller that decodes on n goroutines holds at most n times the bound.
 const DefaultMaxBytes = 128 << 20
 
 // The JPEG and PNG facts the memory bound is computed from, read from the
