@@ -4,7 +4,7 @@
 // batch), a new shuffle every epoch and padding of the last batch with a
 // value.
 //
-// A [Provider] is a source.Reader of *sink.Tensors. Underneath it is the
+// A [Provider] is a source.Reader of *tensor.Batch. Underneath it is the
 // usual pipeline over sample indices: a reader of indices 0..N-1 (shuffled
 // per epoch), batch.OfFill padding with index -1, and a sink whose fields
 // copy row i of each array (or write the padding value for -1).
@@ -13,5 +13,5 @@
 //		[]array.Array{array.Float32("data", []int{2}, x)},
 //		[]array.Array{array.Float32("softmax_label", nil, y)},
 //		array.BatchSize(32), array.Shuffle(1))
-//	for t, err := range p.All(ctx) { ... t.Get("data") ... }
+//	for b, err := range p.All(ctx) { ... b.Get("data") ... b.Release() }
 package array

@@ -24,7 +24,7 @@ func ExampleNew() {
 		}
 		data, _ := t.Get("data")
 		label, _ := t.Get("softmax_label")
-		fmt.Println(data.F32, label.F32, "real samples:", t.Rows()-t.Padded)
+		fmt.Println(data.F32, label.F32, "real samples:", t.Len()-t.Padded)
 	}
 	// Output:
 	// [data float32[4 2]] [softmax_label float32[4]]
@@ -53,9 +53,9 @@ func ExampleShuffle() {
 	// epoch 1 [1 3 2 0 4]
 }
 
-// A training loop that hands every batch back once it is done with it
-// lets the provider write the next batch into the same memory.
-func ExampleProvider_Recycle() {
+// A training loop that releases every batch once it is done with it lets
+// the provider write the next batch into the same memory.
+func ExampleProvider_All_release() {
 	p := array.New([]array.Array{array.Int32("id", nil, []int32{0, 1, 2, 3, 4, 5})}, nil, array.BatchSize(2))
 	for t, err := range p.All(context.Background()) {
 		if err != nil {
@@ -64,7 +64,7 @@ func ExampleProvider_Recycle() {
 		}
 		id, _ := t.Get("id")
 		fmt.Println(id.I32)
-		p.Recycle(t) // t must not be used after this
+		t.Release() // t must not be used after this
 	}
 	// Output:
 	// [0 1]

@@ -10,15 +10,16 @@ import (
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
 // Provider yields the arrays in batches of named tensors. It is a
-// source.Reader[*sink.Tensors]: every call to All is one epoch.
+// source.Reader[*tensor.Batch]: every call to All is one epoch.
 type Provider struct {
 	n    int
 	cfg  config
 	sink *sink.Sink[int]
-	r    source.Reader[*sink.Tensors]
+	r    source.Reader[*tensor.Batch]
 }
 
 type config struct {
@@ -75,7 +76,10 @@ func New(data, label []Array, opts ...Option) *Provider {
 	df := fields(data, p.cfg.dataPad)
 	lf := fields(label, p.cfg.labelPad)
 	p.sink = sink.New(size, df, lf)
-	p.r = sink.Tensorize(batch.OfFill(p.indices(), p.cfg.batch, -1), p.sink)
+	// The sink holds the batch size; the batches of indices take it from
+	// there, padded with the index -1 that the fields turn into padding
+	// rows.
+	p.r = sink.TensorizeBatches(batch.OfFill(p.indices(), p.sink.BatchSize(), -1, batch.Recycling()), p.sink)
 	return p
 }
 
@@ -122,23 +126,21 @@ func (p *Provider) indices() source.Reader[int] {
 }
 
 // All starts an epoch: it yields the batches' tensors, which belong to the
-// caller (see Recycle). The last batch of an epoch is padded to the batch
-// size; Tensors.Padded counts its padding rows (MXNet.jl's count_samples is
-// rows minus Padded).
-func (p *Provider) All(ctx context.Context) iter.Seq2[*sink.Tensors, error] { return p.r.All(ctx) }
-
-// Recycle hands back tensors that All yielded, so that a later batch is
-// written into their memory instead of new memory (sink.Sink.Recycle): a
-// training loop that recycles every batch allocates nothing per batch in
-// steady state. ts must not be used after the call. Tensors that are not
-// recycled stay the caller's.
-func (p *Provider) Recycle(ts *sink.Tensors) { p.sink.Recycle(ts) }
+// caller until it calls their Release method. The last batch of an epoch
+// is padded to the batch size; Batch.Padded counts its padding rows
+// (MXNet.jl's count_samples is rows minus Padded).
+//
+// A batch that is released is written over by a later one instead of new
+// memory: a training loop that releases every batch once it is done with it
+// allocates nothing per batch in steady state. A batch must not be used
+// after its Release; one that is never released stays the caller's.
+func (p *Provider) All(ctx context.Context) iter.Seq2[*tensor.Batch, error] { return p.r.All(ctx) }
 
 // Len returns the number of samples.
 func (p *Provider) Len() int { return p.n }
 
 // ProvideData describes the data tensors of a full batch.
-func (p *Provider) ProvideData() []sink.Desc { return p.sink.ProvideData() }
+func (p *Provider) ProvideData() []tensor.Desc { return p.sink.ProvideData() }
 
 // ProvideLabel describes the label tensors of a full batch.
-func (p *Provider) ProvideLabel() []sink.Desc { return p.sink.ProvideLabel() }
+func (p *Provider) ProvideLabel() []tensor.Desc { return p.sink.ProvideLabel() }

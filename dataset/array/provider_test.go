@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/array"
-	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
+	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
 // xy returns n samples of 2 float32 features (10i, 10i+1) and int32 labels
@@ -22,16 +22,16 @@ func xy(n int) (x []float32, y []int32) {
 	return x, y
 }
 
-func batches(t *testing.T, p *array.Provider, ctx context.Context) []*sink.Tensors {
+func batches(t *testing.T, p *array.Provider, ctx context.Context) []*tensor.Batch {
 	t.Helper()
-	ts, err := source.Collect(ctx, source.Reader[*sink.Tensors](p))
+	ts, err := source.Collect(ctx, source.Reader[*tensor.Batch](p))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return ts
 }
 
-func get(t *testing.T, ts *sink.Tensors, name string) sink.Tensor {
+func get(t *testing.T, ts *tensor.Batch, name string) tensor.Tensor {
 	t.Helper()
 	v, ok := ts.Get(name)
 	if !ok {
@@ -67,15 +67,15 @@ func TestBatchesAndPadding(t *testing.T) {
 			next := 0
 			for bi, ts := range got {
 				d, l := get(t, ts, "data"), get(t, ts, "softmax_label")
-				if ts.Rows() != tt.rows || !slices.Equal(d.Shape, []int{tt.rows, 2}) || !slices.Equal(l.Shape, []int{tt.rows}) {
+				if ts.Len() != tt.rows || !slices.Equal(d.Shape, []int{tt.rows, 2}) || !slices.Equal(l.Shape, []int{tt.rows}) {
 					t.Fatalf("batch %d: shapes %v %v", bi, d.Shape, l.Shape)
 				}
 				last := bi == len(got)-1
 				if (last && ts.Padded != tt.padded) || (!last && ts.Padded != 0) {
 					t.Errorf("batch %d: %d padded", bi, ts.Padded)
 				}
-				for r := range ts.Rows() {
-					if r >= ts.Rows()-ts.Padded {
+				for r := range ts.Len() {
+					if r >= ts.Len()-ts.Padded {
 						if d.F32[2*r] != tt.dataPad || d.F32[2*r+1] != tt.dataPad || l.I32[r] != tt.labPad {
 							t.Errorf("padding row %d: %v %v", r, d.F32[2*r:2*r+2], l.I32[r])
 						}
@@ -100,11 +100,11 @@ func TestBatchesAndPadding(t *testing.T) {
 func TestShuffle(t *testing.T) {
 	x, y := xy(50)
 	p := array.New([]array.Array{array.Float32("x", []int{2}, x)}, []array.Array{array.Int32("y", nil, y)}, array.BatchSize(8), array.Shuffle(3))
-	order := func(ts []*sink.Tensors) []int32 {
+	order := func(ts []*tensor.Batch) []int32 {
 		var out []int32
 		for _, b := range ts {
 			d, l := get(t, b, "x"), get(t, b, "y")
-			for r := range b.Rows() - b.Padded {
+			for r := range b.Len() - b.Padded {
 				if d.F32[2*r] != float32(10*l.I32[r]) {
 					t.Fatalf("data and label rows apart: %v / %d", d.F32[2*r], l.I32[r])
 				}
@@ -171,10 +171,10 @@ func TestElementTypesAndSeveralArrays(t *testing.T) {
 	}
 }
 
-func TestRecycle(t *testing.T) {
+func TestRelease(t *testing.T) {
 	x, _ := xy(6)
 	p := array.New([]array.Array{array.Float32("x", []int{2}, x)}, nil, array.BatchSize(2))
-	var first *sink.Tensors
+	var first *tensor.Batch
 	n := 0
 	for ts, err := range p.All(context.Background()) {
 		if err != nil {
@@ -183,12 +183,12 @@ func TestRecycle(t *testing.T) {
 		if first == nil {
 			first = ts
 		} else if ts != first {
-			t.Error("Recycle: a new *Tensors")
+			t.Error("Release: a new *Batch")
 		}
 		if d := get(t, ts, "x").F32; d[0] != float32(20*n) {
 			t.Errorf("batch %d: %v", n, d)
 		}
-		p.Recycle(ts)
+		ts.Release()
 		n++
 	}
 	if n != 3 {
@@ -278,7 +278,7 @@ func BenchmarkEpoch(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			p.Recycle(ts)
+			ts.Release()
 		}
 	}
 	total := float64(n) * float64(b.N)
