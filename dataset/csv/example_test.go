@@ -28,14 +28,15 @@ func ExampleNew() {
 	}
 	s := l.Sink(32)
 	fmt.Println(s.ProvideData(), s.ProvideLabel())
-	for t, err := range sink.Tensorize(batch.Of(r, 32, batch.Pad), s).All(context.Background()) {
+	for b, err := range sink.Tensorize(r, s, batch.Pad).All(context.Background()) {
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		data, _ := t.Get("data")
-		label, _ := t.Get("softmax_label")
-		fmt.Println(data.Shape, data.F32[:4], label.F32[:3], "padded", t.Padded)
+		data, _ := b.Get("data")
+		label, _ := b.Get("softmax_label")
+		fmt.Println(data.Shape, data.F32[:4], label.F32[:3], "padded", b.Padded)
+		b.Release() // the sink may fill this memory again
 	}
 	// Output:
 	// [data float32[32 4]] [softmax_label float32[32 1]]

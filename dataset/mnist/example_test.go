@@ -96,13 +96,14 @@ func ExampleDataset_Sink() {
 	s := ds.Sink(100)
 	fmt.Println(s.ProvideData(), s.ProvideLabel())
 	batches, samples := 0, 0
-	for t, err := range sink.Tensorize(batch.Of(ds, 100, batch.Keep), s).All(context.Background()) {
+	for b, err := range sink.Tensorize(ds, s, batch.Keep).All(context.Background()) {
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
 		batches++
-		samples += t.Rows() - t.Padded
+		samples += b.Len() - b.Padded
+		b.Release() // the sink may fill this memory again
 	}
 	fmt.Println(batches, "batches,", samples, "samples")
 	// Output:

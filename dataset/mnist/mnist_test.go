@@ -519,7 +519,7 @@ func TestSink(t *testing.T) {
 		t.Errorf("provide data %v", d)
 	}
 	img := gunzipBytes(t, "t10k-images-idx3-ubyte")
-	for ts, err := range sink.Tensorize(batch.Of(ds, 4, batch.Keep), s).All(context.Background()) {
+	for ts, err := range sink.Tensorize(ds, s, batch.Keep).All(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
 		}
