@@ -33,6 +33,12 @@ func TestSourcesKeepTheContract(t *testing.T) {
 		{"FilesOneWorker", source.Files([]string{"0", "1"}, 1, func(p string) source.Reader[int] {
 			return source.Slice(half[p[0]-'0'])
 		}, 16), nil},
+		{"FilesFourWorkers", source.Files([]string{"0", "1", "0", "1"}, 4, func(p string) source.Reader[int] {
+			return source.Slice(half[p[0]-'0'])
+		}, 16), []sourcetest.Option{sourcetest.Nondeterministic()}},
+		{"FilesFails", source.Files([]string{"0", "1"}, 1, func(p string) source.Reader[int] {
+			return sourcetest.FailAfter(source.Slice(half[p[0]-'0']), 300, errors.New("bad record"))
+		}, 16), nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
