@@ -15,6 +15,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
+	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
 // The parameters of the GAN row.
@@ -32,11 +33,10 @@ const (
 type ganSample[N any] = stage.Tuple4[mnist.Sample, N, bool, bool]
 
 // ganPipeline builds: Zip4(images, noise, Constant(true), Constant(false),
-// Shortest) -> Batch(128, Keep, Recycling) -> Tensorize with the image,
-// noise, real and fake tensors, and returns the sink, to which the consumer
-// hands every batch back. Every fill writes its whole row (WritesAll), so
+// Shortest) -> Tensorize(sink of 128, Keep) with the image, noise, real and
+// fake tensors; the consumer releases every batch. Every fill writes its whole row (WritesAll), so
 // recycled rows are not cleared first.
-func ganPipeline[N any](ds *mnist.Dataset, noise source.Reader[N], fillNoise func(N, []float32)) (r source.Reader[*sink.Tensors], recycle func(*sink.Tensors)) {
+func ganPipeline[N any](ds *mnist.Dataset, noise source.Reader[N], fillNoise func(N, []float32)) source.Reader[*tensor.Batch] {
 	z := stage.Zip4[mnist.Sample, N, bool, bool](ds, noise, source.Constant(true, -1), source.Constant(false, -1),
 		stage.Shortest())
 	boolF32 := func(v bool) float32 {
@@ -54,8 +54,7 @@ func ganPipeline[N any](ds *mnist.Dataset, noise source.Reader[N], fillNoise fun
 			sink.Float32("real", nil, func(s ganSample[N], dst []float32) { dst[0] = boolF32(s.C) }).WritesAll(),
 			sink.Float32("fake", nil, func(s ganSample[N], dst []float32) { dst[0] = boolF32(s.D) }).WritesAll(),
 		})
-	b := pipeline.Batch(pipeline.From[ganSample[N]](z), mnistBatch, batch.Keep, batch.Recycling())
-	return pipeline.Tensorize(b, s), s.Recycle
+	return pipeline.Tensorize(pipeline.From[ganSample[N]](z), s, batch.Keep)
 }
 
 // ganCompose measures PaddlePaddle's GAN input: MNIST images zipped with
@@ -83,13 +82,12 @@ func ganCompose(cfg config) ([]Row, error) {
 	})
 	type variant struct {
 		name, note string
-		r          source.Reader[*sink.Tensors]
-		recycle    func(*sink.Tensors)
+		r          source.Reader[*tensor.Batch]
 	}
-	uniform := variant{name: "uniform", note: "Zip4(images, source.Uniform(100), Constant(true), Constant(false), Shortest) -> Batch(128, Recycling) -> Tensorize, the consumer recycling tensors"}
-	uniform.r, uniform.recycle = ganPipeline(ds, source.Uniform(ganNoise, -1, 1, ganSeed), func(v []float32, dst []float32) { copy(dst, v) })
+	uniform := variant{name: "uniform", note: "Zip4(images, source.Uniform(100), Constant(true), Constant(false), Shortest) -> Tensorize(sink of 128, Keep), the consumer releasing tensors"}
+	uniform.r = ganPipeline(ds, source.Uniform(ganNoise, -1, 1, ganSeed), func(v []float32, dst []float32) { copy(dst, v) })
 	array := variant{name: "noise-array", note: "as uniform, with source.Generate of [100]float32 values instead of Uniform's new slice per sample"}
-	array.r, array.recycle = ganPipeline(ds, noiseArray, func(v [ganNoise]float32, dst []float32) { copy(dst, v[:]) })
+	array.r = ganPipeline(ds, noiseArray, func(v [ganNoise]float32, dst []float32) { copy(dst, v[:]) })
 	variants := []variant{uniform, array}
 
 	floor, err := measureFloor(cfg.cheapReps(), outBytes, mnistBatch*ganOut)
@@ -107,7 +105,7 @@ func ganCompose(cfg config) ([]Row, error) {
 					return err
 				}
 				got = consumeGAN(got, b.Data[0].F32, b.Data[1].F32, b.Label[0].F32, b.Label[1].F32)
-				v.recycle(b)
+				b.Release()
 			}
 			return nil
 		}, func() (err error) { want, err = ganPlain(f); return err })

@@ -14,6 +14,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
 // The parameters of the MNIST rows.
@@ -127,24 +128,23 @@ type mnistVariant struct {
 // reference is the same for both variants: a producer goroutine that does
 // everything, a channel of full batches and three recycled batch buffers.
 var mnistVariants = []mnistVariant{
-	{"", "pipeline: From(IDX) -> Shuffle(10000) -> Batch(128, Recycling) -> Tensorize, the consumer recycling tensors", 1},
+	{"", "pipeline: From(IDX) -> Shuffle(10000) -> Tensorize(sink of 128, Keep), the consumer releasing tensors", 1},
 	{"prefetch-tensors", "... -> Tensorize -> Buffered(2): batches assembled in a goroutine, " +
-		"the consumer hands each back with Sink.Recycle", 2},
+		"the consumer hands each back with Release", 2},
 	{"prefetch-batches", "... -> Batch(128, Recycling) -> Buffered(2) -> Tensorize: " +
 		"samples batched in a goroutine, normalised by the consumer", 2},
 }
 
 // mnistPipeline is the pipeline a user builds for a training epoch.
 type mnistPipeline struct {
-	r source.Reader[*sink.Tensors]
-	s *sink.Sink[mnist.Sample]
+	r source.Reader[*tensor.Batch]
 }
 
 // newMNISTPipeline builds: IDX files -> Shuffle(10000) -> Batch(128, Keep)
 // -> Tensorize (image float32 [784] in [-1, 1], label int64), with the
 // hand-over between goroutines where the variant puts it. Nothing is
 // allocated per batch: batches are recycled (Tensorize hands them back),
-// tensors are recycled by the consumer (Sink.Recycle), and both fields
+// tensors are released by the consumer (Batch.Release), and both fields
 // write their whole row (WritesAll), so recycled rows are not cleared
 // first.
 func newMNISTPipeline(f *mnistFiles, v mnistVariant) *mnistPipeline {
@@ -153,14 +153,15 @@ func newMNISTPipeline(f *mnistFiles, v mnistVariant) *mnistPipeline {
 		[]sink.Field[mnist.Sample]{sink.Float32("image", []int{mnist.Pixels}, ds.FillImage).WritesAll()},
 		[]sink.Field[mnist.Sample]{sink.Int64("label", nil, func(s mnist.Sample, dst []int64) { dst[0] = int64(s.Label) }).WritesAll()})
 	p := pipeline.From[mnist.Sample](ds).Shuffle(mnistShuffle, mnistSeed)
-	b := pipeline.Batch(p, mnistBatch, batch.Keep, batch.Recycling())
 	switch v.name {
 	case "prefetch-tensors":
-		return &mnistPipeline{r: pipeline.Tensorize(b, s).Buffered(2), s: s}
+		return &mnistPipeline{r: pipeline.Tensorize(p, s, batch.Keep).Buffered(2)}
 	case "prefetch-batches":
-		return &mnistPipeline{r: pipeline.Tensorize(b.Buffered(2), s), s: s}
+		// Batches made apart from the sink, to put the goroutine between them.
+		b := pipeline.Batch(p, mnistBatch, batch.Keep, batch.Recycling()).Buffered(2)
+		return &mnistPipeline{r: pipeline.TensorizeBatches(b, s)}
 	}
-	return &mnistPipeline{r: pipeline.Tensorize(b, s), s: s}
+	return &mnistPipeline{r: pipeline.Tensorize(p, s, batch.Keep)}
 }
 
 // epoch runs one pass (always epoch 0, so every run shuffles alike) and
@@ -173,7 +174,7 @@ func (p *mnistPipeline) epoch() (uint64, error) {
 			return 0, err
 		}
 		sum = consumeBatch(sum, t.Data[0].F32, t.Label[0].I64)
-		p.s.Recycle(t) // the next batches are written into this memory
+		t.Release() // the next batches are written into this memory
 	}
 	return sum, nil
 }

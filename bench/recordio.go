@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec/recordio"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 )
 
 // recordioFile returns the .rec file the recordio rows read: the photo set

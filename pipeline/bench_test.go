@@ -5,13 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reugn/go-streams"
-	"github.com/reugn/go-streams/flow"
-
 	"github.com/tensorfeed/tensorfeed/batch"
-	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
 
@@ -49,11 +46,11 @@ func BenchmarkBuilder(b *testing.B) {
 		return p
 	}
 	for _, steps := range []int{0, 1, 4} {
-		b.Run(fmt.Sprintf("steps=%d/direct", steps), func(b *testing.B) { readertest.Passes(b, direct(steps), benchPass) })
+		b.Run(fmt.Sprintf("steps=%d/direct", steps), func(b *testing.B) { sourcetest.Passes(b, direct(steps), benchPass) })
 		b.Run(fmt.Sprintf("steps=%d/builder-nostats", steps), func(b *testing.B) {
-			readertest.Passes(b, built(steps, pipeline.WithoutStats()), benchPass)
+			sourcetest.Passes(b, built(steps, pipeline.WithoutStats()), benchPass)
 		})
-		b.Run(fmt.Sprintf("steps=%d/builder", steps), func(b *testing.B) { readertest.Passes(b, built(steps), benchPass) })
+		b.Run(fmt.Sprintf("steps=%d/builder", steps), func(b *testing.B) { sourcetest.Passes(b, built(steps), benchPass) })
 	}
 }
 
@@ -67,9 +64,9 @@ func BenchmarkStatsSlowSamples(b *testing.B) {
 		return x
 	}
 	data := make([]int, 256)
-	b.Run("direct", func(b *testing.B) { readertest.Passes(b, stage.Map(source.Slice(data), spin), len(data)) })
+	b.Run("direct", func(b *testing.B) { sourcetest.Passes(b, stage.Map(source.Slice(data), spin), len(data)) })
 	b.Run("builder", func(b *testing.B) {
-		readertest.Passes(b, pipeline.Map(pipeline.From(source.Slice(data)), spin), len(data))
+		sourcetest.Passes(b, pipeline.Map(pipeline.From(source.Slice(data)), spin), len(data))
 	})
 }
 
@@ -96,28 +93,16 @@ func batches(n int) source.Reader[*payload] {
 	return source.Slice(bs)
 }
 
-// BenchmarkStreamsHop is the cost per batch of the go-streams bridge: a
-// direct pass, one go-streams PassThrough operator through Via, a Merge of
-// one and of two readers, and a Tee to a no-op second consumer. Batches
-// travel as pointers.
-func BenchmarkStreamsHop(b *testing.B) {
+// BenchmarkFanIn is the cost per batch of reading through FanIn: one
+// reader and two, against a direct pass. Batches travel as pointers.
+func BenchmarkFanIn(b *testing.B) {
 	const n = 1024
 	b.Run("direct", func(b *testing.B) { drainPassBatches(b, pipeline.From(batches(n)), n) })
-	b.Run("buffered", func(b *testing.B) { drainPassBatches(b, pipeline.From(batches(n)).Buffered(1), n) })
-	b.Run("via-passthrough", func(b *testing.B) {
-		drainPassBatches(b, pipeline.Via[*payload, *payload](pipeline.From(batches(n)), func(s streams.Source) streams.Outlet {
-			return s.Via(flow.NewPassThrough())
-		}), n)
+	b.Run("fan-in-1", func(b *testing.B) {
+		drainPassBatches(b, pipeline.FanIn([]source.Reader[*payload]{batches(n)}, 4), n)
 	})
-	b.Run("via-guarded-map", func(b *testing.B) {
-		drainPassBatches(b, pipeline.Via[*payload, *payload](pipeline.From(batches(n)), func(s streams.Source) streams.Outlet {
-			return s.Via(flow.NewMap(pipeline.Guard(func(p *payload) (*payload, error) { return p, nil }), 1))
-		}), n)
-	})
-	b.Run("merge-1", func(b *testing.B) { drainPassBatches(b, pipeline.Merge(batches(n)), n) })
-	b.Run("merge-2", func(b *testing.B) { drainPassBatches(b, pipeline.Merge(batches(n/2), batches(n/2)), n) })
-	b.Run("tee", func(b *testing.B) {
-		drainPassBatches(b, pipeline.From(batches(n)).Tee(func(*payload) error { return nil }), n)
+	b.Run("fan-in-2", func(b *testing.B) {
+		drainPassBatches(b, pipeline.FanIn([]source.Reader[*payload]{batches(n / 2), batches(n / 2)}, 4), n)
 	})
 }
 
@@ -125,7 +110,7 @@ func BenchmarkStreamsHop(b *testing.B) {
 // samples, and reports the cost per batch and per sample.
 func drainPassBatches(b *testing.B, r source.Reader[*payload], perPass int) {
 	b.Helper()
-	readertest.Passes(b, r, perPass)
+	sourcetest.Passes(b, r, perPass)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*perPass), "ns/batch")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*perPass*64), "ns/sample")
 }

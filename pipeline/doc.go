@@ -1,20 +1,23 @@
 // Package pipeline wires sources, stages, batches and sinks into one
-// readable pipeline, runs it over epochs, counts what every step does, and
-// bridges to go-streams for fan-in, fan-out and go-streams operators.
+// readable pipeline, runs it over epochs and counts what every step does.
+// Its subpackage gostreams bridges pipes to go-streams for fan-out and
+// go-streams operators.
 //
 // # Building
 //
 // From starts a *Pipe at any source.Reader. Steps that keep the element
 // type are methods (Shuffle, Filter, Take, Skip, Buffered, Repeat, Cache,
-// Shard, Tee); steps that change it are free functions, because Go methods
+// Shard); steps that change it are free functions, because Go methods
 // cannot add type parameters (Map, MapErr, ParallelMap, Enumerate, Zip2,
-// Batch, BatchFill, Tensorize, Apply, Via). Each returns a new Pipe, so a
-// whole pipeline reads top to bottom:
+// Batch, BatchFill, Tensorize, TensorizeBatches, Apply). FanIn starts a
+// pipe at several readers read at once. Each returns a new Pipe, so a whole
+// pipeline reads top to bottom, with the batch size written once, in the
+// sink that describes the tensors:
 //
+//	s := sink.New(64, data, label)
 //	p := pipeline.From(source.Slice(files))
 //	images := pipeline.ParallelMap(p, 4, decode).Shuffle(1000, seed)
-//	batches := pipeline.Batch(images, 64, batch.Pad).Buffered(2)
-//	tensors := pipeline.Tensorize(batches, s)
+//	tensors := pipeline.Tensorize(images, s, batch.Pad).Buffered(2)
 //
 // Every step delegates to the stage, batch or sink function of the same
 // name and has a name for stats and logs (the step's kind, or Named /
@@ -27,8 +30,9 @@
 // source.WithEpoch so that random stages draw from (seed, epoch):
 //
 //	for epoch, pass := range tensors.Epochs(ctx, 10) {
-//		for ts, err := range pass {
-//			...
+//		for b, err := range pass {
+//			... // train on b
+//			b.Release()
 //		}
 //	}
 //
@@ -45,34 +49,14 @@
 // per sample and step. Busy never shrinks along a synchronous chain, and
 // the difference of two snapshots taken between epochs equals the per-pass
 // log. Pipe.Stats returns a snapshot at any time, also while passes run.
-// The logger given with WithLogger (default zap.NewNop(); the global logger
-// is never used) receives an Info entry per epoch with every step's
-// counters as zap fields, and a Debug entry per pass of every step.
+// The logger of the context a pass runs with (tensorfeed.WithLogger; none,
+// and nothing is logged, by default) receives an Info entry per epoch with
+// every step's counters as zap fields, and a Debug entry per pass of every
+// step.
 //
 // # go-streams
 //
-// github.com/reugn/go-streams carries `any` over unbuffered goroutine
-// hops and has neither errors nor cancellation, so tensorfeed uses it on
-// batch-level edges and at the boundary, where a hop per batch is cheap:
-//
-//   - Merge: fan-in of several readers through flow.Merge.
-//   - Pipe.Tee and Pipe.TeeSink: fan-out through flow.FanOut to a second
-//     consumer while the pipe's consumer ranges the same elements.
-//   - ToStreams: a typed reader as a go-streams Source, for .Via(flow).To(sink).
-//   - FromStreams: a go-streams Outlet as a typed reader, with a type check
-//     that yields an error wrapping ErrType instead of panicking.
-//   - Via: go-streams operators as a typed step; Guard turns errors and
-//     panics in their functions into error elements.
-//
-// The bridge adds what go-streams lacks. Errors travel as error elements
-// (Guard) or on a side channel (the scope.Group of the goroutines that feed
-// go-streams, and StreamSource.Err). Cancellation stops the feeding
-// goroutines, which close their channels; go-streams operators then close
-// theirs in turn, and the pass reads its outlet to the end, so that when a
-// pass returns every go-streams goroutine it caused has left its loop and
-// every goroutine it started has been joined. A panic on a go-streams
-// goroutine cannot be recovered from outside, which is why user functions
-// go through Guard or run on goroutines the bridge owns (Tee). Carry
-// pointers or small values (a batch.Batch, a *sink.Tensors) across it,
-// never large structs by value.
+// Package pipeline/gostreams adapts pipes to and from
+// github.com/reugn/go-streams (Tee, TeeSink, Via, From, To), so that the
+// builder itself carries no `any`.
 package pipeline

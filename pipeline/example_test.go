@@ -3,11 +3,13 @@ package pipeline_test
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
@@ -27,7 +29,7 @@ func Example() {
 	s := sink.New(4,
 		[]sink.Field[point]{sink.Float32("x", []int{2}, func(p point, dst []float32) { copy(dst, p.X[:]) })},
 		[]sink.Field[point]{sink.Int32("y", nil, func(p point, dst []int32) { dst[0] = p.Y })})
-	tensors := pipeline.Tensorize(pipeline.Batch(p, 4, batch.Drop), s)
+	tensors := pipeline.Tensorize(p, s, batch.Drop) // batches of 4, the sink's size
 
 	for epoch, pass := range tensors.Epochs(context.Background(), 2) {
 		for ts, err := range pass {
@@ -37,6 +39,7 @@ func Example() {
 			x, _ := ts.Get("x")
 			y, _ := ts.Get("y")
 			fmt.Println(epoch, x.Shape, x.F32[:4], y.I32)
+			ts.Release() // the next batch may reuse this memory
 		}
 	}
 	// Output:
@@ -111,10 +114,12 @@ func ExamplePipe_Stats() {
 	// batch      passes 1 samples 4 busy+wait=wall true
 }
 
-func ExampleWithLogger() {
+// A pipeline logs through the logger of the context its passes run with.
+func Example_logger() {
 	core, logs := observer.New(zapcore.InfoLevel) // any *zap.Logger; zap.NewProduction() in a program
-	p := pipeline.From(source.Slice([]int{1, 2, 3}), pipeline.WithLogger(zap.New(core))).Take(2)
-	if err := p.Run(context.Background(), 2, func(int, int) error { return nil }); err != nil {
+	ctx := tensorfeed.WithLogger(context.Background(), zap.New(core))
+	p := pipeline.From(source.Slice([]int{1, 2, 3})).Take(2)
+	if err := p.Run(ctx, 2, func(int, int) error { return nil }); err != nil {
 		panic(err)
 	}
 	for _, e := range logs.All() {
@@ -124,4 +129,15 @@ func ExampleWithLogger() {
 	// Output:
 	// epoch done epoch 0 samples 2 stages 2
 	// epoch done epoch 1 samples 2 stages 2
+}
+
+func ExampleFanIn() {
+	train := pipeline.From(source.Slice([]string{"a1", "a2", "a3"}))
+	extra := source.Slice([]string{"b1", "b2"})
+	both := pipeline.FanIn([]source.Reader[string]{train, extra}, 4)
+	got, err := source.Collect(context.Background(), both)
+	slices.Sort(got) // the interleaving depends on timing
+	fmt.Println(got, err)
+	// Output:
+	// [a1 a2 a3 b1 b2] <nil>
 }

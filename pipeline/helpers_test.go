@@ -41,20 +41,6 @@ func failAfter(k int, err error) source.Reader[int] {
 	})
 }
 
-// panicAfter yields 0..k-1 and then panics with v.
-func panicAfter(k int, v any) source.Reader[int] {
-	return source.Func[int](func(ctx context.Context) iter.Seq2[int, error] {
-		return func(yield func(int, error) bool) {
-			for i := range k {
-				if !yield(i, nil) {
-					return
-				}
-			}
-			panic(v)
-		}
-	})
-}
-
 // collect runs one pass and returns its samples and the error it ended
 // with. It fails the test when a pass yields anything after an error.
 func collect[T any](t *testing.T, ctx context.Context, r source.Reader[T]) ([]T, error) {

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/batch"
-	"github.com/tensorfeed/tensorfeed/internal/readertest"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
 
@@ -169,7 +169,7 @@ func TestUpstreamErrorReachesConsumer(t *testing.T) {
 
 func TestEarlyBreakAndCancel(t *testing.T) {
 	p := pipeline.From(endless()).Buffered(8).Filter(func(x int) bool { return x%3 == 0 })
-	readertest.BreakAfter(t, p, 10)
+	sourcetest.BreakAfter(t, p, 10)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -210,8 +210,8 @@ func TestConstructorsPanic(t *testing.T) {
 	for name, f := range map[string]func(){
 		"From nil":   func() { pipeline.From[int](nil) },
 		"Apply nil":  func() { pipeline.Apply[int, int](pipeline.From(count(1)), nil) },
-		"Merge none": func() { pipeline.Merge[int]() },
-		"Tee nil":    func() { pipeline.From(count(1)).Tee(nil) },
+		"FanIn none": func() { pipeline.FanIn[int](nil, 1) },
+		"FanIn nil":  func() { pipeline.FanIn([]source.Reader[int]{nil}, 1) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {

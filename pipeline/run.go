@@ -7,6 +7,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tensorfeed/tensorfeed"
+
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -30,7 +32,7 @@ import (
 //
 // Each pass is ranged at most once, inside its loop body; a pass that is
 // not ranged reads nothing. When the body returns, one Info entry "epoch
-// done" is logged with the epoch, its samples, time, error and an array of
+// done" is logged, through tensorfeed.Logger(ctx), with the epoch, its samples, time, error and an array of
 // every step's counters for the epoch (see Stats). After an epoch in which
 // ctx was cancelled no further epoch starts.
 func (p *Pipe[T]) Epochs(ctx context.Context, n int) iter.Seq2[int, iter.Seq2[T, error]] {
@@ -40,7 +42,7 @@ func (p *Pipe[T]) Epochs(ctx context.Context, n int) iter.Seq2[int, iter.Seq2[T,
 			before := p.Stats()
 			start := time.Now()
 			more := yield(e, ep.all)
-			p.logEpoch(e, before, ep.samples, time.Since(start), ep.err)
+			p.logEpoch(ctx, e, before, ep.samples, time.Since(start), ep.err)
 			if !more || ctx.Err() != nil {
 				return
 			}
@@ -69,9 +71,8 @@ func (ep *epoch[T]) all(yield func(T, error) bool) {
 	}
 }
 
-func (p *Pipe[T]) logEpoch(e int, before Stats, samples int64, d time.Duration, err error) {
-	l := p.node.cfg.logger
-	ce := l.Check(zap.InfoLevel, "epoch done")
+func (p *Pipe[T]) logEpoch(ctx context.Context, e int, before Stats, samples int64, d time.Duration, err error) {
+	ce := tensorfeed.Logger(ctx).Check(zap.InfoLevel, "epoch done")
 	if ce == nil {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -74,12 +75,13 @@ func newNode(name string, cfg *config, parents ...*node) *node {
 // two of them, or to the consumer, is an event, and between two events
 // exactly one step of the chain is producing: it and every step after it
 // are Busy, the others Wait. The chain reads the clock on every event while
-// events are 2 µs or more apart on average (batches, slow decoding): then
+// events are slowEvent (2 µs, a threshold, not a measurement) or more apart
+// on average (batches, slow decoding): then
 // Busy and Wait are exact. Otherwise it times one interval between two
 // events in 64 to 191 (a random stride, so that the sample cannot lock onto
 // a periodic pattern such as a batch boundary) and counts it as many times
 // as the stride was long. The cost per sample and step is a countdown and a
-// store, a few ns (BenchmarkBuilder).
+// store (BenchmarkBuilder measures it).
 //
 // Because every timed interval is counted alike for all the steps of the
 // chain, a step's Busy can never come out below that of a step before it
@@ -275,6 +277,8 @@ type meter struct {
 	count int64 // samples delivered
 	timed int64 // deliveries that read the clock
 	raw   int64 // ns of timed intervals counted as busy since the last publication
+	// logger is the pass's (tensorfeed.Logger of its context), fetched once.
+	logger *zap.Logger
 	// published so far
 	pubAt                                time.Time
 	pubCount, pubTimed, pubBusy, pubWall int64
@@ -427,8 +431,7 @@ func (m *meter) end(epoch int, ended bool, err error) {
 	if err != nil {
 		m.n.errors.Add(1)
 	}
-	l := m.n.cfg.logger
-	if ce := l.Check(zap.DebugLevel, "pass done"); ce != nil {
+	if ce := m.logger.Check(zap.DebugLevel, "pass done"); ce != nil {
 		w, b := time.Duration(m.pubWall), time.Duration(m.pubBusy)
 		ce.Write(zap.String("stage", m.n.name), zap.Int("epoch", epoch), zap.Int64("samples", m.count),
 			zap.Duration("wall", w), zap.Duration("busy", b), zap.Duration("wait", w-b), zap.Error(err))
@@ -447,8 +450,9 @@ func instrument[T any](n *node, r source.Reader[T]) source.Reader[T] {
 	}
 	return source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
 		return func(yield func(T, error) bool) {
-			ep := n.epochs.Next(ctx)
+			ctx, ep := n.epochs.Start(ctx)
 			m, in := begin(ctx, n, now())
+			m.logger = tensorfeed.Logger(ctx)
 			s, down := m.seg, m.down
 			stopped := false // the consumer stopped, or the pass failed
 			ended := false   // the upstream pass returned on its own

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tensorfeed/tensorfeed"
+
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -139,9 +141,9 @@ func TestStatsSubAgreesWithPassLog(t *testing.T) {
 	core, logs := observer.New(zapcore.DebugLevel)
 	r := rand.New(rand.NewPCG(3, 3))
 	cost := func(int) time.Duration { return time.Duration(r.IntN(300)) * time.Nanosecond }
-	p := chain(c, 5000, cost, cost, WithLogger(zap.New(core)))
+	p := chain(c, 5000, cost, cost)
 	var subs []Stats
-	for _, pass := range p.Epochs(context.Background(), 3) {
+	for _, pass := range p.Epochs(tensorfeed.WithLogger(context.Background(), zap.New(core)), 3) {
 		before := p.Stats()
 		for range pass {
 			c.advance(time.Duration(r.IntN(1000)) * time.Nanosecond)

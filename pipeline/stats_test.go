@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tensorfeed/tensorfeed"
+
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -155,8 +157,8 @@ func TestWithoutStats(t *testing.T) {
 
 func TestLogs(t *testing.T) {
 	core, logs := observer.New(zapcore.DebugLevel)
-	p := pipeline.From(failAfter(3, errBoom), pipeline.WithLogger(zap.New(core))).Take(10)
-	for _, pass := range p.Epochs(context.Background(), 2) {
+	p := pipeline.From(failAfter(3, errBoom)).Take(10)
+	for _, pass := range p.Epochs(tensorfeed.WithLogger(context.Background(), zap.New(core)), 2) {
 		for range pass {
 		}
 	}
@@ -181,11 +183,12 @@ func TestLogs(t *testing.T) {
 		t.Fatalf("epoch entry's stages: %v", stages)
 	}
 
-	// The default logger is a no-op and the global logger is never used.
+	// Without a logger in the context nothing is logged, and the global
+	// logger is never used.
 	globalCore, globalLogs := observer.New(zapcore.DebugLevel)
 	undo := zap.ReplaceGlobals(zap.New(globalCore))
 	defer undo()
-	q := pipeline.From(count(3), pipeline.WithLogger(nil))
+	q := pipeline.From(count(3))
 	if err := q.Run(context.Background(), 1, func(int, int) error { return nil }); err != nil {
 		t.Fatal(err)
 	}

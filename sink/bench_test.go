@@ -68,7 +68,7 @@ func BenchmarkAssemble(b *testing.B) {
 					b.Fatal(err)
 				}
 				if c.recycle {
-					s.Recycle(ts)
+					ts.Release()
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*size), "ns/sample")
@@ -109,7 +109,7 @@ func BenchmarkTensorizeBuffered(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			s := sink.New(size, data, label)
-			r := stage.Buffered(sink.Tensorize(source.Slice(ready), s), 2)
+			r := stage.Buffered(sink.TensorizeBatches(source.Slice(ready), s), 2)
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.SetBytes(size * (784*4 + 8))
@@ -120,7 +120,7 @@ func BenchmarkTensorizeBuffered(b *testing.B) {
 						b.Fatal(err)
 					}
 					if recycle {
-						s.Recycle(ts)
+						ts.Release()
 					}
 					if n++; n == b.N {
 						break

@@ -23,28 +23,38 @@
 // types, as MXNet's provide_data and provide_label do, so a model can be
 // built before training starts.
 //
-// # Tensors and who owns them
+// # Batch size, once
 //
-// Assemble (or the [Tensorize] stage) writes each batch into [Tensors]:
-// flat, row-major slices with a shape. Every batch's tensors belong to the
-// caller, who may keep them, change them or pass them on; the sink never
-// writes into them again on its own.
-//
-// Reuse of memory is explicit: the consumer hands each batch back with
-// [Sink.Recycle] when it is done with it, and the sink keeps a free list of
-// recycled memory that Assemble and Tensorize draw from, so steady-state
-// assembly is allocation-free. Because only the consumer decides when a
-// batch is free, this is safe behind a prefetching stage (stage.Buffered)
-// that holds several batches at once. Tensorize in turn hands every batch
-// it has assembled back to its batch reader (batch.Recycling), so the whole
-// chain from samples to tensors can run without allocating per batch:
+// The batch size is given to [New], where the tensors are described, and
+// nowhere else: [Tensorize] groups samples into batches of that size itself,
+// with a batch.Policy for the last, short batch of a pass (keep, drop, pad,
+// or roll over into the next pass):
 //
 //	s := sink.New(128, data, label)
-//	batches := batch.Of(samples, 128, batch.Keep, batch.Recycling())
-//	for ts, err := range stage.Buffered(sink.Tensorize(batches, s), 2).All(ctx) {
-//		... // train on ts
-//		s.Recycle(ts)
+//	for b, err := range stage.Buffered(sink.Tensorize(samples, s, batch.Keep), 2).All(ctx) {
+//		... // train on b
+//		b.Release()
 //	}
+//
+// [TensorizeBatches] takes batches made elsewhere: batch.OfFill, or a batch
+// reader the user writes (PaddlePaddle's custom_batch_reader).
+//
+// # Tensors and who owns them
+//
+// Assemble and the Tensorize stages write each batch into a *tensor.Batch:
+// flat, row-major slices with a shape. Every batch belongs to the caller,
+// who may keep it, change it or pass it on; the sink never writes into it
+// again on its own.
+//
+// Reuse of memory is explicit: the consumer calls Release on each batch
+// when it is done with it (tensor's one recycling protocol), and the sink
+// keeps a free list of released memory that Assemble and Tensorize draw
+// from, so steady-state assembly is allocation-free. Because only the
+// consumer decides when a batch is free, this is safe behind a prefetching
+// stage (stage.Buffered) that holds several batches at once. The Tensorize
+// stages in turn hand every sample batch they have assembled back to its
+// batch reader (batch.Recycling), so the whole chain from samples to
+// tensors runs without allocating per batch.
 //
 // A sink clears a recycled row before the fill writes into it, so that a fill
 // may rely on zeros (a one-hot label). A field whose fill writes every
@@ -54,10 +64,10 @@
 // A short batch (the last one of a pass under batch.Keep) gives tensors
 // whose batch dimension is smaller than the sink's batch size; the shapes
 // of ProvideData and ProvideLabel are those of a full batch. Padding samples
-// of a batch are its last rows, and Tensors.Padded counts them.
+// of a batch are its last rows, and tensor.Batch.Padded counts them.
 //
 // # Data parallelism
 //
-// [Tensors.Split] cuts a batch into k parts for k devices (MXNet.jl's
+// tensor.Batch.Split cuts a batch into k parts for k devices (MXNet.jl's
 // load_data! with slices): views that share the batch's memory.
 package sink

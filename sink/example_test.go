@@ -63,7 +63,7 @@ func ExampleNew() {
 func ExampleTensorize() {
 	// Three samples in batches of two: the last batch is padded with the
 	// first sample of the pass, and Padded says so.
-	r := sink.Tensorize(batch.Of(source.Slice(digits), 2, batch.Pad), digitSink(2))
+	r := sink.Tensorize(source.Slice(digits), digitSink(2), batch.Pad)
 	for ts, err := range r.All(context.Background()) {
 		if err != nil {
 			panic(err)
@@ -80,7 +80,7 @@ func ExampleTensorize_shortBatch() {
 	// batch dimension than ProvideData announces.
 	s := digitSink(2)
 	fmt.Println(s.ProvideData()[0].Shape)
-	for ts, err := range sink.Tensorize(batch.Of(source.Slice(digits), 2, batch.Keep), s).All(context.Background()) {
+	for ts, err := range sink.Tensorize(source.Slice(digits), s, batch.Keep).All(context.Background()) {
 		if err != nil {
 			panic(err)
 		}
@@ -92,7 +92,7 @@ func ExampleTensorize_shortBatch() {
 	// [1 2 2]
 }
 
-func ExampleTensors_Split() {
+func Example_split() {
 	// Five samples over two devices: 3 and 2 rows, views of one batch. The
 	// padding sample is the last row, so it lands on the last device.
 	s := digitSink(5)
@@ -144,7 +144,7 @@ func Example_feedingMap() {
 
 func Example_customBatchReader() {
 	// PaddlePaddle's custom_batch_reader: any source.Reader[batch.Batch[T]]
-	// plugs into a sink. This one puts samples of the same class together.
+	// plugs into a sink through TensorizeBatches. This one puts samples of the same class together.
 	byClass := source.Func[batch.Batch[digit]](func(ctx context.Context) iter.Seq2[batch.Batch[digit], error] {
 		return func(yield func(batch.Batch[digit], error) bool) {
 			groups := map[int][]digit{}
@@ -158,7 +158,7 @@ func Example_customBatchReader() {
 			}
 		}
 	})
-	for ts, err := range sink.Tensorize(byClass, digitSink(2)).All(context.Background()) {
+	for ts, err := range sink.TensorizeBatches(byClass, digitSink(2)).All(context.Background()) {
 		if err != nil {
 			panic(err)
 		}
@@ -184,7 +184,7 @@ func ExampleSlice() {
 		[]sink.Field[token]{sink.Slice("ids", []int{3}, func(t token) []int32 { return t.IDs })},
 		[]sink.Field[token]{sink.Int64("label", nil, func(t token, dst []int64) { dst[0] = t.Label })})
 	tokens := []token{{[]int32{1, 2, 3}, 0}, {[]int32{4, 5, 6}, 1}, {[]int32{7, 8, 9}, 1}, {[]int32{10, 11}, 0}}
-	for ts, err := range sink.Tensorize(batch.Of(source.Slice(tokens), 2, batch.Keep), s).All(context.Background()) {
+	for ts, err := range sink.Tensorize(source.Slice(tokens), s, batch.Keep).All(context.Background()) {
 		if err != nil {
 			fmt.Println(err)
 			fmt.Println("bad data:", errors.Is(err, tensorfeed.ErrBadData))

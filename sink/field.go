@@ -98,14 +98,3 @@ func (f Field[T]) WritesAll() Field[T] {
 
 // Name returns the field's name.
 func (f Field[T]) Name() string { return f.name }
-
-// Desc describes a tensor before it exists: its name, its shape (batch
-// dimension first, for a full batch) and its element type.
-type Desc struct {
-	Name  string
-	Shape []int
-	DType sample.DType
-}
-
-// String formats d as "name dtype[shape]", e.g. "image float32[128 784]".
-func (d Desc) String() string { return fmt.Sprintf("%s %v%v", d.Name, d.DType, d.Shape) }

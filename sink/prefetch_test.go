@@ -8,6 +8,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
+	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
 // TestPrefetchKeepsEveryBatch puts Buffered(4) after Tensorize and checks
@@ -24,9 +25,9 @@ func TestPrefetchKeepsEveryBatch(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			s := newSink(4)
-			r := stage.Buffered(sink.Tensorize(batch.Of(source.Slice(rs), 4, batch.Keep, batch.Recycling()), s), 4)
-			var kept []*sink.Tensors
-			buffers := map[*sink.Tensors]bool{}
+			r := stage.Buffered(sink.TensorizeBatches(batch.Of(source.Slice(rs), 4, batch.Keep, batch.Recycling()), s), 4)
+			var kept []*tensor.Batch
+			buffers := map[*tensor.Batch]bool{}
 			bad := 0
 			for ts, err := range r.All(context.Background()) {
 				if err != nil {
@@ -39,7 +40,7 @@ func TestPrefetchKeepsEveryBatch(t *testing.T) {
 				kept = append(kept, ts)
 				buffers[ts] = true
 				if recycle {
-					s.Recycle(ts)
+					ts.Release()
 				}
 			}
 			if len(kept) != 100 || bad != 0 {

@@ -10,21 +10,19 @@ import (
 	"github.com/tensorfeed/tensorfeed/stage"
 )
 
-func ExampleSink_Recycle() {
+func Example_release() {
 	// Tensors are assembled ahead of the training loop, in Buffered's
-	// goroutine, while the loop still reads earlier batches. The loop hands
-	// each batch back when it is done with it, and the sink assembles later
-	// batches into that memory.
-	s := digitSink(1)
-	batches := batch.Of(source.Slice(digits), 1, batch.Keep, batch.Recycling())
-	r := stage.Buffered(sink.Tensorize(batches, s), 2)
+	// goroutine, while the loop still reads earlier batches. The loop
+	// releases each batch when it is done with it, and the sink assembles
+	// later batches into that memory.
+	r := stage.Buffered(sink.Tensorize(source.Slice(digits), digitSink(1), batch.Keep), 2)
 	for ts, err := range r.All(context.Background()) {
 		if err != nil {
 			panic(err)
 		}
 		img, _ := ts.Get("image")
 		fmt.Println(ts.Label[0].I64, img.F32)
-		s.Recycle(ts) // ts must not be used after this
+		ts.Release() // ts must not be used after this
 	}
 	// Output:
 	// [1] [0 1 1 0]
@@ -53,7 +51,7 @@ func ExampleField_WritesAll() {
 			panic(err)
 		}
 		fmt.Println(ts.Data[0].F32, ts.Label[0].F32)
-		s.Recycle(ts) // the next batch is written into this memory
+		ts.Release() // the next batch is written into this memory
 	}
 	// Output:
 	// [0 1 1 0] [0 1 0]

@@ -11,6 +11,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
+	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
 func TestRecycleAssemble(t *testing.T) {
@@ -20,7 +21,7 @@ func TestRecycleAssemble(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Recycle(a)
+	a.Release()
 	b, err := s.Assemble(batch.Batch[rec]{Samples: all[4:8]})
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +39,7 @@ func TestRecycleAssemble(t *testing.T) {
 	}
 	// A short batch in recycled memory, then a full one: shapes follow
 	// the batch and the one-hot rows hold a single 1.
-	s.Recycle(b)
+	b.Release()
 	d, err := s.Assemble(batch.Batch[rec]{Samples: all[9:]})
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +47,7 @@ func TestRecycleAssemble(t *testing.T) {
 	if d != b || !same(d, want(all[9:], 0)) {
 		t.Errorf("short batch in recycled memory: %+v", d)
 	}
-	s.Recycle(d)
+	d.Release()
 	e, err := s.Assemble(batch.Batch[rec]{Samples: all[1:5]})
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +63,7 @@ func TestRecycleShortBatchIsNotKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Recycle(short) // too small for a full batch: dropped
+	short.Release() // too small for a full batch: dropped
 	full, err := s.Assemble(batch.Batch[rec]{Samples: recs(4)})
 	if err != nil {
 		t.Fatal(err)
@@ -72,41 +73,49 @@ func TestRecycleShortBatchIsNotKept(t *testing.T) {
 	}
 }
 
-func TestRecyclePanics(t *testing.T) {
-	s, other := newSink(4), newSink(4)
+// TestReleaseRules checks what a Release that hands nothing back does:
+// nothing, and the memory of the batch is not handed out twice.
+func TestReleaseRules(t *testing.T) {
+	s := newSink(4)
 	ts, err := s.Assemble(batch.Batch[rec]{Samples: recs(4)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp := *ts
-	for name, f := range map[string]func(){
-		"other sink": func() { other.Recycle(ts) },
-		"split part": func() { s.Recycle(ts.Split(2)[0]) },
-		"copy":       func() { s.Recycle(&cp) },
-		"made by hand": func() {
-			s.Recycle(&sink.Tensors{})
-		},
-		"twice": func() {
-			s.Recycle(ts)
-			s.Recycle(ts)
-		},
-	} {
-		t.Run(name, func(t *testing.T) {
-			defer func() {
-				if recover() == nil {
-					t.Error("no panic")
-				}
-			}()
-			f()
-		})
+	ts.Split(2)[0].Release()                    // a view: nothing to hand back
+	tensor.NewBatch(nil, nil, 0, nil).Release() // made by hand
+	ts.Release()
+	ts.Release() // twice: the second does nothing
+	a, _ := s.Assemble(batch.Batch[rec]{Samples: recs(4)})
+	b, _ := s.Assemble(batch.Batch[rec]{Samples: recs(4)})
+	if a != ts || b == a || &b.Data[0].F32[0] == &a.Data[0].F32[0] {
+		t.Fatal("a batch released twice was handed out twice")
 	}
 }
 
-func TestRecycleNil(t *testing.T) {
+func TestReleaseOfACopyPanics(t *testing.T) {
+	ts, err := newSink(4).Assemble(batch.Batch[rec]{Samples: recs(4)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := *ts // keeps the owner: releasing it would hand out memory ts still shows
+	defer func() {
+		if recover() == nil {
+			t.Error("no panic")
+		}
+	}()
+	cp.Release()
+}
+
+func TestDeprecatedRecycle(t *testing.T) {
 	s := newSink(4)
 	s.Recycle(nil)
-	if _, err := s.Assemble(batch.Batch[rec]{Samples: recs(4)}); err != nil {
+	ts, err := s.Assemble(batch.Batch[rec]{Samples: recs(4)})
+	if err != nil {
 		t.Fatal(err)
+	}
+	s.Recycle(ts)
+	if again, _ := s.Assemble(batch.Batch[rec]{Samples: recs(4)}); again != ts {
+		t.Error("Recycle did not hand the memory back")
 	}
 }
 
@@ -117,9 +126,9 @@ func TestRecycleNil(t *testing.T) {
 func TestRecycleUnderPrefetch(t *testing.T) {
 	rs := recs(400)
 	s := newSink(4)
-	r := stage.Buffered(sink.Tensorize(batch.Of(source.Slice(rs), 4, batch.Keep, batch.Recycling()), s), 2)
+	r := stage.Buffered(sink.TensorizeBatches(batch.Of(source.Slice(rs), 4, batch.Keep, batch.Recycling()), s), 2)
 	var mu sync.Mutex
-	seen := map[*sink.Tensors]bool{}
+	seen := map[*tensor.Batch]bool{}
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Go(func() {
@@ -140,7 +149,7 @@ func TestRecycleUnderPrefetch(t *testing.T) {
 					for j := range ts.Label[1].F32 {
 						ts.Label[1].F32[j] = 7 // the consumer owns ts until Recycle
 					}
-					s.Recycle(ts)
+					ts.Release()
 					i++
 				}
 				if i != 100 {
@@ -176,11 +185,11 @@ func TestRecycleAllocs(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newSink(4)
-			r := stage.Buffered(sink.Tensorize(tt.batches, s), 2)
+			r := stage.Buffered(sink.TensorizeBatches(tt.batches, s), 2)
 			ctx := context.Background()
 			pass := func() {
 				for ts := range r.All(ctx) {
-					s.Recycle(ts)
+					ts.Release()
 				}
 			}
 			pass() // fills the free lists
@@ -214,14 +223,14 @@ func TestTensorizeRecyclesBatches(t *testing.T) {
 	})
 	i := 0
 	s := newSink(4)
-	for ts, err := range sink.Tensorize(watched, s).All(context.Background()) {
+	for ts, err := range sink.TensorizeBatches(watched, s).All(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !same(ts, want(rs[4*i:4*i+4], 0)) {
 			t.Errorf("batch %d: %+v", i, ts)
 		}
-		s.Recycle(ts)
+		ts.Release()
 		i++
 	}
 	if len(arrays) != 1 {
@@ -242,7 +251,7 @@ func TestWritesAll(t *testing.T) {
 			sink.Float32("onehot", []int{3}, oneHot),
 		}, nil)
 	}
-	check := func(t *testing.T, ts *sink.Tensors, marked, liar, onehot []float32) {
+	check := func(t *testing.T, ts *tensor.Batch, marked, liar, onehot []float32) {
 		t.Helper()
 		for i, w := range [][]float32{marked, liar, onehot} {
 			if got := ts.Data[i].F32; !slices.Equal(got, w) {
@@ -258,7 +267,7 @@ func TestWritesAll(t *testing.T) {
 		}
 		check(t, a, []float32{1, -1, 2, -2}, []float32{1, 0, 2, 0}, []float32{0, 1, 0, 0, 0, 1})
 		a.Data[1].F32[1] = 9 // stale values in the elements the liar skips
-		s.Recycle(a)
+		a.Release()
 		b, err := s.Assemble(batch.Batch[int]{Samples: []int{3, 4}})
 		if err != nil {
 			t.Fatal(err)

@@ -8,7 +8,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/sample"
+	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
 // ErrBatch is wrapped by the error Assemble returns for a batch that does
@@ -16,30 +18,15 @@ import (
 // outside 0..Len.
 var ErrBatch = errors.New("sink: batch does not fit")
 
-// Option configures a Sink.
-type Option interface{ apply(*config) }
+type config struct{}
 
-type config struct {
-	logger *zap.Logger
-}
-
-type optionFunc func(*config)
-
-func (f optionFunc) apply(c *config) { f(c) }
-
-// WithLogger sets the logger for debug messages (a short or padded batch,
-// the end of a Tensorize pass). The default, and what a nil logger means,
-// is zap.NewNop().
-func WithLogger(l *zap.Logger) Option {
-	if l == nil {
-		l = zap.NewNop()
-	}
-	return optionFunc(func(c *config) { c.logger = l })
-}
+// Option configures a Sink. No option is defined yet: a sink logs through
+// the logger of the context its passes run with (tensorfeed.WithLogger).
+type Option = option.Option[config]
 
 // Sink assembles batches of samples of type T into tensors. It is safe for
-// concurrent use: Assemble, Recycle and any number of Tensorize passes may
-// run at once.
+// concurrent use: Assemble, Batch.Release and any number of Tensorize passes
+// may run at once.
 type Sink[T any] struct {
 	size   int
 	fields []Field[T] // data, then label
@@ -47,13 +34,13 @@ type Sink[T any] struct {
 	offs   []int  // offset of each field in one sample's block of its dtype
 	per    [4]int // elements per sample of each dtype, by slot()
 	dims   int    // sum of len(Shape) over all tensors, batch dim included
-	cfg    config
 	rec    recycler
 }
 
-// recycler is a sink's free list of recycled arenas, all of full size.
+// recycler is a sink's free list of released arenas, all of full size.
 type recycler struct {
 	mu   sync.Mutex
+	size int // the sink's batch size: only arenas of this many rows are kept
 	free []*arena
 }
 
@@ -72,13 +59,9 @@ func New[T any](batchSize int, data []Field[T], label []Field[T], opts ...Option
 	if batchSize < 1 {
 		panic(fmt.Sprintf("sink: New: batch size %d", batchSize))
 	}
-	s := &Sink[T]{size: batchSize, nData: len(data), cfg: config{logger: zap.NewNop()}}
-	for _, o := range opts {
-		o.apply(&s.cfg)
-	}
-	if s.cfg.logger == nil {
-		s.cfg.logger = zap.NewNop()
-	}
+	s := &Sink[T]{size: batchSize, nData: len(data), rec: recycler{size: batchSize}}
+	var c config
+	option.Apply(&c, opts)
 	s.fields = append(append(make([]Field[T], 0, len(data)+len(label)), data...), label...)
 	if len(s.fields) == 0 {
 		panic("sink: New: no fields")
@@ -115,16 +98,16 @@ func slot(d sample.DType) int {
 
 // ProvideData describes the data tensors of a full batch, in order (MXNet's
 // provide_data). The result is new on every call.
-func (s *Sink[T]) ProvideData() []Desc { return s.descs(s.fields[:s.nData]) }
+func (s *Sink[T]) ProvideData() []tensor.Desc { return s.descs(s.fields[:s.nData]) }
 
 // ProvideLabel describes the label tensors of a full batch, in order
 // (MXNet's provide_label). The result is new on every call.
-func (s *Sink[T]) ProvideLabel() []Desc { return s.descs(s.fields[s.nData:]) }
+func (s *Sink[T]) ProvideLabel() []tensor.Desc { return s.descs(s.fields[s.nData:]) }
 
-func (s *Sink[T]) descs(fs []Field[T]) []Desc {
-	out := make([]Desc, len(fs))
+func (s *Sink[T]) descs(fs []Field[T]) []tensor.Desc {
+	out := make([]tensor.Desc, len(fs))
 	for i, f := range fs {
-		out[i] = Desc{Name: f.name, Shape: append([]int{s.size}, f.shape...), DType: f.dtype}
+		out[i] = tensor.Desc{Name: f.name, Shape: append([]int{s.size}, f.shape...), DType: f.dtype}
 	}
 	return out
 }
@@ -133,32 +116,36 @@ func (s *Sink[T]) descs(fs []Field[T]) []Desc {
 func (s *Sink[T]) BatchSize() int { return s.size }
 
 // Assemble writes the samples of b, padding included, into tensors: row i of
-// every tensor holds b.Samples[i], and Tensors.Padded is b.Padded. A batch
-// shorter than the batch size gives tensors with a smaller batch dimension.
+// every tensor holds b.Samples[i], and the result's Padded is b.Padded. A
+// batch shorter than the batch size gives tensors with a smaller batch
+// dimension.
 //
 // The tensors are owned by the caller: new memory, or memory handed back
-// with Recycle. The sink never writes into them again unless the caller
-// recycles them.
+// with tensor.Batch.Release. The sink never writes into them again unless
+// the caller releases them.
 //
 // A batch with more samples than the batch size, or whose Padded is outside
 // 0..Len, is an error wrapping ErrBatch. A sample that does not fit a field
 // made by Slice is an error wrapping ErrSampleShape (and so
 // tensorfeed.ErrBadData). On error no tensors are returned.
-func (s *Sink[T]) Assemble(b batch.Batch[T]) (*Tensors, error) {
-	return s.assemble(b)
+func (s *Sink[T]) Assemble(b batch.Batch[T]) (*tensor.Batch, error) {
+	return s.assemble(b, nop)
 }
 
-// arena is the memory of one batch's tensors.
+var nop = zap.NewNop()
+
+// arena is the memory of one batch's tensors. It is the tensor.Recycler of
+// the batch it holds: Release hands it back to the sink's free list.
 type arena struct {
-	ts    *Tensors
-	all   []Tensor // Data then Label
+	b     *tensor.Batch
+	all   []tensor.Tensor // Data then Label
 	f32   []float32
 	i32   []int32
 	i64   []int64
 	u8    []uint8
 	rows  int       // the most samples it holds
 	owner *recycler // the sink that made it
-	free  bool      // recycled and not yet taken again
+	free  bool      // released and not yet taken again
 }
 
 // newArena allocates tensors for up to rows samples.
@@ -170,7 +157,7 @@ func (s *Sink[T]) newArena(rows int) *arena {
 		i32:   make([]int32, rows*s.per[1]),
 		i64:   make([]int64, rows*s.per[2]),
 		u8:    make([]uint8, rows*s.per[3]),
-		all:   make([]Tensor, len(s.fields)),
+		all:   make([]tensor.Tensor, len(s.fields)),
 	}
 	shapes := make([]int, s.dims)
 	for i, f := range s.fields {
@@ -178,52 +165,45 @@ func (s *Sink[T]) newArena(rows int) *arena {
 		sh := shapes[:n:n]
 		shapes = shapes[n:]
 		copy(sh[1:], f.shape)
-		a.all[i] = Tensor{Name: f.name, Shape: sh, DType: f.dtype}
+		a.all[i] = tensor.Tensor{Name: f.name, Shape: sh, DType: f.dtype}
 	}
-	a.ts = &Tensors{Data: a.all[:s.nData:s.nData], Label: a.all[s.nData:], a: a}
+	a.b = tensor.NewBatch(a.all[:s.nData:s.nData], a.all[s.nData:], 0, nil)
 	return a
 }
 
-// Recycle hands back tensors that Assemble or Tensorize returned, so that
-// the sink writes a later batch into their memory instead of allocating.
-// It is the only way a sink reuses memory, so reuse is always explicit and
-// safe with prefetching: ts belongs to the caller until the call and must
-// not be used after it (nor any Split of it), however many other batches
-// are in flight. A sink never takes memory back on its own, because a
-// prefetching stage (stage.Buffered) may still hold batches the consumer
-// has not read.
-// Recycle may be called from any goroutine, typically by the training loop
-// after a stage.Buffered that prefetches tensors:
+// Recycle takes the arena's batch back: the consumer called Release, so
+// the sink may write a later batch into its memory. The sink keeps the
+// memory in a free list that Assemble and every pass of Tensorize draw
+// from, so it holds as many batches as were in flight at once and, in
+// steady state, assembles without allocating. The memory of a short batch
+// is not kept (a later full batch would not fit).
 //
-//	for ts, err := range stage.Buffered(sink.Tensorize(batches, s), 2).All(ctx) {
-//		... // train on ts
-//		s.Recycle(ts)
-//	}
-//
-// The sink keeps the recycled memory in a free list that Assemble and every
-// pass of Tensorize draw from, so it holds as many batches as were in
-// flight at once and, in steady state, assembles without allocating.
-// Tensors of a short batch are not kept (a later full batch would not fit).
-//
-// Recycle does nothing with nil. It panics when ts was not returned by this sink
-// (a Split part, another sink's tensors, a copy of *ts) or was already
-// recycled.
-func (s *Sink[T]) Recycle(ts *Tensors) {
-	if ts == nil {
+// Only the consumer releases, never the sink on its own: a prefetching
+// stage (stage.Buffered) may still hold batches the consumer has not read.
+// Recycle panics when b is not the batch the arena handed out (a copy of
+// *b that kept its owner).
+func (a *arena) Recycle(b *tensor.Batch) {
+	if b != a.b {
+		panic("sink: Release of a copy of a batch that this sink assembled")
+	}
+	r := a.owner
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if a.free {
 		return
 	}
-	a := ts.a
-	if a == nil || a.ts != ts || a.owner != &s.rec {
-		panic("sink: Recycle of tensors that this sink did not assemble")
-	}
-	s.rec.mu.Lock()
-	defer s.rec.mu.Unlock()
-	if a.free {
-		panic("sink: Recycle of tensors already recycled")
-	}
 	a.free = true
-	if a.rows == s.size {
-		s.rec.free = append(s.rec.free, a)
+	if a.rows == r.size {
+		r.free = append(r.free, a)
+	}
+}
+
+// Recycle hands b back to the sink that made it.
+//
+// Deprecated: use b.Release.
+func (s *Sink[T]) Recycle(b *tensor.Batch) {
+	if b != nil {
+		b.Release()
 	}
 }
 
@@ -257,7 +237,9 @@ func (s *Sink[T]) putBack(a *arena) {
 	s.rec.free = append(s.rec.free, a)
 }
 
-func (s *Sink[T]) assemble(b batch.Batch[T]) (*Tensors, error) {
+// assemble is Assemble; logger receives the debug entry of a short or
+// padded batch.
+func (s *Sink[T]) assemble(b batch.Batch[T], logger *zap.Logger) (*tensor.Batch, error) {
 	n := len(b.Samples)
 	if n > s.size {
 		return nil, fmt.Errorf("%w: %d samples, batch size %d", ErrBatch, n, s.size)
@@ -267,7 +249,7 @@ func (s *Sink[T]) assemble(b batch.Batch[T]) (*Tensors, error) {
 	}
 	a, fresh := s.take(n)
 	if n < s.size || b.Padded > 0 {
-		if ce := s.cfg.logger.Check(zap.DebugLevel, "sink: short or padded batch"); ce != nil {
+		if ce := logger.Check(zap.DebugLevel, "sink: short or padded batch"); ce != nil {
 			ce.Write(zap.Int("samples", n), zap.Int("padded", b.Padded), zap.Int("batch_size", s.size))
 		}
 	}
@@ -313,8 +295,9 @@ func (s *Sink[T]) assemble(b batch.Batch[T]) (*Tensors, error) {
 				ErrSampleShape, f.name, row, got, f.elems, f.shape)
 		}
 	}
-	a.ts.Padded = b.Padded
-	return a.ts, nil
+	a.b.Padded = b.Padded
+	a.b.SetOwner(a)
+	return a.b, nil
 }
 
 // fillRows writes sample i into row i of dst, e elements per row. With

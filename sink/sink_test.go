@@ -8,6 +8,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
 // rec is a sample with a member of every element type.
@@ -58,15 +59,15 @@ func newSink(size int, opts ...sink.Option) *sink.Sink[rec] {
 }
 
 // want returns the tensors expected for samples from..to-1 with padded.
-func want(samples []rec, padded int) *sink.Tensors {
+func want(samples []rec, padded int) *tensor.Batch {
 	n := len(samples)
-	ts := &sink.Tensors{
-		Data: []sink.Tensor{
+	ts := &tensor.Batch{
+		Data: []tensor.Tensor{
 			{Name: "pix", Shape: []int{n, 2, 2}, DType: sample.Float32, F32: []float32{}},
 			{Name: "tok", Shape: []int{n, 3}, DType: sample.Int32, I32: []int32{}},
 			{Name: "raw", Shape: []int{n, 2}, DType: sample.Uint8, U8: []uint8{}},
 		},
-		Label: []sink.Tensor{
+		Label: []tensor.Tensor{
 			{Name: "label", Shape: []int{n}, DType: sample.Int64, I64: []int64{}},
 			{Name: "onehot", Shape: []int{n, 3}, DType: sample.Float32, F32: []float32{}},
 		},
@@ -86,19 +87,19 @@ func want(samples []rec, padded int) *sink.Tensors {
 
 // same reports whether got holds the tensors of want. It compares what a
 // user sees (Data, Label, Padded), not the memory behind got.
-func same(got, want *sink.Tensors) bool {
+func same(got, want *tensor.Batch) bool {
 	return got != nil && reflect.DeepEqual(got.Data, want.Data) &&
 		reflect.DeepEqual(got.Label, want.Label) && got.Padded == want.Padded
 }
 
 func TestProvide(t *testing.T) {
 	s := newSink(8)
-	wantData := []sink.Desc{
+	wantData := []tensor.Desc{
 		{Name: "pix", Shape: []int{8, 2, 2}, DType: sample.Float32},
 		{Name: "tok", Shape: []int{8, 3}, DType: sample.Int32},
 		{Name: "raw", Shape: []int{8, 2}, DType: sample.Uint8},
 	}
-	wantLabel := []sink.Desc{
+	wantLabel := []tensor.Desc{
 		{Name: "label", Shape: []int{8}, DType: sample.Int64},
 		{Name: "onehot", Shape: []int{8, 3}, DType: sample.Float32},
 	}
@@ -155,11 +156,11 @@ func TestAssemble(t *testing.T) {
 				if w := want(tt.b.Samples, tt.padded); !same(ts, w) {
 					t.Errorf("got  %+v\nwant %+v", ts, w)
 				}
-				if ts.Rows() != len(tt.b.Samples) {
-					t.Errorf("Rows %d, want %d", ts.Rows(), len(tt.b.Samples))
+				if ts.Len() != len(tt.b.Samples) {
+					t.Errorf("Rows %d, want %d", ts.Len(), len(tt.b.Samples))
 				}
 				if mode == "recycle" {
-					s.Recycle(ts) // the next case writes into this memory
+					ts.Release() // the next case writes into this memory
 				}
 			})
 		}
@@ -199,7 +200,7 @@ func TestAssembleRecycled(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &a.Data[0].F32[0]
-	s.Recycle(a)
+	a.Release()
 	b, err := s.Assemble(batch.Batch[rec]{Samples: all[4:]})
 	if err != nil {
 		t.Fatal(err)
@@ -213,12 +214,12 @@ func TestAssembleRecycled(t *testing.T) {
 		t.Errorf("got  %+v\nwant %+v", b, w)
 	}
 	// A short batch, then a full one again.
-	s.Recycle(b)
+	b.Release()
 	short, err := s.Assemble(batch.Batch[rec]{Samples: all[:1]})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Recycle(short)
+	short.Release()
 	c, err := s.Assemble(batch.Batch[rec]{Samples: all[2:6], Padded: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +237,7 @@ func TestAssembleRecycledAllocs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.Recycle(ts)
+		ts.Release()
 	}); n != 0 {
 		t.Errorf("%v allocations per recycled batch, want 0", n)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
 // vec is a sample whose members are slices of any length.
@@ -81,7 +82,7 @@ func TestSliceWrongLengthIsAnError(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkVecs(t, ok, good)
-			s.Recycle(ok)
+			ok.Release()
 		})
 	}
 }
@@ -91,7 +92,7 @@ func TestSliceTensorizeNamesTheBatch(t *testing.T) {
 	vs[3].I = vs[3].I[:1]
 	var errs []error
 	n := 0
-	for _, err := range sink.Tensorize(batch.Of(source.Slice(vs), 2, batch.Keep), vecSink(2)).All(context.Background()) {
+	for _, err := range sink.TensorizeBatches(batch.Of(source.Slice(vs), 2, batch.Keep), vecSink(2)).All(context.Background()) {
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -105,10 +106,10 @@ func TestSliceTensorizeNamesTheBatch(t *testing.T) {
 	}
 }
 
-func checkVecs(t *testing.T, ts *sink.Tensors, in []vec) {
+func checkVecs(t *testing.T, ts *tensor.Batch, in []vec) {
 	t.Helper()
 	n := len(in)
-	want := []sink.Tensor{
+	want := []tensor.Tensor{
 		{Name: "f", Shape: []int{n, 2, 2}, DType: sample.Float32},
 		{Name: "i", Shape: []int{n, 3}, DType: sample.Int32},
 		{Name: "u", Shape: []int{n, 2}, DType: sample.Uint8},
@@ -146,7 +147,7 @@ func TestSliceCopies(t *testing.T) {
 			t.Error("the tensor shares memory with a sample")
 		}
 		in[0].F[0] = 1
-		s.Recycle(ts)
+		ts.Release()
 	}
 }
 
@@ -158,7 +159,7 @@ func TestSliceAllocs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.Recycle(ts)
+		ts.Release()
 	}); n != 0 {
 		t.Errorf("%v allocations per recycled batch, want 0", n)
 	}

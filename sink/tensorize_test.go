@@ -11,6 +11,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
 func TestTensorize(t *testing.T) {
@@ -18,8 +19,8 @@ func TestTensorize(t *testing.T) {
 	for _, mode := range []string{"fresh", "recycle"} {
 		t.Run(mode, func(t *testing.T) {
 			s := newSink(4)
-			r := sink.Tensorize(batch.Of(source.Slice(rs), 4, batch.Pad), s)
-			wants := []*sink.Tensors{
+			r := sink.Tensorize(source.Slice(rs), s, batch.Pad)
+			wants := []*tensor.Batch{
 				want(rs[0:4], 0),
 				want(rs[4:8], 0),
 				want([]rec{rs[8], rs[9], rs[0], rs[1]}, 2),
@@ -34,7 +35,7 @@ func TestTensorize(t *testing.T) {
 						t.Fatalf("pass %d batch %d: got %+v", pass, i, ts)
 					}
 					if mode == "recycle" {
-						s.Recycle(ts)
+						ts.Release()
 					}
 					i++
 				}
@@ -49,7 +50,7 @@ func TestTensorize(t *testing.T) {
 func TestTensorizeOwnership(t *testing.T) {
 	rs := recs(8)
 	s := newSink(4)
-	r := sink.Tensorize(batch.Of(source.Slice(rs), 4, batch.Keep), s)
+	r := sink.TensorizeBatches(batch.Of(source.Slice(rs), 4, batch.Keep), s)
 	fresh, err := source.Collect(context.Background(), r)
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +59,7 @@ func TestTensorizeOwnership(t *testing.T) {
 		t.Error("kept batches must stay intact")
 	}
 	// Recycled tensors come back in a later pass, and only then.
-	s.Recycle(fresh[0])
+	fresh[0].Release()
 	again, err := source.Collect(context.Background(), r)
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +94,7 @@ func TestTensorizeErrors(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var oks, errs int
-			for ts, err := range sink.Tensorize(tt.r, newSink(tt.size)).All(context.Background()) {
+			for ts, err := range sink.TensorizeBatches(tt.r, newSink(tt.size)).All(context.Background()) {
 				if err != nil {
 					errs++
 					if ts != nil || !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.msg) {
@@ -111,7 +112,7 @@ func TestTensorizeErrors(t *testing.T) {
 }
 
 func TestTensorizeEarlyBreakAndCancel(t *testing.T) {
-	r := sink.Tensorize(batch.Of(source.Slice(recs(2000)), 2, batch.Keep), newSink(2))
+	r := sink.TensorizeBatches(batch.Of(source.Slice(recs(2000)), 2, batch.Keep), newSink(2))
 	n := 0
 	for range r.All(context.Background()) {
 		n++
@@ -141,7 +142,7 @@ func TestTensorizeEarlyBreakAndCancel(t *testing.T) {
 func TestTensorizeConcurrentPassesWithRecycle(t *testing.T) {
 	rs := recs(40)
 	s := newSink(4)
-	r := sink.Tensorize(batch.Of(source.Slice(rs), 4, batch.Keep), s)
+	r := sink.TensorizeBatches(batch.Of(source.Slice(rs), 4, batch.Keep), s)
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
@@ -154,7 +155,7 @@ func TestTensorizeConcurrentPassesWithRecycle(t *testing.T) {
 				if !same(ts, want(rs[4*i:4*i+4], 0)) {
 					t.Errorf("batch %d overwritten by another pass", i)
 				}
-				s.Recycle(ts)
+				ts.Release()
 				i++
 			}
 		})

@@ -68,7 +68,8 @@ type Desc struct {
 	DType sample.DType
 }
 
-func (d Desc) String() string { return fmt.Sprintf("%s%v %s", d.Name, d.Shape, d.DType) }
+// String formats d as "name dtype[shape]", e.g. "image float32[128 784]".
+func (d Desc) String() string { return fmt.Sprintf("%s %v%v", d.Name, d.DType, d.Shape) }
 
 // Recycler is implemented by producers of batches that reuse their memory:
 // Release hands a batch back to the Recycler that made it.

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tensorfeed/tensorfeed"
+
 	"go.uber.org/zap"
 	"gonum.org/v1/gonum/mat"
 
@@ -61,10 +63,10 @@ type result struct {
 func layouts(cfg config) ([]string, []*csv.Reader, error) {
 	all := map[string]*csv.Reader{
 		"csviter": csv.New(filepath.Join(cfg.DataDir, "iris_data.csv"), csv.DataShape(4),
-			csv.LabelFile(filepath.Join(cfg.DataDir, "iris_label.csv")), csv.WithLogger(cfg.Log)),
+			csv.LabelFile(filepath.Join(cfg.DataDir, "iris_label.csv"))),
 		"header": csv.New(filepath.Join(cfg.DataDir, "iris.data"), csv.Header(),
 			csv.LabelColumns(csv.Name("Name")),
-			csv.Classes("Iris-setosa", "Iris-versicolor", "Iris-virginica"), csv.WithLogger(cfg.Log)),
+			csv.Classes("Iris-setosa", "Iris-versicolor", "Iris-virginica")),
 	}
 	switch cfg.Layout {
 	case "all":
@@ -79,6 +81,7 @@ func run(ctx context.Context, cfg config, out io.Writer) ([]result, error) {
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
+	ctx = tensorfeed.WithLogger(ctx, cfg.Log)
 	if cfg.Progress == nil {
 		cfg.Progress = io.Discard
 	}
@@ -159,14 +162,11 @@ func train(ctx context.Context, cfg config, name string, r *csv.Reader, out io.W
 	if err != nil {
 		return result{}, err
 	}
-	s, err := r.Sink(cfg.BatchSize)
-	if err != nil {
-		return result{}, err
-	}
+	s := layout.Sink(cfg.BatchSize)
 	// rows -> training rows -> standardise -> cache -> shuffle -> batch -> tensors
 	p := pipeline.From[csv.Row](trainRows, pipeline.WithName(name))
 	p = pipeline.Map(p, std.apply).Named("standardize").Cache().Shuffle(1024, cfg.Seed)
-	tensors := pipeline.Tensorize(pipeline.Batch(p, cfg.BatchSize, batch.Keep), s)
+	tensors := pipeline.Tensorize(p, s, batch.Keep)
 
 	rnd := source.NewRand(cfg.Seed, 0, -2)
 	model := nn.Sequential{nn.NewLinear(features, classes, 1, rnd)} // softmax regression
@@ -183,7 +183,7 @@ func train(ctx context.Context, cfg config, name string, r *csv.Reader, out io.W
 				bar.Finish()
 				return result{}, err
 			}
-			n := ts.Rows()
+			n := ts.Len()
 			x = nn.FromFloat32(x, n, features, ts.Data[0].F32)
 			labels = toClasses(ts.Label[0].F32, labels)
 			nn.ZeroGrad(params)
@@ -193,6 +193,7 @@ func train(ctx context.Context, cfg config, name string, r *csv.Reader, out io.W
 			opt.Step(params)
 			lossSum += loss * float64(n)
 			rows += n
+			ts.Release()
 		}
 		if rows == 0 {
 			return result{}, fmt.Errorf("epoch %d: no training rows", epoch)
@@ -212,11 +213,11 @@ func train(ctx context.Context, cfg config, name string, r *csv.Reader, out io.W
 	// Held-out rows, standardised with the training statistics.
 	test := stage.Map(split(r, cfg.HoldEvery, true), std.apply)
 	right := 0
-	for ts, err := range sink.Tensorize(batch.Of(test, cfg.BatchSize, batch.Keep), s).All(ctx) {
+	for ts, err := range sink.Tensorize(test, s, batch.Keep).All(ctx) {
 		if err != nil {
 			return result{}, err
 		}
-		n := ts.Rows()
+		n := ts.Len()
 		pred := nn.Argmax(model.Forward(nn.FromFloat32(nil, n, features, ts.Data[0].F32), false), nil)
 		for i, c := range toClasses(ts.Label[0].F32, nil) {
 			if pred[i] == c {
@@ -224,6 +225,7 @@ func train(ctx context.Context, cfg config, name string, r *csv.Reader, out io.W
 			}
 		}
 		res.Test += n
+		ts.Release()
 	}
 	if res.Test == 0 {
 		return result{}, fmt.Errorf("no held-out rows")

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/tensor"
+
 	"go.uber.org/zap"
 	"gonum.org/v1/gonum/mat"
 
@@ -98,13 +101,13 @@ func newSink(batchSize, noiseDim int) *sink.Sink[gsample] {
 
 // newPipe composes the three readers and turns them into batches of
 // tensors.
-func newPipe(cfg config, s *sink.Sink[gsample]) (*pipeline.Pipe[*sink.Tensors], int, error) {
+func newPipe(cfg config, s *sink.Sink[gsample]) (*pipeline.Pipe[*tensor.Batch], int, error) {
 	ds := mnist.Train(cfg.DataDir)
 	n, err := ds.Len()
 	if err != nil {
 		return nil, 0, fmt.Errorf("MNIST training set (run from the repository root, or pass -data): %w", err)
 	}
-	images := pipeline.From[mnist.Sample](ds, pipeline.WithLogger(cfg.PipeLog), pipeline.WithName("mnist"))
+	images := pipeline.From[mnist.Sample](ds, pipeline.WithName("mnist"))
 	if cfg.TrainLimit > 0 && cfg.TrainLimit < n {
 		images, n = images.Take(cfg.TrainLimit), cfg.TrainLimit
 	}
@@ -114,8 +117,7 @@ func newPipe(cfg config, s *sink.Sink[gsample]) (*pipeline.Pipe[*sink.Tensors], 
 	composed := pipeline.Apply(images, func(r source.Reader[mnist.Sample]) source.Reader[gsample] {
 		return stage.Zip3(r, noise, labels, stage.Shortest())
 	}).Named("zip3")
-	batches := pipeline.Batch(composed, cfg.BatchSize, batch.Drop)
-	return pipeline.Tensorize(batches, s).Buffered(cfg.Prefetch).Named("prefetch"), n / cfg.BatchSize, nil
+	return pipeline.Tensorize(composed, s, batch.Drop).Buffered(cfg.Prefetch).Named("prefetch"), n / cfg.BatchSize, nil
 }
 
 // gan holds the two networks and their optimisers.
@@ -194,6 +196,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 	if cfg.Progress == nil {
 		cfg.Progress = io.Discard
 	}
+	ctx = tensorfeed.WithLogger(ctx, cfg.PipeLog)
 	s := newSink(cfg.BatchSize, cfg.NoiseDim)
 	pipe, perEpoch, err := newPipe(cfg, s)
 	if err != nil {
@@ -234,7 +237,7 @@ epochs:
 				return nil, err
 			}
 			img, noise := ts.Data[0], ts.Data[1]
-			rows := img.Rows()
+			rows := img.Len()
 			if step == 0 {
 				res.Real = filepath.Join(cfg.OutDir, "real.png")
 				grid := &imgrid.Grid{H: mnist.Rows, W: mnist.Cols, Channels: 1, Cols: 8, Scale: 2}
@@ -252,6 +255,7 @@ epochs:
 				realT = append(realT, cfg.Smooth*float64(ts.Label[0].F32[i]))
 				fakeT = append(fakeT, float64(ts.Label[1].F32[i]))
 			}
+			ts.Release() // real, z and the targets hold copies
 			dl, gl := m.step(real, z, realT, fakeT)
 			if math.IsNaN(dl) || math.IsNaN(gl) {
 				return nil, fmt.Errorf("step %d: loss is NaN", step)

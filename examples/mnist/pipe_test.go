@@ -54,8 +54,8 @@ func TestTrainPipeAlignment(t *testing.T) {
 			img, _ := ts.Get("image")
 			lbl, _ := ts.Get("label")
 			idx, _ := ts.Get("index")
-			if img.Rows() != 32 {
-				t.Fatalf("batch of %d rows", img.Rows())
+			if img.Len() != 32 {
+				t.Fatalf("batch of %d rows", img.Len())
 			}
 			for r, i := range idx.I32 {
 				if i < 0 || i >= 300 {

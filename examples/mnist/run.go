@@ -7,6 +7,9 @@ import (
 	"math"
 	"time"
 
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/tensor"
+
 	"go.uber.org/zap"
 	"gonum.org/v1/gonum/mat"
 
@@ -34,7 +37,7 @@ type config struct {
 	TestLimit  int // test samples; 0 means all
 
 	Log      *zap.Logger
-	PipeLog  *zap.Logger // the pipeline's own logger: one entry per epoch, per pass at debug level
+	PipeLog  *zap.Logger // the logger of the passes (tensorfeed.WithLogger): one entry per epoch, per pass at debug level
 	Progress io.Writer   // where progress bars go; nil for none
 }
 
@@ -112,20 +115,19 @@ func newSink(batchSize int) *sink.Sink[mnist.Sample] {
 //	MNIST files -> cache (the files are read and un-gzipped once) -> shuffle
 //	(whole set, new order every epoch) -> batch -> tensors (normalised
 //	pixels, labels) -> prefetch
-func trainPipe(cfg config, s *sink.Sink[mnist.Sample]) (*pipeline.Pipe[*sink.Tensors], int, error) {
+func trainPipe(cfg config, s *sink.Sink[mnist.Sample]) (*pipeline.Pipe[*tensor.Batch], int, error) {
 	cfg.fillDefaults()
-	ds := mnist.Train(cfg.DataDir, mnist.WithLogger(cfg.Log))
+	ds := mnist.Train(cfg.DataDir)
 	n, err := ds.Len()
 	if err != nil {
 		return nil, 0, fmt.Errorf("MNIST training set (run from the repository root, or pass -data): %w", err)
 	}
-	p := pipeline.From[mnist.Sample](ds, pipeline.WithLogger(cfg.PipeLog), pipeline.WithName("mnist"))
+	p := pipeline.From[mnist.Sample](ds, pipeline.WithName("mnist"))
 	if cfg.TrainLimit > 0 && cfg.TrainLimit < n {
 		p, n = p.Take(cfg.TrainLimit), cfg.TrainLimit
 	}
 	p = p.Cache().Shuffle(n, cfg.Seed)
-	b := pipeline.Batch(p, cfg.BatchSize, batch.Drop)
-	t := pipeline.Tensorize(b, s).Buffered(cfg.Prefetch).Named("prefetch")
+	t := pipeline.Tensorize(p, s, batch.Drop).Buffered(cfg.Prefetch).Named("prefetch")
 	return t, n / cfg.BatchSize * cfg.BatchSize, nil
 }
 
@@ -139,6 +141,7 @@ func newModel(hidden int, seed uint64) nn.Sequential {
 
 func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 	cfg.fillDefaults()
+	ctx = tensorfeed.WithLogger(ctx, cfg.PipeLog)
 	s := newSink(cfg.BatchSize)
 	pipe, perEpoch, err := trainPipe(cfg, s)
 	if err != nil {
@@ -163,7 +166,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 				return nil, err
 			}
 			img, lbl := ts.Data[0], ts.Label[0]
-			rows := img.Rows()
+			rows := img.Len()
 			x = nn.FromFloat32(x, rows, mnist.Pixels, img.F32)
 			labels = labels[:0]
 			for _, l := range lbl.I32 {
@@ -177,6 +180,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 			lossSum += loss
 			batches++
 			bar.Add(rows)
+			ts.Release() // the next batch may reuse this memory
 		}
 		elapsed, rate := bar.Finish()
 		if batches == 0 {
@@ -221,12 +225,12 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 // evaluate returns the model's accuracy on the test set.
 func evaluate(ctx context.Context, cfg config, model nn.Sequential) (float64, int, error) {
 	const evalBatch = 1000
-	p := pipeline.From[mnist.Sample](mnist.Test(cfg.DataDir), pipeline.WithLogger(cfg.PipeLog), pipeline.WithName("mnist-test"))
+	p := pipeline.From[mnist.Sample](mnist.Test(cfg.DataDir), pipeline.WithName("mnist-test"))
 	total := 10000
 	if cfg.TestLimit > 0 {
 		p, total = p.Take(cfg.TestLimit), cfg.TestLimit
 	}
-	t := pipeline.Tensorize(pipeline.Batch(p, evalBatch, batch.Keep), newSink(evalBatch))
+	t := pipeline.Tensorize(p, newSink(evalBatch), batch.Keep)
 	bar := progress.New(cfg.Progress, "test", total, "samples")
 	defer bar.Finish()
 	var x *mat.Dense
@@ -237,15 +241,16 @@ func evaluate(ctx context.Context, cfg config, model nn.Sequential) (float64, in
 			return 0, 0, err
 		}
 		img, lbl := ts.Data[0], ts.Label[0]
-		x = nn.FromFloat32(x, img.Rows(), mnist.Pixels, img.F32)
+		x = nn.FromFloat32(x, img.Len(), mnist.Pixels, img.F32)
 		pred = nn.Argmax(model.Forward(x, false), pred)
 		for i, l := range lbl.I32 {
 			if pred[i] == int(l) {
 				right++
 			}
 		}
-		n += img.Rows()
-		bar.Add(img.Rows())
+		n += img.Len()
+		bar.Add(img.Len())
+		ts.Release()
 	}
 	if n == 0 {
 		return 0, 0, fmt.Errorf("no test samples")

@@ -1,4 +1,4 @@
-package pipeline_test
+package gostreams_test
 
 import (
 	"context"
@@ -12,13 +12,15 @@ import (
 	"github.com/reugn/go-streams/extension"
 	"github.com/reugn/go-streams/flow"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/pipeline"
+	"github.com/tensorfeed/tensorfeed/pipeline/gostreams"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-func TestToStreams(t *testing.T) {
+func TestTo(t *testing.T) {
 	ctx := context.Background()
-	src := pipeline.ToStreams(ctx, count(100))
+	src := gostreams.To(ctx, count(100))
 	sink := newCollectSink(-1)
 	src.Via(flow.NewMap(func(x int) int { return 2 * x }, 1)).To(sink)
 	if err := src.Err(); err != nil {
@@ -29,7 +31,7 @@ func TestToStreams(t *testing.T) {
 	}
 
 	// Out, ranged directly.
-	src = pipeline.ToStreams(ctx, count(5))
+	src = gostreams.To(ctx, count(5))
 	var got []int
 	for e := range src.Out() {
 		got = append(got, e.(int))
@@ -39,19 +41,19 @@ func TestToStreams(t *testing.T) {
 	}
 }
 
-func TestToStreamsErrors(t *testing.T) {
+func TestToErrors(t *testing.T) {
 	ctx := context.Background()
-	src := pipeline.ToStreams(ctx, failAfter(10, errBoom))
+	src := gostreams.To(ctx, failAfter(10, errBoom))
 	sink := newCollectSink(-1)
 	src.Via(flow.NewPassThrough()).To(sink)
 	if err := src.Err(); !errors.Is(err, errBoom) || len(sink.got) != 10 {
 		t.Fatalf("error: %v after %d elements", err, len(sink.got))
 	}
 
-	src = pipeline.ToStreams(ctx, panicAfter(3, "p"))
+	src = gostreams.To(ctx, panicAfter(3, "p"))
 	sink = newCollectSink(-1)
 	src.Via(flow.NewPassThrough()).To(sink)
-	var pe *source.PanicError
+	var pe *tensorfeed.PanicError
 	if err := src.Err(); !errors.As(err, &pe) || len(sink.got) != 3 {
 		t.Fatalf("panic: %v after %d elements", err, len(sink.got))
 	}
@@ -59,7 +61,7 @@ func TestToStreamsErrors(t *testing.T) {
 	// Cancelling the context ends an endless source and closes the graph.
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	src = pipeline.ToStreams(cctx, endless())
+	src = gostreams.To(cctx, endless())
 	n := 0
 	for range src.Via(flow.NewMap(func(x int) int { return x }, 2)).Out() {
 		if n++; n == 100 {
@@ -71,14 +73,14 @@ func TestToStreamsErrors(t *testing.T) {
 	}
 
 	// Err before the start: nil, and the source can no longer start.
-	src = pipeline.ToStreams(ctx, count(3))
+	src = gostreams.To(ctx, count(3))
 	if src.Err() != nil {
 		t.Fatal("Err of an unstarted source")
 	}
 }
 
-func TestToStreamsMisuse(t *testing.T) {
-	src := pipeline.ToStreams(context.Background(), count(3))
+func TestToMisuse(t *testing.T) {
+	src := gostreams.To(context.Background(), count(3))
 	f := flow.NewPassThrough()
 	src.Via(f)
 	defer func() {
@@ -114,7 +116,7 @@ func chanSource(elems ...any) func(ctx context.Context) streams.Outlet {
 	}
 }
 
-func TestFromStreams(t *testing.T) {
+func TestFrom(t *testing.T) {
 	tests := []struct {
 		name  string
 		elems []any
@@ -125,12 +127,12 @@ func TestFromStreams(t *testing.T) {
 		{"empty", nil, nil, func(err error) bool { return err == nil }},
 		{"error element", []any{1, errBoom, 3}, []int{1}, func(err error) bool { return errors.Is(err, errBoom) }},
 		{"wrong type", []any{1, 2, "three", 4}, []int{1, 2}, func(err error) bool {
-			return errors.Is(err, pipeline.ErrType) && strings.Contains(err.Error(), "element 2 is string, want int")
+			return errors.Is(err, gostreams.ErrType) && strings.Contains(err.Error(), "element 2 is string, want int")
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := pipeline.FromStreams[int](chanSource(tt.elems...))
+			p := gostreams.From[int](chanSource(tt.elems...))
 			got, err := collect(t, context.Background(), p)
 			if !tt.check(err) || !slices.Equal(got, tt.want) {
 				t.Fatalf("got %v, %v", got, err)
@@ -139,10 +141,10 @@ func TestFromStreams(t *testing.T) {
 	}
 }
 
-func TestFromStreamsStopEarly(t *testing.T) {
+func TestFromStopEarly(t *testing.T) {
 	// An endless graph: reader -> go-streams Map -> go-streams Filter.
-	p := pipeline.FromStreams[int](func(ctx context.Context) streams.Outlet {
-		return pipeline.ToStreams(ctx, endless()).
+	p := gostreams.From[int](func(ctx context.Context) streams.Outlet {
+		return gostreams.To(ctx, endless()).
 			Via(flow.NewMap(func(x int) int { return x * 3 }, 2)).
 			Via(flow.NewFilter(func(x int) bool { return x%2 == 0 }, 1))
 	})
@@ -174,9 +176,9 @@ func TestFromStreamsStopEarly(t *testing.T) {
 	}
 }
 
-func TestFromStreamsReportsSourceErrors(t *testing.T) {
-	p := pipeline.FromStreams[string](func(ctx context.Context) streams.Outlet {
-		return pipeline.ToStreams(ctx, failAfter(4, errBoom)).Via(flow.NewMap(func(x int) string { return fmt.Sprint(x) }, 1))
+func TestFromReportsSourceErrors(t *testing.T) {
+	p := gostreams.From[string](func(ctx context.Context) streams.Outlet {
+		return gostreams.To(ctx, failAfter(4, errBoom)).Via(flow.NewMap(func(x int) string { return fmt.Sprint(x) }, 1))
 	})
 	got, err := collect(t, context.Background(), p)
 	if !errors.Is(err, errBoom) || !slices.Equal(got, []string{"0", "1", "2", "3"}) {
@@ -186,9 +188,9 @@ func TestFromStreamsReportsSourceErrors(t *testing.T) {
 
 func TestVia(t *testing.T) {
 	double := func(s streams.Source) streams.Outlet {
-		return s.Via(flow.NewMap(pipeline.Guard(func(x int) (int, error) { return 2 * x, nil }), 1))
+		return s.Via(flow.NewMap(gostreams.Guard(func(x int) (int, error) { return 2 * x, nil }), 1))
 	}
-	p := pipeline.Via[int, int](pipeline.From(count(100)), double)
+	p := gostreams.Via[int, int](pipeline.From(count(100)), double)
 	for range 2 {
 		got, err := collect(t, context.Background(), p)
 		if err != nil || len(got) != 100 || got[99] != 198 || !slices.IsSorted(got) {
@@ -202,11 +204,11 @@ func TestVia(t *testing.T) {
 
 func TestViaFailures(t *testing.T) {
 	guarded := func(f func(int) (int, error)) func(streams.Source) streams.Outlet {
-		return func(s streams.Source) streams.Outlet { return s.Via(flow.NewMap(pipeline.Guard(f), 1)) }
+		return func(s streams.Source) streams.Outlet { return s.Via(flow.NewMap(gostreams.Guard(f), 1)) }
 	}
 	isPanic := func(v any) func(error) bool {
 		return func(err error) bool {
-			var pe *source.PanicError
+			var pe *tensorfeed.PanicError
 			return errors.As(err, &pe) && pe.Value == v
 		}
 	}
@@ -215,42 +217,42 @@ func TestViaFailures(t *testing.T) {
 		p     *pipeline.Pipe[int]
 		check func(error) bool
 	}{
-		{"upstream error", pipeline.Via[int, int](pipeline.From(failAfter(10, errBoom)), guarded(func(x int) (int, error) { return x, nil })),
+		{"upstream error", gostreams.Via[int, int](pipeline.From(failAfter(10, errBoom)), guarded(func(x int) (int, error) { return x, nil })),
 			func(err error) bool { return errors.Is(err, errBoom) }},
-		{"upstream panic", pipeline.Via[int, int](pipeline.From(panicAfter(10, "up")), guarded(func(x int) (int, error) { return x, nil })),
+		{"upstream panic", gostreams.Via[int, int](pipeline.From(panicAfter(10, "up")), guarded(func(x int) (int, error) { return x, nil })),
 			isPanic("up")},
-		{"flow error", pipeline.Via[int, int](pipeline.From(endless()), guarded(func(x int) (int, error) {
+		{"flow error", gostreams.Via[int, int](pipeline.From(endless()), guarded(func(x int) (int, error) {
 			if x == 10 {
 				return 0, errBoom
 			}
 			return x, nil
 		})), func(err error) bool { return errors.Is(err, errBoom) }},
-		{"flow panic", pipeline.Via[int, int](pipeline.From(endless()), guarded(func(x int) (int, error) {
+		{"flow panic", gostreams.Via[int, int](pipeline.From(endless()), guarded(func(x int) (int, error) {
 			if x == 10 {
 				panic("in flow")
 			}
 			return x, nil
 		})), isPanic("in flow")},
-		{"panic in a chain of guarded maps", pipeline.Via[int, int](pipeline.From(endless()), func(s streams.Source) streams.Outlet {
-			first := flow.NewMap(pipeline.Guard(func(x int) (int, error) {
+		{"panic in a chain of guarded maps", gostreams.Via[int, int](pipeline.From(endless()), func(s streams.Source) streams.Outlet {
+			first := flow.NewMap(gostreams.Guard(func(x int) (int, error) {
 				if x == 10 {
 					panic("first")
 				}
 				return x, nil
 			}), 1)
-			return s.Via(first).Via(flow.NewMap(pipeline.Guard(func(x int) (int, error) { return x, nil }), 1))
+			return s.Via(first).Via(flow.NewMap(gostreams.Guard(func(x int) (int, error) { return x, nil }), 1))
 		}), isPanic("first")},
-		{"wrong output type", pipeline.Via[int, int](pipeline.From(count(20)), func(s streams.Source) streams.Outlet {
+		{"wrong output type", gostreams.Via[int, int](pipeline.From(count(20)), func(s streams.Source) streams.Outlet {
 			return s.Via(flow.NewMap(func(x int) any {
 				if x == 10 {
 					return int64(x)
 				}
 				return x
 			}, 1))
-		}), func(err error) bool { return errors.Is(err, pipeline.ErrType) }},
-		{"wrong input type for Guard", pipeline.Via[int, int](pipeline.From(count(20)), func(s streams.Source) streams.Outlet {
-			return s.Via(flow.NewMap(pipeline.Guard(func(s string) (int, error) { return len(s), nil }), 1))
-		}), func(err error) bool { return errors.Is(err, pipeline.ErrType) }},
+		}), func(err error) bool { return errors.Is(err, gostreams.ErrType) }},
+		{"wrong input type for Guard", gostreams.Via[int, int](pipeline.From(count(20)), func(s streams.Source) streams.Outlet {
+			return s.Via(flow.NewMap(gostreams.Guard(func(s string) (int, error) { return len(s), nil }), 1))
+		}), func(err error) bool { return errors.Is(err, gostreams.ErrType) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -266,8 +268,8 @@ func TestViaFailures(t *testing.T) {
 }
 
 func TestViaStopEarly(t *testing.T) {
-	p := pipeline.Via[int, int](pipeline.From(endless()).Buffered(2), func(s streams.Source) streams.Outlet {
-		return s.Via(flow.NewMap(pipeline.Guard(func(x int) (int, error) { return x, nil }), 3))
+	p := gostreams.Via[int, int](pipeline.From(endless()).Buffered(2), func(s streams.Source) streams.Outlet {
+		return s.Via(flow.NewMap(gostreams.Guard(func(x int) (int, error) { return x, nil }), 3))
 	})
 	for v, err := range p.All(context.Background()) {
 		if err != nil {
@@ -295,23 +297,23 @@ func TestViaStopEarly(t *testing.T) {
 func TestNilElements(t *testing.T) {
 	// nil is a valid element of an interface type, and a wrong one for int.
 	type stringer = fmt.Stringer
-	p := pipeline.FromStreams[stringer](chanSource(nil, nil))
+	p := gostreams.From[stringer](chanSource(nil, nil))
 	got, err := collect(t, context.Background(), p)
 	if err != nil || len(got) != 2 || got[0] != nil {
 		t.Fatalf("interface: %v, %v", got, err)
 	}
-	_, err = collect(t, context.Background(), pipeline.FromStreams[int](chanSource(1, nil)))
-	if !errors.Is(err, pipeline.ErrType) || !strings.Contains(err.Error(), "element 1 is <nil>") {
+	_, err = collect(t, context.Background(), gostreams.From[int](chanSource(1, nil)))
+	if !errors.Is(err, gostreams.ErrType) || !strings.Contains(err.Error(), "element 1 is <nil>") {
 		t.Fatalf("int: %v", err)
 	}
-	m := pipeline.Merge(source.Slice([]stringer{nil, nil}), source.Slice([]stringer{nil}))
-	if n, err := source.Count(context.Background(), m); n != 3 || err != nil {
-		t.Fatalf("merge of nil interfaces: %d, %v", n, err)
+	tee := gostreams.Tee(pipeline.From(source.Slice([]stringer{nil, nil, nil})), func(stringer) error { return nil })
+	if n, err := source.Count(context.Background(), tee); n != 3 || err != nil {
+		t.Fatalf("tee of nil interfaces: %d, %v", n, err)
 	}
 }
 
-func TestFromStreamsOpenReturnsNil(t *testing.T) {
-	p := pipeline.FromStreams[int](func(context.Context) streams.Outlet { return nil })
+func TestFromOpenReturnsNil(t *testing.T) {
+	p := gostreams.From[int](func(context.Context) streams.Outlet { return nil })
 	defer func() {
 		if recover() == nil {
 			t.Fatal("no panic")

@@ -1,4 +1,4 @@
-package pipeline_test
+package gostreams_test
 
 import (
 	"context"
@@ -10,13 +10,14 @@ import (
 	"github.com/reugn/go-streams"
 	"github.com/reugn/go-streams/extension"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/pipeline"
-	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/pipeline/gostreams"
 )
 
 func TestTeeSeesWhatTheConsumerSees(t *testing.T) {
 	var side []int
-	p := pipeline.From(count(500)).Tee(func(v int) error { side = append(side, v); return nil })
+	p := gostreams.Tee(pipeline.From(count(500)), func(v int) error { side = append(side, v); return nil })
 	for pass := range 2 {
 		side = nil
 		got, err := collect(t, context.Background(), p)
@@ -38,26 +39,26 @@ func TestTeeFailures(t *testing.T) {
 		p     *pipeline.Pipe[int]
 		check func(error) bool
 	}{
-		{"side error", pipeline.From(endless()).Tee(func(v int) error {
+		{"side error", gostreams.Tee(pipeline.From(endless()), func(v int) error {
 			if v == 20 {
 				return errBoom
 			}
 			return nil
 		}), func(err error) bool { return errors.Is(err, errBoom) }},
-		{"side panic", pipeline.From(endless()).Tee(func(v int) error {
+		{"side panic", gostreams.Tee(pipeline.From(endless()), func(v int) error {
 			if v == 20 {
 				panic("side")
 			}
 			return nil
 		}), func(err error) bool {
-			var pe *source.PanicError
+			var pe *tensorfeed.PanicError
 			return errors.As(err, &pe) && pe.Value == "side"
 		}},
-		{"upstream error", pipeline.From(failAfter(20, errBoom)).Tee(func(int) error { return nil }),
+		{"upstream error", gostreams.Tee(pipeline.From(failAfter(20, errBoom)), func(int) error { return nil }),
 			func(err error) bool { return errors.Is(err, errBoom) }},
-		{"upstream panic", pipeline.From(panicAfter(20, "up")).Tee(func(int) error { return nil }),
+		{"upstream panic", gostreams.Tee(pipeline.From(panicAfter(20, "up")), func(int) error { return nil }),
 			func(err error) bool {
-				var pe *source.PanicError
+				var pe *tensorfeed.PanicError
 				return errors.As(err, &pe) && pe.Value == "up"
 			}},
 	}
@@ -77,7 +78,7 @@ func TestTeeFailures(t *testing.T) {
 func TestTeeStopEarly(t *testing.T) {
 	var mu sync.Mutex
 	seen := 0
-	p := pipeline.From(endless()).Tee(func(int) error { mu.Lock(); seen++; mu.Unlock(); return nil })
+	p := gostreams.Tee(pipeline.From(endless()), func(int) error { mu.Lock(); seen++; mu.Unlock(); return nil })
 	for v := range p.All(context.Background()) {
 		if v == 30 {
 			break
@@ -132,7 +133,7 @@ func (s *collectSink) Err() error       { return s.err }
 
 func TestTeeSink(t *testing.T) {
 	var sinks []*collectSink
-	p := pipeline.From(count(50)).TeeSink(func() streams.Sink {
+	p := gostreams.TeeSink(pipeline.From(count(50)), func() streams.Sink {
 		s := newCollectSink(-1)
 		sinks = append(sinks, s)
 		return s
@@ -148,13 +149,13 @@ func TestTeeSink(t *testing.T) {
 	}
 
 	// A sink's Err ends the pass with that error.
-	_, err := collect(t, context.Background(), pipeline.From(count(50)).TeeSink(func() streams.Sink { return newCollectSink(10) }))
+	_, err := collect(t, context.Background(), gostreams.TeeSink(pipeline.From(count(50)), func() streams.Sink { return newCollectSink(10) }))
 	if !errors.Is(err, errBoom) {
 		t.Fatalf("sink error: %v", err)
 	}
 
 	// go-streams' own sinks work, and stopping early drains them.
-	q := pipeline.From(endless()).TeeSink(func() streams.Sink { return extension.NewIgnoreSink() })
+	q := gostreams.TeeSink(pipeline.From(endless()), func() streams.Sink { return extension.NewIgnoreSink() })
 	for v := range q.All(context.Background()) {
 		if v == 10 {
 			break

@@ -1,4 +1,4 @@
-package pipeline
+package gostreams
 
 import (
 	"context"
@@ -10,14 +10,16 @@ import (
 
 	"github.com/reugn/go-streams"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/scope"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // ErrType is wrapped by the error a pass yields when a go-streams channel
 // delivers an element that is neither the reader's element type nor an
 // error.
-var ErrType = errors.New("pipeline: element of the wrong type")
+var ErrType = errors.New("gostreams: element of the wrong type")
 
 func typeError[T any](index int, e any) error {
 	return fmt.Errorf("%w: element %d is %T, want %v", ErrType, index, e, reflect.TypeFor[T]())
@@ -33,10 +35,10 @@ func unbox[T any](e any) (T, bool) {
 	return zero, e == nil && any(zero) == nil
 }
 
-// StreamSource is one pass of a typed reader as a go-streams Source, so that
+// Source is one pass of a typed reader as a go-streams Source, so that
 // go-streams operators and sinks can consume it:
 //
-//	pipeline.ToStreams(ctx, batches).Via(flow.NewMap(f, 1)).To(extension.NewStdoutSink())
+//	gostreams.To(ctx, batches).Via(flow.NewMap(f, 1)).To(extension.NewStdoutSink())
 //
 // It carries every element as an `any` over an unbuffered channel, so use
 // it for batches or pointers, not for single small samples.
@@ -49,10 +51,10 @@ func unbox[T any](e any) (T, bool) {
 // operators downstream then close their own channels in turn. go-streams
 // has no error channel, so a failed pass does not reach the operators: Err
 // waits for the goroutine and returns the error (a panic in the reader
-// becomes a *source.PanicError; cancellation gives ctx.Err()). A source
-// built inside FromStreams with the context FromStreams gave reports its
+// becomes a *tensorfeed.PanicError; cancellation gives ctx.Err()). A source
+// built inside From with the context From gave reports its
 // error to that reader by itself.
-type StreamSource[T any] struct {
+type Source[T any] struct {
 	r    source.Reader[T]
 	ctx  context.Context
 	out  chan any
@@ -61,22 +63,22 @@ type StreamSource[T any] struct {
 	g    *scope.Group // set by once
 }
 
-var _ streams.Source = (*StreamSource[int])(nil)
+var _ streams.Source = (*Source[int])(nil)
 
-// ToStreams returns a go-streams Source over one pass of r, run with ctx.
+// To returns a go-streams Source over one pass of r, run with ctx.
 // Nothing runs until Out or Via is called.
-func ToStreams[T any](ctx context.Context, r source.Reader[T]) *StreamSource[T] {
+func To[T any](ctx context.Context, r source.Reader[T]) *Source[T] {
 	if r == nil {
-		panic("pipeline.ToStreams: nil reader")
+		panic("gostreams.To: nil reader")
 	}
-	s := &StreamSource[T]{r: r, ctx: ctx, out: make(chan any)}
+	s := &Source[T]{r: r, ctx: ctx, out: make(chan any)}
 	if reg, ok := ctx.Value(registryKey{}).(*registry); ok {
 		reg.add(s.Err)
 	}
 	return s
 }
 
-func (s *StreamSource[T]) start(in chan<- any, via bool) bool {
+func (s *Source[T]) start(in chan<- any, via bool) bool {
 	started := false
 	s.once.Do(func() {
 		started = true
@@ -90,9 +92,9 @@ func (s *StreamSource[T]) start(in chan<- any, via bool) bool {
 
 // Out starts the pass, if it has not started, and returns the channel of
 // its elements. Use either Out or Via, not both.
-func (s *StreamSource[T]) Out() <-chan any {
+func (s *Source[T]) Out() <-chan any {
 	if !s.start(s.out, false) && s.via {
-		panic("pipeline.StreamSource: Out after Via")
+		panic("gostreams.Source: Out after Via")
 	}
 	return s.out
 }
@@ -100,19 +102,19 @@ func (s *StreamSource[T]) Out() <-chan any {
 // Via starts the pass, sending its elements straight into f's inlet (no
 // extra goroutine), and returns f. It panics when the pass has already
 // started.
-func (s *StreamSource[T]) Via(f streams.Flow) streams.Flow {
+func (s *Source[T]) Via(f streams.Flow) streams.Flow {
 	if !s.start(f.In(), true) {
-		panic("pipeline.StreamSource: pass already started")
+		panic("gostreams.Source: pass already started")
 	}
 	return f
 }
 
 // Err waits for the pass to end and returns its error: nil when the reader
-// ended normally, its error, a *source.PanicError, or ctx.Err() when it was
+// ended normally, its error, a *tensorfeed.PanicError, or ctx.Err() when it was
 // cancelled. Call it after the go-streams graph has consumed the channel
 // (after Flow.To returns); called before Out or Via, it returns nil and the
 // source can no longer start.
-func (s *StreamSource[T]) Err() error {
+func (s *Source[T]) Err() error {
 	s.once.Do(func() {})
 	if s.g == nil {
 		return nil
@@ -169,8 +171,8 @@ func drain(ch <-chan any) {
 
 type registryKey struct{}
 
-// registry collects the error reports of the StreamSources built by one
-// call of a FromStreams open function. Sources made later with a context
+// registry collects the error reports of the Sources built by one
+// call of a From open function. Sources made later with a context
 // derived from open's (by a pass that runs inside the graph) belong to
 // someone else and are not collected.
 type registry struct {
@@ -207,7 +209,7 @@ func (r *registry) wait() error {
 	return first
 }
 
-// FromStreams returns a pipe whose passes read a go-streams graph. Every
+// From returns a pipe whose passes read a go-streams graph. Every
 // pass calls open with a context of its own and ranges the Outlet it
 // returns (a Source, a Flow, anything with Out), so every pass builds a
 // fresh graph: go-streams operators start their goroutines when they are
@@ -218,7 +220,7 @@ func (r *registry) wait() error {
 // pass with that error, and an element of any other type ends it with an
 // error wrapping ErrType that names its index and type. (When error values
 // are themselves of type T, as with T = any, they are plain elements.)
-// Build the graph from ToStreams with the context open receives, and the
+// Build the graph from To with the context open receives, and the
 // upstream reader's error reaches the consumer too.
 //
 // # Cancellation and goroutines
@@ -227,7 +229,7 @@ func (r *registry) wait() error {
 // their input channel is closed and their output is read to the end. So
 // when the consumer stops early, an error arrives or ctx is cancelled, the
 // pass cancels open's context and then keeps reading (and discarding) the
-// Outlet until it is closed. The ToStreams sources built with that context
+// Outlet until it is closed. The To sources built with that context
 // stop sending and close their channels, every operator after them closes
 // its own, and the pass waits for the sources' goroutines before it
 // returns. When the Outlet is closed every go-streams goroutine upstream has
@@ -235,11 +237,11 @@ func (r *registry) wait() error {
 // likewise be closed once open's context is done, or the pass cannot end.
 //
 // The first step is named "streams" unless WithName says otherwise.
-func FromStreams[T any](open func(ctx context.Context) streams.Outlet, opts ...Option) *Pipe[T] {
+func From[T any](open func(ctx context.Context) streams.Outlet, opts ...pipeline.Option) *pipeline.Pipe[T] {
 	if open == nil {
-		panic("pipeline.FromStreams: nil open")
+		panic("gostreams.From: nil open")
 	}
-	return start(newConfig(opts), "streams", fromStreams[T](open))
+	return pipeline.From(fromStreams[T](open), append([]pipeline.Option{pipeline.WithName("streams")}, opts...)...)
 }
 
 func fromStreams[T any](open func(ctx context.Context) streams.Outlet) source.Reader[T] {
@@ -252,7 +254,7 @@ func fromStreams[T any](open func(ctx context.Context) streams.Outlet) source.Re
 			out := open(context.WithValue(pctx, registryKey{}, reg))
 			reg.close()
 			if out == nil {
-				panic("pipeline.FromStreams: open returned nil")
+				panic("gostreams.From: open returned nil")
 			}
 			ch := out.Out()
 			defer func() {
@@ -273,16 +275,16 @@ func fromStreams[T any](open func(ctx context.Context) streams.Outlet) source.Re
 }
 
 // Via adds go-streams operators as a typed step. For every pass, build
-// receives a go-streams Source of p's samples (a fresh StreamSource: a
+// receives a go-streams Source of p's samples (a fresh Source: a
 // go-streams operator serves one stream, so the operators are made anew for
 // each pass), connects operators to it and returns the last one's Outlet,
 // whose elements the step yields as Out:
 //
-//	pipeline.Via[*Batch, *Batch](p, func(s streams.Source) streams.Outlet {
-//		return s.Via(flow.NewMap(pipeline.Guard(normalize), 1)).Via(flow.NewMap(pipeline.Guard(augment), 1))
+//	gostreams.Via[*Batch, *Batch](p, func(s streams.Source) streams.Outlet {
+//		return s.Via(flow.NewMap(gostreams.Guard(normalize), 1)).Via(flow.NewMap(gostreams.Guard(augment), 1))
 //	})
 //
-// Errors and cancellation work as in FromStreams: p's error, an error
+// Errors and cancellation work as in From: p's error, an error
 // element and an element of another type each end the pass, and stopping
 // early cancels p's pass and drains the operators until they close.
 // Step name "via".
@@ -291,33 +293,34 @@ func fromStreams[T any](open func(ctx context.Context) streams.Outlet) source.Re
 // caller and ends the program; wrap functions that may panic or fail with
 // Guard, which turns both into error elements.
 //
-// Every element crosses at least two unbuffered channels (about 1 µs per
-// hop on two cores): use Via on batches, not on single samples.
-func Via[In, Out any](p *Pipe[In], build func(src streams.Source) streams.Outlet) *Pipe[Out] {
+// Every element crosses at least two unbuffered channels: use Via on
+// batches, not on single samples (BenchmarkStreamsHop measures a hop).
+func Via[In, Out any](p *pipeline.Pipe[In], build func(src streams.Source) streams.Outlet) *pipeline.Pipe[Out] {
 	if build == nil {
-		panic("pipeline.Via: nil build function")
+		panic("gostreams.Via: nil build function")
 	}
-	r := fromStreams[Out](func(ctx context.Context) streams.Outlet {
-		return build(ToStreams[In](ctx, p))
-	})
-	return then(p, "via", r)
+	return pipeline.Apply(p, func(r source.Reader[In]) source.Reader[Out] {
+		return fromStreams[Out](func(ctx context.Context) streams.Outlet {
+			return build(To[In](ctx, r))
+		})
+	}).Named("via")
 }
 
 // Guard adapts a function for go-streams' flow.NewMap so that failures
 // travel down the stream as elements instead of crashing the program: an
 // element of type In is passed to f, and f's error, or a panic in f (as a
-// *source.PanicError), is sent on as the element; an error element from
+// *tensorfeed.PanicError), is sent on as the element; an error element from
 // upstream is passed on untouched; any other element becomes an error
-// wrapping ErrType. FromStreams and Via end the pass at the first error
+// wrapping ErrType. From and Via end the pass at the first error
 // element.
 //
-//	flow.NewMap(pipeline.Guard(func(b *Batch) (*Batch, error) { ... }), 1)
+//	flow.NewMap(gostreams.Guard(func(b *Batch) (*Batch, error) { ... }), 1)
 //
 // go-streams' Map with parallelism above 1 does not keep the order of its
 // elements.
 func Guard[In, Out any](f func(In) (Out, error)) func(any) any {
 	if f == nil {
-		panic("pipeline.Guard: nil function")
+		panic("gostreams.Guard: nil function")
 	}
 	return func(e any) any {
 		if v, ok := unbox[In](e); ok {
@@ -334,11 +337,11 @@ func Guard[In, Out any](f func(In) (Out, error)) func(any) any {
 	}
 }
 
-// guarded calls f and turns a panic into a *source.PanicError.
+// guarded calls f and turns a panic into a *tensorfeed.PanicError.
 func guarded[In, Out any](f func(In) (Out, error), v In) (out Out, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = source.NewPanicError(r)
+			err = tensorfeed.NewPanicError(r)
 		}
 	}()
 	return f(v)

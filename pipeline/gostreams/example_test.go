@@ -1,36 +1,26 @@
-package pipeline_test
+package gostreams_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/reugn/go-streams"
 	"github.com/reugn/go-streams/extension"
 	"github.com/reugn/go-streams/flow"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/pipeline"
+	"github.com/tensorfeed/tensorfeed/pipeline/gostreams"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-func ExampleMerge() {
-	train := pipeline.From(source.Slice([]string{"a1", "a2", "a3"}))
-	extra := source.Slice([]string{"b1", "b2"})
-	merged := pipeline.Merge(train, extra)
-	got, err := source.Collect(context.Background(), merged)
-	slices.Sort(got) // the interleaving depends on timing
-	fmt.Println(got, err)
-	// Output:
-	// [a1 a2 a3 b1 b2] <nil>
-}
-
-func ExamplePipe_Tee() {
+func ExampleTee() {
 	batches := pipeline.Batch(pipeline.From(source.Slice([]int{1, 2, 3, 4, 5, 6})), 2, batch.Keep)
 	seen := 0
-	teed := batches.Tee(func(b batch.Batch[int]) error {
+	teed := gostreams.Tee(batches, func(b batch.Batch[int]) error {
 		seen += len(b.Samples) // a second consumer: statistics, a dump, a preview
 		return nil
 	})
@@ -48,8 +38,8 @@ func ExamplePipe_Tee() {
 	// side consumer saw 6 samples
 }
 
-func ExamplePipe_TeeSink() {
-	p := pipeline.From(source.Slice([]string{"x", "y"})).TeeSink(func() streams.Sink {
+func ExampleTeeSink() {
+	p := gostreams.TeeSink(pipeline.From(source.Slice([]string{"x", "y"})), func() streams.Sink {
 		return extension.NewStdoutSink() // a go-streams sink: prints every element
 	})
 	n, err := source.Count(context.Background(), p)
@@ -60,9 +50,9 @@ func ExamplePipe_TeeSink() {
 	// 2 <nil>
 }
 
-func ExampleToStreams() {
+func ExampleTo() {
 	upper := flow.NewMap(strings.ToUpper, 1)
-	src := pipeline.ToStreams(context.Background(), source.Slice([]string{"go", "streams"}))
+	src := gostreams.To(context.Background(), source.Slice([]string{"go", "streams"}))
 	src.Via(upper).To(extension.NewStdoutSink())
 	fmt.Println("err:", src.Err())
 	// Output:
@@ -71,8 +61,8 @@ func ExampleToStreams() {
 	// err: <nil>
 }
 
-func ExampleFromStreams() {
-	p := pipeline.FromStreams[int](func(ctx context.Context) streams.Outlet {
+func ExampleFrom() {
+	p := gostreams.From[int](func(ctx context.Context) streams.Outlet {
 		ch := make(chan any)
 		go func() { // a go-streams source fed from elsewhere: closes on ctx
 			defer close(ch)
@@ -87,20 +77,20 @@ func ExampleFromStreams() {
 		return extension.NewChanSource(ch)
 	})
 	for v, err := range p.All(context.Background()) {
-		fmt.Println(v, err, errors.Is(err, pipeline.ErrType))
+		fmt.Println(v, err, errors.Is(err, gostreams.ErrType))
 	}
 	// Output:
 	// 1 <nil> false
 	// 2 <nil> false
-	// 0 pipeline: element of the wrong type: element 2 is string, want int true
+	// 0 gostreams: element of the wrong type: element 2 is string, want int true
 }
 
 func ExampleVia() {
 	batches := pipeline.Batch(pipeline.From(source.Slice([]float64{1, 2, 3, 4, 5})), 2, batch.Keep)
 	// Batches are carried across go-streams as pointers.
 	ptrs := pipeline.Map(batches, func(b batch.Batch[float64]) *batch.Batch[float64] { return &b })
-	scaled := pipeline.Via[*batch.Batch[float64], *batch.Batch[float64]](ptrs, func(s streams.Source) streams.Outlet {
-		return s.Via(flow.NewMap(pipeline.Guard(func(b *batch.Batch[float64]) (*batch.Batch[float64], error) {
+	scaled := gostreams.Via[*batch.Batch[float64], *batch.Batch[float64]](ptrs, func(s streams.Source) streams.Outlet {
+		return s.Via(flow.NewMap(gostreams.Guard(func(b *batch.Batch[float64]) (*batch.Batch[float64], error) {
 			if len(b.Samples) < 2 {
 				return nil, fmt.Errorf("short batch %v", b.Samples)
 			}
@@ -126,8 +116,8 @@ func ExampleVia() {
 func ExampleGuard() {
 	// go-streams operators serve a single stream: make them inside the
 	// function, which runs once per pass.
-	q := pipeline.Via[int, int](pipeline.From(source.Slice([]int{2, 4, 5, 6})), func(s streams.Source) streams.Outlet {
-		return s.Via(flow.NewMap(pipeline.Guard(func(x int) (int, error) {
+	q := gostreams.Via[int, int](pipeline.From(source.Slice([]int{2, 4, 5, 6})), func(s streams.Source) streams.Outlet {
+		return s.Via(flow.NewMap(gostreams.Guard(func(x int) (int, error) {
 			if x%2 != 0 {
 				panic(fmt.Sprintf("odd %d", x))
 			}
@@ -135,7 +125,7 @@ func ExampleGuard() {
 		}), 1))
 	})
 	for v, err := range q.All(context.Background()) {
-		var pe *source.PanicError
+		var pe *tensorfeed.PanicError
 		if errors.As(err, &pe) {
 			fmt.Println("panic:", pe.Value)
 			break

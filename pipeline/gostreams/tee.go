@@ -1,4 +1,4 @@
-package pipeline
+package gostreams
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/reugn/go-streams/flow"
 
 	"github.com/tensorfeed/tensorfeed/internal/scope"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -23,7 +24,7 @@ import (
 // values (share pointers read-only, or copy). go-streams' FanOut hands an
 // element to the second branch only after the first took it, so the slower
 // of the two consumers sets the pace; f lags the consumer by at most two
-// elements. An error or a panic in f (a *source.PanicError) ends the pass
+// elements. An error or a panic in f (a *tensorfeed.PanicError) ends the pass
 // with that error after the elements already delivered; so does an error
 // of p. Step name "tee".
 //
@@ -35,9 +36,9 @@ import (
 // then closes both branches. The pass reads its branch to the end, f's
 // goroutine reads the other to the end (calling f no more once the pass
 // is stopping), and the pass waits for both goroutines, so none outlives it.
-func (p *Pipe[T]) Tee(f func(T) error) *Pipe[T] {
+func Tee[T any](p *pipeline.Pipe[T], f func(T) error) *pipeline.Pipe[T] {
 	if f == nil {
-		panic("pipeline.Tee: nil function")
+		panic("gostreams.Tee: nil function")
 	}
 	side := func(ctx context.Context, fail func(error), out streams.Flow) error {
 		i := 0
@@ -57,7 +58,7 @@ func (p *Pipe[T]) Tee(f func(T) error) *Pipe[T] {
 		}
 		return nil
 	}
-	return then(p, "tee", tee(p, side))
+	return pipeline.Apply(p, func(r source.Reader[T]) source.Reader[T] { return tee(r, side) }).Named("tee")
 }
 
 // TeeSink is Tee with a go-streams Sink as the second consumer (for example
@@ -70,9 +71,9 @@ func (p *Pipe[T]) Tee(f func(T) error) *Pipe[T] {
 // go-streams sinks cannot be cancelled: one that stops reading its inlet
 // blocks the pass, and a panic on a sink's own goroutine ends the program.
 // Prefer Tee for user code. Step name "tee".
-func (p *Pipe[T]) TeeSink(newSink func() streams.Sink) *Pipe[T] {
+func TeeSink[T any](p *pipeline.Pipe[T], newSink func() streams.Sink) *pipeline.Pipe[T] {
 	if newSink == nil {
-		panic("pipeline.TeeSink: nil sink constructor")
+		panic("gostreams.TeeSink: nil sink constructor")
 	}
 	side := func(_ context.Context, fail func(error), out streams.Flow) error {
 		sink := newSink()
@@ -84,13 +85,13 @@ func (p *Pipe[T]) TeeSink(newSink func() streams.Sink) *Pipe[T] {
 		}
 		return nil
 	}
-	return then(p, "tee", tee(p, side))
+	return pipeline.Apply(p, func(r source.Reader[T]) source.Reader[T] { return tee(r, side) }).Named("tee")
 }
 
 // tee returns the reader of a fan-out step: side consumes the second branch
 // and must read it to the end; it reports its failure with fail, which stops
 // the pass.
-func tee[T any](p *Pipe[T], side func(ctx context.Context, fail func(error), out streams.Flow) error) source.Reader[T] {
+func tee[T any](p source.Reader[T], side func(ctx context.Context, fail func(error), out streams.Flow) error) source.Reader[T] {
 	return source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
 		return func(yield func(T, error) bool) {
 			var zero T

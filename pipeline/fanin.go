@@ -1,0 +1,30 @@
+package pipeline
+
+import "github.com/tensorfeed/tensorfeed/source"
+
+// FanIn adds source.Concurrent: every pass reads all of readers at once,
+// each in its own goroutine, into one buffer of up to buffer samples, and
+// yields their samples as they arrive (PaddlePaddle's MultipleReader). Each
+// reader's own order is kept; how readers interleave depends on timing, so
+// put a Shuffle after FanIn when the order must repeat, or use Zip2 for a
+// deterministic pairing. The first error of any reader (a panic becomes a
+// *tensorfeed.PanicError) ends the pass after the samples already buffered.
+//
+// Readers that are Pipes appear in Stats as the step's inputs. The step is
+// named "fan-in" unless WithName says otherwise. FanIn panics when given no
+// reader, a nil reader, or buffer < 1.
+func FanIn[T any](readers []source.Reader[T], buffer int, opts ...Option) *Pipe[T] {
+	if len(readers) == 0 {
+		panic("pipeline.FanIn: no reader")
+	}
+	var parents []*node
+	for _, r := range readers {
+		if r == nil {
+			panic("pipeline.FanIn: nil reader")
+		}
+		if p, ok := r.(*Pipe[T]); ok {
+			parents = append(parents, p.node)
+		}
+	}
+	return start(newConfig(opts), "fan-in", source.Concurrent(readers, buffer), parents...)
+}
