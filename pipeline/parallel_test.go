@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/pipeline"
-	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
 
@@ -47,7 +47,7 @@ func TestParallelMapFailures(t *testing.T) {
 			}
 			return x, nil
 		}), func(err error) bool {
-			var pe *source.PanicError
+			var pe *tensorfeed.PanicError
 			return errors.As(err, &pe) && pe.Value == "worker"
 		}},
 		{"error in f", pipeline.ParallelMap(pipeline.From(endless()), 4, func(x int) (int, error) {

@@ -97,7 +97,7 @@ func drainFlow(f streams.Outlet) {
 	}
 }
 
-// chanSource returns an open function for FromStreams that feeds elems into
+// chanSource returns an open function for From that feeds elems into
 // a go-streams ChanSource and closes it when done or when ctx ends.
 func chanSource(elems ...any) func(ctx context.Context) streams.Outlet {
 	return func(ctx context.Context) streams.Outlet {
