@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/samber/lo"
+
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )
@@ -15,7 +17,7 @@ import (
 const benchSamples = 1 << 16
 
 func BenchmarkSlice(b *testing.B) {
-	sourcetest.Passes(b, source.Slice(ints(benchSamples)), benchSamples)
+	sourcetest.Passes(b, source.Slice(lo.Range(benchSamples)), benchSamples)
 }
 
 func BenchmarkGenerate(b *testing.B) {
@@ -53,7 +55,7 @@ func BenchmarkNewRand(b *testing.B) {
 func shards(readers, perReader int) []source.Reader[int] {
 	var rs []source.Reader[int]
 	for range readers {
-		rs = append(rs, source.Slice(ints(perReader)))
+		rs = append(rs, source.Slice(lo.Range(perReader)))
 	}
 	return rs
 }
@@ -79,7 +81,7 @@ func BenchmarkFiles(b *testing.B) {
 	for i := range paths {
 		paths[i] = fmt.Sprint(i)
 	}
-	data := ints(benchSamples / files)
+	data := lo.Range(benchSamples / files)
 	open := func(string) source.Reader[int] { return source.Slice(data) }
 	for _, workers := range []int{1, 4} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {

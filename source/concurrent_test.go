@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/samber/lo"
+
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
@@ -168,7 +170,7 @@ func TestConcurrentErrorStopsOthers(t *testing.T) {
 
 func TestConcurrentSamplesBeforeErrorArrive(t *testing.T) {
 	got, errs := drain(context.Background(), source.Concurrent([]source.Reader[int]{failing(100, errBoom)}, 7))
-	if len(errs) != 1 || !errors.Is(errs[0], errBoom) || !slices.Equal(got, ints(100)) {
+	if len(errs) != 1 || !errors.Is(errs[0], errBoom) || !slices.Equal(got, lo.Range(100)) {
 		t.Fatalf("got %d samples and %v; want 0..99, then errBoom", len(got), errs)
 	}
 }
@@ -479,13 +481,4 @@ func TestConcurrentAndFilesPanicOnMisuse(t *testing.T) {
 			f()
 		})
 	}
-}
-
-// ints returns 0, 1, ..., n-1.
-func ints(n int) []int {
-	s := make([]int, n)
-	for i := range s {
-		s[i] = i
-	}
-	return s
 }

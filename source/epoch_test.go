@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/samber/lo"
+
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -48,7 +50,7 @@ func TestEpochsConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 	slices.Sort(got)
-	if !slices.Equal(got, ints(n)) {
+	if !slices.Equal(got, lo.Range(n)) {
 		t.Fatalf("concurrent Next gave %v, want 0..%d once each", got, n-1)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/samber/lo"
+
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -17,13 +19,13 @@ func TestCollectAndCount(t *testing.T) {
 	if err != nil || !slices.Equal(got, []int{3, 1, 2}) {
 		t.Fatalf("Collect = %v, %v", got, err)
 	}
-	n, err := source.Count(ctx, source.Slice(ints(1234)))
+	n, err := source.Count(ctx, source.Slice(lo.Range(1234)))
 	if err != nil || n != 1234 {
 		t.Fatalf("Count = %d, %v", n, err)
 	}
 
 	got, err = source.Collect(ctx, failing(5, errBoom))
-	if !errors.Is(err, errBoom) || !slices.Equal(got, ints(5)) {
+	if !errors.Is(err, errBoom) || !slices.Equal(got, lo.Range(5)) {
 		t.Fatalf("Collect of a failing pass = %v, %v; want 0..4 and errBoom", got, err)
 	}
 	n, err = source.Count(ctx, failing(5, errBoom))

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/samber/lo"
+
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -23,7 +25,7 @@ func TestSlice(t *testing.T) {
 
 func TestSliceEarlyBreak(t *testing.T) {
 	n := 0
-	for v, err := range source.Slice(ints(10)).All(context.Background()) {
+	for v, err := range source.Slice(lo.Range(10)).All(context.Background()) {
 		if err != nil || v != n {
 			t.Fatalf("sample %d = %d, %v", n, v, err)
 		}
@@ -40,7 +42,7 @@ func TestSliceEarlyBreak(t *testing.T) {
 func TestSliceCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	got, errs := drain(ctx, source.Slice(ints(10)))
+	got, errs := drain(ctx, source.Slice(lo.Range(10)))
 	if len(got) != 0 || len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
 		t.Fatalf("got %v, %v; want no sample and one context.Canceled", got, errs)
 	}
@@ -52,7 +54,7 @@ func TestSliceCancelMidPass(t *testing.T) {
 	const total = 10000
 	var got []int
 	var errs []error
-	for v, err := range source.Slice(ints(total)).All(ctx) {
+	for v, err := range source.Slice(lo.Range(total)).All(ctx) {
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -70,7 +72,7 @@ func TestSliceCancelMidPass(t *testing.T) {
 	if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
 		t.Fatalf("errors = %v, want one context.Canceled", errs)
 	}
-	if len(got) >= total || !slices.Equal(got, ints(len(got))) {
+	if len(got) >= total || !slices.Equal(got, lo.Range(len(got))) {
 		t.Fatalf("got %d samples, want a strict prefix of the input", len(got))
 	}
 }

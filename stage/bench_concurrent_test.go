@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/samber/lo"
+
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 	"github.com/tensorfeed/tensorfeed/stage"
@@ -16,22 +18,14 @@ import (
 // concurrent stages.
 const concBenchSamples = 1 << 16
 
-func concBenchInts() []int {
-	s := make([]int, concBenchSamples)
-	for i := range s {
-		s[i] = i
-	}
-	return s
-}
-
 func BenchmarkConcSliceBaseline(b *testing.B) {
-	sourcetest.Passes(b, source.Slice(concBenchInts()), concBenchSamples)
+	sourcetest.Passes(b, source.Slice(lo.Range(concBenchSamples)), concBenchSamples)
 }
 
 func BenchmarkBuffered(b *testing.B) {
 	for _, n := range []int{1, 4, 16, 64, 1024} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			sourcetest.Passes(b, stage.Buffered(source.Slice(concBenchInts()), n), concBenchSamples)
+			sourcetest.Passes(b, stage.Buffered(source.Slice(lo.Range(concBenchSamples)), n), concBenchSamples)
 		})
 	}
 }
@@ -58,7 +52,7 @@ func BenchmarkParallelMap(b *testing.B) {
 		if iters > 0 {
 			n = 4096
 		}
-		in := source.Slice(concBenchInts()[:n])
+		in := source.Slice(lo.Range(concBenchSamples)[:n])
 		f := concWork(iters)
 		b.Run(fmt.Sprintf("work=%d/MapErr", iters), func(b *testing.B) {
 			sourcetest.Passes(b, stage.MapErr(in, f), n)

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/samber/lo"
+
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
@@ -19,7 +21,7 @@ func TestBufferedKeepsOrderAndValues(t *testing.T) {
 	for _, total := range []int{0, 1, 5, 10000} {
 		for _, n := range []int{1, 2, 7, 1024} {
 			t.Run(fmt.Sprintf("samples=%d/n=%d", total, n), func(t *testing.T) {
-				in := concRange(total)
+				in := lo.Range(total)
 				r := stage.Buffered(source.Slice(in), n)
 				for pass := range 2 {
 					got, errs := concPass(context.Background(), r)
@@ -52,7 +54,7 @@ func TestBufferedUpstreamErrorAfterItsSamples(t *testing.T) {
 		if len(errs) != 1 || !errors.Is(errs[0], errConcBoom) {
 			t.Fatalf("n=%d: errors = %v, want one errConcBoom", n, errs)
 		}
-		if !slices.Equal(got, concRange(100)) {
+		if !slices.Equal(got, lo.Range(100)) {
 			t.Fatalf("n=%d: got %d samples before the error, want 100", n, len(got))
 		}
 	}
@@ -74,7 +76,7 @@ func TestBufferedUpstreamPanic(t *testing.T) {
 	if len(errs) != 1 || !errors.As(errs[0], &pe) || pe.Value != "bad sample 10" {
 		t.Fatalf("errors = %v, want one PanicError", errs)
 	}
-	if !slices.Equal(got, concRange(10)) {
+	if !slices.Equal(got, lo.Range(10)) {
 		t.Fatalf("got %v before the panic, want 0..9", got)
 	}
 }

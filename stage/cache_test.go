@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/samber/lo"
+
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
@@ -17,7 +19,7 @@ func TestCacheReplays(t *testing.T) {
 	p := newProbe(5)
 	r := stage.Cache[int](p)
 	for pass := range 4 {
-		if got := values(t, r); !slices.Equal(got, ints(0, 5)) {
+		if got := values(t, r); !slices.Equal(got, lo.Range(5)) {
 			t.Errorf("pass %d: got %v", pass, got)
 		}
 	}
@@ -66,10 +68,10 @@ func TestCacheIncompletePasses(t *testing.T) {
 	if passes.Load() != 2 {
 		t.Fatalf("upstream passes %d, want 2", passes.Load())
 	}
-	if got := values(t, r); !slices.Equal(got, ints(0, 5)) { // complete
+	if got := values(t, r); !slices.Equal(got, lo.Range(5)) { // complete
 		t.Errorf("got %v", got)
 	}
-	if got := values(t, r); !slices.Equal(got, ints(0, 5)) { // replayed
+	if got := values(t, r); !slices.Equal(got, lo.Range(5)) { // replayed
 		t.Errorf("replay: got %v", got)
 	}
 	if passes.Load() != 3 {
@@ -109,7 +111,7 @@ func TestCacheConcurrentPasses(t *testing.T) {
 	}
 	wg.Wait()
 	for g, got := range results {
-		if !slices.Equal(got, ints(0, 300)) {
+		if !slices.Equal(got, lo.Range(300)) {
 			t.Errorf("pass %d: %d samples, not the input", g, len(got))
 		}
 	}
@@ -124,7 +126,7 @@ func TestCacheConcurrentPasses(t *testing.T) {
 }
 
 func TestCacheCancelReplay(t *testing.T) {
-	r := stage.Cache(source.Slice(ints(0, 5000)))
+	r := stage.Cache(source.Slice(lo.Range(5000)))
 	values(t, r)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

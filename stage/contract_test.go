@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/samber/lo"
+
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 	"github.com/tensorfeed/tensorfeed/stage"
@@ -97,14 +99,6 @@ func values[T any](t *testing.T, r source.Reader[T]) []T {
 		t.Fatalf("unexpected error: %v", err)
 	}
 	return out
-}
-
-func ints(lo, hi int) []int {
-	s := make([]int, 0, hi-lo)
-	for i := lo; i < hi; i++ {
-		s = append(s, i)
-	}
-	return s
 }
 
 // contractStages wraps an int reader in each stage of this package, typed
@@ -237,7 +231,7 @@ func TestContractReadsOnlyWhatItNeeds(t *testing.T) {
 // TestContractNoPerSampleAlloc: the stages that run on the consumer's
 // goroutine allocate per pass, not per sample.
 func TestContractNoPerSampleAlloc(t *testing.T) {
-	short, long := ints(0, 10), ints(0, 10000)
+	short, long := lo.Range(10), lo.Range(10000)
 	for _, tc := range contractStages {
 		switch tc.name {
 		case "Cache": // its first pass keeps every sample, on purpose

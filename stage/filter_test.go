@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/samber/lo"
+
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
@@ -18,7 +20,7 @@ func TestFilter(t *testing.T) {
 		{"empty", nil, func(int) bool { return true }, nil},
 		{"all", []int{1, 2, 3}, func(int) bool { return true }, []int{1, 2, 3}},
 		{"none", []int{1, 2, 3}, func(int) bool { return false }, nil},
-		{"even", ints(0, 10), func(x int) bool { return x%2 == 0 }, []int{0, 2, 4, 6, 8}},
+		{"even", lo.Range(10), func(x int) bool { return x%2 == 0 }, []int{0, 2, 4, 6, 8}},
 		{"last only", []int{5, 6, 7}, func(x int) bool { return x == 7 }, []int{7}},
 	}
 	for _, tc := range tests {

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/samber/lo"
+
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
@@ -17,15 +19,6 @@ import (
 )
 
 var errConcBoom = errors.New("boom")
-
-// concRange returns 0, 1, ..., n-1.
-func concRange(n int) []int {
-	s := make([]int, n)
-	for i := range s {
-		s[i] = i
-	}
-	return s
-}
 
 // concUneven is a function whose cost varies a lot from sample to sample,
 // so that workers finish out of input order.
@@ -101,7 +94,7 @@ func concStalling(n int) source.Reader[int] {
 }
 
 func TestParallelMapKeepsOrderForAnyWorkers(t *testing.T) {
-	in := concRange(5000)
+	in := lo.Range(5000)
 	want := make([]int, len(in))
 	for i, x := range in {
 		want[i], _ = concUneven(x)
@@ -129,7 +122,7 @@ func TestParallelMapKeepsOrderForAnyWorkers(t *testing.T) {
 }
 
 func TestParallelMapUnorderedYieldsEverySampleOnce(t *testing.T) {
-	in := concRange(3000)
+	in := lo.Range(3000)
 	for _, workers := range []int{1, 2, 8} {
 		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
 			r := stage.ParallelMap(source.Slice(in), workers, func(x int) (int, error) {
@@ -170,7 +163,7 @@ func TestParallelMapErrorInF(t *testing.T) {
 	}
 	for _, workers := range []int{1, 2, 8} {
 		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
-			r := stage.ParallelMap(source.Slice(concRange(5000)), workers, f)
+			r := stage.ParallelMap(source.Slice(lo.Range(5000)), workers, f)
 			var got []string
 			var errs []error
 			for v, err := range r.All(context.Background()) {
@@ -200,7 +193,7 @@ func TestParallelMapErrorInFUnordered(t *testing.T) {
 		}
 		return x, nil
 	}
-	r := stage.ParallelMap(source.Slice(concRange(5000)), 4, f, stage.Unordered())
+	r := stage.ParallelMap(source.Slice(lo.Range(5000)), 4, f, stage.Unordered())
 	got, errs := concPass(context.Background(), r)
 	if len(errs) != 1 || !errors.Is(errs[0], errConcBoom) {
 		t.Fatalf("errors = %v, want one errConcBoom", errs)
@@ -212,7 +205,7 @@ func TestParallelMapErrorInFUnordered(t *testing.T) {
 
 func TestParallelMapPanicBecomesPanicError(t *testing.T) {
 	for _, opts := range [][]stage.ParallelOption{nil, {stage.Unordered()}} {
-		r := stage.ParallelMap(source.Slice(concRange(1000)), 3, func(x int) (int, error) {
+		r := stage.ParallelMap(source.Slice(lo.Range(1000)), 3, func(x int) (int, error) {
 			if x == 321 {
 				panicInConcTest(x)
 			}
@@ -229,7 +222,7 @@ func TestParallelMapPanicBecomesPanicError(t *testing.T) {
 		if pe.Value != "bad sample 321" || !bytes.Contains(pe.Stack, []byte("panicInConcTest")) {
 			t.Fatalf("PanicError value %v, stack without the panicking function:\n%s", pe.Value, pe.Stack)
 		}
-		if opts == nil && !slices.Equal(got, concRange(321)) {
+		if opts == nil && !slices.Equal(got, lo.Range(321)) {
 			t.Fatalf("ordered: got %d samples before the panic, want 321", len(got))
 		}
 	}
@@ -370,11 +363,11 @@ func TestParallelMapCancelWhileFRuns(t *testing.T) {
 		cancel()
 		close(release)
 	}()
-	got, errs := concPass(ctx, stage.ParallelMap(source.Slice(concRange(100000)), 2, f))
+	got, errs := concPass(ctx, stage.ParallelMap(source.Slice(lo.Range(100000)), 2, f))
 	if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
 		t.Fatalf("errors = %v, want one context.Canceled", errs)
 	}
-	if !slices.Equal(got, concRange(len(got))) || len(got) == 100000 {
+	if !slices.Equal(got, lo.Range(len(got))) || len(got) == 100000 {
 		t.Fatalf("got %d samples, want a strict prefix of the input", len(got))
 	}
 }

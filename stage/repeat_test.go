@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/samber/lo"
+
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
@@ -65,7 +67,7 @@ func TestRepeatEpochs(t *testing.T) {
 // TestRepeatShuffle: each inner pass of a repeated shuffle has its own
 // order, and the whole repeats for the same outer epoch.
 func TestRepeatShuffle(t *testing.T) {
-	r := stage.Repeat(stage.Shuffle(source.Slice(ints(0, 20)), 20, 1), 2)
+	r := stage.Repeat(stage.Shuffle(source.Slice(lo.Range(20)), 20, 1), 2)
 	got := passAt(t, r, 0)
 	if !isPermutation(got[:20], 20) || !isPermutation(got[20:], 20) {
 		t.Fatalf("inner passes are not permutations: %v", got)

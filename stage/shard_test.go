@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/samber/lo"
+
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
@@ -19,7 +21,7 @@ func TestShardUnion(t *testing.T) {
 				var all []int
 				sizes := make([]int, parts)
 				for p := range parts {
-					got := values(t, stage.Shard(source.Slice(ints(0, n)), parts, p))
+					got := values(t, stage.Shard(source.Slice(lo.Range(n)), parts, p))
 					if !slices.IsSorted(got) {
 						t.Errorf("part %d out of order: %v", p, got)
 					}
@@ -54,7 +56,7 @@ func TestShardAfterShuffle(t *testing.T) {
 	const n, parts = 50, 3
 	var all []int
 	for p := range parts {
-		r := stage.Shard(stage.Shuffle(source.Slice(ints(0, n)), 16, 5), parts, p)
+		r := stage.Shard(stage.Shuffle(source.Slice(lo.Range(n)), 16, 5), parts, p)
 		all = append(all, passAt(t, r, 4)...)
 	}
 	if !isPermutation(all, n) {

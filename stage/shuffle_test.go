@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/samber/lo"
+
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
@@ -22,13 +24,13 @@ func passAt[T any](t *testing.T, r source.Reader[T], epoch int) []T {
 // isPermutation reports whether got holds exactly the ints 0..n-1.
 func isPermutation(got []int, n int) bool {
 	s := slices.Sorted(slices.Values(got))
-	return slices.Equal(s, ints(0, n))
+	return slices.Equal(s, lo.Range(n))
 }
 
 func TestShufflePermutation(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 7, 100, 1000} {
 		for _, buffer := range []int{1, 2, 7, 100, 5000} {
-			r := stage.Shuffle(source.Slice(ints(0, n)), buffer, 42)
+			r := stage.Shuffle(source.Slice(lo.Range(n)), buffer, 42)
 			for epoch := range 3 {
 				if got := passAt(t, r, epoch); !isPermutation(got, n) {
 					t.Errorf("n %d buffer %d epoch %d: not a permutation: %v", n, buffer, epoch, got)
@@ -39,13 +41,13 @@ func TestShufflePermutation(t *testing.T) {
 }
 
 func TestShuffleBufferOneKeepsOrder(t *testing.T) {
-	if got := values(t, stage.Shuffle(source.Slice(ints(0, 50)), 1, 9)); !slices.Equal(got, ints(0, 50)) {
+	if got := values(t, stage.Shuffle(source.Slice(lo.Range(50)), 1, 9)); !slices.Equal(got, lo.Range(50)) {
 		t.Errorf("got %v", got)
 	}
 }
 
 func TestShuffleDeterministic(t *testing.T) {
-	in := ints(0, 200)
+	in := lo.Range(200)
 	a := stage.Shuffle(source.Slice(in), 64, 7)
 	b := stage.Shuffle(source.Slice(in), 64, 7)
 	// The same seed and epoch give the same order, through the context...
@@ -69,7 +71,7 @@ func TestShuffleDeterministic(t *testing.T) {
 }
 
 func TestShuffleEpochsAndSeedsDiffer(t *testing.T) {
-	in := ints(0, 200)
+	in := lo.Range(200)
 	r := stage.Shuffle(source.Slice(in), 200, 7)
 	e0, e1 := passAt(t, r, 0), passAt(t, r, 1)
 	if slices.Equal(e0, e1) {
@@ -92,7 +94,7 @@ func TestShuffleEpochsAndSeedsDiffer(t *testing.T) {
 // cannot come out more than buffer places before its input position.
 func TestShuffleWindow(t *testing.T) {
 	const n, buffer = 1000, 10
-	got := values(t, stage.Shuffle(source.Slice(ints(0, n)), buffer, 1))
+	got := values(t, stage.Shuffle(source.Slice(lo.Range(n)), buffer, 1))
 	moved := 0
 	for pos, v := range got {
 		if pos < v-buffer {
@@ -122,7 +124,7 @@ func TestShuffleWindow(t *testing.T) {
 // equally likely to come first.
 func TestShuffleUniform(t *testing.T) {
 	const n, epochs = 4, 4000
-	r := stage.Shuffle(source.Slice(ints(0, n)), n, 3)
+	r := stage.Shuffle(source.Slice(lo.Range(n)), n, 3)
 	var first [n]int
 	for e := range epochs {
 		first[passAt(t, r, e)[0]]++
@@ -140,7 +142,7 @@ func TestShuffleUniform(t *testing.T) {
 func TestShuffleCancelWhileDraining(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r := stage.Shuffle(source.Slice(ints(0, 5000)), 5000, 1)
+	r := stage.Shuffle(source.Slice(lo.Range(5000)), 5000, 1)
 	n, errs := 0, 0
 	for _, err := range r.All(ctx) {
 		if err != nil {

@@ -4,12 +4,14 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/samber/lo"
+
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 func TestTake(t *testing.T) {
-	in := ints(0, 5)
+	in := lo.Range(5)
 	tests := []struct {
 		n    int
 		want []int
@@ -33,7 +35,7 @@ func TestTakeStopsEndless(t *testing.T) {
 	for _, n := range []int{1, 4, 300} {
 		p := newProbe(-1)
 		got := values(t, stage.Take(p, n))
-		if !slices.Equal(got, ints(0, n)) {
+		if !slices.Equal(got, lo.Range(n)) {
 			t.Errorf("Take(%d) = %v", n, got)
 		}
 		if p.yielded.Load() != int64(n) || p.open() != 0 {
@@ -53,7 +55,7 @@ func TestTakeZeroStartsNothing(t *testing.T) {
 }
 
 func TestSkip(t *testing.T) {
-	in := ints(0, 5)
+	in := lo.Range(5)
 	tests := []struct {
 		n    int
 		want []int
@@ -73,7 +75,7 @@ func TestSkip(t *testing.T) {
 
 // TestSkipTake: Skip then Take selects a window, on every pass.
 func TestSkipTake(t *testing.T) {
-	r := stage.Take(stage.Skip(source.Slice(ints(0, 100)), 10), 3)
+	r := stage.Take(stage.Skip(source.Slice(lo.Range(100)), 10), 3)
 	for range 2 {
 		if got := values(t, r); !slices.Equal(got, []int{10, 11, 12}) {
 			t.Errorf("got %v", got)

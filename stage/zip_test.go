@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/samber/lo"
+
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
@@ -44,7 +46,7 @@ func TestZipEmpty(t *testing.T) {
 // zipLens zips readers of the given lengths (2 to 4 of them) into a reader
 // of the first reader's values.
 func zipLens(lens []int, opts ...stage.ZipOption) source.Reader[int] {
-	r := func(i int) source.Reader[int] { return source.Slice(ints(0, lens[i])) }
+	r := func(i int) source.Reader[int] { return source.Slice(lo.Range(lens[i])) }
 	switch len(lens) {
 	case 2:
 		return stage.Map(stage.Zip2(r(0), r(1), opts...), func(t stage.Tuple2[int, int]) int { return t.A })
@@ -107,7 +109,7 @@ func TestZipShortest(t *testing.T) {
 		{[]int{4, 4, 4, 4}, 4},
 	}
 	for _, tc := range tests {
-		if got := values(t, zipLens(tc.lens, stage.Shortest())); !slices.Equal(got, ints(0, tc.want)) {
+		if got := values(t, zipLens(tc.lens, stage.Shortest())); !slices.Equal(got, lo.Range(tc.want)) {
 			t.Errorf("lengths %v: got %v, want %d samples", tc.lens, got, tc.want)
 		}
 	}
@@ -186,7 +188,7 @@ func TestZipChunkBoundaries(t *testing.T) {
 		// An error in the pulled reader comes right after the samples before it.
 		b := newProbe(n + 10)
 		b.failAt = n
-		items := drain(t, t.Context(), stage.Zip2(source.Slice(ints(0, n+10)), source.Reader[int](b)), 1000)
+		items := drain(t, t.Context(), stage.Zip2(source.Slice(lo.Range(n+10)), source.Reader[int](b)), 1000)
 		if len(items) != n+1 || !errors.Is(items[n].err, errBoom) {
 			t.Errorf("error at %d: got %d items, last %v", n, len(items), items[len(items)-1])
 		}
@@ -203,7 +205,7 @@ func TestZipChunkBoundaries(t *testing.T) {
 func TestZipReadAhead(t *testing.T) {
 	for _, n := range []int{1, 5, 40, 200} {
 		noise := newProbe(-1)
-		got := values(t, stage.Zip2(source.Slice(ints(0, n)), source.Reader[int](noise), stage.Shortest()))
+		got := values(t, stage.Zip2(source.Slice(lo.Range(n)), source.Reader[int](noise), stage.Shortest()))
 		if len(got) != n {
 			t.Fatalf("got %d samples, want %d", len(got), n)
 		}

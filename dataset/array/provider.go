@@ -6,6 +6,8 @@ import (
 	"iter"
 	"slices"
 
+	"github.com/samber/lo"
+
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/sink"
@@ -73,23 +75,14 @@ func New(data, label []Array, opts ...Option) *Provider {
 	if size == 0 {
 		size = max(p.n, 1)
 	}
-	df := fields(data, p.cfg.dataPad)
-	lf := fields(label, p.cfg.labelPad)
+	df := lo.Map(data, func(a Array, _ int) sink.Field[int] { return a.field(p.cfg.dataPad) })
+	lf := lo.Map(label, func(a Array, _ int) sink.Field[int] { return a.field(p.cfg.labelPad) })
 	p.sink = sink.New(size, df, lf)
 	// The sink holds the batch size; the batches of indices take it from
 	// there, padded with the index -1 that the fields turn into padding
 	// rows.
 	p.r = sink.TensorizeBatches(batch.OfFill(p.indices(), p.sink.BatchSize(), -1, batch.Recycling()), p.sink)
 	return p
-}
-
-// fields returns the sink fields of arrays, whose padding rows hold pad.
-func fields(arrays []Array, pad float64) []sink.Field[int] {
-	fs := make([]sink.Field[int], len(arrays))
-	for i, a := range arrays {
-		fs[i] = a.field(pad)
-	}
-	return fs
 }
 
 // indices returns the reader of sample indices: 0..n-1, or a permutation

@@ -8,10 +8,12 @@ import (
 	"io"
 	"iter"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/samber/lo"
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed"
@@ -156,11 +158,11 @@ func DataColumns(cols ...Col) Option {
 // "Iris-setosa", "Iris-versicolor", "Iris-virginica". Classes panics when a
 // name is repeated.
 func Classes(names ...string) Option {
+	if dup := lo.FindDuplicates(names); len(dup) > 0 {
+		panic(fmt.Sprintf("csv: Classes: %q repeated", dup[0]))
+	}
 	m := make(map[string]float32, len(names))
 	for i, n := range names {
-		if _, dup := m[n]; dup {
-			panic(fmt.Sprintf("csv: Classes: %q repeated", n))
-		}
 		m[n] = float32(i)
 	}
 	return option.New(func(c *config) { c.classes = m })
@@ -229,12 +231,8 @@ func New(path string, opts ...Option) *Reader {
 	if c.labelFile != "" && len(c.labelCols) > 0 {
 		panic("csv: New: LabelFile and LabelColumns both set")
 	}
-	if !c.header {
-		for _, col := range append(append([]Col(nil), c.labelCols...), c.dataCols...) {
-			if col.byName {
-				panic(fmt.Sprintf("csv: New: column %s selected by name without Header", col))
-			}
-		}
+	if col, found := lo.Find(slices.Concat(c.labelCols, c.dataCols), func(col Col) bool { return col.byName }); found && !c.header {
+		panic(fmt.Sprintf("csv: New: column %s selected by name without Header", col))
 	}
 	return &Reader{path: path, cfg: c}
 }
@@ -337,12 +335,7 @@ func (r *Reader) start() (p *pass, err error) {
 			idx := -1
 			switch {
 			case col.byName:
-				for j, n := range p.layout.Columns {
-					if n == col.name {
-						idx = j
-						break
-					}
-				}
+				idx = lo.IndexOf(p.layout.Columns, col.name)
 			case col.index < 0 && col.index >= -p.ncols:
 				idx = p.ncols + col.index
 			case col.index >= 0 && col.index < p.ncols:
@@ -366,16 +359,7 @@ func (r *Reader) start() (p *pass, err error) {
 			return p, err
 		}
 	} else {
-		p.layout.DataCols = make([]int, 0, p.ncols-len(p.layout.LabelCols))
-		isLabel := make([]bool, p.ncols)
-		for _, i := range p.layout.LabelCols {
-			isLabel[i] = true
-		}
-		for i := range p.ncols {
-			if !isLabel[i] {
-				p.layout.DataCols = append(p.layout.DataCols, i)
-			}
-		}
+		p.layout.DataCols = lo.Without(lo.Range(p.ncols), p.layout.LabelCols...)
 	}
 	p.dn = len(p.layout.DataCols)
 	if p.dn == 0 {

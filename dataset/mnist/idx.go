@@ -11,6 +11,8 @@ import (
 	"os"
 	"slices"
 
+	"github.com/samber/lo"
+
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
@@ -39,12 +41,7 @@ type Header struct {
 // Magic returns the header's magic number, for example 0x00000803 for
 // MNIST images.
 func (h Header) Magic() uint32 {
-	var t byte
-	for code, d := range idxTypes {
-		if d == h.DType {
-			t = code
-		}
-	}
+	t, _ := lo.FindKey(idxTypes, h.DType)
 	return uint32(t)<<8 | uint32(len(h.Dims))
 }
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/samber/lo"
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed"
@@ -183,12 +184,10 @@ func Test(dir string, opts ...Option) *Dataset {
 }
 
 func candidates(dir, stem, ext string) []string {
-	var out []string
-	for _, sep := range []string{"-", "."} {
+	return lo.FlatMap([]string{"-", "."}, func(sep string, _ int) []string {
 		n := filepath.Join(dir, stem+sep+ext)
-		out = append(out, n, n+".gz")
-	}
-	return out
+		return []string{n, n + ".gz"}
+	})
 }
 
 func newDataset(images, labels []string, opts []Option) *Dataset {
