@@ -1,6 +1,10 @@
 package pipeline
 
-import "github.com/tensorfeed/tensorfeed/source"
+import (
+	"github.com/samber/lo"
+
+	"github.com/tensorfeed/tensorfeed/source"
+)
 
 // FanIn adds source.Concurrent: every pass reads all of readers at once,
 // each in its own goroutine, into one buffer of up to buffer samples, and
@@ -17,14 +21,15 @@ func FanIn[T any](readers []source.Reader[T], buffer int, opts ...Option) *Pipe[
 	if len(readers) == 0 {
 		panic("pipeline.FanIn: no reader")
 	}
-	var parents []*node
-	for _, r := range readers {
-		if r == nil {
-			panic("pipeline.FanIn: nil reader")
-		}
-		if p, ok := r.(*Pipe[T]); ok {
-			parents = append(parents, p.node)
-		}
+	if lo.Contains(readers, nil) {
+		panic("pipeline.FanIn: nil reader")
 	}
+	parents := lo.FilterMap(readers, func(r source.Reader[T], _ int) (*node, bool) {
+		p, ok := r.(*Pipe[T])
+		if !ok {
+			return nil, false
+		}
+		return p.node, true
+	})
 	return start(newConfig(opts), "fan-in", source.Concurrent(readers, buffer), parents...)
 }

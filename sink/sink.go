@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/samber/lo"
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed/batch"
@@ -66,19 +67,17 @@ func New[T any](batchSize int, data []Field[T], label []Field[T], opts ...Option
 	if len(s.fields) == 0 {
 		panic("sink: New: no fields")
 	}
-	seen := make(map[string]bool, len(s.fields))
 	s.offs = make([]int, len(s.fields))
 	for i, f := range s.fields {
 		if f.dtype == 0 {
 			panic(fmt.Sprintf("sink: New: field %d is not made by Float32, Int32, Int64, Uint8 or Slice", i))
 		}
-		if seen[f.name] {
-			panic(fmt.Sprintf("sink: New: two fields named %q", f.name))
-		}
-		seen[f.name] = true
 		s.offs[i] = s.per[slot(f.dtype)]
 		s.per[slot(f.dtype)] += f.elems
 		s.dims += 1 + len(f.shape)
+	}
+	if dup := lo.FindDuplicatesBy(s.fields, Field[T].Name); len(dup) > 0 {
+		panic(fmt.Sprintf("sink: New: two fields named %q", dup[0].name))
 	}
 	return s
 }
@@ -105,11 +104,9 @@ func (s *Sink[T]) ProvideData() []tensor.Desc { return s.descs(s.fields[:s.nData
 func (s *Sink[T]) ProvideLabel() []tensor.Desc { return s.descs(s.fields[s.nData:]) }
 
 func (s *Sink[T]) descs(fs []Field[T]) []tensor.Desc {
-	out := make([]tensor.Desc, len(fs))
-	for i, f := range fs {
-		out[i] = tensor.Desc{Name: f.name, Shape: append([]int{s.size}, f.shape...), DType: f.dtype}
-	}
-	return out
+	return lo.Map(fs, func(f Field[T], _ int) tensor.Desc {
+		return tensor.Desc{Name: f.name, Shape: append([]int{s.size}, f.shape...), DType: f.dtype}
+	})
 }
 
 // BatchSize returns the largest batch the sink accepts.

@@ -23,9 +23,9 @@ func Logger(debug bool) *zap.Logger {
 }
 
 // PipelineLogger returns the logger a program puts on the context of its
-// passes (tensorfeed.WithLogger): log
-// itself, named "pipeline", with debug; otherwise only its warnings, so the
-// per-epoch statistics do not crowd the program's own output.
+// passes (tensorfeed.WithLogger): log itself, named "pipeline", with debug;
+// otherwise only its warnings, so the per-epoch statistics do not crowd the
+// program's own output.
 func PipelineLogger(log *zap.Logger, debug bool) *zap.Logger {
 	if debug {
 		return log.Named("pipeline")
