@@ -25,7 +25,9 @@ func Enumerate[T any](p *Pipe[T]) *Pipe[stage.Indexed[T]] {
 }
 
 // Batch adds batch.Of: batches of size samples with the given last-batch
-// policy and options (batch.Recycling). Step name "batch".
+// policy and options (batch.Recycling), for a consumer that wants batches
+// of samples. For tensors use Tensorize, which batches with the sink's size.
+// Step name "batch".
 func Batch[T any](p *Pipe[T], size int, last batch.Policy, opts ...batch.Option) *Pipe[batch.Batch[T]] {
 	return thenSync(p, "batch", batch.Of[T](p, size, last, opts...))
 }
