@@ -7,12 +7,12 @@ package batch
 //
 // A batch owns its Samples slice: Of and OfFill allocate a new slice for
 // each batch, so a consumer may keep or modify it. With the Recycling
-// option the consumer owns it only until it calls Recycle.
+// option the consumer owns it only until it calls Release.
 type Batch[T any] struct {
 	Samples []T
 	Padded  int
 
-	slot *slot[T] // where Recycle hands Samples back; nil if nowhere
+	slot *slot[T] // where Release hands Samples back; nil if nowhere
 	gen  uint64   // slot's use count when this batch was made
 }
 

@@ -24,13 +24,13 @@ func runBatches[T any](b *testing.B, r source.Reader[batch.Batch[T]]) {
 				b.Fatal(err)
 			}
 			n += len(bt.Samples)
-			bt.Recycle() // does nothing unless r recycles
+			bt.Release() // does nothing unless r recycles
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/sample")
 	b.ReportMetric(float64(testing.AllocsPerRun(1, func() {
 		for bt := range r.All(ctx) {
-			bt.Recycle()
+			bt.Release()
 		}
 	}))/benchPass, "allocs/sample")
 }

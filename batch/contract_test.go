@@ -24,7 +24,7 @@ func sums(r source.Reader[batch.Batch[int]]) source.Reader[int] {
 				for _, v := range b.Samples {
 					s += v
 				}
-				b.Recycle()
+				b.Release()
 				if !yield(s, nil) {
 					return
 				}

@@ -15,7 +15,7 @@
 //
 // For large samples the new slice per batch is most of the garbage a
 // pipeline makes. With the [Recycling] option the consumer hands each batch
-// back with [Batch.Recycle] when it is done with it, and Of fills that
+// back with [Batch.Release] when it is done with it, and Of fills that
 // slice again instead of allocating one; in steady state batching then
 // allocates nothing. Like csv.Reader.ReuseRecord it is opt-in, because the
 // consumer gives up the batch when it recycles it. The hand-back is

@@ -20,7 +20,7 @@ import (
 // nothing else per batch and nothing per sample, except that Pad keeps a
 // copy of the first batch of each pass to pad the last one from. With the
 // Recycling option, Of instead reuses the slices of batches that consumers
-// hand back with Batch.Recycle and, in steady state, allocates nothing per
+// hand back with Batch.Release and, in steady state, allocates nothing per
 // batch.
 //
 // An error from r is yielded once, with the zero Batch, and ends the pass;

@@ -14,18 +14,18 @@ type config struct {
 type Option = option.Option[config]
 
 // Recycling makes Of and OfFill reuse the Samples slices that consumers
-// hand back with Batch.Recycle, instead of allocating a new slice for every
+// hand back with Batch.Release, instead of allocating a new slice for every
 // batch. It is opt-in because it changes who owns a batch:
 //
-//   - A batch belongs to its consumer until the consumer calls Recycle.
+//   - A batch belongs to its consumer until the consumer calls Release.
 //     After that the batch must not be used: its Samples slice will hold a
 //     later batch.
 //   - Each batch must be recycled at most once, by its last consumer.
 //     sink.TensorizeBatches and PadSeqsReader recycle every batch as soon as they
 //     have copied it; a consumer that ranges over the batches itself calls
-//     b.Recycle() when it is done with b.Samples.
+//     b.Release() when it is done with b.Samples.
 //   - A batch that is never recycled is simply left to the garbage
-//     collector, so forgetting Recycle costs an allocation, never
+//     collector, so forgetting Release costs an allocation, never
 //     correctness.
 //
 // Because a batch is handed back explicitly, recycling is safe across
@@ -33,7 +33,7 @@ type Option = option.Option[config]
 // batches at once, and the reader then keeps as many slices as are in
 // flight. It is not safe with a stage that keeps batches after passing
 // them on (stage.Cache) or hands the same batch to two consumers (a tee):
-// the first consumer's Recycle would let a later batch overwrite what the
+// the first consumer's Release would let a later batch overwrite what the
 // other still reads.
 //
 // The free list belongs to the reader Of returns and is shared by its
@@ -41,12 +41,12 @@ type Option = option.Option[config]
 // recycling Of allocates nothing per batch.
 func Recycling() Option { return option.New(func(c *config) { c.recycle = true }) }
 
-// Recycle hands the batch's Samples slice back to the reader that made it,
+// Release hands the batch's Samples slice back to the reader that made it,
 // when that reader was built with Recycling; otherwise it does nothing. See
-// Recycling for what the caller gives up. Recycling a batch twice (or a
-// copy of a batch already recycled) panics: two later batches would share
+// Recycling for what the caller gives up. Releasing a batch twice (or a
+// copy of a batch already released) panics: two later batches would share
 // memory.
-func (b Batch[T]) Recycle() {
+func (b Batch[T]) Release() {
 	s := b.slot
 	if s == nil {
 		return
@@ -55,14 +55,14 @@ func (b Batch[T]) Recycle() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if s.free || s.gen != b.gen {
-		panic("batch: Recycle of a batch that was already recycled")
+		panic("batch: Release of a batch that was already released")
 	}
 	s.free = true
 	p.free = append(p.free, s)
 }
 
 // slot is one Samples slice of a recycling reader. gen counts its uses, so
-// that Recycle can tell the batch that holds it now from an older one.
+// that Release can tell the batch that holds it now from an older one.
 type slot[T any] struct {
 	pool *pool[T]
 	buf  []T

@@ -24,7 +24,7 @@ func ExampleRecycling() {
 		}
 		fmt.Println(b.Samples, "sum", sum)
 		arrays[&b.Samples[0]] = true
-		b.Recycle() // b must not be used after this
+		b.Release() // b must not be used after this
 	}
 	fmt.Println("slices allocated:", len(arrays))
 	// Output:

@@ -27,7 +27,7 @@ func collectRecycling(t *testing.T, r source.Reader[batch.Batch[int]]) ([]got, i
 		}
 		arrays[arrayOf(b)] = true
 		out = append(out, got{slices.Clone(b.Samples), b.Padded})
-		b.Recycle()
+		b.Release()
 	}
 	return out, len(arrays)
 }
@@ -78,8 +78,8 @@ func TestRecyclingSameBatches(t *testing.T) {
 	}
 }
 
-// TestRecyclingOwnership checks who owns a batch: without Recycle every
-// batch keeps its own slice; after Recycle the next batch takes the slice;
+// TestRecyclingOwnership checks who owns a batch: without Release every
+// batch keeps its own slice; after Release the next batch takes the slice;
 // recycling twice panics.
 func TestRecyclingOwnership(t *testing.T) {
 	r := batch.Of(source.Slice(ints(9)), 3, batch.Keep, batch.Recycling())
@@ -93,7 +93,7 @@ func TestRecyclingOwnership(t *testing.T) {
 			t.Fatalf("batch %d not recycled: %v, want %v", i, b.Samples, want[i])
 		}
 	}
-	kept[0].Recycle()
+	kept[0].Release()
 	// The next pass fills kept[0]'s slice first.
 	next, stop := iter.Pull2(r.All(context.Background()))
 	defer stop()
@@ -101,7 +101,7 @@ func TestRecyclingOwnership(t *testing.T) {
 	if arrayOf(b) != arrayOf(kept[0]) || !reflect.DeepEqual(kept[0].Samples, []int{0, 1, 2}) {
 		t.Errorf("next batch does not reuse the recycled slice")
 	}
-	kept[1].Recycle()
+	kept[1].Release()
 	b2, _, _ := next()
 	if arrayOf(b2) != arrayOf(kept[1]) {
 		t.Errorf("second batch does not reuse the second recycled slice")
@@ -119,13 +119,13 @@ func TestRecyclingOwnership(t *testing.T) {
 		}()
 		f()
 	}
-	b.Recycle()
-	mustPanic("recycled twice", b.Recycle)
+	b.Release()
+	mustPanic("released twice", b.Release)
 	// kept[0] shares b's slot, which b already recycled.
-	mustPanic("stale copy", kept[0].Recycle)
+	mustPanic("stale copy", kept[0].Release)
 	// Batches that are not from a recycling reader: nothing happens.
-	batch.Batch[int]{}.Recycle()
-	batch.Batch[int]{Samples: []int{1}}.Recycle()
+	batch.Batch[int]{}.Release()
+	batch.Batch[int]{Samples: []int{1}}.Release()
 }
 
 // TestRecyclingEarlyStop checks that a pass that stops early hands the
@@ -133,7 +133,7 @@ func TestRecyclingOwnership(t *testing.T) {
 func TestRecyclingEarlyStop(t *testing.T) {
 	r := batch.Of(source.Slice(ints(10)), 4, batch.Keep, batch.Recycling())
 	for b := range r.All(context.Background()) {
-		b.Recycle()
+		b.Release()
 		break
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -171,7 +171,7 @@ func TestRecyclingUnderPrefetch(t *testing.T) {
 				next++
 				b.Samples[i] = -1 // the consumer owns the batch until Recycle
 			}
-			b.Recycle()
+			b.Release()
 		}
 		if next != n {
 			t.Fatalf("pass %d: %d samples, want %d", pass, next, n)
@@ -199,7 +199,7 @@ func TestRecyclingAllocs(t *testing.T) {
 			ctx := context.Background()
 			allocs := testing.AllocsPerRun(5, func() {
 				for b := range tt.r.All(ctx) {
-					b.Recycle()
+					b.Release()
 				}
 			})
 			// A pass allocates its iterator's closures (and, buffered, its

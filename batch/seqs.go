@@ -105,7 +105,7 @@ func PadSeqs[E any](b Batch[[]E], length int, pad E, opts ...SeqOption) (Seqs[E]
 // PadSeqsReader applies PadSeqs to every batch of r. An error from PadSeqs
 // says which batch of the pass it came from, still wraps ErrTooLong, and
 // ends the pass; so does an error from r. It is the last consumer of r's
-// batches: it recycles each one (Batch.Recycle) once PadSeqs has copied it.
+// batches: it recycles each one (Batch.Release) once PadSeqs has copied it.
 // It panics when length < 0.
 func PadSeqsReader[E any](r source.Reader[Batch[[]E]], length int, pad E, opts ...SeqOption) source.Reader[Seqs[E]] {
 	if length < 0 {
@@ -120,7 +120,7 @@ func PadSeqsReader[E any](r source.Reader[Batch[[]E]], length int, pad E, opts .
 					return
 				}
 				s, err := PadSeqs(b, length, pad, opts...)
-				b.Recycle() // PadSeqs copied it
+				b.Release() // PadSeqs copied it
 				if err != nil {
 					yield(Seqs[E]{}, fmt.Errorf("batch %d of the pass: %w", i, err))
 					return

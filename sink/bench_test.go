@@ -39,7 +39,7 @@ func mnistFields(writesAll bool) (data, label []sink.Field[mnist]) {
 }
 
 // BenchmarkAssemble assembles a [128, 784] float32 image tensor and [128]
-// int64 labels per batch: with new memory, with Recycle, and with the
+// int64 labels per batch: with new memory, with Release, and with the
 // fields marked WritesAll (no clearing of recycled rows).
 func BenchmarkAssemble(b *testing.B) {
 	const size = 128

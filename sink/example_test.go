@@ -24,7 +24,7 @@ var digits = []digit{
 	{[4]uint8{255, 255, 0, 0}, 0},
 }
 
-func digitSink(batchSize int, opts ...sink.Option) *sink.Sink[digit] {
+func digitSink(batchSize int) *sink.Sink[digit] {
 	return sink.New(batchSize,
 		[]sink.Field[digit]{
 			sink.Float32("image", []int{2, 2}, func(d digit, dst []float32) {
@@ -35,8 +35,7 @@ func digitSink(batchSize int, opts ...sink.Option) *sink.Sink[digit] {
 		},
 		[]sink.Field[digit]{
 			sink.Int64("label", nil, func(d digit, dst []int64) { dst[0] = int64(d.Class) }),
-		},
-		opts...)
+		})
 }
 
 func ExampleNew() {

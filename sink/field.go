@@ -85,7 +85,7 @@ func newField[T any](fn, name string, shape []int, dt sample.DType, nilFill bool
 // WritesAll returns a copy of f that promises its fill sets every element
 // of dst, as a fill that normalises a whole image or copies a whole vector
 // does. The sink then skips clearing a row before the fill when the row's
-// memory is recycled (Sink.Recycle), which saves writing each batch
+// memory is recycled (tensor.Batch.Release), which saves writing each batch
 // twice; new memory is zero anyway.
 //
 // Leave a fill that writes only some elements unmarked (a one-hot label

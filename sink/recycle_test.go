@@ -106,19 +106,6 @@ func TestReleaseOfACopyPanics(t *testing.T) {
 	cp.Release()
 }
 
-func TestDeprecatedRecycle(t *testing.T) {
-	s := newSink(4)
-	s.Recycle(nil)
-	ts, err := s.Assemble(batch.Batch[rec]{Samples: recs(4)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Recycle(ts)
-	if again, _ := s.Assemble(batch.Batch[rec]{Samples: recs(4)}); again != ts {
-		t.Error("Recycle did not hand the memory back")
-	}
-}
-
 // TestRecycleUnderPrefetch assembles in Buffered's goroutine while the
 // consumer holds earlier batches: every batch must arrive intact, and the
 // consumer may scribble on it before recycling it. Two passes at once share
@@ -147,7 +134,7 @@ func TestRecycleUnderPrefetch(t *testing.T) {
 					seen[ts] = true
 					mu.Unlock()
 					for j := range ts.Label[1].F32 {
-						ts.Label[1].F32[j] = 7 // the consumer owns ts until Recycle
+						ts.Label[1].F32[j] = 7 // the consumer owns ts until Release
 					}
 					ts.Release()
 					i++

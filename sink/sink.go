@@ -9,7 +9,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed/batch"
-	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
@@ -18,12 +17,6 @@ import (
 // not fit the sink: more samples than the batch size, or a Padded count
 // outside 0..Len.
 var ErrBatch = errors.New("sink: batch does not fit")
-
-type config struct{}
-
-// Option configures a Sink. No option is defined yet: a sink logs through
-// the logger of the context its passes run with (tensorfeed.WithLogger).
-type Option = option.Option[config]
 
 // Sink assembles batches of samples of type T into tensors. It is safe for
 // concurrent use: Assemble, Batch.Release and any number of Tensorize passes
@@ -56,13 +49,11 @@ type recycler struct {
 // New panics when batchSize < 1, when there is no field at all, when a field
 // was not made by Float32, Int32, Int64, Uint8 or Slice, or when two fields
 // share a name.
-func New[T any](batchSize int, data []Field[T], label []Field[T], opts ...Option) *Sink[T] {
+func New[T any](batchSize int, data []Field[T], label []Field[T]) *Sink[T] {
 	if batchSize < 1 {
 		panic(fmt.Sprintf("sink: New: batch size %d", batchSize))
 	}
 	s := &Sink[T]{size: batchSize, nData: len(data), rec: recycler{size: batchSize}}
-	var c config
-	option.Apply(&c, opts)
 	s.fields = append(append(make([]Field[T], 0, len(data)+len(label)), data...), label...)
 	if len(s.fields) == 0 {
 		panic("sink: New: no fields")
@@ -192,15 +183,6 @@ func (a *arena) Recycle(b *tensor.Batch) {
 	a.free = true
 	if a.rows == r.size {
 		r.free = append(r.free, a)
-	}
-}
-
-// Recycle hands b back to the sink that made it.
-//
-// Deprecated: use b.Release.
-func (s *Sink[T]) Recycle(b *tensor.Batch) {
-	if b != nil {
-		b.Release()
 	}
 }
 

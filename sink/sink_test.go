@@ -53,9 +53,9 @@ func fields() ([]sink.Field[rec], []sink.Field[rec]) {
 	return data, label
 }
 
-func newSink(size int, opts ...sink.Option) *sink.Sink[rec] {
+func newSink(size int) *sink.Sink[rec] {
 	d, l := fields()
-	return sink.New(size, d, l, opts...)
+	return sink.New(size, d, l)
 }
 
 // want returns the tensors expected for samples from..to-1 with padded.

@@ -43,7 +43,7 @@ func Tensorize[T any](r source.Reader[T], s *Sink[T], last batch.Policy) source.
 //
 // Ownership is as for Tensorize. TensorizeBatches is the last consumer of
 // r's batches: once a batch is assembled it hands the batch back
-// (batch.Batch.Recycle), so that a batch.Of built with batch.Recycling
+// (batch.Batch.Release), so that a batch.Of built with batch.Recycling
 // fills the same Samples slice again.
 //
 // An error from r ends the pass; so does a batch that does not fit s, with
@@ -67,7 +67,7 @@ func TensorizeBatches[T any](r source.Reader[batch.Batch[T]], s *Sink[T]) source
 				}
 				t, err := s.assemble(b, logger)
 				samples += len(b.Samples)
-				b.Recycle() // assemble copied it
+				b.Release() // assemble copied it
 				if err != nil {
 					yield(nil, fmt.Errorf("batch %d of the pass: %w", n, err))
 					return

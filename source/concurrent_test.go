@@ -482,3 +482,28 @@ func TestConcurrentAndFilesPanicOnMisuse(t *testing.T) {
 		})
 	}
 }
+
+// positioned is an error that names its own file, as the format readers'
+// errors do.
+type positioned struct{ file string }
+
+func (e *positioned) Error() string    { return e.file + ": offset 3: bad" }
+func (e *positioned) FilePath() string { return e.file }
+
+func TestFilesNamesEachFileOnce(t *testing.T) {
+	open := func(p string) source.Reader[int] {
+		if p == "b" {
+			return sourcetest.FailAfter(source.Slice([]int{1}), 1, &positioned{file: "b"})
+		}
+		return sourcetest.FailAfter(source.Slice([]int{1}), 1, errBoom)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"a", "source: a: boom"},  // the error does not know its file: Files names it
+		{"b", "b: offset 3: bad"}, // it does: left as it is
+	} {
+		_, err := source.Collect(context.Background(), source.Files([]string{tc.path}, 1, open, 4))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: error %v, want %q", tc.path, err, tc.want)
+		}
+	}
+}

@@ -24,19 +24,10 @@ func EpochFrom(ctx context.Context) (int, bool) {
 // it is safe for concurrent use.
 type Epochs struct{ n atomic.Int64 }
 
-// Next returns the epoch of a pass that starts now: the epoch in ctx when
-// the caller set one, else the number of passes this counter has started
-// before (0, 1, 2, ...).
-func (e *Epochs) Next(ctx context.Context) int {
-	if ep, ok := EpochFrom(ctx); ok {
-		return ep
-	}
-	return int(e.n.Add(1) - 1)
-}
-
-// Start begins a pass of the stage that owns e: it returns the pass's epoch
-// (as Next does) and ctx with that epoch set, for the readers the stage
-// runs. It is the one way a stage learns and passes on its epoch:
+// Start begins a pass of the stage that owns e: it returns ctx with the
+// pass's epoch set, for the readers the stage runs, and the epoch: the one
+// in ctx when the caller set one, else the number of passes this counter
+// has started before (0, 1, 2, ...). It is the one way a stage learns and passes on its epoch:
 //
 //	ctx, epoch := s.epochs.Start(ctx)
 //	rng := source.NewRand(seed, epoch, -1)

@@ -11,12 +11,18 @@ import (
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
+// next starts a pass and returns its epoch.
+func next(e *source.Epochs, ctx context.Context) int {
+	_, ep := e.Start(ctx)
+	return ep
+}
+
 func TestEpochsCountPasses(t *testing.T) {
 	var e source.Epochs
 	ctx := context.Background()
 	for want := range 4 {
-		if got := e.Next(ctx); got != want {
-			t.Fatalf("pass %d: Next = %d", want, got)
+		if got := next(&e, ctx); got != want {
+			t.Fatalf("pass %d: Start = %d", want, got)
 		}
 	}
 }
@@ -31,12 +37,12 @@ func TestEpochFromContextWins(t *testing.T) {
 	if ep, ok := source.EpochFrom(withEpoch); !ok || ep != 9 {
 		t.Fatalf("EpochFrom = %d, %v; want 9, true", ep, ok)
 	}
-	if got := e.Next(withEpoch); got != 9 {
-		t.Fatalf("Next with epoch 9 in ctx = %d", got)
+	if got := next(&e, withEpoch); got != 9 {
+		t.Fatalf("Start with epoch 9 in ctx = %d", got)
 	}
 	// The context's epoch does not advance the stage's own count.
-	if got := e.Next(ctx); got != 0 {
-		t.Fatalf("Next after a context epoch = %d, want 0", got)
+	if got := next(&e, ctx); got != 0 {
+		t.Fatalf("Start after a context epoch = %d, want 0", got)
 	}
 }
 
@@ -46,11 +52,29 @@ func TestEpochsConcurrentUse(t *testing.T) {
 	got := make([]int, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { got[i] = e.Next(context.Background()) })
+		wg.Go(func() { got[i] = next(&e, context.Background()) })
 	}
 	wg.Wait()
 	slices.Sort(got)
 	if !slices.Equal(got, lo.Range(n)) {
-		t.Fatalf("concurrent Next gave %v, want 0..%d once each", got, n-1)
+		t.Fatalf("concurrent Start gave %v, want 0..%d once each", got, n-1)
+	}
+}
+
+func TestStartSetsTheEpochOnTheContext(t *testing.T) {
+	var e source.Epochs
+	ctx, ep := e.Start(context.Background())
+	if got, ok := source.EpochFrom(ctx); !ok || got != ep || ep != 0 {
+		t.Fatalf("Start gave epoch %d and a context with %d, %v", ep, got, ok)
+	}
+	// Readers under a stage see the stage's epoch and do not count their own.
+	var inner source.Epochs
+	if _, got := inner.Start(ctx); got != 0 {
+		t.Fatal(got)
+	}
+	_, _ = e.Start(context.Background())
+	ctx2, ep2 := e.Start(context.Background())
+	if _, got := inner.Start(ctx2); got != ep2 || ep2 != 2 {
+		t.Fatalf("inner epoch %d, want the stage's %d", got, ep2)
 	}
 }

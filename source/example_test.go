@@ -80,12 +80,21 @@ func ExampleWithEpoch() {
 	// Output: [22 90 45] [51 51 2] [51 51 2]
 }
 
-// A stage keeps an Epochs counter; the epoch in the context, when there is
-// one, wins.
+// A stage keeps an Epochs counter and starts each pass with it; the epoch
+// in the context, when there is one, wins, and the returned context carries
+// the epoch to the readers the stage runs.
 func ExampleEpochs() {
 	var epochs source.Epochs
+	start := func(ctx context.Context) int {
+		ctx, epoch := epochs.Start(ctx)
+		inner, _ := source.EpochFrom(ctx) // what the stage's upstream sees
+		if inner != epoch {
+			panic("the context does not carry the epoch")
+		}
+		return epoch
+	}
 	ctx := context.Background()
-	fmt.Println(epochs.Next(ctx), epochs.Next(ctx), epochs.Next(source.WithEpoch(ctx, 7)), epochs.Next(ctx))
+	fmt.Println(start(ctx), start(ctx), start(source.WithEpoch(ctx, 7)), start(ctx))
 	// Output: 0 1 7 2
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/samber/lo"
 
-	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -59,20 +58,5 @@ func TestFuncStartsAPassPerCall(t *testing.T) {
 		if !slices.Equal(got, []int{want}) {
 			t.Fatalf("pass %d yielded %v", want, got)
 		}
-	}
-}
-
-func TestPanicError(t *testing.T) {
-	p := tensorfeed.NewPanicError(errBoom)
-	if !errors.Is(p, errBoom) || len(p.Stack) == 0 {
-		t.Fatalf("PanicError of an error: Is = %v, stack %d bytes", errors.Is(p, errBoom), len(p.Stack))
-	}
-	msg := p.Error()
-	if want := "tensorfeed: panic: boom"; len(msg) < len(want) || msg[:len(want)] != want {
-		t.Fatalf("Error() = %q...", msg[:min(40, len(msg))])
-	}
-	q := tensorfeed.NewPanicError("not an error")
-	if q.Unwrap() != nil {
-		t.Fatal("Unwrap of a non-error panic value is not nil")
 	}
 }

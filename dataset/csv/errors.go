@@ -49,6 +49,10 @@ type ParseError struct {
 	Err    error  // the cause: wraps ErrFieldCount, ErrNumber, ... or encoding/csv's ErrQuote or ErrBareQuote
 }
 
+// FilePath returns the file the error is about, so that source.Files does
+// not name it a second time.
+func (e *ParseError) FilePath() string { return e.File }
+
 func (e *ParseError) Error() string {
 	switch {
 	case e.Field > 0:

@@ -272,11 +272,10 @@ func (r *Reader) Layout() (Layout, error) {
 // "softmax_label", as MXNet's CSVIter provides them. The layout comes from
 // [Reader.Layout], which reads the start of the file, so that the sink can
 // describe its tensors before the first batch.
-func (l Layout) Sink(batchSize int, opts ...sink.Option) *sink.Sink[Row] {
+func (l Layout) Sink(batchSize int) *sink.Sink[Row] {
 	return sink.New(batchSize,
 		[]sink.Field[Row]{sink.Float32("data", l.DataShape, FillData)},
-		[]sink.Field[Row]{sink.Float32("softmax_label", l.LabelShape, FillLabel)},
-		opts...)
+		[]sink.Field[Row]{sink.Float32("softmax_label", l.LabelShape, FillLabel)})
 }
 
 // pass is the state of one pass.

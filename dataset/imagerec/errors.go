@@ -32,6 +32,10 @@ type RecordError struct {
 	Err    error  // the cause
 }
 
+// FilePath returns the file the error is about, so that source.Files does
+// not name it a second time.
+func (e *RecordError) FilePath() string { return e.File }
+
 // Error formats the error as "imagerec: FILE: record N at byte OFFSET: CAUSE".
 func (e *RecordError) Error() string {
 	file := e.File
@@ -50,6 +54,10 @@ type ListError struct {
 	Line int    // 1-based line number
 	Msg  string // what is wrong
 }
+
+// FilePath returns the file the error is about, so that source.Files does
+// not name it a second time.
+func (e *ListError) FilePath() string { return e.File }
 
 // Error formats the error as "imagerec: FILE:LINE: MSG".
 func (e *ListError) Error() string {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/augment"
@@ -107,7 +108,7 @@ func TestAugmentStage(t *testing.T) {
 }
 
 // An error from a step names the example; a panic in a step with threads
-// becomes a *source.PanicError.
+// becomes a *tensorfeed.PanicError.
 func TestAugmentStageErrors(t *testing.T) {
 	src := stage.Take(imagerec.Decode(recordio.Open(tdPath(mnistJPG, ".rec"))), 20)
 	_, err := source.Collect(context.Background(), imagerec.Augment(src, augment.Compose(augment.CenterCrop(30, 30))))
@@ -116,7 +117,7 @@ func TestAugmentStageErrors(t *testing.T) {
 	}
 	boom := func(img sample.Image, r *rand.Rand) (sample.Image, error) { panic("boom") }
 	_, err = source.Collect(context.Background(), imagerec.Augment(src, augment.Compose(boom), imagerec.Threads(2)))
-	var pe *source.PanicError
+	var pe *tensorfeed.PanicError
 	if !errors.As(err, &pe) {
 		t.Errorf("panic in a step: %v", err)
 	}

@@ -33,6 +33,10 @@ type FormatError struct {
 	Err    error  // the underlying cause, or nil
 }
 
+// FilePath returns the file the error is about, so that source.Files does
+// not name it a second time.
+func (e *FormatError) FilePath() string { return e.File }
+
 func (e *FormatError) Error() string {
 	s := fmt.Sprintf("mnist: %s: offset %d: %s", e.File, e.Offset, e.Msg)
 	if e.Err != nil {

@@ -240,11 +240,10 @@ func FillLabelInt32(s Sample, dst []int32) { dst[0] = int32(s.Label) }
 // tensors MXNet's MNISTIter provides: "data", float32 of ImageShape scaled
 // as the Scaling option says, and "softmax_label", the float32 digit (one
 // value per sample, so the tensor's shape is [batch]).
-func (d *Dataset) Sink(batchSize int, opts ...sink.Option) *sink.Sink[Sample] {
+func (d *Dataset) Sink(batchSize int) *sink.Sink[Sample] {
 	return sink.New(batchSize,
 		[]sink.Field[Sample]{sink.Float32("data", d.ImageShape(), d.FillImage).WritesAll()},
-		[]sink.Field[Sample]{sink.Float32("softmax_label", nil, FillLabel).WritesAll()},
-		opts...)
+		[]sink.Field[Sample]{sink.Float32("softmax_label", nil, FillLabel).WritesAll()})
 }
 
 // Len returns the number of samples a pass yields (of this shard). It reads

@@ -57,6 +57,10 @@ type FormatError struct {
 	Err    error  // underlying cause, may be nil
 }
 
+// FilePath returns the file the error is about, so that source.Files does
+// not name it a second time.
+func (e *FormatError) FilePath() string { return e.File }
+
 // Error formats the error as "recordio: FILE: offset N: MSG".
 func (e *FormatError) Error() string {
 	file := e.File
