@@ -78,7 +78,7 @@ func (c iterConfig) opts() []imagerec.Option {
 		imagerec.DataShape(d.Shape[0], d.Shape[1], d.Shape[2]),
 		imagerec.Batch(c.Batch.Size), imagerec.LastBatch(c.Batch.Last),
 		imagerec.Index(d.IdxPath), imagerec.List(d.ListPath), imagerec.LabelWidth(d.LabelWidth),
-		imagerec.Seed(d.Seed), imagerec.ShuffleBuffer(d.ShuffleBuffer), imagerec.SkipBad(d.SkipBad),
+		imagerec.Seed(d.Seed), imagerec.ShuffleBuffer(d.ShuffleBuffer), imagerec.OnBad(d.SkipBad),
 		imagerec.Resize(a.Resize), imagerec.CropSize(a.MinCropSize, a.MaxCropSize),
 		imagerec.Affine(augment.Affine{MaxRotateAngle: a.MaxRotateAngle, Rotate: a.Rotate,
 			MaxShearRatio: a.MaxShearRatio, MaxAspectRatio: a.MaxAspectRatio,

@@ -44,7 +44,7 @@ func ExampleDecode_check() {
 		imagerec.Decoder(decode.Go()),
 		imagerec.Threads(2),
 		imagerec.MaxDecodeBytes(64<<20),
-		imagerec.SkipBad(source.SkipBad(1, source.OnSkip(func(err error) {
+		imagerec.OnBad(source.SkipBad(1, source.OnSkip(func(err error) {
 			fmt.Println("bad:", filepath.Base(err.(*imagerec.RecordError).File), err.(*imagerec.RecordError).Err)
 		}))),
 	)
@@ -107,7 +107,7 @@ func ExampleIter_Skipped() {
 		return
 	}
 	it, err := imagerec.New(rec, imagerec.Index(idx), imagerec.DataShape(1, 28, 28),
-		imagerec.SkipBad(source.SkipBad(0.5)), imagerec.Batch(2), imagerec.Threads(2))
+		imagerec.OnBad(source.SkipBad(0.5)), imagerec.Batch(2), imagerec.Threads(2))
 	if err != nil {
 		fmt.Println(err)
 		return

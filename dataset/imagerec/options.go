@@ -147,7 +147,7 @@ func Names(data, label string) Option {
 	return option.New(func(c *config) { c.dataName, c.labelName = data, label })
 }
 
-// SkipBad sets the bad-record policy, source.SkipBad(maxFraction, opts...).
+// SkipBad sets the bad-record policy to source.SkipBad(maxFraction, opts...).
 // Without it, the pass ends at the first bad record with its *RecordError.
 // With it, a record whose header, labels or image cannot be parsed or
 // decoded (any error wrapping tensorfeed.ErrBadData, an image over
@@ -165,7 +165,16 @@ func Names(data, label string) Option {
 // the file is damaged in a way whose extent is unknown, so they end the pass
 // whatever the policy. For Decode, errors of the records reader itself
 // (framing, I/O) end the pass too.
-func SkipBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.skipBad = p }) }
+//
+// SkipBad panics when maxFraction is not in [0, 1].
+func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
+	return OnBad(source.SkipBad(maxFraction, opts...))
+}
+
+// OnBad is SkipBad with a policy made by the caller, which several readers
+// may share (its count is then the sum of theirs). A nil policy is the
+// default: fail at the first bad record.
+func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.skipBad = p }) }
 
 // Resize scales the shorter side of every image to size first (resize).
 func Resize(size int) Option { return option.New(func(c *config) { c.resize = size }) }

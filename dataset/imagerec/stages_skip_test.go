@@ -19,7 +19,7 @@ func TestDecodeSkipBad(t *testing.T) {
 	rec, _, _, offs := mixedRec(t, 12, bad...)
 	for _, threads := range []int{1, 3} {
 		var reported []int
-		opts := []imagerec.Option{imagerec.Threads(threads), imagerec.SkipBad(source.SkipBad(1, source.OnSkip(func(err error) {
+		opts := []imagerec.Option{imagerec.Threads(threads), imagerec.OnBad(source.SkipBad(1, source.OnSkip(func(err error) {
 			var re *imagerec.RecordError
 			if !errors.As(err, &re) || re.Offset != offs[re.Index] || re.File != rec {
 				t.Errorf("skipped %v: not a *RecordError for its record", err)
@@ -62,7 +62,7 @@ func TestDecodeSkipBad(t *testing.T) {
 	if err := os.WriteFile(rec, append(b, 1, 2, 3, 4, 5, 6, 7, 8), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = source.Collect(t.Context(), imagerec.Decode(recordio.Open(rec), imagerec.SkipBad(source.SkipBad(1))))
+	_, err = source.Collect(t.Context(), imagerec.Decode(recordio.Open(rec), imagerec.OnBad(source.SkipBad(1))))
 	if !errors.Is(err, recordio.ErrFormat) {
 		t.Errorf("framing error with SkipBad(1): %v, want it to end the pass", err)
 	}

@@ -138,7 +138,7 @@ func TestStagesContract(t *testing.T) {
 			return imagerec.Decode(r)
 		},
 		"decode threads": func(r source.Reader[recordio.Record]) source.Reader[imagerec.Example] {
-			return imagerec.Decode(r, imagerec.Threads(3), imagerec.SkipBad(source.SkipBad(0.5)))
+			return imagerec.Decode(r, imagerec.Threads(3), imagerec.OnBad(source.SkipBad(0.5)))
 		},
 		"augment threads": func(r source.Reader[recordio.Record]) source.Reader[imagerec.Example] {
 			return imagerec.Augment(imagerec.Decode(r, imagerec.Channels(3)), augs, imagerec.Seed(3), imagerec.Threads(2))
