@@ -1,16 +1,23 @@
 module github.com/tensorfeed/tensorfeed
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/reugn/go-streams v0.13.0
 	github.com/samber/lo v1.53.0
+	github.com/vbauerster/mpb/v8 v8.16.2
 	go.uber.org/goleak v1.3.0
 	go.uber.org/zap v1.28.0
 	gonum.org/v1/gonum v0.17.0
 )
 
 require (
+	github.com/VividCortex/ewma v1.2.0 // indirect
+	github.com/acarl005/stripansi v0.0.0-20180116102854-5a71ef0e047d // indirect
+	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
+	github.com/mattn/go-runewidth v0.0.30 // indirect
+	github.com/vbauerster/cupwriter v0.0.5 // indirect
 	go.uber.org/multierr v1.10.0 // indirect
-	golang.org/x/text v0.23.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/text v0.28.0 // indirect
 )
