@@ -47,7 +47,7 @@
 //
 // [PadSeqs] pads a batch of variable-length sequences ([]E samples) to the
 // longest sequence of the batch or to a fixed length, giving flat row-major
-// [B, L] data, the true lengths and, on demand, a mask. [PadSeqsReader] does
+// [rows, L] data, the true lengths and, on demand, a mask. [PadSeqsReader] does
 // the same for every batch of a reader.
 //
 // # Custom batching

@@ -16,7 +16,7 @@ func ExamplePadSeqs() {
 		panic(err)
 	}
 	fmt.Println("shape", s.Shape(), "lens", s.Lens)
-	for i := range s.B {
+	for i := range s.Len() {
 		fmt.Println(s.Row(i))
 	}
 	fmt.Println("mask", s.Mask())

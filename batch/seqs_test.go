@@ -57,8 +57,8 @@ func TestPadSeqs(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(s.Data, tt.data) || !reflect.DeepEqual(s.Lens, tt.lens) ||
-				s.B != tt.b || s.L != tt.l || s.Padded != tt.padded || s.Truncated != tt.truncated {
-				t.Errorf("got %+v\nwant data %v lens %v B %d L %d padded %d truncated %d",
+				s.Len() != tt.b || s.L != tt.l || s.Padded != tt.padded || s.Truncated != tt.truncated {
+				t.Errorf("got %+v\nwant data %v lens %v Len %d L %d padded %d truncated %d",
 					s, tt.data, tt.lens, tt.b, tt.l, tt.padded, tt.truncated)
 			}
 			if !reflect.DeepEqual(s.Shape(), []int{tt.b, tt.l}) {
@@ -120,9 +120,9 @@ func TestPadSeqsReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []batch.Seqs[int]{
-		{Data: []int{1, -1, 2, 3}, Lens: []int{1, 2}, B: 2, L: 2},
-		{Data: []int{4, 5, 6, 7, -1, -1}, Lens: []int{3, 1}, B: 2, L: 3},
-		{Data: []int{8, 9, 10, 11}, Lens: []int{4}, B: 1, L: 4},
+		{Data: []int{1, -1, 2, 3}, Lens: []int{1, 2}, L: 2},
+		{Data: []int{4, 5, 6, 7, -1, -1}, Lens: []int{3, 1}, L: 3},
+		{Data: []int{8, 9, 10, 11}, Lens: []int{4}, L: 4},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)

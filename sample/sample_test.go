@@ -51,6 +51,9 @@ func TestNewDense(t *testing.T) {
 	if len(d.Data) != 6 {
 		t.Fatalf("allocated %d elements, want 6", len(d.Data))
 	}
+	if d.Len() != 2 {
+		t.Errorf("Len = %d, want 2", d.Len())
+	}
 	backing := []int32{1, 2, 3, 4}
 	e := sample.NewDense([]int{2, 2}, backing)
 	backing[0] = 9
@@ -80,4 +83,14 @@ func ExampleNewDense() {
 	d := sample.NewDense([]int{2, 3}, []float32{1, 2, 3, 4, 5, 6})
 	fmt.Println(d.Shape, sample.DTypeOf[float32](), d.Data[1*3+2])
 	// Output: [2 3] float32 6
+}
+
+func ExampleDense_Len() {
+	frames := sample.NewDense[float32]([]int{5, 40}, nil) // 5 frames of 40 features
+	for i := range frames.Len() {
+		row := frames.Data[i*40 : (i+1)*40]
+		row[0] = float32(i)
+	}
+	fmt.Println(frames.Len(), frames.Data[4*40])
+	// Output: 5 4
 }
