@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -31,7 +34,31 @@ func TestBadFlagsPrintUsage(t *testing.T) {
 		{Name: "lr NaN", Args: []string{"-lr", "NaN"}, Msg: "-lr"},
 		{Name: "lr-decay -1", Args: []string{"-lr-decay", "-1"}, Msg: "-lr-decay"},
 		{Name: "train-limit -5", Args: []string{"-train-limit", "-5"}, Msg: "-train-limit"},
+		{Name: "plot-every 0", Args: []string{"-plot-every", "0"}, Msg: "-plot-every"},
 		{Name: "argument", Args: []string{"extra"}, Msg: "unexpected argument"},
 		{Name: "unknown flag", Args: []string{"-nope"}, Msg: "-nope"},
 	})
+}
+
+// TestMainFromAnotherFolder runs the program from a folder outside the
+// repository with its default -data: it finds the repository's MNIST files,
+// writes its plots where -plots says and names them before its last line.
+func TestMainFromAnotherFolder(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	code, stdout, stderr := clitest.Run(t, "-epochs", "1", "-train-limit", "2000", "-plots", "plots")
+	if code != 0 {
+		t.Fatalf("exit status %d, stderr:\n%s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	n := len(lines)
+	if n < 2 || !strings.HasPrefix(lines[n-1], "test accuracy: 0.") ||
+		lines[n-2] != "plots: "+strings.Join([]string{
+			filepath.Join("plots", "loss.png"), filepath.Join("plots", "accuracy.png"),
+			filepath.Join("plots", "samples_per_second.png")}, ", ") {
+		t.Errorf("stdout ends with %q, want the plots then the test accuracy", lines[max(n-2, 0):])
+	}
+	if _, err := os.Stat(filepath.Join(dir, "plots", "loss.png")); err != nil {
+		t.Error(err)
+	}
 }

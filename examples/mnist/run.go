@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/tensorfeed/tensorfeed"
@@ -15,8 +17,10 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 	"github.com/tensorfeed/tensorfeed/examples/internal/nn"
-	"github.com/tensorfeed/tensorfeed/examples/internal/progress"
+	"github.com/tensorfeed/tensorfeed/examples/internal/plot"
+	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -33,12 +37,14 @@ type config struct {
 	LRDecay    float64 // multiplies the learning rate after every epoch
 	Prefetch   int     // tensors assembled ahead of the training loop
 	Seed       uint64
-	TrainLimit int // use only the first TrainLimit training samples; 0 means all
-	TestLimit  int // test samples; 0 means all
+	TrainLimit int    // use only the first TrainLimit training samples; 0 means all
+	TestLimit  int    // test samples; 0 means all
+	PlotDir    string // where the PNG plots go; "" for none
+	PlotEvery  int    // steps per point of the plots (loss, accuracy and samples/s averaged over them)
 
 	Log      *zap.Logger
 	PipeLog  *zap.Logger // the logger of the passes (tensorfeed.WithLogger): one entry per epoch, per pass at debug level
-	Progress io.Writer   // where progress bars go; nil for none
+	Progress io.Writer   // where progress bars go (drawn on a terminal, silent elsewhere); nil for none
 }
 
 // fillDefaults sets the loggers and the progress writer a config leaves
@@ -57,7 +63,7 @@ func (c *config) fillDefaults() {
 
 func defaultConfig() config {
 	return config{
-		DataDir:   "data/mnist",
+		DataDir:   cli.RepoPath("data/mnist"),
 		Epochs:    3,
 		BatchSize: 64,
 		Hidden:    128,
@@ -65,6 +71,8 @@ func defaultConfig() config {
 		LRDecay:   0.4,
 		Prefetch:  4,
 		Seed:      1,
+		PlotDir:   filepath.Join(os.TempDir(), "tensorfeed-mnist"),
+		PlotEvery: 50,
 	}
 }
 
@@ -76,6 +84,36 @@ type result struct {
 	TestSamples   int
 	TrainSamples  int // per epoch
 	PipelineStats pipeline.Stats
+	Curve         curve    // per PlotEvery steps
+	Plots         []string // the PNG files written
+}
+
+// curve holds the training's measures averaged over windows of steps.
+type curve struct {
+	Step, Loss, Accuracy, Rate []float64
+}
+
+// plotEvery returns the steps per point of the curve.
+func plotEvery(cfg config) int { return max(cfg.PlotEvery, 1) }
+
+// window accumulates the steps of one point of the curve.
+type window struct {
+	steps, samples, right int
+	loss                  float64
+	start                 time.Time
+}
+
+// add ends the window at step if it holds every steps, appending its
+// means to the curve.
+func (w *window) add(c *curve, step, every int, now time.Time) {
+	if w.steps < every {
+		return
+	}
+	c.Step = append(c.Step, float64(step))
+	c.Loss = append(c.Loss, w.loss/float64(w.steps))
+	c.Accuracy = append(c.Accuracy, float64(w.right)/float64(w.samples))
+	c.Rate = append(c.Rate, float64(w.samples)/now.Sub(w.start).Seconds())
+	*w = window{start: now}
 }
 
 // The mean and standard deviation of the MNIST training pixels (in [0, 1]):
@@ -120,7 +158,7 @@ func trainPipe(cfg config, s *sink.Sink[mnist.Sample]) (*pipeline.Pipe[*tensor.B
 	ds := mnist.Train(cfg.DataDir)
 	n, err := ds.Len()
 	if err != nil {
-		return nil, 0, fmt.Errorf("MNIST training set (run from the repository root, or pass -data): %w", err)
+		return nil, 0, fmt.Errorf("MNIST training set (set -data to the folder of the MNIST IDX files): %w", err)
 	}
 	p := pipeline.From[mnist.Sample](ds, pipeline.WithName("mnist"))
 	if cfg.TrainLimit > 0 && cfg.TrainLimit < n {
@@ -155,9 +193,12 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 	res := &result{TrainSamples: perEpoch}
 	opt := &nn.Adam{LR: cfg.LR}
 	var x, grad *mat.Dense
+	var pred []int
 	labels := make([]int, 0, cfg.BatchSize)
+	every := plotEvery(cfg)
+	win, step := window{start: time.Now()}, 0
 	for epoch, pass := range pipe.Epochs(ctx, cfg.Epochs) {
-		bar := progress.New(cfg.Progress, fmt.Sprintf("epoch %d/%d", epoch+1, cfg.Epochs), perEpoch, "samples")
+		bar := progress.New(cfg.Progress, fmt.Sprintf("epoch %d/%d", epoch+1, cfg.Epochs), int64(perEpoch), "samples", progress.Quiet())
 		before := pipe.Stats()
 		lossSum, batches := 0.0, 0
 		for ts, err := range pass {
@@ -173,12 +214,22 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 				labels = append(labels, int(l))
 			}
 			nn.ZeroGrad(params)
+			logits := model.Forward(x, true)
+			pred = nn.Argmax(logits, pred)
+			for i, l := range labels {
+				if pred[i] == l {
+					win.right++
+				}
+			}
 			var loss float64
-			loss, grad = nn.SoftmaxCrossEntropy(model.Forward(x, true), labels, grad)
+			loss, grad = nn.SoftmaxCrossEntropy(logits, labels, grad)
 			model.Backward(grad)
 			opt.Step(params)
 			lossSum += loss
 			batches++
+			step++
+			win.steps, win.samples, win.loss = win.steps+1, win.samples+rows, win.loss+loss
+			win.add(&res.Curve, step, every, time.Now())
 			bar.Add(rows)
 			ts.Release() // the next batch may reuse this memory
 		}
@@ -200,6 +251,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	win.add(&res.Curve, step, min(win.steps, 1), time.Now()) // the last steps, fewer than PlotEvery
 	res.PipelineStats = pipe.Stats()
 	var tz pipeline.StageStats
 	for _, st := range res.PipelineStats {
@@ -219,7 +271,46 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 		return nil, err
 	}
 	res.TestAccuracy, res.TestSamples = acc, n
+	if cfg.PlotDir != "" {
+		if res.Plots, err = writePlots(cfg.PlotDir, plotEvery(cfg), res); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
+}
+
+// writePlots writes the training curves into dir: loss.png, accuracy.png
+// (with the test accuracy as a point at the last step) and
+// samples_per_second.png. It returns the files' paths.
+func writePlots(dir string, every int, res *result) ([]string, error) {
+	c := res.Curve
+	if len(c.Step) == 0 {
+		return nil, nil // no step
+	}
+	per := fmt.Sprintf("training step (each point: the mean of %d steps)", every)
+	last := c.Step[len(c.Step)-1]
+	plots := []struct {
+		file, title, ylabel string
+		series              []plot.Series
+	}{
+		{"loss.png", "MNIST training loss", "softmax cross-entropy",
+			[]plot.Series{{Name: "training batches", X: c.Step, Y: c.Loss}}},
+		{"accuracy.png", "MNIST accuracy", "accuracy", []plot.Series{
+			{Name: "training batches", X: c.Step, Y: c.Accuracy},
+			{Name: fmt.Sprintf("test set (%.4f)", res.TestAccuracy), X: []float64{last}, Y: []float64{res.TestAccuracy}},
+		}},
+		{"samples_per_second.png", "MNIST training throughput", "input samples/s (training loop)",
+			[]plot.Series{{Name: "samples/s", X: c.Step, Y: c.Rate}}},
+	}
+	var paths []string
+	for _, p := range plots {
+		path := filepath.Join(dir, p.file)
+		if err := plot.Lines(path, p.title, per, p.ylabel, p.series...); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
 }
 
 // evaluate returns the model's accuracy on the test set.
@@ -231,7 +322,7 @@ func evaluate(ctx context.Context, cfg config, model nn.Sequential) (float64, in
 		p, total = p.Take(cfg.TestLimit), cfg.TestLimit
 	}
 	t := pipeline.Tensorize(p, newSink(evalBatch), batch.Keep)
-	bar := progress.New(cfg.Progress, "test", total, "samples")
+	bar := progress.New(cfg.Progress, "test", int64(total), "samples", progress.Quiet())
 	defer bar.Finish()
 	var x *mat.Dense
 	var pred []int

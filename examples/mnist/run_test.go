@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"image/png"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,7 +21,6 @@ import (
 // example.
 func TestRunSmall(t *testing.T) {
 	cfg := defaultConfig()
-	cfg.DataDir = "../../data/mnist"
 	cfg.Epochs = 2
 	cfg.BatchSize = 32
 	cfg.Hidden = 32
@@ -27,8 +29,10 @@ func TestRunSmall(t *testing.T) {
 	cfg.TestLimit = 500
 	cfg.Log = zaptest.NewLogger(t)
 	cfg.PipeLog = cfg.Log
+	cfg.PlotDir = filepath.Join(t.TempDir(), "plots")
+	cfg.PlotEvery = 5
 	var out, bars bytes.Buffer
-	cfg.Progress = &bars
+	cfg.Progress = &bars // not a terminal: no bars
 	res, err := run(context.Background(), cfg, &out)
 	if err != nil {
 		t.Fatal(err)
@@ -49,8 +53,29 @@ func TestRunSmall(t *testing.T) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	if !strings.Contains(bars.String(), "100% 992/992") || !strings.Contains(bars.String(), "100% 500/500") {
-		t.Errorf("progress bars:\n%s", bars.String())
+	if bars.Len() != 0 {
+		t.Errorf("progress written to a buffer:\n%s", bars.String())
+	}
+	// 2 epochs of 31 steps, a point every 5 steps and one for the last 2.
+	if c := res.Curve; len(c.Step) != 13 || c.Step[0] != 5 || c.Step[12] != 62 ||
+		len(c.Loss) != 13 || len(c.Accuracy) != 13 || len(c.Rate) != 13 {
+		t.Errorf("curve %+v: want 13 points, at steps 5, 10, ..., 60, 62", c)
+	}
+	if len(res.Plots) != 3 {
+		t.Errorf("plots %v: want loss, accuracy and samples/s", res.Plots)
+	}
+	for _, path := range res.Plots {
+		if filepath.Dir(path) != cfg.PlotDir {
+			t.Errorf("plot %s outside %s", path, cfg.PlotDir)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := png.Decode(f); err != nil {
+			t.Errorf("%s: %v", path, err)
+		}
+		f.Close()
 	}
 	// Every step of the training pipeline ran both epochs, except the
 	// files, which the cache read once.
@@ -70,18 +95,21 @@ func TestRunSmall(t *testing.T) {
 // training loop assembles every batch itself, and every batch arrives.
 func TestRunPrefetchZero(t *testing.T) {
 	cfg := defaultConfig()
-	cfg.DataDir = "../../data/mnist"
 	cfg.Epochs = 1
 	cfg.BatchSize = 32
 	cfg.Hidden = 16
 	cfg.Prefetch = 0
 	cfg.TrainLimit = 256
 	cfg.TestLimit = 100
+	cfg.PlotDir = ""
 	res, err := run(context.Background(), cfg, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	last := res.PipelineStats.Last()
+	if len(res.Plots) != 0 {
+		t.Errorf("plots %v written with no folder", res.Plots)
+	}
 	if res.TrainSamples != 256 || last.Name != "prefetch" || last.Samples != 256/32 {
 		t.Errorf("train samples %d, last step %+v; want 256 samples in 8 batches through \"prefetch\"", res.TrainSamples, last)
 	}
@@ -98,7 +126,6 @@ func TestRunMissingData(t *testing.T) {
 
 func TestRunCancelled(t *testing.T) {
 	cfg := defaultConfig()
-	cfg.DataDir = "../../data/mnist"
 	cfg.TrainLimit = 256
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
