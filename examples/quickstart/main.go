@@ -1,29 +1,45 @@
 // Command quickstart is the pipeline shown in README.md: MNIST digits,
 // shuffled, batched and assembled into tensors while the model trains.
+//
+//	go run ./examples/quickstart
+//
+// It reads the repository's data/mnist from any folder of the repository.
 package main
 
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 )
 
+// dataDir is the repository's data/mnist, wherever the program starts.
+var dataDir = cli.RepoPath("data/mnist")
+
 func main() {
-	train := mnist.Train("data/mnist", mnist.Scaling(mnist.ScaleSymmetric)) // 60,000 digits, pixels in [-1, 1]
-	tensors := sink.New(128,                                                // the batch size, written once
+	if err := run(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context) error {
+	train := mnist.Train(dataDir, mnist.Scaling(mnist.ScaleSymmetric)) // 60,000 digits, pixels in [-1, 1]
+	tensors := sink.New(128,                                           // the batch size, written once
 		[]sink.Field[mnist.Sample]{sink.Float32("image", []int{784}, train.FillImage)},
 		[]sink.Field[mnist.Sample]{sink.Int32("label", nil, mnist.FillLabelInt32)})
 	samples := pipeline.From(train).Shuffle(10_000, 42)
 	feed := pipeline.Tensorize(samples, tensors, batch.Keep).Buffered(4) // assembled while the model trains
 
-	for epoch, pass := range feed.Epochs(context.Background(), 2) {
+	for epoch, pass := range feed.Epochs(ctx, 2) {
 		for t, err := range pass {
 			if err != nil {
-				panic(err) // a bad file says which file and where
+				return err // a bad file says which file and where
 			}
 			x, _ := t.Get("image") // x.Shape is [128 784], x.F32 is contiguous
 			y, _ := t.Get("label")
@@ -32,5 +48,6 @@ func main() {
 		}
 		fmt.Println("epoch", epoch, "done")
 	}
-	fmt.Println(feed.Stats())
+	fmt.Println(feed.Stats()) // samples, busy and waiting time of every step
+	return nil
 }
