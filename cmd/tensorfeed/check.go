@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,14 +19,15 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 )
 
-const checkUsage = `
-check [flags] PATH...  validate files tensorfeed reads, record by record; print what they hold
- exit status: 0 every file good, 1 a bad record or unreadable file, 2 usage error, 3 internal error
- bad records go to stderr as "PATH: offset N: why", "PATH: line L column C: why" or "PATH: record R: why"
- --format idx|csv|imagerec|rec|recidx|lst (default: detected from magic bytes, then name and text)
- --all (report every bad record, not only the first)
- CSV: --delimiter ,  --header  --skip-rows 0  --comment C  --label-cols COLS  --data-cols COLS  --classes A,B
-      --finite  --max-line-bytes N (COLS: 0-based indexes, negative from the end, or header names)`
+var checkCommand = command{
+	name:    "check",
+	args:    "[flags] PATH...",
+	summary: "validate files tensorfeed reads, record by record, and print what they hold",
+	doc: `Check reads every file to its end with the reader tensorfeed trains from and prints what it holds: IDX files (plain or gzip: records, shape, element type, labels), CSV (with the reader's flags below), RecordIO image records (every image decoded, and the .idx beside a .rec checked against it) and im2rec .lst files. The format is found from the magic bytes, then the name and the text; --format sets it.
+
+Each bad record goes to stderr as "PATH: offset N: why", "PATH: line L column C: why" or "PATH: record R: why". The first bad record of a file ends its check, unless --all. Exit status 1 when any file is bad.`,
+	setup: checkSetup,
+}
 
 // checkOptions are the flags of "check".
 type checkOptions struct {
@@ -36,22 +36,93 @@ type checkOptions struct {
 	csv    []csv.Option
 }
 
-// runCheck runs "tensorfeed check". A panic anywhere below is a bug in
-// tensorfeed, never the input's fault: it is reported with its stack and
-// exit status 3, so that scripts can tell it from a bad file.
-func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = &exitError{code: 3, msg: fmt.Sprintf("internal error: %v\n%s", r, debug.Stack())}
+// checkSetup defines check's flags.
+func checkSetup(fs *flag.FlagSet) runFunc {
+	format := fs.String("format", "", "the files' `format`: idx, csv, imagerec, rec (RecordIO framing only), recidx (an .idx checked against the .rec beside it) or lst; detected when empty")
+	all := fs.Bool("all", false, "report every bad record of a file, not only the first")
+	delim := fs.String("delimiter", ",", "CSV: the field separator, one `character` (\\t for tab)")
+	header := fs.Bool("header", false, "CSV: the first row holds column names")
+	skipRows := fs.Int("skip-rows", 0, "CSV: `lines` to skip before the header or the first row")
+	comment := fs.String("comment", "", "CSV: lines starting with this `character` are comments")
+	labelCols := fs.String("label-cols", "", "CSV: comma-separated label `columns` (indexes from 0, negative from the end, or names with --header); none by default")
+	dataCols := fs.String("data-cols", "", "CSV: comma-separated data `columns`; by default every column that is not a label")
+	classes := fs.String("classes", "", "CSV: comma-separated class `names` that string labels map to 0, 1, ...")
+	finite := fs.Bool("finite", false, "CSV: inf and nan are bad values")
+	maxLine := fs.Int("max-line-bytes", csv.DefaultMaxLineBytes, "CSV: the longest row accepted, in `bytes`")
+	return func(ctx context.Context, paths []string, e *env) error {
+		o := checkOptions{all: *all}
+		if len(paths) == 0 {
+			return usagef("check takes at least one file")
 		}
-	}()
-	o, paths, err := parseCheckFlags(args, stdout)
-	if err != nil || paths == nil {
-		return err
+		if *format != "" {
+			if !slices.Contains(formats, fileFormat(*format)) {
+				return usagef("unknown --format %q", *format)
+			}
+			o.format = fileFormat(*format)
+		}
+		d, err := oneRune("--delimiter", *delim)
+		if err != nil {
+			return err
+		}
+		o.csv = append(o.csv, csv.Delimiter(d))
+		if *comment != "" {
+			c, err := oneRune("--comment", *comment)
+			if err != nil {
+				return err
+			}
+			if c == d {
+				return usagef("--comment and --delimiter are both %q", c)
+			}
+			o.csv = append(o.csv, csv.Comment(c))
+		}
+		if *header {
+			o.csv = append(o.csv, csv.Header())
+		}
+		if *skipRows < 0 {
+			return usagef("--skip-rows %d < 0", *skipRows)
+		}
+		if *skipRows > 0 {
+			o.csv = append(o.csv, csv.SkipRows(*skipRows))
+		}
+		for _, f := range []struct {
+			name, val string
+			opt       func(...csv.Col) csv.Option
+		}{{"--label-cols", *labelCols, csv.LabelColumns}, {"--data-cols", *dataCols, csv.DataColumns}} {
+			if f.val == "" {
+				continue
+			}
+			var cols []csv.Col
+			for _, s := range strings.Split(f.val, ",") {
+				s = strings.TrimSpace(s)
+				if i, err := strconv.Atoi(s); err == nil {
+					cols = append(cols, csv.Index(i))
+				} else if *header && s != "" {
+					cols = append(cols, csv.Name(s))
+				} else {
+					return usagef("%s: %q is not a column index (names need --header)", f.name, s)
+				}
+			}
+			o.csv = append(o.csv, f.opt(cols...))
+		}
+		if *classes != "" {
+			o.csv = append(o.csv, csv.Classes(strings.Split(*classes, ",")...))
+		}
+		if *finite {
+			o.csv = append(o.csv, csv.Finite())
+		}
+		if *maxLine < 1 || *maxLine > 1<<30 {
+			return usagef("--max-line-bytes must be in [1, 2^30]")
+		}
+		o.csv = append(o.csv, csv.MaxLineBytes(*maxLine))
+		return runCheck(ctx, paths, o, e)
 	}
+}
+
+// runCheck checks every path and fails with exit status 1 when one is bad.
+func runCheck(ctx context.Context, paths []string, o checkOptions, e *env) error {
 	bad := 0
 	for _, p := range paths {
-		if !checkPath(ctx, p, o, stdout, stderr) {
+		if !checkPath(ctx, p, o, e) {
 			bad++
 		}
 		if ctx.Err() != nil {
@@ -59,104 +130,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		}
 	}
 	if bad > 0 {
-		return &exitError{code: 1}
+		return &exitError{code: exitFailure}
 	}
 	return nil
-}
-
-// parseCheckFlags parses check's command line. It returns nil paths (and
-// nil error) when it has printed the help.
-func parseCheckFlags(args []string, stdout io.Writer) (checkOptions, []string, error) {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var o checkOptions
-	format := fs.String("format", "", "the files' format: idx, csv, imagerec, rec (RecordIO framing only), recidx (an .idx checked against the .rec beside it) or lst; detected when empty")
-	fs.BoolVar(&o.all, "all", false, "report every bad record of a file, not only the first")
-	delim := fs.String("delimiter", ",", "CSV: the field separator, one character (\\t for tab)")
-	header := fs.Bool("header", false, "CSV: the first row holds column names")
-	skipRows := fs.Int("skip-rows", 0, "CSV: lines to skip before the header or the first row")
-	comment := fs.String("comment", "", "CSV: lines starting with this character are comments")
-	labelCols := fs.String("label-cols", "", "CSV: comma-separated label columns (indexes from 0, negative from the end, or names with --header); none by default")
-	dataCols := fs.String("data-cols", "", "CSV: comma-separated data columns; by default every column that is not a label")
-	classes := fs.String("classes", "", "CSV: comma-separated class names that string labels map to 0, 1, ...")
-	finite := fs.Bool("finite", false, "CSV: inf and nan are bad values")
-	maxLine := fs.Int("max-line-bytes", csv.DefaultMaxLineBytes, "CSV: the longest row accepted, in bytes")
-	for _, a := range args {
-		if a == "-h" || a == "-help" || a == "--help" {
-			fmt.Fprintf(stdout, "usage:\n%s\n\nflags:\n", indent(checkUsage))
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return o, nil, nil
-		}
-	}
-	paths, err := parseFlags(fs, args)
-	if err != nil {
-		return o, nil, usagef("%v", err)
-	}
-	if len(paths) == 0 {
-		return o, nil, usagef("check takes at least one file")
-	}
-	if *format != "" {
-		if !slices.Contains(formats, fileFormat(*format)) {
-			return o, nil, usagef("unknown --format %q", *format)
-		}
-		o.format = fileFormat(*format)
-	}
-	d, err := oneRune("--delimiter", *delim)
-	if err != nil {
-		return o, nil, err
-	}
-	o.csv = append(o.csv, csv.Delimiter(d))
-	if *comment != "" {
-		c, err := oneRune("--comment", *comment)
-		if err != nil {
-			return o, nil, err
-		}
-		if c == d {
-			return o, nil, usagef("--comment and --delimiter are both %q", c)
-		}
-		o.csv = append(o.csv, csv.Comment(c))
-	}
-	if *header {
-		o.csv = append(o.csv, csv.Header())
-	}
-	if *skipRows < 0 {
-		return o, nil, usagef("--skip-rows %d < 0", *skipRows)
-	}
-	if *skipRows > 0 {
-		o.csv = append(o.csv, csv.SkipRows(*skipRows))
-	}
-	for _, f := range []struct {
-		name, val string
-		opt       func(...csv.Col) csv.Option
-	}{{"--label-cols", *labelCols, csv.LabelColumns}, {"--data-cols", *dataCols, csv.DataColumns}} {
-		if f.val == "" {
-			continue
-		}
-		var cols []csv.Col
-		for _, s := range strings.Split(f.val, ",") {
-			s = strings.TrimSpace(s)
-			if i, err := strconv.Atoi(s); err == nil {
-				cols = append(cols, csv.Index(i))
-			} else if *header && s != "" {
-				cols = append(cols, csv.Name(s))
-			} else {
-				return o, nil, usagef("%s: %q is not a column index (names need --header)", f.name, s)
-			}
-		}
-		o.csv = append(o.csv, f.opt(cols...))
-	}
-	if *classes != "" {
-		o.csv = append(o.csv, csv.Classes(strings.Split(*classes, ",")...))
-	}
-	if *finite {
-		o.csv = append(o.csv, csv.Finite())
-	}
-	if *maxLine < 1 || *maxLine > 1<<30 {
-		return o, nil, usagef("--max-line-bytes must be in [1, 2^30]")
-	}
-	o.csv = append(o.csv, csv.MaxLineBytes(*maxLine))
-	return o, paths, nil
 }
 
 // oneRune parses a one-character flag value, as encoding/csv accepts it.
@@ -188,8 +164,9 @@ func (r *reporter) report(err error) bool {
 }
 
 // checkPath checks one file and reports whether it is good.
-func checkPath(ctx context.Context, path string, o checkOptions, stdout, stderr io.Writer) bool {
-	rep := &reporter{path: path, all: o.all, stderr: stderr}
+func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
+	stdout := e.stdout
+	rep := &reporter{path: path, all: o.all, stderr: e.stderr}
 	format := o.format
 	if format == "" {
 		head, err := readHead(path)

@@ -28,14 +28,15 @@ func TestCheckUsage(t *testing.T) {
 		{[]string{"check", "--skip-rows", "-1", "x"}, 2, "", "--skip-rows"},
 		{[]string{"check", "--max-line-bytes", "0", "x"}, 2, "", "--max-line-bytes"},
 		{[]string{"check", "no/such/file.csv"}, 1, "", "no/such/file.csv: open no/such/file.csv"},
-		{[]string{"help"}, 0, "tensorfeed check [flags] PATH...", ""},
+		{[]string{"help"}, 0, "\n  check ", ""},
+		{[]string{"help", "check"}, 0, "usage: tensorfeed check [flags] PATH...", ""},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := runCmd(c.args...)
 		if code != c.code || !strings.Contains(stdout, c.stdout) || !strings.Contains(stderr, c.stderr) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d, %q, %q", c.args, code, stdout, stderr, c.code, c.stdout, c.stderr)
 		}
-		if c.code == 2 && !strings.Contains(stderr, "usage:\n  tensorfeed check") {
+		if c.code == 2 && !strings.Contains(stderr, "usage:\n  tensorfeed check [flags] PATH...") {
 			t.Errorf("%q: usage error without the usage: %q", c.args, stderr)
 		}
 	}
@@ -48,7 +49,7 @@ func TestCheckHelp(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	for _, f := range []string{"all", "format", "delimiter", "header", "skip-rows", "comment", "label-cols", "data-cols", "classes", "finite", "max-line-bytes"} {
-		if !regexp.MustCompile(`(?m)^  -` + f + `\b.*\n\s+\S`).MatchString(stdout) {
+		if !regexp.MustCompile(`(?m)^  --` + f + `\b.*  \S`).MatchString(stdout) {
 			t.Errorf("-h does not describe -%s:\n%s", f, stdout)
 		}
 	}

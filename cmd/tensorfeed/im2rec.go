@@ -25,27 +25,44 @@ import (
 	"github.com/tensorfeed/tensorfeed/stage"
 )
 
-const im2recUsage = `
-im2rec list [flags] PREFIX ROOT  write PREFIX.lst: the images under ROOT, labelled by class sub-folder
- --exts .jpeg,.jpg,.png  --recursive=true  --shuffle=true  --seed 0  --train-ratio 1  --test-ratio 0  --chunks 1
- (a train ratio below 1 writes PREFIX_train.lst, PREFIX_val.lst and, with a test ratio, PREFIX_test.lst)
-im2rec pack [flags] PREFIX ROOT  pack every PREFIX*.lst into .rec and .idx files, reading the images under ROOT
- --resize 0  --center-crop  --quality 95  --encoding .jpg|.png  --color 1|0|-1  --interp bilinear
- --pass-through  --pack-label  --threads N  --skip-bad`
+var im2recListCommand = command{
+	name:    "im2rec list",
+	args:    "[flags] PREFIX ROOT",
+	summary: "write PREFIX.lst (or PREFIX_train.lst, PREFIX_val.lst) listing the images under ROOT",
+	doc: `List finds the images under the folder ROOT and writes them to .lst files, as MXNet's "im2rec.py --list" does: one line per image with its index, its label and its path relative to ROOT. Each sub-folder holding images is a class, labelled 0, 1, ... in name order; the classes are printed with their labels.
 
-// runIm2rec runs "tensorfeed im2rec list|pack ...", MXNet's tools/im2rec.py
-// without Python or OpenCV.
-func runIm2rec(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return usagef("missing subcommand (list or pack)")
-	}
-	switch args[0] {
-	case "list":
-		return im2recList(args[1:], stdout)
-	case "pack":
-		return im2recPack(ctx, args[1:], stdout, stderr)
-	}
-	return usagef("unknown subcommand %q", args[0])
+PREFIX is a path prefix, not a folder: the list goes to PREFIX.lst, or, with --train-ratio below 1, to PREFIX_train.lst and PREFIX_val.lst (and PREFIX_test.lst with --test-ratio). With --chunks N each chunk gets its own files, PREFIX_0.lst and so on. "im2rec pack" with the same PREFIX and ROOT packs them.
+
+Example:
+  tensorfeed im2rec list --train-ratio 0.9 photos photos/   # photos_train.lst, photos_val.lst`,
+	setup: func(fs *flag.FlagSet) runFunc {
+		exts := fs.String("exts", ".jpeg,.jpg,.png", "comma-separated image file `extensions`")
+		var o listOptions
+		fs.BoolVar(&o.recursive, "recursive", true, "label the images of each sub-folder (false: only ROOT's own images, all label 0)")
+		fs.BoolVar(&o.shuffle, "shuffle", true, "shuffle the list")
+		fs.Uint64Var(&o.seed, "seed", 0, "`seed` of the shuffle")
+		fs.Float64Var(&o.trainRatio, "train-ratio", 1, "`fraction` of each chunk for training; below 1 the rest is validation (and test)")
+		fs.Float64Var(&o.testRatio, "test-ratio", 0, "`fraction` of each chunk for testing")
+		fs.IntVar(&o.chunks, "chunks", 1, "split the list into `N` chunks, each with its own files")
+		return func(ctx context.Context, pos []string, e *env) error {
+			if len(pos) != 2 {
+				return usagef("im2rec list takes PREFIX and ROOT, got %d arguments", len(pos))
+			}
+			if o.chunks < 1 || o.trainRatio < 0 || o.testRatio < 0 || o.trainRatio+o.testRatio > 1 {
+				return usagef("need --chunks >= 1 and ratios >= 0 adding up to at most 1")
+			}
+			o.exts = map[string]bool{}
+			for _, e := range strings.Split(*exts, ",") {
+				if e = strings.ToLower(strings.TrimSpace(e)); e != "" {
+					if !strings.HasPrefix(e, ".") {
+						e = "." + e
+					}
+					o.exts[e] = true
+				}
+			}
+			return makeLists(pos[0], pos[1], o, e.stdout)
+		}
+	},
 }
 
 // listOptions are the flags of "im2rec list".
@@ -55,39 +72,6 @@ type listOptions struct {
 	seed                  uint64
 	trainRatio, testRatio float64
 	chunks                int
-}
-
-func im2recList(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("im2rec list", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	exts := fs.String("exts", ".jpeg,.jpg,.png", "comma-separated image file extensions")
-	var o listOptions
-	fs.BoolVar(&o.recursive, "recursive", true, "label the images of each sub-folder (else only ROOT's images, label 0)")
-	fs.BoolVar(&o.shuffle, "shuffle", true, "shuffle the list")
-	fs.Uint64Var(&o.seed, "seed", 0, "seed of the shuffle")
-	fs.Float64Var(&o.trainRatio, "train-ratio", 1, "fraction of each chunk for training")
-	fs.Float64Var(&o.testRatio, "test-ratio", 0, "fraction of each chunk for testing")
-	fs.IntVar(&o.chunks, "chunks", 1, "number of chunks")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return usagef("%v", err)
-	}
-	if len(pos) != 2 {
-		return usagef("im2rec list takes PREFIX and ROOT, got %d arguments", len(pos))
-	}
-	if o.chunks < 1 || o.trainRatio < 0 || o.testRatio < 0 || o.trainRatio+o.testRatio > 1 {
-		return usagef("need --chunks >= 1 and ratios >= 0 adding up to at most 1")
-	}
-	o.exts = map[string]bool{}
-	for _, e := range strings.Split(*exts, ",") {
-		if e = strings.ToLower(strings.TrimSpace(e)); e != "" {
-			if !strings.HasPrefix(e, ".") {
-				e = "." + e
-			}
-			o.exts[e] = true
-		}
-	}
-	return makeLists(pos[0], pos[1], o, stdout)
 }
 
 // makeLists writes the .lst file(s) for the images under root, as
@@ -255,73 +239,93 @@ var interpNames = map[string]augment.Interp{
 	"area": augment.Area, "lanczos": augment.Lanczos, "auto": augment.AutoInterp,
 }
 
-func im2recPack(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("im2rec pack", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var o packOptions
-	fs.IntVar(&o.resize, "resize", 0, "resize the shorter side to this size (0: keep)")
-	fs.BoolVar(&o.centerCrop, "center-crop", false, "crop the centred square first")
-	fs.IntVar(&o.quality, "quality", 95, "JPEG quality 1-100 (PNG: 1-3 fast, 7-9 or more best compression)")
-	fs.StringVar(&o.encoding, "encoding", ".jpg", ".jpg or .png")
-	fs.IntVar(&o.color, "color", 1, "1: colour, 0: gray, -1: as stored (keeps alpha with .png)")
-	interp := fs.String("interp", "bilinear", "resize interpolation: nearest, bilinear, bicubic, area, lanczos, auto")
-	fs.BoolVar(&o.passThrough, "pass-through", false, "store the files' bytes unchanged")
-	fs.BoolVar(&o.packLabel, "pack-label", false, "store every label of the .lst as a label array")
-	fs.IntVar(&o.threads, "threads", runtime.GOMAXPROCS(0), "encoding goroutines")
-	fs.BoolVar(&o.skipBad, "skip-bad", false, "skip unreadable images (each is reported) instead of stopping")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return usagef("%v", err)
-	}
-	if len(pos) != 2 {
-		return usagef("im2rec pack takes PREFIX and ROOT, got %d arguments", len(pos))
-	}
-	var ok bool
-	if o.interp, ok = interpNames[*interp]; !ok {
-		return usagef("unknown --interp %q", *interp)
-	}
-	switch {
-	case o.encoding != ".jpg" && o.encoding != ".png":
-		return usagef("--encoding must be .jpg or .png, not %q", o.encoding)
-	case o.color < -1 || o.color > 1:
-		return usagef("--color must be 1, 0 or -1")
-	case o.quality < 1 || (o.encoding == ".jpg" && o.quality > 100):
-		return usagef("--quality %d out of range", o.quality)
-	case o.resize < 0 || o.threads < 1:
-		return usagef("need --resize >= 0 and --threads >= 1")
-	}
-	lists, err := findLists(pos[0])
-	if err != nil {
-		return err
-	}
-	for _, lst := range lists {
-		if err := packList(ctx, lst, pos[1], o, stdout, stderr); err != nil {
-			return err
+var im2recPackCommand = command{
+	name:    "im2rec pack",
+	args:    "[flags] PREFIX ROOT",
+	summary: "pack the images of every PREFIX*.lst into a .rec and an .idx file each",
+	doc: `Pack reads the images listed in every .lst file whose path starts with PREFIX (PREFIX.lst, PREFIX_train.lst, PREFIX_val.lst, ...), their paths relative to the folder ROOT, and writes each list's images as RecordIO image records beside it: PREFIX_train.lst gives PREFIX_train.rec and PREFIX_train.idx, the files MXNet's ImageRecordIter and tensorfeed's imagerec read. When PREFIX is a folder holding .lst files (or ends with a slash), every .lst in it is packed.
+
+Images are decoded, optionally cropped and resized, and encoded again (JPEG by default); --pass-through stores the files' bytes unchanged. A pack that fails leaves no partial file and any earlier .rec as it was. A progress bar is drawn on stderr when it is a terminal.
+
+Example:
+  tensorfeed im2rec pack --resize 256 photos photos/   # photos_train.rec/.idx, photos_val.rec/.idx`,
+	setup: func(fs *flag.FlagSet) runFunc {
+		var o packOptions
+		fs.IntVar(&o.resize, "resize", 0, "resize the shorter side to `N` pixels (0: keep the size)")
+		fs.BoolVar(&o.centerCrop, "center-crop", false, "crop the centred square first")
+		fs.IntVar(&o.quality, "quality", 95, "JPEG `quality` 1-100, or PNG compression: 1-3 fast, 7-9 best")
+		fs.StringVar(&o.encoding, "encoding", ".jpg", "image `encoding` of the records: .jpg or .png")
+		fs.IntVar(&o.color, "color", 1, "colour `mode`: 1 colour, 0 gray, -1 as stored (keeps alpha with .png)")
+		interp := fs.String("interp", "bilinear", "resize `interpolation`: nearest, bilinear, bicubic, area, lanczos or auto")
+		fs.BoolVar(&o.passThrough, "pass-through", false, "store the files' bytes unchanged (no decoding, resizing or encoding)")
+		fs.BoolVar(&o.packLabel, "pack-label", false, "store every label of the .lst as a label array (else only the first)")
+		fs.IntVar(&o.threads, "threads", runtime.GOMAXPROCS(0), "`N` goroutines decoding and encoding images")
+		fs.BoolVar(&o.skipBad, "skip-bad", false, "skip unreadable images (each is reported) instead of stopping")
+		return func(ctx context.Context, pos []string, e *env) error {
+			if len(pos) != 2 {
+				return usagef("im2rec pack takes PREFIX and ROOT, got %d arguments", len(pos))
+			}
+			var ok bool
+			if o.interp, ok = interpNames[*interp]; !ok {
+				return usagef("unknown --interp %q", *interp)
+			}
+			switch {
+			case o.encoding != ".jpg" && o.encoding != ".png":
+				return usagef("--encoding must be .jpg or .png, not %q", o.encoding)
+			case o.color < -1 || o.color > 1:
+				return usagef("--color must be 1, 0 or -1")
+			case o.quality < 1 || (o.encoding == ".jpg" && o.quality > 100):
+				return usagef("--quality %d out of range", o.quality)
+			case o.resize < 0 || o.threads < 1:
+				return usagef("need --resize >= 0 and --threads >= 1")
+			}
+			lists, err := findLists(pos[0])
+			if err != nil {
+				return err
+			}
+			for _, lst := range lists {
+				if err := packList(ctx, lst, pos[1], o, e); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
-	}
-	return nil
+	},
 }
 
 // findLists returns the .lst files that PREFIX names, as im2rec.py finds
-// them: every .lst in PREFIX when it is a folder, else the .lst files whose
-// path starts with PREFIX.
+// them: the .lst files whose path starts with PREFIX ("photos" finds
+// photos.lst, photos_train.lst and photos_val.lst beside the folder
+// photos). When there are none and PREFIX is a folder, or when PREFIX ends
+// with a slash, it is every .lst in that folder.
 func findLists(prefix string) ([]string, error) {
-	dir, base := filepath.Dir(prefix), filepath.Base(prefix)
-	if st, err := os.Stat(prefix); err == nil && st.IsDir() {
-		dir, base = prefix, ""
-	}
-	des, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
+	match := func(dir, base string) ([]string, error) {
+		des, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		for _, de := range des {
+			if n := de.Name(); !de.IsDir() && strings.HasPrefix(n, base) && strings.HasSuffix(n, ".lst") {
+				out = append(out, filepath.Join(dir, n))
+			}
+		}
+		return out, nil
 	}
 	var out []string
-	for _, de := range des {
-		if n := de.Name(); !de.IsDir() && strings.HasPrefix(n, base) && strings.HasSuffix(n, ".lst") {
-			out = append(out, filepath.Join(dir, n))
+	if !strings.HasSuffix(prefix, "/") && !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		var err error
+		if out, err = match(filepath.Dir(prefix), filepath.Base(prefix)); err != nil {
+			return nil, err
+		}
+	}
+	if st, err := os.Stat(prefix); len(out) == 0 && err == nil && st.IsDir() {
+		if out, err = match(prefix, ""); err != nil {
+			return nil, err
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no .lst file with prefix %s", prefix)
+		return nil, fmt.Errorf("no .lst file starts with %s (make one with \"tensorfeed im2rec list %s ROOT\")", prefix, prefix)
 	}
 	return out, nil
 }
@@ -338,7 +342,8 @@ type packed struct {
 // under temporary names in their folder and renamed only once the pack has
 // succeeded: a failed pack leaves the files of an earlier pack as they were
 // and no partial file behind.
-func packList(ctx context.Context, lst, root string, o packOptions, stdout, stderr io.Writer) error {
+func packList(ctx context.Context, lst, root string, o packOptions, e *env) error {
+	stdout, stderr := e.stdout, e.stderr
 	lines, err := readList(lst)
 	if err != nil {
 		return err

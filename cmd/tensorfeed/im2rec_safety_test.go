@@ -98,7 +98,7 @@ func TestIm2recPackFailureKeepsOldOutput(t *testing.T) {
 	if got, want := dirFiles(t, dir), []string{"data.idx", "data.lst", "data.rec"}; !slices.Equal(got, want) {
 		t.Errorf("files after a pack: %q, want %q", got, want)
 	}
-	if code, stdout, stderr := runCmd("rec", "ls", prefix+".rec"); code != 0 || strings.Count(stdout, "\n") != 2 {
+	if code, stdout, stderr := runCmd("rec", "ls", "--no-header", prefix+".rec"); code != 0 || strings.Count(stdout, "\n") != 2 {
 		t.Errorf("rec ls of the new pack: exit %d, %q, %q", code, stdout, stderr)
 	}
 	if idx, _ := os.ReadFile(prefix + ".idx"); bytes.Equal(idx, oldIdx) || !bytes.HasPrefix(idx, []byte("0\t0\n2\t")) {

@@ -1,116 +1,247 @@
-// Command tensorfeed works with the data files tensorfeed reads.
+// Command tensorfeed works with the data files tensorfeed reads: it checks
+// them, packs folders of images into RecordIO image records as MXNet's
+// tools/im2rec.py does, lists and extracts records, and draws the images of
+// a dataset into a PNG grid.
 //
 // Usage:
 //
-//	tensorfeed <command> [arguments]
+//	tensorfeed <command> [flags] [arguments]
 //
-// Run "tensorfeed help" for the list of commands. Each command lives in its
-// own file and is listed in the commands table below.
+// The commands:
+//
+//	check        validate files tensorfeed reads, record by record
+//	im2rec list  write .lst files listing a folder of images, labelled by sub-folder
+//	im2rec pack  pack the images of .lst files into .rec and .idx files
+//	rec ls       list the records of a .rec file
+//	rec cat      write one record's image to stdout
+//	show         draw the first images of a dataset into a PNG grid, labelled
+//	help         describe a command and its flags
+//
+// "tensorfeed help COMMAND" and "tensorfeed COMMAND -h" describe a command
+// and every one of its flags. Flags may come before, between or after the
+// arguments, with one dash or two.
+//
+// # Exit status
+//
+//	0  success
+//	1  bad data, or a failure such as a file that cannot be read or written
+//	2  usage error: an unknown command or flag, or wrong arguments
+//	3  internal error: a bug in tensorfeed, reported with its stack
+//
+// # Progress
+//
+// im2rec pack and check draw a progress bar on stderr when stderr is a
+// terminal; written to a file or a pipe, their output holds no bar.
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 )
 
-// command is one subcommand: "tensorfeed NAME args...".
+// Exit statuses.
+const (
+	exitOK       = 0
+	exitFailure  = 1
+	exitUsage    = 2
+	exitInternal = 3
+)
+
+// exitStatusHelp is the exit status table of every help text.
+const exitStatusHelp = `exit status:
+  0  success
+  1  bad data, or a failure such as a file that cannot be read or written
+  2  usage error: an unknown command or flag, or wrong arguments
+  3  internal error: a bug in tensorfeed, reported with its stack`
+
+// command is one command: "tensorfeed NAME [flags] ARGS". A name of two
+// words ("rec ls") is a subcommand of a group ("rec").
 type command struct {
-	name  string
-	usage string // synopsis lines, without the leading "tensorfeed "
-	// run executes the command with the arguments after its name. It
-	// returns a *usageError for bad arguments.
-	run func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	name    string // "check", "rec ls"
+	args    string // the synopsis after the name: "[flags] FILE.rec"
+	summary string // one line for the command list
+	doc     string // the description that help prints, paragraphs of plain text
+	// setup defines the command's flags on fs and returns the function
+	// that runs it with the positional arguments, once fs is parsed. The
+	// function returns a *usageError for bad arguments.
+	setup func(fs *flag.FlagSet) runFunc
 }
 
-// commands lists the subcommands, each defined in its own file. Adding a
+// runFunc runs a command with its positional arguments.
+type runFunc func(ctx context.Context, args []string, env *env) error
+
+// env is what a command writes to.
+type env struct {
+	stdout, stderr io.Writer
+	// progress says whether long commands draw a progress bar on stderr:
+	// only when stderr is a terminal.
+	progress bool
+}
+
+// commands lists the commands, in the order help shows them. Adding a
 // command means adding its file and one line here.
 var commands = []command{
-	{"rec", recUsage, runRec},
-	{"im2rec", im2recUsage, runIm2rec},
-	{"check", checkUsage, runCheck},
+	checkCommand,
+	im2recListCommand,
+	im2recPackCommand,
+	recLsCommand,
+	recCatCommand,
+	showCommand,
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	e := &env{stdout: os.Stdout, stderr: os.Stderr, progress: isTerminal(os.Stderr)}
+	code := runEnv(ctx, os.Args[1:], e)
 	stop()
 	os.Exit(code)
 }
 
-// run runs the command line args (without the program name) and returns the
-// exit status: 0 on success, 1 on failure, 2 on a usage error, or the
-// status an *exitError carries.
+// run runs the command line args (without the program name), writing to
+// stdout and stderr without progress bars, and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runEnv(ctx, args, &env{stdout: stdout, stderr: stderr})
+}
+
+// runEnv runs the command line args and returns the exit status (see the
+// package doc). A panic is a bug in tensorfeed, never the input's fault: it
+// is reported with its stack and status 3, so that scripts can tell it from
+// a bad file.
+func runEnv(ctx context.Context, args []string, e *env) (code int) {
+	who := "tensorfeed" // the command running, for the panic's report
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(e.stderr, "%s: internal error: %v\n%s", who, r, debug.Stack())
+			code = exitInternal
+		}
+	}()
 	if len(args) == 0 {
-		printUsage(stderr)
-		return 2
+		printUsage(e.stderr)
+		return exitUsage
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
-		printUsage(stdout)
-		return 0
+		return help(args[1:], e)
 	}
-	for _, c := range commands {
-		if c.name != args[0] {
-			continue
-		}
-		err := c.run(ctx, args[1:], stdout, stderr)
-		var ue *usageError
-		var ee *exitError
-		switch {
-		case err == nil:
-			return 0
-		case errors.As(err, &ee):
-			if ee.msg != "" {
-				fmt.Fprintf(stderr, "tensorfeed %s: %s\n", c.name, ee.msg)
-			}
-			return ee.code
-		case errors.As(err, &ue):
-			fmt.Fprintf(stderr, "tensorfeed %s: %s\nusage:\n%s\n", c.name, ue.msg, indent(c.usage))
-			return 2
-		default:
-			fmt.Fprintf(stderr, "tensorfeed %s: %v\n", c.name, err)
-			return 1
-		}
+	c, rest, err := lookup(args)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tensorfeed: %s\n", strings.TrimSuffix(err.Error(), "\n"))
+		return exitUsage
 	}
-	fmt.Fprintf(stderr, "tensorfeed: unknown command %q\n", args[0])
-	printUsage(stderr)
-	return 2
+	if c == nil { // a group's help
+		printGroup(e.stdout, args[0])
+		return exitOK
+	}
+	who += " " + c.name
+	fs := newFlagSet(c)
+	runner := c.setup(fs)
+	pos, err := parseFlags(fs, rest)
+	if errors.Is(err, flag.ErrHelp) {
+		printHelp(e.stdout, c, fs)
+		return exitOK
+	}
+	if err != nil {
+		err = &usageError{err.Error()}
+	} else {
+		err = runner(ctx, pos, e)
+	}
+	var ue *usageError
+	var ee *exitError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		if ee.msg != "" {
+			fmt.Fprintf(e.stderr, "tensorfeed %s: %s\n", c.name, ee.msg)
+		}
+		return ee.code
+	case errors.As(err, &ue):
+		fmt.Fprintf(e.stderr, "tensorfeed %s: %s\nusage:\n  tensorfeed %s %s\nRun \"tensorfeed help %s\" for the flags.\n",
+			c.name, ue.msg, c.name, c.args, c.name)
+		return exitUsage
+	default:
+		fmt.Fprintf(e.stderr, "tensorfeed %s: %v\n", c.name, err)
+		return exitFailure
+	}
 }
 
-func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: tensorfeed <command> [arguments]\n\ncommands:")
-	for _, c := range commands {
-		fmt.Fprintln(w, indent(c.usage))
+// lookup finds the command that args name and returns it with the
+// arguments after its name. It returns a nil command and no error for a
+// group's help ("rec -h"), and a usage error, with the commands it could
+// have meant, for an unknown one.
+func lookup(args []string) (*command, []string, error) {
+	if len(args) > 1 {
+		if c := find(args[0] + " " + args[1]); c != nil {
+			return c, args[2:], nil
+		}
 	}
+	if c := find(args[0]); c != nil {
+		return c, args[1:], nil
+	}
+	if !isGroup(args[0]) {
+		return nil, nil, fmt.Errorf("unknown command %q\n\n%s", args[0], commandList())
+	}
+	switch {
+	case len(args) == 1:
+		return nil, nil, fmt.Errorf("%s: missing subcommand\n\n%s", args[0], groupList(args[0]))
+	case isHelpFlag(args[1]):
+		return nil, nil, nil
+	}
+	return nil, nil, fmt.Errorf("%s: unknown subcommand %q\n\n%s", args[0], args[1], groupList(args[0]))
 }
 
-// indent formats usage lines: "tensorfeed " before each synopsis line, and
-// the same indentation before continuation lines (those that start with a
-// space).
-func indent(s string) string {
-	var b strings.Builder
-	for i, line := range strings.Split(strings.Trim(s, "\n"), "\n") {
-		if i > 0 {
-			b.WriteByte('\n')
+// find returns the command of that name, or nil.
+func find(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
 		}
-		if strings.HasPrefix(line, " ") {
-			b.WriteString("             ")
-		} else {
-			b.WriteString("  tensorfeed ")
-		}
-		b.WriteString(line)
 	}
-	return b.String()
+	return nil
+}
+
+// isGroup reports whether name is the first word of two-word commands.
+func isGroup(name string) bool {
+	for _, c := range commands {
+		if strings.HasPrefix(c.name, name+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+func isHelpFlag(s string) bool { return s == "-h" || s == "-help" || s == "--help" }
+
+// parseFlags parses flags that may come before, between or after the
+// positional arguments, and returns the positional ones. "--" ends the
+// flags. It returns flag.ErrHelp for -h, -help or --help.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
 }
 
 // usageError reports bad command-line arguments; run prints the command's
-// usage with it.
+// synopsis with it.
 type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
@@ -127,3 +258,10 @@ type exitError struct {
 }
 
 func (e *exitError) Error() string { return fmt.Sprintf("exit status %d: %s", e.code, e.msg) }
+
+// isTerminal reports whether f is a character device (a terminal), not a
+// file or a pipe.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -16,57 +16,43 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 )
 
-const recUsage = `
-rec ls [--raw] FILE.rec     one tab-separated line per record: offset, id, flag, labels, image bytes, image sha256
-                            (with --raw, for any payload: offset, payload bytes, payload sha256)
-rec cat [--raw] FILE.rec N  write the image of record N (from 0, in file order) to stdout (the payload with --raw)`
+var recLsCommand = command{
+	name:    "rec ls",
+	args:    "[--raw] [--no-header] FILE.rec",
+	summary: "list the records of a .rec file: offset, id, flag, labels, bytes, sha256",
+	doc: `Ls prints a header row, then one tab-separated line per record of an image record file, in file order: its byte offset, the id and flag of its header, its labels (comma-separated), and the length and SHA-256 of its image.
 
-// runRec runs "tensorfeed rec ls|cat ...".
-func runRec(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return usagef("missing subcommand (ls or cat)")
-	}
-	sub := args[0]
-	fs := flag.NewFlagSet("rec "+sub, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	raw := fs.Bool("raw", false, "treat payloads as opaque bytes, without an image record header")
-	pos, err := parseFlags(fs, args[1:])
-	if err != nil {
-		return usagef("%v", err)
-	}
-	switch sub {
-	case "ls":
-		if len(pos) != 1 {
-			return usagef("rec ls takes one file, got %d arguments", len(pos))
+With --raw the payloads are opaque bytes, not image records, and each line holds the offset, the payload's length and its SHA-256. The lines listed before a bad record are printed, then the error.`,
+	setup: func(fs *flag.FlagSet) runFunc {
+		raw := fs.Bool("raw", false, "treat payloads as opaque bytes, without an image record header")
+		noHeader := fs.Bool("no-header", false, "leave out the header row (for scripts)")
+		return func(ctx context.Context, pos []string, e *env) error {
+			if len(pos) != 1 {
+				return usagef("rec ls takes one file, got %d arguments", len(pos))
+			}
+			return recLs(ctx, pos[0], *raw, !*noHeader, e.stdout)
 		}
-		return recLs(ctx, pos[0], *raw, stdout)
-	case "cat":
-		if len(pos) != 2 {
-			return usagef("rec cat takes a file and a record number, got %d arguments", len(pos))
-		}
-		n, err := strconv.Atoi(pos[1])
-		if err != nil || n < 0 {
-			return usagef("bad record number %q", pos[1])
-		}
-		return recCat(ctx, pos[0], n, *raw, stdout)
-	}
-	return usagef("unknown subcommand %q", sub)
+	},
 }
 
-// parseFlags parses flags that may come before, between or after the
-// positional arguments, and returns the positional ones.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
+var recCatCommand = command{
+	name:    "rec cat",
+	args:    "[--raw] FILE.rec N",
+	summary: "write the image of record N (from 0, in file order) to stdout",
+	doc:     `Cat writes the image bytes of record N of an image record file to stdout, as they are stored (a JPEG or PNG file): "tensorfeed rec cat data.rec 0 > first.jpg". Records count from 0 in file order. With --raw it writes the whole payload, header included.`,
+	setup: func(fs *flag.FlagSet) runFunc {
+		raw := fs.Bool("raw", false, "write the whole payload, without parsing an image record header")
+		return func(ctx context.Context, pos []string, e *env) error {
+			if len(pos) != 2 {
+				return usagef("rec cat takes a file and a record number, got %d arguments", len(pos))
+			}
+			n, err := strconv.Atoi(pos[1])
+			if err != nil || n < 0 {
+				return usagef("bad record number %q", pos[1])
+			}
+			return recCat(ctx, pos[0], n, *raw, e.stdout)
 		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
+	},
 }
 
 // eachRecord calls f with every record of the file at path, in file order,
@@ -101,11 +87,28 @@ func eachRecord(ctx context.Context, path string, f func(i int, off int64, paylo
 	}
 }
 
-func recLs(ctx context.Context, path string, raw bool, stdout io.Writer) error {
+// recLsHeader and recLsRawHeader are the header rows of "rec ls".
+const (
+	recLsHeader    = "offset\tid\tflag\tlabels\tbytes\tsha256\n"
+	recLsRawHeader = "offset\tbytes\tsha256\n"
+)
+
+func recLs(ctx context.Context, path string, raw, header bool, stdout io.Writer) error {
 	w := bufio.NewWriter(stdout)
+	writeHeader := func() {
+		if header {
+			header = false
+			if raw {
+				w.WriteString(recLsRawHeader)
+			} else {
+				w.WriteString(recLsHeader)
+			}
+		}
+	}
 	var h imagerec.Header
 	var line []byte
 	err := eachRecord(ctx, path, func(_ int, off int64, payload []byte) (bool, error) {
+		writeHeader() // once the file is open
 		line = strconv.AppendInt(line[:0], off, 10)
 		data := payload
 		if !raw {
@@ -130,6 +133,9 @@ func recLs(ctx context.Context, path string, raw bool, stdout io.Writer) error {
 		_, err := w.Write(line)
 		return true, err
 	})
+	if err == nil {
+		writeHeader() // a file without records
+	}
 	// Write what was listed before a bad record, then report it.
 	return errors.Join(err, w.Flush())
 }

@@ -63,6 +63,10 @@ func TestRecLs(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+			if lines[0] != "offset\tid\tflag\tlabels\tbytes\tsha256" {
+				t.Errorf("header row %q", lines[0])
+			}
+			lines = lines[1:]
 			rows := tsvRows(t, name)
 			if len(lines) != len(rows) {
 				t.Fatalf("%d lines, want %d", len(lines), len(rows))
@@ -111,7 +115,7 @@ func edgeRecords(t *testing.T) []edgeRecord {
 func TestRecLsRaw(t *testing.T) {
 	want := edgeRecords(t)
 	path := filepath.Join(testdata, "multipart_edge_cases.rec")
-	for _, args := range [][]string{{"rec", "ls", "--raw", path}, {"rec", "ls", path, "-raw"}} {
+	for _, args := range [][]string{{"rec", "ls", "--raw", "--no-header", path}, {"rec", "ls", path, "-raw", "-no-header"}} {
 		code, stdout, stderr := runCmd(args...)
 		if code != 0 {
 			t.Fatalf("%q: exit %d: %s", args, code, stderr)
@@ -152,7 +156,7 @@ func TestRecCat(t *testing.T) {
 // Errors name the file and the byte offset: a payload that is no image
 // record, and a truncated file. What was listed before the error is kept.
 func TestRecErrors(t *testing.T) {
-	code, stdout, stderr := runCmd("rec", "ls", filepath.Join(testdata, "multipart_edge_cases.rec"))
+	code, stdout, stderr := runCmd("rec", "ls", "--no-header", filepath.Join(testdata, "multipart_edge_cases.rec"))
 	if code != 1 || stdout != "" || !strings.Contains(stderr, "multipart_edge_cases.rec: record 0 at offset 0: imagerec: bad record header") {
 		t.Errorf("ls of non-image payloads: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -166,7 +170,7 @@ func TestRecErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stdout, stderr = runCmd("rec", "ls", short)
-	if code != 1 || strings.Count(stdout, "\n") != 2 || !strings.Contains(stderr, short+": offset 612") {
+	if code != 1 || strings.Count(stdout, "\n") != 3 || !strings.Contains(stderr, short+": offset 612") {
 		t.Errorf("ls of a truncated file: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	code, _, stderr = runCmd("rec", "cat", short, "2")

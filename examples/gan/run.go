@@ -16,7 +16,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
-	"github.com/tensorfeed/tensorfeed/examples/internal/imgrid"
+	imgrid "github.com/tensorfeed/tensorfeed/image/grid"
 	"github.com/tensorfeed/tensorfeed/examples/internal/nn"
 	"github.com/tensorfeed/tensorfeed/examples/internal/progress"
 	"github.com/tensorfeed/tensorfeed/pipeline"

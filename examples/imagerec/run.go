@@ -17,7 +17,7 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/examples/internal/imgrid"
+	imgrid "github.com/tensorfeed/tensorfeed/image/grid"
 	"github.com/tensorfeed/tensorfeed/examples/internal/progress"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/pipeline"

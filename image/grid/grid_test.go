@@ -1,4 +1,4 @@
-package imgrid_test
+package grid_test
 
 import (
 	"image/color"
@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/examples/internal/imgrid"
+	"github.com/tensorfeed/tensorfeed/image/grid"
 )
 
 func TestGridLayoutAndValues(t *testing.T) {
-	g := &imgrid.Grid{H: 2, W: 3, Channels: 1, Cols: 2, Scale: 2}
+	g := &grid.Grid{H: 2, W: 3, Channels: 1, Cols: 2, Scale: 2}
 	// Tile 0: all black; tile 1: a ramp; tile 2: clamped white.
 	g.AddFloat(make([]float32, 6), 0, 1)
 	g.AddFloat64([]float64{-1, 0, 1, -1, 0, 1}, -1, 1)
@@ -52,7 +52,7 @@ func TestGridLayoutAndValues(t *testing.T) {
 }
 
 func TestGridRGBFromCHW(t *testing.T) {
-	g := &imgrid.Grid{H: 1, W: 1, Channels: 3, Cols: 1}
+	g := &grid.Grid{H: 1, W: 1, Channels: 3, Cols: 1}
 	g.AddFloat([]float32{1, 0, 0.5}, 0, 1)
 	r, gg, b, _ := g.Image().At(1, 1).RGBA()
 	if r>>8 != 255 || gg>>8 != 0 || b>>8 != 128 {
@@ -66,5 +66,5 @@ func TestAddFloatPanicsOnWrongSize(t *testing.T) {
 			t.Error("no panic")
 		}
 	}()
-	(&imgrid.Grid{H: 2, W: 2, Channels: 1}).AddFloat(make([]float32, 3), 0, 1)
+	(&grid.Grid{H: 2, W: 2, Channels: 1}).AddFloat(make([]float32, 3), 0, 1)
 }
