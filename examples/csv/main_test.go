@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -29,4 +30,22 @@ func TestBadFlagsPrintUsage(t *testing.T) {
 		{Name: "layout", Args: []string{"-layout", "tsv"}, Msg: "-layout"},
 		{Name: "argument", Args: []string{"extra"}, Msg: "unexpected argument"},
 	})
+}
+
+// TestMainFromAnotherFolder runs the program from a folder outside the
+// repository with its default -data: it still finds the Iris files.
+func TestMainFromAnotherFolder(t *testing.T) {
+	t.Chdir(t.TempDir())
+	code, stdout, stderr := clitest.Run(t, "-epochs", "5")
+	if code != 0 || !strings.Contains(stdout, "held-out accuracy: csviter 0.") {
+		t.Errorf("exit status %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
+// TestMainMissingData names the flag to set when the data are not there.
+func TestMainMissingData(t *testing.T) {
+	code, _, stderr := clitest.Run(t, "-data", t.TempDir())
+	if code != 1 || !strings.Contains(stderr, "set -data") {
+		t.Errorf("exit status %d, stderr:\n%s", code, stderr)
+	}
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"path/filepath"
 	"time"
@@ -15,8 +17,9 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
+	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 	"github.com/tensorfeed/tensorfeed/examples/internal/nn"
-	"github.com/tensorfeed/tensorfeed/examples/internal/progress"
+	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -38,7 +41,7 @@ type config struct {
 
 func defaultConfig() config {
 	return config{
-		DataDir:   "dataset/csv/testdata",
+		DataDir:   cli.RepoPath("dataset/csv/testdata"),
 		Layout:    "all",
 		Epochs:    100,
 		BatchSize: 16,
@@ -93,6 +96,9 @@ func run(ctx context.Context, cfg config, out io.Writer) ([]result, error) {
 	for i, r := range readers {
 		rr, err := train(ctx, cfg, names[i], r, out)
 		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("layout %s (set -data to the folder of the Iris CSV files): %w", names[i], err)
+			}
 			return nil, fmt.Errorf("layout %s: %w", names[i], err)
 		}
 		res = append(res, rr)
@@ -175,7 +181,7 @@ func train(ctx context.Context, cfg config, name string, r *csv.Reader, out io.W
 	res := result{Layout: name, Classes: classes, Features: features}
 	var x, grad *mat.Dense
 	var labels []int
-	bar := progress.New(cfg.Progress, name, cfg.Epochs, "epochs")
+	bar := progress.New(cfg.Progress, name, int64(cfg.Epochs), "epochs", progress.Quiet())
 	for epoch, pass := range tensors.Epochs(ctx, cfg.Epochs) {
 		lossSum, rows := 0.0, 0
 		for ts, err := range pass {

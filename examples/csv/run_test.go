@@ -11,7 +11,6 @@ import (
 
 func TestRunBothLayouts(t *testing.T) {
 	cfg := defaultConfig()
-	cfg.DataDir = "../../dataset/csv/testdata"
 	cfg.Epochs = 30
 	cfg.Log = zaptest.NewLogger(t)
 	var out, bars bytes.Buffer
@@ -43,8 +42,8 @@ func TestRunBothLayouts(t *testing.T) {
 	if res[0].Loss != res[1].Loss || res[0].Accuracy != res[1].Accuracy {
 		t.Errorf("layouts differ: %+v vs %+v", res[0], res[1])
 	}
-	if !strings.Contains(bars.String(), "100% 30/30") {
-		t.Errorf("progress:\n%s", bars.String())
+	if bars.Len() != 0 {
+		t.Errorf("progress written to a buffer:\n%s", bars.String())
 	}
 }
 
@@ -60,7 +59,8 @@ func TestRunMissingFile(t *testing.T) {
 	cfg := defaultConfig()
 	cfg.DataDir = t.TempDir()
 	cfg.Layout = "header"
-	if _, err := run(context.Background(), cfg, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "iris.data") {
+	if _, err := run(context.Background(), cfg, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "iris.data") ||
+		!strings.Contains(err.Error(), "-data") {
 		t.Errorf("err = %v", err)
 	}
 }
