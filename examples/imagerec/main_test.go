@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -35,4 +36,15 @@ func TestBadFlagsPrintUsage(t *testing.T) {
 		{Name: "scales crossed", Args: []string{"-min-scale", "1.2", "-max-scale", "1.1"}, Msg: "-max-scale"},
 		{Name: "argument", Args: []string{"extra"}, Msg: "unexpected argument"},
 	})
+}
+
+// TestMainFromAnotherFolder runs the program from a folder outside the
+// repository with its default -rec: it still finds the test records.
+func TestMainFromAnotherFolder(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	code, stdout, stderr := clitest.Run(t, "-epochs", "1", "-out", dir)
+	if code != 0 || !strings.Contains(stdout, "1000 images per epoch") {
+		t.Errorf("exit status %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
 }

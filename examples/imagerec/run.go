@@ -17,9 +17,10 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	imgrid "github.com/tensorfeed/tensorfeed/image/grid"
-	"github.com/tensorfeed/tensorfeed/examples/internal/progress"
+	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 	"github.com/tensorfeed/tensorfeed/image/augment"
+	imgrid "github.com/tensorfeed/tensorfeed/image/grid"
+	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
@@ -46,7 +47,7 @@ type config struct {
 
 func defaultConfig() config {
 	return config{
-		RecPath:   "dataset/imagerec/testdata/mnist_t10k_1000_jpg.rec",
+		RecPath:   cli.RepoPath("dataset/imagerec/testdata/mnist_t10k_1000_jpg.rec"),
 		Shape:     [3]int{3, 28, 28},
 		Rotate:    15,
 		MinScale:  0.9,
@@ -123,7 +124,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 		cfg.Progress = io.Discard
 	}
 	if _, err := os.Stat(cfg.RecPath); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w (run from the repository root, or pass -rec)", err)
+		return nil, fmt.Errorf("%w (set -rec to an image RecordIO file)", err)
 	}
 	ctx = tensorfeed.WithLogger(ctx, cfg.Log)
 	idx := idxPath(cfg)
@@ -146,7 +147,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 	}
 	var total time.Duration
 	for epoch, pass := range p.Epochs(ctx, cfg.Epochs) {
-		bar := progress.New(cfg.Progress, fmt.Sprintf("epoch %d/%d", epoch+1, cfg.Epochs), 0, "images")
+		bar := progress.New(cfg.Progress, fmt.Sprintf("epoch %d/%d", epoch+1, cfg.Epochs), 0, "images", progress.Quiet())
 		images := 0
 		for ts, err := range pass {
 			if err != nil {

@@ -15,7 +15,6 @@ import (
 
 func TestRunSmall(t *testing.T) {
 	cfg := defaultConfig()
-	cfg.RecPath = "../../dataset/imagerec/testdata/mnist_t10k_1000_jpg.rec"
 	cfg.OutDir = t.TempDir()
 	cfg.Epochs = 2
 	cfg.BatchSize = 96 // 1000 = 10 full batches + a padded one
