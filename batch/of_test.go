@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"reflect"
 	"sync"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/internal/fixture"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )
 
 // ints returns 0, 1, ..., n-1.
@@ -218,26 +219,12 @@ func TestRollOverConcurrentPasses(t *testing.T) {
 	}
 }
 
-// failing yields n samples and then err.
-func failing(n int, err error) source.Reader[int] {
-	return source.Func[int](func(ctx context.Context) iter.Seq2[int, error] {
-		return func(yield func(int, error) bool) {
-			for i := range n {
-				if !yield(i, nil) {
-					return
-				}
-			}
-			yield(0, err)
-		}
-	})
-}
-
 func TestOfUpstreamError(t *testing.T) {
 	boom := errors.New("boom")
 	for _, p := range []batch.Policy{batch.Keep, batch.Drop, batch.Pad, batch.RollOver} {
 		t.Run(p.String(), func(t *testing.T) {
 			var batches, errs int
-			for b, err := range batch.Of(failing(5, boom), 2, p).All(context.Background()) {
+			for b, err := range batch.Of(sourcetest.FailAfter(fixture.Count(5), 5, boom), 2, p).All(context.Background()) {
 				if err != nil {
 					if !errors.Is(err, boom) || b.Samples != nil {
 						t.Errorf("got (%v, %v), want zero batch and boom", b, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/fixture"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )
@@ -36,67 +37,6 @@ func taggedReader(id, n int) source.Reader[tagged] {
 			}
 		}
 	})
-}
-
-// endless yields 0, 1, 2, ... until ctx is done, adding to count.
-func endless(count *atomic.Int64) source.Reader[int] {
-	return source.Func[int](func(ctx context.Context) iter.Seq2[int, error] {
-		return func(yield func(int, error) bool) {
-			for i := 0; ; i++ {
-				if ctx.Err() != nil {
-					yield(0, ctx.Err())
-					return
-				}
-				if count != nil {
-					count.Add(1)
-				}
-				if !yield(i, nil) {
-					return
-				}
-			}
-		}
-	})
-}
-
-// failing yields 0..n-1, then err.
-func failing(n int, err error) source.Reader[int] {
-	return source.Func[int](func(ctx context.Context) iter.Seq2[int, error] {
-		return func(yield func(int, error) bool) {
-			for i := range n {
-				if !yield(i, nil) {
-					return
-				}
-			}
-			yield(0, err)
-		}
-	})
-}
-
-// stalling yields 0..n-1, then waits for ctx to be done.
-func stalling(n int) source.Reader[int] {
-	return source.Func[int](func(ctx context.Context) iter.Seq2[int, error] {
-		return func(yield func(int, error) bool) {
-			for i := range n {
-				if !yield(i, nil) {
-					return
-				}
-			}
-			<-ctx.Done()
-			yield(0, ctx.Err())
-		}
-	})
-}
-
-// drain ranges one pass and returns its samples and errors.
-func drain[T any](ctx context.Context, r source.Reader[T]) (got []T, errs []error) {
-	for v, err := range r.All(ctx) {
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		got = append(got, v)
-	}
-	return got, errs
 }
 
 // checkTagged checks that got holds every sample of readers with the given
@@ -125,7 +65,7 @@ func TestConcurrentYieldsEverySampleOnce(t *testing.T) {
 		t.Run(fmt.Sprint("buffer=", buffer), func(t *testing.T) {
 			r := source.Concurrent(readers, buffer)
 			for range 2 {
-				got, errs := drain(context.Background(), r)
+				got, errs := fixture.Drain(context.Background(), r)
 				if len(errs) != 0 {
 					t.Fatal(errs)
 				}
@@ -136,7 +76,7 @@ func TestConcurrentYieldsEverySampleOnce(t *testing.T) {
 }
 
 func TestConcurrentOneReaderKeepsOrder(t *testing.T) {
-	got, errs := drain(context.Background(), source.Concurrent([]source.Reader[tagged]{taggedReader(0, 3000)}, 5))
+	got, errs := fixture.Drain(context.Background(), source.Concurrent([]source.Reader[tagged]{taggedReader(0, 3000)}, 5))
 	if len(errs) != 0 {
 		t.Fatal(errs)
 	}
@@ -147,21 +87,21 @@ func TestConcurrentKeepsItsOwnReaders(t *testing.T) {
 	readers := []source.Reader[tagged]{taggedReader(0, 2), taggedReader(1, 3)}
 	r := source.Concurrent(readers, 4)
 	readers[0] = taggedReader(0, 50) // the caller's slice is not the reader's
-	got, _ := drain(context.Background(), r)
+	got, _ := fixture.Drain(context.Background(), r)
 	checkTagged(t, got, []int{2, 3})
 }
 
 func TestConcurrentNoReaders(t *testing.T) {
-	got, errs := drain(context.Background(), source.Concurrent[int](nil, 1))
+	got, errs := fixture.Drain(context.Background(), source.Concurrent[int](nil, 1))
 	if len(got) != 0 || len(errs) != 0 {
 		t.Fatalf("got %v, %v; want an empty pass", got, errs)
 	}
 }
 
 func TestConcurrentErrorStopsOthers(t *testing.T) {
-	readers := []source.Reader[int]{endless(nil), failing(10, errBoom), endless(nil)}
+	readers := []source.Reader[int]{fixture.Endless(nil), sourcetest.FailAfter(fixture.Count(10), 10, errBoom), fixture.Endless(nil)}
 	for _, buffer := range []int{1, 16} {
-		_, errs := drain(context.Background(), source.Concurrent(readers, buffer))
+		_, errs := fixture.Drain(context.Background(), source.Concurrent(readers, buffer))
 		if len(errs) != 1 || !errors.Is(errs[0], errBoom) {
 			t.Fatalf("buffer=%d: errors = %v, want one errBoom", buffer, errs)
 		}
@@ -169,7 +109,7 @@ func TestConcurrentErrorStopsOthers(t *testing.T) {
 }
 
 func TestConcurrentSamplesBeforeErrorArrive(t *testing.T) {
-	got, errs := drain(context.Background(), source.Concurrent([]source.Reader[int]{failing(100, errBoom)}, 7))
+	got, errs := fixture.Drain(context.Background(), source.Concurrent([]source.Reader[int]{sourcetest.FailAfter(fixture.Count(100), 100, errBoom)}, 7))
 	if len(errs) != 1 || !errors.Is(errs[0], errBoom) || !slices.Equal(got, lo.Range(100)) {
 		t.Fatalf("got %d samples and %v; want 0..99, then errBoom", len(got), errs)
 	}
@@ -182,7 +122,7 @@ func TestConcurrentPanicBecomesPanicError(t *testing.T) {
 			panic("reader broke")
 		}
 	})
-	_, errs := drain(context.Background(), source.Concurrent([]source.Reader[int]{endless(nil), bad}, 4))
+	_, errs := fixture.Drain(context.Background(), source.Concurrent([]source.Reader[int]{fixture.Endless(nil), bad}, 4))
 	var pe *tensorfeed.PanicError
 	if len(errs) != 1 || !errors.As(errs[0], &pe) || pe.Value != "reader broke" || len(pe.Stack) == 0 {
 		t.Fatalf("errors = %v, want one PanicError with a stack", errs)
@@ -192,7 +132,7 @@ func TestConcurrentPanicBecomesPanicError(t *testing.T) {
 func TestConcurrentEarlyBreakBoundsReadAhead(t *testing.T) {
 	var read atomic.Int64
 	const buffer, readers = 8, 3
-	r := source.Concurrent([]source.Reader[int]{endless(&read), endless(&read), endless(&read)}, buffer)
+	r := source.Concurrent([]source.Reader[int]{fixture.Endless(&read), fixture.Endless(&read), fixture.Endless(&read)}, buffer)
 	for pass := range 3 {
 		n := 0
 		for _, err := range r.All(context.Background()) {
@@ -214,14 +154,14 @@ func TestConcurrentEarlyBreakBoundsReadAhead(t *testing.T) {
 
 func TestConcurrentCancelWhileRanging(t *testing.T) {
 	// Cancelled after 500 samples, the readers are blocked on the full buffer.
-	sourcetest.CancelAfter(t, source.Concurrent([]source.Reader[int]{endless(nil), endless(nil)}, 4), 500)
+	sourcetest.CancelAfter(t, source.Concurrent([]source.Reader[int]{fixture.Endless(nil), fixture.Endless(nil)}, 4), 500)
 }
 
 func TestConcurrentCancelWhileConsumerWaits(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	got := 0
-	for _, err := range source.Concurrent([]source.Reader[int]{stalling(2), stalling(3)}, 8).All(ctx) {
+	for _, err := range source.Concurrent([]source.Reader[int]{fixture.Stalling(2), fixture.Stalling(3)}, 8).All(ctx) {
 		if err != nil {
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("error %v, want context.Canceled", err)
@@ -241,7 +181,7 @@ func TestConcurrentCancelWhileConsumerWaits(t *testing.T) {
 func TestConcurrentDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 0)
 	defer cancel()
-	_, errs := drain(ctx, source.Concurrent([]source.Reader[int]{endless(nil)}, 2))
+	_, errs := fixture.Drain(ctx, source.Concurrent([]source.Reader[int]{fixture.Endless(nil)}, 2))
 	if len(errs) != 1 || !errors.Is(errs[0], context.DeadlineExceeded) {
 		t.Fatalf("errors = %v, want one DeadlineExceeded", errs)
 	}
@@ -313,7 +253,7 @@ func TestFilesReadsEveryFile(t *testing.T) {
 		t.Run(fmt.Sprint("workers=", workers), func(t *testing.T) {
 			r := source.Files(paths, workers, lineReader, 4)
 			for range 2 {
-				got, errs := drain(context.Background(), r)
+				got, errs := fixture.Drain(context.Background(), r)
 				if len(errs) != 0 {
 					t.Fatal(errs)
 				}
@@ -341,7 +281,7 @@ func TestFilesErrorsNameTheFile(t *testing.T) {
 	paths := writeFiles(t, linesOf(0, 50), []string{"a", "b", "bad", "c"}, linesOf(2, 50))
 	missing := filepath.Join(filepath.Dir(paths[0]), "missing.txt")
 	for _, workers := range []int{1, 3} {
-		_, errs := drain(context.Background(), source.Files(paths, workers, lineReader, 2))
+		_, errs := fixture.Drain(context.Background(), source.Files(paths, workers, lineReader, 2))
 		if len(errs) != 1 || !errors.Is(errs[0], errLine) {
 			t.Fatalf("errors = %v, want one errLine", errs)
 		}
@@ -349,7 +289,7 @@ func TestFilesErrorsNameTheFile(t *testing.T) {
 			t.Fatalf("error %q does not say which file and line", msg)
 		}
 
-		_, errs = drain(context.Background(), source.Files([]string{paths[0], missing}, workers, lineReader, 2))
+		_, errs = fixture.Drain(context.Background(), source.Files([]string{paths[0], missing}, workers, lineReader, 2))
 		if len(errs) != 1 || !errors.Is(errs[0], os.ErrNotExist) {
 			t.Fatalf("errors = %v, want one ErrNotExist", errs)
 		}
@@ -366,23 +306,24 @@ func (e *namedError) Error() string    { return "format: " + e.file + ": offset 
 func (e *namedError) FilePath() string { return e.file }
 
 func TestFilesWrapsInFileError(t *testing.T) {
+	fail := func(err error) source.Reader[int] { return sourcetest.FailAfter(fixture.Count(2), 2, err) }
 	open := func(path string) source.Reader[int] {
 		switch path {
 		case "plain":
-			return failing(2, errBoom)
+			return fail(errBoom)
 		case "named":
-			return failing(2, fmt.Errorf("decode: %w", &namedError{"named"}))
+			return fail(fmt.Errorf("decode: %w", &namedError{"named"}))
 		case "other":
 			// names another file: wrapped all the same
-			return failing(2, &namedError{"elsewhere"})
+			return fail(&namedError{"elsewhere"})
 		}
-		return failing(2, &source.FileError{Path: path, Err: errBoom})
+		return fail(&source.FileError{Path: path, Err: errBoom})
 	}
 	for _, tc := range []struct {
 		path    string
 		wrapped bool
 	}{{"plain", true}, {"named", false}, {"other", true}, {"already", false}} {
-		_, errs := drain(context.Background(), source.Files([]string{tc.path}, 1, open, 4))
+		_, errs := fixture.Drain(context.Background(), source.Files([]string{tc.path}, 1, open, 4))
 		if len(errs) != 1 {
 			t.Fatalf("%s: errors = %v, want one", tc.path, errs)
 		}
@@ -403,11 +344,11 @@ func TestFilesWrapsInFileError(t *testing.T) {
 func TestFilesStopsOtherWorkersOnError(t *testing.T) {
 	open := func(path string) source.Reader[int] {
 		if path == "bad" {
-			return failing(3, errBoom)
+			return sourcetest.FailAfter(fixture.Count(3), 3, errBoom)
 		}
-		return endless(nil)
+		return fixture.Endless(nil)
 	}
-	_, errs := drain(context.Background(), source.Files([]string{"a", "bad", "c"}, 3, open, 4))
+	_, errs := fixture.Drain(context.Background(), source.Files([]string{"a", "bad", "c"}, 3, open, 4))
 	if len(errs) != 1 || !errors.Is(errs[0], errBoom) || !strings.Contains(errs[0].Error(), "bad") {
 		t.Fatalf("errors = %v, want one errBoom naming the file", errs)
 	}
@@ -427,26 +368,26 @@ func TestFilesPassesTheEpoch(t *testing.T) {
 	}
 	r := source.Files([]string{"a", "b"}, 2, open, 1)
 	for pass := range 3 {
-		got, _ := drain(context.Background(), r)
+		got, _ := fixture.Drain(context.Background(), r)
 		if !slices.Equal(got, []int{pass, pass}) {
 			t.Fatalf("pass %d: file readers saw epochs %v", pass, got)
 		}
 	}
-	got, _ := drain(source.WithEpoch(context.Background(), 7), r)
+	got, _ := fixture.Drain(source.WithEpoch(context.Background(), 7), r)
 	if !slices.Equal(got, []int{7, 7}) {
 		t.Fatalf("with WithEpoch(7): file readers saw epochs %v", got)
 	}
 }
 
 func TestFilesCancelWhileRanging(t *testing.T) {
-	open := func(string) source.Reader[int] { return endless(nil) }
+	open := func(string) source.Reader[int] { return fixture.Endless(nil) }
 	// One context.Canceled, not wrapped with a file.
 	sourcetest.CancelAfter(t, source.Files([]string{"a", "b", "c"}, 2, open, 4), 300)
 }
 
 func TestFilesEarlyBreak(t *testing.T) {
 	var read atomic.Int64
-	open := func(string) source.Reader[int] { return endless(&read) }
+	open := func(string) source.Reader[int] { return fixture.Endless(&read) }
 	r := source.Files([]string{"a", "b", "c", "d"}, 4, open, 2)
 	for range 2 {
 		for _, err := range r.All(context.Background()) {
@@ -459,7 +400,7 @@ func TestFilesEarlyBreak(t *testing.T) {
 }
 
 func TestFilesNoPaths(t *testing.T) {
-	got, errs := drain(context.Background(), source.Files(nil, 3, lineReader, 2))
+	got, errs := fixture.Drain(context.Background(), source.Files(nil, 3, lineReader, 2))
 	if len(got) != 0 || len(errs) != 0 {
 		t.Fatalf("got %v, %v; want an empty pass", got, errs)
 	}
@@ -467,7 +408,7 @@ func TestFilesNoPaths(t *testing.T) {
 
 func TestConcurrentAndFilesPanicOnMisuse(t *testing.T) {
 	for name, f := range map[string]func(){
-		"Concurrent buffer=0": func() { source.Concurrent([]source.Reader[int]{endless(nil)}, 0) },
+		"Concurrent buffer=0": func() { source.Concurrent([]source.Reader[int]{fixture.Endless(nil)}, 0) },
 		"Files workers=0":     func() { source.Files([]string{"a"}, 0, lineReader, 1) },
 		"Files buffer=0":      func() { source.Files([]string{"a"}, 1, lineReader, 0) },
 		"Files nil open":      func() { source.Files[int]([]string{"a"}, 1, nil, 1) },

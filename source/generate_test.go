@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed/internal/fixture"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )
@@ -123,7 +124,7 @@ func TestConstant(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, errs := drain(ctx, source.Constant(0, -1))
+	_, errs := fixture.Drain(ctx, source.Constant(0, -1))
 	if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
 		t.Fatalf("errors = %v, want one context.Canceled", errs)
 	}

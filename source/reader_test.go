@@ -9,7 +9,9 @@ import (
 
 	"github.com/samber/lo"
 
+	"github.com/tensorfeed/tensorfeed/internal/fixture"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )
 
 func TestCollectAndCount(t *testing.T) {
@@ -23,11 +25,11 @@ func TestCollectAndCount(t *testing.T) {
 		t.Fatalf("Count = %d, %v", n, err)
 	}
 
-	got, err = source.Collect(ctx, failing(5, errBoom))
+	got, err = source.Collect(ctx, sourcetest.FailAfter(fixture.Count(5), 5, errBoom))
 	if !errors.Is(err, errBoom) || !slices.Equal(got, lo.Range(5)) {
 		t.Fatalf("Collect of a failing pass = %v, %v; want 0..4 and errBoom", got, err)
 	}
-	n, err = source.Count(ctx, failing(5, errBoom))
+	n, err = source.Count(ctx, sourcetest.FailAfter(fixture.Count(5), 5, errBoom))
 	if !errors.Is(err, errBoom) || n != 5 {
 		t.Fatalf("Count of a failing pass = %d, %v; want 5 and errBoom", n, err)
 	}

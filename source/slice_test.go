@@ -8,6 +8,7 @@ import (
 
 	"github.com/samber/lo"
 
+	"github.com/tensorfeed/tensorfeed/internal/fixture"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -42,7 +43,7 @@ func TestSliceEarlyBreak(t *testing.T) {
 func TestSliceCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	got, errs := drain(ctx, source.Slice(lo.Range(10)))
+	got, errs := fixture.Drain(ctx, source.Slice(lo.Range(10)))
 	if len(got) != 0 || len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
 		t.Fatalf("got %v, %v; want no sample and one context.Canceled", got, errs)
 	}

@@ -18,10 +18,6 @@ import (
 // concurrent stages.
 const concBenchSamples = 1 << 16
 
-func BenchmarkConcSliceBaseline(b *testing.B) {
-	sourcetest.Passes(b, source.Slice(lo.Range(concBenchSamples)), concBenchSamples)
-}
-
 func BenchmarkBuffered(b *testing.B) {
 	for _, n := range []int{1, 4, 16, 64, 1024} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {

@@ -12,6 +12,7 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/fixture"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 	"github.com/tensorfeed/tensorfeed/stage"
@@ -24,7 +25,7 @@ func TestBufferedKeepsOrderAndValues(t *testing.T) {
 				in := lo.Range(total)
 				r := stage.Buffered(source.Slice(in), n)
 				for pass := range 2 {
-					got, errs := concPass(context.Background(), r)
+					got, errs := fixture.Drain(context.Background(), r)
 					if len(errs) != 0 {
 						t.Fatal(errs)
 					}
@@ -39,20 +40,10 @@ func TestBufferedKeepsOrderAndValues(t *testing.T) {
 
 func TestBufferedUpstreamErrorAfterItsSamples(t *testing.T) {
 	for _, n := range []int{1, 3, 1000} {
-		var got []int
-		var errs []error
-		for v, err := range stage.Buffered(concFailing(100, errConcBoom), n).All(context.Background()) {
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if len(errs) > 0 {
-				t.Fatal("sample after the error")
-			}
-			got = append(got, v)
-		}
-		if len(errs) != 1 || !errors.Is(errs[0], errConcBoom) {
-			t.Fatalf("n=%d: errors = %v, want one errConcBoom", n, errs)
+		// Pass fails the test on anything after the first error.
+		got, err := fixture.Pass(t, context.Background(), stage.Buffered(sourcetest.FailAfter(fixture.Count(100), 100, errBoom), n))
+		if !errors.Is(err, errBoom) {
+			t.Fatalf("n=%d: error %v, want errBoom", n, err)
 		}
 		if !slices.Equal(got, lo.Range(100)) {
 			t.Fatalf("n=%d: got %d samples before the error, want 100", n, len(got))
@@ -71,7 +62,7 @@ func TestBufferedUpstreamPanic(t *testing.T) {
 			panicInConcTest(10)
 		}
 	})
-	got, errs := concPass(context.Background(), stage.Buffered(up, 4))
+	got, errs := fixture.Drain(context.Background(), stage.Buffered(up, 4))
 	var pe *tensorfeed.PanicError
 	if len(errs) != 1 || !errors.As(errs[0], &pe) || pe.Value != "bad sample 10" {
 		t.Fatalf("errors = %v, want one PanicError", errs)
@@ -84,7 +75,7 @@ func TestBufferedUpstreamPanic(t *testing.T) {
 func TestBufferedEarlyBreakBoundsReadAhead(t *testing.T) {
 	var read atomic.Int64
 	const n = 16
-	r := stage.Buffered(concEndless(&read), n)
+	r := stage.Buffered(fixture.Endless(&read), n)
 	for pass := range 3 {
 		i := 0
 		for v, err := range r.All(context.Background()) {
@@ -108,14 +99,14 @@ func TestBufferedEarlyBreakBoundsReadAhead(t *testing.T) {
 
 func TestBufferedCancelWhileRanging(t *testing.T) {
 	// After 1000 samples the reader is blocked on a full buffer, or soon.
-	sourcetest.CancelAfter(t, stage.Buffered(concEndless(nil), 8), 1000)
+	sourcetest.CancelAfter(t, stage.Buffered(fixture.Endless(nil), 8), 1000)
 }
 
 func TestBufferedCancelWhileConsumerWaits(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	got := 0
-	for _, err := range stage.Buffered(concStalling(3), 8).All(ctx) {
+	for _, err := range stage.Buffered(fixture.Stalling(3), 8).All(ctx) {
 		if err != nil {
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("error %v, want context.Canceled", err)
@@ -135,7 +126,7 @@ func TestBufferedCancelWhileConsumerWaits(t *testing.T) {
 func TestBufferedCancelledBeforeStart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, errs := concPass(ctx, stage.Buffered(concEndless(nil), 4))
+	_, errs := fixture.Drain(ctx, stage.Buffered(fixture.Endless(nil), 4))
 	if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
 		t.Fatalf("errors = %v, want one context.Canceled", errs)
 	}
@@ -169,8 +160,16 @@ func countingReader(n int, read *int) source.Reader[int] {
 // buffering off, as PaddlePaddle's buffered decorator accepts it: every
 // sample arrives in order and none is read before the consumer asks.
 func TestBufferedZeroIsPaddleNoBuffering(t *testing.T) {
+	checkNoReadAhead(t, func(r source.Reader[int]) source.Reader[int] { return stage.Buffered(r, 0) })
+}
+
+// checkNoReadAhead checks, over two passes, that stage applied to a reader
+// of 100 samples yields every sample in order and reads none of them before
+// the consumer asks for it.
+func checkNoReadAhead(t *testing.T, stage func(source.Reader[int]) source.Reader[int]) {
+	t.Helper()
 	read := 0
-	r := stage.Buffered(countingReader(100, &read), 0)
+	r := stage(countingReader(100, &read))
 	for pass := range 2 {
 		read = 0
 		i := 0
@@ -186,5 +185,27 @@ func TestBufferedZeroIsPaddleNoBuffering(t *testing.T) {
 		if i != 100 {
 			t.Errorf("pass %d: %d samples, want 100", pass, i)
 		}
+	}
+}
+
+// checkCancelStops cancels a pass of r, a reader of total samples, after
+// its 10th sample and checks that the pass ends with one error before it
+// has yielded them all.
+func checkCancelStops(t *testing.T, r source.Reader[int], total int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n, errs := 0, 0
+	for _, err := range r.All(ctx) {
+		if err != nil {
+			errs++
+			continue
+		}
+		if n++; n == 10 {
+			cancel()
+		}
+	}
+	if errs != 1 || n >= total {
+		t.Errorf("after cancel: %d samples, %d errors", n, errs)
 	}
 }

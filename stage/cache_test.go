@@ -128,19 +128,5 @@ func TestCacheConcurrentPasses(t *testing.T) {
 func TestCacheCancelReplay(t *testing.T) {
 	r := stage.Cache(source.Slice(lo.Range(5000)))
 	values(t, r)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	n, errs := 0, 0
-	for _, err := range r.All(ctx) {
-		if err != nil {
-			errs++
-			continue
-		}
-		if n++; n == 10 {
-			cancel()
-		}
-	}
-	if errs != 1 || n >= 5000 {
-		t.Errorf("after cancel: %d samples, %d errors", n, errs)
-	}
+	checkCancelStops(t, r, 5000)
 }

@@ -13,12 +13,11 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/fixture"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
-
-var errConcBoom = errors.New("boom")
 
 // concUneven is a function whose cost varies a lot from sample to sample,
 // so that workers finish out of input order.
@@ -28,69 +27,6 @@ func concUneven(x int) (int, error) {
 		h = h*6364136223846793005 + 1442695040888963407
 	}
 	return x*x + int(h&1) - int(h&1), nil
-}
-
-// concPass ranges one pass and returns its samples, its errors, and what came
-// after the first error.
-func concPass[T any](ctx context.Context, r source.Reader[T]) (got []T, errs []error) {
-	for v, err := range r.All(ctx) {
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		got = append(got, v)
-	}
-	return got, errs
-}
-
-// concFailing yields 0..n-1, then err.
-func concFailing(n int, err error) source.Reader[int] {
-	return source.Func[int](func(ctx context.Context) iter.Seq2[int, error] {
-		return func(yield func(int, error) bool) {
-			for i := range n {
-				if !yield(i, nil) {
-					return
-				}
-			}
-			yield(0, err)
-		}
-	})
-}
-
-// concEndless yields 0, 1, 2, ... until ctx is done, counting what it yields.
-func concEndless(count *atomic.Int64) source.Reader[int] {
-	return source.Func[int](func(ctx context.Context) iter.Seq2[int, error] {
-		return func(yield func(int, error) bool) {
-			for i := 0; ; i++ {
-				if ctx.Err() != nil {
-					yield(0, ctx.Err())
-					return
-				}
-				if count != nil {
-					count.Add(1)
-				}
-				if !yield(i, nil) {
-					return
-				}
-			}
-		}
-	})
-}
-
-// concStalling yields 0..n-1 and then waits for ctx to be done, as a reader
-// blocked on a slow file or network would.
-func concStalling(n int) source.Reader[int] {
-	return source.Func[int](func(ctx context.Context) iter.Seq2[int, error] {
-		return func(yield func(int, error) bool) {
-			for i := range n {
-				if !yield(i, nil) {
-					return
-				}
-			}
-			<-ctx.Done()
-			yield(0, ctx.Err())
-		}
-	})
 }
 
 func TestParallelMapKeepsOrderForAnyWorkers(t *testing.T) {
@@ -108,7 +44,7 @@ func TestParallelMapKeepsOrderForAnyWorkers(t *testing.T) {
 				}
 				r := stage.ParallelMap(source.Slice(in), workers, concUneven, opts...)
 				for pass := range 2 {
-					got, errs := concPass(context.Background(), r)
+					got, errs := fixture.Drain(context.Background(), r)
 					if len(errs) != 0 {
 						t.Fatalf("pass %d: errors %v", pass, errs)
 					}
@@ -129,7 +65,7 @@ func TestParallelMapUnorderedYieldsEverySampleOnce(t *testing.T) {
 				y, _ := concUneven(x)
 				return y - x*x + x, nil // x itself, after uneven work
 			}, stage.Unordered(), stage.InFlight(16))
-			got, errs := concPass(context.Background(), r)
+			got, errs := fixture.Drain(context.Background(), r)
 			if len(errs) != 0 {
 				t.Fatal(errs)
 			}
@@ -143,7 +79,7 @@ func TestParallelMapUnorderedYieldsEverySampleOnce(t *testing.T) {
 
 func TestParallelMapEmpty(t *testing.T) {
 	r := stage.ParallelMap(source.Slice([]int(nil)), 4, concUneven)
-	got, errs := concPass(context.Background(), r)
+	got, errs := fixture.Drain(context.Background(), r)
 	if len(got) != 0 || len(errs) != 0 {
 		t.Fatalf("got %v, %v; want nothing", got, errs)
 	}
@@ -153,7 +89,7 @@ func TestParallelMapErrorInF(t *testing.T) {
 	const bad = 1234
 	f := func(x int) (string, error) {
 		if x == bad {
-			return "", fmt.Errorf("sample %d: %w", x, errConcBoom)
+			return "", fmt.Errorf("sample %d: %w", x, errBoom)
 		}
 		return fmt.Sprint(x), nil
 	}
@@ -176,8 +112,8 @@ func TestParallelMapErrorInF(t *testing.T) {
 				}
 				got = append(got, v)
 			}
-			if len(errs) != 1 || !errors.Is(errs[0], errConcBoom) {
-				t.Fatalf("errors = %v, want one wrapping errConcBoom", errs)
+			if len(errs) != 1 || !errors.Is(errs[0], errBoom) {
+				t.Fatalf("errors = %v, want one wrapping errBoom", errs)
 			}
 			if !slices.Equal(got, want) {
 				t.Fatalf("got %d samples before the error, want exactly the %d before sample %d", len(got), len(want), bad)
@@ -189,14 +125,14 @@ func TestParallelMapErrorInF(t *testing.T) {
 func TestParallelMapErrorInFUnordered(t *testing.T) {
 	f := func(x int) (int, error) {
 		if x == 700 {
-			return 0, errConcBoom
+			return 0, errBoom
 		}
 		return x, nil
 	}
 	r := stage.ParallelMap(source.Slice(lo.Range(5000)), 4, f, stage.Unordered())
-	got, errs := concPass(context.Background(), r)
-	if len(errs) != 1 || !errors.Is(errs[0], errConcBoom) {
-		t.Fatalf("errors = %v, want one errConcBoom", errs)
+	got, errs := fixture.Drain(context.Background(), r)
+	if len(errs) != 1 || !errors.Is(errs[0], errBoom) {
+		t.Fatalf("errors = %v, want one errBoom", errs)
 	}
 	if slices.Contains(got, 700) || len(got) >= 5000 {
 		t.Fatalf("got %d samples including the failing one", len(got))
@@ -211,7 +147,7 @@ func TestParallelMapPanicBecomesPanicError(t *testing.T) {
 			}
 			return x, nil
 		}, opts...)
-		got, errs := concPass(context.Background(), r)
+		got, errs := fixture.Drain(context.Background(), r)
 		if len(errs) != 1 {
 			t.Fatalf("errors = %v, want one", errs)
 		}
@@ -232,10 +168,10 @@ func panicInConcTest(x int) { panic(fmt.Sprintf("bad sample %d", x)) }
 
 func TestParallelMapUpstreamError(t *testing.T) {
 	for _, workers := range []int{1, 4} {
-		r := stage.ParallelMap(concFailing(500, errConcBoom), workers, func(x int) (int, error) { return 2 * x, nil })
-		got, errs := concPass(context.Background(), r)
-		if len(errs) != 1 || !errors.Is(errs[0], errConcBoom) {
-			t.Fatalf("errors = %v, want one errConcBoom", errs)
+		r := stage.ParallelMap(sourcetest.FailAfter(fixture.Count(500), 500, errBoom), workers, func(x int) (int, error) { return 2 * x, nil })
+		got, errs := fixture.Drain(context.Background(), r)
+		if len(errs) != 1 || !errors.Is(errs[0], errBoom) {
+			t.Fatalf("errors = %v, want one errBoom", errs)
 		}
 		want := make([]int, 500)
 		for i := range want {
@@ -268,7 +204,7 @@ func TestParallelMapUpstreamPanic(t *testing.T) {
 			opt  stage.ParallelOption
 		}{{"default", nil}, {"InFlight", stage.InFlight(1024)}, {"Unordered", stage.Unordered()}} {
 			r := stage.ParallelMap(up, workers, func(x int) (int, error) { return 2 * x, nil }, tc.opt)
-			got, errs := concPass(context.Background(), r)
+			got, errs := fixture.Drain(context.Background(), r)
 			var pe *tensorfeed.PanicError
 			if len(errs) != 1 || !errors.As(errs[0], &pe) || pe.Value != "reader broke" {
 				t.Fatalf("errors = %v, want one PanicError", errs)
@@ -291,7 +227,7 @@ func TestParallelMapUpstreamPanic(t *testing.T) {
 func TestParallelMapEarlyBreakStopsEndlessUpstream(t *testing.T) {
 	var read atomic.Int64
 	const inFlight = 8
-	r := stage.ParallelMap(concEndless(&read), 4, func(x int) (int, error) { return x + 1, nil }, stage.InFlight(inFlight))
+	r := stage.ParallelMap(fixture.Endless(&read), 4, func(x int) (int, error) { return x + 1, nil }, stage.InFlight(inFlight))
 	for pass := range 3 {
 		n := 0
 		for v, err := range r.All(context.Background()) {
@@ -316,14 +252,14 @@ func TestParallelMapEarlyBreakStopsEndlessUpstream(t *testing.T) {
 
 func TestParallelMapCancelWhileRanging(t *testing.T) {
 	for _, opts := range [][]stage.ParallelOption{nil, {stage.Unordered()}} {
-		r := stage.ParallelMap(concEndless(nil), 3, func(x int) (int, error) { return x, nil }, opts...)
+		r := stage.ParallelMap(fixture.Endless(nil), 3, func(x int) (int, error) { return x, nil }, opts...)
 		sourcetest.CancelAfter(t, r, 50) // the consumer keeps ranging
 	}
 }
 
 func TestParallelMapCancelWhileWorkersWaitForInput(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := stage.ParallelMap(concStalling(10), 4, func(x int) (int, error) { return x, nil })
+	r := stage.ParallelMap(fixture.Stalling(10), 4, func(x int) (int, error) { return x, nil })
 	got := 0
 	for _, err := range r.All(ctx) {
 		if err != nil {
@@ -363,7 +299,7 @@ func TestParallelMapCancelWhileFRuns(t *testing.T) {
 		cancel()
 		close(release)
 	}()
-	got, errs := concPass(ctx, stage.ParallelMap(source.Slice(lo.Range(100000)), 2, f))
+	got, errs := fixture.Drain(ctx, stage.ParallelMap(source.Slice(lo.Range(100000)), 2, f))
 	if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
 		t.Fatalf("errors = %v, want one context.Canceled", errs)
 	}
@@ -376,14 +312,14 @@ func TestParallelMapCancelWhileWindowFull(t *testing.T) {
 	// The consumer cancels and then sits in its loop body while the window
 	// is full: the reader and every worker wait; the next step must end the
 	// pass with the context's error.
-	r := stage.ParallelMap(concEndless(nil), 2, func(x int) (int, error) { return x, nil }, stage.InFlight(4))
+	r := stage.ParallelMap(fixture.Endless(nil), 2, func(x int) (int, error) { return x, nil }, stage.InFlight(4))
 	sourcetest.CancelAfter(t, r, 3)
 }
 
 func TestParallelMapDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 0)
 	defer cancel()
-	_, errs := concPass(ctx, stage.ParallelMap(concEndless(nil), 2, func(x int) (int, error) { return x, nil }))
+	_, errs := fixture.Drain(ctx, stage.ParallelMap(fixture.Endless(nil), 2, func(x int) (int, error) { return x, nil }))
 	if len(errs) != 1 || !errors.Is(errs[0], context.DeadlineExceeded) {
 		t.Fatalf("errors = %v, want one DeadlineExceeded", errs)
 	}

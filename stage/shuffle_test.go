@@ -140,22 +140,7 @@ func TestShuffleUniform(t *testing.T) {
 // TestShuffleCancelWhileDraining: the samples left in the buffer after
 // upstream ends are yielded from memory, and cancelling stops them too.
 func TestShuffleCancelWhileDraining(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	r := stage.Shuffle(source.Slice(lo.Range(5000)), 5000, 1)
-	n, errs := 0, 0
-	for _, err := range r.All(ctx) {
-		if err != nil {
-			errs++
-			continue
-		}
-		if n++; n == 10 {
-			cancel()
-		}
-	}
-	if errs != 1 || n >= 5000 {
-		t.Errorf("after cancel: %d samples, %d errors", n, errs)
-	}
+	checkCancelStops(t, stage.Shuffle(source.Slice(lo.Range(5000)), 5000, 1), 5000)
 }
 
 func TestShuffleNegativeBufferPanics(t *testing.T) {
@@ -172,24 +157,7 @@ func TestShuffleNegativeBufferPanics(t *testing.T) {
 // yields every sample as it comes: the order is unchanged and nothing is
 // read ahead.
 func TestShuffleZeroIsPaddleNoShuffling(t *testing.T) {
-	read := 0
-	r := stage.Shuffle(countingReader(100, &read), 0, 7)
-	for pass := range 2 {
-		read = 0
-		i := 0
-		for v, err := range r.All(context.Background()) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			if v != i || read != i+1 {
-				t.Fatalf("pass %d: sample %d is %d with %d read; want %d with %d read", pass, i, v, read, i, i+1)
-			}
-			i++
-		}
-		if i != 100 {
-			t.Errorf("pass %d: %d samples, want 100", pass, i)
-		}
-	}
+	checkNoReadAhead(t, func(r source.Reader[int]) source.Reader[int] { return stage.Shuffle(r, 0, 7) })
 }
 
 func TestShuffleKeepsItsBufferBetweenPasses(t *testing.T) {

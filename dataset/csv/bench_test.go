@@ -2,36 +2,21 @@ package csv_test
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )
 
-// benchRows reads one pass of r per iteration and reports rows/s,
-// ns/row and (through SetBytes) MB/s.
+// benchRows runs passes of r with sourcetest.Passes (ns/sample is the cost
+// per row) and also reports rows/s and, through SetBytes, MB/s.
 func benchRows(b *testing.B, r *csv.Reader, rows int, size int64) {
-	b.ReportAllocs()
 	b.SetBytes(size)
-	ctx := context.Background()
-	for b.Loop() {
-		n := 0
-		for _, err := range r.All(ctx) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
-		if n != rows {
-			b.Fatalf("%d rows, want %d", n, rows)
-		}
-	}
-	total := float64(rows) * float64(b.N)
-	b.ReportMetric(total/b.Elapsed().Seconds(), "rows/s")
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/total, "ns/row")
+	sourcetest.Passes(b, r, rows)
+	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 	b.ReportMetric(0, "ns/op")
 }
 

@@ -11,16 +11,19 @@ import (
 	"github.com/reugn/go-streams"
 	"github.com/reugn/go-streams/extension"
 	"github.com/reugn/go-streams/flow"
+	"github.com/samber/lo"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/fixture"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/pipeline/gostreams"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )
 
 func TestTo(t *testing.T) {
 	ctx := context.Background()
-	src := gostreams.To(ctx, count(100))
+	src := gostreams.To(ctx, fixture.Count(100))
 	sink := newCollectSink(-1)
 	src.Via(flow.NewMap(func(x int) int { return 2 * x }, 1)).To(sink)
 	if err := src.Err(); err != nil {
@@ -31,19 +34,19 @@ func TestTo(t *testing.T) {
 	}
 
 	// Out, ranged directly.
-	src = gostreams.To(ctx, count(5))
+	src = gostreams.To(ctx, fixture.Count(5))
 	var got []int
 	for e := range src.Out() {
 		got = append(got, e.(int))
 	}
-	if !slices.Equal(got, seq(0, 5)) || src.Err() != nil {
+	if !slices.Equal(got, lo.Range(5)) || src.Err() != nil {
 		t.Fatalf("Out: %v, %v", got, src.Err())
 	}
 }
 
 func TestToErrors(t *testing.T) {
 	ctx := context.Background()
-	src := gostreams.To(ctx, failAfter(10, errBoom))
+	src := gostreams.To(ctx, sourcetest.FailAfter(fixture.Count(10), 10, errBoom))
 	sink := newCollectSink(-1)
 	src.Via(flow.NewPassThrough()).To(sink)
 	if err := src.Err(); !errors.Is(err, errBoom) || len(sink.got) != 10 {
@@ -61,7 +64,7 @@ func TestToErrors(t *testing.T) {
 	// Cancelling the context ends an endless source and closes the graph.
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	src = gostreams.To(cctx, endless())
+	src = gostreams.To(cctx, fixture.Endless(nil))
 	n := 0
 	for range src.Via(flow.NewMap(func(x int) int { return x }, 2)).Out() {
 		if n++; n == 100 {
@@ -73,14 +76,14 @@ func TestToErrors(t *testing.T) {
 	}
 
 	// Err before the start: nil, and the source can no longer start.
-	src = gostreams.To(ctx, count(3))
+	src = gostreams.To(ctx, fixture.Count(3))
 	if src.Err() != nil {
 		t.Fatal("Err of an unstarted source")
 	}
 }
 
 func TestToMisuse(t *testing.T) {
-	src := gostreams.To(context.Background(), count(3))
+	src := gostreams.To(context.Background(), fixture.Count(3))
 	f := flow.NewPassThrough()
 	src.Via(f)
 	defer func() {
@@ -133,7 +136,7 @@ func TestFrom(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := gostreams.From[int](chanSource(tt.elems...))
-			got, err := collect(t, context.Background(), p)
+			got, err := fixture.Pass(t, context.Background(), p)
 			if !tt.check(err) || !slices.Equal(got, tt.want) {
 				t.Fatalf("got %v, %v", got, err)
 			}
@@ -144,7 +147,7 @@ func TestFrom(t *testing.T) {
 func TestFromStopEarly(t *testing.T) {
 	// An endless graph: reader -> go-streams Map -> go-streams Filter.
 	p := gostreams.From[int](func(ctx context.Context) streams.Outlet {
-		return gostreams.To(ctx, endless()).
+		return gostreams.To(ctx, fixture.Endless(nil)).
 			Via(flow.NewMap(func(x int) int { return x * 3 }, 2)).
 			Via(flow.NewFilter(func(x int) bool { return x%2 == 0 }, 1))
 	})
@@ -178,9 +181,9 @@ func TestFromStopEarly(t *testing.T) {
 
 func TestFromReportsSourceErrors(t *testing.T) {
 	p := gostreams.From[string](func(ctx context.Context) streams.Outlet {
-		return gostreams.To(ctx, failAfter(4, errBoom)).Via(flow.NewMap(func(x int) string { return fmt.Sprint(x) }, 1))
+		return gostreams.To(ctx, sourcetest.FailAfter(fixture.Count(4), 4, errBoom)).Via(flow.NewMap(func(x int) string { return fmt.Sprint(x) }, 1))
 	})
-	got, err := collect(t, context.Background(), p)
+	got, err := fixture.Pass(t, context.Background(), p)
 	if !errors.Is(err, errBoom) || !slices.Equal(got, []string{"0", "1", "2", "3"}) {
 		t.Fatalf("got %v, %v", got, err)
 	}
@@ -190,9 +193,9 @@ func TestVia(t *testing.T) {
 	double := func(s streams.Source) streams.Outlet {
 		return s.Via(flow.NewMap(gostreams.Guard(func(x int) (int, error) { return 2 * x, nil }), 1))
 	}
-	p := gostreams.Via[int, int](pipeline.From(count(100)), double)
+	p := gostreams.Via[int, int](pipeline.From(fixture.Count(100)), double)
 	for range 2 {
-		got, err := collect(t, context.Background(), p)
+		got, err := fixture.Pass(t, context.Background(), p)
 		if err != nil || len(got) != 100 || got[99] != 198 || !slices.IsSorted(got) {
 			t.Fatalf("got %v, %v", got, err)
 		}
@@ -217,23 +220,23 @@ func TestViaFailures(t *testing.T) {
 		p     *pipeline.Pipe[int]
 		check func(error) bool
 	}{
-		{"upstream error", gostreams.Via[int, int](pipeline.From(failAfter(10, errBoom)), guarded(func(x int) (int, error) { return x, nil })),
+		{"upstream error", gostreams.Via[int, int](pipeline.From(sourcetest.FailAfter(fixture.Count(10), 10, errBoom)), guarded(func(x int) (int, error) { return x, nil })),
 			func(err error) bool { return errors.Is(err, errBoom) }},
 		{"upstream panic", gostreams.Via[int, int](pipeline.From(panicAfter(10, "up")), guarded(func(x int) (int, error) { return x, nil })),
 			isPanic("up")},
-		{"flow error", gostreams.Via[int, int](pipeline.From(endless()), guarded(func(x int) (int, error) {
+		{"flow error", gostreams.Via[int, int](pipeline.From(fixture.Endless(nil)), guarded(func(x int) (int, error) {
 			if x == 10 {
 				return 0, errBoom
 			}
 			return x, nil
 		})), func(err error) bool { return errors.Is(err, errBoom) }},
-		{"flow panic", gostreams.Via[int, int](pipeline.From(endless()), guarded(func(x int) (int, error) {
+		{"flow panic", gostreams.Via[int, int](pipeline.From(fixture.Endless(nil)), guarded(func(x int) (int, error) {
 			if x == 10 {
 				panic("in flow")
 			}
 			return x, nil
 		})), isPanic("in flow")},
-		{"panic in a chain of guarded maps", gostreams.Via[int, int](pipeline.From(endless()), func(s streams.Source) streams.Outlet {
+		{"panic in a chain of guarded maps", gostreams.Via[int, int](pipeline.From(fixture.Endless(nil)), func(s streams.Source) streams.Outlet {
 			first := flow.NewMap(gostreams.Guard(func(x int) (int, error) {
 				if x == 10 {
 					panic("first")
@@ -242,7 +245,7 @@ func TestViaFailures(t *testing.T) {
 			}), 1)
 			return s.Via(first).Via(flow.NewMap(gostreams.Guard(func(x int) (int, error) { return x, nil }), 1))
 		}), isPanic("first")},
-		{"wrong output type", gostreams.Via[int, int](pipeline.From(count(20)), func(s streams.Source) streams.Outlet {
+		{"wrong output type", gostreams.Via[int, int](pipeline.From(fixture.Count(20)), func(s streams.Source) streams.Outlet {
 			return s.Via(flow.NewMap(func(x int) any {
 				if x == 10 {
 					return int64(x)
@@ -250,17 +253,17 @@ func TestViaFailures(t *testing.T) {
 				return x
 			}, 1))
 		}), func(err error) bool { return errors.Is(err, gostreams.ErrType) }},
-		{"wrong input type for Guard", gostreams.Via[int, int](pipeline.From(count(20)), func(s streams.Source) streams.Outlet {
+		{"wrong input type for Guard", gostreams.Via[int, int](pipeline.From(fixture.Count(20)), func(s streams.Source) streams.Outlet {
 			return s.Via(flow.NewMap(gostreams.Guard(func(s string) (int, error) { return len(s), nil }), 1))
 		}), func(err error) bool { return errors.Is(err, gostreams.ErrType) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := collect(t, context.Background(), tt.p)
+			got, err := fixture.Pass(t, context.Background(), tt.p)
 			if !tt.check(err) {
 				t.Fatalf("err = %v", err)
 			}
-			if !slices.Equal(got, seq(0, len(got))) || len(got) > 10 {
+			if !slices.Equal(got, lo.Range(len(got))) || len(got) > 10 {
 				t.Fatalf("before the error: %v", got)
 			}
 		})
@@ -268,41 +271,22 @@ func TestViaFailures(t *testing.T) {
 }
 
 func TestViaStopEarly(t *testing.T) {
-	p := gostreams.Via[int, int](pipeline.From(endless()).Buffered(2), func(s streams.Source) streams.Outlet {
+	p := gostreams.Via[int, int](pipeline.From(fixture.Endless(nil)).Buffered(2), func(s streams.Source) streams.Outlet {
 		return s.Via(flow.NewMap(gostreams.Guard(func(x int) (int, error) { return x, nil }), 3))
 	})
-	for v, err := range p.All(context.Background()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v > 50 {
-			break
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var last error
-	for v, err := range p.All(ctx) {
-		if err != nil {
-			last = err
-		} else if v > 50 {
-			cancel()
-		}
-	}
-	if !errors.Is(last, context.Canceled) {
-		t.Fatalf("cancel: %v", last)
-	}
+	sourcetest.BreakAfter(t, p, 52)
+	sourcetest.CancelAfter(t, p, 52)
 }
 
 func TestNilElements(t *testing.T) {
 	// nil is a valid element of an interface type, and a wrong one for int.
 	type stringer = fmt.Stringer
 	p := gostreams.From[stringer](chanSource(nil, nil))
-	got, err := collect(t, context.Background(), p)
+	got, err := fixture.Pass(t, context.Background(), p)
 	if err != nil || len(got) != 2 || got[0] != nil {
 		t.Fatalf("interface: %v, %v", got, err)
 	}
-	_, err = collect(t, context.Background(), gostreams.From[int](chanSource(1, nil)))
+	_, err = fixture.Pass(t, context.Background(), gostreams.From[int](chanSource(1, nil)))
 	if !errors.Is(err, gostreams.ErrType) || !strings.Contains(err.Error(), "element 1 is <nil>") {
 		t.Fatalf("int: %v", err)
 	}

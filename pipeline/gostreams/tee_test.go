@@ -9,22 +9,25 @@ import (
 
 	"github.com/reugn/go-streams"
 	"github.com/reugn/go-streams/extension"
+	"github.com/samber/lo"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/fixture"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/pipeline/gostreams"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )
 
 func TestTeeSeesWhatTheConsumerSees(t *testing.T) {
 	var side []int
-	p := gostreams.Tee(pipeline.From(count(500)), func(v int) error { side = append(side, v); return nil })
+	p := gostreams.Tee(pipeline.From(fixture.Count(500)), func(v int) error { side = append(side, v); return nil })
 	for pass := range 2 {
 		side = nil
-		got, err := collect(t, context.Background(), p)
+		got, err := fixture.Pass(t, context.Background(), p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(got, seq(0, 500)) || !slices.Equal(side, got) {
+		if !slices.Equal(got, lo.Range(500)) || !slices.Equal(side, got) {
 			t.Fatalf("pass %d: consumer %d elements, side %d", pass, len(got), len(side))
 		}
 	}
@@ -39,13 +42,13 @@ func TestTeeFailures(t *testing.T) {
 		p     *pipeline.Pipe[int]
 		check func(error) bool
 	}{
-		{"side error", gostreams.Tee(pipeline.From(endless()), func(v int) error {
+		{"side error", gostreams.Tee(pipeline.From(fixture.Endless(nil)), func(v int) error {
 			if v == 20 {
 				return errBoom
 			}
 			return nil
 		}), func(err error) bool { return errors.Is(err, errBoom) }},
-		{"side panic", gostreams.Tee(pipeline.From(endless()), func(v int) error {
+		{"side panic", gostreams.Tee(pipeline.From(fixture.Endless(nil)), func(v int) error {
 			if v == 20 {
 				panic("side")
 			}
@@ -54,7 +57,7 @@ func TestTeeFailures(t *testing.T) {
 			var pe *tensorfeed.PanicError
 			return errors.As(err, &pe) && pe.Value == "side"
 		}},
-		{"upstream error", gostreams.Tee(pipeline.From(failAfter(20, errBoom)), func(int) error { return nil }),
+		{"upstream error", gostreams.Tee(pipeline.From(sourcetest.FailAfter(fixture.Count(20), 20, errBoom)), func(int) error { return nil }),
 			func(err error) bool { return errors.Is(err, errBoom) }},
 		{"upstream panic", gostreams.Tee(pipeline.From(panicAfter(20, "up")), func(int) error { return nil }),
 			func(err error) bool {
@@ -64,11 +67,11 @@ func TestTeeFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := collect(t, context.Background(), tt.p)
+			got, err := fixture.Pass(t, context.Background(), tt.p)
 			if !tt.check(err) {
 				t.Fatalf("err = %v", err)
 			}
-			if len(got) < 19 || !slices.Equal(got, seq(0, len(got))) {
+			if len(got) < 19 || !slices.Equal(got, lo.Range(len(got))) {
 				t.Fatalf("before the error: %v", got)
 			}
 		})
@@ -78,31 +81,14 @@ func TestTeeFailures(t *testing.T) {
 func TestTeeStopEarly(t *testing.T) {
 	var mu sync.Mutex
 	seen := 0
-	p := gostreams.Tee(pipeline.From(endless()), func(int) error { mu.Lock(); seen++; mu.Unlock(); return nil })
-	for v := range p.All(context.Background()) {
-		if v == 30 {
-			break
-		}
-	}
+	p := gostreams.Tee(pipeline.From(fixture.Endless(nil)), func(int) error { mu.Lock(); seen++; mu.Unlock(); return nil })
+	sourcetest.BreakAfter(t, p, 31)
 	mu.Lock()
 	if seen < 25 || seen > 34 {
 		t.Errorf("side saw %d elements, consumer 31", seen)
 	}
 	mu.Unlock()
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var last error
-	for v, err := range p.All(ctx) {
-		if err != nil {
-			last = err
-		} else if v == 30 {
-			cancel()
-		}
-	}
-	if !errors.Is(last, context.Canceled) {
-		t.Fatalf("cancelled tee ended with %v", last)
-	}
+	sourcetest.CancelAfter(t, p, 31)
 }
 
 // collectSink is a go-streams sink that keeps what it receives and can fail.
@@ -133,14 +119,14 @@ func (s *collectSink) Err() error       { return s.err }
 
 func TestTeeSink(t *testing.T) {
 	var sinks []*collectSink
-	p := gostreams.TeeSink(pipeline.From(count(50)), func() streams.Sink {
+	p := gostreams.TeeSink(pipeline.From(fixture.Count(50)), func() streams.Sink {
 		s := newCollectSink(-1)
 		sinks = append(sinks, s)
 		return s
 	})
 	for range 2 {
-		got, err := collect(t, context.Background(), p)
-		if err != nil || !slices.Equal(got, seq(0, 50)) {
+		got, err := fixture.Pass(t, context.Background(), p)
+		if err != nil || !slices.Equal(got, lo.Range(50)) {
 			t.Fatalf("got %v, %v", got, err)
 		}
 	}
@@ -149,13 +135,13 @@ func TestTeeSink(t *testing.T) {
 	}
 
 	// A sink's Err ends the pass with that error.
-	_, err := collect(t, context.Background(), gostreams.TeeSink(pipeline.From(count(50)), func() streams.Sink { return newCollectSink(10) }))
+	_, err := fixture.Pass(t, context.Background(), gostreams.TeeSink(pipeline.From(fixture.Count(50)), func() streams.Sink { return newCollectSink(10) }))
 	if !errors.Is(err, errBoom) {
 		t.Fatalf("sink error: %v", err)
 	}
 
 	// go-streams' own sinks work, and stopping early drains them.
-	q := gostreams.TeeSink(pipeline.From(endless()), func() streams.Sink { return extension.NewIgnoreSink() })
+	q := gostreams.TeeSink(pipeline.From(fixture.Endless(nil)), func() streams.Sink { return extension.NewIgnoreSink() })
 	for v := range q.All(context.Background()) {
 		if v == 10 {
 			break
