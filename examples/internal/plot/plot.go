@@ -41,7 +41,7 @@ func Lines(path, title, xlabel, ylabel string, series ...Series) error {
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = ylabel
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
+	var ends []float64 // the last y of every series, for the legend's place
 	for i, s := range series {
 		xys, err := s.points()
 		if err != nil {
@@ -60,10 +60,14 @@ func Lines(path, title, xlabel, ylabel string, series ...Series) error {
 			points.Shape = plotutil.Shape(0)
 		}
 		p.Add(line, points)
+		ends = append(ends, xys[len(xys)-1].Y)
 		if s.Name != "" && len(series) > 1 {
 			p.Legend.Add(s.Name, line)
 		}
 	}
+	// The legend goes in the corner the lines end away from: at the bottom
+	// when they end high (an accuracy), at the top when they end low (a loss).
+	p.Legend.Top = mean(ends) < (p.Y.Min+p.Y.Max)/2
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
@@ -89,6 +93,14 @@ func (s Series) points() (plotter.XYs, error) {
 		xys[i] = plotter.XY{X: x, Y: y}
 	}
 	return xys, nil
+}
+
+func mean(v []float64) float64 {
+	sum := 0.0
+	for _, x := range v {
+		sum += x
+	}
+	return sum / float64(len(v))
 }
 
 var errEmpty = errors.New("no points")
