@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/internal/progress"
 )
 
 var checkCommand = command{
@@ -154,6 +156,35 @@ type reporter struct {
 	all    bool
 	stderr io.Writer
 	bad    int
+	live   bool // draw a progress bar for a large file
+}
+
+// barMinBytes is the size from which a check draws a progress bar: smaller
+// files are checked in a blink.
+const barMinBytes = 16 << 20
+
+// bar returns a progress bar of the file's bytes read, drawn on stderr
+// when it is a terminal and the file is large; otherwise it draws and
+// writes nothing. Finish must be called.
+func (r *reporter) bar(f *os.File) *progress.Bar {
+	var size int64
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	return progress.New(r.stderr, filepath.Base(r.path), size, "bytes",
+		progress.Terminal(r.live && size >= barMinBytes), progress.Quiet())
+}
+
+// countingReader reports the bytes read through it to a progress bar.
+type countingReader struct {
+	r   io.Reader
+	bar *progress.Bar
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.bar.Add(n)
+	return n, err
 }
 
 // report prints err, positioned, and returns whether the check goes on.
@@ -166,7 +197,7 @@ func (r *reporter) report(err error) bool {
 // checkPath checks one file and reports whether it is good.
 func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 	stdout := e.stdout
-	rep := &reporter{path: path, all: o.all, stderr: e.stderr}
+	rep := &reporter{path: path, all: o.all, stderr: e.stderr, live: e.progress}
 	format := o.format
 	if format == "" {
 		head, err := readHead(path)
@@ -182,7 +213,7 @@ func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 	var err error
 	switch format {
 	case formatIDX:
-		err = checkIDX(ctx, path, stdout)
+		err = checkIDX(ctx, path, rep, stdout)
 	case formatCSV:
 		err = checkCSV(ctx, path, o.csv, rep, stdout)
 	case formatImageRec, formatRec:

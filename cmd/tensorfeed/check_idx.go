@@ -20,7 +20,7 @@ const skipChunk = 1 << 20
 // (label files) are decoded for the summary. Every error in an IDX file
 // ends the check: what follows a bad header or a cut stream cannot be
 // located.
-func checkIDX(ctx context.Context, path string, stdout io.Writer) error {
+func checkIDX(ctx context.Context, path string, rep *reporter, stdout io.Writer) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -30,7 +30,9 @@ func checkIDX(ctx context.Context, path string, stdout io.Writer) error {
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 		opts = append(opts, mnist.InputSize(st.Size()))
 	}
-	x, err := mnist.NewIDXReader(f, path, opts...)
+	bar := rep.bar(f)
+	defer bar.Finish()
+	x, err := mnist.NewIDXReader(countingReader{f, bar}, path, opts...)
 	if err != nil {
 		return err
 	}
@@ -64,6 +66,7 @@ func checkIDX(ctx context.Context, path string, stdout io.Writer) error {
 	if err := x.ReadRaw(nil); err != io.EOF {
 		return err
 	}
+	bar.Finish() // before the summary
 	gz := ""
 	if x.Gzipped() {
 		gz = ", gzip"

@@ -72,7 +72,9 @@ func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *repo
 		return err
 	}
 	defer f.Close()
-	rd := recordio.NewReader(f)
+	bar := rep.bar(f)
+	defer bar.Finish()
+	rd := recordio.NewReader(countingReader{f, bar})
 	rd.Name = path
 	rd.ReuseBuffer = true
 	opts := []imagerec.Option{imagerec.Decoder(decode.Default())}
@@ -114,6 +116,7 @@ func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *repo
 			return err
 		}
 	}
+	bar.Finish() // before the summary
 	if rep.bad > 0 {
 		return nil
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
@@ -245,7 +246,7 @@ var im2recPackCommand = command{
 	summary: "pack the images of every PREFIX*.lst into a .rec and an .idx file each",
 	doc: `Pack reads the images listed in every .lst file whose path starts with PREFIX (PREFIX.lst, PREFIX_train.lst, PREFIX_val.lst, ...), their paths relative to the folder ROOT, and writes each list's images as RecordIO image records beside it: PREFIX_train.lst gives PREFIX_train.rec and PREFIX_train.idx, the files MXNet's ImageRecordIter and tensorfeed's imagerec read. When PREFIX is a folder holding .lst files (or ends with a slash), every .lst in it is packed.
 
-Images are decoded, optionally cropped and resized, and encoded again (JPEG by default); --pass-through stores the files' bytes unchanged. A pack that fails leaves no partial file and any earlier .rec as it was. A progress bar is drawn on stderr when it is a terminal.
+Images are decoded, optionally cropped and resized, and encoded again (JPEG by default); --pass-through stores the files' bytes unchanged. A pack that fails leaves no partial file and any earlier .rec as it was. A progress bar is drawn on stderr when stdout and stderr are terminals.
 
 Example:
   tensorfeed im2rec pack --resize 256 photos photos/   # photos_train.rec/.idx, photos_val.rec/.idx`,
@@ -369,10 +370,13 @@ func packList(ctx context.Context, lst, root string, o packOptions, e *env) erro
 		return packed{entry: e, payload: p, err: err}, nil
 	}
 	n, skipped := 0, 0
+	bar := progress.New(stderr, filepath.Base(lst), int64(len(entries)), "images", progress.Terminal(e.progress), progress.Quiet())
+	defer bar.Finish()
 	for p, err := range stage.ParallelMap(source.Slice(entries), o.threads, encode).All(ctx) {
 		if err != nil {
 			return fmt.Errorf("%s: %w", lst, err)
 		}
+		bar.Add(1)
 		if p.err != nil {
 			fmt.Fprintf(stderr, "im2rec: skipping %v\n", p.err)
 			skipped++
@@ -393,6 +397,7 @@ func packList(ctx context.Context, lst, root string, o packOptions, e *env) erro
 	if err := out.commit(); err != nil {
 		return err
 	}
+	bar.Finish() // before the summary
 	fmt.Fprintf(stdout, "%s: %d records in %s.rec", lst, n, base)
 	if skipped > 0 {
 		fmt.Fprintf(stdout, ", %d images skipped", skipped)

@@ -30,8 +30,9 @@
 //
 // # Progress
 //
-// im2rec pack and check draw a progress bar on stderr when stderr is a
-// terminal; written to a file or a pipe, their output holds no bar.
+// im2rec pack, and check of files from 16 MiB, draw a progress bar on
+// stderr when stdout and stderr are both terminals; output sent to a file
+// or a pipe holds no bar.
 package main
 
 import (
@@ -44,6 +45,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+
+	"github.com/tensorfeed/tensorfeed/internal/progress"
 )
 
 // Exit statuses.
@@ -81,7 +84,8 @@ type runFunc func(ctx context.Context, args []string, env *env) error
 type env struct {
 	stdout, stderr io.Writer
 	// progress says whether long commands draw a progress bar on stderr:
-	// only when stderr is a terminal.
+	// only when stdout and stderr are both terminals, so that output sent
+	// to a file or a pipe never holds one.
 	progress bool
 }
 
@@ -98,7 +102,7 @@ var commands = []command{
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	e := &env{stdout: os.Stdout, stderr: os.Stderr, progress: isTerminal(os.Stderr)}
+	e := &env{stdout: os.Stdout, stderr: os.Stderr, progress: progress.IsTerminal(os.Stdout) && progress.IsTerminal(os.Stderr)}
 	code := runEnv(ctx, os.Args[1:], e)
 	stop()
 	os.Exit(code)
@@ -258,10 +262,3 @@ type exitError struct {
 }
 
 func (e *exitError) Error() string { return fmt.Sprintf("exit status %d: %s", e.code, e.msg) }
-
-// isTerminal reports whether f is a character device (a terminal), not a
-// file or a pipe.
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
