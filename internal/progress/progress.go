@@ -137,12 +137,12 @@ func (b *Bar) decorators(total int64) []decor.Decorator {
 	last := decor.Any(func(s decor.Statistics) string {
 		switch {
 		case s.Completed || s.Aborted:
-			return "in " + b.elapsed.Round(10*time.Millisecond).String() // set by finish before it ends the bar
+			return " in " + b.elapsed.Round(10*time.Millisecond).String() // set by finish before it ends the bar
 		case total <= 0:
 			return ""
 		}
 		left, _ := eta.Decor(s)
-		return "ETA " + left
+		return " ETA " + left
 	})
 	if total <= 0 {
 		return []decor.Decorator{decor.CurrentNoUnit("%d "+b.unit, decor.WCSyncSpace), rate, last}
