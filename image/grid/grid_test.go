@@ -68,3 +68,12 @@ func TestAddFloatPanicsOnWrongSize(t *testing.T) {
 	}()
 	(&grid.Grid{H: 2, W: 2, Channels: 1}).AddFloat(make([]float32, 3), 0, 1)
 }
+
+// tempDir is a folder for the examples' files.
+func tempDir() string {
+	d, err := os.MkdirTemp("", "grid")
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
