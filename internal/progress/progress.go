@@ -134,16 +134,18 @@ func (b *Bar) decorators(total int64) []decor.Decorator {
 	perSec := func(s string) string { return s + " " + b.unit + "/s" }
 	rate := decor.Meta(decor.NewAverageSpeed(0, "%.0f", b.start, decor.WCSyncSpace), perSec)
 	eta := decor.NewAverageETA(decor.ET_STYLE_GO, b.start, nil)
+	// The bar completes as soon as the count reaches the total, which may be
+	// before Finish: the time taken is read here, when the bar draws it.
 	last := decor.Any(func(s decor.Statistics) string {
 		switch {
 		case s.Completed || s.Aborted:
-			return " in " + b.elapsed.Round(10*time.Millisecond).String() // set by finish before it ends the bar
+			return "in " + time.Since(b.start).Round(10*time.Millisecond).String()
 		case total <= 0:
 			return ""
 		}
 		left, _ := eta.Decor(s)
-		return " ETA " + left
-	})
+		return "ETA " + left
+	}, decor.WC{C: decor.DextraSpace})
 	if total <= 0 {
 		return []decor.Decorator{decor.CurrentNoUnit("%d "+b.unit, decor.WCSyncSpace), rate, last}
 	}
