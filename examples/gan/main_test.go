@@ -25,7 +25,7 @@ func TestBadFlagsPrintUsage(t *testing.T) {
 		{Name: "batch 0", Args: []string{"-batch", "0"}, Msg: "-batch"},
 		{Name: "batch -1", Args: []string{"-batch", "-1"}, Msg: "-batch"},
 		{Name: "steps 0", Args: []string{"-steps", "0"}, Msg: "-steps"},
-		{Name: "hidden 0", Args: []string{"-hidden", "0"}, Msg: "-hidden"},
+		{Name: "width 0", Args: []string{"-width", "0"}, Msg: "-width"},
 		{Name: "lr 0", Args: []string{"-lr", "0"}, Msg: "-lr"},
 		{Name: "dropout 1", Args: []string{"-dropout", "1"}, Msg: "-dropout"},
 		{Name: "sample-every -1", Args: []string{"-sample-every", "-1"}, Msg: "-sample-every"},

@@ -16,9 +16,11 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
-	imgrid "github.com/tensorfeed/tensorfeed/image/grid"
+	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 	"github.com/tensorfeed/tensorfeed/examples/internal/nn"
+	"github.com/tensorfeed/tensorfeed/examples/internal/plot"
 	"github.com/tensorfeed/tensorfeed/examples/internal/progress"
+	imgrid "github.com/tensorfeed/tensorfeed/image/grid"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -31,7 +33,7 @@ type config struct {
 	Steps       int
 	BatchSize   int
 	NoiseDim    int
-	Hidden      int
+	Width       int // channels of the generator's last and the discriminator's first hidden layer; the others have twice as many
 	LR          float64
 	Beta1       float64 // Adam's first-moment decay; 0.5 is the usual choice for GANs
 	Smooth      float64 // the discriminator's target for real images (one-sided label smoothing)
@@ -49,12 +51,12 @@ type config struct {
 
 func defaultConfig() config {
 	return config{
-		DataDir:     "data/mnist",
+		DataDir:     cli.RepoPath("data/mnist"),
 		OutDir:      "out/gan",
 		Steps:       2000,
 		BatchSize:   64,
 		NoiseDim:    100,
-		Hidden:      128,
+		Width:       16,
 		LR:          1e-3,
 		Beta1:       0.5,
 		Smooth:      0.9,
@@ -72,6 +74,7 @@ type result struct {
 	Real         string  // PNG of a real batch
 	Generated    string  // PNG of the final samples
 	Snapshots    []string
+	LossPlot     string // PNG of both losses per step
 	Stats        pipeline.Stats
 }
 
@@ -123,21 +126,41 @@ func newPipe(cfg config, s *sink.Sink[gsample]) (*pipeline.Pipe[*tensor.Batch], 
 // gan holds the two networks and their optimisers.
 type gan struct {
 	g, d       nn.Sequential
-	dIn        *nn.Linear // the discriminator's first layer
+	dIn        *nn.Conv2D // the discriminator's first layer
 	gOpt, dOpt *nn.Adam
 	ones       []float64
 	grad       *mat.Dense
 }
 
+// newGAN builds a small DCGAN (Radford et al., 2015). The generator turns
+// a noise vector into a 7×7 map of 2·Width channels, which two transposed
+// convolutions (4×4 kernels, stride 2) enlarge to 14×14×Width and then to
+// the 28×28 image; batch normalisation and ReLU between them, tanh at the
+// end. The discriminator mirrors it with strided convolutions and leaky
+// ReLU, and a linear layer gives one logit per image.
 func newGAN(cfg config) *gan {
 	r := source.NewRand(cfg.Seed, 0, -2)
-	gIn := nn.NewLinear(cfg.NoiseDim, cfg.Hidden, math.Sqrt2, r)
+	w := cfg.Width
+	img := nn.Shape{H: mnist.Rows, W: mnist.Cols, C: 1}
+	start := nn.Shape{H: img.H / 4, W: img.W / 4, C: 2 * w}
+	gIn := nn.NewLinear(cfg.NoiseDim, start.Len(), 1, r)
 	gIn.NoInputGrad = true
-	dIn := nn.NewLinear(mnist.Pixels, cfg.Hidden, math.Sqrt2, r)
+	up1 := nn.NewConvTranspose2D(start, w, 4, 2, 1, math.Sqrt2, r)
+	up2 := nn.NewConvTranspose2D(up1.OutShape(), img.C, 4, 2, 1, 1, r)
+	dIn := nn.NewConv2D(img, w, 4, 2, 1, math.Sqrt2, r)
+	down := nn.NewConv2D(dIn.OutShape(), 2*w, 4, 2, 1, math.Sqrt2, r)
 	return &gan{
-		g: nn.Sequential{gIn, nn.LeakyReLU(0.2), nn.NewLinear(cfg.Hidden, mnist.Pixels, 1, r), nn.Tanh()},
-		d: nn.Sequential{dIn, nn.LeakyReLU(0.2), nn.NewDropout(cfg.Dropout, source.NewRand(cfg.Seed, 0, -3)),
-			nn.NewLinear(cfg.Hidden, 1, 1, r)},
+		g: nn.Sequential{
+			gIn, nn.NewBatchNorm(start.C), nn.ReLU(),
+			up1, nn.NewBatchNorm(w), nn.ReLU(),
+			up2, nn.Tanh(),
+		},
+		d: nn.Sequential{
+			dIn, nn.LeakyReLU(0.2),
+			down, nn.NewBatchNorm(2 * w), nn.LeakyReLU(0.2),
+			nn.NewDropout(cfg.Dropout, source.NewRand(cfg.Seed, 0, -3)),
+			nn.NewLinear(down.OutShape().Len(), 1, 1, r),
+		},
 		dIn:  dIn,
 		gOpt: &nn.Adam{LR: cfg.LR, Beta1: cfg.Beta1},
 		dOpt: &nn.Adam{LR: cfg.LR, Beta1: cfg.Beta1},
@@ -226,6 +249,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 	var real, z *mat.Dense
 	var realT, fakeT []float64
 	var dSum, gSum float64
+	dLosses, gLosses := make([]float64, 0, cfg.Steps), make([]float64, 0, cfg.Steps)
 	var window int
 	bar := progress.New(cfg.Progress, "training", cfg.Steps, "steps")
 	step := 0
@@ -261,6 +285,7 @@ epochs:
 				return nil, fmt.Errorf("step %d: loss is NaN", step)
 			}
 			dSum, gSum, window = dSum+dl, gSum+gl, window+1
+			dLosses, gLosses = append(dLosses, dl), append(gLosses, gl)
 			step++
 			bar.Add(1)
 			if step%cfg.LogEvery == 0 || step == cfg.Steps {
@@ -293,6 +318,12 @@ epochs:
 	if err := m.sampleGrid(zFixed, res.Generated); err != nil {
 		return nil, err
 	}
-	cfg.Log.Info("wrote samples", zap.Int("step", step), zap.String("png", res.Generated), zap.String("real", res.Real))
+	res.LossPlot = filepath.Join(cfg.OutDir, "loss.png")
+	if err := plot.Lines(res.LossPlot, "GAN losses", "step", "binary cross-entropy",
+		plot.Series{Name: "discriminator", Y: dLosses}, plot.Series{Name: "generator", Y: gLosses}); err != nil {
+		return nil, err
+	}
+	cfg.Log.Info("wrote samples", zap.Int("step", step), zap.String("png", res.Generated), zap.String("real", res.Real),
+		zap.String("losses", res.LossPlot))
 	return res, nil
 }
