@@ -10,6 +10,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
+	"github.com/tensorfeed/tensorfeed/stage"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
@@ -24,6 +25,22 @@ func TestStepsKeepTheContract(t *testing.T) {
 			return sourcetest.TestStage(func(r source.Reader[int]) source.Reader[*tensor.Batch] {
 				return pipeline.Tensorize(pipeline.From(r).Buffered(2), s, batch.Pad).Buffered(2)
 			}, id)
+		},
+		"Zip3": func() error { // the stage's reader first
+			return sourcetest.TestStage(func(r source.Reader[int]) source.Reader[stage.Tuple3[int, string, int]] {
+				return pipeline.Zip3(pipeline.From(r), source.Constant("x", -1), pipeline.From(source.Constant(1, -1)), stage.Shortest())
+			}, id)
+		},
+		"Zip4": func() error { // the stage's reader last, prefetched
+			return sourcetest.TestStage(func(r source.Reader[int]) source.Reader[stage.Tuple4[int, string, bool, int]] {
+				return pipeline.Zip4(pipeline.From(source.Constant(1, -1)), source.Constant("x", -1), source.Constant(true, -1),
+					pipeline.From(r).Buffered(2), stage.Shortest())
+			}, id)
+		},
+		"PadSeqs": func() error {
+			return sourcetest.TestStage(func(r source.Reader[[]int]) source.Reader[batch.Seqs[int]] {
+				return pipeline.PadSeqs(pipeline.Batch(pipeline.From(r), 3, batch.Keep, batch.Recycling()), 0, -1)
+			}, func(i int) []int { return make([]int, i%4) })
 		},
 		"FanIn": func() error {
 			return sourcetest.TestStage(func(r source.Reader[int]) source.Reader[int] {

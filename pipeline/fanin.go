@@ -31,5 +31,10 @@ func FanIn[T any](readers []source.Reader[T], buffer int, opts ...Option) *Pipe[
 		}
 		return p.node, true
 	})
-	return start(newConfig(opts), "fan-in", source.Concurrent(readers, buffer), parents...)
+	q := start(newConfig(opts), "fan-in", source.Concurrent(readers, buffer), parents...)
+	q.node.self = selfConcurrent // a reader that is not a pipe is measured here only
+	if len(parents) == len(readers) {
+		q.node.self = selfRelay
+	}
+	return q
 }

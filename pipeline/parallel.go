@@ -6,5 +6,7 @@ import "github.com/tensorfeed/tensorfeed/stage"
 // order unless stage.Unordered is given; a panic in f reaches the consumer
 // as a *tensorfeed.PanicError. Step name "parallel-map".
 func ParallelMap[In, Out any](p *Pipe[In], workers int, f func(In) (Out, error), opts ...stage.ParallelOption) *Pipe[Out] {
-	return then(p, "parallel-map", stage.ParallelMap[In, Out](p, workers, f, opts...))
+	q := then(p, "parallel-map", stage.ParallelMap[In, Out](p, workers, f, opts...))
+	q.node.self = selfConcurrent
+	return q
 }

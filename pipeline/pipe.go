@@ -3,6 +3,8 @@ package pipeline
 import (
 	"context"
 	"iter"
+	"slices"
+	"time"
 
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
@@ -67,6 +69,10 @@ func thenSync[In, Out any](p *Pipe[In], name string, r source.Reader[Out]) *Pipe
 // All runs one pass of the pipeline. It makes Pipe a source.Reader.
 func (p *Pipe[T]) All(ctx context.Context) iter.Seq2[T, error] { return p.r.All(ctx) }
 
+// stepNode returns the node of the pipe's last step, whatever T is, for
+// steps that take pipes of several element types (the Zips).
+func (p *Pipe[T]) stepNode() *node { return p.node }
+
 // Name returns the name of the pipe's last step.
 func (p *Pipe[T]) Name() string { return p.node.name }
 
@@ -88,11 +94,39 @@ func (p *Pipe[T]) Named(name string) *Pipe[T] {
 func (p *Pipe[T]) Stats() Stats {
 	nodes := p.node.lineage()
 	out := make(Stats, len(nodes))
+	at := make(map[*node]int, len(nodes))
 	for i, n := range nodes {
-		out[i] = n.snapshot()
+		s := n.snapshot()
+		switch n.self {
+		case selfInclusive:
+			s.Self = s.Busy
+			for j, q := range n.parents {
+				if !slices.Contains(n.parents[:j], q) { // a pipe zipped with itself counts once
+					s.Self -= out[at[q]].Busy
+				}
+			}
+			s.Self = max(s.Self, 0) // steps on separate clocks (Zip, Apply) may disagree a little
+		case selfConcurrent:
+			var in time.Duration
+			for _, q := range n.parents {
+				in = max(in, out[at[q]].Busy)
+			}
+			s.Self = max(s.Busy-in, 0)
+		}
+		at[n] = i
+		out[i] = s
 	}
 	return out
 }
+
+// Report returns the bottleneck report of everything p has run: Stats with
+// how long p's consumer waited for data and which step is the slowest. For
+// one epoch, report the difference of two snapshots:
+//
+//	before := feed.Stats()
+//	for b, err := range pass { ... }
+//	fmt.Print(feed.Stats().Sub(before).Report())
+func (p *Pipe[T]) Report() Report { return p.Stats().Report() }
 
 // Shuffle adds stage.Shuffle: a shuffle buffer of buffer samples whose order
 // is drawn from (seed, epoch). A buffer of 0 turns shuffling off (the step
@@ -123,7 +157,9 @@ func (p *Pipe[T]) Buffered(n int) *Pipe[T] {
 	if n == 0 { // no goroutine: p is read by the step's reader
 		return thenSync(p, "buffered", stage.Buffered[T](p, n))
 	}
-	return then(p, "buffered", stage.Buffered[T](p, n))
+	q := then(p, "buffered", stage.Buffered[T](p, n))
+	q.node.self = selfRelay
+	return q
 }
 
 // Repeat adds stage.Repeat: each pass runs n passes of p (n < 0: endless).

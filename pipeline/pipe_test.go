@@ -142,6 +142,35 @@ func TestTypedSteps(t *testing.T) {
 	if err != nil || len(z) != 2 || z[1] != (stage.Tuple2[int, int]{A: 1, B: 1}) {
 		t.Fatalf("Zip2: %v %v", z, err)
 	}
+	z3 := pipeline.Zip3(p.Take(2), count(2), pipeline.From(count(2)).Named("third"))
+	if got, err := source.Collect(ctx, z3); err != nil || len(got) != 2 || got[1] != (stage.Tuple3[int, int, int]{A: 1, B: 1, C: 1}) {
+		t.Fatalf("Zip3: %v %v", got, err)
+	}
+	if names := stepNames(z3); !slices.Equal(names, []string{"source", "take", "third", "zip"}) {
+		t.Errorf("Zip3 steps %v", names)
+	}
+	z4 := pipeline.Zip4(p, count(7), count(7), count(6))
+	if _, err := source.Collect(ctx, z4); !errors.Is(err, stage.ErrNotAligned) {
+		t.Fatalf("Zip4 of unequal readers: %v, want %v", err, stage.ErrNotAligned)
+	}
+
+	seqs := pipeline.Batch(pipeline.From(source.Slice([][]int{{1}, {2, 3}, {4, 5, 6}})), 2, batch.Keep)
+	padded := pipeline.PadSeqs(seqs, 0, 0)
+	if got, err := source.Collect(ctx, padded); err != nil || len(got) != 2 || !slices.Equal(got[0].Data, []int{1, 0, 2, 3}) ||
+		got[1].Len() != 1 || padded.Name() != "pad-seqs" {
+		t.Fatalf("PadSeqs: %v %v", got, err)
+	}
+	if _, err := source.Collect(ctx, pipeline.PadSeqs(seqs, 2, 0)); !errors.Is(err, batch.ErrTooLong) {
+		t.Fatalf("PadSeqs to a fixed length: %v, want %v", err, batch.ErrTooLong)
+	}
+}
+
+func stepNames(st interface{ Stats() pipeline.Stats }) []string {
+	var names []string
+	for _, s := range st.Stats() {
+		names = append(names, s.Name)
+	}
+	return names
 }
 
 func TestPipeIsAReader(t *testing.T) {

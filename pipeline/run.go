@@ -32,9 +32,12 @@ import (
 //
 // Each pass is ranged at most once, inside its loop body; a pass that is
 // not ranged reads nothing. When the body returns, one Info entry "epoch
-// done" is logged, through tensorfeed.Logger(ctx), with the epoch, its samples, time, error and an array of
-// every step's counters for the epoch (see Stats). After an epoch in which
-// ctx was cancelled no further epoch starts.
+// done" is logged, through tensorfeed.Logger(ctx), with the epoch, its
+// samples, time, error, the epoch's Report in brief (waited: how long the
+// loop waited for data; slowest: the slowest step's name) and an array of
+// every step's counters for the epoch (see Stats). For the whole report of
+// an epoch, printed, see Report. After an epoch in which ctx was cancelled
+// no further epoch starts.
 func (p *Pipe[T]) Epochs(ctx context.Context, n int) iter.Seq2[int, iter.Seq2[T, error]] {
 	return func(yield func(int, iter.Seq2[T, error]) bool) {
 		for e := 0; n < 0 || e < n; e++ {
@@ -80,9 +83,10 @@ func (p *Pipe[T]) logEpoch(ctx context.Context, e int, before Stats, samples int
 	if d > 0 {
 		rate = float64(samples) / d.Seconds()
 	}
+	r := p.Stats().Sub(before).Report()
 	ce.Write(zap.String("pipeline", p.node.name), zap.Int("epoch", e), zap.Int64("samples", samples),
-		zap.Duration("wall", d), zap.Float64("per_s", rate), zap.Array("stages", p.Stats().Sub(before)),
-		zap.Error(err))
+		zap.Duration("wall", d), zap.Float64("per_s", rate), zap.Duration("waited", r.Waited),
+		zap.String("slowest", r.Slowest.Name), zap.Array("stages", r.Stats), zap.Error(err))
 }
 
 // Run runs n epochs of p (as Epochs does) and calls f for every sample with

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -32,6 +32,7 @@ type node struct {
 	// the step, inside the step's own pull (Map, Shuffle, Batch, ...), so
 	// the input's passes join this step's segment (see segment).
 	sync    bool
+	self    selfRule     // how StageStats.Self follows from Busy
 	skipped func() int64 // the reader's skip count (source.SkipCounted), or nil
 
 	passes  atomic.Int64
@@ -45,6 +46,23 @@ type node struct {
 func newNode(name string, cfg *config, parents ...*node) *node {
 	return &node{name: name, cfg: cfg, parents: parents}
 }
+
+// selfRule says how a step's own time (StageStats.Self) follows from the
+// Busy of the step and of its inputs.
+type selfRule uint8
+
+const (
+	// selfInclusive: the step reads its inputs inside its own pulls, so
+	// its Busy includes theirs: Self is Busy minus the inputs' Busy.
+	selfInclusive selfRule = iota
+	// selfConcurrent: the step's work and its inputs run on other
+	// goroutines, at the same time (ParallelMap): Self is Busy, the time
+	// its consumer waited for it, minus the Busy of its busiest input.
+	selfConcurrent
+	// selfRelay: the step only hands over what its inputs, all measured,
+	// made on other goroutines (Buffered, FanIn of pipes): Self is 0.
+	selfRelay
+)
 
 // StageStats is a snapshot of the counters of one step, summed over all the
 // passes it has run (including the one running now, up to its last update).
@@ -90,6 +108,33 @@ func newNode(name string, cfg *config, parents ...*node) *node {
 // log entries say. Wall, Samples and Skipped are exact. Timed says how many
 // samples' deliveries read the clock: when it equals Samples, Busy and Wait
 // are exact.
+//
+// # Self
+//
+// Self is the time a step spends in its own code, for finding the slowest
+// step (Report). How it follows from Busy depends on where the step's
+// inputs run:
+//
+//   - A source, and a step that reads its input inside its own pulls, on
+//     its consumer's goroutine (Map, MapErr, Filter, Shuffle, Take, Skip,
+//     Repeat, Cache, Shard, Enumerate, Batch, BatchFill, Tensorize,
+//     TensorizeBatches, PadSeqs, the Zips, Apply): Busy minus the Busy of
+//     its inputs. Along a synchronous chain the Self times add up to the
+//     last step's Busy. A stage given to Apply is taken to read its input
+//     in the same way; Self is never below 0.
+//   - Buffered, and FanIn when all its readers are pipes: 0. Such a step
+//     only hands over samples made on other goroutines; its Busy is the
+//     time its consumer found nothing ready, and the cause is a step before
+//     it, whose own Self shows it.
+//   - ParallelMap, and FanIn with a reader that is not a pipe: Busy minus
+//     the Busy of its busiest input that is a pipe. The step's work runs on
+//     other goroutines, side by side with its input, so it is not timed per
+//     call; the time its consumer waited for it (Busy) counts both the work
+//     and the waits for the input, and the input's Busy is the time the
+//     input kept the step waiting. The difference is an estimate: exact when
+//     the workers are never idle or the input is always ready, and in
+//     between it leans towards the input. A FanIn reader that is not a pipe
+//     is measured only here.
 type StageStats struct {
 	Name    string        // the step's name
 	Passes  int64         // passes started
@@ -100,6 +145,7 @@ type StageStats struct {
 	Wall    time.Duration // total time of the passes
 	Busy    time.Duration // time producing, in the step and upstream
 	Wait    time.Duration // time waiting for the consumer
+	Self    time.Duration // time producing in the step's own code (see Self above)
 }
 
 // Rate returns the samples per second of Wall (0 before any time passed).
@@ -131,6 +177,7 @@ func (s StageStats) Sub(before StageStats) StageStats {
 		Wall:    s.Wall - before.Wall,
 		Busy:    s.Busy - before.Busy,
 		Wait:    s.Wait - before.Wait,
+		Self:    s.Self - before.Self,
 	}
 }
 
@@ -146,6 +193,7 @@ func (s StageStats) MarshalLogObject(enc zapcore.ObjectEncoder) error {
 	enc.AddDuration("wall", s.Wall)
 	enc.AddDuration("busy", s.Busy)
 	enc.AddDuration("wait", s.Wait)
+	enc.AddDuration("self", s.Self)
 	enc.AddFloat64("per_s", s.Rate())
 	return nil
 }
@@ -187,16 +235,48 @@ func (st Stats) MarshalLogArray(enc zapcore.ArrayEncoder) error {
 }
 
 // String formats the snapshot as a table, one step per line.
-func (st Stats) String() string {
-	var b strings.Builder
-	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "stage\tpasses\tsamples\tskipped\twall\tbusy\twait\tper s\t")
+func (st Stats) String() string { return st.table(-1) }
+
+// table formats st as a table, one step per line: names left, numbers
+// right, the note "<- slowest" after step mark (none when mark < 0).
+func (st Stats) table(mark int) string {
+	rows := [][]string{{"stage", "passes", "samples", "skipped", "wall", "busy", "wait", "self", "per s"}}
 	for _, s := range st {
-		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%v\t%v\t%v\t%.0f\t\n", s.Name, s.Passes, s.Samples, s.Skipped,
-			s.Wall.Round(time.Microsecond), s.Busy.Round(time.Microsecond), s.Wait.Round(time.Microsecond), s.Rate())
+		rows = append(rows, []string{s.Name, fmt.Sprint(s.Passes), fmt.Sprint(s.Samples), fmt.Sprint(s.Skipped),
+			short(s.Wall).String(), short(s.Busy).String(), short(s.Wait).String(), short(s.Self).String(),
+			fmt.Sprintf("%.0f", s.Rate())})
 	}
-	w.Flush()
+	width := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for j, cell := range row {
+			width[j] = max(width[j], utf8.RuneCountInString(cell))
+		}
+	}
+	var b strings.Builder
+	for i, row := range rows {
+		for j, cell := range row {
+			pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(cell))
+			if j == 0 {
+				b.WriteString(cell + pad)
+			} else {
+				b.WriteString("  " + pad + cell)
+			}
+		}
+		if i-1 == mark {
+			b.WriteString("  <- slowest")
+		}
+		b.WriteByte('\n')
+	}
 	return b.String()
+}
+
+// short rounds d to four significant digits (1.235s, 12.35ms, 999ns).
+func short(d time.Duration) time.Duration {
+	u := time.Duration(1)
+	for d >= 10000*u || d <= -10000*u {
+		u *= 10
+	}
+	return d.Round(u)
 }
 
 // snapshot reads the counters of one node. Busy is read before Wall and

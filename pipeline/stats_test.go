@@ -179,6 +179,9 @@ func TestLogs(t *testing.T) {
 	if f["epoch"] != int64(1) || f["samples"] != int64(3) || len(stages) != 2 {
 		t.Fatalf("epoch entry: %v", f)
 	}
+	if w, ok := f["waited"].(time.Duration); !ok || w <= 0 || f["slowest"] == nil {
+		t.Fatalf("epoch entry without its report: %v", f)
+	}
 	if first := stages[0].(map[string]any); first["stage"] != "source" || first["samples"] != int64(3) || first["passes"] != int64(1) {
 		t.Fatalf("epoch entry's stages: %v", stages)
 	}

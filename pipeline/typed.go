@@ -41,19 +41,52 @@ func BatchFill[T any](p *Pipe[T], size int, fill T, opts ...batch.Option) *Pipe[
 // Zip2 adds stage.Zip2 of p and b: pairs of samples, one from each. When b
 // is a Pipe its steps appear in the stats too. Step name "zip".
 func Zip2[A, B any](p *Pipe[A], b source.Reader[B], opts ...stage.ZipOption) *Pipe[stage.Tuple2[A, B]] {
-	q := then(p, "zip", stage.Zip2[A, B](p, b, opts...))
-	if bp, ok := b.(*Pipe[B]); ok {
-		q.node.parents = append(q.node.parents, bp.node)
+	return zipped(then(p, "zip", stage.Zip2[A, B](p, b, opts...)), b)
+}
+
+// Zip3 adds stage.Zip3 of p, b and c: one sample from each, as Zip2 does
+// for two. Inputs that are Pipes appear in the stats. Step name "zip".
+func Zip3[A, B, C any](p *Pipe[A], b source.Reader[B], c source.Reader[C], opts ...stage.ZipOption) *Pipe[stage.Tuple3[A, B, C]] {
+	return zipped(then(p, "zip", stage.Zip3[A, B, C](p, b, c, opts...)), b, c)
+}
+
+// Zip4 adds stage.Zip4 of p, b, c and d: one sample from each, as Zip2 does
+// for two. Inputs that are Pipes appear in the stats. Step name "zip".
+func Zip4[A, B, C, D any](p *Pipe[A], b source.Reader[B], c source.Reader[C], d source.Reader[D], opts ...stage.ZipOption) *Pipe[stage.Tuple4[A, B, C, D]] {
+	return zipped(then(p, "zip", stage.Zip4[A, B, C, D](p, b, c, d, opts...)), b, c, d)
+}
+
+// zipped adds the inputs of zip q that are Pipes to its step's inputs.
+func zipped[T any](q *Pipe[T], inputs ...any) *Pipe[T] {
+	for _, r := range inputs {
+		if in, ok := r.(interface{ stepNode() *node }); ok {
+			q.node.parents = append(q.node.parents, in.stepNode())
+		}
 	}
 	return q
+}
+
+// PadSeqs adds batch.PadSeqsReader: every batch of variable-length
+// sequences is padded with pad to one length (length, or the batch's
+// longest sequence when length is 0) into a flat batch.Seqs, ready to
+// become a [rows, length] tensor with its true lengths and mask. A
+// sequence longer than a fixed length ends the pass with an error wrapping
+// batch.ErrTooLong, unless batch.Truncate is given. It recycles every input
+// batch after copying it, so Batch's batch.Recycling option makes batching
+// allocate nothing. Step name "pad-seqs".
+func PadSeqs[E any](p *Pipe[batch.Batch[[]E]], length int, pad E, opts ...batch.SeqOption) *Pipe[batch.Seqs[E]] {
+	return thenSync(p, "pad-seqs", batch.PadSeqsReader[E](p, length, pad, opts...))
 }
 
 // Apply adds any stage, typed or type-preserving, as one step named "apply"
 // (rename it with Named):
 //
-//	seqs := pipeline.Apply(batches, func(r source.Reader[batch.Batch[[]int32]]) source.Reader[batch.Seqs[int32]] {
-//		return batch.PadSeqsReader(r, 0, 0)
-//	})
+//	buckets := pipeline.Apply(sentences, func(r source.Reader[[]int32]) source.Reader[batch.Batch[[]int32]] {
+//		return bucketByLength(r, 64) // a stage of your own
+//	}).Named("bucket")
+//
+// For its Self time (see StageStats) the stage is taken to read its input
+// inside its own pulls, as the stages of package stage do.
 func Apply[In, Out any](p *Pipe[In], s stage.Stage[In, Out]) *Pipe[Out] {
 	if s == nil {
 		panic("pipeline.Apply: nil stage")
