@@ -11,6 +11,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/fixture/recimages"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
@@ -29,8 +30,8 @@ func reportImages(b *testing.B, n int, cpu0 time.Duration) {
 // BenchmarkDecode decodes the benchmark photos (about 256 x 300 JPEGs) to
 // RGB, with each decoder this build holds.
 func BenchmarkDecode(b *testing.B) {
-	imgs := imageBytes(b, needPhotos(b))
-	for _, dec := range decoders() {
+	imgs := recimages.ImageBytes(b, recimages.Photos(b))
+	for _, dec := range recimages.Decoders() {
 		b.Run(dec.Name(), func(b *testing.B) {
 			b.ReportAllocs()
 			cpu0 := processCPU()
@@ -47,9 +48,9 @@ func BenchmarkDecode(b *testing.B) {
 // BenchmarkDecodeCrop decodes only a centred 224 x 224 crop: the Go decoder
 // then converts only those pixels from YCbCr.
 func BenchmarkDecodeCrop(b *testing.B) {
-	imgs := imageBytes(b, needPhotos(b))
+	imgs := recimages.ImageBytes(b, recimages.Photos(b))
 	opts := decode.Options{Channels: 3, Crop: augment.CenterRect(224, 224)}
-	for _, dec := range decoders() {
+	for _, dec := range recimages.Decoders() {
 		b.Run(dec.Name(), func(b *testing.B) {
 			b.ReportAllocs()
 			cpu0 := processCPU()
@@ -67,8 +68,8 @@ func BenchmarkDecodeCrop(b *testing.B) {
 // payloads already in memory with the same work through the reader stack
 // (recordio.Open, then Decode), one goroutine each.
 func BenchmarkDecodeRecords(b *testing.B) {
-	path := needPhotos(b)
-	recs := records(b, path)
+	path := recimages.Photos(b)
+	recs := recimages.Records(b, path)
 	b.Run("loop", func(b *testing.B) {
 		b.ReportAllocs()
 		cpu0 := processCPU()
@@ -103,8 +104,8 @@ func BenchmarkDecodeRecords(b *testing.B) {
 // CHW, batches of 128, for 1 and 2 threads. One iteration is one epoch
 // of 1536 images; batches are recycled as a training loop would.
 func BenchmarkPipeline(b *testing.B) {
-	path := needPhotos(b)
-	for _, dec := range decoders() {
+	path := recimages.Photos(b)
+	for _, dec := range recimages.Decoders() {
 		for _, threads := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/threads=%d", dec.Name(), threads), func(b *testing.B) {
 				it, err := imagerec.New(path, imagerec.DataShape(3, 224, 224), imagerec.Seed(1),

@@ -9,6 +9,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/fixture"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -18,17 +19,12 @@ import (
 // records is replaced by a JPEG header that claims an 8000 x 8000
 // progressive image.
 func ExampleDecode_check() {
-	dir, err := os.MkdirTemp("", "check")
+	rec, idx, remove, err := writeExampleRec()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer os.RemoveAll(dir)
-	rec, idx := filepath.Join(dir, "data.rec"), filepath.Join(dir, "data.idx")
-	if err := writeExampleRec(rec, idx); err != nil {
-		fmt.Println(err)
-		return
-	}
+	defer remove()
 
 	f, err := recordio.OpenIndexed(rec, idx)
 	if err != nil {
@@ -62,8 +58,25 @@ func ExampleDecode_check() {
 	// 4 good, 1 bad
 }
 
-// writeExampleRec writes five MNIST records, the third a bomb, and an index.
-func writeExampleRec(rec, idx string) error {
+// writeExampleRec writes five MNIST records, the third a bomb, and their
+// index, data.rec and data.idx, into a new temporary directory, and
+// returns their paths and a function that removes the directory.
+func writeExampleRec() (rec, idx string, remove func(), err error) {
+	dir, err := os.MkdirTemp("", "example")
+	if err != nil {
+		return "", "", nil, err
+	}
+	rec, idx = filepath.Join(dir, "data.rec"), filepath.Join(dir, "data.idx")
+	if err := writeExampleIndexed(rec, idx); err != nil {
+		os.RemoveAll(dir)
+		return "", "", nil, err
+	}
+	return rec, idx, func() { os.RemoveAll(dir) }, nil
+}
+
+// writeExampleIndexed writes the records of writeExampleRec to rec and
+// their index to idx.
+func writeExampleIndexed(rec, idx string) error {
 	src, err := source.Collect(context.Background(), recordio.Open("testdata/mnist_t10k_1000_jpg.rec"))
 	if err != nil {
 		return err
@@ -82,7 +95,7 @@ func writeExampleRec(rec, idx string) error {
 			if err != nil {
 				return err
 			}
-			payload = imagerec.AppendRecord(nil, h, jpegBomb(8000, 8000, true))
+			payload = imagerec.AppendRecord(nil, h, fixture.JPEGBomb(8000, 8000, true))
 		}
 		lines = recordio.AppendIndexLine(lines, int64(i), w.Tell())
 		if err := w.Write(payload); err != nil {
@@ -95,17 +108,12 @@ func writeExampleRec(rec, idx string) error {
 // An Iter that skips bad records, up to half of them: the bomb among five
 // MNIST records is skipped and the four good images fill two batches.
 func ExampleIter_Skipped() {
-	dir, err := os.MkdirTemp("", "skip")
+	rec, idx, remove, err := writeExampleRec()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer os.RemoveAll(dir)
-	rec, idx := filepath.Join(dir, "data.rec"), filepath.Join(dir, "data.idx")
-	if err := writeExampleRec(rec, idx); err != nil {
-		fmt.Println(err)
-		return
-	}
+	defer remove()
 	it, err := imagerec.New(rec, imagerec.Index(idx), imagerec.DataShape(1, 28, 28),
 		imagerec.OnBad(source.SkipBad(0.5)), imagerec.Batch(2), imagerec.Threads(2))
 	if err != nil {

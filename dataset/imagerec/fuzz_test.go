@@ -10,6 +10,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/fixture/recimages"
 )
 
 // FuzzDecodeRecord feeds record payloads to DecodeRecord: it must never
@@ -19,7 +20,7 @@ import (
 // copies of them.
 func FuzzDecodeRecord(f *testing.F) {
 	for _, name := range []string{"mnist_t10k_1000_jpg", "mnist_t10k_1000_png_gray", "mnist_t10k_1000_jpg_multilabel"} {
-		for _, r := range records(f, tdPath(name, ".rec"))[:3] {
+		for _, r := range recimages.Records(f, tdPath(name, ".rec"))[:3] {
 			f.Add(r.Data, uint8(0))
 			f.Add(r.Data, uint8(3))
 			f.Add(r.Data[:len(r.Data)/2], uint8(1))
@@ -31,7 +32,7 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add([]byte{}, uint8(0))
 	f.Fuzz(func(t *testing.T, payload []byte, ch uint8) {
 		channels := []int{0, 1, 3, 4}[ch%4]
-		for _, dec := range decoders() {
+		for _, dec := range recimages.Decoders() {
 			rec := recordio.Record{File: "fuzz.rec", Offset: 64, Index: 2, Data: payload}
 			ex, err := imagerec.DecodeRecord(rec, imagerec.Decoder(dec), imagerec.Channels(channels), imagerec.MaxPixels(1<<20))
 			if err != nil {

@@ -2,34 +2,16 @@ package imagerec_test
 
 import (
 	"bufio"
-	"context"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/dataset/recordio"
-	"github.com/tensorfeed/tensorfeed/image/decode"
-	"github.com/tensorfeed/tensorfeed/source"
 )
 
 const testdata = "testdata"
 
-// photosRec is the benchmark set, outside the repository: tests and
-// benchmarks that need it skip when it is absent.
-var photosRec = filepath.Join("..", "..", "..", "shared", "data", "imagerec", "bench", "photos_1536.rec")
-
 func tdPath(name, ext string) string { return filepath.Join(testdata, name+ext) }
-
-func needPhotos(tb testing.TB) string {
-	tb.Helper()
-	if _, err := os.Stat(photosRec); err != nil {
-		tb.Skipf("benchmark images not available: %v", err)
-	}
-	return photosRec
-}
 
 // tsvRow is one line of a .records.tsv expectation file.
 type tsvRow struct {
@@ -84,38 +66,4 @@ func readTSV(tb testing.TB, name string) []tsvRow {
 		tb.Fatal(err)
 	}
 	return rows
-}
-
-// records reads every record of a .rec file.
-func records(tb testing.TB, path string) []recordio.Record {
-	tb.Helper()
-	recs, err := source.Collect(context.Background(), recordio.Open(path))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return recs
-}
-
-// imageBytes returns the image part of every record of a .rec file.
-func imageBytes(tb testing.TB, path string) [][]byte {
-	tb.Helper()
-	var out [][]byte
-	for _, r := range records(tb, path) {
-		_, img, err := imagerec.ParseRecord(r.Data)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		out = append(out, img)
-	}
-	return out
-}
-
-// decoders returns the decoders of this build: Go, and libjpeg-turbo when
-// built with the tag turbojpeg.
-func decoders() []decode.Decoder {
-	ds := []decode.Decoder{decode.Go()}
-	if d := decode.Default(); d.Name() != "go" {
-		ds = append(ds, d)
-	}
-	return ds
 }

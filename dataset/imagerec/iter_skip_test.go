@@ -14,6 +14,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/internal/fixture/recimages"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/tensor"
@@ -25,7 +26,7 @@ import (
 // holding only the good records, and the offsets of all records.
 func mixedRec(t *testing.T, n int, bad ...int) (rec, idx, good string, offs []int64) {
 	t.Helper()
-	src := records(t, tdPath(mnistJPG, ".rec"))
+	src := recimages.Records(t, tdPath(mnistJPG, ".rec"))
 	var all, goodOnly [][]byte
 	for i := range n {
 		p := src[i].Data

@@ -16,6 +16,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/fixture/recimages"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 	"github.com/tensorfeed/tensorfeed/tensor"
@@ -101,7 +102,7 @@ func TestIterMNIST(t *testing.T) {
 			t.Fatalf("label %d = %v, want %v", i, labels[i], r.headerLabel)
 		}
 	}
-	recs := records(t, tdPath(mnistJPG, ".rec"))
+	recs := recimages.Records(t, tdPath(mnistJPG, ".rec"))
 	per := 3 * 28 * 28
 	for _, i := range []int{0, 1, 500, 999} {
 		ex, err := imagerec.DecodeRecord(recs[i], imagerec.Channels(3))
@@ -340,7 +341,7 @@ func TestIterGrayAndUint8(t *testing.T) {
 		t.Fatal("ProvideData dtype is not uint8")
 	}
 	bs := pass(t, it)
-	recs := records(t, cfg.Data.RecPath)
+	recs := recimages.Records(t, cfg.Data.RecPath)
 	ex, err := imagerec.DecodeRecord(recs[5])
 	if err != nil {
 		t.Fatal(err)
@@ -409,7 +410,7 @@ func writeRec(t testing.TB, payloads ...[]byte) (string, []int64) {
 // A corrupt JPEG and a header whose flag runs past the record give errors
 // naming the file, the record and its byte offset.
 func TestIterBadRecords(t *testing.T) {
-	good := records(t, tdPath(mnistJPG, ".rec"))
+	good := recimages.Records(t, tdPath(mnistJPG, ".rec"))
 	corrupt := append([]byte(nil), good[2].Data...)
 	corrupt = corrupt[:len(corrupt)-300] // truncated JPEG
 	bigFlag := append([]byte(nil), good[3].Data...)

@@ -14,6 +14,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/fixture/recimages"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
@@ -61,7 +62,7 @@ func TestDecodeStage(t *testing.T) {
 // A bad record ends Decode's pass with a *RecordError; records before it
 // come first.
 func TestDecodeStageError(t *testing.T) {
-	good := records(t, tdPath(mnistJPG, ".rec"))
+	good := recimages.Records(t, tdPath(mnistJPG, ".rec"))
 	bad := append([]byte(nil), good[1].Data[:40]...)
 	path, offs := writeRec(t, good[0].Data, bad, good[2].Data)
 	for _, threads := range []int{1, 2} {
@@ -126,7 +127,7 @@ func TestAugmentStageErrors(t *testing.T) {
 // Decode and Augment keep the contract of every stage, on one goroutine and
 // on several, with bad records skipped or not.
 func TestStagesContract(t *testing.T) {
-	recs := records(t, tdPath(mnistJPG, ".rec"))[:50]
+	recs := recimages.Records(t, tdPath(mnistJPG, ".rec"))[:50]
 	input := func(i int) recordio.Record {
 		r := recs[i%len(recs)]
 		r.Index = i

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/internal/badinput"
+	"github.com/tensorfeed/tensorfeed/internal/fixture"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
@@ -40,7 +42,7 @@ func TestCheckIDXRealFiles(t *testing.T) {
 	// 7.8 MB of images in a few buffers of fixed size (and the
 	// decompressor's short-lived tables).
 	var err error
-	n := allocated(func() { _, err = mnist.CheckIDXFile(gz("t10k-images-idx3-ubyte")) })
+	n := fixture.Allocated(func() { _, err = mnist.CheckIDXFile(gz("t10k-images-idx3-ubyte")) })
 	if err != nil || n > 4<<20 {
 		t.Errorf("checking the t10k images allocated %d bytes: %v", n, err)
 	}
@@ -65,7 +67,7 @@ func TestCheckIDXBadFiles(t *testing.T) {
 			5_000_000, "record 6377 of 10000", io.ErrUnexpectedEOF, 6377},
 		{"truncated, size known", img[:5_000_000], true, mnist.IDXInfo{Bytes: 16},
 			5_000_000, "record 6377 of 10000", io.ErrUnexpectedEOF, 6377},
-		{"truncated gzip", gzipBytes(img[:5_000_000]), false, mnist.IDXInfo{Records: 6377, Bytes: 5_000_000, Gzipped: true},
+		{"truncated gzip", badinput.Gzip(img[:5_000_000]), false, mnist.IDXInfo{Records: 6377, Bytes: 5_000_000, Gzipped: true},
 			5_000_000, "record 6377 of 10000", io.ErrUnexpectedEOF, 6377},
 		{"data after the end", append(slices.Clone(img), 0), false, mnist.IDXInfo{Records: 10000, Bytes: 7840016},
 			7840016, "after the last record", nil, -1},
@@ -89,7 +91,7 @@ func TestCheckIDXBadFiles(t *testing.T) {
 		})
 	}
 	// A header that declares too much is described, and refused.
-	info, err := mnist.CheckIDX(bytes.NewReader(idxFile(0x0D, []uint32{1 << 30, 1 << 10}, nil)), "big")
+	info, err := mnist.CheckIDX(bytes.NewReader(badinput.IDXFile(0x0D, []uint32{1 << 30, 1 << 10}, nil)), "big")
 	wantFormatError(t, err, "big", 4, "MaxFileBytes", mnist.ErrTooLarge)
 	if info.DType != sample.Float32 || !slices.Equal(info.Dims, []int{1 << 30, 1 << 10}) || info.Records != 0 {
 		t.Errorf("info %+v", info)
@@ -140,8 +142,8 @@ func TestIsIDX(t *testing.T) {
 		{"text", []byte("hello, world"), false},
 		{"PNG", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR"), false},
 		{"RecordIO", []byte{0x0a, 0x23, 0xd7, 0xce, 4, 0, 0, 0}, false},
-		{"gzipped text", gzipBytes([]byte("hello, world")), false},
-		{"gzip header only", gzipBytes(labels)[:10], false},
+		{"gzipped text", badinput.Gzip([]byte("hello, world")), false},
+		{"gzip header only", badinput.Gzip(labels)[:10], false},
 	} {
 		if got := mnist.IsIDX(tt.head); got != tt.want {
 			t.Errorf("%s: IsIDX = %v, want %v", tt.name, got, tt.want)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/internal/badinput"
 )
 
 // FuzzIDX feeds arbitrary bytes to the IDX readers: they must never panic,
@@ -20,7 +21,7 @@ func FuzzIDX(f *testing.F) {
 	f.Add(labels[:100])
 	f.Add(images[:16+784])
 	f.Add(images[:16+300])
-	f.Add(gzipBytes(labels[:40]))
+	f.Add(badinput.Gzip(labels[:40]))
 	f.Add([]byte{0, 0, 0x0D, 1, 0, 0, 0, 2, 0x3f, 0x80, 0, 0, 0x40, 0, 0, 0})
 	f.Add([]byte{0, 0, 0x0E, 0})
 	f.Add([]byte{0x1f, 0x8b, 8, 0})

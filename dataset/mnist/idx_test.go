@@ -12,25 +12,9 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/internal/badinput"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
-
-// idxFile builds an IDX file of element type code typ.
-func idxFile(typ byte, dims []uint32, data []byte) []byte {
-	b := []byte{0, 0, typ, byte(len(dims))}
-	for _, d := range dims {
-		b = binary.BigEndian.AppendUint32(b, d)
-	}
-	return append(b, data...)
-}
-
-func gzipBytes(b []byte) []byte {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write(b)
-	zw.Close()
-	return buf.Bytes()
-}
 
 func TestReadIDXElementTypes(t *testing.T) {
 	be := binary.BigEndian
@@ -63,9 +47,9 @@ func TestReadIDXElementTypes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, zipped := range []bool{false, true} {
-			file := idxFile(tt.typ, []uint32{3, 2}, tt.data)
+			file := badinput.IDXFile(tt.typ, []uint32{3, 2}, tt.data)
 			if zipped {
-				file = gzipBytes(file)
+				file = badinput.Gzip(file)
 			}
 			x, err := mnist.DecodeIDX(bytes.NewReader(file), tt.name)
 			if err != nil {
@@ -91,7 +75,7 @@ func TestIDXReaderRecords(t *testing.T) {
 	for i := range 24 {
 		data = binary.BigEndian.AppendUint16(data, uint16(int16(i-12)))
 	}
-	x, err := mnist.NewIDXReader(bytes.NewReader(idxFile(0x0B, []uint32{4, 2, 3}, data)), "t")
+	x, err := mnist.NewIDXReader(bytes.NewReader(badinput.IDXFile(0x0B, []uint32{4, 2, 3}, data)), "t")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,14 +111,14 @@ func TestIDXReaderRecords(t *testing.T) {
 }
 
 func TestIDXScalarAndEmpty(t *testing.T) {
-	x, err := mnist.DecodeIDX(bytes.NewReader(idxFile(0x0C, nil, []byte{0, 0, 1, 0})), "scalar")
+	x, err := mnist.DecodeIDX(bytes.NewReader(badinput.IDXFile(0x0C, nil, []byte{0, 0, 1, 0})), "scalar")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v := mnist.Values[int32](x); len(v.Shape) != 0 || !slices.Equal(v.Data, []int32{256}) {
 		t.Errorf("scalar: %v", v)
 	}
-	x, err = mnist.DecodeIDX(bytes.NewReader(idxFile(0x08, []uint32{0, 28, 28}, nil)), "zero")
+	x, err = mnist.DecodeIDX(bytes.NewReader(badinput.IDXFile(0x08, []uint32{0, 28, 28}, nil)), "zero")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,8 +128,8 @@ func TestIDXScalarAndEmpty(t *testing.T) {
 }
 
 func TestIDXErrors(t *testing.T) {
-	good := idxFile(0x08, []uint32{3, 2, 2}, []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
-	zipped := gzipBytes(good)
+	good := badinput.IDXFile(0x08, []uint32{3, 2, 2}, []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	zipped := badinput.Gzip(good)
 	tests := []struct {
 		name   string
 		file   []byte
@@ -157,11 +141,11 @@ func TestIDXErrors(t *testing.T) {
 		{"short magic", []byte{0, 0, 8}, 3, "ends in the header", io.ErrUnexpectedEOF},
 		{"bad magic", []byte{0x12, 0x34, 8, 1, 0, 0, 0, 0}, 0, "bad magic", nil},
 		{"text file", []byte("hello world"), 0, "bad magic", nil},
-		{"unknown type", idxFile(0x0A, []uint32{1}, []byte{0}), 2, "unknown element type 0x0a", nil},
+		{"unknown type", badinput.IDXFile(0x0A, []uint32{1}, []byte{0}), 2, "unknown element type 0x0a", nil},
 		{"short dims", good[:10], 10, "size of dimension 1", io.ErrUnexpectedEOF},
 		{"truncated data", good[:len(good)-3], int64(len(good) - 3), "record 2 of 3", io.ErrUnexpectedEOF},
 		{"trailing data", append(slices.Clone(good), 0, 0), int64(len(good)), "after the last record", nil},
-		{"huge dims", idxFile(0x0E, []uint32{1 << 31, 1 << 31}, nil), 8, "more than", nil},
+		{"huge dims", badinput.IDXFile(0x0E, []uint32{1 << 31, 1 << 31}, nil), 8, "more than", nil},
 		{"gzip cut", zipped[:len(zipped)-10], -1, "gzip", io.ErrUnexpectedEOF},
 		{"gzip header only", zipped[:5], 0, "bad gzip header", nil},
 		{"gzip wrong checksum", append(slices.Clone(zipped[:len(zipped)-8]), 1, 2, 3, 4, 28, 0, 0, 0), int64(len(good)), "end of the file", gzip.ErrChecksum},
@@ -190,7 +174,7 @@ func TestIDXErrors(t *testing.T) {
 }
 
 func TestIDXErrorIsSticky(t *testing.T) {
-	good := idxFile(0x08, []uint32{3, 2}, []byte{1, 2, 3, 4, 5})
+	good := badinput.IDXFile(0x08, []uint32{3, 2}, []byte{1, 2, 3, 4, 5})
 	x, err := mnist.NewIDXReader(bytes.NewReader(good), "f")
 	if err != nil {
 		t.Fatal(err)

@@ -7,23 +7,14 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/internal/badinput"
+	"github.com/tensorfeed/tensorfeed/internal/fixture"
 )
-
-// allocated returns how many bytes f allocates on the heap.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // wantFormatError checks that err is a *FormatError about file at offset
 // (any offset when offset < 0) that says msg and wraps ErrFormat,
@@ -111,14 +102,14 @@ func TestHugeRecordHeader(t *testing.T) {
 		{"1 GiB record, raised maximums", []uint32{1, 1 << 15, 1 << 15}, big, 16, "record 0 of 1", io.ErrUnexpectedEOF},
 		{"many records, raised maximums", []uint32{1 << 20, 256, 256}, big, 16, "record 0 of 1048576", io.ErrUnexpectedEOF},
 	} {
-		file := idxFile(0x08, tt.dims, nil)
+		file := badinput.IDXFile(0x08, tt.dims, nil)
 		for _, r := range readers {
 			if r.name == "Read" && len(tt.opts) > 0 {
 				continue // its caller would allocate the record
 			}
 			t.Run(tt.name+"/"+r.name, func(t *testing.T) {
 				var err error
-				n := allocated(func() { err = r.read(file, "huge.idx", tt.opts...) })
+				n := fixture.Allocated(func() { err = r.read(file, "huge.idx", tt.opts...) })
 				wantFormatError(t, err, "huge.idx", tt.offset, tt.msg, tt.cause)
 				if n > limit {
 					t.Errorf("a %d-byte file allocated %d bytes", len(file), n)
@@ -128,7 +119,7 @@ func TestHugeRecordHeader(t *testing.T) {
 		t.Run(tt.name+"/ReadIDX", func(t *testing.T) {
 			p := writeFile(t, t.TempDir(), "huge.idx", file)
 			var err error
-			n := allocated(func() { _, err = mnist.ReadIDX(p, tt.opts...) })
+			n := fixture.Allocated(func() { _, err = mnist.ReadIDX(p, tt.opts...) })
 			wantFormatError(t, err, p, tt.offset, tt.msg, tt.cause)
 			if n > limit {
 				t.Errorf("a %d-byte file allocated %d bytes", len(file), n)
@@ -140,7 +131,7 @@ func TestHugeRecordHeader(t *testing.T) {
 // zeroMembers returns n gzip members of 1 MiB of zeros each: about 1 KiB
 // of gzip per MiB of data. Concatenated gzip members are one stream.
 func zeroMembers(n int) []byte {
-	one := gzipBytes(make([]byte, 1<<20))
+	one := badinput.Gzip(make([]byte, 1<<20))
 	return bytes.Repeat(one, n)
 }
 
@@ -159,12 +150,14 @@ func (c *countingReader) Read(p []byte) (int, error) {
 func TestGzipBomb(t *testing.T) {
 	const mib = 1 << 20
 	// The header declares records of 1 MiB.
-	header := func(records uint32) []byte { return gzipBytes(idxFile(0x08, []uint32{records, 1024, 1024}, nil)) }
+	header := func(records uint32) []byte {
+		return badinput.Gzip(badinput.IDXFile(0x08, []uint32{records, 1024, 1024}, nil))
+	}
 	bomb256 := append(header(256), zeroMembers(256)...) // 256 KiB expanding to 256 MiB
 
 	t.Run("declared size over the maximum", func(t *testing.T) {
 		var err error
-		n := allocated(func() {
+		n := fixture.Allocated(func() {
 			_, err = mnist.DecodeIDX(bytes.NewReader(bomb256), "bomb.gz", mnist.MaxFileBytes(64*mib))
 		})
 		wantFormatError(t, err, "bomb.gz", 12, "MaxFileBytes", mnist.ErrTooLarge)
@@ -175,7 +168,7 @@ func TestGzipBomb(t *testing.T) {
 	t.Run("default maximum", func(t *testing.T) {
 		p := writeFile(t, t.TempDir(), "bomb.gz", append(header(4096), zeroMembers(16)...))
 		var err error
-		n := allocated(func() { _, err = mnist.ReadIDX(p) })
+		n := fixture.Allocated(func() { _, err = mnist.ReadIDX(p) })
 		wantFormatError(t, err, p, 12, "MaxFileBytes", mnist.ErrTooLarge)
 		if n > 4*mib {
 			t.Errorf("allocated %d bytes", n)
@@ -185,7 +178,7 @@ func TestGzipBomb(t *testing.T) {
 		// 256 MiB declared, 24 MiB there.
 		short := append(header(256), zeroMembers(24)...)
 		var err error
-		n := allocated(func() { _, err = mnist.DecodeIDX(bytes.NewReader(short), "short.gz") })
+		n := fixture.Allocated(func() { _, err = mnist.DecodeIDX(bytes.NewReader(short), "short.gz") })
 		fe := wantFormatError(t, err, "short.gz", 16+24*mib, "record 24 of 256", io.ErrUnexpectedEOF)
 		if fe.Record != 24 {
 			t.Errorf("record %d, want 24", fe.Record)
@@ -199,7 +192,7 @@ func TestGzipBomb(t *testing.T) {
 		dst := make([]uint8, mib)
 		var info mnist.IDXInfo
 		var err error
-		n := allocated(func() {
+		n := fixture.Allocated(func() {
 			info, err = mnist.CheckIDX(bytes.NewReader(file), "ok.gz")
 			if err != nil {
 				return
@@ -227,7 +220,7 @@ func TestGzipBomb(t *testing.T) {
 	})
 	t.Run("long tail after the last record", func(t *testing.T) {
 		// One record of 1 KiB, then 1 GiB of zeros in 1 MiB of gzip.
-		file := append(gzipBytes(idxFile(0x08, []uint32{1, 1024}, make([]byte, 1024))), zeroMembers(1024)...)
+		file := append(badinput.Gzip(badinput.IDXFile(0x08, []uint32{1, 1024}, make([]byte, 1024))), zeroMembers(1024)...)
 		cr := &countingReader{r: bytes.NewReader(file)}
 		_, err := mnist.DecodeIDX(cr, "tail.gz")
 		fe := wantFormatError(t, err, "tail.gz", 12+1024, "after the last record", nil)
@@ -251,7 +244,7 @@ func TestZeroSizeRecords(t *testing.T) {
 		{"zero last dimension", []uint32{1<<32 - 1, 28, 0}, 12, "dimension 2 is 0"},
 		{"zero middle dimension", []uint32{5, 0, 1<<32 - 1}, 8, "dimension 1 is 0"},
 	} {
-		file := idxFile(0x08, tt.dims, nil)
+		file := badinput.IDXFile(0x08, tt.dims, nil)
 		for _, r := range readers {
 			t.Run(tt.name+"/"+r.name, func(t *testing.T) {
 				wantFormatError(t, r.read(file, "zero.idx"), "zero.idx", tt.offset, tt.msg, nil)
@@ -261,7 +254,7 @@ func TestZeroSizeRecords(t *testing.T) {
 	// No records at all is an empty file, whatever the record's shape.
 	for _, dims := range [][]uint32{{0, 28, 28}, {0, 0}, {0}} {
 		for _, r := range readers {
-			if err := r.read(idxFile(0x08, dims, nil), "empty.idx"); err != nil {
+			if err := r.read(badinput.IDXFile(0x08, dims, nil), "empty.idx"); err != nil {
 				t.Errorf("%s of %v: %v", r.name, dims, err)
 			}
 		}
@@ -274,7 +267,7 @@ func TestTruncatedEverywhere(t *testing.T) {
 	for i := range data {
 		data[i] = byte(i + 1)
 	}
-	file := idxFile(0x0B, []uint32{3, 2, 2}, data)
+	file := badinput.IDXFile(0x0B, []uint32{3, 2, 2}, data)
 	dir := t.TempDir()
 	for l := range len(file) {
 		cut := file[:l]
@@ -298,7 +291,7 @@ func TestTruncatedEverywhere(t *testing.T) {
 		for _, r := range readers {
 			check(t, r.read(cut, "cut.idx"), "cut.idx")
 			if !r.sized {
-				check(t, r.read(gzipBytes(cut), "cut.idx"), "cut.idx")
+				check(t, r.read(badinput.Gzip(cut), "cut.idx"), "cut.idx")
 			}
 		}
 		p := filepath.Join(dir, "cut.idx")
@@ -312,7 +305,7 @@ func TestTruncatedEverywhere(t *testing.T) {
 
 func TestLimitsKeepValidFiles(t *testing.T) {
 	// The limits refuse what is over them, and nothing at them.
-	file := idxFile(0x0C, []uint32{4, 3}, make([]byte, 48)) // records of 12 bytes, 48 in all
+	file := badinput.IDXFile(0x0C, []uint32{4, 3}, make([]byte, 48)) // records of 12 bytes, 48 in all
 	for _, r := range readers {
 		if err := r.read(file, "f", mnist.MaxRecordBytes(12), mnist.MaxFileBytes(48)); err != nil {
 			t.Errorf("%s at the limits: %v", r.name, err)
@@ -326,7 +319,7 @@ func TestLimitsKeepValidFiles(t *testing.T) {
 	_, err := mnist.DecodeIDX(bytes.NewReader(file), "f", mnist.InputSize(int64(len(file)+5)))
 	wantFormatError(t, err, "f", int64(len(file)), "5 bytes after the last record", nil)
 	// The size of a gzip stream says nothing about its data.
-	if _, err := mnist.DecodeIDX(bytes.NewReader(gzipBytes(file)), "f", mnist.InputSize(3)); err != nil {
+	if _, err := mnist.DecodeIDX(bytes.NewReader(badinput.Gzip(file)), "f", mnist.InputSize(3)); err != nil {
 		t.Errorf("gzip with its compressed size: %v", err)
 	}
 }

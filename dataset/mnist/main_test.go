@@ -18,50 +18,37 @@ const dataDir = "../../data/mnist"
 
 func gz(name string) string { return filepath.Join(dataDir, name+".gz") }
 
-// gunzipTo writes the uncompressed content of dataDir/name.gz to dir/name
-// and returns its path.
-func gunzipTo(t testing.TB, dir, name string) string {
-	t.Helper()
-	in, err := os.Open(gz(name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	zr, err := gzip.NewReader(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, name)
-	out, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, zr); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// gunzipBytes returns the uncompressed content of dataDir/name.gz.
-func gunzipBytes(t testing.TB, name string) []byte {
+// gunzipped opens dataDir/name.gz and returns its uncompressed content as
+// a stream, closed when the test ends.
+func gunzipped(t testing.TB, name string) io.Reader {
 	t.Helper()
 	f, err := os.Open(gz(name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	t.Cleanup(func() { f.Close() })
 	zr, err := gzip.NewReader(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := io.ReadAll(zr)
+	return zr
+}
+
+// gunzipBytes returns the uncompressed content of dataDir/name.gz.
+func gunzipBytes(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := io.ReadAll(gunzipped(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// gunzipTo writes the uncompressed content of dataDir/name.gz to dir/name
+// and returns its path.
+func gunzipTo(t testing.TB, dir, name string) string {
+	t.Helper()
+	return writeFile(t, dir, name, gunzipBytes(t, name))
 }
 
 // plainT10k gunzips the test set into a temporary directory, under the

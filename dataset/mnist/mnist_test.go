@@ -1,7 +1,6 @@
 package mnist_test
 
 import (
-	"compress/gzip"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -20,6 +19,7 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/internal/badinput"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
@@ -100,17 +100,8 @@ func TestRealFiles(t *testing.T) {
 func TestFirstTrainImageLooksLikeAFive(t *testing.T) {
 	s := collect(t, stageTake(mnist.Train(dataDir), 1))[0]
 	// Check a few pixel values against the gunzipped file's first bytes.
-	f, err := os.Open(gz("train-images-idx3-ubyte"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	img := make([]byte, 16+784)
-	if _, err := io.ReadFull(zr, img); err != nil {
+	if _, err := io.ReadFull(gunzipped(t, "train-images-idx3-ubyte"), img); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []int{0, 200, 350, 400, 783} {
@@ -577,7 +568,7 @@ func TestContract(t *testing.T) {
 	}
 	// A pass that fails keeps the contract too: the error comes once, last.
 	dir := t.TempDir()
-	ip := writeFile(t, dir, "images.gz", gzipBytes(gunzipBytes(t, "t10k-images-idx3-ubyte")[:16+784*700+100]))
+	ip := writeFile(t, dir, "images.gz", badinput.Gzip(gunzipBytes(t, "t10k-images-idx3-ubyte")[:16+784*700+100]))
 	if err := sourcetest.TestReader(mnist.New(ip, gz("t10k-labels-idx1-ubyte"))); err != nil {
 		t.Errorf("truncated images: %v", err)
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/internal/badinput"
+	"github.com/tensorfeed/tensorfeed/internal/fixture"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -234,10 +236,10 @@ func TestShuffledPassGrowsWithTheData(t *testing.T) {
 	lab := gunzipBytes(t, "t10k-labels-idx1-ubyte")
 	binary.BigEndian.PutUint32(lab[4:], 60000)
 	dir := t.TempDir()
-	ip := writeFile(t, dir, "images.gz", gzipBytes(img))
-	lp := writeFile(t, dir, "labels.gz", gzipBytes(lab))
+	ip := writeFile(t, dir, "images.gz", badinput.Gzip(img))
+	lp := writeFile(t, dir, "labels.gz", badinput.Gzip(lab))
 	var err error
-	n := allocated(func() { _, err = pass(mnist.New(ip, lp, mnist.Shuffle(1))) })
+	n := fixture.Allocated(func() { _, err = pass(mnist.New(ip, lp, mnist.Shuffle(1))) })
 	wantFormatError(t, err, ip, 16+10*784, "record 10 of 60000", io.ErrUnexpectedEOF)
 	if n > 8<<20 {
 		t.Errorf("a pass over 10 images allocated %d bytes", n)

@@ -10,53 +10,14 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/fixture"
+	"github.com/tensorfeed/tensorfeed/internal/fixture/recimages"
 )
-
-// allocated returns the bytes f allocates (runtime.MemStats.TotalAlloc).
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
-// jpegBomb is the header of a w x h JPEG with three components: a frame
-// header (SOF2 when progressive, else SOF0) with 1x1 sampling, quantisation
-// and Huffman tables, a scan header and a few bytes of scan data. Decoded,
-// it would take w*h*3 bytes of planes, and 12 bytes a pixel more of
-// coefficients when progressive.
-func jpegBomb(w, h int, progressive bool) []byte {
-	b := []byte{0xff, 0xd8}
-	seg := func(m byte, body ...byte) {
-		b = append(b, 0xff, m)
-		b = binary.BigEndian.AppendUint16(b, uint16(len(body)+2))
-		b = append(b, body...)
-	}
-	seg(0xdb, append([]byte{0}, bytes.Repeat([]byte{1}, 64)...)...)
-	sof := byte(0xc0)
-	if progressive {
-		sof = 0xc2
-	}
-	seg(sof, 8, byte(h>>8), byte(h), byte(w>>8), byte(w), 3, 1, 0x11, 0, 2, 0x11, 0, 3, 0x11, 0)
-	// A DC table with one code of length 1 for category 0.
-	dht := append([]byte{0x00, 1}, make([]byte, 15)...)
-	seg(0xc4, append(dht, 0)...)
-	se := byte(63)
-	if progressive {
-		se = 0
-	}
-	seg(0xda, 3, 1, 0, 2, 0, 3, 0, 0, se, 0)
-	b = append(b, make([]byte, 64)...)
-	return append(b, 0xff, 0xd9)
-}
 
 // pngChunk appends a PNG chunk with its CRC.
 func pngChunk(b []byte, typ string, body []byte) []byte {
@@ -121,8 +82,8 @@ func TestDecodeBombs(t *testing.T) {
 		name string
 		data []byte
 	}{
-		{"progressive jpeg 8000x8000", jpegBomb(8000, 8000, true)},
-		{"baseline jpeg 8000x8000", jpegBomb(8000, 8000, false)},
+		{"progressive jpeg 8000x8000", fixture.JPEGBomb(8000, 8000, true)},
+		{"baseline jpeg 8000x8000", fixture.JPEGBomb(8000, 8000, false)},
 		{"16-bit rgba png 8000x8000", zeroPNG(t, 8000, 8000, 16, 6, false)[:300]},
 		{"interlaced 16-bit gray png 8000x8000", zeroPNG(t, 8000, 8000, 16, 0, true)[:300]},
 		{"paletted png 8100x8100", zeroPNG(t, 8100, 8100, 8, 3, false)[:300]},
@@ -131,9 +92,9 @@ func TestDecodeBombs(t *testing.T) {
 		if len(c.data) > 1000 {
 			t.Fatalf("%s: %d bytes is no bomb", c.name, len(c.data))
 		}
-		for _, dec := range decoders() {
+		for _, dec := range recimages.Decoders() {
 			var err error
-			n := allocated(func() { _, err = dec.Decode(c.data, decode.Options{Channels: 3}) })
+			n := fixture.Allocated(func() { _, err = dec.Decode(c.data, decode.Options{Channels: 3}) })
 			if !errors.Is(err, decode.ErrImage) || !errors.Is(err, tensorfeed.ErrBadData) ||
 				!strings.Contains(err.Error(), "decoding needs about") {
 				t.Errorf("%s, %s: err = %v, want the memory bound's error", c.name, dec.Name(), err)
@@ -153,15 +114,15 @@ func TestDecodeBoundPNG16(t *testing.T) {
 	if len(data) > 64<<10 {
 		t.Fatalf("%d bytes", len(data))
 	}
-	for _, dec := range decoders() {
+	for _, dec := range recimages.Decoders() {
 		var err error
-		n := allocated(func() {
+		n := fixture.Allocated(func() {
 			_, err = dec.Decode(data, decode.Options{Channels: 3, MaxBytes: 16 << 20})
 		})
 		if !errors.Is(err, decode.ErrImage) || n > 1<<20 {
 			t.Errorf("%s: bound 16 MiB: %v, %d bytes allocated", dec.Name(), err, n)
 		}
-		n = allocated(func() { _, err = dec.Decode(data, decode.Options{Channels: 3}) })
+		n = fixture.Allocated(func() { _, err = dec.Decode(data, decode.Options{Channels: 3}) })
 		if est := decode.GoDecodeBytes(data, 3); err != nil || n > uint64(est) {
 			t.Errorf("%s: default bound: %v, %d bytes allocated, %d counted", dec.Name(), err, n, est)
 		}
@@ -204,7 +165,7 @@ func TestDecodeBytesHonest(t *testing.T) {
 		for _, ch := range []int{0, 1, 3, 4} {
 			est := decode.GoDecodeBytes(data, ch)
 			var err error
-			n := allocated(func() {
+			n := fixture.Allocated(func() {
 				_, err = decode.Go().Decode(data, decode.Options{Channels: ch})
 			})
 			if err != nil {

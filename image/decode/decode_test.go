@@ -11,6 +11,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/fixture/recimages"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
@@ -46,8 +47,8 @@ func TestSniff(t *testing.T) {
 // The gray PNG records decode to 28x28 gray pixels; asking for 3 or 4
 // channels repeats them, with alpha 255.
 func TestDecodePNGGray(t *testing.T) {
-	imgs := imageBytes(t, tdPath("mnist_t10k_1000_png_gray", ".rec"))
-	for _, dec := range decoders() {
+	imgs := recimages.ImageBytes(t, tdPath("mnist_t10k_1000_png_gray", ".rec"))
+	for _, dec := range recimages.Decoders() {
 		for i, data := range imgs[:50] {
 			g, err := dec.Decode(data, decode.Options{})
 			if err != nil {
@@ -73,10 +74,10 @@ func TestDecodePNGGray(t *testing.T) {
 // JPEG at quality 95: their decoded pixels are close to the lossless ones,
 // and both decoders agree within a few levels.
 func TestDecodeJPEGMatchesPNG(t *testing.T) {
-	jpgs := imageBytes(t, tdPath("mnist_t10k_1000_jpg", ".rec"))
-	pngs := imageBytes(t, tdPath("mnist_t10k_1000_png_gray", ".rec"))
+	jpgs := recimages.ImageBytes(t, tdPath("mnist_t10k_1000_jpg", ".rec"))
+	pngs := recimages.ImageBytes(t, tdPath("mnist_t10k_1000_png_gray", ".rec"))
 	var ref []sample.Image
-	for _, dec := range decoders() {
+	for _, dec := range recimages.Decoders() {
 		for i := range 100 {
 			want, err := dec.Decode(pngs[i], decode.Options{Channels: 1})
 			if err != nil {
@@ -119,12 +120,12 @@ func TestDecodeJPEGMatchesPNG(t *testing.T) {
 // image, for every channel count.
 func TestDecodeCrop(t *testing.T) {
 	imgs := [][]byte{
-		imageBytes(t, tdPath("mnist_t10k_1000_jpg", ".rec"))[3],
-		imageBytes(t, tdPath("mnist_t10k_1000_png_gray", ".rec"))[3],
+		recimages.ImageBytes(t, tdPath("mnist_t10k_1000_jpg", ".rec"))[3],
+		recimages.ImageBytes(t, tdPath("mnist_t10k_1000_png_gray", ".rec"))[3],
 		encodePNG(t, testNRGBA()),
 	}
 	rect := image.Rect(5, 7, 20, 16)
-	for _, dec := range decoders() {
+	for _, dec := range recimages.Decoders() {
 		for k, data := range imgs {
 			for _, ch := range []int{0, 1, 3, 4} {
 				full, err := dec.Decode(data, decode.Options{Channels: ch})
@@ -150,9 +151,9 @@ func TestDecodeCrop(t *testing.T) {
 }
 
 func TestDecodeCropErrors(t *testing.T) {
-	data := imageBytes(t, tdPath("mnist_t10k_1000_jpg", ".rec"))[0]
+	data := recimages.ImageBytes(t, tdPath("mnist_t10k_1000_jpg", ".rec"))[0]
 	boom := errors.New("boom")
-	for _, dec := range decoders() {
+	for _, dec := range recimages.Decoders() {
 		_, err := dec.Decode(data, decode.Options{Crop: func(w, h int) (image.Rectangle, error) {
 			return image.Rect(0, 0, w+1, h), nil
 		}})
@@ -171,8 +172,8 @@ func TestDecodeCropErrors(t *testing.T) {
 // Corrupt, truncated and unknown images give errors wrapping ErrImage, with
 // every decoder.
 func TestDecodeCorrupt(t *testing.T) {
-	good := imageBytes(t, tdPath("mnist_t10k_1000_jpg", ".rec"))[0]
-	goodPNG := imageBytes(t, tdPath("mnist_t10k_1000_png_gray", ".rec"))[0]
+	good := recimages.ImageBytes(t, tdPath("mnist_t10k_1000_jpg", ".rec"))[0]
+	goodPNG := recimages.ImageBytes(t, tdPath("mnist_t10k_1000_png_gray", ".rec"))[0]
 	scrambled := append([]byte(nil), good...)
 	for i := 200; i < len(scrambled)-2; i++ {
 		scrambled[i] = 0xff // markers everywhere in the entropy-coded data
@@ -188,7 +189,7 @@ func TestDecodeCorrupt(t *testing.T) {
 		"png truncated":  goodPNG[:len(goodPNG)/2],
 		"png bad crc":    pngBad,
 	}
-	for _, dec := range decoders() {
+	for _, dec := range recimages.Decoders() {
 		for name, data := range cases {
 			for _, ch := range []int{0, 3} {
 				img, err := dec.Decode(data, decode.Options{Channels: ch})
@@ -222,7 +223,7 @@ func TestDecodeJPEGVariants(t *testing.T) {
 	exifBody := append([]byte("Exif\x00\x00II*\x00\x08\x00\x00\x00"), 0, 0, 0, 0, 0, 0)
 	exif := append([]byte{0xff, 0xd8, 0xff, 0xe1, 0, byte(len(exifBody) + 2)}, exifBody...)
 	exif = append(exif, bare[2:]...)
-	for _, dec := range decoders() {
+	for _, dec := range recimages.Decoders() {
 		for name, data := range map[string][]byte{"bare": bare, "exif": exif} {
 			img, err := dec.Decode(data, decode.Options{})
 			if err != nil {
@@ -247,7 +248,7 @@ func TestDecodePNGTypes(t *testing.T) {
 	pal.SetColorIndex(1, 1, 1)
 	g16 := image.NewGray16(image.Rect(0, 0, 3, 2))
 	g16.SetGray16(2, 1, color.Gray16{Y: 0xabcd})
-	for _, dec := range decoders() {
+	for _, dec := range recimages.Decoders() {
 		img, err := dec.Decode(encodePNG(t, nrgba), decode.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -274,7 +275,7 @@ func TestDecodePNGTypes(t *testing.T) {
 // shorter side below its value; libjpeg-turbo halves a 256-pixel side for
 // MinShorter 128.
 func TestDecodePhotos(t *testing.T) {
-	imgs := imageBytes(t, needPhotos(t))
+	imgs := recimages.ImageBytes(t, recimages.Photos(t))
 	// A few colour photos and a few gray ones, found from their headers.
 	var pick []int
 	var nGray, nColor int
@@ -294,7 +295,7 @@ func TestDecodePhotos(t *testing.T) {
 	if nGray == 0 {
 		t.Fatal("no gray photo in the set")
 	}
-	for _, dec := range decoders() {
+	for _, dec := range recimages.Decoders() {
 		for _, i := range pick {
 			data := imgs[i]
 			img, err := dec.Decode(data, decode.Options{})
