@@ -262,7 +262,7 @@ func (st Stats) table(mark int) string {
 				b.WriteString("  " + pad + cell)
 			}
 		}
-		if i-1 == mark {
+		if mark >= 0 && i-1 == mark {
 			b.WriteString("  <- slowest")
 		}
 		b.WriteByte('\n')

@@ -260,3 +260,14 @@ func TestStatsShowSkipped(t *testing.T) {
 		t.Errorf("table without the skipped count:\n%s", tab)
 	}
 }
+
+// Stats' own table marks no step: only a Report names the slowest.
+func TestStatsTableMarksNothing(t *testing.T) {
+	p := pipeline.From(source.Slice([]int{1, 2, 3}))
+	if _, err := source.Collect(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Stats().String(); strings.Contains(s, "slowest") {
+		t.Fatalf("Stats table marks a step:\n%s", s)
+	}
+}

@@ -48,6 +48,6 @@ func run(ctx context.Context) error {
 		}
 		fmt.Println("epoch", epoch, "done")
 	}
-	fmt.Println(feed.Stats()) // samples, busy and waiting time of every step
+	fmt.Println(feed.Report()) // every step's samples, busy and wait time; how long the loop waited; the slowest step
 	return nil
 }
