@@ -1,8 +1,8 @@
 // Package nn is a very small neural-network toolkit for tensorfeed's
 // examples: fully connected layers, two-dimensional convolutions and
 // transposed convolutions, batch normalisation, dropout, a few activations,
-// softmax and logistic losses, and the SGD-with-momentum and Adam
-// optimisers, all on gonum's float64 matrices.
+// softmax and logistic losses, the SGD-with-momentum and Adam optimisers
+// and a moving average of weights, all on gonum's float64 matrices.
 //
 // # Layout
 //

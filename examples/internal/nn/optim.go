@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -80,6 +81,29 @@ func (o *Adam) Step(params []*Param) {
 			ms[i] = b1*ms[i] + (1-b1)*gi
 			vs[i] = b2*vs[i] + (1-b2)*gi*gi
 			w[i] -= lr * ms[i] / (math.Sqrt(vs[i]) + eps)
+		}
+	}
+}
+
+// Average moves every parameter of avg towards the matching parameter of
+// params: avg = decay·avg + (1-decay)·params, an exponential moving average
+// of the weights (Polyak averaging). A GAN's generator sampled with
+// averaged weights draws cleaner images than with its latest ones, which
+// still oscillate with the discriminator. avg and params must come from
+// two models built alike; Average panics when their shapes differ.
+func Average(avg, params []*Param, decay float64) {
+	if len(avg) != len(params) {
+		panic(fmt.Sprintf("nn.Average: %d averaged parameters for %d", len(avg), len(params)))
+	}
+	for i, p := range params {
+		ar, ac := avg[i].W.Dims()
+		pr, pc := p.W.Dims()
+		if ar != pr || ac != pc {
+			panic(fmt.Sprintf("nn.Average: parameter %d (%s) is %d×%d, its average %d×%d", i, p.Name, pr, pc, ar, ac))
+		}
+		a, w := raw(avg[i].W), raw(p.W)
+		for j, v := range w {
+			a[j] = decay*a[j] + (1-decay)*v
 		}
 	}
 }
