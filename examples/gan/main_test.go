@@ -28,6 +28,7 @@ func TestBadFlagsPrintUsage(t *testing.T) {
 		{Name: "width 0", Args: []string{"-width", "0"}, Msg: "-width"},
 		{Name: "lr 0", Args: []string{"-lr", "0"}, Msg: "-lr"},
 		{Name: "dropout 1", Args: []string{"-dropout", "1"}, Msg: "-dropout"},
+		{Name: "ema 1", Args: []string{"-ema", "1"}, Msg: "-ema"},
 		{Name: "sample-every -1", Args: []string{"-sample-every", "-1"}, Msg: "-sample-every"},
 		{Name: "log-every 0", Args: []string{"-log-every", "0"}, Msg: "-log-every"},
 		{Name: "argument", Args: []string{"extra"}, Msg: "unexpected argument"},

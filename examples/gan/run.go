@@ -37,7 +37,8 @@ type config struct {
 	LR          float64
 	Beta1       float64 // Adam's first-moment decay; 0.5 is the usual choice for GANs
 	Smooth      float64 // the discriminator's target for real images (one-sided label smoothing)
-	Dropout     float64 // dropout rate of the discriminator's hidden layer
+	Dropout     float64 // dropout rate of the discriminator's last hidden layer
+	EMA         float64 // decay of the moving average of the generator's weights that draws the samples
 	SampleEvery int
 	LogEvery    int
 	Seed        uint64
@@ -61,6 +62,7 @@ func defaultConfig() config {
 		Beta1:       0.5,
 		Smooth:      0.9,
 		Dropout:     0,
+		EMA:         0.995,
 		SampleEvery: 500,
 		LogEvery:    100,
 		Seed:        1,
@@ -126,6 +128,9 @@ func newPipe(cfg config, s *sink.Sink[gsample]) (*pipeline.Pipe[*tensor.Batch], 
 // gan holds the two networks and their optimisers.
 type gan struct {
 	g, d       nn.Sequential
+	avg        nn.Sequential // the generator with the moving average of g's weights
+	ema        float64
+	steps      int
 	dIn        *nn.Conv2D // the discriminator's first layer
 	gOpt, dOpt *nn.Adam
 	ones       []float64
@@ -139,22 +144,15 @@ type gan struct {
 // end. The discriminator mirrors it with strided convolutions and leaky
 // ReLU, and a linear layer gives one logit per image.
 func newGAN(cfg config) *gan {
-	r := source.NewRand(cfg.Seed, 0, -2)
-	w := cfg.Width
 	img := nn.Shape{H: mnist.Rows, W: mnist.Cols, C: 1}
-	start := nn.Shape{H: img.H / 4, W: img.W / 4, C: 2 * w}
-	gIn := nn.NewLinear(cfg.NoiseDim, start.Len(), 1, r)
-	gIn.NoInputGrad = true
-	up1 := nn.NewConvTranspose2D(start, w, 4, 2, 1, math.Sqrt2, r)
-	up2 := nn.NewConvTranspose2D(up1.OutShape(), img.C, 4, 2, 1, 1, r)
+	w := cfg.Width
+	r := source.NewRand(cfg.Seed, 0, -4)
 	dIn := nn.NewConv2D(img, w, 4, 2, 1, math.Sqrt2, r)
 	down := nn.NewConv2D(dIn.OutShape(), 2*w, 4, 2, 1, math.Sqrt2, r)
 	return &gan{
-		g: nn.Sequential{
-			gIn, nn.NewBatchNorm(start.C), nn.ReLU(),
-			up1, nn.NewBatchNorm(w), nn.ReLU(),
-			up2, nn.Tanh(),
-		},
+		g:   newGenerator(cfg, img),
+		avg: newGenerator(cfg, img), // the same seed: the same weights
+		ema: cfg.EMA,
 		d: nn.Sequential{
 			dIn, nn.LeakyReLU(0.2),
 			down, nn.NewBatchNorm(2 * w), nn.LeakyReLU(0.2),
@@ -164,6 +162,21 @@ func newGAN(cfg config) *gan {
 		dIn:  dIn,
 		gOpt: &nn.Adam{LR: cfg.LR, Beta1: cfg.Beta1},
 		dOpt: &nn.Adam{LR: cfg.LR, Beta1: cfg.Beta1},
+	}
+}
+
+func newGenerator(cfg config, img nn.Shape) nn.Sequential {
+	r := source.NewRand(cfg.Seed, 0, -2)
+	w := cfg.Width
+	start := nn.Shape{H: img.H / 4, W: img.W / 4, C: 2 * w}
+	in := nn.NewLinear(cfg.NoiseDim, start.Len(), 1, r)
+	in.NoInputGrad = true
+	up1 := nn.NewConvTranspose2D(start, w, 4, 2, 1, math.Sqrt2, r)
+	up2 := nn.NewConvTranspose2D(up1.OutShape(), img.C, 4, 2, 1, 1, r)
+	return nn.Sequential{
+		in, nn.NewBatchNorm(start.C), nn.ReLU(),
+		up1, nn.NewBatchNorm(w), nn.ReLU(),
+		up2, nn.Tanh(),
 	}
 }
 
@@ -195,12 +208,18 @@ func (m *gan) step(real, z *mat.Dense, realT, fakeT []float64) (dLoss, gLoss flo
 	m.g.Backward(m.d.Backward(g))
 	m.gOpt.Step(m.g.Params())
 	m.grad = g
+	// The average starts fast (decay (1+t)/(10+t)) so that it follows the
+	// generator's first, large changes.
+	m.steps++
+	nn.Average(m.avg.Params(), m.g.Params(), min(m.ema, float64(1+m.steps)/float64(10+m.steps)))
 	return (lr + lf) / 2, lg
 }
 
-// sampleGrid renders the generator's output for the fixed noise z.
+// sampleGrid renders the averaged generator's output for the fixed noise
+// z. Its batch normalisation uses the statistics of z's batch, as in
+// training: the averaged weights have no moving averages of their own.
 func (m *gan) sampleGrid(z *mat.Dense, path string) error {
-	out := m.g.Forward(z, false)
+	out := m.avg.Forward(z, true)
 	n, _ := out.Dims()
 	grid := &imgrid.Grid{H: mnist.Rows, W: mnist.Cols, Channels: 1, Cols: 8, Scale: 2}
 	for i := 0; i < n; i++ {
