@@ -85,7 +85,8 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("final losses: discriminator %.3f, generator %.3f\n", res.DLoss, res.GLoss)
-	fmt.Printf("wrote %s (generated digits), %s (a real batch), %s (both losses per step)", res.Generated, res.Real, res.LossPlot)
+	fmt.Printf("wrote %s (generated digits), %s (a real batch), %s (both losses per step), %s (the discriminator's accuracy), %s (images/s)",
+		res.Generated, res.Real, res.LossPlot, res.AccPlot, res.RatePlot)
 	if len(res.Snapshots) > 0 {
 		fmt.Printf(" and %d snapshots (%s ... %s)", len(res.Snapshots), filepath.Base(res.Snapshots[0]), filepath.Base(res.Snapshots[len(res.Snapshots)-1]))
 	}

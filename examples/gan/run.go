@@ -77,6 +77,8 @@ type result struct {
 	Generated    string  // PNG of the final samples
 	Snapshots    []string
 	LossPlot     string // PNG of both losses per step
+	AccPlot      string // PNG of the discriminator's accuracy per step
+	RatePlot     string // PNG of the real images fed per second, per step
 	Stats        pipeline.Stats
 }
 
@@ -182,8 +184,9 @@ func newGenerator(cfg config, img nn.Shape) nn.Sequential {
 
 // step trains the discriminator on a real and a generated batch, then the
 // generator to fool it (the non-saturating loss: generated images labelled
-// real). It returns both losses.
-func (m *gan) step(real, z *mat.Dense, realT, fakeT []float64) (dLoss, gLoss float64) {
+// real). It returns both losses and the discriminator's accuracy on the two
+// batches (a real image scored above 0, a generated one below).
+func (m *gan) step(real, z *mat.Dense, realT, fakeT []float64) (dLoss, gLoss, dAcc float64) {
 	if len(m.ones) != len(realT) {
 		m.ones = make([]float64, len(realT))
 		for i := range m.ones {
@@ -193,10 +196,14 @@ func (m *gan) step(real, z *mat.Dense, realT, fakeT []float64) (dLoss, gLoss flo
 	// Discriminator: real images towards realT, generated ones towards fakeT.
 	m.dIn.NoInputGrad = true // the images' gradient is not needed here
 	nn.ZeroGrad(m.d.Params())
-	lr, g := nn.BCEWithLogits(m.d.Forward(real, true), realT, m.grad)
+	realOut := m.d.Forward(real, true)
+	right := countWhere(realOut, func(v float64) bool { return v > 0 })
+	lr, g := nn.BCEWithLogits(realOut, realT, m.grad)
 	m.d.Backward(g)
 	fake := m.g.Forward(z, true)
-	lf, g := nn.BCEWithLogits(m.d.Forward(fake, true), fakeT, g)
+	fakeOut := m.d.Forward(fake, true)
+	right += countWhere(fakeOut, func(v float64) bool { return v < 0 })
+	lf, g := nn.BCEWithLogits(fakeOut, fakeT, g)
 	m.d.Backward(g)
 	m.dOpt.Step(m.d.Params())
 
@@ -212,7 +219,18 @@ func (m *gan) step(real, z *mat.Dense, realT, fakeT []float64) (dLoss, gLoss flo
 	// generator's first, large changes.
 	m.steps++
 	nn.Average(m.avg.Params(), m.g.Params(), min(m.ema, float64(1+m.steps)/float64(10+m.steps)))
-	return (lr + lf) / 2, lg
+	return (lr + lf) / 2, lg, float64(right) / float64(2*len(realT))
+}
+
+// countWhere counts the elements of a column of logits for which ok holds.
+func countWhere(logits *mat.Dense, ok func(float64) bool) int {
+	n := 0
+	for _, v := range logits.RawMatrix().Data {
+		if ok(v) {
+			n++
+		}
+	}
+	return n
 }
 
 // sampleGrid renders the averaged generator's output for the fixed noise
@@ -269,6 +287,8 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 	var realT, fakeT []float64
 	var dSum, gSum float64
 	dLosses, gLosses := make([]float64, 0, cfg.Steps), make([]float64, 0, cfg.Steps)
+	dAccs, rates := make([]float64, 0, cfg.Steps), make([]float64, 0, cfg.Steps)
+	last := time.Now()
 	var window int
 	bar := progress.New(cfg.Progress, "training", cfg.Steps, "steps")
 	step := 0
@@ -299,12 +319,15 @@ epochs:
 				fakeT = append(fakeT, float64(ts.Label[1].F32[i]))
 			}
 			ts.Release() // real, z and the targets hold copies
-			dl, gl := m.step(real, z, realT, fakeT)
+			dl, gl, acc := m.step(real, z, realT, fakeT)
 			if math.IsNaN(dl) || math.IsNaN(gl) {
 				return nil, fmt.Errorf("step %d: loss is NaN", step)
 			}
 			dSum, gSum, window = dSum+dl, gSum+gl, window+1
 			dLosses, gLosses = append(dLosses, dl), append(gLosses, gl)
+			now := time.Now()
+			dAccs, rates = append(dAccs, acc), append(rates, float64(rows)/now.Sub(last).Seconds())
+			last = now
 			step++
 			bar.Add(1)
 			if step%cfg.LogEvery == 0 || step == cfg.Steps {
@@ -342,7 +365,17 @@ epochs:
 		plot.Series{Name: "discriminator", Y: dLosses}, plot.Series{Name: "generator", Y: gLosses}); err != nil {
 		return nil, err
 	}
+	res.AccPlot = filepath.Join(cfg.OutDir, "accuracy.png")
+	if err := plot.Lines(res.AccPlot, "discriminator accuracy (0.5: it cannot tell real from generated)", "step",
+		"accuracy on a real and a generated batch", plot.Series{Name: "discriminator", Y: dAccs}); err != nil {
+		return nil, err
+	}
+	res.RatePlot = filepath.Join(cfg.OutDir, "samples_per_second.png")
+	if err := plot.Lines(res.RatePlot, "training throughput", "step", "real images per second",
+		plot.Series{Name: "images/s", Y: rates}); err != nil {
+		return nil, err
+	}
 	cfg.Log.Info("wrote samples", zap.Int("step", step), zap.String("png", res.Generated), zap.String("real", res.Real),
-		zap.String("losses", res.LossPlot))
+		zap.String("losses", res.LossPlot), zap.String("accuracy", res.AccPlot), zap.String("rate", res.RatePlot))
 	return res, nil
 }

@@ -52,7 +52,7 @@ func TestRunSmall(t *testing.T) {
 	for _, c := range []struct {
 		path string
 		w, h int
-	}{{res.Real, 8*57 + 1, 2*57 + 1}, {res.Generated, 8*57 + 1, 8*57 + 1}, {res.Snapshots[0], 8*57 + 1, 8*57 + 1}, {res.LossPlot, 0, 0}} {
+	}{{res.Real, 8*57 + 1, 2*57 + 1}, {res.Generated, 8*57 + 1, 8*57 + 1}, {res.Snapshots[0], 8*57 + 1, 8*57 + 1}, {res.LossPlot, 0, 0}, {res.AccPlot, 0, 0}, {res.RatePlot, 0, 0}} {
 		f, err := os.Open(c.path)
 		if err != nil {
 			t.Fatal(err)
@@ -101,12 +101,12 @@ func TestStepLearnsToSeparate(t *testing.T) {
 	real, z := matFilled(8, 784, 0.9), matFilled(8, 4, 0.1)
 	realT := []float64{1, 1, 1, 1, 1, 1, 1, 1}
 	fakeT := make([]float64, 8)
-	var d float64
+	var d, acc float64
 	for range 200 {
-		d, _ = m.step(real, z, realT, fakeT)
+		d, _, acc = m.step(real, z, realT, fakeT)
 	}
-	if d > 0.1 {
-		t.Errorf("discriminator loss %.3f after 200 steps on a fixed batch, want < 0.1", d)
+	if d > 0.1 || acc != 1 {
+		t.Errorf("discriminator loss %.3f, accuracy %.3f after 200 steps on a fixed batch, want < 0.1 and 1", d, acc)
 	}
 }
 
