@@ -1,14 +1,30 @@
 // Package tensorfeed feeds machine-learning training from Go. This root
-// package holds what every other package shares: the sentinel that every
-// error about bad input data wraps.
+// package holds what every other package shares: [ErrBadData], which every
+// error about bad input data wraps; [PanicError], which a panic in a
+// goroutine of a pass becomes; and the logger of a pass, set once on its
+// context with [WithLogger] ([SlogLogger] adapts a log/slog handler).
+//
+// # Architecture
 //
 // The data's way through the packages:
 //
-//	source  ->  stage ... stage  ->  batch  ->  sink     (pipeline wires and runs them)
-//	one sample   typed decorators     groups     named tensors
+//	source  ->  stage ... stage  ->  batch  ->  sink  ->  tensor.Batch   (pipeline wires and runs them)
+//	one sample   typed decorators     groups     fields    named tensors
 //
-// Format readers live under dataset/ and emit single samples as a
-// source.Reader; see the README for the whole map.
+// A format reader under dataset/ (mnist, csv, array, recordio, imagerec) or
+// a generic one in source yields one sample at a time as a
+// source.Reader[T]; stage decorates readers; batch groups samples and says
+// which are padding; a sink's fields copy samples into contiguous tensors
+// that reach the training loop as a *tensor.Batch, whose Release hands the
+// memory back. image/decode and image/augment turn encoded images into
+// tensors; pipeline is a typed builder with epochs, statistics and a
+// bottleneck report; pipeline/gostreams connects pipelines to go-streams.
+//
+// A new stage is a function from a source.Reader[In] to a
+// source.Reader[Out], checked with source/sourcetest.TestStage; a new
+// format is a package under dataset/ whose positioned errors wrap
+// ErrBadData and whose readers take a SkipBad option. The README's
+// Architecture section says more.
 package tensorfeed
 
 import "errors"
