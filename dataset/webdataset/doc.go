@@ -1,0 +1,50 @@
+// Package webdataset reads and writes WebDataset shards: POSIX tar files
+// (plain or gzip-compressed, told apart by their magic bytes) whose members
+// are grouped into samples by key.
+//
+// # Samples
+//
+// A member's key is its path up to the first dot of its base name, and its
+// field the rest of the base name: a/b/000123.jpg and a/b/000123.cls make
+// the sample a/b/000123 with the fields jpg and cls, and x.seg.png has the
+// key x and the field seg.png. The members of a sample are consecutive in
+// the tar. Directories, other non-regular entries and files whose base
+// name has no field (README, .hidden) are passed over, as WebDataset does.
+//
+// [Open] reads one shard and [OpenShards] several, in order, as a
+// source.Reader[[Sample]]: a sample holds its key, its shard, the offset of
+// its first member and the bytes of its fields. The methods of Sample
+// decode a field: [Sample.Int] (.cls), [Sample.Text] (.txt),
+// [Sample.JSON], [Sample.NPY] (NumPy .npy arrays, see [NPY] and [Dense])
+// and [Sample.Image] (JPEG and PNG through image/decode). [Decode] turns a
+// reader of samples into a reader of the caller's own type, with decoding
+// errors under the reader's bad-record policy. A [Writer] writes samples
+// as a shard.
+//
+// # Bad input
+//
+// Every error about the data is an [*Error] that names the shard, the byte
+// offset of the tar header of the member concerned (in the decompressed
+// stream of a .tar.gz shard) and the member, and wraps [ErrFormat] (and so
+// tensorfeed.ErrBadData) and its cause. A bad tar header or gzip stream
+// ([ErrHeader]), a truncated shard ([ErrTruncated]: it ends inside a
+// header or a member, a member claims more bytes than the file holds after
+// its header, or the end-of-archive blocks are missing), a member over
+// [MaxMemberBytes] ([ErrTooLarge]) and a sample whose members are not
+// consecutive, in one shard or across two ([ErrSplit]), end the pass under
+// any policy. A sample that lacks a field named by [Fields]
+// ([ErrMissingField]), holds a field twice ([ErrDuplicateField]) or does
+// not decode through [Decode] ([ErrDecode]) is bad on its own: [SkipBad]
+// and [OnBad] skip such samples up to a bound (source.SkipPolicy).
+//
+// # Memory
+//
+// A pass holds one sample, and one member read ahead, at a time. A member
+// is allocated once its header was checked against [MaxMemberBytes]
+// (default [DefaultMaxMemberBytes]) and, in a plain shard, against the
+// bytes left in the file; in a gzip shard its buffer grows as bytes
+// arrive. [NPY] allocates nothing from what a header claims: the data must
+// be exactly the bytes that follow the header. Images are bounded by
+// decode.Options.MaxBytes and MaxPixels. The keys of a shard's samples are
+// kept during its pass to find split samples.
+package webdataset

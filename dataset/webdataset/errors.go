@@ -1,0 +1,84 @@
+package webdataset
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tensorfeed/tensorfeed"
+)
+
+// ErrFormat is wrapped by every error about bad data in a shard or in a
+// field of a sample. It wraps tensorfeed.ErrBadData.
+var ErrFormat = fmt.Errorf("webdataset: bad shard: %w", tensorfeed.ErrBadData)
+
+// The causes an [*Error] wraps besides ErrFormat. ErrHeader, ErrTruncated,
+// ErrTooLarge and ErrSplit are structural: they end a pass under any
+// bad-record policy. ErrMissingField, ErrDuplicateField and ErrDecode are
+// about one sample, which a policy (OnBad, SkipBad) may skip.
+var (
+	// ErrHeader: a tar header does not parse (a bad checksum, a bad
+	// number field), or the gzip stream of a .tar.gz shard is corrupt.
+	ErrHeader = errors.New("bad tar header")
+	// ErrTruncated: the shard ends inside a header or a member, a member
+	// claims more bytes than the rest of the file holds, or the shard
+	// ends without the tar end-of-archive blocks.
+	ErrTruncated = errors.New("truncated shard")
+	// ErrTooLarge: a member is larger than MaxMemberBytes. It is reported
+	// from the header, before the member is read.
+	ErrTooLarge = errors.New("member larger than the configured maximum")
+	// ErrSplit: the members of one sample are not consecutive: a key
+	// appears again after another key, in the same shard or at the start
+	// of the next shard of the list.
+	ErrSplit = errors.New("sample split")
+	// ErrMissingField: a sample lacks a field named by Fields, or a
+	// decoder was asked for a field the sample does not have.
+	ErrMissingField = errors.New("missing field")
+	// ErrDuplicateField: two members of one sample have the same field
+	// name.
+	ErrDuplicateField = errors.New("duplicate field")
+	// ErrDecode: a field's bytes do not decode as asked (a .cls that is
+	// not an integer, bad JSON, a bad .npy header, an image that does not
+	// decode).
+	ErrDecode = errors.New("field does not decode")
+)
+
+// Error reports bad data in a shard: which shard, the byte offset of the
+// tar header of the member concerned (of the first member of a sample for
+// errors about a whole sample) and the member's name. For a .tar.gz shard
+// the offset counts bytes of the decompressed tar stream. It wraps
+// ErrFormat (and so tensorfeed.ErrBadData) and Err.
+type Error struct {
+	Shard  string // path of the shard
+	Offset int64  // byte offset of the member's tar header
+	Member string // the member's name (key.field); empty when the header did not parse
+	Err    error  // the cause: wraps ErrHeader, ErrTruncated, ... and the underlying error if any
+}
+
+// FilePath returns the shard the error is about, so that source.Files does
+// not name it a second time.
+func (e *Error) FilePath() string { return e.Shard }
+
+func (e *Error) Error() string {
+	if e.Member == "" {
+		return fmt.Sprintf("webdataset: %s: offset %d: %v", e.Shard, e.Offset, e.Err)
+	}
+	return fmt.Sprintf("webdataset: %s: offset %d: member %q: %v", e.Shard, e.Offset, e.Member, e.Err)
+}
+
+// Unwrap returns ErrFormat and the cause.
+func (e *Error) Unwrap() []error { return []error{ErrFormat, e.Err} }
+
+// perSample tells whether err is about one sample only, which a
+// SkipPolicy may skip.
+func perSample(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return errors.Is(err, tensorfeed.ErrBadData)
+	}
+	for _, structural := range []error{ErrHeader, ErrTruncated, ErrTooLarge, ErrSplit} {
+		if errors.Is(e.Err, structural) {
+			return false
+		}
+	}
+	return true
+}

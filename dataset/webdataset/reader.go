@@ -1,0 +1,485 @@
+package webdataset
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// DefaultMaxMemberBytes is the largest member a reader accepts by default:
+// 64 MiB.
+const DefaultMaxMemberBytes = 64 << 20
+
+const maxLimit = 1 << 40
+
+type config struct {
+	maxMember int64
+	required  []string
+	bad       *source.SkipPolicy
+}
+
+// Option configures a [Reader].
+type Option = option.Option[config]
+
+// MaxMemberBytes sets the largest member a pass reads (default
+// [DefaultMaxMemberBytes]). A larger member ends the pass with an [*Error]
+// wrapping [ErrTooLarge], from its header, before any of it is read,
+// under any bad-record policy: the fix is a larger limit. A pass holds
+// one sample at a time, so its memory is about the sum of a sample's
+// members. MaxMemberBytes panics unless 1 <= n <= 1<<40.
+func MaxMemberBytes(n int64) Option {
+	if n < 1 || n > maxLimit {
+		panic(fmt.Sprintf("webdataset: MaxMemberBytes(%d): must be in [1, %d]", n, int64(maxLimit)))
+	}
+	return option.New(func(c *config) { c.maxMember = n })
+}
+
+// Fields names fields every sample must have ("jpg", "cls"): a sample
+// without one of them is bad ([ErrMissingField]). Samples may hold other
+// fields too.
+func Fields(names ...string) Option {
+	names = slices.Clone(names)
+	return option.New(func(c *config) { c.required = append(c.required, names...) })
+}
+
+// SkipBad skips bad samples while they are at most maxFraction of a
+// pass's samples, counting and logging each (see [source.SkipBad], which
+// it calls with these arguments, and [OnBad]).
+func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
+	return OnBad(source.SkipBad(maxFraction, opts...))
+}
+
+// OnBad sets the bad-record policy, which may be shared with other readers.
+// A bad sample is one that lacks a field named by [Fields] or holds a
+// field twice, or, through [Decode], one whose decoding fails with an
+// error that wraps tensorfeed.ErrBadData. The policy's warnings go to the
+// logger of the pass's context (tensorfeed.WithLogger). Whatever the
+// policy, the pass fails on a shard that cannot be opened or read, a bad
+// tar header or gzip stream, a truncated shard, a member over
+// MaxMemberBytes and a split sample: what follows such damage cannot be
+// trusted. The default, a nil policy, fails the pass at the first bad
+// sample.
+func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.bad = p }) }
+
+// Reader reads the samples of one or more WebDataset shards, in order. It
+// is a source.Reader[Sample]; each pass opens the shards one after the
+// other and closes each before the next.
+type Reader struct {
+	paths []string
+	cfg   config
+}
+
+// Open returns a reader of the shard at path (a tar or a gzip-compressed
+// tar, told apart by its magic bytes). The file is opened when a pass
+// starts.
+func Open(path string, opts ...Option) *Reader {
+	return OpenShards([]string{path}, opts...)
+}
+
+// OpenShards returns a reader of the shards at paths, read in that order.
+// A sample whose key ends one shard and starts the next is an error
+// ([ErrSplit]).
+func OpenShards(paths []string, opts ...Option) *Reader {
+	c := config{maxMember: DefaultMaxMemberBytes}
+	option.Apply(&c, opts)
+	return &Reader{paths: slices.Clone(paths), cfg: c}
+}
+
+// Skipped returns how many bad samples the reader's policy (OnBad,
+// SkipBad) has skipped, over all passes and all readers that share the
+// policy; 0 without one. It makes the reader a source.SkipCounted.
+func (r *Reader) Skipped() int64 { return r.cfg.bad.Skipped() }
+
+// All starts a pass over the samples of the shards. A bad sample ends the
+// pass with its [*Error], unless a bad-record policy (OnBad, SkipBad)
+// skips it. The pass logs through tensorfeed.Logger(ctx): a debug entry
+// for each shard it opens, and a warning for each sample the policy skips.
+func (r *Reader) All(ctx context.Context) iter.Seq2[Sample, error] {
+	return pass(ctx, r, func(s Sample) (Sample, error) { return s, nil })
+}
+
+// Decode returns a reader that applies f to every sample of r. An error
+// from f that wraps tensorfeed.ErrBadData (the errors of the decoding
+// methods of [Sample] do) makes the sample bad, under r's policy like the
+// samples r finds bad itself: skipped and counted, or the end of the pass.
+// Any other error from f ends the pass. The reader it returns has a
+// Skipped method, as r does.
+func Decode[T any](r *Reader, f func(Sample) (T, error)) source.Reader[T] {
+	return &decoded[T]{r: r, f: f}
+}
+
+type decoded[T any] struct {
+	r *Reader
+	f func(Sample) (T, error)
+}
+
+func (d *decoded[T]) All(ctx context.Context) iter.Seq2[T, error] { return pass(ctx, d.r, d.f) }
+
+// Skipped returns how many bad samples the reader's policy has skipped.
+func (d *decoded[T]) Skipped() int64 { return d.r.Skipped() }
+
+func pass[T any](ctx context.Context, r *Reader, f func(Sample) (T, error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		log := tensorfeed.Logger(ctx)
+		p := &passState[T]{ctx: ctx, r: r, f: f, yield: yield, log: log, skips: r.cfg.bad.Pass(-1, log)}
+		for i := range r.paths {
+			if !p.shard(i) {
+				return
+			}
+		}
+		if err := p.skips.End(); err != nil {
+			var zero T
+			yield(zero, err)
+		}
+	}
+}
+
+type passState[T any] struct {
+	ctx     context.Context
+	r       *Reader
+	f       func(Sample) (T, error)
+	yield   func(T, error) bool
+	log     *zap.Logger
+	skips   *source.SkipCounter
+	lastKey string
+}
+
+// shard reads shard i of the pass and reports whether the pass goes on.
+func (p *passState[T]) shard(i int) bool {
+	var zero T
+	path := p.r.paths[i]
+	if ce := p.log.Check(zap.DebugLevel, "webdataset shard"); ce != nil {
+		ce.Write(zap.String("shard", path), zap.Int("index", i), zap.Int("shards", len(p.r.paths)))
+	}
+	sh, err := openShard(path, &p.r.cfg)
+	if err != nil {
+		p.yield(zero, err)
+		return false
+	}
+	defer sh.close()
+	done := p.ctx.Done()
+	for first := true; ; first = false {
+		if done != nil {
+			select {
+			case <-done:
+				p.yield(zero, p.ctx.Err())
+				return false
+			default:
+			}
+		}
+		s, bad, err := sh.next()
+		if err == io.EOF {
+			return true
+		}
+		if err == nil && first && i > 0 && s.Key == p.lastKey {
+			err = &Error{Shard: path, Offset: s.Offset, Member: sh.firstMember,
+				Err: fmt.Errorf("%w: key %q ends shard %s and starts this one", ErrSplit, s.Key, p.r.paths[i-1])}
+		}
+		if err != nil {
+			p.yield(zero, err)
+			return false
+		}
+		p.lastKey = s.Key
+		var out T
+		if bad == nil {
+			out, bad = p.f(s)
+			if bad != nil && !perSample(bad) {
+				p.yield(zero, bad)
+				return false
+			}
+		}
+		if bad != nil {
+			if err := p.skips.Bad(bad); err != nil {
+				p.yield(zero, err)
+				return false
+			}
+			continue
+		}
+		p.skips.Good()
+		if !p.yield(out, nil) {
+			return false
+		}
+	}
+}
+
+// counter counts the bytes read from the tar stream, so that a header's
+// offset is known, and keeps the first error of the underlying reader.
+type counter struct {
+	r   io.Reader
+	n   int64
+	err error
+}
+
+func (c *counter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// ioRecorder keeps the first error of the file other than io.EOF, to tell
+// I/O failures from bad data.
+type ioRecorder struct {
+	r   io.Reader
+	err error
+}
+
+func (c *ioRecorder) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err != nil && err != io.EOF && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+type member struct {
+	name, key, field string
+	offset           int64
+	data             []byte
+}
+
+// shard is one pass over one shard: a pull reader of samples.
+type shard struct {
+	path        string
+	cfg         *config
+	f           *os.File
+	size        int64 // the file's size when plain, -1 for gzip
+	file        *ioRecorder
+	cnt         *counter
+	tr          *tar.Reader
+	pending     *member
+	pendingErr  error
+	eof         bool
+	seen        map[string]struct{}
+	firstMember string
+}
+
+func openShard(p string, cfg *config) (*shard, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	rec := &ioRecorder{r: f}
+	br := bufio.NewReaderSize(rec, 64<<10)
+	sh := &shard{path: p, cfg: cfg, f: f, size: fi.Size(), file: rec, seen: make(map[string]struct{})}
+	var stream io.Reader = br
+	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			if rec.err != nil {
+				return nil, rec.err
+			}
+			return nil, &Error{Shard: p, Err: fmt.Errorf("%w: gzip: %w", ErrHeader, err)}
+		}
+		zr.Multistream(true)
+		stream = zr
+		sh.size = -1
+	}
+	if rec.err != nil {
+		f.Close()
+		return nil, rec.err
+	}
+	sh.cnt = &counter{r: stream}
+	sh.tr = tar.NewReader(sh.cnt)
+	return sh, nil
+}
+
+func (s *shard) close() { s.f.Close() }
+
+// fail turns an error of the tar or gzip reader into a positioned error,
+// or returns the file's own I/O error.
+func (s *shard) fail(off int64, name string, err error) error {
+	if s.file.err != nil {
+		return fmt.Errorf("webdataset: %s: %w", s.path, s.file.err)
+	}
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		err = fmt.Errorf("%w: the shard ends early", ErrTruncated)
+	case errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || s.cnt.err != nil && s.cnt.err != io.EOF:
+		err = fmt.Errorf("%w: gzip: %w", ErrHeader, err)
+	default:
+		err = fmt.Errorf("%w: %w", ErrHeader, err)
+	}
+	return &Error{Shard: s.path, Offset: off, Member: name, Err: err}
+}
+
+// member reads the next member that belongs to a sample, skipping
+// directories, other non-regular entries and files without a field name
+// (as WebDataset does). It returns io.EOF at the end of the archive.
+func (s *shard) member() (member, error) {
+	for {
+		// The previous member was read whole, so the next header starts at
+		// the next 512-byte block.
+		off := (s.cnt.n + 511) &^ 511
+		hdr, err := s.tr.Next()
+		if err == io.EOF {
+			if s.file.err != nil {
+				return member{}, fmt.Errorf("webdataset: %s: %w", s.path, s.file.err)
+			}
+			if s.cnt.n < off+512 {
+				return member{}, &Error{Shard: s.path, Offset: off,
+					Err: fmt.Errorf("%w: no end-of-archive blocks", ErrTruncated)}
+			}
+			if s.size < 0 {
+				// Read the gzip stream to its end, so that its checksum and
+				// length are checked and a cut stream is not taken for a
+				// whole one.
+				if _, err := io.Copy(io.Discard, io.LimitReader(s.cnt, s.cfg.maxMember)); err != nil {
+					return member{}, s.fail(s.cnt.n, "", err)
+				}
+			}
+			return member{}, io.EOF
+		}
+		if err != nil {
+			return member{}, s.fail(off, "", err)
+		}
+		if hdr.Typeflag != tar.TypeReg {
+			if _, err := io.Copy(io.Discard, s.tr); err != nil {
+				return member{}, s.fail(off, hdr.Name, err)
+			}
+			continue
+		}
+		key, field := split(hdr.Name)
+		if field == "" {
+			if _, err := io.Copy(io.Discard, io.LimitReader(s.tr, hdr.Size)); err != nil {
+				return member{}, s.fail(off, hdr.Name, err)
+			}
+			continue
+		}
+		if hdr.Size > s.cfg.maxMember {
+			return member{}, &Error{Shard: s.path, Offset: off, Member: hdr.Name,
+				Err: fmt.Errorf("%w: %d bytes, at most %d (MaxMemberBytes)", ErrTooLarge, hdr.Size, s.cfg.maxMember)}
+		}
+		if s.size >= 0 && hdr.Size > s.size-s.cnt.n {
+			return member{}, &Error{Shard: s.path, Offset: off, Member: hdr.Name,
+				Err: fmt.Errorf("%w: the member claims %d bytes, the file holds %d after its header", ErrTruncated, hdr.Size, s.size-s.cnt.n)}
+		}
+		data, err := s.read(hdr.Size)
+		if err != nil {
+			return member{}, s.fail(off, hdr.Name, err)
+		}
+		return member{name: hdr.Name, key: key, field: field, offset: off, data: data}, nil
+	}
+}
+
+// read reads the n bytes of the current member. From a plain file, whose
+// size bounds n, it allocates them at once; from a gzip stream it grows
+// the buffer as bytes arrive.
+func (s *shard) read(n int64) ([]byte, error) {
+	if s.size >= 0 || n <= 64<<10 {
+		b := make([]byte, n)
+		_, err := io.ReadFull(s.tr, b)
+		return b, err
+	}
+	var buf bytes.Buffer
+	buf.Grow(64 << 10)
+	got, err := buf.ReadFrom(io.LimitReader(s.tr, n))
+	if err == nil && got < n {
+		err = io.ErrUnexpectedEOF
+	}
+	return buf.Bytes(), err
+}
+
+// split returns the key and the field of a member name: the path up to the
+// first dot of its base name, and what follows that dot.
+func split(name string) (key, field string) {
+	base := path.Base(name)
+	dot := strings.IndexByte(base, '.')
+	if dot <= 0 || dot == len(base)-1 || strings.HasSuffix(name, "/") {
+		return "", ""
+	}
+	cut := len(name) - len(base) + dot
+	return name[:cut], name[cut+1:]
+}
+
+// next returns the next sample of the shard. err is structural (it ends
+// the pass) or io.EOF at the end; bad is set when the sample is bad but
+// the shard can be read on.
+func (s *shard) next() (smp Sample, bad, err error) {
+	if s.pendingErr != nil {
+		return Sample{}, nil, s.pendingErr
+	}
+	if s.pending == nil {
+		if s.eof {
+			return Sample{}, nil, io.EOF
+		}
+		m, err := s.member()
+		if err != nil {
+			return Sample{}, nil, err
+		}
+		s.pending = &m
+	}
+	m := *s.pending
+	s.pending = nil
+	if _, dup := s.seen[m.key]; dup {
+		return Sample{}, nil, &Error{Shard: s.path, Offset: m.offset, Member: m.name,
+			Err: fmt.Errorf("%w: key %q appears again after other keys", ErrSplit, m.key)}
+	}
+	s.seen[m.key] = struct{}{}
+	s.firstMember = m.name
+	smp = Sample{Key: m.key, Shard: s.path, Offset: m.offset, Fields: map[string][]byte{m.field: m.data}}
+	for {
+		n, err := s.member()
+		if err == io.EOF {
+			s.eof = true
+			break
+		}
+		if e, ok := err.(*Error); ok && e.Member != "" {
+			if k, _ := split(e.Member); k != smp.Key {
+				// The member that failed starts another sample: this one is
+				// whole, and the error comes next.
+				s.pendingErr = err
+				break
+			}
+		}
+		if err != nil {
+			return Sample{}, nil, err
+		}
+		if n.key != smp.Key {
+			s.pending = &n
+			break
+		}
+		if _, dup := smp.Fields[n.field]; dup {
+			if bad == nil {
+				bad = &Error{Shard: s.path, Offset: n.offset, Member: n.name,
+					Err: fmt.Errorf("%w: %q", ErrDuplicateField, n.field)}
+			}
+			continue
+		}
+		smp.Fields[n.field] = n.data
+	}
+	if bad == nil {
+		for _, f := range s.cfg.required {
+			if _, ok := smp.Fields[f]; !ok {
+				bad = &Error{Shard: s.path, Offset: smp.Offset, Member: s.firstMember,
+					Err: fmt.Errorf("%w: sample %q has no %q", ErrMissingField, smp.Key, f)}
+				break
+			}
+		}
+	}
+	return smp, bad, nil
+}
