@@ -1,0 +1,480 @@
+package tfrecord
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// Kind says which list a Feature holds.
+type Kind uint8
+
+// The kinds of a Feature, after tf.train.Feature's oneof.
+const (
+	KindNone  Kind = iota // an empty Feature: no list set
+	KindBytes             // bytes_list
+	KindFloat             // float_list
+	KindInt64             // int64_list
+)
+
+// String returns the proto name of the kind's list.
+func (k Kind) String() string {
+	switch k {
+	case KindNone:
+		return "none"
+	case KindBytes:
+		return "bytes_list"
+	case KindFloat:
+		return "float_list"
+	case KindInt64:
+		return "int64_list"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Feature is one tf.train.Feature: a list of byte strings, of float32 or of
+// int64, as Kind says; the other two lists are nil.
+type Feature struct {
+	Kind   Kind
+	Bytes  [][]byte
+	Floats []float32
+	Int64s []int64
+}
+
+// Example is a decoded tf.train.Example: named features, each a typed list.
+// The zero Example has no features; the Set methods add them.
+type Example struct {
+	Features map[string]Feature
+}
+
+// ErrExample is wrapped by every error about a malformed serialized
+// tf.train.Example. It wraps tensorfeed.ErrBadData.
+var ErrExample error = &badData{"tfrecord: bad tf.train.Example"}
+
+// ErrNoFeature is wrapped by the error of an accessor asked for a feature
+// the Example does not have. It wraps tensorfeed.ErrBadData: a record that
+// lacks a feature the pipeline needs is bad data.
+var ErrNoFeature error = &badData{"tfrecord: no such feature"}
+
+// ErrKind is wrapped by the error of an accessor asked for a list of another
+// kind than the feature holds. It wraps tensorfeed.ErrBadData.
+var ErrKind error = &badData{"tfrecord: feature of another kind"}
+
+// ExampleError is an error about a serialized tf.train.Example or one of its
+// features. It wraps Err: ErrExample, ErrNoFeature or ErrKind.
+type ExampleError struct {
+	Feature string // name of the feature at fault, "" when outside any (or not yet known)
+	Offset  int    // byte offset in the serialized Example, -1 for an accessor's error
+	Msg     string // what is wrong
+	Err     error
+}
+
+// Error formats the error as `tfrecord: feature "NAME": MSG`, with the
+// offset when the error is about the encoding.
+func (e *ExampleError) Error() string {
+	s := "tfrecord: Example"
+	if e.Feature != "" {
+		s = fmt.Sprintf("tfrecord: feature %q", e.Feature)
+	}
+	if e.Offset >= 0 {
+		s += fmt.Sprintf(" (offset %d)", e.Offset)
+	}
+	return s + ": " + e.Msg
+}
+
+// Unwrap returns Err.
+func (e *ExampleError) Unwrap() error { return e.Err }
+
+// Float32s returns the float_list of the feature name. An empty Feature
+// reads as an empty list of any kind.
+func (e Example) Float32s(name string) ([]float32, error) {
+	f, err := e.feature(name, KindFloat)
+	return f.Floats, err
+}
+
+// Int64s returns the int64_list of the feature name. An empty Feature reads
+// as an empty list of any kind.
+func (e Example) Int64s(name string) ([]int64, error) {
+	f, err := e.feature(name, KindInt64)
+	return f.Int64s, err
+}
+
+// Bytes returns the bytes_list of the feature name. An empty Feature reads
+// as an empty list of any kind.
+func (e Example) Bytes(name string) ([][]byte, error) {
+	f, err := e.feature(name, KindBytes)
+	return f.Bytes, err
+}
+
+func (e Example) feature(name string, want Kind) (Feature, error) {
+	f, ok := e.Features[name]
+	if !ok {
+		return Feature{}, &ExampleError{Feature: name, Offset: -1, Msg: "no such feature", Err: ErrNoFeature}
+	}
+	if f.Kind != want && f.Kind != KindNone {
+		return Feature{}, &ExampleError{Feature: name, Offset: -1, Err: ErrKind,
+			Msg: fmt.Sprintf("holds a %s, not a %s", f.Kind, want)}
+	}
+	return f, nil
+}
+
+// SetFloat32s sets the feature name to a float_list holding v (not copied).
+func (e *Example) SetFloat32s(name string, v ...float32) {
+	e.set(name, Feature{Kind: KindFloat, Floats: v})
+}
+
+// SetInt64s sets the feature name to an int64_list holding v (not copied).
+func (e *Example) SetInt64s(name string, v ...int64) {
+	e.set(name, Feature{Kind: KindInt64, Int64s: v})
+}
+
+// SetBytes sets the feature name to a bytes_list holding v (not copied).
+func (e *Example) SetBytes(name string, v ...[]byte) {
+	e.set(name, Feature{Kind: KindBytes, Bytes: v})
+}
+
+func (e *Example) set(name string, f Feature) {
+	if e.Features == nil {
+		e.Features = make(map[string]Feature)
+	}
+	e.Features[name] = f
+}
+
+// Field numbers of tf.train.Example and the messages it holds
+// (tensorflow/core/example/example.proto and feature.proto).
+const (
+	fieldFeatures  = 1 // Example.features
+	fieldFeature   = 1 // Features.feature (map<string, Feature>)
+	fieldMapKey    = 1 // map entry key
+	fieldMapValue  = 2 // map entry value
+	fieldBytesList = 1 // Feature.bytes_list
+	fieldFloatList = 2 // Feature.float_list
+	fieldInt64List = 3 // Feature.int64_list
+	fieldValue     = 1 // BytesList/FloatList/Int64List.value
+)
+
+// ParseExample decodes a serialized tf.train.Example. Unknown fields are
+// skipped; lists are accepted packed or not, as protobuf requires; when a
+// feature name or a feature's list appears twice, protobuf's merge rules
+// apply (the later map entry wins; the same list is appended to, another
+// list replaces it). Byte strings are copied: the Example does not keep b.
+// Memory is bounded by a small multiple of len(b).
+//
+// A malformed input gives an *ExampleError that wraps ErrExample and names
+// the feature when the fault is inside one.
+func ParseExample(b []byte) (Example, error) {
+	var p parser
+	var ex Example
+	err := p.fields(b, 0, func(num protowire.Number, typ protowire.Type, v []byte, voff, at int) error {
+		if num != fieldFeatures {
+			return nil
+		}
+		if typ != protowire.BytesType {
+			return p.errorf(at, "Example.features has wire type %d, want %d", typ, protowire.BytesType)
+		}
+		return p.features(v, voff, &ex)
+	})
+	return ex, err
+}
+
+type parser struct {
+	feature string // the feature being parsed, for errors
+}
+
+func (p *parser) errorf(at int, format string, args ...any) error {
+	return &ExampleError{Feature: p.feature, Offset: at, Msg: fmt.Sprintf(format, args...), Err: ErrExample}
+}
+
+// fields calls f for every field of the message b, which starts at offset
+// off of the whole input, with the field's value (the bytes of a
+// length-delimited field, the raw encoding of any other), the value's offset
+// and the offset of the field's tag.
+func (p *parser) fields(b []byte, off int, f func(num protowire.Number, typ protowire.Type, v []byte, voff, at int) error) error {
+	end := off + len(b)
+	for len(b) > 0 {
+		at := end - len(b)
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return p.errorf(at, "bad field tag: %v", protowire.ParseError(n))
+		}
+		b = b[n:]
+		var v []byte
+		if typ == protowire.BytesType {
+			v, n = protowire.ConsumeBytes(b)
+		} else {
+			n = protowire.ConsumeFieldValue(num, typ, b)
+			if n >= 0 {
+				v = b[:n]
+			}
+		}
+		if n < 0 {
+			return p.errorf(at, "bad value of field %d: %v", num, protowire.ParseError(n))
+		}
+		voff := end - len(b) + n - len(v)
+		b = b[n:]
+		if err := f(num, typ, v, voff, at); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// features decodes a tf.train.Features at offset off into ex.
+func (p *parser) features(b []byte, off int, ex *Example) error {
+	return p.fields(b, off, func(num protowire.Number, typ protowire.Type, v []byte, voff, at int) error {
+		if num != fieldFeature {
+			return nil
+		}
+		if typ != protowire.BytesType {
+			return p.errorf(at, "Features.feature has wire type %d, want %d", typ, protowire.BytesType)
+		}
+		return p.entry(v, voff, ex)
+	})
+}
+
+// entry decodes one map entry of Features.feature.
+func (p *parser) entry(b []byte, off int, ex *Example) error {
+	var name string
+	var value []byte
+	valueOff := off
+	err := p.fields(b, off, func(num protowire.Number, typ protowire.Type, v []byte, voff, at int) error {
+		switch num {
+		case fieldMapKey:
+			if typ != protowire.BytesType {
+				return p.errorf(at, "feature name has wire type %d, want %d", typ, protowire.BytesType)
+			}
+			name = string(v)
+		case fieldMapValue:
+			if typ != protowire.BytesType {
+				return p.errorf(at, "feature value has wire type %d, want %d", typ, protowire.BytesType)
+			}
+			value, valueOff = v, voff
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	p.feature = name
+	defer func() { p.feature = "" }()
+	var f Feature
+	if err := p.featureValue(value, valueOff, &f); err != nil {
+		return err
+	}
+	if ex.Features == nil {
+		ex.Features = make(map[string]Feature)
+	}
+	ex.Features[name] = f
+	return nil
+}
+
+// featureValue decodes a tf.train.Feature.
+func (p *parser) featureValue(b []byte, off int, f *Feature) error {
+	return p.fields(b, off, func(num protowire.Number, typ protowire.Type, v []byte, voff, at int) error {
+		var kind Kind
+		switch num {
+		case fieldBytesList:
+			kind = KindBytes
+		case fieldFloatList:
+			kind = KindFloat
+		case fieldInt64List:
+			kind = KindInt64
+		default:
+			return nil
+		}
+		if typ != protowire.BytesType {
+			return p.errorf(at, "%s has wire type %d, want %d", kind, typ, protowire.BytesType)
+		}
+		if f.Kind != kind {
+			*f = Feature{Kind: kind} // another member of the oneof replaces the list
+		}
+		return p.list(v, voff, f)
+	})
+}
+
+// list appends the values of a BytesList, FloatList or Int64List to f.
+func (p *parser) list(b []byte, off int, f *Feature) error {
+	if f.Kind == KindFloat && f.Floats == nil {
+		f.Floats = []float32{}
+	}
+	return p.fields(b, off, func(num protowire.Number, typ protowire.Type, v []byte, _, at int) error {
+		if num != fieldValue {
+			return nil
+		}
+		switch f.Kind {
+		case KindBytes:
+			if typ != protowire.BytesType {
+				return p.errorf(at, "bytes_list value has wire type %d, want %d", typ, protowire.BytesType)
+			}
+			f.Bytes = append(f.Bytes, append([]byte{}, v...))
+		case KindFloat:
+			switch typ {
+			case protowire.BytesType: // packed
+				if len(v)%4 != 0 {
+					return p.errorf(at, "packed float_list of %d bytes, not a multiple of 4", len(v))
+				}
+				f.Floats = slices.Grow(f.Floats, len(v)/4)
+				for ; len(v) > 0; v = v[4:] {
+					x, _ := protowire.ConsumeFixed32(v)
+					f.Floats = append(f.Floats, math.Float32frombits(x))
+				}
+			case protowire.Fixed32Type:
+				x, _ := protowire.ConsumeFixed32(v)
+				f.Floats = append(f.Floats, math.Float32frombits(x))
+			default:
+				return p.errorf(at, "float_list value has wire type %d", typ)
+			}
+		case KindInt64:
+			switch typ {
+			case protowire.BytesType: // packed
+				count := 0
+				for _, c := range v {
+					if c < 0x80 {
+						count++
+					}
+				}
+				f.Int64s = slices.Grow(f.Int64s, count)
+				for len(v) > 0 {
+					x, n := protowire.ConsumeVarint(v)
+					if n < 0 {
+						return p.errorf(at, "packed int64_list: %v", protowire.ParseError(n))
+					}
+					f.Int64s = append(f.Int64s, int64(x))
+					v = v[n:]
+				}
+			case protowire.VarintType:
+				x, _ := protowire.ConsumeVarint(v)
+				f.Int64s = append(f.Int64s, int64(x))
+			default:
+				return p.errorf(at, "int64_list value has wire type %d", typ)
+			}
+		}
+		return nil
+	})
+}
+
+// Marshal returns the Example serialized as a tf.train.Example, its
+// features in the order of their names (so equal Examples give equal
+// bytes), lists packed as TensorFlow writes them.
+func (e Example) Marshal() []byte { return e.AppendMarshal(nil) }
+
+// AppendMarshal appends the serialized Example to b and returns the result.
+func (e Example) AppendMarshal(b []byte) []byte {
+	if len(e.Features) == 0 {
+		return b
+	}
+	names := make([]string, 0, len(e.Features))
+	for name := range e.Features {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	featuresSize := 0
+	for _, name := range names {
+		featuresSize += sizeField(fieldFeature, entrySize(name, e.Features[name]))
+	}
+	b = slices.Grow(b, sizeField(fieldFeatures, featuresSize))
+	b = appendLen(b, fieldFeatures, featuresSize)
+	for _, name := range names {
+		f := e.Features[name]
+		b = appendLen(b, fieldFeature, entrySize(name, f))
+		b = appendLen(b, fieldMapKey, len(name))
+		b = append(b, name...)
+		b = appendLen(b, fieldMapValue, featureSize(f))
+		b = appendFeature(b, f)
+	}
+	return b
+}
+
+// sizeField is the size of a length-delimited field whose value has n bytes.
+func sizeField(num protowire.Number, n int) int {
+	return protowire.SizeTag(num) + protowire.SizeBytes(n)
+}
+
+func appendLen(b []byte, num protowire.Number, n int) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendVarint(b, uint64(n))
+}
+
+func entrySize(name string, f Feature) int {
+	return sizeField(fieldMapKey, len(name)) + sizeField(fieldMapValue, featureSize(f))
+}
+
+// listSize is the size of the body of f's list message.
+func listSize(f Feature) int {
+	switch f.Kind {
+	case KindBytes:
+		n := 0
+		for _, v := range f.Bytes {
+			n += sizeField(fieldValue, len(v))
+		}
+		return n
+	case KindFloat:
+		if len(f.Floats) == 0 {
+			return 0
+		}
+		return sizeField(fieldValue, 4*len(f.Floats))
+	case KindInt64:
+		if len(f.Int64s) == 0 {
+			return 0
+		}
+		return sizeField(fieldValue, packedInt64Size(f.Int64s))
+	}
+	return 0
+}
+
+func packedInt64Size(v []int64) int {
+	n := 0
+	for _, x := range v {
+		n += protowire.SizeVarint(uint64(x))
+	}
+	return n
+}
+
+func kindField(k Kind) protowire.Number {
+	switch k {
+	case KindBytes:
+		return fieldBytesList
+	case KindFloat:
+		return fieldFloatList
+	default:
+		return fieldInt64List
+	}
+}
+
+func featureSize(f Feature) int {
+	if f.Kind == KindNone {
+		return 0
+	}
+	return sizeField(kindField(f.Kind), listSize(f))
+}
+
+func appendFeature(b []byte, f Feature) []byte {
+	if f.Kind == KindNone {
+		return b
+	}
+	b = appendLen(b, kindField(f.Kind), listSize(f))
+	switch f.Kind {
+	case KindBytes:
+		for _, v := range f.Bytes {
+			b = appendLen(b, fieldValue, len(v))
+			b = append(b, v...)
+		}
+	case KindFloat:
+		if len(f.Floats) > 0 {
+			b = appendLen(b, fieldValue, 4*len(f.Floats))
+			for _, x := range f.Floats {
+				b = protowire.AppendFixed32(b, math.Float32bits(x))
+			}
+		}
+	case KindInt64:
+		if len(f.Int64s) > 0 {
+			b = appendLen(b, fieldValue, packedInt64Size(f.Int64s))
+			for _, x := range f.Int64s {
+				b = protowire.AppendVarint(b, uint64(x))
+			}
+		}
+	}
+	return b
+}

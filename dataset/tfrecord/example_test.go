@@ -1,0 +1,62 @@
+package tfrecord_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
+)
+
+// Write tf.train.Example records to a gzip-compressed TFRecord file, then
+// read them back as a pass of a source.Reader.
+func ExampleOpen() {
+	dir, _ := os.MkdirTemp("", "tfrecord")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "train.tfrecord.gz")
+
+	f, _ := os.Create(path)
+	w := tfrecord.NewWriter(f, tfrecord.Compress())
+	for i := range 3 {
+		var ex tfrecord.Example
+		ex.SetFloat32s("image", float32(i), float32(i)/2)
+		ex.SetInt64s("label", int64(i%2))
+		if err := w.Write(ex.Marshal()); err != nil {
+			fmt.Println(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		fmt.Println(err)
+	}
+	f.Close()
+
+	for rec, err := range tfrecord.Open(path).All(context.Background()) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		ex, err := rec.Example()
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		image, _ := ex.Float32s("image")
+		label, _ := ex.Int64s("label")
+		fmt.Println(rec.Index, image, label)
+	}
+	// Output:
+	// 0 [0 0] [0]
+	// 1 [1 0.5] [1]
+	// 2 [2 1] [0]
+}
+
+// A feature of another kind than asked for is an error that names it.
+func ExampleExample_Float32s() {
+	var ex tfrecord.Example
+	ex.SetInt64s("label", 3)
+	_, err := ex.Float32s("label")
+	fmt.Println(err)
+	// Output:
+	// tfrecord: feature "label": holds a int64_list, not a float_list
+}

@@ -1,0 +1,272 @@
+package tfrecord
+
+import (
+	"bufio"
+	"compress/flate"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"slices"
+)
+
+// readChunk bounds how much memory one read may claim ahead of the data that
+// actually arrives when the size of the input is not known (a gzip stream),
+// so that a corrupt length cannot allocate the maximum for a small file.
+const readChunk = 64 << 10
+
+// Compression says how the input of a reader is compressed.
+type Compression int
+
+const (
+	// Detect treats an input that starts with the gzip magic (1f 8b 08)
+	// as gzip and any other as plain TFRecord. It is the default.
+	Detect Compression = iota
+	// None reads the input as plain TFRecord.
+	None
+	// Gzip reads the input as a gzip stream of TFRecord.
+	Gzip
+)
+
+// Reader reads records one after another from a stream, in the manner of
+// encoding/csv's Reader: Next returns the next record's data and io.EOF
+// after the last one.
+//
+// Set the exported fields before the first call to Next.
+type Reader struct {
+	// Name names the input in errors, usually its file path.
+	Name string
+
+	// ReuseBuffer makes Next return a slice that the following call to
+	// Next overwrites. By default every record gets its own slice, which the
+	// caller owns.
+	ReuseBuffer bool
+
+	// MaxRecordBytes is the largest record accepted; a longer length is an
+	// error before anything is allocated for it. Zero means
+	// DefaultMaxRecordBytes.
+	MaxRecordBytes int64
+
+	// Size, when positive, is the size in bytes of a plain (uncompressed)
+	// input, such as a file's size: a length that goes past it is an error
+	// before anything is allocated for it. Without it (and for gzip input)
+	// memory grows only as the bytes of a record arrive.
+	Size int64
+
+	// Compression says how the input is compressed (default: Detect).
+	Compression Compression
+
+	br      *bufio.Reader
+	started bool
+	gz      bool
+	pos     int64 // bytes consumed from the (decompressed) stream
+	off     int64 // start of the record last returned, -1 before the first
+	index   int64 // index of the next record
+	buf     []byte
+	foot    [footerSize]byte
+	err     error // sticky: once set, Next returns it
+}
+
+// NewReader returns a Reader that reads records from r. It buffers r (unless
+// r already is a *bufio.Reader), so r must not be read otherwise afterwards.
+func NewReader(r io.Reader) *Reader {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
+	return &Reader{br: br, off: -1}
+}
+
+// Next returns the data of the next record. At the end of the input it
+// returns io.EOF; malformed input gives a *FormatError that wraps ErrFormat.
+//
+// A record whose data does not match its CRC gives a *FormatError that
+// wraps ErrDataChecksum; the reader stays in step and the next call reads
+// the following record. After any other error every later call returns the
+// same error: once a length or its CRC is wrong, nothing after it can be
+// trusted.
+//
+// Unless ReuseBuffer is set, the returned slice belongs to the caller.
+func (r *Reader) Next() ([]byte, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	if !r.started {
+		r.started = true
+		if err := r.start(); err != nil {
+			r.err = err
+			return nil, err
+		}
+	}
+	rec, skippable, err := r.next()
+	if err != nil {
+		if !skippable {
+			r.err = err
+		}
+		return nil, err
+	}
+	return rec, nil
+}
+
+// Offset returns the byte offset of the header of the record that Next
+// returned (or failed on with ErrDataChecksum) last, or -1 before the first.
+// For gzip input it counts bytes of the decompressed stream.
+func (r *Reader) Offset() int64 { return r.off }
+
+// Index returns the index, from 0, of the record that Next returned (or
+// failed on with ErrDataChecksum) last, or -1 before the first.
+func (r *Reader) Index() int64 { return r.index - 1 }
+
+// Gzip reports whether the input is read as gzip; it is known after the
+// first call to Next.
+func (r *Reader) Gzip() bool { return r.gz }
+
+func (r *Reader) start() error {
+	gz := r.Compression == Gzip
+	if r.Compression == Detect {
+		magic, err := r.br.Peek(3)
+		if err != nil && err != io.EOF {
+			return r.ioError(0, err)
+		}
+		gz = len(magic) == 3 && magic[0] == 0x1f && magic[1] == 0x8b && magic[2] == 8
+	}
+	if !gz {
+		return nil
+	}
+	zr, err := gzip.NewReader(r.br)
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return r.readError(0, err)
+	}
+	r.br = bufio.NewReaderSize(zr, 64<<10)
+	r.gz = true
+	return nil
+}
+
+func (r *Reader) maxBytes() uint64 {
+	if r.MaxRecordBytes > 0 {
+		return uint64(r.MaxRecordBytes)
+	}
+	return DefaultMaxRecordBytes
+}
+
+// next reads one record. skippable is true for a data checksum mismatch,
+// after which the reader is still in step.
+func (r *Reader) next() (data []byte, skippable bool, err error) {
+	start := r.pos
+	hdr, err := r.br.Peek(headerSize)
+	if len(hdr) < headerSize {
+		switch {
+		case err != io.EOF:
+			return nil, false, r.readError(start, err)
+		case len(hdr) == 0:
+			return nil, false, io.EOF
+		default:
+			return nil, false, r.formatError(start, io.ErrUnexpectedEOF,
+				fmt.Sprintf("truncated header: %d of %d bytes", len(hdr), headerSize))
+		}
+	}
+	n := binary.LittleEndian.Uint64(hdr)
+	if stored, want := binary.LittleEndian.Uint32(hdr[8:]), MaskedCRC(hdr[:8]); stored != want {
+		return nil, false, r.formatError(start, nil,
+			fmt.Sprintf("length checksum mismatch: stored 0x%08x, computed 0x%08x", stored, want))
+	}
+	if m := r.maxBytes(); n > m {
+		return nil, false, r.formatError(start, ErrTooLarge,
+			fmt.Sprintf("length %d larger than the maximum %d (MaxRecordBytes)", n, m))
+	}
+	if r.Size > 0 && !r.gz {
+		left := max(r.Size-start-headerSize, 0)
+		if n+footerSize > uint64(left) {
+			return nil, false, r.formatError(start, io.ErrUnexpectedEOF,
+				fmt.Sprintf("length %d goes past the end of the input: %d bytes left after the header", n, left))
+		}
+	}
+	_, _ = r.br.Discard(headerSize) // cannot fail: Peek returned the bytes
+	r.pos += headerSize
+	var buf []byte
+	if r.ReuseBuffer {
+		buf = r.buf[:0]
+	}
+	buf, err = r.readData(buf, int(n), start)
+	if err != nil {
+		return nil, false, err
+	}
+	if r.ReuseBuffer {
+		r.buf = buf
+	}
+	m, err := io.ReadFull(r.br, r.foot[:])
+	r.pos += int64(m)
+	if err != nil {
+		return nil, false, r.truncated(err, start, fmt.Sprintf("truncated data checksum: %d of %d bytes", m, footerSize))
+	}
+	r.off = start
+	r.index++
+	if stored, want := binary.LittleEndian.Uint32(r.foot[:]), mask(crc32.Checksum(buf, castagnoli)); stored != want {
+		return nil, true, &FormatError{File: r.Name, Offset: start, Record: r.index - 1, Err: ErrDataChecksum,
+			Msg: fmt.Sprintf("data checksum mismatch: stored 0x%08x, computed 0x%08x", stored, want)}
+	}
+	if buf == nil {
+		buf = []byte{}
+	}
+	return buf, false, nil
+}
+
+// readData appends n data bytes to buf.
+func (r *Reader) readData(buf []byte, n int, start int64) ([]byte, error) {
+	sized := r.Size > 0 && !r.gz // n was checked against the bytes present
+	for got := 0; got < n; {
+		c := n - got
+		if !sized {
+			c = min(c, readChunk)
+		}
+		if cap(buf)-len(buf) < c {
+			// Grow by doubling, bounded by what the record still needs, so
+			// that memory follows the data that actually arrives.
+			buf = slices.Grow(buf, min(max(len(buf), c), n-got))
+		}
+		m, err := io.ReadFull(r.br, buf[len(buf):len(buf)+c])
+		buf = buf[:len(buf)+m]
+		got += m
+		r.pos += int64(m)
+		if err != nil {
+			return nil, r.truncated(err, start,
+				fmt.Sprintf("length %d goes past the end of the input: %d data bytes present", n, got))
+		}
+	}
+	return buf, nil
+}
+
+func (r *Reader) truncated(err error, start int64, msg string) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return r.formatError(start, io.ErrUnexpectedEOF, msg)
+	}
+	return r.readError(start, err)
+}
+
+// readError turns an error of the underlying reader into the reader's error:
+// a damaged gzip stream is bad data, anything else an I/O error.
+func (r *Reader) readError(at int64, err error) error {
+	var corrupt flate.CorruptInputError
+	if err == io.ErrUnexpectedEOF || errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) ||
+		errors.As(err, &corrupt) {
+		return r.formatError(at, err, "gzip stream: "+err.Error())
+	}
+	return r.ioError(at, err)
+}
+
+func (r *Reader) formatError(at int64, cause error, msg string) error {
+	return &FormatError{File: r.Name, Offset: at, Record: r.index, Msg: msg, Err: cause}
+}
+
+func (r *Reader) ioError(at int64, err error) error {
+	name := r.Name
+	if name == "" {
+		name = "<input>"
+	}
+	return fmt.Errorf("tfrecord: %s: offset %d: %w", name, at, err)
+}

@@ -1,0 +1,178 @@
+package tfrecord
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// Record is one record of a TFRecord file.
+type Record struct {
+	File   string // path of the file it was read from
+	Offset int64  // byte offset of its header (in the decompressed stream for gzip)
+	Index  int64  // its index in the file, from 0, skipped records included
+	Data   []byte // the payload
+}
+
+// Option configures Open.
+type Option = option.Option[config]
+
+type config struct {
+	reuse       bool
+	maxBytes    int64
+	compression Compression
+	bad         *source.SkipPolicy
+}
+
+// ReuseBuffer makes every Record of a pass share one buffer: Data is valid
+// only until the next record is read. Use it when each record is consumed
+// (parsed, copied) before the next one is asked for, and never with a stage
+// that holds on to samples (Shuffle, Buffered, Cache, batching of raw data).
+func ReuseBuffer() Option { return option.New(func(c *config) { c.reuse = true }) }
+
+// MaxRecordBytes sets the largest record a reader accepts (default
+// DefaultMaxRecordBytes, 256 MiB); a longer length ends the pass with an
+// error that wraps ErrTooLarge, before anything is allocated for it. It
+// panics if n < 1.
+func MaxRecordBytes(n int64) Option {
+	if n < 1 {
+		panic(fmt.Sprintf("tfrecord: MaxRecordBytes(%d): must be at least 1", n))
+	}
+	return option.New(func(c *config) { c.maxBytes = n })
+}
+
+// WithCompression says how the file is compressed (default Detect: gzip
+// when the file starts with the gzip magic).
+func WithCompression(comp Compression) Option {
+	return option.New(func(c *config) { c.compression = comp })
+}
+
+// SkipBad skips records whose data does not match its CRC while they are at
+// most maxFraction of a pass's records, counting and logging each (see
+// [source.SkipBad], which it calls with these arguments, and [OnBad]).
+func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
+	return OnBad(source.SkipBad(maxFraction, opts...))
+}
+
+// OnBad sets the bad-record policy, which may be shared with other readers.
+// A bad record is one whose data does not match its CRC (ErrDataChecksum):
+// its framing is intact, so the reader can go on with the next one. Whatever
+// the policy, the pass fails on a missing or unreadable file, a truncated
+// file, a length whose CRC is wrong, a length over MaxRecordBytes or past
+// the end of the file, and a damaged gzip stream: after those, nothing can
+// be trusted. The policy's warnings go to the logger of the pass's context
+// (tensorfeed.WithLogger). The default, a nil policy, fails the pass at the
+// first bad record.
+func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.bad = p }) }
+
+// Records is a re-iterable reader over the records of a TFRecord file; see
+// [Open].
+type Records struct {
+	path string
+	c    config
+}
+
+// Open returns a reader over the records of the TFRecord file at path,
+// plain or gzip-compressed. The file is opened when a pass starts and closed
+// when it ends. Malformed input ends the pass with a *FormatError naming the
+// file, the record and its byte offset.
+//
+// For sharding over ranks, use stage.Shard on the reader: TFRecord has no
+// sync marker, so every rank reads the whole file and keeps its share.
+func Open(path string, opts ...Option) *Records {
+	c := config{maxBytes: DefaultMaxRecordBytes}
+	option.Apply(&c, opts)
+	return &Records{path: path, c: c}
+}
+
+// Skipped returns how many bad records the reader's policy (OnBad, SkipBad)
+// has skipped, over all passes and all readers that share the policy; 0
+// without one. It makes the reader a source.SkipCounted.
+func (r *Records) Skipped() int64 { return r.c.bad.Skipped() }
+
+// checkEvery is how many records a pass reads between looks at its context.
+const checkEvery = 64
+
+// All starts a pass over the records. The pass logs through
+// tensorfeed.Logger(ctx): one debug entry when it opens the file, and a
+// warning for each record the policy skips.
+func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
+	return func(yield func(Record, error) bool) {
+		f, err := os.Open(r.path)
+		if err != nil {
+			yield(Record{}, err)
+			return
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			yield(Record{}, err)
+			return
+		}
+		log := tensorfeed.Logger(ctx)
+		if ce := log.Check(zap.DebugLevel, "tfrecord open"); ce != nil {
+			ce.Write(zap.String("file", r.path), zap.Int64("size", st.Size()))
+		}
+		rd := NewReader(f)
+		rd.Name = r.path
+		rd.ReuseBuffer = r.c.reuse
+		rd.MaxRecordBytes = r.c.maxBytes
+		rd.Compression = r.c.compression
+		if st.Mode().IsRegular() {
+			rd.Size = st.Size() // ignored for gzip
+		}
+		skips := r.c.bad.Pass(-1, log)
+		done := ctx.Done()
+		for n := 0; ; n++ {
+			if done != nil && n%checkEvery == 0 {
+				select {
+				case <-done:
+					yield(Record{}, ctx.Err())
+					return
+				default:
+				}
+			}
+			data, err := rd.Next()
+			if err == io.EOF {
+				if err := skips.End(); err != nil {
+					yield(Record{}, err)
+				}
+				return
+			}
+			if err != nil {
+				if fe, ok := err.(*FormatError); ok && fe.Err == ErrDataChecksum {
+					if err = skips.Bad(err); err == nil {
+						continue
+					}
+				}
+				yield(Record{}, err)
+				return
+			}
+			skips.Good()
+			if !yield(Record{File: r.path, Offset: rd.Offset(), Index: rd.Index(), Data: data}, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Example parses the record's data as a tf.train.Example. A malformed one
+// gives a *FormatError that names the file, the record and its offset, and
+// wraps the *ExampleError (so ErrExample too).
+func (r Record) Example() (Example, error) {
+	ex, err := ParseExample(r.Data)
+	if err != nil {
+		return Example{}, &FormatError{File: r.File, Offset: r.Offset, Record: r.Index,
+			Msg: strings.TrimPrefix(err.Error(), "tfrecord: "), Err: err}
+	}
+	return ex, nil
+}
