@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"slices"
 )
 
@@ -149,7 +150,7 @@ func (r *Reader) start() error {
 
 func (r *Reader) maxBytes() uint64 {
 	if r.MaxRecordBytes > 0 {
-		return uint64(r.MaxRecordBytes)
+		return uint64(min(r.MaxRecordBytes, math.MaxInt-headerSize-footerSize))
 	}
 	return DefaultMaxRecordBytes
 }

@@ -94,6 +94,11 @@ func Open(path string, opts ...Option) *Records {
 	return &Records{path: path, c: c}
 }
 
+var (
+	_ source.Reader[Record] = (*Records)(nil)
+	_ source.SkipCounted    = (*Records)(nil)
+)
+
 // Skipped returns how many bad records the reader's policy (OnBad, SkipBad)
 // has skipped, over all passes and all readers that share the policy; 0
 // without one. It makes the reader a source.SkipCounted.
