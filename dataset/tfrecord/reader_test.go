@@ -321,3 +321,28 @@ func TestWriterAfterClose(t *testing.T) {
 		t.Fatal("Write after Close: no error")
 	}
 }
+
+// Flush makes the records written so far readable, through gzip too.
+func TestWriterFlush(t *testing.T) {
+	for _, gz := range []bool{false, true} {
+		var buf bytes.Buffer
+		var opts []tfrecord.WriterOption
+		if gz {
+			opts = append(opts, tfrecord.GzipLevel(gzip.BestSpeed))
+		}
+		w := tfrecord.NewWriter(&buf, opts...)
+		if err := w.Write([]byte("first")); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		r := tfrecord.NewReader(bytes.NewReader(buf.Bytes()))
+		if b, err := r.Next(); err != nil || string(b) != "first" {
+			t.Fatalf("gzip %v: after Flush read %q, %v", gz, b, err)
+		}
+		if err := w.Close(); err != nil || w.Count() != 1 {
+			t.Fatalf("Close: %v, Count %d", err, w.Count())
+		}
+	}
+}
