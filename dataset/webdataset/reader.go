@@ -357,6 +357,12 @@ func (s *shard) member() (member, error) {
 		if err != nil {
 			return member{}, s.fail(off, "", err)
 		}
+		if sparse(hdr) {
+			// Reading a sparse member through archive/tar expands its holes,
+			// whatever the bytes present: refuse it.
+			return member{}, &Error{Shard: s.path, Offset: off, Member: hdr.Name,
+				Err: fmt.Errorf("%w: sparse members are not supported", ErrHeader)}
+		}
 		if hdr.Typeflag != tar.TypeReg {
 			if _, err := io.Copy(io.Discard, s.tr); err != nil {
 				return member{}, s.fail(off, hdr.Name, err)
@@ -384,6 +390,19 @@ func (s *shard) member() (member, error) {
 		}
 		return member{name: hdr.Name, key: key, field: field, offset: off, data: data}, nil
 	}
+}
+
+// sparse tells whether hdr is a GNU sparse file, old GNU or PAX style.
+func sparse(hdr *tar.Header) bool {
+	if hdr.Typeflag == tar.TypeGNUSparse {
+		return true
+	}
+	for k := range hdr.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return true
+		}
+	}
+	return false
 }
 
 // read reads the n bytes of the current member. From a plain file, whose
