@@ -71,7 +71,7 @@ func float32Bytes(v ...float32) []byte {
 	return b
 }
 
-// makeSamples returns n samples with a JPEG, a class, a caption, JSON
+// makeSamples returns n samples with a JPEG, a PNG mask, a class, a caption, JSON
 // metadata and a .npy feature vector each.
 func makeSamples(t testing.TB, n int) []webdataset.Sample {
 	t.Helper()
@@ -80,11 +80,12 @@ func makeSamples(t testing.TB, n int) []webdataset.Sample {
 		out[i] = webdataset.Sample{
 			Key: fmt.Sprintf("train/%06d", i),
 			Fields: map[string][]byte{
-				"jpg":  photo(t, 24, 16, i, "jpg"),
-				"cls":  fmt.Appendf(nil, "%d\n", i%10),
-				"txt":  fmt.Appendf(nil, "a photo number %d", i),
-				"json": fmt.Appendf(nil, `{"id": %d, "tags": ["x", "y"]}`, i),
-				"npy":  npyBytes("<f4", []int{3}, float32Bytes(float32(i), 0.5, -1)),
+				"jpg":     photo(t, 24, 16, i, "jpg"),
+				"seg.png": photo(t, 12, 8, i, "png"),
+				"cls":     fmt.Appendf(nil, "%d\n", i%10),
+				"txt":     fmt.Appendf(nil, "a photo number %d", i),
+				"json":    fmt.Appendf(nil, `{"id": %d, "tags": ["x", "y"]}`, i),
+				"npy":     npyBytes("<f4", []int{3}, float32Bytes(float32(i), 0.5, -1)),
 			},
 		}
 	}

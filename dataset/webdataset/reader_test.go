@@ -98,6 +98,10 @@ func checkDecoders(t *testing.T, i int, s webdataset.Sample) {
 	if err != nil || img.Height != 16 || img.Width != 24 || img.Channels != 3 {
 		t.Fatalf("Image = %v, %v", img.Shape(), err)
 	}
+	seg, err := s.Image("seg.png", decode.Options{})
+	if err != nil || seg.Height != 8 || seg.Width != 12 || seg.At(0, 0, 0) != uint8(i) {
+		t.Fatalf("Image(seg.png) = %v, %v", seg.Shape(), err)
+	}
 }
 
 func TestKeysAndFields(t *testing.T) {
@@ -325,6 +329,37 @@ func TestTruncated(t *testing.T) {
 				t.Fatalf("%s cut at %d: error at offset %d", tc.name, c, e.Offset)
 			}
 		}
+	}
+}
+
+// TestSparse reads an old GNU sparse member of one stored byte whose holes
+// make 16 GiB: archive/tar would expand them to zeros, so the reader
+// refuses it.
+func TestSparse(t *testing.T) {
+	hdr := make([]byte, 512)
+	copy(hdr, "README")
+	copy(hdr[100:], "0000644\x00")
+	copy(hdr[108:], "0000000\x00")
+	copy(hdr[116:], "0000000\x00")
+	copy(hdr[124:], "00000000001\x00") // one byte stored
+	copy(hdr[136:], "00000000000\x00")
+	hdr[156] = 'S'
+	copy(hdr[257:], "ustar  \x00")
+	copy(hdr[386:], "17777777777\x00") // the stored byte sits at 2^31-1 ...
+	copy(hdr[398:], "00000000001\x00")
+	copy(hdr[483:], "200000000000") // ... of a 2^34-byte file
+	copy(hdr[148:], "        ")
+	sum := 0
+	for _, c := range hdr {
+		sum += int(c)
+	}
+	copy(hdr[148:], fmt.Sprintf("%06o\x00 ", sum))
+	data := append(hdr, make([]byte, 512+1024)...)
+	data[512] = 'x'
+	p := writeFile(t, t.TempDir(), "sparse.tar", data)
+	_, err := collect(t, webdataset.Open(p))
+	if e := wdError(t, err, p, webdataset.ErrHeader); e.Offset != 0 || e.Member != "README" {
+		t.Fatalf("error at %d %q: %v", e.Offset, e.Member, err)
 	}
 }
 
