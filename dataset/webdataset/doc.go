@@ -30,7 +30,7 @@
 // ([ErrHeader]), a truncated shard ([ErrTruncated]: it ends inside a
 // header or a member, a member claims more bytes than the file holds after
 // its header, or the end-of-archive blocks are missing), a member over
-// [MaxMemberBytes] ([ErrTooLarge]) and a sample whose members are not
+// [MaxMemberBytes] or a sample over [MaxSampleBytes] ([ErrTooLarge]) and a sample whose members are not
 // consecutive, in one shard or across two ([ErrSplit]), end the pass under
 // any policy. A sample that lacks a field named by [Fields]
 // ([ErrMissingField]), holds a field twice ([ErrDuplicateField]) or does
@@ -41,7 +41,8 @@
 //
 // A pass holds one sample, and one member read ahead, at a time. A member
 // is allocated once its header was checked against [MaxMemberBytes]
-// (default [DefaultMaxMemberBytes]) and, in a plain shard, against the
+// (default [DefaultMaxMemberBytes]), the sample's members together
+// against [MaxSampleBytes] (default [DefaultMaxSampleBytes]), and, in a plain shard, against the
 // bytes left in the file; in a gzip shard its buffer grows as bytes
 // arrive. [NPY] allocates nothing from what a header claims: the data must
 // be exactly the bytes that follow the header. Images are bounded by

@@ -26,10 +26,15 @@ import (
 // 64 MiB.
 const DefaultMaxMemberBytes = 64 << 20
 
+// DefaultMaxSampleBytes is the most bytes the members of one sample may
+// hold together by default: 256 MiB.
+const DefaultMaxSampleBytes = 256 << 20
+
 const maxLimit = 1 << 40
 
 type config struct {
 	maxMember int64
+	maxSample int64
 	required  []string
 	bad       *source.SkipPolicy
 }
@@ -41,13 +46,27 @@ type Option = option.Option[config]
 // [DefaultMaxMemberBytes]). A larger member ends the pass with an [*Error]
 // wrapping [ErrTooLarge], from its header, before any of it is read,
 // under any bad-record policy: the fix is a larger limit. A pass holds
-// one sample at a time, so its memory is about the sum of a sample's
-// members. MaxMemberBytes panics unless 1 <= n <= 1<<40.
+// one sample and the first member of the next at a time, so its memory is
+// bounded by MaxSampleBytes plus MaxMemberBytes. MaxMemberBytes panics unless 1 <= n <= 1<<40.
 func MaxMemberBytes(n int64) Option {
 	if n < 1 || n > maxLimit {
 		panic(fmt.Sprintf("webdataset: MaxMemberBytes(%d): must be in [1, %d]", n, int64(maxLimit)))
 	}
 	return option.New(func(c *config) { c.maxMember = n })
+}
+
+// MaxSampleBytes sets the most bytes the members of one sample may hold
+// together (default [DefaultMaxSampleBytes]), so that a sample of many
+// members, such as a gzip shard that decompresses to a flood of them,
+// cannot take more memory than that. A member that would pass the bound
+// ends the pass with an [*Error] wrapping [ErrTooLarge], from its header,
+// before it is read, under any bad-record policy. MaxSampleBytes panics
+// unless 1 <= n <= 1<<40.
+func MaxSampleBytes(n int64) Option {
+	if n < 1 || n > maxLimit {
+		panic(fmt.Sprintf("webdataset: MaxSampleBytes(%d): must be in [1, %d]", n, int64(maxLimit)))
+	}
+	return option.New(func(c *config) { c.maxSample = n })
 }
 
 // Fields names fields every sample must have ("jpg", "cls"): a sample
@@ -96,7 +115,7 @@ func Open(path string, opts ...Option) *Reader {
 // A sample whose key ends one shard and starts the next is an error
 // ([ErrSplit]).
 func OpenShards(paths []string, opts ...Option) *Reader {
-	c := config{maxMember: DefaultMaxMemberBytes}
+	c := config{maxMember: DefaultMaxMemberBytes, maxSample: DefaultMaxSampleBytes}
 	option.Apply(&c, opts)
 	return &Reader{paths: slices.Clone(paths), cfg: c}
 }
@@ -267,6 +286,8 @@ type shard struct {
 	tr          *tar.Reader
 	pending     *member
 	pendingErr  error
+	curKey      string // the key of the sample being read
+	curBytes    int64  // the bytes of its members so far
 	eof         bool
 	seen        map[string]struct{}
 	firstMember string
@@ -380,6 +401,14 @@ func (s *shard) member() (member, error) {
 			return member{}, &Error{Shard: s.path, Offset: off, Member: hdr.Name,
 				Err: fmt.Errorf("%w: %d bytes, at most %d (MaxMemberBytes)", ErrTooLarge, hdr.Size, s.cfg.maxMember)}
 		}
+		used := int64(0)
+		if key == s.curKey {
+			used = s.curBytes
+		}
+		if hdr.Size > s.cfg.maxSample-used {
+			return member{}, &Error{Shard: s.path, Offset: off, Member: hdr.Name,
+				Err: fmt.Errorf("%w: sample %q would hold more than %d bytes (MaxSampleBytes)", ErrTooLarge, key, s.cfg.maxSample)}
+		}
 		if s.size >= 0 && hdr.Size > s.size-s.cnt.n {
 			return member{}, &Error{Shard: s.path, Offset: off, Member: hdr.Name,
 				Err: fmt.Errorf("%w: the member claims %d bytes, the file holds %d after its header", ErrTruncated, hdr.Size, s.size-s.cnt.n)}
@@ -460,6 +489,7 @@ func (s *shard) next() (smp Sample, bad, err error) {
 	}
 	s.seen[m.key] = struct{}{}
 	s.firstMember = m.name
+	s.curKey, s.curBytes = m.key, int64(len(m.data))
 	smp = Sample{Key: m.key, Shard: s.path, Offset: m.offset, Fields: map[string][]byte{m.field: m.data}}
 	for {
 		n, err := s.member()
@@ -482,6 +512,7 @@ func (s *shard) next() (smp Sample, bad, err error) {
 			s.pending = &n
 			break
 		}
+		s.curBytes += int64(len(n.data))
 		if _, dup := smp.Fields[n.field]; dup {
 			if bad == nil {
 				bad = &Error{Shard: s.path, Offset: n.offset, Member: n.name,

@@ -282,6 +282,17 @@ func TestMaxMemberBytes(t *testing.T) {
 		if len(got) != 1 || e.Offset != 1024 || e.Member != "b.bin" {
 			t.Fatalf("gzip %v: %d samples, error at %d %q: %v", gz, len(got), e.Offset, e.Member, err)
 		}
+		// a.bin and a.x hold 250 bytes together.
+		two := []webdataset.Sample{{Key: "a", Fields: map[string][]byte{"bin": big[:50], "x": big}}, samples[1]}
+		q := writeFile(t, t.TempDir(), "two.tar", shardBytes(t, two, opts...))
+		got, err = collect(t, webdataset.Open(q, webdataset.MaxSampleBytes(249), webdataset.SkipBad(1)))
+		e = wdError(t, err, q, webdataset.ErrTooLarge)
+		if len(got) != 0 || e.Offset != 1024 || e.Member != "a.x" {
+			t.Fatalf("gzip %v: MaxSampleBytes: %d samples, error at %d %q: %v", gz, len(got), e.Offset, e.Member, err)
+		}
+		if got, err := collect(t, webdataset.Open(q, webdataset.MaxSampleBytes(250))); err != nil || len(got) != 2 {
+			t.Fatalf("gzip %v: at the sample limit: %d samples, %v", gz, len(got), err)
+		}
 		if got, err := collect(t, webdataset.Open(p, webdataset.MaxMemberBytes(200))); err != nil || len(got) != 2 {
 			t.Fatalf("gzip %v: at the limit: %d samples, %v", gz, len(got), err)
 		}
