@@ -17,15 +17,17 @@ var ErrFormat = fmt.Errorf("webdataset: bad shard: %w", tensorfeed.ErrBadData)
 // about one sample, which a policy (OnBad, SkipBad) may skip.
 var (
 	// ErrHeader: a tar header does not parse (a bad checksum, a bad
-	// number field), or the gzip stream of a .tar.gz shard is corrupt.
+	// number field) or describes a sparse file, or the gzip stream of a
+	// .tar.gz shard is corrupt.
 	ErrHeader = errors.New("bad tar header")
 	// ErrTruncated: the shard ends inside a header or a member, a member
 	// claims more bytes than the rest of the file holds, or the shard
 	// ends without the tar end-of-archive blocks.
 	ErrTruncated = errors.New("truncated shard")
-	// ErrTooLarge: a member is larger than MaxMemberBytes. It is reported
-	// from the header, before the member is read.
-	ErrTooLarge = errors.New("member larger than the configured maximum")
+	// ErrTooLarge: a member is larger than MaxMemberBytes, or would take
+	// its sample over MaxSampleBytes. It is reported from the member's
+	// header, before the member is read.
+	ErrTooLarge = errors.New("larger than the configured maximum")
 	// ErrSplit: the members of one sample are not consecutive: a key
 	// appears again after another key, in the same shard or at the start
 	// of the next shard of the list.

@@ -2,9 +2,13 @@ package webdataset_test
 
 import (
 	"bytes"
+	"cmp"
+	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"log"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -66,4 +70,57 @@ func Example() {
 	// 0 a cat
 	// 2 a bird
 	// 1 skipped
+}
+
+// ExampleNPY reads a NumPy array, as numpy.save writes it for
+// np.arange(6, dtype=np.float32).reshape(2, 3), into a tensor.
+func ExampleNPY() {
+	header := "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"
+	b := append([]byte("\x93NUMPY\x01\x00"), byte(len(header)), 0)
+	b = append(b, header...)
+	for i := range 6 {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(i)))
+	}
+	a, err := webdataset.NPY(b)
+	if err != nil {
+		log.Fatal(err)
+	}
+	d, err := webdataset.Dense[float32](a)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(a.DType, d.Shape, d.Data)
+	// Output: float32 [2 3] [0 1 2 3 4 5]
+}
+
+// ExampleNewWriter writes a gzip-compressed shard and lists its samples.
+func ExampleNewWriter() {
+	f, err := os.CreateTemp("", "shard-*.tar.gz")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.Remove(f.Name())
+	w := webdataset.NewWriter(f, webdataset.Gzip(gzip.BestSpeed))
+	for i := range 3 {
+		s := webdataset.Sample{Key: fmt.Sprintf("val/%04d", i), Fields: map[string][]byte{
+			"cls":  fmt.Appendf(nil, "%d", i%2),
+			"json": fmt.Appendf(nil, `{"id": %d}`, i),
+		}}
+		if err := w.Write(s); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if err := cmp.Or(w.Close(), f.Close()); err != nil {
+		log.Fatal(err)
+	}
+	for s, err := range webdataset.Open(f.Name()).All(context.Background()) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(s.Key, s.Names(), s.Offset)
+	}
+	// Output:
+	// val/0000 [cls json] 0
+	// val/0001 [cls json] 2048
+	// val/0002 [cls json] 4096
 }
