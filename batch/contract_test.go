@@ -47,6 +47,9 @@ func TestStagesKeepTheContract(t *testing.T) {
 		// two passes of one epoch differ by design.
 		{"Of/rollover", func(r source.Reader[int]) source.Reader[batch.Batch[int]] { return batch.Of(r, 7, batch.RollOver) },
 			[]sourcetest.Option{sourcetest.Nondeterministic()}},
+		// A RoundBatch pass starts after the samples the last one padded with.
+		{"Of/roundbatch", func(r source.Reader[int]) source.Reader[batch.Batch[int]] { return batch.Of(r, 7, batch.RoundBatch) },
+			[]sourcetest.Option{sourcetest.Nondeterministic()}},
 		{"OfFill", func(r source.Reader[int]) source.Reader[batch.Batch[int]] { return batch.OfFill(r, 7, -1) }, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -38,7 +38,11 @@
 //     and counts them in Batch.Padded (MXNet.jl's count_samples is
 //     Len() - Padded); [OfFill] pads with a fixed value instead;
 //   - [RollOver] keeps the remainder in the reader and puts it at the start
-//     of the first batch of the next pass (MXNet's roll_over / round_batch).
+//     of the first batch of the next pass (MXNet's roll_over); Batch.Carried
+//     counts the carried samples, which MXNet reports as pad;
+//   - [RoundBatch] pads like Pad and starts the next pass after the samples
+//     the padding took (MXNet's round_batch), where Pad restarts every pass
+//     at the first sample.
 //
 // Size 0 makes the whole pass a single batch, as MXNet.jl's
 // ArrayDataProvider does with batch_size 0; the policy then has no effect.

@@ -49,6 +49,25 @@ import (
 // then depends on timing, so concurrent passes of a RollOver reader are not
 // deterministic.
 //
+// The carried samples are data: Batch.Padded stays 0 and Batch.Carried
+// counts them, which is the number MXNet's NDArrayIter reports as pad for
+// the first batch of an epoch under roll_over.
+//
+// # RoundBatch
+//
+// With RoundBatch the short last batch of a pass is filled with the first
+// samples r yields in that pass (cyclically when the pass has fewer samples
+// than the padding needs), Batch.Padded counts them, and the reader
+// remembers how many it took: the next pass skips that many samples (modulo
+// the length of the pass) from the start of r and goes on after them, as
+// MXNet's round_batch does. Every batch is full, and over consecutive
+// epochs every sample is used in turn. MXNet starts the next epoch of its
+// source to pad; Of pads from the start of the current pass instead, which
+// is the same samples when r yields the same order every pass. When r
+// shuffles every epoch, the next pass skips the first samples of its own
+// order. A pass that stops early leaves no skip for the next one, and
+// concurrent passes share the skip as they share the RollOver carry.
+//
 // Of panics when size < 0 or last is not a known Policy.
 func Of[T any](r source.Reader[T], size int, last Policy, opts ...Option) source.Reader[Batch[T]] {
 	if size < 0 {
@@ -64,6 +83,14 @@ func Of[T any](r source.Reader[T], size int, last Policy, opts ...Option) source
 		ro := &carry[T]{}
 		return source.Func[Batch[T]](func(ctx context.Context) iter.Seq2[Batch[T], error] {
 			return pass(ctx, r, size, last, nil, ro, p)
+		})
+	case RoundBatch:
+		if size == 0 {
+			return Of(r, 0, Keep, opts...)
+		}
+		rb := &round{}
+		return source.Func[Batch[T]](func(ctx context.Context) iter.Seq2[Batch[T], error] {
+			return roundPass(ctx, r, size, rb, p)
 		})
 	}
 	panic(fmt.Sprintf("batch: Of: unknown policy %v", last))
@@ -127,7 +154,9 @@ func pass[T any](ctx context.Context, r source.Reader[T], size int, last Policy,
 		bt := batcher[T]{size: size, last: last, fill: fill, pool: p}
 		defer bt.abandon()
 		if ro != nil {
-			for _, s := range ro.take() {
+			left := ro.take()
+			bt.carried = len(left)
+			for _, s := range left {
 				if !bt.push(s, yield) {
 					return
 				}
@@ -180,6 +209,8 @@ type batcher[T any] struct {
 	buf  []T      // the batch being filled; nil until its first sample
 	cur  *slot[T] // buf's slot when recycling
 	head []T      // the first full batch of the pass, for Pad
+	// carried is the number of carried samples not yet in a yielded batch.
+	carried int
 }
 
 // push adds s to the batch and yields the batch when it is full; it
@@ -207,6 +238,10 @@ func (bt *batcher[T]) push(s T, yield func(Batch[T], error) bool) bool {
 // done hands buf over as a batch with padded padding samples.
 func (bt *batcher[T]) done(padded int) Batch[T] {
 	b := Batch[T]{Samples: bt.buf, Padded: padded}
+	if bt.carried > 0 {
+		b.Carried = min(bt.carried, len(bt.buf)-padded)
+		bt.carried -= b.Carried
+	}
 	if bt.cur != nil {
 		bt.cur.buf = bt.buf[:0] // size 0 may have grown it
 		b.slot, b.gen = bt.cur, bt.cur.gen
@@ -221,5 +256,63 @@ func (bt *batcher[T]) abandon() {
 	if bt.cur != nil {
 		bt.pool.put(bt.cur)
 		bt.cur = nil
+	}
+}
+
+// round holds the number of samples the next pass of a RoundBatch reader
+// skips.
+type round struct {
+	mu   sync.Mutex
+	skip int
+}
+
+func (rb *round) take() int {
+	rb.mu.Lock()
+	defer rb.mu.Unlock()
+	n := rb.skip
+	rb.skip = 0
+	return n
+}
+
+func (rb *round) put(n int) {
+	rb.mu.Lock()
+	defer rb.mu.Unlock()
+	rb.skip = n
+}
+
+// roundPass builds one pass of a RoundBatch reader of size > 0.
+func roundPass[T any](ctx context.Context, r source.Reader[T], size int, rb *round, p *pool[T]) iter.Seq2[Batch[T], error] {
+	return func(yield func(Batch[T], error) bool) {
+		bt := batcher[T]{size: size, last: RoundBatch, pool: p}
+		defer bt.abandon()
+		skip := rb.take()
+		head := make([]T, 0, size) // the first samples of r, skipped ones included
+		total := 0
+		for s, err := range r.All(ctx) {
+			if err != nil {
+				yield(Batch[T]{}, err)
+				return
+			}
+			total++
+			if len(head) < size {
+				head = append(head, s)
+			}
+			if total <= skip {
+				continue
+			}
+			if !bt.push(s, yield) {
+				return
+			}
+		}
+		n := len(bt.buf)
+		if n == 0 {
+			return
+		}
+		padded := size - n
+		for i := range padded {
+			bt.buf = append(bt.buf, head[i%len(head)])
+		}
+		rb.put(padded % total)
+		yield(bt.done(padded), nil)
 	}
 }

@@ -85,3 +85,43 @@ func ExampleOfFill() {
 	// [d e f] padded 0
 	// [g - -] padded 2
 }
+
+func ExampleOf_roundBatch() {
+	// The last batch is filled with the first samples, and the next epoch
+	// starts after them (MXNet's round_batch).
+	r := batch.Of(letters, 3, batch.RoundBatch)
+	for epoch := range 3 {
+		fmt.Println("epoch", epoch)
+		show(r)
+	}
+	// Output:
+	// epoch 0
+	// [a b c] padded 0
+	// [d e f] padded 0
+	// [g a b] padded 2
+	// epoch 1
+	// [c d e] padded 0
+	// [f g a] padded 1
+	// epoch 2
+	// [b c d] padded 0
+	// [e f g] padded 0
+}
+
+func ExampleBatch_Carried() {
+	// With RollOver, Carried counts the samples a batch took from the
+	// previous pass; MXNet's NDArrayIter reports them as pad.
+	r := batch.Of(letters, 3, batch.RollOver)
+	for epoch := range 2 {
+		for b, err := range r.All(context.Background()) {
+			if err != nil {
+				panic(err)
+			}
+			fmt.Println(epoch, b.Samples, "carried", b.Carried, "mxnet pad", b.Padded+b.Carried)
+		}
+	}
+	// Output:
+	// 0 [a b c] carried 0 mxnet pad 0
+	// 0 [d e f] carried 0 mxnet pad 0
+	// 1 [g a b] carried 1 mxnet pad 1
+	// 1 [c d e] carried 0 mxnet pad 0
+}

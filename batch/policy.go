@@ -17,15 +17,24 @@ const (
 	// own samples cyclically.
 	Pad
 	// RollOver keeps the short last batch in the reader and starts the
-	// first batch of the next pass with it (MXNet's roll_over and
-	// round_batch), so every batch is full and no sample is lost between
-	// epochs. See Of for the end of the last pass and concurrent passes.
+	// first batch of the next pass with it (MXNet's roll_over), so every
+	// batch is full and no sample is lost between epochs. Batch.Carried
+	// counts the carried samples of a batch, which MXNet's NDArrayIter
+	// reports as pad. See Of for the end of the last pass and concurrent
+	// passes.
 	RollOver
+	// RoundBatch fills the short last batch up to the batch size with the
+	// first samples of the data, as Pad does, counts them in Batch.Padded,
+	// and starts the next pass after them (MXNet's round_batch): the next
+	// pass skips as many samples from its start as the padding took. Pad
+	// instead starts every pass at the first sample. See Of.
+	RoundBatch
 )
 
-var policyNames = [...]string{"keep", "drop", "pad", "rollover"}
+var policyNames = [...]string{"keep", "drop", "pad", "rollover", "roundbatch"}
 
-// String returns the policy's name: "keep", "drop", "pad" or "rollover".
+// String returns the policy's name: "keep", "drop", "pad", "rollover" or
+// "roundbatch".
 func (p Policy) String() string {
 	if int(p) < len(policyNames) {
 		return policyNames[p]
