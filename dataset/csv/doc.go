@@ -1,5 +1,6 @@
-// Package csv reads numeric CSV files as rows of float32 data and labels,
-// with the semantics of MXNet's CSVIter and what users expect of CSV today.
+// Package csv reads numeric CSV files as rows of float32 data and labels
+// (or int32 or int64 ones), with the semantics of MXNet's CSVIter and what
+// users expect of CSV today.
 //
 // # MXNet's CSVIter
 //
@@ -8,7 +9,12 @@
 // [LabelShape] is label_shape. Without labels every row has the label 0, as
 // in CSVIter. Batching is batch.Of, and a sink turns batches into tensors:
 // [Layout.Sink] makes CSVIter's, from the [Reader.Layout] of the file
-// ([FillData] and [FillLabel] are its fill functions).
+// ([FillData] and [FillLabel] are its fill functions). [DType] is dtype:
+// under DType(sample.Int32) or DType(sample.Int64) data and labels are
+// parsed as integers and kept exactly (Row.IntData, Row.IntLabel; the
+// sink's tensors are then int32 or int64, filled by [FillDataInt32],
+// [FillLabelInt32], [FillDataInt64] and [FillLabelInt64]), and a field
+// that is not an integer of the type is a bad row (ErrNumber).
 //
 // # CSV as users write it
 //

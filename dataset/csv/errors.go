@@ -17,7 +17,8 @@ var (
 	// first row (or the header).
 	ErrFieldCount = errors.New("wrong number of fields")
 	// ErrNumber: a data or label field is not a float32 number (or is
-	// inf or nan under Finite).
+	// inf or nan under Finite), or, under an integer DType, not an
+	// integer of that type.
 	ErrNumber = errors.New("not a number")
 	// ErrClass: a label is not one of the names given to Classes.
 	ErrClass = errors.New("unknown class")

@@ -11,6 +11,7 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
+	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -179,4 +180,46 @@ func ExampleMaxLineBytes() {
 	// Output:
 	// line 2, column 65537: line too long: a row of more than 65536 bytes (MaxLineBytes)
 	// true true
+}
+
+// MXNet's CSVIter(data_csv=..., data_shape=(2,), batch_size=2,
+// dtype="int32"): integer data comes back exactly, in int32 tensors, where
+// float32 would round 200000001 to 200000000.
+func ExampleDType() {
+	path, cleanup := writeTemp("200000001,7\n-3,2147483647\n")
+	defer cleanup()
+	r := csv.New(path, csv.DType(sample.Int32))
+	l, err := r.Layout()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s := l.Sink(2)
+	fmt.Println(s.ProvideData(), s.ProvideLabel())
+	for b, err := range sink.Tensorize(r, s, batch.Pad).All(context.Background()) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		data, _ := b.Get("data")
+		fmt.Println(data.I32)
+		b.Release()
+	}
+	// A value beyond int32, or one that is not an integer, is a bad row.
+	path2, cleanup2 := writeTemp("1,2147483648\n1.5,2\n")
+	defer cleanup2()
+	report := func(err error) {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			fmt.Printf("line %d, column %d: %v\n", pe.Line, pe.Column, pe.Err)
+		}
+	}
+	_, err = source.Collect(context.Background(), csv.New(path2, csv.DType(sample.Int32), csv.SkipBad(1, source.OnSkip(report))))
+	fmt.Println(err)
+	// Output:
+	// [data int32[2 2]] [softmax_label int32[2 1]]
+	// [200000001 7 -3 2147483647]
+	// line 1, column 3: not a number: "2147483648" is out of the int32 range (DType)
+	// line 2, column 1: not a number: "1.5" is not an int32 (DType)
+	// <nil>
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
+	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -116,6 +117,51 @@ func FuzzSkipAll(f *testing.F) {
 		}
 		if r.Skipped() != int64(len(skipped)) {
 			t.Fatalf("Skipped() = %d, OnSkip saw %d", r.Skipped(), len(skipped))
+		}
+	})
+}
+
+// FuzzIntRows reads arbitrary file contents under DType(Int32) and
+// DType(Int64): the reader must never panic, every row must hold integers
+// of the layout's sizes (int32 ones within the int32 range) and no
+// float32 values, and every failure must be a ParseError wrapping
+// ErrFormat.
+func FuzzIntRows(f *testing.F) {
+	f.Add([]byte("200000001,1\n2147483648,0\n"), false)
+	f.Add([]byte("a,b\n-1, +2 \n1.5,1e3\n9223372036854775808,x\n"), true)
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte, int64s bool) {
+		path := filepath.Join(dir, "fuzz.csv")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dt := sample.Int32
+		if int64s {
+			dt = sample.Int64
+		}
+		r := csv.New(path, csv.LabelColumns(csv.Index(-1)), csv.DType(dt))
+		l, lerr := r.Layout()
+		for row, err := range r.All(context.Background()) {
+			if err != nil {
+				var pe *csv.ParseError
+				if !errors.As(err, &pe) || !errors.Is(err, csv.ErrFormat) || pe.File != path || pe.Line < 1 {
+					t.Fatalf("error %v is not a positioned ParseError", err)
+				}
+				return
+			}
+			if lerr != nil || l.DType != dt {
+				t.Fatalf("Layout %+v, %v, but the pass yields rows", l, lerr)
+			}
+			if len(row.IntData) != len(l.DataCols) || len(row.IntLabel) != 1 || row.Data != nil || row.Label != nil {
+				t.Fatalf("row %+v for layout %+v", row, l)
+			}
+			if dt == sample.Int32 {
+				for _, v := range append(row.IntData, row.IntLabel...) {
+					if v != int64(int32(v)) {
+						t.Fatalf("int32 row holds %d", v)
+					}
+				}
+			}
 		}
 	})
 }

@@ -23,11 +23,16 @@ import (
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-// Row is one row of a CSV file: its data values and its labels.
+// Row is one row of a CSV file: its data values and its labels. Under the
+// default [DType], float32, they are in Data and Label; under DType(Int32)
+// or DType(Int64) they are in IntData and IntLabel, exactly as written in
+// the file, and Data and Label are nil.
 type Row struct {
-	Data  []float32 // the data values, DataShape elements in row-major order
-	Label []float32 // the labels, LabelShape elements (zeros without labels)
-	Line  int       // the row's line in the data file (1-based)
+	Data     []float32 // the data values, DataShape elements in row-major order
+	Label    []float32 // the labels, LabelShape elements (zeros without labels)
+	IntData  []int64   // the data values under an integer DType (each fits it), else nil
+	IntLabel []int64   // the labels under an integer DType (zeros without labels), else nil
+	Line     int       // the row's line in the data file (1-based)
 }
 
 // FillData copies the row's data into dst: the fill function of a sink's
@@ -37,6 +42,32 @@ func FillData(r Row, dst []float32) { copy(dst, r.Data) }
 // FillLabel copies the row's labels into dst: the fill function of a
 // sink's float32 label field.
 func FillLabel(r Row, dst []float32) { copy(dst, r.Label) }
+
+// FillDataInt32 copies the row's integer data into dst: the fill function
+// of a sink's int32 data field, for rows read under DType(Int32), whose
+// values all fit an int32.
+func FillDataInt32(r Row, dst []int32) { copyInt32(dst, r.IntData) }
+
+// FillLabelInt32 copies the row's integer labels into dst: the fill
+// function of a sink's int32 label field, for rows read under
+// DType(Int32).
+func FillLabelInt32(r Row, dst []int32) { copyInt32(dst, r.IntLabel) }
+
+// FillDataInt64 copies the row's integer data into dst: the fill function
+// of a sink's int64 data field, for rows read under DType(Int64) (or
+// Int32).
+func FillDataInt64(r Row, dst []int64) { copy(dst, r.IntData) }
+
+// FillLabelInt64 copies the row's integer labels into dst: the fill
+// function of a sink's int64 label field, for rows read under DType(Int64)
+// (or Int32).
+func FillLabelInt64(r Row, dst []int64) { copy(dst, r.IntLabel) }
+
+func copyInt32(dst []int32, src []int64) {
+	for i, v := range src[:min(len(src), len(dst))] {
+		dst[i] = int32(v)
+	}
+}
 
 // Col names a column: by its header name ([Name]) or by its 0-based index
 // ([Index]; negative indexes count from the end, -1 is the last column).
@@ -79,6 +110,7 @@ type config struct {
 	labelFile      string
 	classes        map[string]float32
 	finite         bool
+	dtype          sample.DType
 	maxLine        int
 	maxField       int
 	bad            *source.SkipPolicy
@@ -172,6 +204,24 @@ func Classes(names ...string) Option {
 // bad (ErrNumber). By default they are accepted, as dmlc's parser does.
 func Finite() Option { return option.New(func(c *config) { c.finite = true }) }
 
+// DType sets the element type of data and labels (MXNet's CSVIter dtype):
+// sample.Float32 (the default), sample.Int32 or sample.Int64. Under an
+// integer type a field must be a base-10 integer (spaces around it, and a
+// sign, allowed) that fits the type, and is kept exactly in Row.IntData and
+// Row.IntLabel, where float32 would round 200000001 to 200000000; a field
+// that is not an integer ("1.5", "1e3", "nan") or does not fit
+// (2147483648 under Int32) makes its row bad with ErrNumber. Classes
+// labels become 0, 1, 2, ... of the type. [Layout.Sink] then makes int32
+// or int64 tensors; [FillDataInt32], [FillLabelInt32], [FillDataInt64] and
+// [FillLabelInt64] are their fill functions. DType panics on any other
+// type.
+func DType(d sample.DType) Option {
+	if d != sample.Float32 && d != sample.Int32 && d != sample.Int64 {
+		panic(fmt.Sprintf("csv: DType(%v): want float32, int32 or int64", d))
+	}
+	return option.New(func(c *config) { c.dtype = d })
+}
+
 // MaxLineBytes sets the most bytes a row may hold (default
 // [DefaultMaxLineBytes]), line ends aside; a row whose quoted fields hold
 // line breaks counts the bytes of all its lines. A longer row ends the pass
@@ -223,7 +273,7 @@ func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.
 // delimiter or comment character, both LabelFile and LabelColumns, or
 // columns selected by Name without Header.
 func New(path string, opts ...Option) *Reader {
-	c := config{comma: ',', maxLine: DefaultMaxLineBytes, maxField: DefaultMaxFieldBytes}
+	c := config{comma: ',', dtype: sample.Float32, maxLine: DefaultMaxLineBytes, maxField: DefaultMaxFieldBytes}
 	option.Apply(&c, opts)
 	if !validDelim(c.comma) || (c.comment != 0 && !validDelim(c.comment)) || c.comma == c.comment {
 		panic(fmt.Sprintf("csv: New: invalid delimiter %q or comment %q", c.comma, c.comment))
@@ -254,6 +304,7 @@ type Layout struct {
 	LabelCols  []int    // 0-based indexes of the label columns (nil with LabelFile or no labels)
 	DataShape  []int
 	LabelShape []int
+	DType      sample.DType // the element type of data and labels (the DType option)
 }
 
 // Layout reads the start of the file(s) and returns the layout of its rows.
@@ -268,14 +319,25 @@ func (r *Reader) Layout() (Layout, error) {
 }
 
 // Sink returns a sink for batches of up to batchSize rows of this layout,
-// with a float32 data tensor named "data" and a float32 label tensor named
-// "softmax_label", as MXNet's CSVIter provides them. The layout comes from
-// [Reader.Layout], which reads the start of the file, so that the sink can
-// describe its tensors before the first batch.
+// with a data tensor named "data" and a label tensor named
+// "softmax_label", as MXNet's CSVIter provides them, both of the layout's
+// DType (float32 unless the DType option says int32 or int64). The layout
+// comes from [Reader.Layout], which reads the start of the file, so that
+// the sink can describe its tensors before the first batch.
 func (l Layout) Sink(batchSize int) *sink.Sink[Row] {
-	return sink.New(batchSize,
-		[]sink.Field[Row]{sink.Float32("data", l.DataShape, FillData)},
-		[]sink.Field[Row]{sink.Float32("softmax_label", l.LabelShape, FillLabel)})
+	var data, label sink.Field[Row]
+	switch l.DType {
+	case sample.Int32:
+		data = sink.Int32("data", l.DataShape, FillDataInt32)
+		label = sink.Int32("softmax_label", l.LabelShape, FillLabelInt32)
+	case sample.Int64:
+		data = sink.Int64("data", l.DataShape, FillDataInt64)
+		label = sink.Int64("softmax_label", l.LabelShape, FillLabelInt64)
+	default:
+		data = sink.Float32("data", l.DataShape, FillData)
+		label = sink.Float32("softmax_label", l.LabelShape, FillLabel)
+	}
+	return sink.New(batchSize, []sink.Field[Row]{data}, []sink.Field[Row]{label})
 }
 
 // pass is the state of one pass.
@@ -287,6 +349,7 @@ type pass struct {
 	nlab      int // fields per label file row
 	dn, ln    int // elements of data and labels per row
 	block     []float32
+	iblock    []int64 // the block of rows under an integer DType
 }
 
 // start opens the file(s), reads the header and the first row and resolves
@@ -294,6 +357,7 @@ type pass struct {
 func (r *Reader) start() (p *pass, err error) {
 	c := &r.cfg
 	p = &pass{cfg: c}
+	p.layout.DType = c.dtype
 	defer func() {
 		if err != nil {
 			p.close()
@@ -462,39 +526,52 @@ func (p *pass) row() (Row, error) {
 	if p.lab != nil && p.lab.n() != p.nlab {
 		return Row{}, p.fieldCount(p.lab, p.nlab)
 	}
-	per := p.dn + p.ln
-	if len(p.block) < per {
-		p.block = make([]float32, per*max(1, blockFloats/per))
+	row := Row{Line: p.data.recLine}
+	var err error
+	if p.cfg.dtype == sample.Float32 {
+		row.Data, row.Label, err = decode(p, &p.block, p.parseNum, p.parseLabel)
+	} else {
+		row.IntData, row.IntLabel, err = decode(p, &p.iblock, p.parseInt, p.parseIntLabel)
 	}
-	buf := p.block[:per:per]
-	row := Row{Data: buf[:p.dn:p.dn], Label: buf[p.dn:], Line: p.data.recLine}
+	return row, err
+}
+
+// decode parses the data and labels of the last record into a row's slices
+// carved from *block, which it advances only for a good row.
+func decode[E float32 | int64](p *pass, block *[]E, parse, parseLabel func(string) (E, error)) (data, label []E, err error) {
+	per := p.dn + p.ln
+	if len(*block) < per {
+		*block = make([]E, per*max(1, blockFloats/per))
+	}
+	buf := (*block)[:per:per]
+	data, label = buf[:p.dn:p.dn], buf[p.dn:]
 	for k, i := range p.layout.DataCols {
-		v, err := p.parseNum(p.data.field(i))
+		v, err := parse(p.data.field(i))
 		if err != nil {
-			return Row{}, p.fieldErr(p.data, i, err)
+			return nil, nil, p.fieldErr(p.data, i, err)
 		}
-		row.Data[k] = v
+		data[k] = v
 	}
 	for k, i := range p.layout.LabelCols {
-		v, err := p.parseLabel(p.data.field(i))
+		v, err := parseLabel(p.data.field(i))
 		if err != nil {
-			return Row{}, p.fieldErr(p.data, i, err)
+			return nil, nil, p.fieldErr(p.data, i, err)
 		}
-		row.Label[k] = v
+		label[k] = v
 	}
 	if p.lab != nil {
 		for i := range p.nlab {
-			v, err := p.parseLabel(p.lab.field(i))
+			v, err := parseLabel(p.lab.field(i))
 			if err != nil {
-				return Row{}, p.fieldErr(p.lab, i, err)
+				return nil, nil, p.fieldErr(p.lab, i, err)
 			}
-			row.Label[i] = v
+			label[i] = v
 		}
 	} else if len(p.layout.LabelCols) == 0 {
-		clear(row.Label) // the block may hold a bad row's values
+		clear(label) // the block may hold a bad row's values
 	}
-	p.block = p.block[per:]
-	return row, nil
+	*block = (*block)[per:]
+	return data, label, nil
 }
 
 func (p *pass) fieldErr(f *file, i int, err error) error {
@@ -520,6 +597,34 @@ func (p *pass) parseNum(s string) (float32, error) {
 		return 0, fmt.Errorf("%w: %s is not finite (Finite)", ErrNumber, excerpt(s))
 	}
 	return float32(v), nil
+}
+
+// parseInt parses an integer of the DType, accepting spaces around it.
+func (p *pass) parseInt(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return 0, fmt.Errorf("%w: empty field", ErrNumber)
+	}
+	bits := 64
+	if p.cfg.dtype == sample.Int32 {
+		bits = 32
+	}
+	v, err := strconv.ParseInt(t, 10, bits)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, fmt.Errorf("%w: %s is out of the %v range (DType)", ErrNumber, excerpt(s), p.cfg.dtype)
+		}
+		return 0, fmt.Errorf("%w: %s is not an %v (DType)", ErrNumber, excerpt(s), p.cfg.dtype)
+	}
+	return v, nil
+}
+
+func (p *pass) parseIntLabel(s string) (int64, error) {
+	if p.cfg.classes == nil {
+		return p.parseInt(s)
+	}
+	v, err := p.parseLabel(s)
+	return int64(v), err
 }
 
 func (p *pass) parseLabel(s string) (float32, error) {

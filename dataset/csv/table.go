@@ -19,8 +19,8 @@ var _ source.Indexed[Row] = (*Table)(nil)
 
 // Load reads one pass of the reader (its options, bad-record policy
 // included, apply) and keeps its rows in memory. The memory is what the
-// rows hold: 4 bytes per data and label value plus a small fixed cost per
-// row, each row bounded by [MaxLineBytes]; use Load for files that fit in
+// rows hold: 4 bytes per data and label value (8 under an integer
+// [DType]) plus a small fixed cost per row, each row bounded by [MaxLineBytes]; use Load for files that fit in
 // memory, and the streaming reader for the others. The first error of the
 // pass is returned, with no table.
 func (r *Reader) Load(ctx context.Context) (*Table, error) {
