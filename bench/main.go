@@ -81,6 +81,8 @@ var workloads = []workload{
 	{"stage-", stageOverheads},
 	{"csv", csvRows},
 	{"recordio", recordioRead},
+	{"tfrecord", tfrecordRows},
+	{"webdataset", webdatasetRows},
 	{"imagerec", imagerecRows},
 }
 

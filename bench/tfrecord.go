@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
+)
+
+// tfrecordRows measures reading the records of a TFRecord file (framing and
+// both CRCs, no decoding of the payloads), plain and gzip-compressed. The
+// file holds the photos' JPEGs, one per record, and is written at run time.
+func tfrecordRows(cfg config) ([]Row, error) {
+	copies := 1
+	if cfg.long {
+		copies = 4
+	}
+	photos, which, err := benchPhotos(cfg, copies)
+	if err != nil {
+		return nil, err
+	}
+	payload := payloadBytes(photos)
+	dir, err := os.MkdirTemp("", "tensorfeed-bench-tfrecord-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	floor, err := measureFloor(cfg.cheapReps(), payload, 64<<10)
+	if err != nil {
+		return nil, err
+	}
+
+	paths := []string{filepath.Join(dir, "photos.tfrecord"), filepath.Join(dir, "photos.tfrecord.gz")}
+	if err := writeTFRecord(paths[0], photos); err != nil {
+		return nil, err
+	}
+	if err := writeTFRecord(paths[1], photos, tfrecord.Compress()); err != nil {
+		return nil, err
+	}
+	records := len(photos)
+	photos = nil // the peak column shows what a pass holds, not the input
+
+	var rows []Row
+	for i, variant := range []string{"plain", "gzip"} {
+		path, gz := paths[i], i == 1
+		r := tfrecord.Open(path, tfrecord.ReuseBuffer())
+		ctx := context.Background()
+		var got, want uint64
+		var n int
+		rs, err := measureEach(cfg.cheapReps(), func() error {
+			got, n = 0, 0
+			for rec, err := range r.All(ctx) {
+				if err != nil {
+					return err
+				}
+				got = consumeRecord(got, rec.Data)
+				n++
+			}
+			return nil
+		}, func() (err error) { want, err = plainTFRecord(path, gz); return err })
+		if err != nil {
+			return nil, err
+		}
+		if n != records || got != want {
+			return nil, fmt.Errorf("tfrecord %s: library read %d records (checksum %x), plain loop checksum %x, want %d records",
+				variant, n, got, want, records)
+		}
+		row := newRow("tfrecord", 1, records, payload, rs[0], rs[1], floor)
+		row.Variant = variant
+		row.Note = fmt.Sprintf("%s, one JPEG a record (%s MB file): tfrecord.Open with ReuseBuffer; "+
+			"plain: bufio and 12-byte headers by hand, both CRC32Cs checked", which, sizeMB(path))
+		if gz {
+			row.Note = fmt.Sprintf("%s, one JPEG a record (%s MB file, gzip default level): tfrecord.Open with ReuseBuffer; "+
+				"plain: gzip.NewReader under bufio, headers by hand, both CRC32Cs checked", which, sizeMB(path))
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// writeTFRecord writes one record per photo to path.
+func writeTFRecord(path string, photos []photo, opts ...tfrecord.WriterOption) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := tfrecord.NewWriter(f, opts...)
+	for _, p := range photos {
+		if err := w.Write(p.data); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+var (
+	errPlainTFRecord = errors.New("bad TFRecord framing")
+	castagnoli       = crc32.MakeTable(crc32.Castagnoli)
+)
+
+// maskCRC is TFRecord's masking of a CRC32C.
+func maskCRC(c uint32) uint32 { return (c>>15 | c<<17) + 0xa282ead8 }
+
+// plainTFRecord reads every record of path with bufio (under gzip when gz),
+// the 12-byte header decoded by hand, both CRC32Cs checked and one buffer
+// reused.
+func plainTFRecord(path string, gz bool) (uint64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	if gz {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return 0, err
+		}
+		br = bufio.NewReaderSize(zr, 64<<10)
+	}
+	var hdr [12]byte
+	var foot [4]byte
+	var buf []byte
+	var sum uint64
+	for {
+		if _, err := io.ReadFull(br, hdr[:]); err == io.EOF {
+			return sum, nil
+		} else if err != nil {
+			return 0, err
+		}
+		if maskCRC(crc32.Checksum(hdr[:8], castagnoli)) != binary.LittleEndian.Uint32(hdr[8:]) {
+			return 0, errPlainTFRecord
+		}
+		n := binary.LittleEndian.Uint64(hdr[:])
+		if n > 1<<30 {
+			return 0, errPlainTFRecord
+		}
+		if uint64(cap(buf)) < n {
+			buf = make([]byte, n)
+		}
+		buf = buf[:n]
+		if _, err := io.ReadFull(br, buf); err != nil {
+			return 0, err
+		}
+		if _, err := io.ReadFull(br, foot[:]); err != nil {
+			return 0, err
+		}
+		if maskCRC(crc32.Checksum(buf, castagnoli)) != binary.LittleEndian.Uint32(foot[:]) {
+			return 0, errPlainTFRecord
+		}
+		sum = consumeRecord(sum, buf)
+	}
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
+)
+
+// webdatasetRows measures reading a WebDataset shard into samples of a JPEG
+// and its class (jpg and cls members, the class parsed), plain and
+// gzip-compressed. The shard is written at run time from the photos.
+func webdatasetRows(cfg config) ([]Row, error) {
+	copies := 1
+	if cfg.long {
+		copies = 4
+	}
+	photos, which, err := benchPhotos(cfg, copies)
+	if err != nil {
+		return nil, err
+	}
+	payload := payloadBytes(photos)
+	dir, err := os.MkdirTemp("", "tensorfeed-bench-webdataset-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	floor, err := measureFloor(cfg.cheapReps(), payload, 64<<10)
+	if err != nil {
+		return nil, err
+	}
+
+	paths := []string{filepath.Join(dir, "photos-000000.tar"), filepath.Join(dir, "photos-000000.tar.gz")}
+	if err := writeShard(paths[0], photos); err != nil {
+		return nil, err
+	}
+	if err := writeShard(paths[1], photos, webdataset.Gzip(gzip.DefaultCompression)); err != nil {
+		return nil, err
+	}
+	samples := len(photos)
+	photos = nil // the peak column shows what a pass holds, not the input
+
+	var rows []Row
+	for i, variant := range []string{"plain", "gzip"} {
+		p, gz := paths[i], i == 1
+		r := webdataset.Open(p, webdataset.Fields("jpg", "cls"))
+		ctx := context.Background()
+		var got, want uint64
+		var n int
+		rs, err := measureEach(cfg.cheapReps(), func() error {
+			got, n = 0, 0
+			for s, err := range r.All(ctx) {
+				if err != nil {
+					return err
+				}
+				jpg, err := s.Bytes("jpg")
+				if err != nil {
+					return err
+				}
+				cls, err := s.Int("cls")
+				if err != nil {
+					return err
+				}
+				got = consumeSample(got, jpg, cls)
+				n++
+			}
+			return nil
+		}, func() (err error) { want, err = plainShard(p, gz); return err })
+		if err != nil {
+			return nil, err
+		}
+		if n != samples || got != want {
+			return nil, fmt.Errorf("webdataset %s: library read %d samples (checksum %x), plain loop checksum %x, want %d samples",
+				variant, n, got, want, samples)
+		}
+		row := newRow("webdataset", 1, samples, payload, rs[0], rs[1], floor)
+		row.Variant = variant
+		shard := fmt.Sprintf("%s MB shard", sizeMB(p))
+		plain := "plain: archive/tar under bufio, members grouped by key by hand, jpg into one reused buffer, strconv.Atoi"
+		if gz {
+			shard += ", gzip default level"
+			plain = "plain: archive/tar over gzip.NewReader under bufio, members grouped by key by hand, jpg into one reused buffer, strconv.Atoi"
+		}
+		row.Note = fmt.Sprintf("%s, jpg + cls a sample (%s): webdataset.Open with Fields(jpg, cls), Sample.Int; %s",
+			which, shard, plain)
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// writeShard writes one sample per photo, its JPEG and its class, to p.
+func writeShard(p string, photos []photo, opts ...webdataset.WriterOption) error {
+	f, err := os.Create(p)
+	if err != nil {
+		return err
+	}
+	w := webdataset.NewWriter(f, opts...)
+	for i, ph := range photos {
+		s := webdataset.Sample{Key: fmt.Sprintf("%08d", i), Fields: map[string][]byte{
+			"jpg": ph.data,
+			"cls": []byte(strconv.Itoa(ph.label)),
+		}}
+		if err := w.Write(s); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// consumeSample folds a sample into a checksum without reading all of the
+// image: the reading of the shard is what is measured.
+func consumeSample(sum uint64, jpg []byte, cls int) uint64 {
+	return consumeRecord(sum, jpg)*31 + uint64(cls)
+}
+
+// plainShard reads the samples of the shard at p with archive/tar (over
+// gzip when gz), grouping consecutive members by the key before the first
+// dot of their base name, reading jpg into one reused buffer and parsing
+// cls; a sample without both fails.
+func plainShard(p string, gz bool) (uint64, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var in io.Reader = bufio.NewReaderSize(f, 64<<10)
+	if gz {
+		zr, err := gzip.NewReader(in)
+		if err != nil {
+			return 0, err
+		}
+		in = zr
+	}
+	tr := tar.NewReader(in)
+	var sum uint64
+	var key string
+	var jpg []byte
+	cls, haveJPG, haveCls := 0, false, false
+	flush := func() error {
+		if key == "" {
+			return nil
+		}
+		if !haveJPG || !haveCls {
+			return fmt.Errorf("%s: sample %q lacks jpg or cls", p, key)
+		}
+		sum = consumeSample(sum, jpg, cls)
+		haveJPG, haveCls = false, false
+		return nil
+	}
+	var small bytes.Buffer
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+		if hdr.Typeflag != tar.TypeReg {
+			continue
+		}
+		base := path.Base(hdr.Name)
+		dot := strings.IndexByte(base, '.')
+		if dot <= 0 {
+			continue
+		}
+		k, field := hdr.Name[:len(hdr.Name)-len(base)+dot], base[dot+1:]
+		if k != key {
+			if err := flush(); err != nil {
+				return 0, err
+			}
+			key = k
+		}
+		switch field {
+		case "jpg":
+			if int64(cap(jpg)) < hdr.Size {
+				jpg = make([]byte, hdr.Size)
+			}
+			jpg = jpg[:hdr.Size]
+			if _, err := io.ReadFull(tr, jpg); err != nil {
+				return 0, err
+			}
+			haveJPG = true
+		case "cls":
+			small.Reset()
+			if _, err := small.ReadFrom(io.LimitReader(tr, 32)); err != nil {
+				return 0, err
+			}
+			if cls, err = strconv.Atoi(strings.TrimSpace(small.String())); err != nil {
+				return 0, err
+			}
+			haveCls = true
+		}
+	}
+	if err := flush(); err != nil {
+		return 0, err
+	}
+	return sum, nil
+}
