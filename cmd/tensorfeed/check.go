@@ -18,6 +18,8 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
+	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 )
 
@@ -25,9 +27,9 @@ var checkCommand = command{
 	name:    "check",
 	args:    "[flags] PATH...",
 	summary: "validate files tensorfeed reads, record by record, and print what they hold",
-	doc: `Check reads every file to its end with the reader tensorfeed trains from and prints what it holds: IDX files (plain or gzip: records, shape, element type, labels), CSV (with the reader's flags below), RecordIO image records (every image decoded, and the .idx beside a .rec checked against it) and im2rec .lst files. The format is found from the magic bytes, then the name and the text; --format sets it.
+	doc: `Check reads every file to its end with the reader tensorfeed trains from and prints what it holds: IDX files (plain or gzip: records, shape, element type, labels), CSV (with the reader's flags below), RecordIO image records (every image decoded, and the .idx beside a .rec checked against it), im2rec .lst files, TFRecord (plain or gzip: every record's length and data checksums; the feature names and kinds of the records that are tf.train.Example) and WebDataset tar shards (plain or gzip: every tar header, the samples grouped, the fields counted; .npy, .cls and .json fields parsed and JPEG and PNG images decoded within the decoder's memory bound). The format is found from the magic bytes, then the name and the text; --format sets it.
 
-Each bad record goes to stderr as "PATH: offset N: why", "PATH: line L column C: why" or "PATH: record R: why". The first bad record of a file ends its check, unless --all. Exit status 1 when any file is bad.`,
+Each bad record goes to stderr as "PATH: offset N: why", "PATH: line L column C: why" or "PATH: record R: why". The first bad record of a file ends its check, unless --all, which lists every bad record that the reader can skip (a TFRecord data checksum, a WebDataset sample with a duplicate field or a field that does not parse); damage to the framing (a length or tar header that is wrong, a truncated file) always ends the check. Exit status 1 when any file is bad.`,
 	setup: checkSetup,
 }
 
@@ -40,7 +42,7 @@ type checkOptions struct {
 
 // checkSetup defines check's flags.
 func checkSetup(fs *flag.FlagSet) runFunc {
-	format := fs.String("format", "", "the files' `format`: idx, csv, imagerec, rec (RecordIO framing only), recidx (an .idx checked against the .rec beside it) or lst; detected when empty")
+	format := fs.String("format", "", "the files' `format`: idx, csv, imagerec, rec (RecordIO framing only), recidx (an .idx checked against the .rec beside it), lst, tfrecord or wds (a WebDataset tar shard); detected when empty")
 	all := fs.Bool("all", false, "report every bad record of a file, not only the first")
 	delim := fs.String("delimiter", ",", "CSV: the field separator, one `character` (\\t for tab)")
 	header := fs.Bool("header", false, "CSV: the first row holds column names")
@@ -222,6 +224,10 @@ func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 		err = checkRecIndex(ctx, path, rep, stdout)
 	case formatList:
 		err = checkList(path, rep, stdout)
+	case formatTFRecord:
+		err = checkTFRecord(ctx, path, rep, stdout)
+	case formatWDS:
+		err = checkWDS(ctx, path, rep, stdout)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		rep.report(err)
@@ -273,6 +279,8 @@ func positioned(path string, err error) string {
 		pe *csv.ParseError
 		me *mnist.FormatError
 		fe *recordio.FormatError
+		te *tfrecord.FormatError
+		we *webdataset.Error
 		ce *checkError
 	)
 	file := func(f string) string {
@@ -303,6 +311,17 @@ func positioned(path string, err error) string {
 			msg += ": " + me.Err.Error()
 		}
 		return fmt.Sprintf("%s: offset %d: %s", file(me.File), me.Offset, msg)
+	case errors.As(err, &te):
+		msg := te.Msg
+		if te.Err != nil && te.Err != tfrecord.ErrDataChecksum && te.Err != tfrecord.ErrTooLarge && !strings.Contains(msg, te.Err.Error()) {
+			msg += ": " + te.Err.Error()
+		}
+		return fmt.Sprintf("%s: record %d: offset %d: %s", file(te.File), te.Record, te.Offset, msg)
+	case errors.As(err, &we):
+		if we.Member == "" {
+			return fmt.Sprintf("%s: offset %d: %v", file(we.Shard), we.Offset, we.Err)
+		}
+		return fmt.Sprintf("%s: offset %d: member %q: %v", file(we.Shard), we.Offset, we.Member, we.Err)
 	case errors.As(err, &fe):
 		msg := fe.Msg
 		if fe.Record != fe.Offset {

@@ -20,6 +20,8 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
+	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/internal/badinput"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -187,6 +189,12 @@ func readCase(c badinput.Case) (err error) {
 		return nil
 	case badinput.List:
 		_, err = imagerec.ReadList(c.Path)
+		return err
+	case badinput.TFRecord:
+		_, err = source.Collect(ctx, source.Reader[tfrecord.Record](tfrecord.Open(c.Path)))
+		return err
+	case badinput.WebDataset:
+		_, err = source.Collect(ctx, webdataset.Decode(webdataset.Open(c.Path), checkSample))
 		return err
 	}
 	return fmt.Errorf("unknown format %q", c.Format)

@@ -33,14 +33,18 @@ type imageStats struct {
 }
 
 func (s *imageStats) add(img imagerec.Example) {
-	w, h := img.Image.Width, img.Image.Height
+	s.addSize(img.Image.Width, img.Image.Height, img.Image.Channels)
+}
+
+// addSize counts an image of w x h pixels and c channels.
+func (s *imageStats) addSize(w, h, c int) {
 	if s.n == 0 {
 		s.minW, s.maxW, s.minH, s.maxH = w, w, h, h
 	}
 	s.n++
 	s.minW, s.maxW = min(s.minW, w), max(s.maxW, w)
 	s.minH, s.maxH = min(s.minH, h), max(s.maxH, h)
-	if c := img.Image.Channels; c >= 0 && c < len(s.channels) {
+	if c >= 0 && c < len(s.channels) {
 		s.channels[c]++
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 )
 
 // fileFormat is a format "tensorfeed check" knows, named as --format takes
@@ -25,10 +26,12 @@ const (
 	formatImageRec fileFormat = "imagerec" // RecordIO image records, every image decoded
 	formatRecIndex fileFormat = "recidx"   // a RecordIO .idx, checked against the .rec beside it
 	formatList     fileFormat = "lst"      // im2rec .lst
+	formatTFRecord fileFormat = "tfrecord" // TFRecord, plain or gzip
+	formatWDS      fileFormat = "wds"      // a WebDataset tar shard, plain or gzip
 )
 
 // formats lists the formats in the order usage shows them.
-var formats = []fileFormat{formatIDX, formatCSV, formatImageRec, formatRec, formatRecIndex, formatList}
+var formats = []fileFormat{formatIDX, formatCSV, formatImageRec, formatRec, formatRecIndex, formatList, formatTFRecord, formatWDS}
 
 // headSize is how much of a file detectFormat looks at.
 const headSize = 512
@@ -43,20 +46,39 @@ func detectFormat(name string, head []byte) (fileFormat, error) {
 	ext := filepath.Ext(lower)
 	switch {
 	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
-		// gzip: the only compressed format tensorfeed reads is IDX.
-		var inner [4]byte
+		// gzip: IDX, TFRecord or a tar shard inside. What the head
+		// decompresses to is looked at first, then the name.
+		var inner [headSize]byte
 		n := 0
 		if zr, err := gzip.NewReader(bytes.NewReader(head)); err == nil {
 			n, _ = io.ReadFull(zr, inner[:])
 		}
+		switch {
+		case isTar(inner[:n]):
+			return formatWDS, nil
+		case isTFRecord(inner[:n]):
+			return formatTFRecord, nil
+		case isTFRecordName(lower):
+			return formatTFRecord, nil
+		case isTarName(lower):
+			return formatWDS, nil
+		}
 		if n >= 2 && (inner[0] != 0 || inner[1] != 0) {
-			return "", fmt.Errorf("unknown format: a gzip stream that does not hold an IDX file (it starts % x)", inner[:n])
+			return "", fmt.Errorf("unknown format: a gzip stream that holds neither an IDX file, TFRecord nor a tar shard (it starts % x)", inner[:min(n, 4)])
 		}
 		// An IDX magic, or a stream cut or corrupt before one: the IDX
 		// reader says where it breaks.
 		return formatIDX, nil
 	case len(head) >= 4 && binary.LittleEndian.Uint32(head) == recordio.Magic:
 		return formatImageRec, nil
+	case isTar(head):
+		return formatWDS, nil
+	case isTFRecord(head):
+		return formatTFRecord, nil
+	case isTFRecordName(lower):
+		return formatTFRecord, nil
+	case isTarName(lower):
+		return formatWDS, nil
 	case len(head) >= 2 && head[0] == 0 && head[1] == 0:
 		return formatIDX, nil
 	case isIDXName(lower):
@@ -68,7 +90,7 @@ func detectFormat(name string, head []byte) (fileFormat, error) {
 		if len(head) == 0 {
 			return "", fmt.Errorf("unknown format: an empty file")
 		}
-		return "", fmt.Errorf("unknown format: binary data starting % x, neither IDX (00 00 type dims), gzip (1f 8b) nor RecordIO (0a 23 d7 ce)", head[:min(len(head), 4)])
+		return "", fmt.Errorf("unknown format: binary data starting % x, neither IDX (00 00 type dims), gzip (1f 8b), RecordIO (0a 23 d7 ce), TFRecord (a length whose CRC verifies) nor tar (ustar at offset 257)", head[:min(len(head), 4)])
 	}
 	switch ext {
 	case ".lst":
@@ -94,6 +116,30 @@ func detectFormat(name string, head []byte) (fileFormat, error) {
 		return formatCSV, nil
 	}
 	return "", fmt.Errorf("unknown format: text that is neither CSV nor a .lst or .idx file; give --format")
+}
+
+// isTar reports whether head starts with a POSIX or GNU tar header: "ustar"
+// at offset 257.
+func isTar(head []byte) bool {
+	return len(head) >= 262 && string(head[257:262]) == "ustar"
+}
+
+// isTarName reports whether a lower-case file name is a tar shard's.
+func isTarName(lower string) bool {
+	return strings.HasSuffix(lower, ".tar") || strings.HasSuffix(lower, ".tar.gz") || strings.HasSuffix(lower, ".tgz")
+}
+
+// isTFRecord reports whether head starts with a plausible TFRecord record:
+// a length whose masked CRC32C, in the 4 bytes after it, verifies.
+func isTFRecord(head []byte) bool {
+	return len(head) >= 12 && binary.LittleEndian.Uint32(head[8:]) == tfrecord.MaskedCRC(head[:8])
+}
+
+// isTFRecordName reports whether a lower-case file name is a TFRecord
+// file's: .tfrecord or .tfrecords, with or without .gz.
+func isTFRecordName(lower string) bool {
+	lower = strings.TrimSuffix(lower, ".gz")
+	return strings.HasSuffix(lower, ".tfrecord") || strings.HasSuffix(lower, ".tfrecords")
 }
 
 // isIDXName reports whether a file name is an IDX name as MNIST's files

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"strings"
 	"testing"
+
+	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 )
 
 func gzipped(b []byte) []byte {
@@ -15,9 +19,29 @@ func gzipped(b []byte) []byte {
 	return buf.Bytes()
 }
 
+// tfrecordHead returns the start of a TFRecord file: a record of 5 bytes,
+// its length's CRC and the data.
+func tfrecordHead() []byte {
+	b := binary.LittleEndian.AppendUint64(nil, 5)
+	b = binary.LittleEndian.AppendUint32(b, tfrecord.MaskedCRC(b))
+	return append(b, "hello"...)
+}
+
+// tarHeader returns one tar header block, as archive/tar writes it.
+func tarHeader() []byte {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	tw.WriteHeader(&tar.Header{Name: "0001.cls", Mode: 0o644, Size: 1})
+	tw.Write([]byte("1"))
+	tw.Close()
+	return buf.Bytes()[:headSize]
+}
+
 func TestDetectFormat(t *testing.T) {
 	idx := []byte{0, 0, 8, 1, 0, 0, 0, 2, 5, 6}
 	rec := []byte{0x0a, 0x23, 0xd7, 0xce, 4, 0, 0, 0, 1, 2, 3, 4}
+	tfrec := tfrecordHead()
+	tarHead := tarHeader()
 	cases := []struct {
 		name string
 		head []byte
@@ -29,7 +53,7 @@ func TestDetectFormat(t *testing.T) {
 		{"labels.csv", idx, formatIDX, ""},         // magic over extension
 		{"x.gz", gzipped(idx), formatIDX, ""},      // IDX inside gzip
 		{"x.gz", gzipped(idx)[:12], formatIDX, ""}, // cut gzip: the IDX reader says where
-		{"x.gz", gzipped([]byte("a,b\n1,2\n")), "", "gzip stream that does not hold an IDX file"},
+		{"x.gz", gzipped([]byte("a,b\n1,2\n")), "", "gzip stream that holds neither an IDX file, TFRecord nor a tar shard"},
 		{"t10k-labels-idx1-ubyte", []byte{8, 3}, formatIDX, ""}, // bad magic, IDX name
 		{"short", []byte{0, 0}, formatIDX, ""},
 		{"train.rec", rec, formatImageRec, ""},
@@ -45,6 +69,16 @@ func TestDetectFormat(t *testing.T) {
 		{"empty.csv", nil, "", "empty file"},
 		{"noext", []byte{0x89, 'P', 'N', 'G', 0x0d, 0x0a}, "", "unknown format: binary data starting 89 50 4e 47"},
 		{"noext", []byte("hello world\n"), "", "give --format"},
+		{"data.bin", tfrec, formatTFRecord, ""},                 // a length whose CRC verifies
+		{"data.gz", gzipped(tfrec), formatTFRecord, ""},         // inside gzip too
+		{"train.tfrecord", []byte{1, 2, 3}, formatTFRecord, ""}, // name: the reader says what is wrong
+		{"train.tfrecords.gz", gzipped(nil)[:10], formatTFRecord, ""},
+		{"shard", tarHead, formatWDS, ""},
+		{"shard.gz", gzipped(tarHead), formatWDS, ""},
+		{"shard-000.tar", []byte("junk"), formatWDS, ""},
+		{"shard-000.tgz", []byte{0x1f, 0x8b}, formatWDS, ""},
+		{"shard-000.tar.gz", gzipped([]byte("not a tar")), formatWDS, ""},
+		{"x.gz", gzipped([]byte{0, 0, 8, 1, 0, 0, 0, 0, 0, 0, 0, 0}), formatIDX, ""}, // length 0x108 with a CRC that fails: IDX
 	}
 	for _, c := range cases {
 		got, err := detectFormat(c.name, c.head)
@@ -70,6 +104,11 @@ func FuzzDetect(f *testing.F) {
 	f.Add("a.csv", []byte("1,2\n"))
 	f.Add("a", []byte{0x1f, 0x8b, 8, 0})
 	f.Add("a.idx", []byte("0\t0\n"))
+	f.Add("a", tfrecordHead())
+	f.Add("a.tfrecord.gz", gzipped(tfrecordHead()))
+	f.Add("a.tar", tarHeader())
+	f.Add("a", gzipped(tarHeader()))
+	f.Add("a.tgz", []byte{0x1f, 0x8b, 8, 0})
 	f.Fuzz(func(t *testing.T, name string, head []byte) {
 		if len(head) > headSize {
 			head = head[:headSize]

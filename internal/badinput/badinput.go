@@ -1,6 +1,7 @@
 // Package badinput writes a corpus of input files, good and malformed, for
 // every format tensorfeed reads: IDX (plain and gzip), CSV, RecordIO image
-// records with their .idx, and im2rec .lst files. Tests run the readers and
+// records with their .idx, im2rec .lst files, TFRecord (plain and gzip) and
+// WebDataset tar shards (plain and gzip). Tests run the readers and
 // "tensorfeed check" over it and assert that every bad file gives a
 // positioned error wrapping tensorfeed.ErrBadData, in bounded memory and
 // time, and that every good file passes.
@@ -29,6 +30,8 @@ const (
 	CSV         Format = "csv"      // numeric CSV, no header, last column the label
 	ImageRecord Format = "imagerec" // RecordIO image records (with an .idx beside the .rec when Index is set)
 	List        Format = "lst"      // im2rec .lst
+	TFRecord    Format = "tfrecord" // TFRecord, plain or gzip
+	WebDataset  Format = "wds"      // WebDataset tar shards, plain or gzip
 )
 
 // Case is one file of the corpus.
@@ -61,6 +64,8 @@ func Write(dir string, large bool) ([]Case, error) {
 	w.index()
 	w.images()
 	w.list()
+	w.tfrecord()
+	w.webdataset()
 	if w.err != nil {
 		return nil, w.err
 	}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
+	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// wdsSample is what checkWDS keeps of one sample: its fields' names and
+// sizes, and its images.
+type wdsSample struct {
+	fields []string
+	bytes  int64
+	images []imageSize
+}
+
+type imageSize struct{ w, h, channels int }
+
+// checkSample parses the fields of s that check knows: .npy arrays, .cls
+// integers, .json documents, and JPEG and PNG images, decoded within
+// decode.DefaultMaxBytes. The error of the first field that does not parse
+// wraps webdataset.ErrDecode, which makes the sample bad.
+func checkSample(s webdataset.Sample) (wdsSample, error) {
+	out := wdsSample{fields: s.Names()}
+	for _, f := range out.fields {
+		out.bytes += int64(len(s.Fields[f]))
+		var err error
+		switch strings.ToLower(path.Ext("." + f)) {
+		case ".npy":
+			_, err = s.NPY(f)
+		case ".cls":
+			_, err = s.Int(f)
+		case ".json":
+			var v any
+			err = s.JSON(f, &v)
+		case ".jpg", ".jpeg", ".png":
+			img, ierr := s.Image(f, decode.Options{})
+			if err = ierr; err == nil {
+				out.images = append(out.images, imageSize{img.Width, img.Height, img.Channels})
+			}
+		}
+		if err != nil {
+			return wdsSample{}, err
+		}
+	}
+	return out, nil
+}
+
+// wdsStats summarises the samples of a shard.
+type wdsStats struct {
+	samples, bytes int64
+	fields         map[string]int64 // samples by field name
+	overflow       bool             // more names than maxFeatureNames
+	imgs           imageStats
+}
+
+func (s *wdsStats) add(x wdsSample) {
+	s.samples++
+	s.bytes += x.bytes
+	if s.fields == nil {
+		s.fields = map[string]int64{}
+	}
+	for _, f := range x.fields {
+		if _, ok := s.fields[f]; ok || len(s.fields) < maxFeatureNames {
+			s.fields[f]++
+		} else {
+			s.overflow = true
+		}
+	}
+	for _, im := range x.images {
+		s.imgs.addSize(im.w, im.h, im.channels)
+	}
+}
+
+func (s *wdsStats) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d samples, %d bytes of fields", s.samples, s.bytes)
+	names := make([]string, 0, len(s.fields))
+	for n := range s.fields {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	if len(names) > 0 {
+		b.WriteString("; fields:")
+	}
+	for _, n := range names {
+		fmt.Fprintf(&b, " %s %d", n, s.fields[n])
+	}
+	if s.overflow {
+		fmt.Fprintf(&b, " and more than %d names", maxFeatureNames)
+	}
+	if s.imgs.n > 0 {
+		fmt.Fprintf(&b, "; %s", &s.imgs)
+	}
+	return b.String()
+}
+
+// checkWDS reads a WebDataset shard (tar, plain or gzip) to its end
+// through webdataset.Open, which checks every tar header, groups the
+// members into samples and refuses split samples, and parses the fields
+// check knows (checkSample). A sample that is bad on its own (a duplicate
+// field, a field that does not parse) is reported and, with --all, skipped
+// (SkipBad(1) with OnSkip) so that every such sample is listed; structural
+// damage ends the check.
+//
+// Memory holds one sample (at most webdataset.DefaultMaxSampleBytes) and
+// one decoded image at a time.
+func checkWDS(ctx context.Context, path string, rep *reporter, stdout io.Writer) error {
+	gz, err := isGzipFile(path)
+	if err != nil {
+		return err
+	}
+	var opts []webdataset.Option
+	if rep.all {
+		opts = append(opts, webdataset.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) })))
+	}
+	var stats wdsStats
+	for x, err := range webdataset.Decode(webdataset.Open(path, opts...), checkSample).All(ctx) {
+		if err != nil {
+			return err
+		}
+		stats.add(x)
+	}
+	if rep.bad > 0 {
+		return nil
+	}
+	kind := "WebDataset"
+	if gz {
+		kind += ", gzip"
+	}
+	fmt.Fprintf(stdout, "%s: %s: %s\n", path, kind, &stats)
+	return nil
+}

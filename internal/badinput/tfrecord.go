@@ -1,0 +1,88 @@
+package badinput
+
+import (
+	"bytes"
+	"encoding/binary"
+
+	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
+)
+
+// tfExample returns a serialized tf.train.Example with an image, a label
+// and a float vector.
+func tfExample(i int) []byte {
+	var ex tfrecord.Example
+	ex.SetBytes("image", pngBytes(i))
+	ex.SetInt64s("label", int64(i%3))
+	ex.SetFloat32s("box", 0.1*float32(i), 0.2, 0.3, 0.4)
+	return ex.Marshal()
+}
+
+// tfFile frames payloads as TFRecord records and returns the file and the
+// offset of each record.
+func tfFile(payloads ...[]byte) ([]byte, []int64) {
+	var buf bytes.Buffer
+	tw := tfrecord.NewWriter(&buf)
+	var offs []int64
+	off := int64(0)
+	for _, p := range payloads {
+		offs = append(offs, off)
+		off += 8 + 4 + int64(len(p)) + 4
+		tw.Write(p)
+	}
+	tw.Close()
+	return buf.Bytes(), offs
+}
+
+// tfLength sets the length of the record at off to n, with a length CRC
+// that verifies, so that only the length itself is wrong.
+func tfLength(file []byte, off int64, n uint64) []byte {
+	b := bytes.Clone(file)
+	binary.LittleEndian.PutUint64(b[off:], n)
+	binary.LittleEndian.PutUint32(b[off+8:], tfrecord.MaskedCRC(b[off:off+8]))
+	return b
+}
+
+func (w *writer) tfrecord() {
+	f, offs := tfFile(tfExample(0), tfExample(1), tfExample(2))
+	w.add(good("tfrecord_good", TFRecord), "tfrecord_good.tfrecord", f)
+	w.add(good("tfrecord_good_gzip", TFRecord), "tfrecord_good_gzip.tfrecord.gz", gz(f))
+	raw, _ := tfFile([]byte("not an Example"), nil, []byte{0xff, 0xff})
+	w.add(good("tfrecord_good_not_examples", TFRecord), "tfrecord_good_not_examples.tfrecords", raw)
+
+	lc := bytes.Clone(f)
+	lc[offs[1]+9] ^= 0x01
+	w.add(bad("tfrecord_bad_length_crc", TFRecord, "record 1's length CRC does not match its length"),
+		"tfrecord_bad_length_crc.tfrecord", lc)
+	dc := bytes.Clone(f)
+	dc[offs[1]+12+5] ^= 0x01
+	w.add(bad("tfrecord_bad_data_crc", TFRecord, "a byte of record 1's data is flipped: its data CRC fails"),
+		"tfrecord_bad_data_crc.tfrecord", dc)
+	w.add(bad("tfrecord_length_past_eof", TFRecord, "record 1 claims 1 MB, past the end of the file"),
+		"tfrecord_length_past_eof.tfrecord", tfLength(f, offs[1], 1<<20))
+	w.add(bad("tfrecord_huge_length", TFRecord, "record 1 claims 2^62 bytes, with a length CRC that verifies"),
+		"tfrecord_huge_length.tfrecord", tfLength(f, offs[1], 1<<62))
+	w.add(bad("tfrecord_gzip_huge_length", TFRecord, "inside gzip, record 1 claims 2^40 bytes, with a length CRC that verifies"),
+		"tfrecord_gzip_huge_length.tfrecord.gz", gz(tfLength(f, offs[1], 1<<40)))
+	w.add(bad("tfrecord_gzip_length_past_eof", TFRecord, "inside gzip, record 1 claims 200 MB, past the end of the stream"),
+		"tfrecord_gzip_length_past_eof.tfrecord.gz", gz(tfLength(f, offs[1], 200<<20)))
+	for _, cut := range []struct {
+		name string
+		at   int64
+		why  string
+	}{
+		{"header", offs[2] + 5, "inside record 2's length"},
+		{"length_crc", offs[2] + 10, "inside record 2's length CRC"},
+		{"data", offs[2] + 12 + 7, "inside record 2's data"},
+		{"data_crc", int64(len(f)) - 2, "inside record 2's data CRC"},
+	} {
+		w.add(bad("tfrecord_truncated_"+cut.name, TFRecord, "the file ends %s", cut.why),
+			"tfrecord_truncated_"+cut.name+".tfrecord", f[:cut.at])
+	}
+	z := gz(f)
+	w.add(bad("tfrecord_gzip_truncated", TFRecord, "the gzip stream is cut in its middle"),
+		"tfrecord_gzip_truncated.tfrecord.gz", z[:len(z)/2])
+	zc := bytes.Clone(z)
+	zc[len(zc)-8] ^= 0x01
+	w.add(bad("tfrecord_gzip_bad_crc", TFRecord, "the gzip stream's CRC does not match its data"),
+		"tfrecord_gzip_bad_crc.tfrecord.gz", zc)
+}
