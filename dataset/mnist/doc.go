@@ -21,13 +21,23 @@
 // [Scale.Pixels]), which writes straight into the batch's tensor.
 //
 // The options follow MXNet's MNISTIter: [Flat] (784 values instead of
-// 1x28x28), [Shuffle] with a seed (a new order every epoch), [Scaling]
+// 1x28x28), [Shuffle] with a seed (a new order every epoch), [ShuffleOnce]
+// (MXNet's own shuffle: one order, repeated every epoch), [NoShuffle],
+// [Scaling]
 // (raw bytes, [0,1], [-1,1] as PaddlePaddle's reader, or MXNet's x/256),
 // [Shard] (contiguous ranges, as MXNet's parts) and [Prefetch]. Beyond
 // MNISTIter, [Classes] says which labels are valid, [SkipBad] and [OnBad]
 // choose what a bad record does, and [WithIDX] passes the limits of the
 // IDX readers. A pass logs through the logger of its context
 // (tensorfeed.WithLogger), as every reader of tensorfeed does.
+//
+// [MNISTIter] returns a dataset with MNISTIter's defaults (shuffle=True
+// and seed=0 as ShuffleOnce(0), x/256 scaling), to batch by
+// [MXNetBatchSize] (128) with batch.Drop, as MNISTIter keeps only full
+// batches:
+//
+//	ds := mnist.MNISTIter(images, labels)
+//	batches := sink.Tensorize(ds, ds.Sink(mnist.MXNetBatchSize), batch.Drop)
 //
 // # Errors
 //

@@ -239,3 +239,73 @@ func ExampleSkipBad() {
 	fmt.Println(n, "samples,", ds.Skipped(), "skipped,", err)
 	// Output: 6989 samples, 3011 skipped, <nil>
 }
+
+// MXNet's MNISTIter(image=..., label=...) with its defaults: shuffled once
+// with seed 0, pixels scaled by 1/256, batches of 128, the last 16 samples
+// of the test set's 10000 dropped. Every epoch gives the same batches.
+func ExampleMNISTIter() {
+	ds := mnist.MNISTIter("../../data/mnist/t10k-images-idx3-ubyte.gz", "../../data/mnist/t10k-labels-idx1-ubyte.gz")
+	s := ds.Sink(mnist.MXNetBatchSize)
+	fmt.Println(s.ProvideData(), s.ProvideLabel())
+	for range 2 {
+		batches := 0
+		var first []float32
+		for b, err := range sink.Tensorize(ds, s, batch.Drop).All(context.Background()) {
+			if err != nil {
+				fmt.Println(err)
+				return
+			}
+			if batches == 0 {
+				label, _ := b.Get("softmax_label")
+				first = append(first, label.F32[:5]...)
+			}
+			batches++
+			b.Release()
+		}
+		fmt.Println(batches, "batches, first labels", first)
+	}
+	// Output:
+	// [data float32[128 1 28 28]] [softmax_label float32[128]]
+	// 78 batches, first labels [1 9 6 1 6]
+	// 78 batches, first labels [1 9 6 1 6]
+}
+
+// ShuffleOnce draws one order and repeats it every epoch, as MXNet's
+// MNISTIter does; Shuffle draws a new one each epoch.
+func ExampleShuffleOnce() {
+	dir := "../../data/mnist"
+	firsts := func(ds *mnist.Dataset) (out []int) {
+		for range 3 {
+			for s, err := range ds.All(context.Background()) {
+				if err != nil {
+					fmt.Println(err)
+					return nil
+				}
+				out = append(out, s.Index)
+				break
+			}
+		}
+		return out
+	}
+	fmt.Println("ShuffleOnce:", firsts(mnist.Test(dir, mnist.ShuffleOnce(7))))
+	fmt.Println("Shuffle:    ", firsts(mnist.Test(dir, mnist.Shuffle(7))))
+	// Output:
+	// ShuffleOnce: [2638 2638 2638]
+	// Shuffle:     [2638 9311 8308]
+}
+
+// MXNet's MNISTIter(..., shuffle=False, flat=True): options after
+// MNISTIter's defaults override them.
+func ExampleNoShuffle() {
+	ds := mnist.MNISTIter("../../data/mnist/t10k-images-idx3-ubyte.gz", "../../data/mnist/t10k-labels-idx1-ubyte.gz",
+		mnist.NoShuffle(), mnist.Flat())
+	for s, err := range ds.All(context.Background()) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println("index", s.Index, "label", s.Label, "shape", ds.ImageShape())
+		break
+	}
+	// Output: index 0 label 7 shape [784]
+}

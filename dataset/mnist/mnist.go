@@ -65,6 +65,7 @@ type config struct {
 	flat     bool
 	scale    Scale
 	shuffle  bool
+	once     bool // ShuffleOnce: every epoch has the order of epoch 0
 	seed     uint64
 	shards   int
 	shard    int
@@ -91,9 +92,29 @@ func Scaling(s Scale) Option {
 // Shuffle yields every pass in a random order drawn from (seed, epoch):
 // epochs differ and runs repeat. The pass reads its samples into memory
 // (785 bytes each, 47 MB for the training set) before it yields the first.
-// Unlike MXNet, which shuffles once, every epoch gets a new order.
+// Unlike MXNet, which shuffles once, every epoch gets a new order; see
+// [ShuffleOnce] for MXNet's behaviour.
 func Shuffle(seed uint64) Option {
-	return option.New(func(c *config) { c.shuffle, c.seed = true, seed })
+	return option.New(func(c *config) { c.shuffle, c.once, c.seed = true, false, seed })
+}
+
+// ShuffleOnce yields every pass in the same random order, drawn from seed
+// alone: MXNet's MNISTIter shuffle (on by default there, with seed 0),
+// which shuffles the samples once when it loads them, so that every reset
+// repeats that order. The order is the one [Shuffle] with the same seed
+// gives its first epoch. As with Shuffle, a pass reads its samples (of its
+// shard) into memory before it yields the first; the last of Shuffle and
+// ShuffleOnce given wins. Prefer Shuffle for training: a new order every
+// epoch is what SGD expects, and ShuffleOnce is there to reproduce MXNet.
+func ShuffleOnce(seed uint64) Option {
+	return option.New(func(c *config) { c.shuffle, c.once, c.seed = true, true, seed })
+}
+
+// NoShuffle yields every pass in the files' order, undoing an earlier
+// Shuffle or ShuffleOnce: MXNet's shuffle=False, for [MNISTIter], which
+// shuffles by default.
+func NoShuffle() Option {
+	return option.New(func(c *config) { c.shuffle, c.once = false, false })
 }
 
 // Shard makes the dataset read only shard index of count, for
@@ -167,6 +188,24 @@ func WithIDX(opts ...IDXOption) Option {
 // bytes). Either file may be gzipped.
 func New(imagesPath, labelsPath string, opts ...Option) *Dataset {
 	return newDataset([]string{imagesPath}, []string{labelsPath}, opts)
+}
+
+// MXNetBatchSize is the batch size MXNet's MNISTIter uses by default
+// (batch_size=128).
+const MXNetBatchSize = 128
+
+// MNISTIter returns a dataset of imagesPath and labelsPath with the
+// defaults of MXNet's MNISTIter: shuffle=True with seed=0 ([ShuffleOnce](0):
+// one order, repeated every epoch) and pixels scaled by 1/256
+// ([Scaling](ScaleMXNet)); opts come after them, so Shuffle(seed),
+// ShuffleOnce(seed), Scaling and Flat override them as MNISTIter's seed,
+// shuffle and flat parameters do. The order is tensorfeed's permutation
+// for the seed, not MXNet's own. MNISTIter yields only full batches of
+// batch_size and drops the rest of an epoch; the same batches come from
+//
+//	sink.Tensorize(ds, ds.Sink(mnist.MXNetBatchSize), batch.Drop)
+func MNISTIter(imagesPath, labelsPath string, opts ...Option) *Dataset {
+	return New(imagesPath, labelsPath, slices.Concat([]Option{ShuffleOnce(0), Scaling(ScaleMXNet)}, opts)...)
 }
 
 // Train returns the training set in dir, found by its standard names:
@@ -361,7 +400,7 @@ func (d *Dataset) pass(ctx context.Context, epochs *source.Epochs) iter.Seq2[Sam
 		if ce := log.Check(zap.DebugLevel, "mnist pass"); ce != nil {
 			ce.Write(zap.String("images", f.img.Name()), zap.String("labels", f.lab.Name()),
 				zap.Int("epoch", ep), zap.Int("start", start), zap.Int("end", end),
-				zap.Bool("gzip", f.img.Gzipped()), zap.Bool("shuffle", d.cfg.shuffle))
+				zap.Bool("gzip", f.img.Gzipped()), zap.Bool("shuffle", d.cfg.shuffle), zap.Bool("shuffle_once", d.cfg.once))
 		}
 		if err := f.img.Skip(start); err != nil {
 			yield(Sample{}, err)
@@ -449,7 +488,7 @@ func checkEnds(f *files) error {
 const blockSamples = 4096
 
 // shuffled reads samples [start, end) into memory and yields them in an
-// order drawn from (seed, epoch).
+// order drawn from (seed, epoch), or from (seed, 0) under ShuffleOnce.
 func (d *Dataset) shuffled(ctx context.Context, log *zap.Logger, f *files, start, end, ep int, yield func(Sample, error) bool) {
 	n := end - start
 	// Images are kept in blocks of blockSamples, allocated as the images
@@ -513,6 +552,9 @@ func (d *Dataset) shuffled(ctx context.Context, log *zap.Logger, f *files, start
 	m := n
 	if good != nil {
 		m = len(good)
+	}
+	if d.cfg.once {
+		ep = 0
 	}
 	perm := source.NewRand(d.cfg.seed, ep, -1).Perm(m)
 	done := ctx.Done()
