@@ -28,6 +28,10 @@
 //		imagerec.Shard(workers, rank),   // num_parts, part_index
 //	)
 //
+// The data may be several .rec files: New takes a ";"-separated list or a
+// directory (its .rec files in name order), Index then one .idx per .rec,
+// and Shard cuts all files as one stream.
+//
 // Each pass yields *tensor.Batch values, with ProvideData and ProvideLabel
 // describing them up front. The consumer calls Release on each batch when
 // done with it, and the Iter fills the same memory again. The logger of a

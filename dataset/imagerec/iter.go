@@ -7,6 +7,7 @@ import (
 	"iter"
 	"os"
 	"slices"
+	"sort"
 	"sync/atomic"
 
 	"go.uber.org/zap"
@@ -41,12 +42,15 @@ type Iter struct {
 	batches source.Reader[batch.Batch[recordio.Record]]
 	epochs  source.Epochs
 	free    chan *tensor.Batch
-	idx     *recordio.Index // the .idx, checked against the .rec every pass
+	idx     []*recordio.Index // the .idx of each .rec, checked against it every pass
 	skipped atomic.Int64
 }
 
 // New checks opts, reads the .lst and .idx files they name, and returns an
 // Iter over the image records of the .rec file at recPath (path_imgrec).
+// recPath may also be a ";"-separated list of .rec files or a directory,
+// whose .rec files are read in the order of their names; the files of a
+// pass are read one after another as one stream (see Shard and Index).
 // DataShape and Batch are required. Nothing else is opened until a pass
 // starts. Bad options give an error that lists every problem.
 func New(recPath string, opts ...Option) (*Iter, error) {
@@ -54,18 +58,20 @@ func New(recPath string, opts ...Option) (*Iter, error) {
 	if err != nil {
 		return nil, err
 	}
-	var idx *recordio.Index
-	if c.idxPath != "" {
-		if idx, err = recordio.ReadIndex(c.idxPath); err != nil {
+	var idx []*recordio.Index
+	for _, p := range c.idxPaths {
+		x, err := recordio.ReadIndex(p)
+		if err != nil {
 			return nil, err
 		}
+		idx = append(idx, x)
 	}
 	var records source.Reader[recordio.Record]
 	switch {
 	case c.shuffle && idx != nil:
-		records = &indexedRecords{path: recPath, idx: idx, seed: c.seed}
+		records = &indexedRecords{paths: c.recPaths, seed: c.seed}
 	default:
-		records = recordio.Open(recPath, recordio.Shard(c.shardCount, c.shardIdx))
+		records = recordio.Records(c.recPaths, recordio.Shard(c.shardCount, c.shardIdx))
 		if c.shuffle {
 			records = stage.Shuffle(records, c.shuffleBuffer, c.seed)
 		}
@@ -159,30 +165,58 @@ type job struct {
 // records reader, in the pass's context.
 type passIndexKey struct{}
 
-// shardOffsets checks the index against the .rec file as it is now and
-// returns the offsets of the records of shard index of count, ascending.
-func shardOffsets(recPath string, idx *recordio.Index, count, index int) ([]int64, error) {
-	f, err := os.Open(recPath)
+// fileOffsets is the checked index of one .rec file of a pass: the offsets
+// of its records in the pass's shard, ascending.
+type fileOffsets struct {
+	path string
+	idx  *recordio.Index
+	offs []int64
+}
+
+// shardOffsets checks every index against its .rec file as it is now and
+// returns, per file, the offsets of the records of shard index of count,
+// the files cut as one concatenated stream (as recordio.Shard cuts them).
+func shardOffsets(recPaths []string, idx []*recordio.Index, count, index int) ([]fileOffsets, error) {
+	out := make([]fileOffsets, len(recPaths))
+	sizes := make([]int64, len(recPaths))
+	var total int64
+	for i, p := range recPaths {
+		size, err := checkIndex(p, idx[i])
+		if err != nil {
+			return nil, err
+		}
+		sizes[i] = size
+		total += size
+	}
+	begin, end := recordio.ShardRange(total, count, index)
+	var at int64 // offset of file i in the concatenation
+	for i, p := range recPaths {
+		lo, hi := begin-at, end-at
+		out[i] = fileOffsets{path: p, idx: idx[i]}
+		for k := range idx[i].Len() {
+			if e := idx[i].Entry(k); e.Offset >= lo && e.Offset < hi {
+				out[i].offs = append(out[i].offs, e.Offset)
+			}
+		}
+		slices.Sort(out[i].offs)
+		at += sizes[i]
+	}
+	return out, nil
+}
+
+// checkIndex checks idx against the .rec file at path and returns the
+// file's size.
+func checkIndex(path string, idx *recordio.Index) (int64, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	if err := recordio.ValidateIndex(f, st.Size(), recPath, idx); err != nil {
-		return nil, err
-	}
-	lo, hi := recordio.ShardRange(st.Size(), count, index)
-	var offs []int64
-	for i := range idx.Len() {
-		if e := idx.Entry(i); e.Offset >= lo && e.Offset < hi {
-			offs = append(offs, e.Offset)
-		}
-	}
-	slices.Sort(offs)
-	return offs, nil
+	return st.Size(), recordio.ValidateIndex(f, st.Size(), path, idx)
 }
 
 // All returns one pass (epoch) over the data. Its first error (a bad
@@ -201,13 +235,16 @@ func (it *Iter) All(ctx context.Context) iter.Seq2[*tensor.Batch, error] {
 		if it.idx != nil {
 			// Check before the first sample: a stale or damaged index
 			// would otherwise drop or repeat records without a word.
-			offs, err := shardOffsets(it.recPath, it.idx, c.shardCount, c.shardIdx)
+			files, err := shardOffsets(c.recPaths, it.idx, c.shardCount, c.shardIdx)
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			ctx = context.WithValue(ctx, passIndexKey{}, offs)
-			total = int64(len(offs))
+			ctx = context.WithValue(ctx, passIndexKey{}, files)
+			total = 0
+			for _, f := range files {
+				total += int64(len(f.offs))
+			}
 		}
 		jobs := source.Func[job](func(ctx context.Context) iter.Seq2[job, error] {
 			return func(yield func(job, error) bool) {
@@ -338,7 +375,7 @@ func (c *collector) end(total int64) {
 		switch c.it.cfg.last {
 		case batch.Drop:
 			c.it.Recycle(t)
-		case batch.Pad:
+		case batch.Pad, batch.RoundBatch:
 			// Repeat the batch's first rows, as padding does.
 			for i := c.k; i < t.Len(); i++ {
 				c.copyRow(t, i, t, i-c.k)
@@ -390,12 +427,11 @@ func (c *collector) shrink(t *tensor.Batch, n int) {
 	l.F32 = l.F32[:n*c.lw]
 }
 
-// indexedRecords reads the records of one .rec file through its .idx, in
-// a new random order every epoch. The offsets of a pass come checked from
-// Iter.All through the context.
+// indexedRecords reads the records of the .rec files through their .idx
+// files, in a new random order every epoch over all files. The offsets of
+// a pass come checked from Iter.All through the context.
 type indexedRecords struct {
-	path   string
-	idx    *recordio.Index
+	paths  []string
 	seed   uint64
 	epochs source.Epochs
 }
@@ -403,27 +439,27 @@ type indexedRecords struct {
 func (ir *indexedRecords) All(ctx context.Context) iter.Seq2[recordio.Record, error] {
 	return func(yield func(recordio.Record, error) bool) {
 		_, ep := ir.epochs.Start(ctx)
-		offsets, ok := ctx.Value(passIndexKey{}).([]int64)
+		files, ok := ctx.Value(passIndexKey{}).([]fileOffsets)
 		if !ok {
 			yield(recordio.Record{}, errors.New("imagerec: internal error: an indexed pass without its checked index"))
 			return
 		}
-		perm := source.NewRand(ir.seed, ep, -1).Perm(len(offsets))
-		f, err := os.Open(ir.path)
-		if err != nil {
-			yield(recordio.Record{}, err)
-			return
+		// Record i of the pass is offset i-first[k] of file k.
+		first := make([]int, len(files)+1)
+		for k, f := range files {
+			first[k+1] = first[k] + len(f.offs)
 		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			yield(recordio.Record{}, err)
-			return
-		}
-		// The index, checked, tells where each record ends: one ReadAt
-		// reads a record.
-		rr := recordio.NewRandomReader(f, st.Size(), ir.idx)
-		rr.Name = ir.path
+		perm := source.NewRand(ir.seed, ep, -1).Perm(first[len(files)])
+		// Each file is opened when its first record is read and closed at
+		// the end of the pass.
+		readers := make([]*randomFile, len(files))
+		defer func() {
+			for _, rf := range readers {
+				if rf != nil {
+					rf.f.Close()
+				}
+			}
+		}()
 		done := ctx.Done()
 		for n, i := range perm {
 			if n%64 == 0 {
@@ -434,15 +470,48 @@ func (ir *indexedRecords) All(ctx context.Context) iter.Seq2[recordio.Record, er
 				default:
 				}
 			}
-			off := offsets[i]
-			data, err := rr.At(off)
+			k := sort.SearchInts(first, i+1) - 1
+			f := &files[k]
+			if readers[k] == nil {
+				rr, err := openRandom(f)
+				if err != nil {
+					yield(recordio.Record{}, err)
+					return
+				}
+				readers[k] = rr
+			}
+			off := f.offs[i-first[k]]
+			data, err := readers[k].rr.At(off)
 			if err != nil {
 				yield(recordio.Record{}, fmt.Errorf("imagerec: record %d: %w", i, err))
 				return
 			}
-			if !yield(recordio.Record{File: ir.path, Offset: off, Index: i, Data: data}, nil) {
+			if !yield(recordio.Record{File: f.path, Offset: off, Index: i, Data: data}, nil) {
 				return
 			}
 		}
 	}
+}
+
+// randomFile is an open .rec file read through its index.
+type randomFile struct {
+	f  *os.File
+	rr *recordio.RandomReader
+}
+
+// openRandom opens the .rec file of f for reads by offset: the index,
+// checked, tells where each record ends, so one ReadAt reads a record.
+func openRandom(f *fileOffsets) (*randomFile, error) {
+	file, err := os.Open(f.path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := file.Stat()
+	if err != nil {
+		file.Close()
+		return nil, err
+	}
+	rr := recordio.NewRandomReader(file, st.Size(), f.idx)
+	rr.Name = f.path
+	return &randomFile{f: file, rr: rr}, nil
 }

@@ -3,7 +3,6 @@ package imagerec
 import (
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 
 	"github.com/tensorfeed/tensorfeed/batch"
@@ -43,6 +42,7 @@ const (
 type config struct {
 	// data
 	idxPath, listPath    string
+	recPaths, idxPaths   []string // the .rec files of the data and their .idx files, if any
 	shape                [3]int
 	labelWidth           int
 	shuffle              bool
@@ -89,12 +89,18 @@ func Batch(size int) Option { return option.New(func(c *config) { c.batchSize = 
 
 // LastBatch sets what happens to a short last batch. The default, batch.Keep,
 // yields it short. MXNet's default round_batch=true fills it up with the
-// first images of the data and reports them as padding: that is batch.Pad
-// (tensor.Batch.Padded counts them); batch.RollOver carries the remainder
-// into the next epoch instead, and batch.Drop drops it.
+// first images of the data, reports them as padding and starts the next
+// epoch after them: that is batch.RoundBatch (tensor.Batch.Padded counts
+// them); batch.Pad pads the same way but starts every epoch at the first
+// image; batch.RollOver carries the remainder into the next epoch instead,
+// and batch.Drop drops it.
 func LastBatch(p batch.Policy) Option { return option.New(func(c *config) { c.last = p }) }
 
-// Index sets the .idx file of the .rec (path_imgidx). With Shuffle, records
+// Index sets the .idx file of the .rec (path_imgidx). When New reads
+// several .rec files, path is a ";"-separated list of .idx files, one per
+// .rec in the same order, or a directory holding, for every .rec, the .idx
+// of the same base name (train.rec: train.idx); every .rec then needs its
+// index. With Shuffle, records
 // are then read in a fresh random permutation every epoch; without it,
 // Shuffle mixes a buffer of ShuffleBuffer records. Every pass first checks
 // the index against the .rec (recordio.ValidateIndex: every entry a record
@@ -134,9 +140,10 @@ func Seed(seed uint64) Option { return option.New(func(c *config) { c.seed = see
 // at once; the default is 4096.
 func ShuffleBuffer(n int) Option { return option.New(func(c *config) { c.shuffleBuffer = n }) }
 
-// Shard reads only shard index of count equal byte ranges of the file, for
+// Shard reads only shard index of count equal byte ranges of the data, for
 // distributed training (MXNet's num_parts and part_index), as
-// recordio.Shard cuts them.
+// recordio.Shard cuts them: several .rec files are cut as one concatenated
+// stream, so every record of every file falls in exactly one shard.
 func Shard(count, index int) Option {
 	return option.New(func(c *config) { c.shardCount, c.shardIdx = count, index })
 }
@@ -284,10 +291,17 @@ func newConfig(recPath string, opts []Option) (*config, error) {
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("imagerec: "+format, args...))
 	}
-	if recPath == "" {
-		bad("the .rec path is empty")
-	} else if _, err := os.Stat(recPath); err != nil {
+	if paths, err := recFiles(recPath); err != nil {
 		bad("%v", err)
+	} else {
+		c.recPaths = paths
+	}
+	if c.idxPath != "" && c.recPaths != nil {
+		if paths, err := idxFiles(c.idxPath, c.recPaths); err != nil {
+			bad("Index: %v", err)
+		} else {
+			c.idxPaths = paths
+		}
 	}
 	if ch := c.shape[0]; ch != 1 && ch != 3 && ch != 4 {
 		bad("DataShape%v: channels must be 1, 3 or 4", c.shape)
@@ -322,7 +336,7 @@ func newConfig(recPath string, opts []Option) (*config, error) {
 	if c.batchSize < 1 {
 		bad("Batch %d < 1", c.batchSize)
 	}
-	if c.last > batch.RollOver {
+	if c.last > batch.RoundBatch {
 		bad("LastBatch: unknown policy %v", c.last)
 	}
 	if c.resize < 0 || c.pad < 0 || c.randomH < 0 || c.randomS < 0 || c.randomL < 0 {
