@@ -32,6 +32,10 @@
 // directory (its .rec files in name order), Index then one .idx per .rec,
 // and Shard cuts all files as one stream.
 //
+// MeanImg reads MXNet's mean image file (mean_img, NDArray format:
+// ParseMeanImage), or computes the per-pixel mean in a pass over the data
+// and saves it (WriteMeanImage) when the file is missing, as MXNet does.
+//
 // Each pass yields *tensor.Batch values, with ProvideData and ProvideLabel
 // describing them up front. The consumer calls Release on each batch when
 // done with it, and the Iter fills the same memory again. The logger of a
@@ -55,7 +59,9 @@
 // a decompression bomb costs nothing. An .idx file is checked against its
 // .rec before the first record is read (recordio.ValidateIndex): a stale or
 // damaged index is an error naming its line, never a reason to drop or
-// repeat records. A .lst line with an empty path or a repeated index is an
+// repeat records. A mean image file is read no further than an array of
+// the data shape can reach, and every count in it is checked against the
+// bytes present. A .lst line with an empty path or a repeated index is an
 // error naming the line. Bad records can be skipped, counted and reported
 // within a bound (SkipBad); damage to the RecordIO framing always ends the
 // pass.

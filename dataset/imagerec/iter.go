@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"sync"
 	"sync/atomic"
 
 	"go.uber.org/zap"
@@ -44,6 +45,7 @@ type Iter struct {
 	free    chan *tensor.Batch
 	idx     []*recordio.Index // the .idx of each .rec, checked against it every pass
 	skipped atomic.Int64
+	meanMu  sync.Mutex // held while the mean image is computed
 }
 
 // New checks opts, reads the .lst and .idx files they name, and returns an
@@ -66,6 +68,11 @@ func New(recPath string, opts ...Option) (*Iter, error) {
 		}
 		idx = append(idx, x)
 	}
+	return build(recPath, c, idx), nil
+}
+
+// build returns the Iter of a checked configuration.
+func build(recPath string, c *config, idx []*recordio.Index) *Iter {
 	var records source.Reader[recordio.Record]
 	switch {
 	case c.shuffle && idx != nil:
@@ -84,7 +91,7 @@ func New(recPath string, opts ...Option) (*Iter, error) {
 		free:    make(chan *tensor.Batch, max(c.prefetch, 0)+c.threads+2),
 		idx:     idx,
 	}
-	return it, nil
+	return it
 }
 
 // ProvideData describes the data tensor of a full batch.
@@ -226,6 +233,10 @@ func checkIndex(path string, idx *recordio.Index) (int64, error) {
 // consumer calls Release on each batch when done with it.
 func (it *Iter) All(ctx context.Context) iter.Seq2[*tensor.Batch, error] {
 	return func(yield func(*tensor.Batch, error) bool) {
+		if err := it.ensureMean(ctx); err != nil {
+			yield(nil, err)
+			return
+		}
 		ctx, ep := it.epochs.Start(ctx)
 		c := it.cfg
 		log := tensorfeed.Logger(ctx)
@@ -514,4 +525,52 @@ func openRandom(f *fileOffsets) (*randomFile, error) {
 	rr := recordio.NewRandomReader(file, st.Size(), f.idx)
 	rr.Name = f.path
 	return &randomFile{f: file, rr: rr}, nil
+}
+
+// ensureMean computes and saves the mean image when MeanImg names a file
+// that did not exist, once, before the first pass reads any image.
+func (it *Iter) ensureMean(ctx context.Context) error {
+	it.meanMu.Lock()
+	defer it.meanMu.Unlock()
+	c := it.cfg
+	if !c.computeMean {
+		return nil
+	}
+	// The same data, decoding and augmentation as a pass of epoch 0, as
+	// raw pixels, in file order.
+	sub := *c
+	sub.dtype, sub.shuffle, sub.last, sub.prefetch = sample.Uint8, false, batch.Keep, 0
+	sub.computeMean = false
+	per := c.shape[0] * c.shape[1] * c.shape[2]
+	sum := make([]float64, per)
+	n := 0
+	for b, err := range build(it.recPath, &sub, it.idx).All(ctx) {
+		if err != nil {
+			return fmt.Errorf("imagerec: computing the mean image %s: %w", c.meanImgPath, err)
+		}
+		px := b.Data[0].U8
+		for r := range b.Len() - b.Padded {
+			for i, v := range px[r*per : (r+1)*per] {
+				sum[i] += float64(v)
+			}
+			n++
+		}
+		b.Release()
+	}
+	if n == 0 {
+		return fmt.Errorf("imagerec: computing the mean image %s: no image in the data", c.meanImgPath)
+	}
+	mean := make([]float32, per)
+	for i, v := range sum {
+		mean[i] = float32(v / float64(n))
+	}
+	s := c.shape
+	if err := WriteMeanImage(c.meanImgPath, []int{s[0], s[1], s[2]}, mean); err != nil {
+		return fmt.Errorf("imagerec: saving the mean image: %w", err)
+	}
+	tensorfeed.Logger(ctx).Info("imagerec: mean image computed and saved",
+		zap.String("path", c.meanImgPath), zap.Int("images", n))
+	c.norm.MeanImage = mean
+	c.computeMean = false
+	return nil
 }

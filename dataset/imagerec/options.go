@@ -3,6 +3,7 @@ package imagerec
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"runtime"
 
 	"github.com/tensorfeed/tensorfeed/batch"
@@ -68,6 +69,8 @@ type config struct {
 	randomL                  int
 	interp                   augment.Interp
 	norm                     augment.Normalize
+	meanImgPath              string // mean_img
+	computeMean              bool   // mean_img names no file yet: compute and save it
 	// backend
 	threads        int
 	prefetch       int
@@ -237,6 +240,17 @@ func Interp(m augment.Interp) Option { return option.New(func(c *config) { c.int
 // augment.Normalize. Its MeanImage must have the data shape's size.
 func Normalize(n augment.Normalize) Option { return option.New(func(c *config) { c.norm = n }) }
 
+// MeanImg sets the mean image file (mean_img), in MXNet's NDArray format
+// (see ParseMeanImage): one float32 array of the data shape, subtracted
+// from every image as Normalize's MeanImage is, instead of the per-channel
+// means. When the file exists, New reads it. When it does not, the first
+// pass first computes it, as MXNet does: a pass over the data (the same
+// files, shard, decoding and augmentation, without shuffle or
+// normalisation) that averages every pixel of every image, then saves it to
+// path (WriteMeanImage) and uses it from then on; later Iters read the
+// saved file. The mean only applies to DType sample.Float32.
+func MeanImg(path string) Option { return option.New(func(c *config) { c.meanImgPath = path }) }
+
 // Threads sets the number of goroutines that decode and augment
 // (preprocess_threads); the default is min(4, GOMAXPROCS) for New and 1
 // (the consumer's goroutine) for Decode and Augment. The output does not
@@ -358,6 +372,9 @@ func newConfig(recPath string, opts []Option) (*config, error) {
 	if n := c.shape[0] * c.shape[1] * c.shape[2]; c.norm.MeanImage != nil && len(c.norm.MeanImage) != n {
 		bad("Normalize: MeanImage has %d values, DataShape%v needs %d", len(c.norm.MeanImage), c.shape, n)
 	}
+	if c.meanImgPath != "" && c.norm.MeanImage != nil {
+		bad("MeanImg and Normalize's MeanImage are both set")
+	}
 	if c.threads == 0 {
 		c.threads = min(4, runtime.GOMAXPROCS(0))
 	}
@@ -378,6 +395,17 @@ func newConfig(recPath string, opts []Option) (*config, error) {
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	if c.meanImgPath != "" {
+		mean, err := readMeanImage(c.meanImgPath, c.shape)
+		switch {
+		case err == nil:
+			c.norm.MeanImage = mean
+		case errors.Is(err, fs.ErrNotExist):
+			c.computeMean = true
+		default:
+			return nil, err
+		}
 	}
 	if c.listPath != "" {
 		entries, err := ReadList(c.listPath)
