@@ -39,10 +39,10 @@ func labels(r source.Reader[*tensor.Batch]) source.Reader[[]int64] {
 }
 
 func TestStagesKeepTheContract(t *testing.T) {
-	for _, last := range []batch.Policy{batch.Keep, batch.Drop, batch.Pad, batch.RollOver} {
+	for _, last := range []batch.Policy{batch.Keep, batch.Drop, batch.Pad, batch.RollOver, batch.RoundBatch} {
 		t.Run("Tensorize/"+last.String(), func(t *testing.T) {
 			var opts []sourcetest.Option
-			if last == batch.RollOver { // carries samples from pass to pass
+			if last == batch.RollOver || last == batch.RoundBatch { // carry state from pass to pass
 				opts = append(opts, sourcetest.Nondeterministic())
 			}
 			s := newSink(7)

@@ -15,9 +15,9 @@ import (
 
 // Tensorize returns a reader that groups the samples of r into batches of
 // the sink's batch size, with last deciding what happens to a short last
-// batch (batch.Keep, batch.Drop, batch.Pad, batch.RollOver; see batch.Of),
-// and assembles every batch with s. The batch size is the one given to New:
-// it is written once, where the tensors are described.
+// batch (batch.Keep, batch.Drop, batch.Pad, batch.RollOver, batch.RoundBatch;
+// see batch.Of), and assembles every batch with s. The batch size is the
+// one given to New: it is written once, where the tensors are described.
 //
 // Every *tensor.Batch belongs to the consumer, who may keep it or hand its
 // memory back with Release when done (safe through stage.Buffered, however
@@ -25,9 +25,10 @@ import (
 // sample batches in between are recycled too, so in steady state a
 // consumer that releases makes Tensorize allocation-free.
 //
-// With batch.RollOver the reader keeps the remainder of a pass for the
-// next one, as batch.Of does; build one reader and run its passes, rather
-// than a new reader per epoch.
+// With batch.RollOver and batch.RoundBatch the reader carries what the
+// next pass needs (the remainder, the count of samples to skip), as
+// batch.Of does; build one reader and run its passes, rather than a new
+// reader per epoch.
 //
 // An error from r ends the pass. Tensorize panics when last is not a known
 // batch.Policy. To pad with a fixed value (batch.OfFill) or to group
