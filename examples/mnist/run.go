@@ -253,18 +253,12 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 	}
 	win.add(&res.Curve, step, min(win.steps, 1), time.Now()) // the last steps, fewer than PlotEvery
 	res.PipelineStats = pipe.Stats()
-	var tz pipeline.StageStats
-	for _, st := range res.PipelineStats {
-		if st.Name == "tensorize" {
-			tz = st
-		}
-	}
-	fmt.Fprintf(out, "pipeline statistics, %d epochs (busy: producing, upstream included; wait: waiting for the training loop):\n%s",
-		cfg.Epochs, res.PipelineStats)
-	if tz.Busy > 0 {
-		fmt.Fprintf(out, "the pipeline alone would deliver %.0f samples/s (tensors assembled per second of busy time)\n",
-			float64(tz.Samples*int64(cfg.BatchSize))/tz.Busy.Seconds())
-	}
+	// The report's "waited" is the time the training loop waited for a
+	// batch; the steps behind the prefetch run on their own goroutine and
+	// share the two cores with training, so their busy times include time
+	// spent waiting for a core.
+	fmt.Fprintf(out, "pipeline report, %d epochs (busy: producing, upstream included; wait: waiting for the training loop):\n%s",
+		cfg.Epochs, res.PipelineStats.Report())
 
 	acc, n, err := evaluate(ctx, cfg, model)
 	if err != nil {
