@@ -89,3 +89,32 @@ func TestSplitPanics(t *testing.T) {
 	}()
 	three(2, 0).Split(0)
 }
+
+func TestSplitInt8(t *testing.T) {
+	x := tensor.Tensor{Name: "x", Shape: []int{5, 2}, DType: sample.Int8, I8: make([]int8, 10)}
+	for i := range x.I8 {
+		x.I8[i] = int8(i - 5)
+	}
+	b := tensor.NewBatch([]tensor.Tensor{x}, nil, 1, nil)
+	parts := b.Split(2)
+	lo := 0
+	for i, p := range parts {
+		v := p.Data[0]
+		if v.DType != sample.Int8 || len(v.I8) != 2*v.Shape[0] || v.F32 != nil || v.U8 != nil {
+			t.Fatalf("part %d: dtype %v shape %v, %d int8 elements", i, v.DType, v.Shape, len(v.I8))
+		}
+		for j, e := range v.I8 {
+			if want := int8(2*lo + j - 5); e != want {
+				t.Errorf("part %d element %d = %d, want %d", i, j, e, want)
+			}
+		}
+		lo += v.Shape[0]
+	}
+	parts[0].Data[0].I8 = append(parts[0].Data[0].I8, 99) // capped: must not reach part 1
+	if parts[1].Data[0].I8[0] != 1 {
+		t.Error("appending to an int8 part overwrote the next one")
+	}
+	if parts[0].Len() != 3 || parts[1].Len() != 2 || parts[1].Padded != 1 {
+		t.Errorf("parts of %d and %d rows, padded %d; want 3, 2, 1", parts[0].Len(), parts[1].Len(), parts[1].Padded)
+	}
+}

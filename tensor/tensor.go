@@ -21,7 +21,8 @@ import (
 // Tensor is one named tensor of a batch: flat, row-major data with a shape
 // whose first dimension is the batch. Only the slice of its DType is set
 // (F32 for sample.Float32, I32 for sample.Int32, I64 for sample.Int64, U8
-// for sample.Uint8); it holds exactly sample.Elems(Shape) elements.
+// for sample.Uint8, I8 for sample.Int8); it holds exactly
+// sample.Elems(Shape) elements.
 type Tensor struct {
 	Name  string
 	Shape []int
@@ -30,6 +31,7 @@ type Tensor struct {
 	I32   []int32
 	I64   []int64
 	U8    []uint8
+	I8    []int8
 }
 
 // Len returns the batch dimension of t, Shape[0], padding rows included.
@@ -55,6 +57,8 @@ func (t Tensor) Rows(lo, hi int, shape []int) Tensor {
 		v.I64 = t.I64[a:b:b]
 	case sample.Uint8:
 		v.U8 = t.U8[a:b:b]
+	case sample.Int8:
+		v.I8 = t.I8[a:b:b]
 	}
 	return v
 }
