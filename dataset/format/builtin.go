@@ -1,0 +1,216 @@
+package format
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/binary"
+	"io"
+	"iter"
+	"unicode/utf8"
+
+	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
+	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// RecordIO returns the recordio format: dmlc RecordIO files
+// (dataset/recordio), recognised by their magic word. Data is a record's
+// payload, the parts of a split record joined.
+func RecordIO(opts ...recordio.Option) Format {
+	return Format{
+		Detect: func(head []byte) bool {
+			return len(head) >= 4 && binary.LittleEndian.Uint32(head) == recordio.Magic
+		},
+		Open: func(path string) source.Reader[Record] {
+			r := recordio.Open(path, opts...)
+			return mapReader(r, func(_ int64, v recordio.Record) Record {
+				return Record{Path: path, Index: int64(v.Index), Offset: v.Offset, Data: v.Data}
+			})
+		},
+	}
+}
+
+// TFRecord returns the tfrecord format: TFRecord files, plain or gzip
+// (dataset/tfrecord), recognised by a first length whose CRC verifies.
+// opts go to tfrecord.Open: tfrecord.SkipBad, for one, skips records whose
+// checksum fails.
+func TFRecord(opts ...tfrecord.Option) Format {
+	return Format{
+		Detect: func(head []byte) bool { return isTFRecord(head) || isTFRecord(gunzipHead(head)) },
+		Open: func(path string) source.Reader[Record] {
+			return mapReader(tfrecord.Open(path, opts...), func(_ int64, v tfrecord.Record) Record {
+				return Record{Path: path, Index: v.Index, Offset: v.Offset, Data: v.Data}
+			})
+		},
+	}
+}
+
+// WDS returns the wds format: WebDataset tar shards, plain or gzip
+// (dataset/webdataset), recognised by a tar header. Each Record is one
+// sample: Key is its key, Fields its members, Data nil. opts go to
+// webdataset.Open (webdataset.Fields, SkipBad, limits).
+func WDS(opts ...webdataset.Option) Format {
+	return Format{
+		Detect: func(head []byte) bool { return isTar(head) || isTar(gunzipHead(head)) },
+		Open: func(path string) source.Reader[Record] {
+			return mapReader(webdataset.Open(path, opts...), func(i int64, v webdataset.Sample) Record {
+				return Record{Path: path, Index: i, Offset: v.Offset, Key: v.Key, Fields: v.Fields}
+			})
+		},
+	}
+}
+
+// IDX returns the idx format: IDX files, plain or gzip (dataset/mnist),
+// recognised by mnist.IsIDX. Each Record is one slice along the first
+// dimension, its elements big-endian as in the file; mnist.NewIDXReader
+// reads the header when the shape or element type is needed. opts set the
+// reader's limits.
+func IDX(opts ...mnist.IDXOption) Format {
+	return Format{
+		Detect: mnist.IsIDX,
+		Open: func(path string) source.Reader[Record] {
+			return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
+				return func(yield func(Record, error) bool) {
+					f, err := openFile(path)
+					if err != nil {
+						yield(Record{}, err)
+						return
+					}
+					defer f.Close()
+					var fopts []mnist.IDXOption
+					if st, err := f.Stat(); err == nil {
+						fopts = append(fopts, mnist.InputSize(st.Size()))
+					}
+					x, err := mnist.NewIDXReader(f, path, append(fopts, opts...)...)
+					if err != nil {
+						yield(Record{}, err)
+						return
+					}
+					for i := int64(0); ; i++ {
+						if err := ctx.Err(); err != nil {
+							yield(Record{}, err)
+							return
+						}
+						off := x.Offset()
+						buf := make([]byte, x.RecordBytes())
+						switch err := x.ReadRaw(buf); {
+						case err == io.EOF:
+							return
+						case err != nil:
+							yield(Record{}, err)
+							return
+						}
+						if !yield(Record{Path: path, Index: i, Offset: off, Data: buf}, nil) {
+							return
+						}
+					}
+				}
+			})
+		},
+	}
+}
+
+// CSV returns the csv format: the lines of a text file, each Record's Data
+// one line without its "\n" or "\r\n"; a last line without a line ending
+// is a record too. Lines longer than maxLineBytes are a *FormatError
+// (maxLineBytes < 1 means DefaultMaxLineBytes). Files are recognised as
+// text holding a comma in their first HeadSize bytes. Fields are not split:
+// any CSV parser can be used on the lines (dataset/csv reads typed rows).
+func CSV(maxLineBytes int) Format {
+	if maxLineBytes < 1 {
+		maxLineBytes = DefaultMaxLineBytes
+	}
+	return Format{
+		Detect: looksCSV,
+		Open: func(path string) source.Reader[Record] {
+			return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
+				return func(yield func(Record, error) bool) {
+					f, err := openFile(path)
+					if err != nil {
+						yield(Record{}, err)
+						return
+					}
+					defer f.Close()
+					for r, err := range Lines(f, path, maxLineBytes) {
+						if err == nil {
+							err = ctx.Err()
+						}
+						if !yield(r, err) || err != nil {
+							return
+						}
+					}
+				}
+			})
+		},
+	}
+}
+
+// mapReader turns the values of r into Records; f gets each value's index
+// in the pass.
+func mapReader[T any](r source.Reader[T], f func(i int64, v T) Record) source.Reader[Record] {
+	return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
+		return func(yield func(Record, error) bool) {
+			var i int64
+			for v, err := range r.All(ctx) {
+				if err != nil {
+					yield(Record{}, err)
+					return
+				}
+				if !yield(f(i, v), nil) {
+					return
+				}
+				i++
+			}
+		}
+	})
+}
+
+// gunzipHead returns what a gzip head decompresses to, as far as it goes,
+// or nil if head is not gzip.
+func gunzipHead(head []byte) []byte {
+	if len(head) < 2 || head[0] != 0x1f || head[1] != 0x8b {
+		return nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(head))
+	if err != nil {
+		return nil
+	}
+	var inner [HeadSize]byte
+	n, _ := io.ReadFull(zr, inner[:])
+	return inner[:n]
+}
+
+// isTar reports whether head starts with a POSIX or GNU tar header: "ustar"
+// at offset 257.
+func isTar(head []byte) bool {
+	return len(head) >= 262 && string(head[257:262]) == "ustar"
+}
+
+// isTFRecord reports whether head starts with a TFRecord record: a length
+// whose masked CRC32C, in the 4 bytes after it, verifies.
+func isTFRecord(head []byte) bool {
+	return len(head) >= 12 && binary.LittleEndian.Uint32(head[8:]) == tfrecord.MaskedCRC(head[:8])
+}
+
+// looksCSV reports whether head is text (UTF-8 without control characters
+// other than tab, CR and LF; a rune cut at the end is allowed) holding a
+// comma.
+func looksCSV(head []byte) bool {
+	if !bytes.ContainsRune(head, ',') {
+		return false
+	}
+	for i := 0; i < len(head); {
+		c, n := utf8.DecodeRune(head[i:])
+		if c == utf8.RuneError && n <= 1 {
+			return len(head)-i < utf8.UTFMax && !utf8.FullRune(head[i:])
+		}
+		if c < 0x20 && c != '\t' && c != '\r' && c != '\n' || c == 0x7f {
+			return false
+		}
+		i += n
+	}
+	return true
+}

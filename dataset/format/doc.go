@@ -1,0 +1,48 @@
+// Package format opens a list of files by format, as PaddlePaddle's C++
+// reader design does with its file-format registry: each file is named with
+// an optional format tag ("recordio:train-*.rec", "tfrecord:data/*.tfrecord",
+// "csv:rows.csv"), files without a tag are recognised from their first bytes,
+// and several files are read concurrently through [source.Files] (Paddle's
+// MultipleReader: a file queue and N prefetching readers).
+//
+// # Records
+//
+// Every format yields the same [Record]: where it came from (path, index in
+// the file, byte offset) and its raw payload. Users decode payloads with the
+// format's own parser (tfrecord.ParseExample, webdataset's Sample methods,
+// mnist.Values, ...).
+//
+// # Formats
+//
+// The default registry ([Default]) is built on first use and holds:
+//
+//   - recordio: dmlc RecordIO records (dataset/recordio); Data is the payload.
+//   - tfrecord: TFRecord records, plain or gzip (dataset/tfrecord).
+//   - wds: WebDataset samples (dataset/webdataset); one Record per sample,
+//     with Key the sample's key and Fields its members; Data is nil.
+//   - idx: IDX records (dataset/mnist), one per slice along the first
+//     dimension; Data holds its big-endian elements.
+//   - csv: raw lines of a text file; Data is the line without its line
+//     ending. dataset/csv is the typed, row-parsing reader; this one only
+//     splits lines, so any parser can be used on them.
+//
+// [Register] adds a user format, or replaces one of these (for example with
+// [TFRecord] given tfrecord.SkipBad to skip bad records).
+//
+// # Detection
+//
+// A file without a tag is recognised from its first [HeadSize] bytes: the
+// user-registered formats are asked first, in the order they were
+// registered, then the built-in ones in the order listed above. A format
+// with a nil Detect is used only through its tag. A file that no format
+// recognises is an *[UnknownError], which wraps [ErrUnknownFormat] and
+// tensorfeed.ErrBadData.
+//
+// # Bad input
+//
+// Errors of the formats' readers reach the consumer as the formats return
+// them (positioned, naming the file, wrapping tensorfeed.ErrBadData); the
+// csv format's own errors are *[FormatError]s. Memory is bounded by each
+// format's limits; a csv line is at most [DefaultMaxLineBytes] unless [CSV]
+// is given another maximum.
+package format

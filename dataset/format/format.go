@@ -1,0 +1,159 @@
+package format
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// Record is one record of any format: where it comes from and its raw
+// payload. The bytes belong to the record: readers never reuse them.
+type Record struct {
+	Path   string // the file it was read from
+	Index  int64  // its index in the file, from 0
+	Offset int64  // byte offset of its start in the file (in the decompressed stream of a gzip file)
+	Key    string // the record's key where the format has one (a WebDataset sample's), else ""
+	Data   []byte // the payload; nil for WebDataset samples, whose payload is in Fields
+	// Fields holds a WebDataset sample's members by field name ("jpg",
+	// "cls"); nil for the other formats.
+	Fields map[string][]byte
+}
+
+// Format is a file format the registry can open.
+type Format struct {
+	// Detect reports whether head, the first HeadSize bytes of a file (or
+	// the whole file if shorter), starts like this format. Nil means the
+	// format is used only when a spec names it by its tag.
+	Detect func(head []byte) bool
+	// Open returns a reader over the records of the file at path. It should
+	// only build the reader: the file is opened when a pass starts and
+	// closed when it ends.
+	Open func(path string) source.Reader[Record]
+}
+
+// HeadSize is how many bytes of a file detection looks at.
+const HeadSize = 512
+
+// ErrUnknownFormat is wrapped by the error of a file that no registered
+// format recognises.
+var ErrUnknownFormat = fmt.Errorf("format: unknown format: %w", tensorfeed.ErrBadData)
+
+// UnknownError is the error of a file without a tag that no format
+// recognises. It wraps ErrUnknownFormat.
+type UnknownError struct {
+	Path string // the file
+	Head []byte // up to its first 8 bytes
+}
+
+func (e *UnknownError) Error() string {
+	if len(e.Head) == 0 {
+		return "format: " + e.Path + ": unknown format: an empty file; name its format with a tag (csv:PATH)"
+	}
+	return fmt.Sprintf("format: %s: unknown format: it starts % x; name its format with a tag (csv:PATH)", e.Path, e.Head)
+}
+
+// Unwrap returns ErrUnknownFormat.
+func (e *UnknownError) Unwrap() error { return ErrUnknownFormat }
+
+// FilePath returns Path.
+func (e *UnknownError) FilePath() string { return e.Path }
+
+// Registry maps format names to formats. Its methods are safe for
+// concurrent use. The zero value is not usable; see NewRegistry and Default.
+type Registry struct {
+	mu      sync.RWMutex
+	formats map[string]Format
+	user    []string // names registered by users, in order
+	builtin []string // built-in names, in order
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{formats: map[string]Format{}} }
+
+var defaultRegistry = sync.OnceValue(func() *Registry {
+	r := NewRegistry()
+	for _, b := range []struct {
+		name string
+		f    Format
+	}{
+		{"recordio", RecordIO()},
+		{"tfrecord", TFRecord()},
+		{"wds", WDS()},
+		{"idx", IDX()},
+		{"csv", CSV(DefaultMaxLineBytes)},
+	} {
+		r.formats[b.name] = b.f
+		r.builtin = append(r.builtin, b.name)
+	}
+	return r
+})
+
+// Default returns the default registry, which holds the built-in formats
+// (recordio, tfrecord, wds, idx, csv). It is built on the first call.
+func Default() *Registry { return defaultRegistry() }
+
+// Register adds f to the default registry under name; see
+// Registry.Register.
+func Register(name string, f Format) { Default().Register(name, f) }
+
+// Register adds f under name, replacing a format of that name (a built-in
+// one keeps its place in detection order). It panics if name is not a
+// valid tag (two or more of a-z, 0-9, '_', '-') or f.Open is nil.
+func (r *Registry) Register(name string, f Format) {
+	if !validTag(name) {
+		panic(fmt.Sprintf("format: Register: %q is not a valid format name (two or more of a-z, 0-9, '_', '-')", name))
+	}
+	if f.Open == nil {
+		panic("format: Register: " + name + " has a nil Open")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.formats[name]; !ok {
+		r.user = append(r.user, name)
+	}
+	r.formats[name] = f
+}
+
+// Lookup returns the format registered under name.
+func (r *Registry) Lookup(name string) (Format, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	f, ok := r.formats[name]
+	return f, ok
+}
+
+// Names returns the registered names in detection order: user formats in
+// the order they were registered, then the built-in ones.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Concat(r.user, r.builtin)
+}
+
+// Detect returns the name of the first format, in detection order, whose
+// Detect recognises head, or false.
+func (r *Registry) Detect(head []byte) (string, bool) {
+	for _, name := range r.Names() {
+		f, _ := r.Lookup(name)
+		if f.Detect != nil && f.Detect(head) {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// validTag reports whether s can be a format's name and tag.
+func validTag(s string) bool {
+	if len(s) < 2 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,103 @@
+package format
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+
+	"github.com/tensorfeed/tensorfeed"
+)
+
+// DefaultMaxLineBytes is the longest line the default csv format reads,
+// its line ending excluded.
+const DefaultMaxLineBytes = 1 << 20
+
+// ErrFormat is wrapped by the csv format's errors.
+var ErrFormat = fmt.Errorf("format: bad text file: %w", tensorfeed.ErrBadData)
+
+// ErrLineTooLong is wrapped by the error of a line longer than the maximum.
+var ErrLineTooLong = errors.New("line longer than the configured maximum")
+
+// FormatError reports a bad line of a text file and where it is. It wraps
+// ErrFormat and the cause (ErrLineTooLong, or a read error).
+type FormatError struct {
+	File   string // the file's path
+	Line   int64  // the line, from 1
+	Offset int64  // byte offset of the line's start
+	Err    error  // the cause
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("format: %s: line %d (offset %d): %v", e.File, e.Line, e.Offset, e.Err)
+}
+
+// Unwrap returns ErrFormat and Err.
+func (e *FormatError) Unwrap() []error { return []error{ErrFormat, e.Err} }
+
+// FilePath returns File.
+func (e *FormatError) FilePath() string { return e.File }
+
+// Lines yields the lines of r as Records named path: Data is a line
+// without its "\n" or "\r\n", Index its number from 0, Offset the byte
+// offset of its start. A last line without a line ending is yielded too; an
+// empty input yields nothing. A line longer than maxLineBytes ends the
+// sequence with a *FormatError; memory is bounded by maxLineBytes, whatever
+// the input. The sequence is single-use.
+func Lines(r io.Reader, path string, maxLineBytes int) iter.Seq2[Record, error] {
+	return func(yield func(Record, error) bool) {
+		br := bufio.NewReaderSize(r, min(maxLineBytes+2, 64<<10))
+		var off, line int64
+		var long []byte
+		for {
+			chunk, err := br.ReadSlice('\n')
+			if err == bufio.ErrBufferFull {
+				if len(long)+len(chunk) > maxLineBytes+1 {
+					yield(Record{}, &FormatError{File: path, Line: line + 1, Offset: off, Err: ErrLineTooLong})
+					return
+				}
+				long = append(long, chunk...)
+				continue
+			}
+			if err != nil && err != io.EOF {
+				yield(Record{}, &FormatError{File: path, Line: line + 1, Offset: off, Err: err})
+				return
+			}
+			data := append(long, chunk...)
+			long = nil
+			if len(data) == 0 {
+				return
+			}
+			n := len(data)
+			data = trimEOL(data)
+			if len(data) > maxLineBytes {
+				yield(Record{}, &FormatError{File: path, Line: line + 1, Offset: off, Err: ErrLineTooLong})
+				return
+			}
+			if !yield(Record{Path: path, Index: line, Offset: off, Data: append([]byte(nil), data...)}, nil) {
+				return
+			}
+			off += int64(n)
+			line++
+			if err == io.EOF {
+				return
+			}
+		}
+	}
+}
+
+// trimEOL removes a trailing "\n" or "\r\n".
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// openFile opens path for reading.
+func openFile(path string) (*os.File, error) { return os.Open(path) }

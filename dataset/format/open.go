@@ -1,0 +1,157 @@
+package format
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+type config struct {
+	workers, buffer int
+	registry        *Registry
+}
+
+// Option configures Open.
+type Option = option.Option[config]
+
+// Workers sets how many files are read at once (default 1: the files one
+// after the other, in order, so passes are deterministic). With more, each
+// worker reads whole files and the records of different files interleave;
+// the records of one file keep their order. Open panics if n < 1.
+func Workers(n int) Option { return option.New(func(c *config) { c.workers = n }) }
+
+// Buffer sets how many records the workers may read ahead of the consumer
+// (default 64). Open panics if n < 1.
+func Buffer(n int) Option { return option.New(func(c *config) { c.buffer = n }) }
+
+// WithRegistry makes Open use r instead of Default().
+func WithRegistry(r *Registry) Option { return option.New(func(c *config) { c.registry = r }) }
+
+// ErrSpec is wrapped by the error of a spec that cannot be opened: an
+// unknown tag, or a pattern that matches no file.
+var ErrSpec = errors.New("format: bad spec")
+
+// Open returns a reader over the records of the files that specs name. A
+// spec is [tag:]pattern: tag is a registered format's name and pattern a
+// filepath.Glob pattern (a plain path is a pattern that matches itself).
+// A prefix before the first ':' that is a valid format name (two or more of
+// a-z, 0-9, '_', '-') is taken as a tag; write ./name to read a file whose
+// name has such a prefix. Each pattern's matches are read in sorted order,
+// the specs in the order given.
+//
+// Each pass expands the patterns again, then reads the files through
+// source.Files: a file with a tag is opened by that format; one without is
+// recognised from its first HeadSize bytes (see the package doc). An
+// unknown tag or a pattern that matches nothing fails the pass with an error
+// wrapping ErrSpec; a file no format recognises, with an *UnknownError.
+// Errors of the formats' readers end the pass and name their file.
+//
+// Open panics if Workers or Buffer is given a value below 1.
+func Open(specs []string, opts ...Option) source.Reader[Record] {
+	cfg := config{workers: 1, buffer: 64}
+	option.Apply(&cfg, opts)
+	if cfg.workers < 1 {
+		panic("format: Open needs Workers >= 1")
+	}
+	if cfg.buffer < 1 {
+		panic("format: Open needs Buffer >= 1")
+	}
+	reg := cfg.registry
+	if reg == nil {
+		reg = Default()
+	}
+	specs = slices.Clone(specs)
+	return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
+		paths, tags, err := expand(reg, specs)
+		if err != nil {
+			return source.Fail[Record](err)
+		}
+		// A path that two specs name is read twice, with the last one's tag.
+		byPath := make(map[string]string, len(paths))
+		for i, p := range paths {
+			byPath[p] = tags[i]
+		}
+		return source.Files(paths, cfg.workers, func(path string) source.Reader[Record] {
+			return openOne(reg, path, byPath[path])
+		}, cfg.buffer).All(ctx)
+	})
+}
+
+// expand splits the specs into tags and patterns and expands the patterns.
+func expand(reg *Registry, specs []string) (paths, tags []string, err error) {
+	for _, spec := range specs {
+		tag, pattern := splitSpec(spec)
+		if tag != "" {
+			if _, ok := reg.Lookup(tag); !ok {
+				return nil, nil, fmt.Errorf("%w %q: unknown format %q (registered: %s)", ErrSpec, spec, tag, strings.Join(reg.Names(), ", "))
+			}
+		}
+		matches, err := filepath.Glob(pattern)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w %q: %v", ErrSpec, spec, err)
+		}
+		if len(matches) == 0 {
+			return nil, nil, fmt.Errorf("%w %q: no file matches %q", ErrSpec, spec, pattern)
+		}
+		slices.Sort(matches)
+		for _, m := range matches {
+			paths = append(paths, m)
+			tags = append(tags, tag)
+		}
+	}
+	return paths, tags, nil
+}
+
+// splitSpec splits "tag:pattern" into its tag and pattern; tag is "" when
+// the prefix before the first ':' is not a valid format name.
+func splitSpec(spec string) (tag, pattern string) {
+	if t, p, ok := strings.Cut(spec, ":"); ok && validTag(t) {
+		return t, p
+	}
+	return "", spec
+}
+
+// openOne returns the reader of one file: by its tag, or by detection in
+// the pass.
+func openOne(reg *Registry, path, tag string) source.Reader[Record] {
+	if tag != "" {
+		f, _ := reg.Lookup(tag)
+		return f.Open(path)
+	}
+	return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
+		head, err := readHead(path)
+		if err != nil {
+			return source.Fail[Record](err)
+		}
+		name, ok := reg.Detect(head)
+		if !ok {
+			return source.Fail[Record](&UnknownError{Path: path, Head: head[:min(len(head), 8)]})
+		}
+		f, _ := reg.Lookup(name)
+		return f.Open(path).All(ctx)
+	})
+}
+
+// readHead returns the first HeadSize bytes of the file at path, or all of
+// it if shorter.
+func readHead(path string) ([]byte, error) {
+	f, err := openFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	head := make([]byte, HeadSize)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, err
+	}
+	return head[:n], nil
+}
