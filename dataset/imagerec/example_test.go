@@ -3,12 +3,14 @@ package imagerec_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/augment"
+	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
 )
@@ -123,4 +125,32 @@ func ExampleNewLabels() {
 	l, ok := labels.Lookup(2)
 	fmt.Println(l, ok)
 	// Output: [0] true
+}
+
+// DType int8 gives MXNet's int8 batches: each pixel less its rounded
+// per-channel mean, saturated to [-128, 127].
+func ExampleDType_int8() {
+	it, err := imagerec.New("testdata/mnist_t10k_1000_png_gray.rec",
+		imagerec.DataShape(1, 28, 28), imagerec.Batch(500),
+		imagerec.Normalize(augment.Normalize{Mean: [4]float32{127.5}}),
+		imagerec.DType(sample.Int8),
+	)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(it.ProvideData())
+	for b, err := range it.All(context.Background()) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		px := b.Data[0].I8
+		fmt.Println(b.Data[0].Shape, "min", slices.Min(px), "max", slices.Max(px))
+		b.Release()
+	}
+	// Output:
+	// [data int8[500 1 28 28]]
+	// [500 1 28 28] min -128 max 127
+	// [500 1 28 28] min -128 max 127
 }

@@ -144,9 +144,12 @@ func (it *Iter) newBatch(n, padded int) *tensor.Batch {
 		}
 	}
 	data := tensor.Tensor{Name: it.cfg.dataName, Shape: []int{n, s[0], s[1], s[2]}, DType: dt}
-	if dt == sample.Uint8 {
+	switch dt {
+	case sample.Uint8:
 		data.U8 = make([]uint8, n*per)
-	} else {
+	case sample.Int8:
+		data.I8 = make([]int8, n*per)
+	default:
 		data.F32 = make([]float32, n*per)
 	}
 	label := tensor.Tensor{Name: it.cfg.labelName, Shape: it.labelShape(n), DType: sample.Float32,
@@ -281,12 +284,16 @@ func (it *Iter) All(ctx context.Context) iter.Seq2[*tensor.Batch, error] {
 			lo, hi := j.slot*per, (j.slot+1)*per
 			var f32 []float32
 			var u8 []uint8
-			if dt.DType == sample.Uint8 {
+			var i8 []int8
+			switch dt.DType {
+			case sample.Uint8:
 				u8 = dt.U8[lo:hi:hi]
-			} else {
+			case sample.Int8:
+				i8 = dt.I8[lo:hi:hi]
+			default:
 				f32 = dt.F32[lo:hi:hi]
 			}
-			err := it.proc.run(j.rec, ep, f32, u8, l.F32[j.slot*lw:(j.slot+1)*lw])
+			err := it.proc.run(j.rec, ep, f32, u8, i8, l.F32[j.slot*lw:(j.slot+1)*lw])
 			j.rec.Data = nil
 			if errors.Is(err, tensorfeed.ErrBadData) {
 				// The collector decides, in order, whether to skip it.
@@ -415,9 +422,12 @@ func (c *collector) end(total int64) {
 // copyRow copies row s of src (data and labels) to row k of dst.
 func (c *collector) copyRow(dst *tensor.Batch, k int, src *tensor.Batch, s int) {
 	dd, sd := &dst.Data[0], &src.Data[0]
-	if dd.DType == sample.Uint8 {
+	switch dd.DType {
+	case sample.Uint8:
 		copy(dd.U8[k*c.per:(k+1)*c.per], sd.U8[s*c.per:(s+1)*c.per])
-	} else {
+	case sample.Int8:
+		copy(dd.I8[k*c.per:(k+1)*c.per], sd.I8[s*c.per:(s+1)*c.per])
+	default:
 		copy(dd.F32[k*c.per:(k+1)*c.per], sd.F32[s*c.per:(s+1)*c.per])
 	}
 	copy(dst.Label[0].F32[k*c.lw:(k+1)*c.lw], src.Label[0].F32[s*c.lw:(s+1)*c.lw])
@@ -428,9 +438,12 @@ func (c *collector) shrink(t *tensor.Batch, n int) {
 	dd, l := &t.Data[0], &t.Label[0]
 	dd.Shape = slices.Clone(dd.Shape)
 	dd.Shape[0] = n
-	if dd.DType == sample.Uint8 {
+	switch dd.DType {
+	case sample.Uint8:
 		dd.U8 = dd.U8[:n*c.per]
-	} else {
+	case sample.Int8:
+		dd.I8 = dd.I8[:n*c.per]
+	default:
 		dd.F32 = dd.F32[:n*c.per]
 	}
 	l.Shape = slices.Clone(l.Shape)

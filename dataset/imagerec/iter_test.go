@@ -573,7 +573,7 @@ type hidden struct{ decode.Decoder }
 // The decoder's fast paths (lending its buffer instead of copying the
 // crop) give the same batches as the plain Decoder interface.
 func TestIterDecoderPaths(t *testing.T) {
-	for _, dt := range []sample.DType{sample.Float32, sample.Uint8} {
+	for _, dt := range []sample.DType{sample.Float32, sample.Uint8, sample.Int8} {
 		cfg := mnistConfig()
 		cfg.Data.Shape = [3]int{3, 20, 22}
 		cfg.Data.ShardCount = 4

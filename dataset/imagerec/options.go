@@ -248,7 +248,7 @@ func Normalize(n augment.Normalize) Option { return option.New(func(c *config) {
 // files, shard, decoding and augmentation, without shuffle or
 // normalisation) that averages every pixel of every image, then saves it to
 // path (WriteMeanImage) and uses it from then on; later Iters read the
-// saved file. The mean only applies to DType sample.Float32.
+// saved file. The mean applies to DType sample.Float32 and sample.Int8.
 func MeanImg(path string) Option { return option.New(func(c *config) { c.meanImgPath = path }) }
 
 // Threads sets the number of goroutines that decode and augment
@@ -263,8 +263,12 @@ func Threads(n int) Option { return option.New(func(c *config) { c.threads = n }
 func Prefetch(n int) Option { return option.New(func(c *config) { c.prefetch = n }) }
 
 // DType sets the element type of the data tensor (dtype): sample.Float32
-// (the default, normalised) or sample.Uint8 (raw pixels, CHW, only
-// mirrored).
+// (the default, normalised), sample.Uint8 (raw pixels, CHW, only mirrored)
+// or sample.Int8, as MXNet's ImageRecordIter gives it: each pixel less its
+// mean (Normalize's Mean per channel, or the mean image, MeanImg or
+// Normalize's MeanImage, at the pixel's position), both rounded to
+// integers, saturated to [-128, 127], then mirrored; Normalize's Std, Scale
+// and random contrast and illumination do not apply.
 func DType(dt sample.DType) Option { return option.New(func(c *config) { c.dtype = dt }) }
 
 // Decoder sets the image decoder; the default is decode.Default().
@@ -387,8 +391,8 @@ func newConfig(recPath string, opts []Option) (*config, error) {
 	if c.dtype == 0 {
 		c.dtype = sample.Float32
 	}
-	if c.dtype != sample.Float32 && c.dtype != sample.Uint8 {
-		bad("DType %v: must be float32 or uint8", c.dtype)
+	if c.dtype != sample.Float32 && c.dtype != sample.Uint8 && c.dtype != sample.Int8 {
+		bad("DType %v: must be float32, uint8 or int8", c.dtype)
 	}
 	if c.decoder == nil {
 		c.decoder = decode.Default()

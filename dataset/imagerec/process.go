@@ -2,7 +2,9 @@ package imagerec
 
 import (
 	"image"
+	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/augment"
@@ -21,6 +23,8 @@ type processor struct {
 	// region, when set, lends its decoded pixels for a direct crop that
 	// needs no colour jitter, so the crop is never copied.
 	region decode.RegionDecoder
+	// scratch lends the raw CHW pixels of one image to the int8 conversion.
+	scratch sync.Pool
 }
 
 func newProcessor(cfg *config) *processor {
@@ -35,12 +39,13 @@ func newProcessor(cfg *config) *processor {
 // jitter reports whether a colour jitter is configured.
 func (c *config) jitter() bool { return c.randomH != 0 || c.randomS != 0 || c.randomL != 0 }
 
-// run processes rec for the given epoch into one row of data (f32 or u8,
-// by dtype) and of label. Its random draws come from source.NewRand(seed,
-// epoch, rec.Index), in this order: resize interpolation, affine warp, crop
-// size, crop position (y, then x), colour jitter, mirror, contrast and
-// illumination; a step that is off draws nothing.
-func (p *processor) run(rec recordio.Record, epoch int, f32 []float32, u8 []uint8, label []float32) error {
+// run processes rec for the given epoch into one row of data (f32, u8 or
+// i8, by dtype) and of label. Its random draws come from
+// source.NewRand(seed, epoch, rec.Index), in this order: resize
+// interpolation, affine warp, crop size, crop position (y, then x), colour
+// jitter, mirror, contrast and illumination; a step that is off draws
+// nothing.
+func (p *processor) run(rec recordio.Record, epoch int, f32 []float32, u8 []uint8, i8 []int8, label []float32) error {
 	cfg := p.cfg
 	h, data, err := ParseRecord(rec.Data)
 	if err != nil {
@@ -59,9 +64,17 @@ func (p *processor) run(rec recordio.Record, epoch int, f32 []float32, u8 []uint
 			return recordErr(rec, err)
 		}
 		mirror := p.mirror(r)
-		if u8 != nil {
+		switch {
+		case u8 != nil:
 			augment.ToCHWUint8Rect(u8, full, rect, mirror)
-		} else {
+		case i8 != nil:
+			px := p.pixels(len(i8))
+			augment.ToCHWUint8Rect(*px, full, rect, false)
+			release()
+			p.int8(i8, *px, mirror)
+			p.scratch.Put(px)
+			return nil
+		default:
 			cfg.norm.IntoRect(f32, full, rect, mirror, r)
 		}
 		release()
@@ -73,12 +86,59 @@ func (p *processor) run(rec recordio.Record, epoch int, f32 []float32, u8 []uint
 	}
 	augment.JitterInPlace(img, cfg.randomH, cfg.randomS, cfg.randomL, r) // img is this call's own
 	mirror := p.mirror(r)
-	if u8 != nil {
+	switch {
+	case u8 != nil:
 		augment.ToCHWUint8(u8, img, mirror)
-		return nil
+	case i8 != nil:
+		px := p.pixels(len(i8))
+		augment.ToCHWUint8(*px, img, false)
+		p.int8(i8, *px, mirror)
+		p.scratch.Put(px)
+	default:
+		cfg.norm.Into(f32, img, mirror, r)
 	}
-	cfg.norm.Into(f32, img, mirror, r)
 	return nil
+}
+
+// pixels returns a scratch buffer of n bytes; put it back in p.scratch.
+func (p *processor) pixels(n int) *[]uint8 {
+	if b, ok := p.scratch.Get().(*[]uint8); ok && len(*b) == n {
+		return b
+	}
+	b := make([]uint8, n)
+	return &b
+}
+
+// int8 writes the raw CHW pixels px into dst as MXNet's ImageRecordIter
+// does for dtype int8: each value less its mean, both rounded to integers
+// (the per-channel Mean, or the MeanImage value at the pixel's position
+// before the mirror, as for float32), saturated to [-128, 127], then
+// mirrored. Std, Scale and the random contrast and illumination do not
+// apply.
+func (p *processor) int8(dst []int8, px []uint8, mirror bool) {
+	s := p.cfg.shape
+	ch, h, w := s[0], s[1], s[2]
+	plane := h * w
+	norm := &p.cfg.norm
+	for c := range ch {
+		mean := int(math.Round(float64(norm.Mean[min(c, 3)])))
+		src, d := px[c*plane:(c+1)*plane], dst[c*plane:(c+1)*plane]
+		for y := range h {
+			for x := range w {
+				i := y*w + x
+				m := mean
+				if norm.MeanImage != nil {
+					m = int(math.Round(float64(norm.MeanImage[c*plane+i])))
+				}
+				v := int8(max(-128, min(127, int(src[i])-m)))
+				if mirror {
+					d[y*w+w-1-x] = v
+				} else {
+					d[i] = v
+				}
+			}
+		}
+	}
 }
 
 // mirror draws whether the image is flipped.
