@@ -1,0 +1,85 @@
+package format_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/tensorfeed/tensorfeed/dataset/format"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// Open reads a mixed list of files: tagged ones by their tag, the rest
+// recognised from their first bytes.
+func ExampleOpen() {
+	dir, err := os.MkdirTemp("", "format-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+
+	var rec bytes.Buffer
+	rw := recordio.NewWriter(&rec)
+	for _, s := range []string{"cat", "dog"} {
+		if err := rw.Write([]byte(s)); err != nil {
+			panic(err)
+		}
+	}
+	var tf bytes.Buffer
+	tw := tfrecord.NewWriter(&tf)
+	if err := tw.Write([]byte("bird")); err != nil {
+		panic(err)
+	}
+	if err := tw.Close(); err != nil {
+		panic(err)
+	}
+	for name, data := range map[string][]byte{
+		"train-0.rec":    rec.Bytes(),
+		"part.tfrecord":  tf.Bytes(),
+		"labels.csv":     []byte("cat,0\ndog,1\n"),
+		"untagged.bytes": rec.Bytes(),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			panic(err)
+		}
+	}
+
+	r := format.Open([]string{
+		"recordio:" + filepath.Join(dir, "train-*.rec"),
+		"tfrecord:" + filepath.Join(dir, "*.tfrecord"),
+		"csv:" + filepath.Join(dir, "labels.csv"),
+		filepath.Join(dir, "untagged.bytes"),
+	})
+	for rec, err := range r.All(context.Background()) {
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		fmt.Printf("%s record %d at %d: %s\n", filepath.Base(rec.Path), rec.Index, rec.Offset, rec.Data)
+	}
+	// Output:
+	// train-0.rec record 0 at 0: cat
+	// train-0.rec record 1 at 12: dog
+	// part.tfrecord record 0 at 0: bird
+	// labels.csv record 0 at 0: cat,0
+	// labels.csv record 1 at 6: dog,1
+	// untagged.bytes record 0 at 0: cat
+	// untagged.bytes record 1 at 12: dog
+}
+
+// A user format is registered under a name, which is also its tag.
+func ExampleRegister() {
+	format.Register("lengths", format.Format{
+		// No Detect: the format is used only through its tag.
+		Open: func(path string) source.Reader[format.Record] {
+			return format.CSV(0).Open(path)
+		},
+	})
+	_, ok := format.Default().Lookup("lengths")
+	fmt.Println(ok)
+	// Output: true
+}
