@@ -17,7 +17,8 @@ type Layout uint8
 
 // The layouts of an image tensor. Auto finds the channel axis from the
 // shape: a first or last axis of 1, 3 or 4 (CHW when both could be, for
-// float32 tensors, and HWC for uint8 ones).
+// float32 and int8 tensors, which the image record iterator yields, and HWC
+// for uint8 ones).
 const (
 	Auto Layout = iota
 	CHW         // planar: channel, row, column (what the image record iterator yields)
@@ -87,8 +88,8 @@ func gridFor(b *tensor.Batch, data, label string, c config) (*Grid, error) {
 			return nil, fmt.Errorf("grid: the batch has no tensor %q", label)
 		}
 	}
-	if x.DType != sample.Float32 && x.DType != sample.Uint8 {
-		return nil, fmt.Errorf("grid: tensor %q is %v; want float32 or uint8 images", data, x.DType)
+	if x.DType != sample.Float32 && x.DType != sample.Uint8 && x.DType != sample.Int8 {
+		return nil, fmt.Errorf("grid: tensor %q is %v; want float32, uint8 or int8 images", data, x.DType)
 	}
 	h, w, ch, chw, err := imageShape(x, c.layout)
 	if err != nil {
@@ -101,9 +102,13 @@ func gridFor(b *tensor.Batch, data, label string, c config) (*Grid, error) {
 	per := h * w * ch
 	lo, hi := c.lo, c.hi
 	if !c.fixed {
-		lo, hi = 0, 255
-		if x.DType == sample.Float32 {
+		switch x.DType {
+		case sample.Float32:
 			lo, hi = span(x.F32[:n*per])
+		case sample.Int8:
+			lo, hi = -128, 127
+		default:
+			lo, hi = 0, 255
 		}
 	}
 	keep := min(ch, 3) // the alpha plane is not drawn
@@ -114,9 +119,12 @@ func gridFor(b *tensor.Batch, data, label string, c config) (*Grid, error) {
 	g := &Grid{H: h, W: w, Channels: keep, Cols: c.cols, Scale: scale}
 	for i := range n {
 		t := make([]uint8, h*w*keep)
-		if x.DType == sample.Float32 {
+		switch x.DType {
+		case sample.Float32:
 			quantize(t, x.F32[i*per:(i+1)*per], chw, h, w, ch, keep, lo, hi)
-		} else {
+		case sample.Int8:
+			quantize(t, x.I8[i*per:(i+1)*per], chw, h, w, ch, keep, lo, hi)
+		default:
 			quantize(t, x.U8[i*per:(i+1)*per], chw, h, w, ch, keep, lo, hi)
 		}
 		g.tiles = append(g.tiles, tile{pix: t})
@@ -144,7 +152,7 @@ func imageShape(x tensor.Tensor, l Layout) (h, w, c int, chw bool, err error) {
 	case 4:
 		if l == Auto {
 			switch {
-			case isCh(s[1]) && (!isCh(s[3]) || x.DType == sample.Float32):
+			case isCh(s[1]) && (!isCh(s[3]) || x.DType != sample.Uint8): // float and int8 image tensors are CHW
 				l = CHW
 			case isCh(s[3]):
 				l = HWC
@@ -198,6 +206,8 @@ func labelText(y tensor.Tensor, i int, names []string) string {
 			v = float64(y.I64[i*per+j])
 		case sample.Uint8:
 			v = float64(y.U8[i*per+j])
+		case sample.Int8:
+			v = float64(y.I8[i*per+j])
 		default:
 			return "?"
 		}

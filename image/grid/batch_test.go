@@ -19,6 +19,7 @@ func TestFromBatchLayouts(t *testing.T) {
 	const h, w = 2, 3
 	chw := make([]float32, 3*3*h*w) // 3 rows, the last padding
 	hwc := make([]uint8, 3*h*w*3)
+	i8 := make([]int8, 3*3*h*w) // CHW as ImageRecordIter's int8 dtype: pixel - mean, -128 darkest
 	for i := range h * w {
 		chw[0*h*w+i] = 1                          // image 0: red plane
 		chw[3*h*w+2*h*w+i] = 1                    // image 1: blue plane
@@ -26,10 +27,14 @@ func TestFromBatchLayouts(t *testing.T) {
 		hwc[h*w*3+i*3+2] = 255                    // image 1: blue
 		chw[6*h*w+i], hwc[2*h*w*3+i*3+1] = 1, 255 // padding: green, never drawn
 	}
+	for i, v := range chw {
+		i8[i] = int8(-128 + 255*int(v))
+	}
 	labels := tensor.Tensor{Name: "label", Shape: []int{3}, DType: sample.Int32, I32: []int32{4, 7, 9}}
 	for _, x := range []tensor.Tensor{
 		{Name: "data", Shape: []int{3, 3, h, w}, DType: sample.Float32, F32: chw},
 		{Name: "data", Shape: []int{3, h, w, 3}, DType: sample.Uint8, U8: hwc},
+		{Name: "data", Shape: []int{3, 3, h, w}, DType: sample.Int8, I8: i8},
 	} {
 		b := tensor.NewBatch([]tensor.Tensor{x}, []tensor.Tensor{labels}, 1, nil)
 		img, err := grid.FromBatch(b, "data", "label", grid.Scale(10), grid.Cols(4), grid.ClassNames("", "", "", "", "four"))
@@ -59,7 +64,7 @@ func TestFromBatchErrors(t *testing.T) {
 	for _, c := range []struct{ data, label, msg string }{
 		{"missing", "", `no tensor "missing"`},
 		{"flat", "", "not a square image"},
-		{"ints", "", "want float32 or uint8"},
+		{"ints", "", "want float32, uint8 or int8"},
 		{"nochan", "", "no channel axis"},
 		{"flat", "nolabel", `no tensor "nolabel"`},
 	} {

@@ -12,11 +12,13 @@
 //	if err != nil { ... }
 //	err = grid.WritePNG("batch.png", img)
 //
-// The data tensor may be float32 or uint8, in CHW layout (what the image
+// The data tensor may be float32, uint8 or int8, in CHW layout (what the image
 // record iterator and augment.Normalize produce), HWC (decoded images), HW
 // (gray), or flat rows of a square gray image (MNIST's 784). Float values
 // are drawn from their smallest to their largest value in the batch, so
-// normalised data is visible as it is; Range fixes the interval instead.
+// normalised data is visible as it is; int8 values (the image record
+// iterator's pixel minus mean) span -128 to 127. Range fixes the interval
+// instead.
 //
 // # Tile by tile
 //
@@ -194,7 +196,7 @@ func WritePNG(path string, img image.Image) error {
 // quantize writes the h×w pixels of src (CHW when chw, else HWC, with c
 // channels) to dst as HWC bytes with the first keep channels, mapping lo to
 // 0 and hi to 255 and clamping the rest.
-func quantize[E float32 | uint8](dst []uint8, src []E, chw bool, h, w, c, keep int, lo, hi float32) {
+func quantize[E float32 | uint8 | int8](dst []uint8, src []E, chw bool, h, w, c, keep int, lo, hi float32) {
 	n := h * w
 	scale := float32(1)
 	if hi > lo {
