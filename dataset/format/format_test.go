@@ -163,6 +163,7 @@ func TestOpenErrors(t *testing.T) {
 		{[]string{empty}, []error{format.ErrUnknownFormat}, "empty file"},
 		{[]string{cut}, []error{recordio.ErrFormat, tensorfeed.ErrBadData}, cut},
 		{[]string{"tfrecord:" + rec}, []error{tfrecord.ErrFormat}, rec},
+		{[]string{"recordio:" + rec, rec}, []error{format.ErrSpec}, `two specs with different formats ("recordio" and "detected")`},
 	} {
 		_, err := source.Collect(context.Background(), format.Open(tc.specs))
 		if err == nil {

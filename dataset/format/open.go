@@ -74,15 +74,28 @@ func Open(specs []string, opts ...Option) source.Reader[Record] {
 		if err != nil {
 			return source.Fail[Record](err)
 		}
-		// A path that two specs name is read twice, with the last one's tag.
+		// A path that two specs name is read twice; naming it with two
+		// different formats is a mistake in the specs.
 		byPath := make(map[string]string, len(paths))
 		for i, p := range paths {
+			if t, seen := byPath[p]; seen && t != tags[i] {
+				return source.Fail[Record](fmt.Errorf("%w: %s is named by two specs with different formats (%q and %q)",
+					ErrSpec, p, orDetected(t), orDetected(tags[i])))
+			}
 			byPath[p] = tags[i]
 		}
 		return source.Files(paths, cfg.workers, func(path string) source.Reader[Record] {
 			return openOne(reg, path, byPath[path])
 		}, cfg.buffer).All(ctx)
 	})
+}
+
+// orDetected names a spec's format for an error: its tag, or detection.
+func orDetected(tag string) string {
+	if tag == "" {
+		return "detected"
+	}
+	return tag
 }
 
 // expand splits the specs into tags and patterns and expands the patterns.
