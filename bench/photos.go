@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -83,4 +84,68 @@ func sizeMB(path string) string {
 		return "?"
 	}
 	return fmt.Sprintf("%.1f", float64(st.Size())/1e6)
+}
+
+// photoFiles are what a file-format row reads: the photos written by the
+// format's own writer into a temporary directory, once plain and once
+// gzip-compressed, and the memory floor of their payload.
+type photoFiles struct {
+	dir     string
+	paths   [2]string // plain, gzip
+	count   int       // photos in each file
+	payload int64     // their payload bytes
+	floor   run
+	which   string // where the photos came from, for the note
+}
+
+// writePhotoFiles gets the photos (four times over with -long), writes them
+// to the two files named by names with write, and measures the floor. The
+// photos are not kept: the peak column then shows what a pass holds, not
+// the input. The caller removes the files with remove.
+func writePhotoFiles(cfg config, prefix string, names [2]string,
+	write func(path string, photos []photo, gz bool) error) (*photoFiles, error) {
+	copies := 1
+	if cfg.long {
+		copies = 4
+	}
+	photos, which, err := benchPhotos(cfg, copies)
+	if err != nil {
+		return nil, err
+	}
+	f := &photoFiles{count: len(photos), payload: payloadBytes(photos), which: which}
+	if f.floor, err = measureFloor(cfg.cheapReps(), f.payload, 64<<10); err != nil {
+		return nil, err
+	}
+	if f.dir, err = os.MkdirTemp("", "tensorfeed-bench-"+prefix+"-"); err != nil {
+		return nil, err
+	}
+	for i, name := range names {
+		f.paths[i] = filepath.Join(f.dir, name)
+		if err := write(f.paths[i], photos, i == 1); err != nil {
+			f.remove()
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+func (f *photoFiles) remove() { os.RemoveAll(f.dir) }
+
+// writeWith creates path, writes into it through w (a format's writer over
+// the file) with put, and closes the writer, then the file.
+func writeWith[W io.Closer](path string, newWriter func(io.Writer) W, put func(W) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := newWriter(f)
+	if err := put(w); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Close(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

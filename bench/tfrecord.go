@@ -10,7 +10,6 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 )
@@ -19,34 +18,12 @@ import (
 // both CRCs, no decoding of the payloads), plain and gzip-compressed. The
 // file holds the photos' JPEGs, one per record, and is written at run time.
 func tfrecordRows(cfg config) ([]Row, error) {
-	copies := 1
-	if cfg.long {
-		copies = 4
-	}
-	photos, which, err := benchPhotos(cfg, copies)
+	files, err := writePhotoFiles(cfg, "tfrecord", [2]string{"photos.tfrecord", "photos.tfrecord.gz"}, writeTFRecord)
 	if err != nil {
 		return nil, err
 	}
-	payload := payloadBytes(photos)
-	dir, err := os.MkdirTemp("", "tensorfeed-bench-tfrecord-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	floor, err := measureFloor(cfg.cheapReps(), payload, 64<<10)
-	if err != nil {
-		return nil, err
-	}
-
-	paths := []string{filepath.Join(dir, "photos.tfrecord"), filepath.Join(dir, "photos.tfrecord.gz")}
-	if err := writeTFRecord(paths[0], photos); err != nil {
-		return nil, err
-	}
-	if err := writeTFRecord(paths[1], photos, tfrecord.Compress()); err != nil {
-		return nil, err
-	}
-	records := len(photos)
-	photos = nil // the peak column shows what a pass holds, not the input
+	defer files.remove()
+	paths, records, payload, floor, which := files.paths, files.count, files.payload, files.floor, files.which
 
 	var rows []Row
 	for i, variant := range []string{"plain", "gzip"} {
@@ -86,24 +63,21 @@ func tfrecordRows(cfg config) ([]Row, error) {
 	return rows, nil
 }
 
-// writeTFRecord writes one record per photo to path.
-func writeTFRecord(path string, photos []photo, opts ...tfrecord.WriterOption) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+// writeTFRecord writes one record per photo to path, gzip-compressed when gz.
+func writeTFRecord(path string, photos []photo, gz bool) error {
+	var opts []tfrecord.WriterOption
+	if gz {
+		opts = append(opts, tfrecord.Compress())
 	}
-	w := tfrecord.NewWriter(f, opts...)
-	for _, p := range photos {
-		if err := w.Write(p.data); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	if err := w.Close(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeWith(path, func(w io.Writer) *tfrecord.Writer { return tfrecord.NewWriter(w, opts...) },
+		func(w *tfrecord.Writer) error {
+			for _, p := range photos {
+				if err := w.Write(p.data); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 }
 
 var (

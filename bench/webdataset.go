@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -21,34 +20,12 @@ import (
 // and its class (jpg and cls members, the class parsed), plain and
 // gzip-compressed. The shard is written at run time from the photos.
 func webdatasetRows(cfg config) ([]Row, error) {
-	copies := 1
-	if cfg.long {
-		copies = 4
-	}
-	photos, which, err := benchPhotos(cfg, copies)
+	files, err := writePhotoFiles(cfg, "webdataset", [2]string{"photos-000000.tar", "photos-000000.tar.gz"}, writeShard)
 	if err != nil {
 		return nil, err
 	}
-	payload := payloadBytes(photos)
-	dir, err := os.MkdirTemp("", "tensorfeed-bench-webdataset-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	floor, err := measureFloor(cfg.cheapReps(), payload, 64<<10)
-	if err != nil {
-		return nil, err
-	}
-
-	paths := []string{filepath.Join(dir, "photos-000000.tar"), filepath.Join(dir, "photos-000000.tar.gz")}
-	if err := writeShard(paths[0], photos); err != nil {
-		return nil, err
-	}
-	if err := writeShard(paths[1], photos, webdataset.Gzip(gzip.DefaultCompression)); err != nil {
-		return nil, err
-	}
-	samples := len(photos)
-	photos = nil // the peak column shows what a pass holds, not the input
+	defer files.remove()
+	paths, samples, payload, floor, which := files.paths, files.count, files.payload, files.floor, files.which
 
 	var rows []Row
 	for i, variant := range []string{"plain", "gzip"} {
@@ -100,28 +77,26 @@ func webdatasetRows(cfg config) ([]Row, error) {
 	return rows, nil
 }
 
-// writeShard writes one sample per photo, its JPEG and its class, to p.
-func writeShard(p string, photos []photo, opts ...webdataset.WriterOption) error {
-	f, err := os.Create(p)
-	if err != nil {
-		return err
+// writeShard writes one sample per photo, its JPEG and its class, to p,
+// gzip-compressed when gz.
+func writeShard(p string, photos []photo, gz bool) error {
+	var opts []webdataset.WriterOption
+	if gz {
+		opts = append(opts, webdataset.Gzip(gzip.DefaultCompression))
 	}
-	w := webdataset.NewWriter(f, opts...)
-	for i, ph := range photos {
-		s := webdataset.Sample{Key: fmt.Sprintf("%08d", i), Fields: map[string][]byte{
-			"jpg": ph.data,
-			"cls": []byte(strconv.Itoa(ph.label)),
-		}}
-		if err := w.Write(s); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	if err := w.Close(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeWith(p, func(w io.Writer) *webdataset.Writer { return webdataset.NewWriter(w, opts...) },
+		func(w *webdataset.Writer) error {
+			for i, ph := range photos {
+				s := webdataset.Sample{Key: fmt.Sprintf("%08d", i), Fields: map[string][]byte{
+					"jpg": ph.data,
+					"cls": []byte(strconv.Itoa(ph.label)),
+				}}
+				if err := w.Write(s); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 }
 
 // consumeSample folds a sample into a checksum without reading all of the
