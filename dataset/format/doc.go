@@ -45,4 +45,11 @@
 // csv format's own errors are *[FormatError]s. Memory is bounded by each
 // format's limits; a csv line is at most [DefaultMaxLineBytes] unless [CSV]
 // is given another maximum.
+//
+// By default the first error ends the pass. [SkipBad] and [OnBad] read
+// every file under one source.SkipPolicy: records a format can step over
+// (a TFRecord record whose data checksum fails, a WebDataset sample with a
+// duplicated or missing field, a csv line over the maximum) are skipped,
+// counted and logged with their position; structural damage still ends the
+// pass. A user format joins in through [Format.OpenSkip].
 package format

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
@@ -82,4 +83,56 @@ func ExampleRegister() {
 	_, ok := format.Default().Lookup("lengths")
 	fmt.Println(ok)
 	// Output: true
+}
+
+// SkipBad lets a pass over several files step over bad records: here a
+// TFRecord record whose checksum fails and a CSV line over the maximum.
+func ExampleSkipBad() {
+	dir, err := os.MkdirTemp("", "format-skip")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+
+	var tf bytes.Buffer
+	tw := tfrecord.NewWriter(&tf)
+	for _, s := range []string{"bird", "fish"} {
+		if err := tw.Write([]byte(s)); err != nil {
+			panic(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		panic(err)
+	}
+	data := tf.Bytes()
+	data[len(data)-5] ^= 0xff // the last byte of "fish": its checksum fails
+	long := bytes.Repeat([]byte("x"), format.DefaultMaxLineBytes+1)
+	csv := append(append([]byte("cat,0\n"), long...), "\ndog,1\n"...)
+	for name, b := range map[string][]byte{"part.tfrecord": data, "labels.csv": csv} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			panic(err)
+		}
+	}
+
+	var skipped []error // appended to by the reading goroutine, which the pass joins
+	skip := source.SkipBad(0.5, source.OnSkip(func(err error) { skipped = append(skipped, err) }))
+	r := format.Open([]string{filepath.Join(dir, "part.tfrecord"), filepath.Join(dir, "labels.csv")}, format.OnBad(skip))
+	for rec, err := range r.All(context.Background()) {
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		fmt.Printf("%s: %s\n", filepath.Base(rec.Path), rec.Data)
+	}
+	fmt.Println(skip.Skipped(), "bad records skipped:")
+	for _, err := range skipped {
+		fmt.Println(strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), ""))
+	}
+	// Output:
+	// part.tfrecord: bird
+	// labels.csv: cat,0
+	// labels.csv: dog,1
+	// 2 bad records skipped:
+	// tfrecord: part.tfrecord: record 1 at offset 20: data checksum mismatch: stored 0x86bb413a, computed 0xe51df770
+	// format: labels.csv: line 2 (offset 6): line longer than the configured maximum
 }

@@ -32,6 +32,20 @@ type Format struct {
 	// only build the reader: the file is opened when a pass starts and
 	// closed when it ends.
 	Open func(path string) source.Reader[Record]
+	// OpenSkip, when set, returns a reader over the records of the file
+	// at path that skips bad records under p (never nil); Open uses it
+	// instead of Open when it is given a policy (SkipBad, OnBad). A format
+	// without it skips nothing: its first error ends the pass.
+	OpenSkip func(path string, p *source.SkipPolicy) source.Reader[Record]
+}
+
+// open returns f's reader of path, under bad when it is set and f can
+// skip.
+func (f Format) open(path string, bad *source.SkipPolicy) source.Reader[Record] {
+	if bad != nil && f.OpenSkip != nil {
+		return f.OpenSkip(path, bad)
+	}
+	return f.Open(path)
 }
 
 // HeadSize is how many bytes of a file detection looks at.
@@ -85,6 +99,9 @@ var defaultRegistry = sync.OnceValue(func() *Registry {
 		{"idx", IDX()},
 		{"csv", CSV(DefaultMaxLineBytes)},
 	} {
+		if b.f.OpenSkip == nil {
+			b.f.OpenSkip = builtinSkip(b.name, DefaultMaxLineBytes)
+		}
 		r.formats[b.name] = b.f
 		r.builtin = append(r.builtin, b.name)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // DefaultMaxLineBytes is the longest line the default csv format reads,
@@ -47,16 +48,59 @@ func (e *FormatError) FilePath() string { return e.File }
 // sequence with a *FormatError; memory is bounded by maxLineBytes, whatever
 // the input. The sequence is single-use.
 func Lines(r io.Reader, path string, maxLineBytes int) iter.Seq2[Record, error] {
+	return lines(r, path, maxLineBytes, nil)
+}
+
+// lines is Lines; with a counter, a line longer than maxLineBytes is
+// counted as bad and, when the counter allows, skipped up to the next line
+// ending, its bytes read and dropped without being held.
+func lines(r io.Reader, path string, maxLineBytes int, counter *source.SkipCounter) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
 		br := bufio.NewReaderSize(r, min(maxLineBytes+2, 64<<10))
 		var off, line int64
 		var long []byte
+		// tooLong handles the line that starts at off and is over the
+		// maximum, n bytes of it read: under the counter it reads and drops
+		// the rest of the line when rest is set, and reports whether the
+		// input goes on. Otherwise it yields the error and returns false.
+		tooLong := func(n int64, rest bool) (more bool) {
+			err := error(&FormatError{File: path, Line: line + 1, Offset: off, Err: ErrLineTooLong})
+			if counter != nil {
+				err = counter.Bad(err)
+			}
+			if err != nil {
+				yield(Record{}, err)
+				return false
+			}
+			more = true
+			for rest {
+				chunk, rerr := br.ReadSlice('\n')
+				n += int64(len(chunk))
+				switch {
+				case rerr == bufio.ErrBufferFull:
+					continue
+				case rerr == io.EOF:
+					more = false
+				case rerr != nil:
+					yield(Record{}, &FormatError{File: path, Line: line + 1, Offset: off, Err: rerr})
+					return false
+				}
+				rest = false
+			}
+			off += n
+			line++
+			return more
+		}
 		for {
 			chunk, err := br.ReadSlice('\n')
 			if err == bufio.ErrBufferFull {
 				if len(long)+len(chunk) > maxLineBytes+1 {
-					yield(Record{}, &FormatError{File: path, Line: line + 1, Offset: off, Err: ErrLineTooLong})
-					return
+					n := int64(len(long) + len(chunk))
+					long = long[:0]
+					if !tooLong(n, true) {
+						return
+					}
+					continue
 				}
 				long = append(long, chunk...)
 				continue
@@ -66,15 +110,20 @@ func Lines(r io.Reader, path string, maxLineBytes int) iter.Seq2[Record, error] 
 				return
 			}
 			data := append(long, chunk...)
-			long = nil
+			long = long[:0]
 			if len(data) == 0 {
 				return
 			}
 			n := len(data)
 			data = trimEOL(data)
 			if len(data) > maxLineBytes {
-				yield(Record{}, &FormatError{File: path, Line: line + 1, Offset: off, Err: ErrLineTooLong})
-				return
+				if !tooLong(int64(n), false) || err == io.EOF {
+					return
+				}
+				continue
+			}
+			if counter != nil {
+				counter.Good()
 			}
 			if !yield(Record{Path: path, Index: line, Offset: off, Data: append([]byte(nil), data...)}, nil) {
 				return

@@ -17,6 +17,7 @@ import (
 type config struct {
 	workers, buffer int
 	registry        *Registry
+	bad             *source.SkipPolicy
 }
 
 // Option configures Open.
@@ -52,7 +53,8 @@ var ErrSpec = errors.New("format: bad spec")
 // recognised from its first HeadSize bytes (see the package doc). An
 // unknown tag or a pattern that matches nothing fails the pass with an error
 // wrapping ErrSpec; a file no format recognises, with an *UnknownError.
-// Errors of the formats' readers end the pass and name their file.
+// Errors of the formats' readers end the pass and name their file, unless
+// a policy (SkipBad, OnBad) lets the formats skip bad records.
 //
 // Open panics if Workers or Buffer is given a value below 1.
 func Open(specs []string, opts ...Option) source.Reader[Record] {
@@ -85,7 +87,7 @@ func Open(specs []string, opts ...Option) source.Reader[Record] {
 			byPath[p] = tags[i]
 		}
 		return source.Files(paths, cfg.workers, func(path string) source.Reader[Record] {
-			return openOne(reg, path, byPath[path])
+			return openOne(reg, path, byPath[path], cfg.bad)
 		}, cfg.buffer).All(ctx)
 	})
 }
@@ -133,11 +135,11 @@ func splitSpec(spec string) (tag, pattern string) {
 }
 
 // openOne returns the reader of one file: by its tag, or by detection in
-// the pass.
-func openOne(reg *Registry, path, tag string) source.Reader[Record] {
+// the pass; under bad when it is set.
+func openOne(reg *Registry, path, tag string, bad *source.SkipPolicy) source.Reader[Record] {
 	if tag != "" {
 		f, _ := reg.Lookup(tag)
-		return f.Open(path)
+		return f.open(path, bad)
 	}
 	return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
 		head, err := readHead(path)
@@ -149,7 +151,7 @@ func openOne(reg *Registry, path, tag string) source.Reader[Record] {
 			return source.Fail[Record](&UnknownError{Path: path, Head: head[:min(len(head), 8)]})
 		}
 		f, _ := reg.Lookup(name)
-		return f.Open(path).All(ctx)
+		return f.open(path, bad).All(ctx)
 	})
 }
 

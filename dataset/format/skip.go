@@ -1,0 +1,101 @@
+package format
+
+import (
+	"context"
+	"iter"
+
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
+	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
+	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// SkipBad makes Open skip bad records while they are at most maxFraction
+// of each file's records, counting and logging each (see [source.SkipBad],
+// which it calls with these arguments, and [OnBad]).
+func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
+	return OnBad(source.SkipBad(maxFraction, opts...))
+}
+
+// OnBad sets the bad-record policy of Open, which may be shared with other
+// readers. Every file of the pass is read under the one policy, by one
+// worker or several: its Skipped count is the sum over the files, and each
+// file's pass fails with source.ErrTooManyBad once its bad records are more
+// than the policy's fraction of its records.
+//
+// A bad record is one its format can step over, its error wrapping
+// tensorfeed.ErrBadData: a TFRecord record whose data checksum fails, a
+// WebDataset sample with a field twice (or lacking one named by
+// webdataset.Fields), a csv line longer than the maximum. Each is logged
+// with its position at warn level through the logger of the pass's context
+// (tensorfeed.WithLogger). Whatever the policy, structural damage ends the
+// pass: a truncated file, a broken RecordIO frame, a bad tar header, an IDX
+// file shorter than its header says, a file no format recognises. A
+// format registered with a nil [Format.OpenSkip] has no bad records of its
+// own: its errors all end the pass. The default, a nil policy, fails the
+// pass at the first bad record.
+func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.bad = p }) }
+
+// builtinSkip returns the OpenSkip of the built-in format name, or nil for
+// the formats that have no record to step over (recordio, idx).
+func builtinSkip(name string, maxLineBytes int) func(string, *source.SkipPolicy) source.Reader[Record] {
+	switch name {
+	case "tfrecord":
+		return func(path string, p *source.SkipPolicy) source.Reader[Record] {
+			return TFRecord(tfrecord.OnBad(p)).Open(path)
+		}
+	case "wds":
+		return func(path string, p *source.SkipPolicy) source.Reader[Record] {
+			return WDS(webdataset.OnBad(p)).Open(path)
+		}
+	case "csv":
+		return CSVSkip(maxLineBytes)
+	}
+	return nil
+}
+
+// CSVSkip returns the OpenSkip of CSV(maxLineBytes): a reader of the lines
+// of a file that skips, under the policy, each line longer than
+// maxLineBytes (maxLineBytes < 1 means DefaultMaxLineBytes), its bytes read
+// and dropped without being held. The default registry's csv format has
+// it; give it to a csv format registered with another maximum:
+//
+//	format.Register("csv", format.Format{Detect: f.Detect, Open: f.Open, OpenSkip: format.CSVSkip(4096)})
+//
+// where f is format.CSV(4096).
+func CSVSkip(maxLineBytes int) func(path string, p *source.SkipPolicy) source.Reader[Record] {
+	if maxLineBytes < 1 {
+		maxLineBytes = DefaultMaxLineBytes
+	}
+	return func(path string, p *source.SkipPolicy) source.Reader[Record] {
+		return csvSkip(path, maxLineBytes, p)
+	}
+}
+
+// csvSkip reads the lines of the file at path, skipping those longer than
+// maxLineBytes under p.
+func csvSkip(path string, maxLineBytes int, p *source.SkipPolicy) source.Reader[Record] {
+	return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
+		return func(yield func(Record, error) bool) {
+			f, err := openFile(path)
+			if err != nil {
+				yield(Record{}, err)
+				return
+			}
+			defer f.Close()
+			counter := p.Pass(-1, tensorfeed.Logger(ctx))
+			for r, err := range lines(f, path, maxLineBytes, counter) {
+				if err == nil {
+					err = ctx.Err()
+				}
+				if !yield(r, err) || err != nil {
+					return
+				}
+			}
+			if err := counter.End(); err != nil {
+				yield(Record{}, err)
+			}
+		}
+	})
+}
