@@ -1,8 +1,12 @@
 package main
 
 import (
+	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -152,4 +156,66 @@ func measureFloor(reps int, outBytes int64, chunk int) (run, error) {
 		copyFloor(dst, src, int(outBytes))
 		return nil
 	})
+}
+
+// memory is the peak resident set of one run of a row's pipeline and the
+// row's memory floor, in bytes.
+type memory struct {
+	peak  uint64
+	floor int64
+}
+
+// measureMemory runs fn once and returns its peak resident set (see
+// peakRSS) with floorBytes, the least memory the row's work needs. Call it
+// before the timed runs, from a workload run alone in its process (main
+// does that), so that the peak is the workload's own.
+func measureMemory(floorBytes int64, fn func() error) (memory, error) {
+	peak, err := peakRSS(fn)
+	return memory{peak: peak, floor: floorBytes}, err
+}
+
+// setMemory fills the row's memory columns.
+func (r *Row) setMemory(m memory) {
+	r.PeakRSSMB = float64(m.peak) / 1e6
+	r.MemFloorMB = float64(m.floor) / 1e6
+	if m.floor > 0 && m.peak > 0 {
+		r.MemRatio = float64(m.peak) / float64(m.floor)
+	}
+}
+
+// peakRSS returns the most memory the process held resident while fn ran:
+// the heap is collected and returned to the system first, the kernel's
+// high-water mark (VmHWM) is reset by writing 5 to /proc/self/clear_refs,
+// and read again when fn returns. Where that file cannot be written the
+// mark covers the whole process so far; where /proc is missing (not
+// Linux) it is 0 and the columns stay empty.
+func peakRSS(fn func() error) (uint64, error) {
+	runtime.GC()
+	debug.FreeOSMemory()
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+	if err := fn(); err != nil {
+		return 0, err
+	}
+	return vmHWM(), nil
+}
+
+// vmHWM reads the process's peak resident set from /proc/self/status, or
+// returns 0.
+func vmHWM() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		v, ok := strings.CutPrefix(line, "VmHWM:")
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+		if err != nil {
+			return 0
+		}
+		return kb << 10
+	}
+	return 0
 }

@@ -101,6 +101,10 @@ func mnistEpoch(cfg config) ([]Row, error) {
 	var rows []Row
 	for _, v := range mnistVariants {
 		p := newMNISTPipeline(f, v)
+		mem, err := measureMemory(int64(f.n)*(mnist.Pixels+1), func() error { _, err := p.epoch(); return err })
+		if err != nil {
+			return nil, err
+		}
 		var got, want uint64
 		rs, err := measureEach(cfg.cheapReps(),
 			func() (err error) { got, err = p.epoch(); return err },
@@ -113,6 +117,7 @@ func mnistEpoch(cfg config) ([]Row, error) {
 		}
 		row := newRow("mnist-epoch", v.threads, f.n, outBytes, rs[0], rs[1], floor)
 		row.Variant, row.Note = v.name, v.note
+		row.setMemory(mem)
 		rows = append(rows, row)
 	}
 	return rows, nil
