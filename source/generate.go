@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"math/rand/v2"
 )
@@ -15,7 +16,9 @@ import (
 // stream of random samples, different in every epoch.
 func Generate[T any](n int, seed uint64, next func(r *rand.Rand, index int) T) Reader[T] {
 	var epochs Epochs
-	return Func[T](func(ctx context.Context) iter.Seq2[T, error] {
+	// The generator is one stream per epoch, so a resumed pass replays the
+	// calls of next before its position: it computes, reads nothing.
+	return Replayed(fmt.Sprintf("generate(%d,seed=%d)", n, seed), Func[T](func(ctx context.Context) iter.Seq2[T, error] {
 		return func(yield func(T, error) bool) {
 			ctx, epoch := epochs.Start(ctx)
 			r := NewRand(seed, epoch, -1)
@@ -31,7 +34,7 @@ func Generate[T any](n int, seed uint64, next func(r *rand.Rand, index int) T) R
 				}
 			}
 		}
-	})
+	}))
 }
 
 // Uniform returns an endless reader of vectors of length dim whose elements
@@ -50,20 +53,40 @@ func Uniform(dim int, lo, hi float32, seed uint64) Reader[[]float32] {
 // Constant returns a reader that yields v n times per pass, or endlessly when
 // n < 0: PaddlePaddle's reader_creator_bool, for the true / false labels of a
 // GAN's discriminator.
-func Constant[T any](v T, n int) Reader[T] {
-	return Func[T](func(ctx context.Context) iter.Seq2[T, error] {
-		return func(yield func(T, error) bool) {
-			done := ctx.Done()
-			for i := 0; n < 0 || i < n; i++ {
-				if poll(done, i) {
-					var zero T
-					yield(zero, ctx.Err())
-					return
-				}
-				if !yield(v, nil) {
-					return
-				}
+func Constant[T any](v T, n int) Reader[T] { return &constant[T]{v: v, n: n} }
+
+type constant[T any] struct {
+	v       T
+	n, from int
+}
+
+func (c *constant[T]) All(ctx context.Context) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		done := ctx.Done()
+		for i := c.from; c.n < 0 || i < c.n; i++ {
+			if poll(done, i-c.from) {
+				var zero T
+				yield(zero, ctx.Err())
+				return
+			}
+			if !yield(c.v, nil) {
+				return
 			}
 		}
-	})
+	}
+}
+
+func (c *constant[T]) kind() string { return fmt.Sprintf("constant(%d)", c.n) }
+
+// StateAt returns {constant(n), [count]}.
+func (c *constant[T]) StateAt(_ int, n int64) (State, error) {
+	return State{Kind: c.kind(), Pos: []int64{int64(c.from) + n}}, nil
+}
+
+// Resume continues the count of st.
+func (c *constant[T]) Resume(st State) (Reader[T], error) {
+	if err := st.Check(c.kind(), 1, 0); err != nil {
+		return nil, err
+	}
+	return &constant[T]{v: c.v, n: c.n, from: int(st.Pos[0])}, nil
 }

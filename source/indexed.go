@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/option"
@@ -76,9 +78,11 @@ func MapIndexed[In, Out any](d Indexed[In], f func(In) (Out, error)) Indexed[Out
 }
 
 type indexedConfig struct {
-	shuffle bool
-	seed    uint64
-	bad     *SkipPolicy
+	shuffle     bool
+	seed        uint64
+	bad         *SkipPolicy
+	parts, part int // shard: part of parts; parts 0 means no sharding
+	even        Even
 }
 
 // IndexedOption configures [ReadIndexed].
@@ -100,36 +104,73 @@ func SkipIndexed(p *SkipPolicy) IndexedOption {
 	return option.New(func(c *indexedConfig) { c.bad = p })
 }
 
+// Even says how the parts of a sharded epoch are made the same length, so
+// that every rank of a data-parallel job runs the same number of steps.
+type Even int
+
+const (
+	// PadShards gives every part ceil(rest/count) samples: the parts that
+	// are one short repeat samples from the start of the epoch's order, and
+	// the reader counts them (Padded).
+	PadShards Even = iota
+	// DropShards gives every part floor(rest/count) samples: the last
+	// rest%count samples of the epoch are read by no part.
+	DropShards
+)
+
+// ShardIndex makes each pass yield the share of part index of count parts
+// (rank index of a world of count): the positions p of the epoch's order
+// with p ≡ index (mod count), counted from where the pass starts. The
+// parts of an epoch are disjoint and, with PadShards, cover it; they
+// depend only on (seed, epoch, count), never on worker counts, and with
+// [ShuffleIndex] every part gets a random share.
+//
+// A state taken after every part has yielded n samples (the parts step
+// together, as the ranks of a data-parallel job do) is the global position
+// start+n*count, so a run stopped with one world size resumes with
+// another: the new parts split the rest of the epoch, and over all parts
+// no sample of the epoch is seen twice or skipped. It panics if count < 1
+// or index is not in [0, count).
+func ShardIndex(count, index int, even Even) IndexedOption {
+	if count < 1 || index < 0 || index >= count {
+		panic(fmt.Sprintf("source.ShardIndex: part %d of %d", index, count))
+	}
+	return option.New(func(c *indexedConfig) { c.parts, c.part, c.even = count, index, even })
+}
+
 // IndexedReader reads a random-access dataset in order or in a shuffled
-// order by index. Make one with [ReadIndexed].
+// order by index, whole or one shard of it. Make one with [ReadIndexed].
+// It is Resumable: its state is the position reached in the epoch's order.
 type IndexedReader[T any] struct {
 	d      Indexed[T]
 	cfg    indexedConfig
 	from   int
 	epochs *Epochs
+	padded atomic.Int64
+	skips  *skipLog
 }
 
 // ReadIndexed returns a reader over d. A pass yields, for positions p =
 // 0 .. d.Len()-1, the sample d.Get(p), or d.Get(perm.At(p)) with
 // [ShuffleIndex]. The length is read when a pass starts.
 func ReadIndexed[T any](d Indexed[T], opts ...IndexedOption) *IndexedReader[T] {
-	r := &IndexedReader[T]{d: d, epochs: new(Epochs)}
+	r := &IndexedReader[T]{d: d, epochs: new(Epochs), skips: new(skipLog)}
 	option.Apply(&r.cfg, opts)
 	return r
 }
 
 // From returns a reader whose passes start at the given position of their
 // epoch: they yield exactly the tail of the full pass of the same epoch,
-// and Get is called only for that tail. This is how a run resumes: the
-// state (seed, epoch, position) is enough, as the samples before the
-// position are neither read nor computed. A position at or past the end
-// gives empty passes. It panics when position is negative. The returned
-// reader numbers its own passes.
+// and Get is called only for that tail (with [ShardIndex], the parts split
+// that tail). This is how a run resumes: the state (seed, epoch, position)
+// is enough, as the samples before the position are neither read nor
+// computed. A position at or past the end gives empty passes. It panics
+// when position is negative. The returned reader numbers its own passes.
 func (r *IndexedReader[T]) From(position int) *IndexedReader[T] {
 	if position < 0 {
 		panic(fmt.Sprintf("source: IndexedReader.From(%d): negative position", position))
 	}
-	return &IndexedReader[T]{d: r.d, cfg: r.cfg, from: position, epochs: new(Epochs)}
+	return &IndexedReader[T]{d: r.d, cfg: r.cfg, from: position, epochs: new(Epochs), skips: new(skipLog)}
 }
 
 // Order returns the permutation a pass of the given epoch follows: the
@@ -146,7 +187,25 @@ func (r *IndexedReader[T]) Order(epoch int) *Permutation {
 // Skipped returns how many samples the reader's policy has skipped.
 func (r *IndexedReader[T]) Skipped() int64 { return r.cfg.bad.Skipped() }
 
+// Padded returns how many samples the passes of a [ShardIndex] reader with
+// PadShards have repeated to make the parts even.
+func (r *IndexedReader[T]) Padded() int64 { return r.padded.Load() }
+
 var _ SkipCounted = (*IndexedReader[int])(nil)
+
+// share returns how many samples a pass over positions [from, n) yields
+// for this reader's part, and the stride between its positions.
+func (r *IndexedReader[T]) share(n int) (count, stride int) {
+	rest := max(n-r.from, 0)
+	if r.cfg.parts == 0 {
+		return rest, 1
+	}
+	w := r.cfg.parts
+	if r.cfg.even == DropShards {
+		return rest / w, w
+	}
+	return (rest + w - 1) / w, w
+}
 
 // All starts a pass over the epoch of ctx (see [Epochs.Start]).
 func (r *IndexedReader[T]) All(ctx context.Context) iter.Seq2[T, error] {
@@ -157,20 +216,28 @@ func (r *IndexedReader[T]) All(ctx context.Context) iter.Seq2[T, error] {
 		if r.cfg.shuffle {
 			perm = NewPermutation(n, r.cfg.seed, epoch)
 		}
+		m, stride := r.share(n)
 		var count *SkipCounter
 		if r.cfg.bad != nil {
-			count = r.cfg.bad.Pass(int64(max(n-r.from, 0)), tensorfeed.Logger(ctx))
+			count = r.cfg.bad.Pass(int64(m), tensorfeed.Logger(ctx))
+			r.skips.start(epoch)
 		}
 		done := ctx.Done()
 		var zero T
-		for p := r.from; p < n; p++ {
-			if poll(done, p-r.from) {
+		p := r.from + r.cfg.part
+		for j := range m {
+			if poll(done, j) {
 				yield(zero, ctx.Err())
 				return
 			}
 			i := p
+			if i >= n { // a padded part wraps to the start of the order
+				i %= n
+				r.padded.Add(1)
+			}
+			p += stride
 			if r.cfg.shuffle {
-				i = perm.At(p)
+				i = perm.At(i)
 			}
 			v, err := r.d.Get(i)
 			if err != nil {
@@ -182,6 +249,7 @@ func (r *IndexedReader[T]) All(ctx context.Context) iter.Seq2[T, error] {
 					yield(zero, err)
 					return
 				}
+				r.skips.add(epoch, int64(j))
 				continue
 			}
 			if count != nil {
@@ -197,4 +265,84 @@ func (r *IndexedReader[T]) All(ctx context.Context) iter.Seq2[T, error] {
 			}
 		}
 	}
+}
+
+// kind names the reader in states: its length, order and shard.
+func (r *IndexedReader[T]) kind() string {
+	k := fmt.Sprintf("indexed(%d", r.d.Len())
+	if r.cfg.shuffle {
+		k += fmt.Sprintf(",shuffle=%d", r.cfg.seed)
+	}
+	if r.cfg.parts > 0 && r.cfg.even == DropShards {
+		k += ",drop"
+	}
+	return k + ")"
+}
+
+// StateAt returns {indexed(...), [position]}: the position in the epoch's
+// order after the consumer received n samples. For a [ShardIndex] reader
+// it is the global position start+n*count reached when every part has
+// yielded n samples, which is what lets a run resume with another world
+// size. Samples skipped as bad by the pass of that epoch are counted in;
+// with a shard, a skip before n is an error, as the parts then no longer
+// step together.
+func (r *IndexedReader[T]) StateAt(epoch int, n int64) (State, error) {
+	j := r.skips.position(epoch, n) // the pass's own index after n yielded
+	if r.cfg.parts > 0 {
+		if j != n {
+			return State{}, fmt.Errorf("source: state of shard %d of %d: %d bad samples skipped before sample %d, so the shards no longer step together", r.cfg.part, r.cfg.parts, j-n, n)
+		}
+		j *= int64(r.cfg.parts)
+	}
+	return State{Kind: r.kind(), Pos: []int64{int64(r.from) + j}}, nil
+}
+
+// Resume returns r.From(position of st), with r's shard: see StateAt.
+func (r *IndexedReader[T]) Resume(st State) (Reader[T], error) {
+	if err := st.Check(r.kind(), 1, 0); err != nil {
+		return nil, err
+	}
+	return r.From(int(st.Pos[0])), nil
+}
+
+// skipLog records which samples the passes of recent epochs skipped, so
+// that a state counts them in. It is small: a policy allows few skips.
+type skipLog struct {
+	mu     sync.Mutex
+	epochs map[int][]int64 // epoch -> indexes in the pass, ascending
+}
+
+// start forgets what an earlier pass of epoch skipped, and epochs long past.
+func (l *skipLog) start(epoch int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.epochs == nil {
+		l.epochs = map[int][]int64{}
+	}
+	delete(l.epochs, epoch)
+	for e := range l.epochs {
+		if e < epoch-1 {
+			delete(l.epochs, e)
+		}
+	}
+}
+
+func (l *skipLog) add(epoch int, j int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.epochs[epoch] = append(l.epochs[epoch], j)
+}
+
+// position returns the index in the pass of epoch after n samples were
+// yielded: n plus the skips before it.
+func (l *skipLog) position(epoch int, n int64) int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range l.epochs[epoch] {
+		if s > n {
+			break
+		}
+		n++
+	}
+	return n
 }

@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"fmt"
 	"iter"
 )
 
@@ -12,26 +13,45 @@ const checkEvery = 256
 
 // Slice returns a reader over the elements of s, in order, on every pass.
 // The reader keeps s; the caller must not modify it while passes run.
-func Slice[T any](s []T) Reader[T] {
-	return Func[T](func(ctx context.Context) iter.Seq2[T, error] {
-		return func(yield func(T, error) bool) {
-			done := ctx.Done()
-			for i, v := range s {
-				if poll(done, i) {
-					var zero T
-					yield(zero, ctx.Err())
-					return
-				}
-				if !yield(v, nil) {
-					return
-				}
-			}
-		}
-	})
+func Slice[T any](s []T) Reader[T] { return &sliceReader[T]{s: s} }
+
+// sliceReader yields s[from:]; its states count from the start of s.
+type sliceReader[T any] struct {
+	s    []T
+	from int
 }
 
-// poll reports whether done is closed. It looks only at every checkEvery-th
-// sample i, and never when done is nil (a context that cannot be cancelled).
+func (r *sliceReader[T]) All(ctx context.Context) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		done := ctx.Done()
+		for i, v := range r.s[min(r.from, len(r.s)):] {
+			if poll(done, i) {
+				var zero T
+				yield(zero, ctx.Err())
+				return
+			}
+			if !yield(v, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (r *sliceReader[T]) kind() string { return fmt.Sprintf("slice(%d)", len(r.s)) }
+
+// StateAt returns {slice(len), [index reached]}.
+func (r *sliceReader[T]) StateAt(_ int, n int64) (State, error) {
+	return State{Kind: r.kind(), Pos: []int64{int64(r.from) + n}}, nil
+}
+
+// Resume continues at the index of st, reading nothing before it.
+func (r *sliceReader[T]) Resume(st State) (Reader[T], error) {
+	if err := st.Check(r.kind(), 1, 0); err != nil {
+		return nil, err
+	}
+	return &sliceReader[T]{s: r.s, from: int(min(st.Pos[0], int64(len(r.s))))}, nil
+}
+
 func poll(done <-chan struct{}, i int) bool {
 	if i%checkEvery != 0 || done == nil {
 		return false

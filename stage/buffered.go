@@ -45,5 +45,9 @@ func Buffered[T any](r source.Reader[T], n int) source.Reader[T] {
 	if n == 0 {
 		return r
 	}
-	return source.Concurrent([]source.Reader[T]{r}, n)
+	// Order is kept, so the state is the upstream's after the samples the
+	// consumer received; the prefetch size is not part of it.
+	return source.Follow("buffered", r, func(r source.Reader[T]) source.Reader[T] {
+		return source.Concurrent([]source.Reader[T]{r}, n)
+	})
 }

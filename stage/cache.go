@@ -25,7 +25,8 @@ import (
 // does not reach r.
 func Cache[T any](r source.Reader[T]) source.Reader[T] {
 	c := &cacheState[T]{}
-	return source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
+	// A resumed pass replays: from memory once a pass is cached.
+	return source.Replayed("cache", source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
 		return func(yield func(T, error) bool) {
 			if data, ok := c.get(); ok {
 				done := ctx.Done()
@@ -53,7 +54,7 @@ func Cache[T any](r source.Reader[T]) source.Reader[T] {
 			}
 			c.put(data)
 		}
-	})
+	}), source.StartOf(r))
 }
 
 // cacheState is the shared memory of a Cache reader.

@@ -21,7 +21,13 @@ func Chain[T any](rs ...source.Reader[T]) source.Reader[T] {
 			panic(fmt.Sprintf("stage.Chain: reader %d is nil", i))
 		}
 	}
-	return source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
+	starts := make([]func(int) (source.State, error), len(rs))
+	for i, r := range rs {
+		starts[i] = source.StartOf(r)
+	}
+	// The readers' lengths are known only by reading them, so a resumed
+	// chain replays its pass.
+	return source.Replayed("chain", source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
 		return func(yield func(T, error) bool) {
 			for _, r := range rs {
 				for s, err := range r.All(ctx) {
@@ -35,5 +41,5 @@ func Chain[T any](rs ...source.Reader[T]) source.Reader[T] {
 				}
 			}
 		}
-	})
+	}), starts...)
 }

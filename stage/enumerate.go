@@ -18,19 +18,46 @@ type Indexed[T any] struct {
 // each sample's original position, or before ParallelMap to derive
 // per-sample randomness from the index (source.NewRand(seed, epoch, index)).
 func Enumerate[T any](r source.Reader[T]) source.Reader[Indexed[T]] {
-	return source.Func[Indexed[T]](func(ctx context.Context) iter.Seq2[Indexed[T], error] {
-		return func(yield func(Indexed[T], error) bool) {
-			i := 0
-			for s, err := range r.All(ctx) {
-				if err != nil {
-					yieldErr(yield, err)
-					return
-				}
-				if !yield(Indexed[T]{Index: i, Value: s}, nil) {
-					return
-				}
-				i++
+	return &enumerate[T]{r: r}
+}
+
+// enumerate numbers the samples of r from `from`: a resumed pass goes on
+// with the index where it stopped.
+type enumerate[T any] struct {
+	r    source.Reader[T]
+	from int
+}
+
+func (e *enumerate[T]) All(ctx context.Context) iter.Seq2[Indexed[T], error] {
+	return func(yield func(Indexed[T], error) bool) {
+		i := e.from
+		for s, err := range e.r.All(ctx) {
+			if err != nil {
+				yieldErr(yield, err)
+				return
 			}
+			if !yield(Indexed[T]{Index: i, Value: s}, nil) {
+				return
+			}
+			i++
 		}
-	})
+	}
+}
+
+// StateAt returns {enumerate, [next index], r's state}.
+func (e *enumerate[T]) StateAt(epoch int, n int64) (source.State, error) {
+	in, err := source.StateOf(e.r, epoch, n)
+	return source.State{Kind: "enumerate", Pos: []int64{int64(e.from) + n}, In: []source.State{in}}, err
+}
+
+// Resume continues the numbering and r from st.
+func (e *enumerate[T]) Resume(st source.State) (source.Reader[Indexed[T]], error) {
+	if err := st.Check("enumerate", 1, 1); err != nil {
+		return nil, err
+	}
+	r, err := source.ResumeFrom(e.r, st.In[0])
+	if err != nil {
+		return nil, err
+	}
+	return &enumerate[T]{r: r, from: int(st.Pos[0])}, nil
 }

@@ -18,7 +18,7 @@ func Filter[T any](r source.Reader[T], keep func(T) bool) source.Reader[T] {
 	if keep == nil {
 		panic("stage.Filter: nil function")
 	}
-	return source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
+	return source.Replayed("filter", source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
 		return func(yield func(T, error) bool) {
 			for s, err := range r.All(ctx) {
 				if err != nil {
@@ -30,5 +30,5 @@ func Filter[T any](r source.Reader[T], keep func(T) bool) source.Reader[T] {
 				}
 			}
 		}
-	})
+	}), source.StartOf(r))
 }

@@ -19,18 +19,20 @@ func Map[In, Out any](r source.Reader[In], f func(In) Out) source.Reader[Out] {
 	if f == nil {
 		panic("stage.Map: nil function")
 	}
-	return source.Func[Out](func(ctx context.Context) iter.Seq2[Out, error] {
-		return func(yield func(Out, error) bool) {
-			for s, err := range r.All(ctx) {
-				if err != nil {
-					yieldErr(yield, err)
-					return
-				}
-				if !yield(f(s), nil) {
-					return
+	return source.Follow("map", r, func(r source.Reader[In]) source.Reader[Out] {
+		return source.Func[Out](func(ctx context.Context) iter.Seq2[Out, error] {
+			return func(yield func(Out, error) bool) {
+				for s, err := range r.All(ctx) {
+					if err != nil {
+						yieldErr(yield, err)
+						return
+					}
+					if !yield(f(s), nil) {
+						return
+					}
 				}
 			}
-		}
+		})
 	})
 }
 
@@ -41,24 +43,26 @@ func MapErr[In, Out any](r source.Reader[In], f func(In) (Out, error)) source.Re
 	if f == nil {
 		panic("stage.MapErr: nil function")
 	}
-	return source.Func[Out](func(ctx context.Context) iter.Seq2[Out, error] {
-		return func(yield func(Out, error) bool) {
-			i := 0
-			for s, err := range r.All(ctx) {
-				if err != nil {
-					yieldErr(yield, err)
-					return
+	return source.Follow("map", r, func(r source.Reader[In]) source.Reader[Out] {
+		return source.Func[Out](func(ctx context.Context) iter.Seq2[Out, error] {
+			return func(yield func(Out, error) bool) {
+				i := 0
+				for s, err := range r.All(ctx) {
+					if err != nil {
+						yieldErr(yield, err)
+						return
+					}
+					out, err := f(s)
+					if err != nil {
+						yieldErr(yield, fmt.Errorf("stage.MapErr: sample %d: %w", i, err))
+						return
+					}
+					if !yield(out, nil) {
+						return
+					}
+					i++
 				}
-				out, err := f(s)
-				if err != nil {
-					yieldErr(yield, fmt.Errorf("stage.MapErr: sample %d: %w", i, err))
-					return
-				}
-				if !yield(out, nil) {
-					return
-				}
-				i++
 			}
-		}
+		})
 	})
 }

@@ -101,79 +101,88 @@ func ParallelMap[In, Out any](r source.Reader[In], workers int, f func(In) (Out,
 		window = defaultInFlightPerWorker * workers
 	}
 	chunk := min(maxChunk, max(1, window/(2*workers)))
-	return source.Func[Out](func(ctx context.Context) iter.Seq2[Out, error] {
-		return func(yield func(Out, error) bool) {
-			var zero Out
-			g, gctx := scope.New(ctx)
-			defer g.Stop()
-			st := newPmState[In, Out](window, workers, !cfg.unordered)
-			gdone := gctx.Done()
-			g.Go(func() error {
-				// A panic in r ends the upstream pass as an error of r
-				// does: the results of the samples read before it are
-				// yielded first, as Concurrent does with its buffer.
-				defer func() {
-					if v := recover(); v != nil {
-						st.end(tensorfeed.NewPanicError(v))
-					}
-				}()
-				for v, err := range r.All(gctx) {
-					if err != nil {
-						st.end(err)
-						return nil
-					}
-					if !st.put(gdone, v) {
-						return nil
-					}
-				}
-				st.end(nil)
-				return nil
-			})
-			for range workers {
+	pass := func(r source.Reader[In]) source.Reader[Out] {
+		return source.Func[Out](func(ctx context.Context) iter.Seq2[Out, error] {
+			return func(yield func(Out, error) bool) {
+				var zero Out
+				g, gctx := scope.New(ctx)
+				defer g.Stop()
+				st := newPmState[In, Out](window, workers, !cfg.unordered)
+				gdone := gctx.Done()
 				g.Go(func() error {
-					k := 1
-					for {
-						b := st.take(gdone, k)
-						if b == nil {
+					// A panic in r ends the upstream pass as an error of r
+					// does: the results of the samples read before it are
+					// yielded first, as Concurrent does with its buffer.
+					defer func() {
+						if v := recover(); v != nil {
+							st.end(tensorfeed.NewPanicError(v))
+						}
+					}()
+					for v, err := range r.All(gctx) {
+						if err != nil {
+							st.end(err)
 							return nil
 						}
-						start := time.Now()
-						b.run(f)
-						k = nextChunk(time.Since(start), len(b.in), chunk)
-						st.complete(b)
+						if !st.put(gdone, v) {
+							return nil
+						}
 					}
+					st.end(nil)
+					return nil
 				})
-			}
-			for {
-				b, ok := st.next(gdone)
-				if !ok {
-					// The consumer's context is done.
-					err := g.Stop()
-					if err == nil {
-						err = ctx.Err()
-					}
-					yield(zero, err)
-					return
+				for range workers {
+					g.Go(func() error {
+						k := 1
+						for {
+							b := st.take(gdone, k)
+							if b == nil {
+								return nil
+							}
+							start := time.Now()
+							b.run(f)
+							k = nextChunk(time.Since(start), len(b.in), chunk)
+							st.complete(b)
+						}
+					})
 				}
-				if b == nil { // every sample is done
-					if st.upErr != nil { // written before the pass ended
-						yield(zero, st.upErr)
-					}
-					return
-				}
-				for _, v := range b.out {
-					if !yield(v, nil) {
+				for {
+					b, ok := st.next(gdone)
+					if !ok {
+						// The consumer's context is done.
+						err := g.Stop()
+						if err == nil {
+							err = ctx.Err()
+						}
+						yield(zero, err)
 						return
 					}
+					if b == nil { // every sample is done
+						if st.upErr != nil { // written before the pass ended
+							yield(zero, st.upErr)
+						}
+						return
+					}
+					for _, v := range b.out {
+						if !yield(v, nil) {
+							return
+						}
+					}
+					if b.err != nil {
+						yield(zero, b.err)
+						return
+					}
+					st.release(b)
 				}
-				if b.err != nil {
-					yield(zero, b.err)
-					return
-				}
-				st.release(b)
 			}
-		}
-	})
+		})
+	}
+	if cfg.unordered {
+		return source.NotResumable("unordered ParallelMap", pass(r), "its output order depends on timing")
+	}
+	// In order, the state is the upstream's after the samples the consumer
+	// received: what workers hold is recomputed after a resume, and the
+	// number of workers is not part of it.
+	return source.Follow("parallel_map", r, pass)
 }
 
 // nextChunk returns how many samples a worker takes next, given that the

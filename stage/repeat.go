@@ -2,6 +2,7 @@ package stage
 
 import (
 	"context"
+	"fmt"
 	"iter"
 
 	"github.com/tensorfeed/tensorfeed/source"
@@ -22,7 +23,9 @@ import (
 // yields nothing, instead of spinning.
 func Repeat[T any](r source.Reader[T], n int) source.Reader[T] {
 	var epochs source.Epochs
-	return source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
+	// The inner passes' lengths are known only by reading them, so a
+	// resumed pass replays.
+	return source.Replayed(fmt.Sprintf("repeat(%d)", n), source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
 		return func(yield func(T, error) bool) {
 			ctx, outer := epochs.Start(ctx)
 			for k := 0; n < 0 || k < n; k++ {
@@ -50,5 +53,5 @@ func Repeat[T any](r source.Reader[T], n int) source.Reader[T] {
 				}
 			}
 		}
-	})
+	}), source.StartOf(r))
 }

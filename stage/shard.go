@@ -32,21 +32,49 @@ func Shard[T any](r source.Reader[T], count, index int) source.Reader[T] {
 	if index < 0 || index >= count {
 		panic(fmt.Sprintf("stage.Shard: index %d not in [0, %d)", index, count))
 	}
-	return source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
-		return func(yield func(T, error) bool) {
-			slot := 0 // index in the pass, modulo count
-			for s, err := range r.All(ctx) {
-				if err != nil {
-					yieldErr(yield, err)
-					return
-				}
-				if slot == index && !yield(s, nil) {
-					return
-				}
-				if slot++; slot == count {
-					slot = 0
-				}
+	return &shard[T]{r: r, count: count, index: index}
+}
+
+type shard[T any] struct {
+	r            source.Reader[T]
+	count, index int
+}
+
+func (p *shard[T]) All(ctx context.Context) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		slot := 0 // index in the pass, modulo count
+		for s, err := range p.r.All(ctx) {
+			if err != nil {
+				yieldErr(yield, err)
+				return
+			}
+			if slot == p.index && !yield(s, nil) {
+				return
+			}
+			if slot++; slot == p.count {
+				slot = 0
 			}
 		}
-	})
+	}
+}
+
+func (p *shard[T]) kind() string { return fmt.Sprintf("shard(%d,%d)", p.count, p.index) }
+
+// StateAt returns {shard(count,index), r's state after n rounds}: the n-th
+// own sample is in round n-1, so the pass goes on at the start of round n.
+func (p *shard[T]) StateAt(epoch int, n int64) (source.State, error) {
+	in, err := source.StateOf(p.r, epoch, n*int64(p.count))
+	return source.State{Kind: p.kind(), In: []source.State{in}}, err
+}
+
+// Resume continues r at the round of st.
+func (p *shard[T]) Resume(st source.State) (source.Reader[T], error) {
+	if err := st.Check(p.kind(), 0, 1); err != nil {
+		return nil, err
+	}
+	r, err := source.ResumeFrom(p.r, st.In[0])
+	if err != nil {
+		return nil, err
+	}
+	return &shard[T]{r: r, count: p.count, index: p.index}, nil
 }

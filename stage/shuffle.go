@@ -44,7 +44,9 @@ func Shuffle[T any](r source.Reader[T], buffer int, seed uint64) source.Reader[T
 	}
 	var epochs source.Epochs
 	var spare buffers[T]
-	return source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
+	// The buffer's contents are not saved: a resumed pass replays the
+	// epoch's shuffle up to its position, so a state stays a few bytes.
+	return source.Replayed(fmt.Sprintf("shuffle(%d,seed=%d)", buffer, seed), source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
 		return func(yield func(T, error) bool) {
 			ctx, epoch := epochs.Start(ctx)
 			rng := source.NewRand(seed, epoch, -1)
@@ -87,7 +89,7 @@ func Shuffle[T any](r source.Reader[T], buffer int, seed uint64) source.Reader[T
 				}
 			}
 		}
-	})
+	}), source.StartOf(r))
 }
 
 // buffers keeps the buffers of finished passes for the passes that follow:

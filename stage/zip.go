@@ -67,7 +67,7 @@ func zipOptions(opts []ZipOption) zipConfig {
 // error from any reader is passed on once and ends the pass.
 func Zip2[A, B any](a source.Reader[A], b source.Reader[B], opts ...ZipOption) source.Reader[Tuple2[A, B]] {
 	cfg := zipOptions(opts)
-	return source.Func[Tuple2[A, B]](func(ctx context.Context) iter.Seq2[Tuple2[A, B], error] {
+	r := source.Func[Tuple2[A, B]](func(ctx context.Context) iter.Seq2[Tuple2[A, B], error] {
 		return func(yield func(Tuple2[A, B], error) bool) {
 			pullB := pullChunks(ctx, b)
 			defer pullB.stop()
@@ -95,12 +95,24 @@ func Zip2[A, B any](a source.Reader[A], b source.Reader[B], opts ...ZipOption) s
 			}
 		}
 	})
+	return source.Joined(zipKind(opts), r, []func(int, int64) (source.State, error){source.At(a), source.At(b)},
+		func(in []source.State) (source.Reader[Tuple2[A, B]], error) {
+			a2, err := source.ResumeFrom(a, in[0])
+			if err != nil {
+				return nil, err
+			}
+			b2, err := source.ResumeFrom(b, in[1])
+			if err != nil {
+				return nil, err
+			}
+			return Zip2(a2, b2, opts...), nil
+		})
 }
 
 // Zip3 is Zip2 for three readers.
 func Zip3[A, B, C any](a source.Reader[A], b source.Reader[B], c source.Reader[C], opts ...ZipOption) source.Reader[Tuple3[A, B, C]] {
 	cfg := zipOptions(opts)
-	return source.Func[Tuple3[A, B, C]](func(ctx context.Context) iter.Seq2[Tuple3[A, B, C], error] {
+	r := source.Func[Tuple3[A, B, C]](func(ctx context.Context) iter.Seq2[Tuple3[A, B, C], error] {
 		return func(yield func(Tuple3[A, B, C], error) bool) {
 			pullB := pullChunks(ctx, b)
 			defer pullB.stop()
@@ -138,12 +150,28 @@ func Zip3[A, B, C any](a source.Reader[A], b source.Reader[B], c source.Reader[C
 			}
 		}
 	})
+	return source.Joined(zipKind(opts), r, []func(int, int64) (source.State, error){source.At(a), source.At(b), source.At(c)},
+		func(in []source.State) (source.Reader[Tuple3[A, B, C]], error) {
+			a2, err := source.ResumeFrom(a, in[0])
+			if err != nil {
+				return nil, err
+			}
+			b2, err := source.ResumeFrom(b, in[1])
+			if err != nil {
+				return nil, err
+			}
+			c2, err := source.ResumeFrom(c, in[2])
+			if err != nil {
+				return nil, err
+			}
+			return Zip3(a2, b2, c2, opts...), nil
+		})
 }
 
 // Zip4 is Zip2 for four readers.
 func Zip4[A, B, C, D any](a source.Reader[A], b source.Reader[B], c source.Reader[C], d source.Reader[D], opts ...ZipOption) source.Reader[Tuple4[A, B, C, D]] {
 	cfg := zipOptions(opts)
-	return source.Func[Tuple4[A, B, C, D]](func(ctx context.Context) iter.Seq2[Tuple4[A, B, C, D], error] {
+	r := source.Func[Tuple4[A, B, C, D]](func(ctx context.Context) iter.Seq2[Tuple4[A, B, C, D], error] {
 		return func(yield func(Tuple4[A, B, C, D], error) bool) {
 			pullB := pullChunks(ctx, b)
 			defer pullB.stop()
@@ -190,6 +218,26 @@ func Zip4[A, B, C, D any](a source.Reader[A], b source.Reader[B], c source.Reade
 			}
 		}
 	})
+	return source.Joined(zipKind(opts), r, []func(int, int64) (source.State, error){source.At(a), source.At(b), source.At(c), source.At(d)},
+		func(in []source.State) (source.Reader[Tuple4[A, B, C, D]], error) {
+			a2, err := source.ResumeFrom(a, in[0])
+			if err != nil {
+				return nil, err
+			}
+			b2, err := source.ResumeFrom(b, in[1])
+			if err != nil {
+				return nil, err
+			}
+			c2, err := source.ResumeFrom(c, in[2])
+			if err != nil {
+				return nil, err
+			}
+			d2, err := source.ResumeFrom(d, in[3])
+			if err != nil {
+				return nil, err
+			}
+			return Zip4(a2, b2, c2, d2, opts...), nil
+		})
 }
 
 // errZipShort ends a Shortest zip cleanly when a pulled reader ends.
@@ -290,4 +338,12 @@ func (p *chunkPuller[T]) get() (v T, err error, ok bool) {
 	v = p.chunk[p.pos]
 	p.pos++
 	return v, nil, true
+}
+
+// zipKind names a zip in states.
+func zipKind(opts []ZipOption) string {
+	if zipOptions(opts).shortest {
+		return "zip(shortest)"
+	}
+	return "zip"
 }

@@ -14,6 +14,10 @@
 //   - No goroutine started by the pass is left running after it ends.
 //   - The same epoch gives the same samples (determinism), unless the
 //     reader is declared [Nondeterministic].
+//   - A source.Resumable reader resumes exactly: for several k, the state
+//     after k samples (also after a JSON round trip) resumed gives the
+//     tail of the full pass from sample k, and the resumed reader's states
+//     go on counting from k.
 //
 // Like testing/fstest.TestFS, the checks return an error that says which
 // rule broke, so they also run outside tests. The goroutine check compares the goroutines running before and after a
@@ -22,6 +26,7 @@ package sourcetest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -88,6 +93,11 @@ func TestReader[T any](r source.Reader[T], opts ...Option) error {
 				len(first), err, len(again), err2)
 		}
 	}
+	if rr, ok := r.(source.Resumable[T]); ok && !c.nondeterministic {
+		if bad := checkResume(ctx, rr, first, err); bad != nil {
+			return bad
+		}
+	}
 	for _, k := range []int{0, 1, len(first) / 2} {
 		if k > len(first) {
 			continue
@@ -110,6 +120,72 @@ func TestReader[T any](r source.Reader[T], opts ...Option) error {
 		}
 	}
 	return nil
+}
+
+// checkResume checks that r resumes from its states after k samples of the
+// pass that yielded first and ended with err.
+func checkResume[T any](ctx context.Context, r source.Resumable[T], first []T, err error) error {
+	n := len(first)
+	for _, k := range []int{0, 1, n / 3, n / 2, n - 1, n} {
+		if k < 0 || k > n {
+			continue
+		}
+		st, serr := r.StateAt(0, int64(k))
+		if serr != nil {
+			return fmt.Errorf("state after %d samples: %w", k, serr)
+		}
+		js, jerr := json.Marshal(st)
+		var back source.State
+		if jerr == nil {
+			jerr = json.Unmarshal(js, &back)
+		}
+		if jerr != nil || !reflect.DeepEqual(normal(back), normal(st)) {
+			return fmt.Errorf("state after %d samples does not survive JSON: %s (%v)", k, js, jerr)
+		}
+		var got []T
+		var gotErr error
+		if bad := noLeak(func() error {
+			r2, rerr := r.Resume(back)
+			if rerr != nil {
+				return fmt.Errorf("resume from %s: %w", js, rerr)
+			}
+			var bad error
+			got, gotErr, bad = pass(ctx, r2)
+			if bad == nil && k < n {
+				// The resumed reader's states go on from k.
+				st2, err2 := source.StateOf(r2, 0, 1)
+				want, err3 := r.StateAt(0, int64(k+1))
+				if err2 != nil || err3 != nil || !reflect.DeepEqual(normal(st2), normal(want)) {
+					bad = fmt.Errorf("after resuming at %d, the state after 1 more sample is %+v (%v), want %+v (%v)", k, st2, err2, want, err3)
+				}
+			}
+			return bad
+		}); bad != nil {
+			return fmt.Errorf("resume after %d samples: %w", k, bad)
+		}
+		if len(got) != n-k || (n > k && !reflect.DeepEqual(got, first[k:])) || !sameError(gotErr, err) {
+			return fmt.Errorf("resume after %d of %d samples: got %d samples (error %v), want the last %d of the full pass (error %v)",
+				k, n, len(got), gotErr, n-k, err)
+		}
+	}
+	return nil
+}
+
+// normal returns st with empty lists as nil, as JSON gives them back.
+func normal(st source.State) source.State {
+	if len(st.Pos) == 0 {
+		st.Pos = nil
+	}
+	if len(st.In) == 0 {
+		st.In = nil
+		return st
+	}
+	in := make([]source.State, len(st.In))
+	for i, s := range st.In {
+		in[i] = normal(s)
+	}
+	st.In = in
+	return st
 }
 
 // TestStage checks a stage, a function that decorates a reader, against the

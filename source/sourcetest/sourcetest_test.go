@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/source"
@@ -97,5 +98,21 @@ func TestFailAfter(t *testing.T) {
 	got, err := source.Collect(context.Background(), sourcetest.FailAfter(source.Slice([]int{1, 2, 3}), 2, bad))
 	if fmt.Sprint(got) != "[1 2]" || err != bad {
 		t.Fatalf("got %v, %v; want [1 2], bad", got, err)
+	}
+}
+
+// forgetful resumes from the start whatever the state says.
+type forgetful struct{ source.Reader[int] }
+
+func (f forgetful) StateAt(_ int, n int64) (source.State, error) {
+	return source.State{Kind: "forgetful", Pos: []int64{n}}, nil
+}
+
+func (f forgetful) Resume(source.State) (source.Reader[int], error) { return f, nil }
+
+func TestTestReaderCatchesAResumeThatForgets(t *testing.T) {
+	err := sourcetest.TestReader[int](forgetful{source.Slice([]int{1, 2, 3, 4})})
+	if err == nil || !strings.Contains(err.Error(), "resume after") {
+		t.Fatalf("TestReader = %v, want a resume failure", err)
 	}
 }

@@ -1,0 +1,345 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"strings"
+)
+
+// State is where a pass of a reader stands: a small tree that mirrors the
+// readers of a pipeline. Kind names the reader and the parameters that
+// decide what it yields ("batch(128,keep)", "indexed(60000,shuffle=1)"),
+// Pos holds its own counters and In the states of the readers it reads, in
+// order. A State holds positions, never samples: a pipeline over a
+// random-access dataset resumes from a few numbers.
+//
+// States are compared by kind when a reader resumes from one, so a state
+// taken from another pipeline (other stages, other parameters, other data)
+// is refused instead of resuming the wrong stream.
+type State struct {
+	Kind string  `json:"kind"`
+	Pos  []int64 `json:"pos,omitempty"`
+	In   []State `json:"in,omitempty"`
+}
+
+// Resumable is a reader that can say where a pass stands and start a pass
+// there. Every reader and stage the library ships implements it; a custom
+// stage takes part by implementing it too (see the package example).
+//
+// Positions are counted at the consumer: n is how many samples of the
+// pass the consumer has received. What a stage read ahead (a prefetch
+// buffer, samples a ParallelMap worker holds) is not part of the state, so
+// the resumed stream starts right after the last sample the consumer got:
+// nothing is lost or repeated, whatever the number of workers.
+type Resumable[T any] interface {
+	Reader[T]
+	// StateAt returns the state of a pass of the given epoch after its
+	// consumer has received the first n samples. It is computed, not
+	// recorded: a reader over a random-access dataset answers without
+	// reading anything. A reader that was returned by Resume answers for
+	// the whole pass it continues, counting n from where it resumed.
+	StateAt(epoch int, n int64) (State, error)
+	// Resume returns a reader whose next pass continues the pass st was
+	// taken from: run with the same epoch in its context (WithEpoch), it
+	// yields exactly the samples that pass yielded after st. A state of
+	// another kind is an error (see ErrState).
+	Resume(st State) (Reader[T], error)
+}
+
+// ErrState is wrapped by the errors of Resume for a state that does not
+// belong to the reader.
+var ErrState = fmt.Errorf("state does not match the reader")
+
+// StateError is the error of a state that does not match the reader it is
+// given to. It wraps ErrState.
+type StateError struct {
+	Want string // what the reader is
+	Got  State  // the state it was given
+	Why  string // what does not match
+}
+
+func (e *StateError) Error() string {
+	return fmt.Sprintf("source: resume: state of %q given to %q: %s (a state from another pipeline, other parameters or other data)", e.Got.Kind, e.Want, e.Why)
+}
+
+// Unwrap returns ErrState.
+func (e *StateError) Unwrap() error { return ErrState }
+
+// Check reports whether st is a state of a reader of the given kind with
+// pos counters and in inputs; it returns a *StateError if not. Resume
+// methods call it first.
+func (st State) Check(kind string, pos, in int) error {
+	switch {
+	case st.Kind != kind:
+		return &StateError{Want: kind, Got: st, Why: "other kind"}
+	case len(st.Pos) != pos:
+		return &StateError{Want: kind, Got: st, Why: fmt.Sprintf("%d counters, want %d", len(st.Pos), pos)}
+	case len(st.In) != in:
+		return &StateError{Want: kind, Got: st, Why: fmt.Sprintf("%d inputs, want %d", len(st.In), in)}
+	}
+	for _, p := range st.Pos {
+		if p < 0 {
+			return &StateError{Want: kind, Got: st, Why: fmt.Sprintf("negative counter %d", p)}
+		}
+	}
+	return nil
+}
+
+// Shape returns the state's kinds as one line, positions left out:
+// "batch(64,keep)<map<indexed(60000,shuffle=1)>>". Two states of the same
+// pipeline have the same shape; a checkpoint's fingerprint is a hash of it.
+func (st State) Shape() string {
+	var b strings.Builder
+	st.shape(&b)
+	return b.String()
+}
+
+func (st State) shape(b *strings.Builder) {
+	b.WriteString(st.Kind)
+	if len(st.In) == 0 {
+		return
+	}
+	b.WriteByte('<')
+	for i, in := range st.In {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		in.shape(b)
+	}
+	b.WriteByte('>')
+}
+
+// StateOf returns r's state after the consumer of a pass of epoch received
+// n samples. A reader that is not Resumable gets a replay state: resuming
+// from it runs the pass from its start and drops the first n samples, which
+// is exact for a deterministic reader but reads what it drops.
+func StateOf[T any](r Reader[T], epoch int, n int64) (State, error) {
+	if n < 0 {
+		return State{}, fmt.Errorf("source: state after %d samples: negative count", n)
+	}
+	if rr, ok := r.(Resumable[T]); ok {
+		return rr.StateAt(epoch, n)
+	}
+	return State{Kind: replayKind(r), Pos: []int64{n}}, nil
+}
+
+// ResumeFrom returns a reader whose next pass continues the pass of r that
+// st was taken from (see StateOf).
+func ResumeFrom[T any](r Reader[T], st State) (Reader[T], error) {
+	if rr, ok := r.(Resumable[T]); ok {
+		return rr.Resume(st)
+	}
+	if err := st.Check(replayKind(r), 1, 0); err != nil {
+		return nil, err
+	}
+	return Replay(r, st.Pos[0]), nil
+}
+
+// replayKind names a reader that is not Resumable by its Go type.
+func replayKind[T any](r Reader[T]) string { return fmt.Sprintf("replay(%T)", r) }
+
+// Replay returns a reader whose passes run a pass of r and drop its first n
+// samples: the resume of a reader that cannot start part way. It is exact
+// for any deterministic reader, and costs the reading of what it drops. Its
+// states count from the start of r's pass, so a checkpoint taken after a
+// replay continues to work.
+func Replay[T any](r Reader[T], n int64) Reader[T] {
+	if n < 0 {
+		panic(fmt.Sprintf("source.Replay: negative count %d", n))
+	}
+	return &replay[T]{r: r, skip: n}
+}
+
+type replay[T any] struct {
+	r    Reader[T]
+	skip int64
+}
+
+func (p *replay[T]) All(ctx context.Context) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		i := int64(0)
+		for v, err := range p.r.All(ctx) {
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			if i < p.skip {
+				i++
+				continue
+			}
+			if !yield(v, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (p *replay[T]) StateAt(epoch int, n int64) (State, error) {
+	return StateOf(p.r, epoch, p.skip+n)
+}
+
+func (p *replay[T]) Resume(st State) (Reader[T], error) { return ResumeFrom(p.r, st) }
+
+// Follow returns the reader pass(up) as a Resumable reader of a stage that
+// yields exactly one sample for each sample of up, in order (a map, a
+// prefetch buffer, an ordered parallel map): its state after n samples is
+// {kind, up's state after n}, and it resumes as pass(up resumed). Stages
+// written as a function of their upstream reader become resumable with
+// one call:
+//
+//	return source.Follow("scale", r, func(r source.Reader[In]) source.Reader[Out] { ... })
+func Follow[In, Out any](kind string, up Reader[In], pass func(Reader[In]) Reader[Out]) Reader[Out] {
+	return &follow[In, Out]{kind: kind, up: up, pass: pass, r: pass(up)}
+}
+
+type follow[In, Out any] struct {
+	kind string
+	up   Reader[In]
+	pass func(Reader[In]) Reader[Out]
+	r    Reader[Out]
+}
+
+func (f *follow[In, Out]) All(ctx context.Context) iter.Seq2[Out, error] { return f.r.All(ctx) }
+
+func (f *follow[In, Out]) StateAt(epoch int, n int64) (State, error) {
+	in, err := StateOf(f.up, epoch, n)
+	if err != nil {
+		return State{}, err
+	}
+	return State{Kind: f.kind, In: []State{in}}, nil
+}
+
+func (f *follow[In, Out]) Resume(st State) (Reader[Out], error) {
+	if err := st.Check(f.kind, 0, 1); err != nil {
+		return nil, err
+	}
+	up, err := ResumeFrom(f.up, st.In[0])
+	if err != nil {
+		return nil, err
+	}
+	return Follow(f.kind, up, f.pass), nil
+}
+
+// Replayed returns r as a Resumable reader of the given kind whose states
+// are replay states: {kind, [n], inputs at 0}. Stages whose position cannot
+// be computed from a count (a filter, a shuffle buffer) use it: their state
+// is as small as any, and resuming replays the pass from its start. The
+// inputs' states at position 0 make the kinds of the whole pipeline part of
+// the state.
+func Replayed[T any](kind string, r Reader[T], inputs ...func(epoch int) (State, error)) Reader[T] {
+	return &replayed[T]{kind: kind, r: r, inputs: inputs}
+}
+
+type replayed[T any] struct {
+	kind   string
+	r      Reader[T]
+	inputs []func(epoch int) (State, error)
+	skip   int64
+}
+
+func (p *replayed[T]) All(ctx context.Context) iter.Seq2[T, error] {
+	if p.skip == 0 {
+		return p.r.All(ctx)
+	}
+	return (&replay[T]{r: p.r, skip: p.skip}).All(ctx)
+}
+
+func (p *replayed[T]) StateAt(epoch int, n int64) (State, error) {
+	st := State{Kind: p.kind, Pos: []int64{p.skip + n}}
+	for _, in := range p.inputs {
+		s, err := in(epoch)
+		if err != nil {
+			return State{}, err
+		}
+		st.In = append(st.In, s)
+	}
+	return st, nil
+}
+
+func (p *replayed[T]) Resume(st State) (Reader[T], error) {
+	if err := st.Check(p.kind, 1, len(p.inputs)); err != nil {
+		return nil, err
+	}
+	for i, in := range p.inputs {
+		s, err := in(0)
+		if err != nil {
+			return nil, err
+		}
+		if got, want := st.In[i].Shape(), s.Shape(); got != want {
+			return nil, &StateError{Want: p.kind, Got: st, Why: fmt.Sprintf("input %d is %s, want %s", i, got, want)}
+		}
+	}
+	return &replayed[T]{kind: p.kind, r: p.r, inputs: p.inputs, skip: st.Pos[0]}, nil
+}
+
+// StartOf returns a function giving r's state at the start of a pass, for
+// the inputs of Replayed.
+func StartOf[T any](r Reader[T]) func(epoch int) (State, error) {
+	return func(epoch int) (State, error) { return StateOf(r, epoch, 0) }
+}
+
+// Joined returns r as a Resumable reader of a stage that takes one sample
+// from each of its inputs for every sample it yields (a zip): its state
+// after n samples is {kind, every input's state after n}, and it resumes
+// as rebuild(the inputs resumed from those states). inputs[i] returns the
+// state of input i (StateOf on it); rebuild makes the stage again from
+// the resumed inputs' states.
+func Joined[T any](kind string, r Reader[T], inputs []func(epoch int, n int64) (State, error), rebuild func(in []State) (Reader[T], error)) Reader[T] {
+	return &joined[T]{kind: kind, r: r, inputs: inputs, rebuild: rebuild}
+}
+
+type joined[T any] struct {
+	kind    string
+	r       Reader[T]
+	inputs  []func(epoch int, n int64) (State, error)
+	rebuild func(in []State) (Reader[T], error)
+}
+
+func (j *joined[T]) All(ctx context.Context) iter.Seq2[T, error] { return j.r.All(ctx) }
+
+func (j *joined[T]) StateAt(epoch int, n int64) (State, error) {
+	st := State{Kind: j.kind, In: make([]State, len(j.inputs))}
+	for i, in := range j.inputs {
+		s, err := in(epoch, n)
+		if err != nil {
+			return State{}, err
+		}
+		st.In[i] = s
+	}
+	return st, nil
+}
+
+func (j *joined[T]) Resume(st State) (Reader[T], error) {
+	if err := st.Check(j.kind, 0, len(j.inputs)); err != nil {
+		return nil, err
+	}
+	return j.rebuild(st.In)
+}
+
+// At returns a function giving r's state after n samples, for the inputs
+// of Joined.
+func At[T any](r Reader[T]) func(epoch int, n int64) (State, error) {
+	return func(epoch int, n int64) (State, error) { return StateOf(r, epoch, n) }
+}
+
+// NotResumable returns r as a Resumable reader whose StateAt fails with an
+// error that says why: a stage whose output order depends on timing (an
+// unordered parallel map) has no position to resume from exactly.
+func NotResumable[T any](kind string, r Reader[T], why string) Reader[T] {
+	return &notResumable[T]{Reader: r, kind: kind, why: why}
+}
+
+type notResumable[T any] struct {
+	Reader[T]
+	kind, why string
+}
+
+func (r *notResumable[T]) StateAt(int, int64) (State, error) {
+	return State{}, fmt.Errorf("source: %s cannot be resumed exactly: %s", r.kind, r.why)
+}
+
+func (r *notResumable[T]) Resume(State) (Reader[T], error) {
+	return nil, fmt.Errorf("source: %s cannot be resumed exactly: %s", r.kind, r.why)
+}
