@@ -17,6 +17,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
+	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
@@ -69,11 +70,15 @@ func testCheckCorpus(t *testing.T, cases []badinput.Case) {
 		ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
 		var cmd *exec.Cmd
 		var rssFile string
+		args := []string{"check", c.Path}
+		if c.Format == badinput.Lines { // text that detection takes for CSV
+			args = []string{"check", "--format", "lines", c.Path}
+		}
 		if gnuTime != "" {
 			rssFile = filepath.Join(t.TempDir(), "rss")
-			cmd = exec.CommandContext(ctx, gnuTime, "-f", "%M", "-o", rssFile, bin, "check", c.Path)
+			cmd = exec.CommandContext(ctx, gnuTime, append([]string{"-f", "%M", "-o", rssFile, bin}, args...)...)
 		} else {
-			cmd = exec.CommandContext(ctx, bin, "check", c.Path)
+			cmd = exec.CommandContext(ctx, bin, args...)
 		}
 		// On a timeout, kill the whole process group: GNU time does not
 		// pass SIGKILL on to the check it runs.
@@ -195,6 +200,16 @@ func readCase(c badinput.Case) (err error) {
 		return err
 	case badinput.WebDataset:
 		_, err = source.Collect(ctx, webdataset.Decode(webdataset.Open(c.Path), checkSample))
+		return err
+	case badinput.Lines:
+		_, err = source.Collect(ctx, format.Open([]string{"csv:" + c.Path}))
+		return err
+	case badinput.MeanImage:
+		data, err := os.ReadFile(c.Path)
+		if err != nil {
+			return err
+		}
+		_, _, err = imagerec.ParseMeanImage(data, c.Path)
 		return err
 	}
 	return fmt.Errorf("unknown format %q", c.Format)

@@ -20,18 +20,24 @@ import (
 type fileFormat string
 
 const (
-	formatIDX      fileFormat = "idx"      // IDX, plain or gzip
-	formatCSV      fileFormat = "csv"      // numeric CSV
-	formatRec      fileFormat = "rec"      // RecordIO framing only, payloads opaque
-	formatImageRec fileFormat = "imagerec" // RecordIO image records, every image decoded
-	formatRecIndex fileFormat = "recidx"   // a RecordIO .idx, checked against the .rec beside it
-	formatList     fileFormat = "lst"      // im2rec .lst
-	formatTFRecord fileFormat = "tfrecord" // TFRecord, plain or gzip
-	formatWDS      fileFormat = "wds"      // a WebDataset tar shard, plain or gzip
+	formatIDX       fileFormat = "idx"      // IDX, plain or gzip
+	formatCSV       fileFormat = "csv"      // numeric CSV
+	formatRec       fileFormat = "rec"      // RecordIO framing only, payloads opaque
+	formatImageRec  fileFormat = "imagerec" // RecordIO image records, every image decoded
+	formatRecIndex  fileFormat = "recidx"   // a RecordIO .idx, checked against the .rec beside it
+	formatList      fileFormat = "lst"      // im2rec .lst
+	formatTFRecord  fileFormat = "tfrecord" // TFRecord, plain or gzip
+	formatWDS       fileFormat = "wds"      // a WebDataset tar shard, plain or gzip
+	formatLines     fileFormat = "lines"    // raw text lines, as dataset/format's csv format reads them
+	formatMeanImage fileFormat = "meanimg"  // an MXNet NDArray mean image file
 )
 
 // formats lists the formats in the order usage shows them.
-var formats = []fileFormat{formatIDX, formatCSV, formatImageRec, formatRec, formatRecIndex, formatList, formatTFRecord, formatWDS}
+var formats = []fileFormat{formatIDX, formatCSV, formatImageRec, formatRec, formatRecIndex, formatList, formatTFRecord, formatWDS, formatLines, formatMeanImage}
+
+// meanImageMagic starts an MXNet NDArray list file, as a mean image is
+// saved.
+const meanImageMagic = 0x112
 
 // headSize is how much of a file detectFormat looks at.
 const headSize = 512
@@ -71,6 +77,8 @@ func detectFormat(name string, head []byte) (fileFormat, error) {
 		return formatIDX, nil
 	case len(head) >= 4 && binary.LittleEndian.Uint32(head) == recordio.Magic:
 		return formatImageRec, nil
+	case len(head) >= 8 && binary.LittleEndian.Uint64(head) == meanImageMagic:
+		return formatMeanImage, nil
 	case isTar(head):
 		return formatWDS, nil
 	case isTFRecord(head):

@@ -1,7 +1,9 @@
 // Package badinput writes a corpus of input files, good and malformed, for
 // every format tensorfeed reads: IDX (plain and gzip), CSV, RecordIO image
-// records with their .idx, im2rec .lst files, TFRecord (plain and gzip) and
-// WebDataset tar shards (plain and gzip). Tests run the readers and
+// records with their .idx, im2rec .lst files, TFRecord (plain and gzip),
+// WebDataset tar shards (plain and gzip), the raw lines of the file-format
+// registry (dataset/format) and MXNet mean image files (imagerec's
+// mean_img). Tests run the readers and
 // "tensorfeed check" over it and assert that every bad file gives a
 // positioned error wrapping tensorfeed.ErrBadData, in bounded memory and
 // time, and that every good file passes.
@@ -32,6 +34,8 @@ const (
 	List        Format = "lst"      // im2rec .lst
 	TFRecord    Format = "tfrecord" // TFRecord, plain or gzip
 	WebDataset  Format = "wds"      // WebDataset tar shards, plain or gzip
+	Lines       Format = "lines"    // text read as raw lines by the file-format registry (dataset/format's csv)
+	MeanImage   Format = "meanimg"  // an MXNet NDArray mean image file (imagerec's mean_img)
 )
 
 // Case is one file of the corpus.
@@ -66,6 +70,8 @@ func Write(dir string, large bool) ([]Case, error) {
 	w.list()
 	w.tfrecord()
 	w.webdataset()
+	w.lines()
+	w.meanimg()
 	if w.err != nil {
 		return nil, w.err
 	}
