@@ -76,22 +76,21 @@ func Of[T any](r source.Reader[T], size int, last Policy, opts ...Option) source
 	p := newPool[T](opts)
 	switch last {
 	case Keep, Drop, Pad:
-		return source.Func[Batch[T]](func(ctx context.Context) iter.Seq2[Batch[T], error] {
-			return pass(ctx, r, size, last, nil, nil, p)
-		})
+		return newOf(r, size, last, nil, p)
 	case RollOver:
 		ro := &carry[T]{}
-		return source.Func[Batch[T]](func(ctx context.Context) iter.Seq2[Batch[T], error] {
-			return pass(ctx, r, size, last, nil, ro, p)
-		})
+		// The carry links an epoch to the one before it.
+		return source.NotResumable("batch(rollover)", source.Func[Batch[T]](func(ctx context.Context) iter.Seq2[Batch[T], error] {
+			return pass(ctx, r, size, last, nil, ro, nil, p)
+		}), "its first batch holds the carry of the previous epoch")
 	case RoundBatch:
 		if size == 0 {
 			return Of(r, 0, Keep, opts...)
 		}
 		rb := &round{}
-		return source.Func[Batch[T]](func(ctx context.Context) iter.Seq2[Batch[T], error] {
+		return source.NotResumable("batch(roundbatch)", source.Func[Batch[T]](func(ctx context.Context) iter.Seq2[Batch[T], error] {
 			return roundPass(ctx, r, size, rb, p)
-		})
+		}), "each epoch starts where the padding of the previous one ended")
 	}
 	panic(fmt.Sprintf("batch: Of: unknown policy %v", last))
 }
@@ -104,10 +103,67 @@ func OfFill[T any](r source.Reader[T], size int, fill T, opts ...Option) source.
 	if size < 0 {
 		panic(fmt.Sprintf("batch: OfFill: negative size %d", size))
 	}
-	p := newPool[T](opts)
-	return source.Func[Batch[T]](func(ctx context.Context) iter.Seq2[Batch[T], error] {
-		return pass(ctx, r, size, Pad, &fill, nil, p)
-	})
+	return newOf(r, size, Pad, &fill, newPool[T](opts))
+}
+
+// ofReader is a batching reader with policy Keep, Drop or Pad. It is
+// Resumable: after n batches its upstream is after n*size samples.
+type ofReader[T any] struct {
+	r    source.Reader[T]
+	size int
+	last Policy
+	fill *T
+	pool *pool[T]
+	// A resumed reader: done batches were yielded before it, and head is
+	// the pass from its start, for the first samples that Pad repeats.
+	done int64
+	head source.Reader[T]
+}
+
+func newOf[T any](r source.Reader[T], size int, last Policy, fill *T, p *pool[T]) source.Reader[Batch[T]] {
+	o := &ofReader[T]{r: r, size: size, last: last, fill: fill, pool: p}
+	if size == 0 {
+		// One batch holds the whole pass, whose length is known only by
+		// reading it: a resumed pass replays.
+		return source.Replayed(o.kind(), o, source.StartOf(r))
+	}
+	return o
+}
+
+func (o *ofReader[T]) All(ctx context.Context) iter.Seq2[Batch[T], error] {
+	return pass(ctx, o.r, o.size, o.last, o.fill, nil, o.head, o.pool)
+}
+
+func (o *ofReader[T]) kind() string {
+	if o.fill != nil {
+		return fmt.Sprintf("batch(%d,fill)", o.size)
+	}
+	return fmt.Sprintf("batch(%d,%v)", o.size, o.last)
+}
+
+// StateAt returns {batch(size,policy), upstream's state after n*size
+// samples}.
+func (o *ofReader[T]) StateAt(epoch int, n int64) (source.State, error) {
+	in, err := source.StateOf(o.r, epoch, n*int64(o.size))
+	return source.State{Kind: o.kind(), Pos: []int64{o.done + n}, In: []source.State{in}}, err
+}
+
+// Resume continues the upstream from st. With Pad, the first samples of
+// the pass are read again if the last batch needs them.
+func (o *ofReader[T]) Resume(st source.State) (source.Reader[Batch[T]], error) {
+	if err := st.Check(o.kind(), 1, 1); err != nil {
+		return nil, err
+	}
+	r, err := source.ResumeFrom(o.r, st.In[0])
+	if err != nil {
+		return nil, err
+	}
+	q := *o
+	q.r, q.done = r, st.Pos[0]
+	if q.head == nil && q.done > 0 && o.last == Pad && o.fill == nil {
+		q.head = o.r
+	}
+	return &q, nil
 }
 
 // newPool returns the free list of a reader built with opts, or nil when
@@ -149,7 +205,10 @@ func (c *carry[T]) put(s []T) {
 // last batch with its value (policy Pad); ro, when not nil, carries the
 // remainder between passes (policy RollOver); p, when not nil, recycles
 // Samples slices (option Recycling).
-func pass[T any](ctx context.Context, r source.Reader[T], size int, last Policy, fill *T, ro *carry[T], p *pool[T]) iter.Seq2[Batch[T], error] {
+//
+// headOf, when not nil, is the pass from its start for a pass that resumes
+// part way: Pad reads its first samples from it.
+func pass[T any](ctx context.Context, r source.Reader[T], size int, last Policy, fill *T, ro *carry[T], headOf source.Reader[T], p *pool[T]) iter.Seq2[Batch[T], error] {
 	return func(yield func(Batch[T], error) bool) {
 		bt := batcher[T]{size: size, last: last, fill: fill, pool: p}
 		defer bt.abandon()
@@ -189,6 +248,14 @@ func pass[T any](ctx context.Context, r source.Reader[T], size int, last Policy,
 			}
 		default: // Pad with the first samples of the pass
 			head := bt.head
+			if headOf != nil { // a resumed pass: its head is not the pass's
+
+				var err error
+				if head, err = firstN(ctx, headOf, size); err != nil {
+					yield(Batch[T]{}, err)
+					return
+				}
+			}
 			if head == nil {
 				head = bt.buf[:n] // the pass is shorter than one batch
 			}
@@ -315,4 +382,18 @@ func roundPass[T any](ctx context.Context, r source.Reader[T], size int, rb *rou
 		rb.put(padded % total)
 		yield(bt.done(padded), nil)
 	}
+}
+
+// firstN returns the first n samples of a pass of r.
+func firstN[T any](ctx context.Context, r source.Reader[T], n int) ([]T, error) {
+	out := make([]T, 0, n)
+	for s, err := range r.All(ctx) {
+		if err != nil {
+			return nil, err
+		}
+		if out = append(out, s); len(out) == n {
+			break
+		}
+	}
+	return out, nil
 }

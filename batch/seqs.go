@@ -116,25 +116,27 @@ func PadSeqsReader[E any](r source.Reader[Batch[[]E]], length int, pad E, opts .
 	if length < 0 {
 		panic(fmt.Sprintf("batch: PadSeqsReader: negative length %d", length))
 	}
-	return source.Func[Seqs[E]](func(ctx context.Context) iter.Seq2[Seqs[E], error] {
-		return func(yield func(Seqs[E], error) bool) {
-			i := 0
-			for b, err := range r.All(ctx) {
-				if err != nil {
-					yield(Seqs[E]{}, err)
-					return
+	return source.Follow("pad_seqs", r, func(r source.Reader[Batch[[]E]]) source.Reader[Seqs[E]] {
+		return source.Func[Seqs[E]](func(ctx context.Context) iter.Seq2[Seqs[E], error] {
+			return func(yield func(Seqs[E], error) bool) {
+				i := 0
+				for b, err := range r.All(ctx) {
+					if err != nil {
+						yield(Seqs[E]{}, err)
+						return
+					}
+					s, err := PadSeqs(b, length, pad, opts...)
+					b.Release() // PadSeqs copied it
+					if err != nil {
+						yield(Seqs[E]{}, fmt.Errorf("batch %d of the pass: %w", i, err))
+						return
+					}
+					if !yield(s, nil) {
+						return
+					}
+					i++
 				}
-				s, err := PadSeqs(b, length, pad, opts...)
-				b.Release() // PadSeqs copied it
-				if err != nil {
-					yield(Seqs[E]{}, fmt.Errorf("batch %d of the pass: %w", i, err))
-					return
-				}
-				if !yield(s, nil) {
-					return
-				}
-				i++
 			}
-		}
+		})
 	})
 }

@@ -69,6 +69,18 @@ func thenSync[In, Out any](p *Pipe[In], name string, r source.Reader[Out]) *Pipe
 // All runs one pass of the pipeline. It makes Pipe a source.Reader.
 func (p *Pipe[T]) All(ctx context.Context) iter.Seq2[T, error] { return p.r.All(ctx) }
 
+// StateAt returns the state of the pipeline's pass of epoch after its
+// consumer received n items: source.Resumable. See Checkpoint.
+func (p *Pipe[T]) StateAt(epoch int, n int64) (source.State, error) {
+	return source.StateOf(p.r, epoch, n)
+}
+
+// Resume returns a reader that continues a pass from st: source.Resumable.
+// Its steps count into p's statistics. See EpochsFrom.
+func (p *Pipe[T]) Resume(st source.State) (source.Reader[T], error) {
+	return source.ResumeFrom(p.r, st)
+}
+
 // stepNode returns the node of the pipe's last step, whatever T is, for
 // steps that take pipes of several element types (the Zips).
 func (p *Pipe[T]) stepNode() *node { return p.node }

@@ -39,9 +39,18 @@ import (
 // an epoch, printed, see Report. After an epoch in which ctx was cancelled
 // no further epoch starts.
 func (p *Pipe[T]) Epochs(ctx context.Context, n int) iter.Seq2[int, iter.Seq2[T, error]] {
+	return p.epochs(ctx, 0, p, n)
+}
+
+// epochs runs the passes of epochs start .. n-1, the first one with first.
+func (p *Pipe[T]) epochs(ctx context.Context, start int, first source.Reader[T], n int) iter.Seq2[int, iter.Seq2[T, error]] {
 	return func(yield func(int, iter.Seq2[T, error]) bool) {
-		for e := 0; n < 0 || e < n; e++ {
-			ep := epoch[T]{p: p, ctx: source.WithEpoch(ctx, e)}
+		for e := start; n < 0 || e < n; e++ {
+			r := source.Reader[T](p)
+			if e == start {
+				r = first
+			}
+			ep := epoch[T]{r: r, ctx: source.WithEpoch(ctx, e)}
 			before := p.Stats()
 			start := time.Now()
 			more := yield(e, ep.all)
@@ -55,14 +64,14 @@ func (p *Pipe[T]) Epochs(ctx context.Context, n int) iter.Seq2[int, iter.Seq2[T,
 
 // epoch is one pass of Epochs; it counts what the consumer received.
 type epoch[T any] struct {
-	p       *Pipe[T]
+	r       source.Reader[T]
 	ctx     context.Context
 	samples int64
 	err     error
 }
 
 func (ep *epoch[T]) all(yield func(T, error) bool) {
-	for v, err := range ep.p.All(ep.ctx) {
+	for v, err := range ep.r.All(ep.ctx) {
 		if err != nil {
 			ep.err = err
 		} else {

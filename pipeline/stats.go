@@ -528,6 +528,32 @@ func instrument[T any](n *node, r source.Reader[T]) source.Reader[T] {
 	if sc, ok := r.(source.SkipCounted); ok && n.skipped == nil {
 		n.skipped = sc.Skipped
 	}
+	return &instrumented[T]{n: n, inner: r, Reader: counted(n, r)}
+}
+
+// instrumented is a step's reader with its counters. It is transparent to
+// states: they are the inner reader's, so statistics do not change a
+// checkpoint, and a resumed step counts into the same node.
+type instrumented[T any] struct {
+	source.Reader[T]
+	n     *node
+	inner source.Reader[T]
+}
+
+func (x *instrumented[T]) StateAt(epoch int, k int64) (source.State, error) {
+	return source.StateOf(x.inner, epoch, k)
+}
+
+func (x *instrumented[T]) Resume(st source.State) (source.Reader[T], error) {
+	r, err := source.ResumeFrom(x.inner, st)
+	if err != nil {
+		return nil, err
+	}
+	return instrument(x.n, r), nil
+}
+
+// counted returns r counted into n's statistics.
+func counted[T any](n *node, r source.Reader[T]) source.Reader[T] {
 	return source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
 		return func(yield func(T, error) bool) {
 			ctx, ep := n.epochs.Start(ctx)

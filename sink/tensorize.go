@@ -52,32 +52,34 @@ func Tensorize[T any](r source.Reader[T], s *Sink[T], last batch.Policy) source.
 // Short and padded batches are logged at debug level, and the end of a
 // pass too, through tensorfeed.Logger of the pass's context.
 func TensorizeBatches[T any](r source.Reader[batch.Batch[T]], s *Sink[T]) source.Reader[*tensor.Batch] {
-	return source.Func[*tensor.Batch](func(ctx context.Context) iter.Seq2[*tensor.Batch, error] {
-		return func(yield func(*tensor.Batch, error) bool) {
-			logger := tensorfeed.Logger(ctx)
-			n, samples := 0, 0
-			defer func() {
-				if ce := logger.Check(zap.DebugLevel, "sink: tensorize pass ended"); ce != nil {
-					ce.Write(zap.Int("batches", n), zap.Int("samples", samples))
-				}
-			}()
-			for b, err := range r.All(ctx) {
-				if err != nil {
-					yield(nil, err)
-					return
-				}
-				t, err := s.assemble(b, logger)
-				samples += len(b.Samples)
-				b.Release() // assemble copied it
-				if err != nil {
-					yield(nil, fmt.Errorf("batch %d of the pass: %w", n, err))
-					return
-				}
-				n++
-				if !yield(t, nil) {
-					return
+	return source.Follow("tensorize", r, func(r source.Reader[batch.Batch[T]]) source.Reader[*tensor.Batch] {
+		return source.Func[*tensor.Batch](func(ctx context.Context) iter.Seq2[*tensor.Batch, error] {
+			return func(yield func(*tensor.Batch, error) bool) {
+				logger := tensorfeed.Logger(ctx)
+				n, samples := 0, 0
+				defer func() {
+					if ce := logger.Check(zap.DebugLevel, "sink: tensorize pass ended"); ce != nil {
+						ce.Write(zap.Int("batches", n), zap.Int("samples", samples))
+					}
+				}()
+				for b, err := range r.All(ctx) {
+					if err != nil {
+						yield(nil, err)
+						return
+					}
+					t, err := s.assemble(b, logger)
+					samples += len(b.Samples)
+					b.Release() // assemble copied it
+					if err != nil {
+						yield(nil, fmt.Errorf("batch %d of the pass: %w", n, err))
+						return
+					}
+					n++
+					if !yield(t, nil) {
+						return
+					}
 				}
 			}
-		}
+		})
 	})
 }
