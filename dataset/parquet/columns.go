@@ -1,0 +1,401 @@
+package parquet
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"iter"
+	"strings"
+
+	pq "github.com/parquet-go/parquet-go"
+
+	"github.com/tensorfeed/tensorfeed/sample"
+	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// Column asks for one column of a file as a tensor field of a fixed
+// shape: a scalar column for an empty shape (or [1]), a list column whose
+// every row holds exactly the shape's element count, or, for Uint8, a
+// byte-array column whose every value has that many bytes. Make one with
+// [Float32], [Int32], [Int64] or [Uint8].
+type Column struct {
+	Name  string       // the column's name, or its dotted path in nested schemas
+	DType sample.DType // Float32 (FLOAT), Int32 (INT32), Int64 (INT64) or Uint8 (BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY)
+	Shape []int        // the shape of one row's value; empty for a scalar
+}
+
+func column(name string, dt sample.DType, shape []int) Column {
+	if name == "" {
+		panic("parquet: a column needs a name")
+	}
+	for _, d := range shape {
+		if d < 1 {
+			panic(fmt.Sprintf("parquet: column %q: shape %v has a dimension below 1", name, shape))
+		}
+	}
+	return Column{Name: name, DType: dt, Shape: shape}
+}
+
+// Float32 asks for a FLOAT column (a scalar, or a list of
+// sample.Elems(shape) values per row) as float32 values of the given
+// shape. It panics when name is empty or a dimension is below 1.
+func Float32(name string, shape ...int) Column { return column(name, sample.Float32, shape) }
+
+// Int32 asks for an INT32 column as int32 values of the given shape.
+func Int32(name string, shape ...int) Column { return column(name, sample.Int32, shape) }
+
+// Int64 asks for an INT64 column as int64 values of the given shape.
+func Int64(name string, shape ...int) Column { return column(name, sample.Int64, shape) }
+
+// Uint8 asks for a BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY column whose every
+// value holds sample.Elems(shape) bytes (raw pixels, say), as uint8 values
+// of the given shape.
+func Uint8(name string, shape ...int) Column { return column(name, sample.Uint8, shape) }
+
+// Row is one row of the columns asked of [ReadColumns]: the value of
+// column i is F32[i], I32[i], I64[i] or U8[i], whichever its DType says
+// (the others are nil at i). Each value is a slice of exactly the
+// column's element count, owned by the row.
+type Row struct {
+	File     string // the file it was read from
+	RowGroup int    // its row group in the file
+	Index    int64  // its index in the file, from 0
+	F32      [][]float32
+	I32      [][]int32
+	I64      [][]int64
+	U8       [][]uint8
+}
+
+// ColumnRows is a re-iterable reader of chosen columns of Parquet files
+// as fixed-shape tensor values; see [ReadColumns].
+type ColumnRows struct {
+	core core[Row]
+	cols []Column
+}
+
+var (
+	_ source.Reader[Row] = (*ColumnRows)(nil)
+	_ source.SkipCounted = (*ColumnRows)(nil)
+)
+
+// ReadColumns returns a reader of the given columns of the Parquet files
+// at paths, one [Row] per row, in order. The files are opened when a pass
+// starts and closed when it ends.
+//
+// A pass starts by checking every file's magic and footer, and every
+// column asked for: a column missing from a file, of another physical type
+// than its DType, or nested more than one list deep, is an error wrapping
+// ErrColumnType that names the file, the column, its type and the type
+// asked for. A row whose value does not fit the column's shape (a list of
+// another length, a null) is a *FormatError naming the file, the row
+// group, the row and the column, wrapping ErrShape: a bad record that
+// [SkipBad] may skip. It panics when cols is empty.
+func ReadColumns(paths []string, cols []Column, opts ...Option) *ColumnRows {
+	if len(cols) == 0 {
+		panic("parquet: ReadColumns needs at least one column")
+	}
+	cols = append([]Column(nil), cols...)
+	r := &ColumnRows{cols: cols}
+	r.core = core[Row]{paths: paths, c: newConfig(opts), prepare: func(files []*file, c *config) (decoder[Row], error) {
+		return prepareColumns(files, cols, c)
+	}}
+	return r
+}
+
+// OpenColumnsIndexed opens the Parquet files at paths for random access
+// to the given columns of their rows (see [ReadColumns] and [Indexed]).
+// The files stay open until Close.
+func OpenColumnsIndexed(paths []string, cols []Column, opts ...Option) (*Indexed[Row], error) {
+	return ReadColumns(paths, cols, opts...).core.indexed()
+}
+
+// All starts a pass over the rows. The pass logs through
+// tensorfeed.Logger(ctx): a debug entry when it opens the files, and a
+// warning for each row the policy skips.
+func (r *ColumnRows) All(ctx context.Context) iter.Seq2[Row, error] { return r.core.all(ctx) }
+
+// Skipped returns how many bad rows the reader's policy (OnBad, SkipBad)
+// has skipped, over all passes and all readers that share the policy.
+func (r *ColumnRows) Skipped() int64 { return r.core.c.bad.Skipped() }
+
+// Fields returns one sink field per column, named after it, with its shape
+// and element type, in the order of the columns: pass them (or a part of
+// them as labels) to sink.New to batch the rows into tensors.
+func (r *ColumnRows) Fields() []sink.Field[Row] { return Fields(r.cols) }
+
+// Fields returns one sink field per column of cols (see
+// [ColumnRows.Fields]).
+func Fields(cols []Column) []sink.Field[Row] {
+	fields := make([]sink.Field[Row], len(cols))
+	for i, c := range cols {
+		shape := c.Shape
+		switch c.DType {
+		case sample.Float32:
+			fields[i] = sink.Slice(c.Name, shape, func(r Row) []float32 { return r.F32[i] })
+		case sample.Int32:
+			fields[i] = sink.Slice(c.Name, shape, func(r Row) []int32 { return r.I32[i] })
+		case sample.Int64:
+			fields[i] = sink.Slice(c.Name, shape, func(r Row) []int64 { return r.I64[i] })
+		case sample.Uint8:
+			fields[i] = sink.Slice(c.Name, shape, func(r Row) []uint8 { return r.U8[i] })
+		default:
+			panic(fmt.Sprintf("parquet: column %q: element type %v not supported", c.Name, c.DType))
+		}
+	}
+	return fields
+}
+
+// leaf is a column asked for, resolved in one file.
+type leaf struct {
+	col   Column
+	index int // the leaf column's index in the file
+	elems int
+	list  bool
+	maxDf int
+}
+
+func kindFor(dt sample.DType) []pq.Kind {
+	switch dt {
+	case sample.Float32:
+		return []pq.Kind{pq.Float}
+	case sample.Int32:
+		return []pq.Kind{pq.Int32}
+	case sample.Int64:
+		return []pq.Kind{pq.Int64}
+	case sample.Uint8:
+		return []pq.Kind{pq.ByteArray, pq.FixedLenByteArray}
+	}
+	return nil
+}
+
+func resolve(f *file, c Column) (leaf, error) {
+	bad := func(format string, args ...any) error {
+		return &FormatError{File: f.path, Offset: -1, RowGroup: -1, Row: -1, Column: c.Name, Err: ErrColumnType,
+			Msg: fmt.Sprintf(format, args...)}
+	}
+	col := f.pf.Root()
+	for _, part := range strings.Split(c.Name, ".") {
+		if col = col.Column(part); col == nil {
+			return leaf{}, bad("no such column in the file (asked for %s)", c.DType)
+		}
+	}
+	for !col.Leaf() {
+		kids := col.Columns()
+		if len(kids) != 1 {
+			return leaf{}, bad("a group of %d fields, not a list or a value (asked for %s)", len(kids), c.DType)
+		}
+		col = kids[0]
+	}
+	kind := col.Type().Kind()
+	ok := false
+	for _, k := range kindFor(c.DType) {
+		ok = ok || k == kind
+	}
+	if !ok {
+		return leaf{}, bad("the file holds %s, asked for %s", kind, c.DType)
+	}
+	l := leaf{col: c, index: col.Index(), elems: sample.Elems(c.Shape), maxDf: col.MaxDefinitionLevel()}
+	switch rep := col.MaxRepetitionLevel(); {
+	case rep == 1 && c.DType != sample.Uint8:
+		l.list = true
+	case rep == 0:
+		if c.DType != sample.Uint8 && l.elems != 1 {
+			return leaf{}, bad("a scalar %s column, asked for shape %v", kind, c.Shape)
+		}
+	default:
+		return leaf{}, bad("%s nested in %d lists, asked for %s of shape %v", kind, rep, c.DType, c.Shape)
+	}
+	return l, nil
+}
+
+func prepareColumns(files []*file, cols []Column, c *config) (decoder[Row], error) {
+	leaves := make([][]leaf, len(files))
+	for fi, f := range files {
+		for _, col := range cols {
+			l, err := resolve(f, col)
+			if err != nil {
+				return nil, err
+			}
+			leaves[fi] = append(leaves[fi], l)
+		}
+	}
+	return func(f *file, fi, g int) group[Row] { return decodeColumns(f, g, leaves[fi], c) }, nil
+}
+
+// valueBuf is how many values a decoder reads from a page at a time.
+const valueBuf = 4096
+
+func decodeColumns(f *file, g int, leaves []leaf, c *config) group[Row] {
+	var out group[Row]
+	want := f.pf.Metadata().RowGroups[g].NumRows
+	idx := make([]int, len(leaves))
+	for i, l := range leaves {
+		idx[i] = l.index
+	}
+	if err := groupCheck(f, g, c, idx); err != nil {
+		out.err = err
+		return out
+	}
+	n := len(leaves)
+	for k, l := range leaves {
+		rows, err := decodeLeaf(f, g, k, n, l, &out, want)
+		if err == nil && rows != int64(len(out.rows)) {
+			err = &FormatError{File: f.path, Offset: -1, RowGroup: g, Row: f.rowStart[g] + rows, Column: l.col.Name,
+				Err: io.ErrUnexpectedEOF, Msg: fmt.Sprintf("the column holds %d rows, the row group %d", rows, len(out.rows))}
+		}
+		if err != nil {
+			out.rows, out.err = out.rows[:0], err
+			out.bad = nil
+			return out
+		}
+	}
+	if got := int64(len(out.rows)); got != want {
+		out.rows, out.bad = out.rows[:0], nil
+		out.err = &FormatError{File: f.path, Offset: -1, RowGroup: g, Row: -1, Err: io.ErrUnexpectedEOF,
+			Msg: fmt.Sprintf("the row group holds %d rows, its metadata says %d", got, want)}
+	}
+	return out
+}
+
+// decodeLeaf decodes column k (of n) of row group g into out's rows; the
+// first column makes the rows. It returns how many rows the column held.
+func decodeLeaf(f *file, g, k, n int, l leaf, out *group[Row], want int64) (rows int64, err error) {
+	first := k == 0
+	row := int64(-1)
+	e := l.elems
+	var block []byte // current storage block, for each element type
+	var f32 []float32
+	var i32 []int32
+	var i64 []int64
+	_ = block
+	shapeErr := func(r int64, msg string) {
+		if out.bad == nil {
+			out.bad = make([]error, len(out.rows), cap(out.rows))
+		}
+		for int64(len(out.bad)) <= r {
+			out.bad = append(out.bad, nil)
+		}
+		if out.bad[r] == nil {
+			out.bad[r] = &FormatError{File: f.path, Offset: -1, RowGroup: g, Row: f.rowStart[g] + r, Column: l.col.Name,
+				Err: ErrShape, Msg: msg}
+		}
+	}
+	var cur int // elements of the current row seen so far
+	finish := func() {
+		if row >= 0 && cur != e && (out.bad == nil || int64(len(out.bad)) <= row || out.bad[row] == nil) {
+			if l.list {
+				shapeErr(row, fmt.Sprintf("list of %d values, want %d (shape %v)", cur, e, l.col.Shape))
+			} else {
+				shapeErr(row, fmt.Sprintf("%d bytes, want %d (shape %v)", cur, e, l.col.Shape))
+			}
+		}
+	}
+	start := func() error {
+		finish()
+		row++
+		cur = 0
+		if row >= want {
+			return fmt.Errorf("more rows than the %d of the row group's metadata", want)
+		}
+		if first {
+			out.rows = append(out.rows, Row{File: f.path, RowGroup: g, Index: f.rowStart[g] + row,
+				F32: make([][]float32, n), I32: make([][]int32, n), I64: make([][]int64, n), U8: make([][]uint8, n)})
+		} else if row >= int64(len(out.rows)) {
+			return fmt.Errorf("more rows than the row group's first column")
+		}
+		if out.bad != nil && int64(len(out.bad)) <= row {
+			out.bad = append(out.bad, nil)
+		}
+		// Carve the row's value out of a block shared by up to chunkRows
+		// rows, so that memory follows the rows that arrive.
+		switch l.col.DType {
+		case sample.Float32:
+			if len(f32) < e {
+				f32 = make([]float32, e*int(min(want-row, chunkRows)))
+			}
+			out.rows[row].F32[k], f32 = f32[:e:e], f32[e:]
+		case sample.Int32:
+			if len(i32) < e {
+				i32 = make([]int32, e*int(min(want-row, chunkRows)))
+			}
+			out.rows[row].I32[k], i32 = i32[:e:e], i32[e:]
+		case sample.Int64:
+			if len(i64) < e {
+				i64 = make([]int64, e*int(min(want-row, chunkRows)))
+			}
+			out.rows[row].I64[k], i64 = i64[:e:e], i64[e:]
+		}
+		return nil
+	}
+	err = guard(func() error {
+		pages := f.groups[g].ColumnChunks()[l.index].Pages()
+		defer pages.Close()
+		buf := make([]pq.Value, valueBuf)
+		for {
+			page, err := pages.ReadPage()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			vr := page.Values()
+			for {
+				m, err := vr.ReadValues(buf)
+				for _, v := range buf[:m] {
+					if v.RepetitionLevel() == 0 {
+						if err := start(); err != nil {
+							pq.Release(page)
+							return err
+						}
+					} else if row < 0 {
+						pq.Release(page)
+						return fmt.Errorf("the column starts in the middle of a row")
+					}
+					if v.IsNull() {
+						if !l.list || v.RepetitionLevel() > 0 || v.DefinitionLevel() == l.maxDf-1 {
+							shapeErr(row, "null value")
+						}
+						continue // an empty or null list: no element
+					}
+					if cur >= e {
+						cur++
+						continue
+					}
+					r := &out.rows[row]
+					switch l.col.DType {
+					case sample.Float32:
+						r.F32[k][cur] = v.Float()
+					case sample.Int32:
+						r.I32[k][cur] = v.Int32()
+					case sample.Int64:
+						r.I64[k][cur] = v.Int64()
+					case sample.Uint8:
+						b := v.ByteArray()
+						cur = len(b)
+						if cur == e {
+							r.U8[k] = append([]uint8(nil), b...)
+						}
+						continue
+					}
+					cur++
+				}
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					pq.Release(page)
+					return err
+				}
+			}
+			pq.Release(page)
+		}
+	})
+	if err != nil {
+		return row + 1, &FormatError{File: f.path, Offset: -1, RowGroup: g, Row: f.rowStart[g] + max(row, 0),
+			Column: l.col.Name, Msg: err.Error(), Err: err}
+	}
+	finish()
+	return row + 1, nil
+}

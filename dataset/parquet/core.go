@@ -1,0 +1,288 @@
+package parquet
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"iter"
+	"slices"
+	"sort"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/scope"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// group is the decoded rows of one row group, in order. bad, when not nil,
+// holds per row the error that makes it a bad record (nil for good rows).
+// err, when not nil, is a structural error met after the rows decoded.
+type group[T any] struct {
+	rows []T
+	bad  []error
+	err  error
+}
+
+// decoder decodes row group g of a file. It is made once per pass (or per
+// Indexed) from the opened files, which is where column types are checked.
+type decoder[T any] func(fi *file, fileIndex, g int) group[T]
+
+// unit names one row group of one file.
+type unit struct{ file, group int }
+
+// core is what the readers of structs and of columns share: the files,
+// the options, and how a pass reads the row groups.
+type core[T any] struct {
+	paths   []string
+	c       config
+	prepare func(files []*file, c *config) (decoder[T], error)
+}
+
+// units returns the row groups a pass reads, after sharding, and their
+// row count.
+func (r *core[T]) units(files []*file) ([]unit, int64, error) {
+	var all []unit
+	for fi, f := range files {
+		for g := range f.groups {
+			all = append(all, unit{fi, g})
+		}
+	}
+	if r.c.shardCount > 1 && len(all) < r.c.shardCount {
+		return nil, 0, fmt.Errorf("parquet: Shard(%d, %d): the files hold %d row groups, fewer than the %d ranks: write smaller row groups or put stage.Shard on an unsharded reader",
+			r.c.shardCount, r.c.shardIndex, len(all), r.c.shardCount)
+	}
+	var mine []unit
+	var rows int64
+	for i, u := range all {
+		if i%r.c.shardCount == r.c.shardIndex {
+			mine = append(mine, u)
+			rows += files[u.file].pf.Metadata().RowGroups[u.group].NumRows
+		}
+	}
+	return mine, rows, nil
+}
+
+func (r *core[T]) all(ctx context.Context) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		files, err := openAll(r.paths, &r.c)
+		if err != nil {
+			yield(zero, err)
+			return
+		}
+		defer closeAll(files)
+		log := tensorfeed.Logger(ctx)
+		if ce := log.Check(zap.DebugLevel, "parquet open"); ce != nil {
+			ce.Write(zap.Strings("files", r.paths), zap.Int("workers", r.c.workers))
+		}
+		dec, err := r.prepare(files, &r.c)
+		if err != nil {
+			yield(zero, err)
+			return
+		}
+		units, rows, err := r.units(files)
+		if err != nil {
+			yield(zero, err)
+			return
+		}
+		skips := r.c.bad.Pass(rows, log)
+		emit := func(g group[T]) bool {
+			for i, row := range g.rows {
+				if g.bad != nil && g.bad[i] != nil {
+					if err := skips.Bad(g.bad[i]); err != nil {
+						yield(zero, err)
+						return false
+					}
+					continue
+				}
+				skips.Good()
+				if !yield(row, nil) {
+					return false
+				}
+			}
+			if g.err != nil {
+				yield(zero, g.err)
+				return false
+			}
+			return true
+		}
+		if r.c.workers <= 1 || len(units) <= 1 {
+			for _, u := range units {
+				if ctx.Err() != nil {
+					yield(zero, ctx.Err())
+					return
+				}
+				if !emit(dec(files[u.file], u.file, u.group)) {
+					return
+				}
+			}
+		} else if !r.parallel(ctx, files, units, dec, emit) {
+			return
+		}
+		if err := skips.End(); err != nil {
+			yield(zero, err)
+		}
+	}
+}
+
+// parallel decodes up to workers row groups at once and hands them to emit
+// in order. It reports whether the pass is to go on.
+func (r *core[T]) parallel(ctx context.Context, files []*file, units []unit, dec decoder[T], emit func(group[T]) bool) bool {
+	var zero T
+	sg, gctx := scope.New(ctx)
+	// futures carries one channel per row group, in order; its buffer
+	// bounds how many row groups are decoded ahead of the consumer.
+	futures := make(chan chan group[T], r.c.workers-1)
+	sg.Go(func() error {
+		defer close(futures)
+		for _, u := range units {
+			fut := make(chan group[T], 1)
+			if !scope.Send(gctx, futures, fut) {
+				return nil
+			}
+			sg.Go(func() error {
+				fut <- dec(files[u.file], u.file, u.group)
+				return nil
+			})
+		}
+		return nil
+	})
+	defer sg.Stop()
+	for fut := range futures {
+		var g group[T]
+		select {
+		case g = <-fut:
+		case <-gctx.Done():
+			if err := sg.Stop(); err != nil {
+				_ = emit(group[T]{err: err})
+				return false
+			}
+			emit(group[T]{err: ctx.Err()})
+			return false
+		}
+		if !emit(g) {
+			return false
+		}
+	}
+	if err := sg.Stop(); err != nil {
+		emit(group[T]{err: err})
+		return false
+	}
+	if ctx.Err() != nil {
+		emit(group[T]{err: ctx.Err()})
+		return false
+	}
+	_ = zero
+	return true
+}
+
+// Indexed is a random-access view of the rows of Parquet files: Len and
+// Get over the rows of all its files in order (after [Shard]), found
+// through the row groups' row counts. It is a source.Indexed, so
+// source.ReadIndexed shuffles it by index and resumes it from a position.
+//
+// Get decodes the row group that holds the row and keeps the last few
+// decoded row groups, so reading in order, or a shuffle within few row
+// groups, decodes each group once; a global shuffle over many row groups
+// decodes a row group for most Gets: write small row groups for it, or
+// shuffle with a buffer (stage.Shuffle) over a sequential reader. Get is
+// safe for concurrent use. Close the Indexed when done with it.
+type Indexed[T any] struct {
+	files  []*file
+	units  []unit
+	starts []int64 // the index of each unit's first row; one more at the end
+	dec    decoder[T]
+	mu     sync.Mutex
+	cache  []cached[T] // most recently used last
+}
+
+type cached[T any] struct {
+	unit int
+	g    group[T]
+}
+
+// indexedCache is how many decoded row groups an Indexed keeps.
+const indexedCache = 4
+
+func (r *core[T]) indexed() (*Indexed[T], error) {
+	files, err := openAll(r.paths, &r.c)
+	if err != nil {
+		return nil, err
+	}
+	dec, err := r.prepare(files, &r.c)
+	if err != nil {
+		closeAll(files)
+		return nil, err
+	}
+	units, _, err := r.units(files)
+	if err != nil {
+		closeAll(files)
+		return nil, err
+	}
+	d := &Indexed[T]{files: files, units: units, dec: dec, starts: make([]int64, len(units)+1)}
+	for i, u := range units {
+		d.starts[i+1] = d.starts[i] + files[u.file].pf.Metadata().RowGroups[u.group].NumRows
+	}
+	return d, nil
+}
+
+var _ source.Indexed[int] = (*Indexed[int])(nil)
+
+// Len returns the number of rows.
+func (d *Indexed[T]) Len() int { return int(d.starts[len(d.starts)-1]) }
+
+// Get returns row i. A row that does not fit its column gives its
+// positioned error (wrapping ErrShape), so source.SkipIndexed can skip it.
+func (d *Indexed[T]) Get(i int) (T, error) {
+	var zero T
+	if i < 0 || i >= d.Len() {
+		return zero, source.IndexError(i, d.Len())
+	}
+	k := sort.Search(len(d.units), func(k int) bool { return d.starts[k+1] > int64(i) })
+	g := d.group(k)
+	at := int(int64(i) - d.starts[k])
+	if at >= len(g.rows) {
+		if g.err != nil {
+			return zero, g.err
+		}
+		return zero, fmt.Errorf("parquet: row %d missing from its row group: %w", i, io.ErrUnexpectedEOF)
+	}
+	if g.bad != nil && g.bad[at] != nil {
+		return zero, g.bad[at]
+	}
+	return g.rows[at], nil
+}
+
+func (d *Indexed[T]) group(k int) group[T] {
+	d.mu.Lock()
+	for j, c := range d.cache {
+		if c.unit == k {
+			d.cache = append(slices.Delete(d.cache, j, j+1), c)
+			d.mu.Unlock()
+			return c.g
+		}
+	}
+	d.mu.Unlock()
+	u := d.units[k]
+	g := d.dec(d.files[u.file], u.file, u.group)
+	d.mu.Lock()
+	if len(d.cache) == indexedCache {
+		d.cache = slices.Delete(d.cache, 0, 1)
+	}
+	d.cache = append(d.cache, cached[T]{k, g})
+	d.mu.Unlock()
+	return g
+}
+
+// Close closes the files.
+func (d *Indexed[T]) Close() error {
+	var first error
+	for _, f := range d.files {
+		if err := f.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

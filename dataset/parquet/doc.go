@@ -1,0 +1,45 @@
+// Package parquet reads and writes Apache Parquet files through
+// github.com/parquet-go/parquet-go, as tensorfeed readers.
+//
+// # Reading
+//
+// [Read] reads rows into Go structs (parquet-go's `parquet:"name"` tags);
+// [ReadColumns] reads chosen columns as fixed-shape tensor values: a
+// list<float> column of 784 values per row as a [784] float32 field, a
+// scalar column as a scalar, checked row by row. Both are re-iterable
+// source.Readers that open their files when a pass starts. [Fields] makes
+// the sink fields that batch [Row]s into tensors.
+//
+// Row groups are the unit of work: [Workers] decodes several at once while
+// the rows keep file order, [Shard] gives each rank its own row groups,
+// and [OpenIndexed] / [OpenColumnsIndexed] give random access (a
+// source.Indexed) for the shuffle by index and resuming.
+//
+// # Writing
+//
+// [Writer] (and [WriteFile]) writes structs as a Parquet file with a row
+// group size ([RowGroupRows]), atomically: a temporary file renamed over
+// the path when it is complete.
+//
+// # Errors and limits
+//
+// Malformed input gives a [*FormatError] naming the file and, where they
+// apply, the row group, the row, the column and the byte offset; it wraps
+// [ErrFormat] (and so tensorfeed.ErrBadData) and the cause:
+// io.ErrUnexpectedEOF for a truncated file, [ErrTooLarge], [ErrShape],
+// [ErrColumnType].
+//
+// parquet-go allocates for the lengths the metadata claims, so every
+// length is checked against the bytes present and documented limits
+// before it is handed over: the footer ([MaxFooterBytes]) and the memory
+// its decoding takes ([MaxMetadataBytes], counted by walking its Thrift
+// encoding first), every page header of a row group before the row group
+// is decoded ([MaxPageBytes], [MaxPageValues]; a snappy block's claimed
+// length too). Pages compressed with gzip, zstd or lz4 grow as their
+// decoder produces bytes. A panic of parquet-go on malformed input becomes
+// a *FormatError.
+//
+// A row whose value does not fit its column (a list of another length, a
+// null) is a bad record: [SkipBad] and [OnBad] skip such rows under a
+// bounded source.SkipPolicy. Any other damage ends the pass.
+package parquet

@@ -1,0 +1,309 @@
+package parquet
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	pq "github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+const magic = "PAR1"
+
+// file is one opened Parquet file whose footer has been checked.
+type file struct {
+	path     string
+	f        *os.File
+	size     int64
+	pf       *pq.File
+	groups   []pq.RowGroup
+	rowStart []int64 // the file's row index of each group's first row
+	rows     int64
+	dataEnd  int64 // where the footer starts
+}
+
+func (fi *file) Close() error { return fi.f.Close() }
+
+// guard calls f and turns a panic inside parquet-go on malformed input
+// into an error.
+func guard(f func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("parquet-go failed on malformed input: %v", v)
+		}
+	}()
+	return f()
+}
+
+// openFile opens path and checks its magic and footer within the limits
+// of c before parquet-go decodes the footer.
+func openFile(path string, c *config) (_ *file, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	fi := &file{path: path, f: f, size: size}
+	if err := fi.checkFooter(c); err != nil {
+		return nil, err
+	}
+	var pf *pq.File
+	err = guard(func() error {
+		var err error
+		pf, err = pq.OpenFile(f, size, pq.SkipPageIndex(true), pq.SkipBloomFilters(true))
+		return err
+	})
+	if err != nil {
+		return nil, fileError(path, fi.dataEnd, err, "footer: %v", err)
+	}
+	fi.pf = pf
+	if err := fi.checkGroups(); err != nil {
+		return nil, err
+	}
+	return fi, nil
+}
+
+func (fi *file) readAt(b []byte, off int64) error {
+	n, err := fi.f.ReadAt(b, off)
+	if n == len(b) {
+		return nil
+	}
+	if err == io.EOF {
+		return fileError(fi.path, off, io.ErrUnexpectedEOF, "%d of %d bytes present", n, len(b))
+	}
+	return fmt.Errorf("parquet: %s: offset %d: %w", fi.path, off, err)
+}
+
+func (fi *file) checkFooter(c *config) error {
+	path, size := fi.path, fi.size
+	if size < 4 {
+		head := make([]byte, size)
+		if err := fi.readAt(head, 0); err != nil {
+			return err
+		}
+		if !strings.HasPrefix(magic, string(head)) {
+			return fileError(path, 0, nil, "bad magic %q, want %q: not a Parquet file", head, magic)
+		}
+	}
+	if size < 12 {
+		return fileError(path, 0, io.ErrUnexpectedEOF,
+			"%d bytes: shorter than the two magics and the footer length (12 bytes)", size)
+	}
+	var head [4]byte
+	if err := fi.readAt(head[:], 0); err != nil {
+		return err
+	}
+	if string(head[:]) != magic {
+		return fileError(path, 0, nil, "bad magic %q, want %q: not a Parquet file", head[:], magic)
+	}
+	var tail [8]byte
+	if err := fi.readAt(tail[:], size-8); err != nil {
+		return err
+	}
+	switch string(tail[4:]) {
+	case magic:
+	case "PARE":
+		return fileError(path, size-4, nil, "encrypted footer (magic PARE): not supported")
+	default:
+		return fileError(path, size-4, io.ErrUnexpectedEOF,
+			"no %q magic at the end but %q: the file is truncated or not Parquet", magic, tail[4:])
+	}
+	n := int64(binary.LittleEndian.Uint32(tail[:4]))
+	if n > size-12 {
+		return fileError(path, size-8, io.ErrUnexpectedEOF,
+			"footer length %d is more than the %d bytes between the magics", n, size-12)
+	}
+	if n > c.maxFooter {
+		return fileError(path, size-8, ErrTooLarge,
+			"footer length %d larger than the maximum %d (MaxFooterBytes)", n, c.maxFooter)
+	}
+	fi.dataEnd = size - 8 - n
+	footer := make([]byte, n)
+	if err := fi.readAt(footer, fi.dataEnd); err != nil {
+		return err
+	}
+	used, cost, err := walkStruct(footer)
+	if err != nil {
+		return fileError(path, fi.dataEnd, nil, "footer: %v", err)
+	}
+	if used != len(footer) {
+		return fileError(path, fi.dataEnd+int64(used), nil, "footer: %d bytes after its end", len(footer)-used)
+	}
+	if cost > c.maxMeta {
+		return fileError(path, fi.dataEnd, ErrTooLarge,
+			"footer would take about %d bytes decoded, more than the maximum %d (MaxMetadataBytes)", cost, c.maxMeta)
+	}
+	return nil
+}
+
+// checkGroups checks that every row group's row count is sane and every
+// column chunk lies between the first magic and the footer.
+func (fi *file) checkGroups() error {
+	md := fi.pf.Metadata()
+	fi.groups = fi.pf.RowGroups()
+	if len(fi.groups) != len(md.RowGroups) {
+		return fileError(fi.path, fi.dataEnd, nil, "footer: %d row groups decoded of %d", len(fi.groups), len(md.RowGroups))
+	}
+	fi.rowStart = make([]int64, len(md.RowGroups))
+	for g := range md.RowGroups {
+		rg := &md.RowGroups[g]
+		fi.rowStart[g] = fi.rows
+		if rg.NumRows < 0 || rg.NumRows > fi.size {
+			return &FormatError{File: fi.path, Offset: -1, RowGroup: g, Row: -1,
+				Msg: fmt.Sprintf("row count %d is impossible in a file of %d bytes", rg.NumRows, fi.size)}
+		}
+		fi.rows += rg.NumRows
+		for ci := range rg.Columns {
+			if _, _, err := fi.chunkRange(g, ci); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// chunkRange returns the byte range of column chunk ci of row group g.
+func (fi *file) chunkRange(g, ci int) (start, end int64, err error) {
+	cc := &fi.pf.Metadata().RowGroups[g].Columns[ci]
+	md := &cc.MetaData
+	start = md.DataPageOffset
+	if d := md.DictionaryPageOffset; d > 0 && d < start {
+		start = d
+	}
+	end = start + md.TotalCompressedSize
+	if start < int64(len(magic)) || md.TotalCompressedSize < 0 || end > fi.dataEnd || end < start {
+		return 0, 0, &FormatError{File: fi.path, Offset: start, RowGroup: g, Row: -1,
+			Column: strings.Join(md.PathInSchema, "."), Err: io.ErrUnexpectedEOF,
+			Msg: fmt.Sprintf("column chunk of %d bytes at offset %d is not between the magic and the footer (offset %d)",
+				md.TotalCompressedSize, start, fi.dataEnd)}
+	}
+	return start, end, nil
+}
+
+// checkPages walks the page headers of column chunk ci of row group g and
+// checks each page against the chunk's bytes and the limits of c, before
+// parquet-go allocates for them.
+func (fi *file) checkPages(g, ci int, c *config) error {
+	start, end, err := fi.chunkRange(g, ci)
+	if err != nil {
+		return err
+	}
+	md := &fi.pf.Metadata().RowGroups[g].Columns[ci].MetaData
+	col := strings.Join(md.PathInSchema, ".")
+	bad := func(at int64, cause error, format string, args ...any) error {
+		return &FormatError{File: fi.path, Offset: at, RowGroup: g, Row: -1, Column: col,
+			Msg: fmt.Sprintf(format, args...), Err: cause}
+	}
+	switch md.Codec {
+	case format.Uncompressed, format.Snappy, format.Gzip, format.Zstd, format.Lz4Raw:
+	default:
+		return bad(start, nil, "compression %s not supported", md.Codec)
+	}
+	buf := make([]byte, 0, 4<<10)
+	proto := &thrift.CompactProtocol{}
+	for pos := start; pos < end; {
+		var hlen int
+		for size := 4 << 10; ; size *= 16 {
+			n := min(int64(size), end-pos)
+			buf = buf[:n]
+			if err := fi.readAt(buf, pos); err != nil {
+				return err
+			}
+			hlen, _, err = walkStruct(buf)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, errShort) || n == end-pos || size >= 1<<20 {
+				if errors.Is(err, errShort) && n == end-pos {
+					return bad(pos, io.ErrUnexpectedEOF, "page header runs past the end of the column chunk")
+				}
+				return bad(pos, nil, "page header: %v", err)
+			}
+		}
+		var h format.PageHeader
+		if err := thrift.NewDecoder(proto.NewReaderFromBytes(buf[:hlen])).Decode(&h); err != nil {
+			return bad(pos, nil, "page header: %v", err)
+		}
+		data := pos + int64(hlen)
+		if h.CompressedPageSize < 0 || int64(h.CompressedPageSize) > end-data {
+			return bad(pos, io.ErrUnexpectedEOF, "page of %d bytes goes past the end of the column chunk: %d bytes left",
+				h.CompressedPageSize, end-data)
+		}
+		if h.UncompressedPageSize < 0 || int64(h.UncompressedPageSize) > c.maxPage || int64(h.CompressedPageSize) > c.maxPage {
+			return bad(pos, ErrTooLarge, "page of %d bytes (%d compressed) larger than the maximum %d (MaxPageBytes)",
+				h.UncompressedPageSize, h.CompressedPageSize, c.maxPage)
+		}
+		values, levels := int64(0), int64(0)
+		switch {
+		case h.DataPageHeader.Valid:
+			values = int64(h.DataPageHeader.V.NumValues)
+		case h.DataPageHeaderV2.Valid:
+			v2 := &h.DataPageHeaderV2.V
+			values = max(int64(v2.NumValues), int64(v2.NumRows), int64(v2.NumNulls))
+			levels = int64(v2.RepetitionLevelsByteLength) + int64(v2.DefinitionLevelsByteLength)
+			if v2.RepetitionLevelsByteLength < 0 || v2.DefinitionLevelsByteLength < 0 || levels > int64(h.CompressedPageSize) {
+				return bad(pos, nil, "levels of %d bytes in a page of %d", levels, h.CompressedPageSize)
+			}
+			if v2.IsCompressed.Valid && !v2.IsCompressed.V {
+				levels = int64(h.CompressedPageSize) // nothing to decompress
+			}
+		case h.DictionaryPageHeader.Valid:
+			values = int64(h.DictionaryPageHeader.V.NumValues)
+		}
+		if values < 0 || values > c.maxPageValues {
+			return bad(pos, ErrTooLarge, "page of %d values, more than the maximum %d (MaxPageValues)", values, c.maxPageValues)
+		}
+		if md.Codec == format.Snappy && levels < int64(h.CompressedPageSize) {
+			// A snappy block starts with its decoded length, for which the
+			// decoder allocates.
+			var v [10]byte
+			head := v[:min(int64(len(v)), int64(h.CompressedPageSize)-levels)]
+			if err := fi.readAt(head, data+levels); err != nil {
+				return err
+			}
+			n, k := binary.Uvarint(head)
+			if k <= 0 {
+				return bad(data+levels, nil, "snappy block: bad length header")
+			}
+			if n > uint64(c.maxPage) {
+				return bad(pos, ErrTooLarge, "snappy block claims %d bytes, more than the maximum %d (MaxPageBytes)", n, c.maxPage)
+			}
+		}
+		pos = data + int64(h.CompressedPageSize)
+	}
+	return nil
+}
+
+// openAll opens every path in order; on an error it closes those opened.
+func openAll(paths []string, c *config) ([]*file, error) {
+	files := make([]*file, 0, len(paths))
+	for _, p := range paths {
+		fi, err := openFile(p, c)
+		if err != nil {
+			closeAll(files)
+			return nil, err
+		}
+		files = append(files, fi)
+	}
+	return files, nil
+}
+
+func closeAll(files []*file) {
+	for _, f := range files {
+		f.Close()
+	}
+}

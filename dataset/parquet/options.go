@@ -1,0 +1,136 @@
+package parquet
+
+import (
+	"fmt"
+
+	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// The default limits of a reader; see [MaxFooterBytes], [MaxMetadataBytes],
+// [MaxPageBytes] and [MaxPageValues].
+const (
+	DefaultMaxFooterBytes   = 64 << 20
+	DefaultMaxMetadataBytes = 512 << 20
+	DefaultMaxPageBytes     = 256 << 20
+	DefaultMaxPageValues    = 1 << 24
+)
+
+// Option configures the readers ([Read], [ReadColumns], [OpenIndexed],
+// [OpenColumnsIndexed]).
+type Option = option.Option[config]
+
+type config struct {
+	maxFooter     int64
+	maxMeta       int64
+	maxPage       int64
+	maxPageValues int64
+	workers       int
+	shardCount    int
+	shardIndex    int
+	bad           *source.SkipPolicy
+}
+
+func newConfig(opts []Option) config {
+	c := config{
+		maxFooter:     DefaultMaxFooterBytes,
+		maxMeta:       DefaultMaxMetadataBytes,
+		maxPage:       DefaultMaxPageBytes,
+		maxPageValues: DefaultMaxPageValues,
+		workers:       1,
+		shardCount:    1,
+	}
+	option.Apply(&c, opts)
+	return c
+}
+
+func positive(name string, n int64) {
+	if n < 1 {
+		panic(fmt.Sprintf("parquet: %s(%d): must be at least 1", name, n))
+	}
+}
+
+// MaxFooterBytes sets the largest footer (the file's metadata, as stored
+// at its end) a reader accepts (default DefaultMaxFooterBytes, 64 MiB). A
+// longer footer, or one longer than the file, ends the pass with an error
+// that wraps ErrTooLarge before anything is allocated for it. It panics if
+// n < 1.
+func MaxFooterBytes(n int64) Option {
+	positive("MaxFooterBytes", n)
+	return option.New(func(c *config) { c.maxFooter = n })
+}
+
+// MaxMetadataBytes bounds the memory the decoded footer may take (default
+// DefaultMaxMetadataBytes, 512 MiB). The footer is walked before it is
+// decoded, counting every structure it holds at the size of the largest
+// Go structure that parquet-go decodes metadata into and every list
+// element at the size of its slot, so that a small footer that claims
+// millions of row groups or columns is refused (ErrTooLarge) before it is
+// decoded. It panics if n < 1.
+func MaxMetadataBytes(n int64) Option {
+	positive("MaxMetadataBytes", n)
+	return option.New(func(c *config) { c.maxMeta = n })
+}
+
+// MaxPageBytes sets the largest page a reader decodes, compressed or not
+// (default DefaultMaxPageBytes, 256 MiB). Every page header of a row group
+// is checked before the row group is decoded: a page longer than the bytes
+// of its column chunk, an uncompressed size over n, or a snappy block that
+// claims more than n bytes ends the pass with an error wrapping
+// ErrTooLarge or io.ErrUnexpectedEOF. It panics if n < 1.
+func MaxPageBytes(n int64) Option {
+	positive("MaxPageBytes", n)
+	return option.New(func(c *config) { c.maxPage = n })
+}
+
+// MaxPageValues sets the largest number of values (nulls included) one
+// page may claim (default DefaultMaxPageValues, 16 Mi). Run-length encoded
+// levels let a few bytes claim millions of values; the decoder allocates
+// for the count, so it is bounded here. It panics if n < 1.
+func MaxPageValues(n int64) Option {
+	positive("MaxPageValues", n)
+	return option.New(func(c *config) { c.maxPageValues = n })
+}
+
+// Workers decodes up to n row groups at once, each on its own goroutine
+// started by the pass, while the pass yields rows in file order: the
+// output is the same for every n. Memory grows with n: up to n+1 decoded
+// row groups are held. The default is 1 (the row groups are decoded on the
+// goroutine that ranges over the pass). It panics if n < 1.
+func Workers(n int) Option {
+	positive("Workers", int64(n))
+	return option.New(func(c *config) { c.workers = n })
+}
+
+// Shard makes a reader yield only the row groups of one rank of count:
+// numbering the row groups of all its files in order from 0, rank index
+// reads those whose number modulo count is index, so the ranks together
+// read every row exactly once, and none reads the others' bytes. A pass
+// fails when the files hold fewer row groups than count (write smaller row
+// groups, or put stage.Shard on an unsharded reader). Ranks get equal row
+// counts only when the row groups are equal. It panics unless 0 <= index <
+// count.
+func Shard(count, index int) Option {
+	if count < 1 || index < 0 || index >= count {
+		panic(fmt.Sprintf("parquet: Shard(%d, %d): want 0 <= index < count", count, index))
+	}
+	return option.New(func(c *config) { c.shardCount, c.shardIndex = count, index })
+}
+
+// SkipBad skips rows that do not fit their column ([ErrShape]: a list of
+// another length than the column's shape, a null) while they are at most
+// maxFraction of a pass's rows, counting and logging each (see
+// [source.SkipBad], which it calls with these arguments, and [OnBad]).
+func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
+	return OnBad(source.SkipBad(maxFraction, opts...))
+}
+
+// OnBad sets the bad-record policy, which may be shared with other
+// readers. A bad record is a row whose value does not fit the shape of its
+// column (ErrShape); the rows after it are intact. Whatever the policy, a
+// pass fails on a missing file, a bad magic, a footer or page that is
+// truncated, corrupt or over the limits, and a column of the wrong type:
+// after those nothing can be trusted. Rows decoded into Go structs by
+// [Read] have no per-row errors. The default, a nil policy, fails the pass
+// at the first bad row.
+func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.bad = p }) }

@@ -1,0 +1,202 @@
+package parquet_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/dataset/parquet"
+	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
+)
+
+type digit struct {
+	Image []float32 `parquet:"image,list"`
+	Label int64     `parquet:"label"`
+}
+
+func digits(n, width int) []digit {
+	out := make([]digit, n)
+	for i := range out {
+		out[i].Image = make([]float32, width)
+		for j := range out[i].Image {
+			out[i].Image[j] = float32(i*1000 + j)
+		}
+		out[i].Label = int64(i % 10)
+	}
+	return out
+}
+
+func writeDigits(t testing.TB, rows []digit, opts ...parquet.WriteOption) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "digits.parquet")
+	if err := parquet.WriteFile(path, rows, opts...); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+var cols = []parquet.Column{parquet.Float32("image", 4), parquet.Int64("label")}
+
+func TestRoundTrip(t *testing.T) {
+	want := digits(50, 4)
+	path := writeDigits(t, want, parquet.RowGroupRows(7))
+	ctx := context.Background()
+	got, err := source.Collect(ctx, parquet.Read[digit]([]string{path}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || got[49].Label != 9 || got[49].Image[3] != 49003 {
+		t.Fatalf("got %d rows, last %+v", len(got), got[len(got)-1])
+	}
+	for _, w := range []int{1, 3} {
+		rows, err := source.Collect(ctx, parquet.ReadColumns([]string{path}, cols, parquet.Workers(w)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 50 {
+			t.Fatalf("workers %d: %d rows", w, len(rows))
+		}
+		for i, r := range rows {
+			if r.Index != int64(i) || r.F32[0][2] != float32(i*1000+2) || r.I64[1][0] != int64(i%10) {
+				t.Fatalf("workers %d: row %d: %+v", w, i, r)
+			}
+		}
+	}
+}
+
+func TestContract(t *testing.T) {
+	path := writeDigits(t, digits(40, 4), parquet.RowGroupRows(6))
+	for _, w := range []int{1, 2} {
+		if err := sourcetest.TestReader(parquet.Read[digit]([]string{path}, parquet.Workers(w))); err != nil {
+			t.Fatal(err)
+		}
+		if err := sourcetest.TestReader(parquet.ReadColumns([]string{path}, cols, parquet.Workers(w))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bad := writeDigits(t, digits(40, 5), parquet.RowGroupRows(6))
+	if err := sourcetest.TestReader(parquet.ReadColumns([]string{bad}, cols, parquet.Workers(2))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestShardAndIndexed(t *testing.T) {
+	path := writeDigits(t, digits(30, 4), parquet.RowGroupRows(4)) // 8 row groups
+	ctx := context.Background()
+	seen := map[int64]int{}
+	for rank := range 3 {
+		rows, err := source.Collect(ctx, parquet.ReadColumns([]string{path}, cols, parquet.Shard(3, rank)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			seen[r.Index]++
+		}
+	}
+	if len(seen) != 30 {
+		t.Fatalf("shards cover %d rows", len(seen))
+	}
+	_, err := source.Collect(ctx, parquet.ReadColumns([]string{path}, cols, parquet.Shard(9, 0)))
+	if err == nil {
+		t.Fatal("9 ranks over 8 row groups: no error")
+	}
+	d, err := parquet.OpenColumnsIndexed([]string{path, path}, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if d.Len() != 60 {
+		t.Fatalf("Len %d", d.Len())
+	}
+	for _, i := range []int{59, 3, 31, 0} {
+		r, err := d.Get(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.I64[1][0] != int64(i%30%10) || r.F32[0][1] != float32((i%30)*1000+1) {
+			t.Fatalf("Get(%d) = %+v", i, r)
+		}
+	}
+	if _, err := d.Get(60); !errors.Is(err, source.ErrIndex) {
+		t.Fatalf("Get(60): %v", err)
+	}
+	shuffled, err := source.Collect(ctx, source.ReadIndexed[parquet.Row](d, source.ShuffleIndex(1)).From(50))
+	if err != nil || len(shuffled) != 10 {
+		t.Fatalf("resume: %d rows, %v", len(shuffled), err)
+	}
+}
+
+func TestBadRows(t *testing.T) {
+	rows := digits(20, 4)
+	rows[5].Image = rows[5].Image[:3]
+	path := writeDigits(t, rows, parquet.RowGroupRows(8))
+	ctx := context.Background()
+	_, err := source.Collect(ctx, parquet.ReadColumns([]string{path}, cols))
+	var fe *parquet.FormatError
+	if !errors.As(err, &fe) || !errors.Is(err, parquet.ErrShape) || !errors.Is(err, tensorfeed.ErrBadData) ||
+		fe.Row != 5 || fe.RowGroup != 0 || fe.Column != "image" || fe.FilePath() != path {
+		t.Fatalf("got %v", err)
+	}
+	t.Log(err)
+	skip := source.SkipBad(0.1)
+	got, err := source.Collect(ctx, parquet.ReadColumns([]string{path}, cols, parquet.OnBad(skip)))
+	if err != nil || len(got) != 19 || skip.Skipped() != 1 {
+		t.Fatalf("skip: %d rows, %d skipped, %v", len(got), skip.Skipped(), err)
+	}
+	_, err = source.Collect(ctx, parquet.ReadColumns([]string{path}, []parquet.Column{parquet.Int32("image", 4)}))
+	if !errors.Is(err, parquet.ErrColumnType) || !errors.As(err, &fe) || fe.Column != "image" {
+		t.Fatalf("wrong type: %v", err)
+	}
+	t.Log(err)
+	type wrong struct {
+		Label float32 `parquet:"label"`
+	}
+	_, err = source.Collect(ctx, parquet.Read[wrong]([]string{path}))
+	if !errors.Is(err, parquet.ErrColumnType) {
+		t.Fatalf("wrong struct type: %v", err)
+	}
+	t.Log(err)
+}
+
+func TestTruncated(t *testing.T) {
+	path := writeDigits(t, digits(40, 4), parquet.RowGroupRows(8))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, n := range []int{0, 3, 4, 11, 12, 100, len(data) / 2, len(data) - 9, len(data) - 4, len(data) - 1} {
+		p := filepath.Join(dir, "t.parquet")
+		if err := os.WriteFile(p, data[:n], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := source.Collect(context.Background(), parquet.Read[digit]([]string{p}))
+		var fe *parquet.FormatError
+		if !errors.As(err, &fe) || !errors.Is(err, tensorfeed.ErrBadData) || fe.FilePath() != p {
+			t.Fatalf("truncated at %d: %v", n, err)
+		}
+	}
+	// A footer length larger than the file.
+	p := filepath.Join(dir, "long.parquet")
+	bad := append([]byte(nil), data...)
+	bad[len(bad)-8], bad[len(bad)-7], bad[len(bad)-6], bad[len(bad)-5] = 0xff, 0xff, 0xff, 0x7f
+	os.WriteFile(p, bad, 0o644)
+	_, err = source.Collect(context.Background(), parquet.Read[digit]([]string{p}))
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("long footer: %v", err)
+	}
+	t.Log(err)
+	// Bad magic.
+	bad = append([]byte("PAR2"), data[4:]...)
+	os.WriteFile(p, bad, 0o644)
+	_, err = source.Collect(context.Background(), parquet.Read[digit]([]string{p}))
+	if !errors.Is(err, parquet.ErrFormat) {
+		t.Fatalf("bad magic: %v", err)
+	}
+	t.Log(err)
+}

@@ -1,0 +1,141 @@
+package parquet
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"iter"
+	"strings"
+
+	pq "github.com/parquet-go/parquet-go"
+
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// Rows is a re-iterable reader of the rows of Parquet files as Go structs
+// of type T; see [Read].
+type Rows[T any] struct{ core core[T] }
+
+var (
+	_ source.Reader[int] = (*Rows[int])(nil)
+	_ source.SkipCounted = (*Rows[int])(nil)
+)
+
+// Read returns a reader of the rows of the Parquet files at paths, in
+// order, each decoded into a T by parquet-go: T's fields name their
+// columns with `parquet:"name"` tags (see parquet-go's documentation);
+// columns of the file that T does not name are not read. The files are
+// opened when a pass starts and closed when it ends.
+//
+// A pass starts by checking every file's magic, footer and the columns T
+// names: a column missing from a file, or of another physical type than
+// T's field, is an error wrapping ErrColumnType that names the file, the
+// column and both types. Every page header of a row group is checked
+// against the file and the limits before the row group is decoded.
+// Malformed input ends the pass with a *FormatError.
+func Read[T any](paths []string, opts ...Option) *Rows[T] {
+	c := newConfig(opts)
+	return &Rows[T]{core: core[T]{paths: paths, c: c, prepare: prepareStructs[T]}}
+}
+
+// All starts a pass over the rows. The pass logs through
+// tensorfeed.Logger(ctx).
+func (r *Rows[T]) All(ctx context.Context) iter.Seq2[T, error] { return r.core.all(ctx) }
+
+// Skipped returns how many bad rows the reader's policy has skipped; rows
+// decoded into structs have no per-row errors, so it counts only those of
+// other readers that share the policy.
+func (r *Rows[T]) Skipped() int64 { return r.core.c.bad.Skipped() }
+
+// OpenIndexed opens the Parquet files at paths for random access to their
+// rows as T (see [Read] for the decoding and [Indexed] for the cost). The
+// files stay open until Close.
+func OpenIndexed[T any](paths []string, opts ...Option) (*Indexed[T], error) {
+	return Read[T](paths, opts...).core.indexed()
+}
+
+// chunkRows is how many rows a decoder reads at a time.
+const chunkRows = 1024
+
+func prepareStructs[T any](files []*file, c *config) (decoder[T], error) {
+	want := pq.SchemaOf(new(T))
+	for _, f := range files {
+		have := f.pf.Schema()
+		for _, path := range want.Columns() {
+			w, _ := want.Lookup(path...)
+			name := strings.Join(path, ".")
+			h, ok := have.Lookup(path...)
+			if !ok {
+				return nil, &FormatError{File: f.path, Offset: -1, RowGroup: -1, Row: -1, Column: name, Err: ErrColumnType,
+					Msg: fmt.Sprintf("no such column in the file (asked for %s)", w.Node.Type())}
+			}
+			if hk, wk := h.Node.Type().Kind(), w.Node.Type().Kind(); hk != wk {
+				return nil, &FormatError{File: f.path, Offset: -1, RowGroup: -1, Row: -1, Column: name, Err: ErrColumnType,
+					Msg: fmt.Sprintf("the file holds %s, asked for %s", hk, wk)}
+			}
+		}
+	}
+	return func(fi *file, _, g int) group[T] { return decodeStructs[T](fi, g, c) }, nil
+}
+
+// groupCheck checks the pages of every column chunk of row group g.
+func groupCheck(fi *file, g int, c *config, columns []int) error {
+	if columns == nil {
+		for ci := range fi.pf.Metadata().RowGroups[g].Columns {
+			columns = append(columns, ci)
+		}
+	}
+	for _, ci := range columns {
+		if err := fi.checkPages(g, ci, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func decodeStructs[T any](fi *file, g int, c *config) group[T] {
+	var out group[T]
+	if err := groupCheck(fi, g, c, nil); err != nil {
+		out.err = err
+		return out
+	}
+	want := fi.pf.Metadata().RowGroups[g].NumRows
+	bad := func(err error, msg string) group[T] {
+		out.err = &FormatError{File: fi.path, Offset: -1, RowGroup: g, Row: fi.rowStart[g] + int64(len(out.rows)),
+			Msg: msg, Err: err}
+		return out
+	}
+	err := guard(func() error {
+		rd := pq.NewGenericRowGroupReader[T](fi.groups[g])
+		defer rd.Close()
+		for int64(len(out.rows)) < want {
+			n := int(min(want-int64(len(out.rows)), chunkRows))
+			out.rows = growRows(out.rows, n)
+			k, err := rd.Read(out.rows[len(out.rows) : len(out.rows)+n])
+			out.rows = out.rows[:len(out.rows)+k]
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return bad(err, err.Error())
+	}
+	if got := int64(len(out.rows)); got != want {
+		return bad(io.ErrUnexpectedEOF, fmt.Sprintf("the row group holds %d rows, its metadata says %d", got, want))
+	}
+	return out
+}
+
+func growRows[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	t := make([]T, len(s), max(2*cap(s), len(s)+n))
+	copy(t, s)
+	return t
+}

@@ -1,0 +1,140 @@
+package parquet
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	pq "github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+
+	"github.com/tensorfeed/tensorfeed/internal/option"
+)
+
+// WriteOption configures a [Writer].
+type WriteOption = option.Option[writeConfig]
+
+type writeConfig struct {
+	groupRows int64
+	codec     compress.Codec
+}
+
+// DefaultRowGroupRows is how many rows a Writer puts in a row group
+// unless [RowGroupRows] says otherwise.
+const DefaultRowGroupRows = 64 << 10
+
+// RowGroupRows sets how many rows each row group holds (the last may hold
+// fewer). Row groups are the unit of parallel reading ([Workers]), of
+// sharding ([Shard]) and of what [Indexed] decodes for one Get, so data
+// meant to be sharded over N ranks or shuffled by index wants many row
+// groups. It panics if n < 1.
+func RowGroupRows(n int) WriteOption {
+	positive("RowGroupRows", int64(n))
+	return option.New(func(c *writeConfig) { c.groupRows = int64(n) })
+}
+
+// Snappy compresses the pages with snappy (the default is none).
+func Snappy() WriteOption {
+	return option.New(func(c *writeConfig) { c.codec = &pq.Snappy })
+}
+
+// Zstd compresses the pages with zstd (the default is none).
+func Zstd() WriteOption {
+	return option.New(func(c *writeConfig) { c.codec = &pq.Zstd })
+}
+
+// Writer writes Go structs of type T as the rows of one Parquet file,
+// with the schema parquet-go derives from T (`parquet:"name"` tags;
+// `parquet:",list"` makes a slice a LIST column). The file appears at its
+// path only when Close succeeds: the rows go to a temporary file in the
+// same directory, renamed over the path at the end, so a reader never sees
+// a partial file and a failed write leaves what was there before.
+type Writer[T any] struct {
+	path string
+	tmp  *os.File
+	w    *pq.GenericWriter[T]
+	err  error
+	done bool
+}
+
+// Create starts writing a Parquet file of rows of type T at path.
+func Create[T any](path string, opts ...WriteOption) (*Writer[T], error) {
+	c := writeConfig{groupRows: DefaultRowGroupRows}
+	option.Apply(&c, opts)
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	wopts := []pq.WriterOption{pq.MaxRowsPerRowGroup(c.groupRows)}
+	if c.codec != nil {
+		wopts = append(wopts, pq.Compression(c.codec))
+	}
+	return &Writer[T]{path: path, tmp: tmp, w: pq.NewGenericWriter[T](tmp, wopts...)}, nil
+}
+
+// Write appends rows to the file.
+func (w *Writer[T]) Write(rows ...T) error {
+	if w.done {
+		return errors.New("parquet: Write after Close")
+	}
+	if w.err != nil {
+		return w.err
+	}
+	if _, err := w.w.Write(rows); err != nil {
+		w.err = fmt.Errorf("parquet: %s: %w", w.path, err)
+	}
+	return w.err
+}
+
+// Close writes the footer and moves the file to its path. After an error
+// of Write or Close, the temporary file is removed and the path is left as
+// it was.
+func (w *Writer[T]) Close() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	err := w.err
+	if err == nil {
+		err = w.w.Close()
+	}
+	if err == nil {
+		err = w.tmp.Sync()
+	}
+	if cerr := w.tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(w.tmp.Name(), w.path)
+	}
+	if err != nil {
+		os.Remove(w.tmp.Name())
+		return fmt.Errorf("parquet: writing %s: %w", w.path, err)
+	}
+	return nil
+}
+
+// Abort discards what was written; the path is left as it was.
+func (w *Writer[T]) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	w.tmp.Close()
+	os.Remove(w.tmp.Name())
+}
+
+// WriteFile writes rows as a Parquet file at path, atomically (see
+// [Writer]).
+func WriteFile[T any](path string, rows []T, opts ...WriteOption) error {
+	w, err := Create[T](path, opts...)
+	if err != nil {
+		return err
+	}
+	if err := w.Write(rows...); err != nil {
+		w.Abort()
+		return err
+	}
+	return w.Close()
+}
