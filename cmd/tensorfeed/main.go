@@ -1,5 +1,6 @@
 // Command tensorfeed works with the data files tensorfeed reads: it checks
-// them, packs folders of images into RecordIO image records as MXNet's
+// them, converts datasets into RecordIO, TFRecord or WebDataset shards,
+// packs folders of images into RecordIO image records as MXNet's
 // tools/im2rec.py does, lists and extracts records, and draws the images of
 // a dataset into a PNG grid.
 //
@@ -10,6 +11,7 @@
 // The commands:
 //
 //	check        validate files tensorfeed reads, record by record
+//	convert      convert a dataset into RecordIO, TFRecord or WebDataset shards
 //	im2rec list  write .lst files listing a folder of images, labelled by sub-folder
 //	im2rec pack  pack the images of .lst files into .rec and .idx files
 //	rec ls       list the records of a .rec file
@@ -30,8 +32,8 @@
 //
 // # Progress
 //
-// im2rec pack, and check of files from 16 MiB, draw a progress bar on
-// stderr when stdout and stderr are both terminals; output sent to a file
+// im2rec pack, convert, and check of files from 16 MiB, draw a progress bar
+// on stderr when stdout and stderr are both terminals; output sent to a file
 // or a pipe holds no bar.
 package main
 
@@ -93,6 +95,7 @@ type env struct {
 // command means adding its file and one line here.
 var commands = []command{
 	checkCommand,
+	convertCommand,
 	im2recListCommand,
 	im2recPackCommand,
 	recLsCommand,

@@ -1,0 +1,391 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"iter"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tensorfeed/tensorfeed/dataset/format"
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/internal/progress"
+)
+
+var convertCommand = command{
+	name:    "convert",
+	args:    "[flags] INPUT...",
+	summary: "convert a dataset into RecordIO, TFRecord or WebDataset shards",
+	doc: `Convert reads a dataset and writes its records as shards of another format: RecordIO (NAME-00000.rec with its .idx), TFRecord (NAME-00000.tfrecord, each record a tf.train.Example) or WebDataset (NAME-00000.tar, each sample KEY.EXT members).
+
+The input, by --from:
+  (default)  files the format registry reads: [tag:]glob specs (recordio:a-*.rec, tfrecord:x/*.tfrecord,
+             csv:rows.csv, shards/*.tar); untagged files are recognised from their first bytes
+  mnist      DIR holding MNIST's IDX files (--split train or t10k): each image's bytes paired with its label
+  images     a .lst file (paths relative to --root, by default the .lst's folder) or a folder of images
+             with one sub-folder per class, as "im2rec list" makes it: each image's file bytes and labels
+
+How records are written: an image with labels (mnist, images) becomes an image record (MXNet's header with the id and labels, then the bytes) in RecordIO, a tf.train.Example with the features "image" (bytes), "label" (int64, or float when a label is not an integer) and "key" in TFRecord, and the members KEY.bin (MNIST's raw pixels) or KEY.jpg/.png (the file as stored) and KEY.cls (or KEY.json for several or fractional labels) in WebDataset. A record of the registry is written as its payload in RecordIO, as the features "data" and "key" in TFRecord and as KEY.bin in WebDataset; a WebDataset sample keeps its fields, as features of those names in TFRecord (RecordIO cannot hold one).
+
+A shard ends when it holds --shard-records records or --shard-bytes bytes, whichever comes first (0: no limit), as WebDataset's ShardWriter does: a shard exceeds --shard-bytes by at most its last record. Every shard is written under a temporary name and all are renamed when the conversion succeeds: a failed conversion leaves no shard, partial or whole. A progress bar is drawn on stderr when stdout and stderr are terminals; the last line says how many records, shards and bytes were written.
+
+Example:
+  tensorfeed convert --from mnist --to wds --out shards --prefix mnist --shard-records 10000 data/mnist`,
+	setup: convertSetup,
+}
+
+// convertOptions are the flags of "convert".
+type convertOptions struct {
+	from, to, out, prefix, split, root string
+	shardRecords, shardBytes           int64
+	workers                            int
+	skipBad                            float64
+}
+
+// outFormats are the formats convert writes, with their shard extension.
+var outFormats = map[string]string{"recordio": ".rec", "tfrecord": ".tfrecord", "wds": ".tar"}
+
+func convertSetup(fs *flag.FlagSet) runFunc {
+	var o convertOptions
+	fs.StringVar(&o.from, "from", "", "what the inputs are: empty for files the format registry reads, mnist (a folder of IDX files) or images (a .lst or a folder of class folders)")
+	fs.StringVar(&o.to, "to", "", "the shards' `format`: recordio, tfrecord or wds (required)")
+	fs.StringVar(&o.out, "out", ".", "the `folder` the shards are written to, made if missing")
+	fs.StringVar(&o.prefix, "prefix", "data", "the shards' `name`: NAME-00000.rec, NAME-00001.rec, ...")
+	fs.Int64Var(&o.shardRecords, "shard-records", 0, "start a new shard after `N` records (0: no limit)")
+	fs.Int64Var(&o.shardBytes, "shard-bytes", 0, "start a new shard once one holds `M` bytes (0: no limit)")
+	fs.StringVar(&o.split, "split", "train", "--from mnist: the `split`, train or t10k")
+	fs.StringVar(&o.root, "root", "", "--from images with a .lst: the `folder` its paths are relative to (default the .lst's folder)")
+	fs.IntVar(&o.workers, "workers", 1, "registry inputs: `N` files read at once (more than 1 interleaves their records)")
+	fs.Float64Var(&o.skipBad, "skip-bad", 0, "registry inputs: skip bad records (a TFRecord checksum, a csv line over 1 MiB, ...) while they are at most this `fraction` of a file")
+	return func(ctx context.Context, pos []string, e *env) error {
+		if len(pos) == 0 {
+			return usagef("convert takes at least one input")
+		}
+		if _, ok := outFormats[o.to]; !ok {
+			return usagef("--to must be recordio, tfrecord or wds, not %q", o.to)
+		}
+		switch {
+		case o.shardRecords < 0 || o.shardBytes < 0:
+			return usagef("--shard-records and --shard-bytes must be >= 0")
+		case o.workers < 1:
+			return usagef("--workers must be >= 1")
+		case !(o.skipBad >= 0 && o.skipBad <= 1):
+			return usagef("--skip-bad must be a fraction in [0, 1]")
+		case o.prefix == "" || strings.ContainsAny(o.prefix, `/\`) || strings.HasPrefix(o.prefix, "."):
+			return usagef("--prefix %q: want a file name without a folder, not starting with a dot", o.prefix)
+		}
+		var in *convInput
+		var err error
+		switch o.from {
+		case "", "registry":
+			in = registryInput(pos, o)
+		case "mnist":
+			if len(pos) != 1 {
+				return usagef("--from mnist takes one folder, got %d arguments", len(pos))
+			}
+			if o.split != "train" && o.split != "t10k" {
+				return usagef("--split must be train or t10k, not %q", o.split)
+			}
+			in, err = mnistInput(pos[0], o.split)
+		case "images":
+			if len(pos) != 1 {
+				return usagef("--from images takes one .lst file or folder, got %d arguments", len(pos))
+			}
+			in, err = imagesInput(pos[0], o.root)
+		default:
+			return usagef("--from must be empty, mnist or images, not %q", o.from)
+		}
+		if err != nil {
+			return convertErr(err)
+		}
+		return convertErr(runConvert(ctx, in, o, e))
+	}
+}
+
+// convertErr formats a bad-data error as check does, "PATH: POSITION:
+// why".
+func convertErr(err error) error {
+	var named interface{ FilePath() string }
+	if err == nil || !errors.As(err, &named) {
+		return err
+	}
+	return errors.New(positioned(named.FilePath(), err))
+}
+
+// convItem is one record on its way to a shard.
+type convItem struct {
+	key    string            // the sample's key: the WebDataset key, else the record number
+	id     uint64            // the image record id (the .lst index, the MNIST index)
+	data   []byte            // the payload; nil for a WebDataset sample
+	name   string            // the TFRecord feature of data: "image" or "data"
+	ext    string            // the WebDataset field of data: "bin", "jpg", ...
+	labels []float32         // nil when the input has none
+	fields map[string][]byte // a WebDataset sample's members
+}
+
+// convInput is what convert reads: its records and, when known, how many.
+type convInput struct {
+	total int64 // 0 when unknown
+	items func(ctx context.Context) iter.Seq2[convItem, error]
+}
+
+// registryInput reads the files that specs name through dataset/format.
+func registryInput(specs []string, o convertOptions) *convInput {
+	opts := []format.Option{format.Workers(o.workers)}
+	if o.skipBad > 0 {
+		opts = append(opts, format.SkipBad(o.skipBad))
+	}
+	r := format.Open(specs, opts...)
+	return &convInput{items: func(ctx context.Context) iter.Seq2[convItem, error] {
+		return func(yield func(convItem, error) bool) {
+			n := 0
+			for rec, err := range r.All(ctx) {
+				if err != nil {
+					yield(convItem{}, err)
+					return
+				}
+				it := convItem{key: rec.Key, id: uint64(n), data: rec.Data, name: "data", ext: "bin", fields: rec.Fields}
+				if it.key == "" {
+					it.key = recordKey(n)
+				}
+				if !yield(it, nil) {
+					return
+				}
+				n++
+			}
+		}
+	}}
+}
+
+// recordKey is the key of the n-th record of an input without keys.
+func recordKey(n int) string { return fmt.Sprintf("%08d", n) }
+
+// findIDX returns the path of the IDX file name in dir, plain or gzip.
+func findIDX(dir, name string) (string, error) {
+	for _, p := range []string{filepath.Join(dir, name), filepath.Join(dir, name+".gz")} {
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: no %s or %s.gz", dir, name, name)
+}
+
+// mnistInput pairs the images and labels of an MNIST split.
+func mnistInput(dir, split string) (*convInput, error) {
+	images, err := findIDX(dir, split+"-images-idx3-ubyte")
+	if err != nil {
+		return nil, err
+	}
+	labels, err := findIDX(dir, split+"-labels-idx1-ubyte")
+	if err != nil {
+		return nil, err
+	}
+	ix, err := mnist.CheckIDXFile(labels)
+	if err != nil {
+		return nil, err
+	}
+	open := func(path string) (*os.File, *mnist.IDXReader, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		var opts []mnist.IDXOption
+		if st, err := f.Stat(); err == nil {
+			opts = append(opts, mnist.InputSize(st.Size()))
+		}
+		x, err := mnist.NewIDXReader(f, path, opts...)
+		if err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+		return f, x, nil
+	}
+	return &convInput{total: int64(ix.Header.Records()), items: func(ctx context.Context) iter.Seq2[convItem, error] {
+		return func(yield func(convItem, error) bool) {
+			fi, xi, err := open(images)
+			if err != nil {
+				yield(convItem{}, err)
+				return
+			}
+			defer fi.Close()
+			fl, xl, err := open(labels)
+			if err != nil {
+				yield(convItem{}, err)
+				return
+			}
+			defer fl.Close()
+			if ni, nl := xi.Header().Records(), xl.Header().Records(); ni != nl || xl.RecordBytes() != 1 {
+				yield(convItem{}, fmt.Errorf("%s holds %d images, %s %d labels of %d bytes: they do not pair", images, ni, labels, nl, xl.RecordBytes()))
+				return
+			}
+			var label [1]byte
+			for n := 0; ; n++ {
+				if err := ctx.Err(); err != nil {
+					yield(convItem{}, err)
+					return
+				}
+				img := make([]byte, xi.RecordBytes())
+				err := xi.ReadRaw(img)
+				if err == io.EOF {
+					return
+				}
+				if err == nil {
+					err = xl.ReadRaw(label[:])
+				}
+				if err != nil {
+					yield(convItem{}, err)
+					return
+				}
+				it := convItem{key: recordKey(n), id: uint64(n), data: img, name: "image", ext: "bin", labels: []float32{float32(label[0])}}
+				if !yield(it, nil) {
+					return
+				}
+			}
+		}
+	}}, nil
+}
+
+// imageExts are the images a folder given to --from images holds.
+var imageExts = map[string]bool{".jpg": true, ".jpeg": true, ".png": true}
+
+// imagesInput lists the images of a .lst file or a folder of class
+// folders.
+func imagesInput(path, root string) (*convInput, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	var entries []imagerec.ListEntry
+	if st.IsDir() {
+		if root != "" {
+			return nil, usagef("--root is for a .lst; the folder %s is the root", path)
+		}
+		root = path
+		if entries, _, err = listImages(path, true, imageExts); err != nil {
+			return nil, err
+		}
+	} else {
+		if root == "" {
+			root = filepath.Dir(path)
+		}
+		lines, err := readList(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range lines {
+			entries = append(entries, l.ListEntry)
+		}
+	}
+	return &convInput{total: int64(len(entries)), items: func(ctx context.Context) iter.Seq2[convItem, error] {
+		return func(yield func(convItem, error) bool) {
+			for _, e := range entries {
+				if err := ctx.Err(); err != nil {
+					yield(convItem{}, err)
+					return
+				}
+				// readList has checked that the path stays inside root.
+				data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(e.Path)))
+				if err != nil {
+					yield(convItem{}, err)
+					return
+				}
+				ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(e.Path)), ".")
+				if ext == "" {
+					ext = "bin"
+				}
+				it := convItem{key: recordKey(int(e.Index)), id: e.Index, data: data, name: "image", ext: ext, labels: e.Labels}
+				if !yield(it, nil) {
+					return
+				}
+			}
+		}
+	}}, nil
+}
+
+// runConvert writes the records of in as shards and prints the summary.
+func runConvert(ctx context.Context, in *convInput, o convertOptions, e *env) error {
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	set := &shardSet{dir: o.out, prefix: o.prefix, to: o.to, maxRecords: o.shardRecords, maxBytes: o.shardBytes}
+	defer set.abort()
+	bar := progress.New(e.stderr, "convert", in.total, "records", progress.Terminal(e.progress), progress.Quiet())
+	defer bar.Finish()
+	var n int64
+	for it, err := range in.items(ctx) {
+		if err != nil {
+			return err
+		}
+		if err := set.write(it); err != nil {
+			return err
+		}
+		n++
+		bar.Add(1)
+	}
+	if err := set.commit(); err != nil {
+		return err
+	}
+	bar.Finish() // before the summary
+	var size int64
+	for _, s := range set.done {
+		size += s.bytes
+	}
+	shards := "shards"
+	if len(set.done) == 1 {
+		shards = "shard"
+	}
+	fmt.Fprintf(e.stdout, "convert: %d records, %d %s, %d bytes", n, len(set.done), shards, size)
+	if len(set.done) > 0 {
+		fmt.Fprintf(e.stdout, ": %s", set.done[0].final)
+		if len(set.done) > 1 {
+			fmt.Fprintf(e.stdout, " ... %s", filepath.Base(set.done[len(set.done)-1].final))
+		}
+	}
+	fmt.Fprintln(e.stdout)
+	return nil
+}
+
+// integral reports whether labels are all integers, as a TFRecord
+// int64 feature or a WebDataset .cls field holds them.
+func integral(labels []float32) bool {
+	for _, l := range labels {
+		if l != float32(math.Trunc(float64(l))) || math.Abs(float64(l)) > 1<<53 {
+			return false
+		}
+	}
+	return true
+}
+
+// appendLabelsText appends labels as text: "3" for one integer label, a
+// JSON array otherwise.
+func appendLabelsText(dst []byte, labels []float32) []byte {
+	if len(labels) == 1 && integral(labels) {
+		return strconv.AppendInt(dst, int64(labels[0]), 10)
+	}
+	dst = append(dst, '[')
+	for i, l := range labels {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = strconv.AppendFloat(dst, float64(l), 'g', -1, 32)
+	}
+	return append(dst, ']')
+}
+
+// sortedNames returns the keys of fields, sorted.
+func sortedNames(fields map[string][]byte) []string {
+	names := make([]string, 0, len(fields))
+	for k := range fields {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
+	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
+)
+
+// shardSet writes the shards of one conversion under temporary names in
+// their folder; commit renames them all, abort removes them.
+type shardSet struct {
+	dir, prefix, to      string
+	maxRecords, maxBytes int64
+	cur                  *shard
+	done                 []*shard // finished, waiting for commit
+	committed            bool
+}
+
+// shard is one shard being written, or written under its temporary name.
+type shard struct {
+	final   string // the shard's name once committed
+	f       *os.File
+	bw      *bufio.Writer
+	cw      *countWriter
+	sink    recordSink
+	idx     []byte // RecordIO: the .idx lines
+	idxTmp  string // RecordIO: the temporary .idx, once written
+	records int64
+	bytes   int64 // the shard's size once finished
+}
+
+// recordSink writes records in one format.
+type recordSink interface {
+	write(it convItem, sh *shard) error
+	// size returns the bytes of the records written so far, those the
+	// format's writer still buffers included.
+	size() int64
+	close() error // ends the shard's stream (tar trailer, gzip, ...)
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// write adds it to the current shard, first starting a new shard when the
+// current one has reached a limit.
+func (s *shardSet) write(it convItem) error {
+	if s.cur != nil && (s.maxRecords > 0 && s.cur.records >= s.maxRecords || s.maxBytes > 0 && s.cur.sink.size() >= s.maxBytes) {
+		if err := s.finish(); err != nil {
+			return err
+		}
+	}
+	if s.cur == nil {
+		if err := s.start(); err != nil {
+			return err
+		}
+	}
+	if err := s.cur.sink.write(it, s.cur); err != nil {
+		return err
+	}
+	s.cur.records++
+	return nil
+}
+
+// start opens the next shard under a temporary name.
+func (s *shardSet) start() error {
+	name := fmt.Sprintf("%s-%05d%s", s.prefix, len(s.done), outFormats[s.to])
+	f, err := os.CreateTemp(s.dir, "."+name+".tmp*")
+	if err != nil {
+		return err
+	}
+	sh := &shard{final: filepath.Join(s.dir, name), f: f}
+	sh.bw = bufio.NewWriterSize(f, 1<<20)
+	sh.cw = &countWriter{w: sh.bw}
+	switch s.to {
+	case "recordio":
+		sh.sink = &recSink{w: recordio.NewWriter(sh.cw)}
+	case "tfrecord":
+		sh.sink = &tfSink{w: tfrecord.NewWriter(sh.cw)}
+	case "wds":
+		sh.sink = &wdsSink{w: webdataset.NewWriter(sh.cw), cw: sh.cw}
+	}
+	s.cur = sh
+	return nil
+}
+
+// finish ends the current shard and closes its temporary file.
+func (s *shardSet) finish() error {
+	sh := s.cur
+	s.cur = nil
+	s.done = append(s.done, sh) // abort removes it whatever happens next
+	err := errors.Join(sh.sink.close(), sh.bw.Flush())
+	if err == nil {
+		err = sh.f.Sync()
+	}
+	err = errors.Join(err, sh.f.Close(), os.Chmod(sh.f.Name(), 0o644))
+	if err != nil {
+		return err
+	}
+	sh.bytes = sh.cw.n
+	if s.to == "recordio" {
+		idx, err := os.CreateTemp(s.dir, "."+filepath.Base(sh.final)+".idx.tmp*")
+		if err != nil {
+			return err
+		}
+		sh.idxTmp = idx.Name()
+		_, err = idx.Write(sh.idx)
+		if err = errors.Join(err, idx.Close(), os.Chmod(idx.Name(), 0o644)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commit finishes the last shard and renames every shard to its final
+// name. A RecordIO shard's old .idx is removed before its .rec is renamed
+// and the new .idx renamed last, as "im2rec pack" does, so that a new .rec
+// never sits beside an old .idx.
+func (s *shardSet) commit() error {
+	if s.cur != nil {
+		if err := s.finish(); err != nil {
+			return err
+		}
+	}
+	for _, sh := range s.done {
+		if sh.idxTmp != "" {
+			idx := strings.TrimSuffix(sh.final, ".rec") + ".idx"
+			if err := os.Remove(idx); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+			if err := os.Rename(sh.f.Name(), sh.final); err != nil {
+				return err
+			}
+			if err := os.Rename(sh.idxTmp, idx); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := os.Rename(sh.f.Name(), sh.final); err != nil {
+			return err
+		}
+	}
+	s.committed = true
+	return nil
+}
+
+// abort removes the temporary files unless commit has renamed them. It is
+// deferred, so every failure path cleans up.
+func (s *shardSet) abort() {
+	if s.committed {
+		return
+	}
+	if s.cur != nil {
+		s.cur.f.Close()
+		s.done = append(s.done, s.cur)
+	}
+	for _, sh := range s.done {
+		os.Remove(sh.f.Name()) // a shard already renamed is gone from there
+		if sh.idxTmp != "" {
+			os.Remove(sh.idxTmp)
+		}
+	}
+}
+
+// recSink writes RecordIO records: image records (MXNet's header with the
+// id and labels, then the bytes) for inputs with labels, the payload as it
+// is otherwise; the .idx maps each record's id to its offset.
+type recSink struct {
+	w   *recordio.Writer
+	buf []byte
+}
+
+func (r *recSink) write(it convItem, sh *shard) error {
+	if it.fields != nil {
+		return fmt.Errorf("sample %q: a WebDataset sample has several fields and a RecordIO record one payload: convert it to tfrecord or wds", it.key)
+	}
+	payload := it.data
+	if it.labels != nil {
+		h := imagerec.Header{ID: it.id}
+		if len(it.labels) == 1 {
+			h.Label = it.labels[0]
+		} else {
+			h.Labels = it.labels
+		}
+		r.buf = imagerec.AppendRecord(r.buf[:0], h, it.data)
+		payload = r.buf
+	}
+	sh.idx = recordio.AppendIndexLine(sh.idx, int64(it.id), r.w.Tell())
+	return r.w.Write(payload)
+}
+
+func (r *recSink) size() int64  { return r.w.Tell() }
+func (r *recSink) close() error { return nil }
+
+// tfSink writes tf.train.Example records.
+type tfSink struct {
+	w   *tfrecord.Writer
+	buf []byte
+	n   int64 // bytes written: a length, its CRC, the data and its CRC each
+}
+
+func (t *tfSink) write(it convItem, _ *shard) error {
+	var ex tfrecord.Example
+	if it.fields != nil {
+		for _, name := range sortedNames(it.fields) {
+			ex.SetBytes(name, it.fields[name])
+		}
+	} else {
+		ex.SetBytes(it.name, it.data)
+	}
+	if it.labels != nil {
+		if integral(it.labels) {
+			v := make([]int64, len(it.labels))
+			for i, l := range it.labels {
+				v[i] = int64(l)
+			}
+			ex.SetInt64s("label", v...)
+		} else {
+			ex.SetFloat32s("label", it.labels...)
+		}
+	}
+	if _, taken := it.fields["key"]; !taken {
+		ex.SetBytes("key", []byte(it.key))
+	}
+	t.buf = ex.AppendMarshal(t.buf[:0])
+	t.n += 8 + 4 + int64(len(t.buf)) + 4
+	return t.w.Write(t.buf)
+}
+
+func (t *tfSink) size() int64  { return t.n }
+func (t *tfSink) close() error { return t.w.Close() }
+
+// wdsSink writes WebDataset samples.
+type wdsSink struct {
+	w  *webdataset.Writer
+	cw *countWriter // what the writer has written, which it does not buffer
+}
+
+func (s *wdsSink) write(it convItem, _ *shard) error {
+	fields := it.fields
+	if fields == nil {
+		fields = map[string][]byte{it.ext: it.data}
+		if it.labels != nil {
+			field := "cls"
+			if len(it.labels) != 1 || !integral(it.labels) {
+				field = "json"
+			}
+			fields[field] = appendLabelsText(nil, it.labels)
+		}
+	}
+	return s.w.Write(webdataset.Sample{Key: it.key, Fields: fields})
+}
+
+func (s *wdsSink) size() int64  { return s.cw.n }
+func (s *wdsSink) close() error { return s.w.Close() }
