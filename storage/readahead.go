@@ -1,0 +1,161 @@
+package storage
+
+import (
+	"context"
+	"io"
+
+	"github.com/tensorfeed/tensorfeed/internal/scope"
+)
+
+// block is one range of the object, fetched ahead of the reader.
+type block struct {
+	buf  []byte
+	n    int
+	err  error
+	done chan struct{}
+}
+
+// Reader reads an object from the start to the end, keeping up to n range
+// requests of blockBytes in flight ahead of what has been read (ReadAhead).
+// Its goroutines run from its creation to Close, which must be called.
+// A Reader is for one goroutine.
+type Reader struct {
+	obj    *Object
+	g      *scope.Group
+	ctx    context.Context
+	queue  chan *block // fetched or being fetched, in order
+	free   chan []byte // buffers handed back by the reader
+	cur    *block
+	pos    int
+	lpos   int64 // the next offset of a local file
+	err    error
+	closed bool
+}
+
+// Reader returns a sequential reader of the whole object with read-ahead.
+// For a local file it reads the file directly (the OS reads ahead). ctx
+// bounds its requests; Close stops them and waits for its goroutines.
+func (o *Object) Reader(ctx context.Context) *Reader {
+	r := &Reader{obj: o}
+	if o.local || o.size == 0 {
+		return r
+	}
+	blocks := o.cfg.blocks
+	if nb := int((o.size + int64(o.cfg.blockBytes) - 1) / int64(o.cfg.blockBytes)); nb < blocks {
+		blocks = nb
+	}
+	r.g, r.ctx = scope.New(ctx)
+	r.queue = make(chan *block, blocks)
+	r.free = make(chan []byte, blocks)
+	for range blocks {
+		r.free <- nil
+	}
+	r.g.Go(r.produce)
+	return r
+}
+
+// produce starts one fetch per block, in order, each once a buffer is free,
+// and queues it for the reader.
+func (r *Reader) produce() error {
+	defer close(r.queue)
+	bs := int64(r.obj.cfg.blockBytes)
+	for off := int64(0); off < r.obj.size; off += bs {
+		var buf []byte
+		select {
+		case buf = <-r.free:
+		case <-r.ctx.Done():
+			return nil
+		}
+		n := int(min(bs, r.obj.size-off))
+		if cap(buf) < n {
+			buf = make([]byte, bs)
+		}
+		b := &block{buf: buf[:n], done: make(chan struct{})}
+		r.g.Go(func() error {
+			defer close(b.done)
+			b.n, b.err = r.obj.readFull(r.ctx, b.buf, off)
+			return nil
+		})
+		if !scope.Send(r.ctx, r.queue, b) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// Read reads the next bytes of the object; io.EOF at its end.
+func (r *Reader) Read(p []byte) (int, error) {
+	if r.obj.local {
+		return r.readLocal(p)
+	}
+	if r.err != nil {
+		return 0, r.err
+	}
+	if r.closed {
+		return 0, &Error{Op: "read", URL: r.obj.name, Len: -1, Err: io.ErrClosedPipe}
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for r.cur == nil || r.pos == r.cur.n {
+		if r.cur != nil {
+			r.free <- r.cur.buf
+			r.cur = nil
+		}
+		if r.queue == nil {
+			r.err = io.EOF
+			return 0, r.err
+		}
+		var b *block
+		var ok bool
+		select {
+		case b, ok = <-r.queue:
+		case <-r.ctx.Done():
+			r.err = &Error{Op: "read", URL: r.obj.name, Len: -1, Err: context.Cause(r.ctx)}
+			return 0, r.err
+		}
+		if !ok {
+			r.err = io.EOF
+			return 0, r.err
+		}
+		select {
+		case <-b.done:
+		case <-r.ctx.Done():
+			r.err = &Error{Op: "read", URL: r.obj.name, Len: -1, Err: context.Cause(r.ctx)}
+			return 0, r.err
+		}
+		if b.err != nil {
+			r.err = b.err
+			return 0, r.err
+		}
+		r.cur, r.pos = b, 0
+	}
+	n := copy(p, r.cur.buf[r.pos:r.cur.n])
+	r.pos += n
+	return n, nil
+}
+
+func (r *Reader) readLocal(p []byte) (int, error) {
+	if r.closed {
+		return 0, &Error{Op: "read", URL: r.obj.name, Len: -1, Err: io.ErrClosedPipe}
+	}
+	n, err := r.obj.ReadAt(p, r.lpos)
+	r.lpos += int64(n)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	return n, err
+}
+
+// Close stops the read-ahead and waits for its requests to end. It does
+// not close the Object.
+func (r *Reader) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	if r.g != nil {
+		_ = r.g.Stop()
+	}
+	return nil
+}

@@ -1,0 +1,335 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tensorfeed/tensorfeed/internal/option"
+)
+
+// Sentinels that errors of this package wrap, for errors.Is.
+var (
+	// ErrNotFound: the object (or its bucket) does not exist.
+	ErrNotFound = errors.New("storage: object not found")
+	// ErrDenied: the server refused the credentials or the access (401, 403).
+	ErrDenied = errors.New("storage: access denied")
+	// ErrRange: a byte range that starts past the end of the object.
+	ErrRange = errors.New("storage: range past the end of the object")
+	// ErrChanged: the object's ETag is not the one it had when it was opened
+	// or cached. The caller decides whether to open it again.
+	ErrChanged = errors.New("storage: object changed")
+	// ErrCacheWrite: the cache directory could not take the object (a write
+	// error such as a full or read-only disk, or an object larger than the
+	// cache's byte limit).
+	ErrCacheWrite = errors.New("storage: cannot write to the cache")
+	// ErrTransient: a server or network failure that was retried until the
+	// attempts ran out.
+	ErrTransient = errors.New("storage: transient failure")
+)
+
+// Error is an error of one operation on one object: which URL, which byte
+// range (Off, Len; Len -1 for an operation on the whole object) and why.
+type Error struct {
+	Op  string // "open", "read", "list", "cache"
+	URL string
+	Off int64
+	Len int64
+	Err error
+}
+
+func (e *Error) Error() string {
+	if e.Len < 0 {
+		return fmt.Sprintf("storage: %s %s: %v", e.Op, e.URL, e.Err)
+	}
+	return fmt.Sprintf("storage: %s %s bytes %d-%d: %v", e.Op, e.URL, e.Off, e.Off+e.Len-1, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// FilePath returns the URL or path of the object, as the positioned errors
+// of tensorfeed's readers do.
+func (e *Error) FilePath() string { return e.URL }
+
+// statusError is an HTTP answer that is not a success.
+type statusError struct {
+	code int
+	msg  string
+}
+
+func (e *statusError) Error() string {
+	if e.msg != "" {
+		return fmt.Sprintf("HTTP %d %s: %s", e.code, http.StatusText(e.code), e.msg)
+	}
+	return fmt.Sprintf("HTTP %d %s", e.code, http.StatusText(e.code))
+}
+
+func (e *statusError) Unwrap() error {
+	switch {
+	case e.code == http.StatusNotFound:
+		return ErrNotFound
+	case e.code == http.StatusUnauthorized || e.code == http.StatusForbidden:
+		return ErrDenied
+	case e.code == http.StatusRequestedRangeNotSatisfiable:
+		return ErrRange
+	case e.code == http.StatusPreconditionFailed:
+		return ErrChanged
+	case e.code >= 500 || e.code == http.StatusTooManyRequests:
+		return ErrTransient
+	}
+	return nil
+}
+
+type config struct {
+	endpoint    string
+	region      string
+	transport   http.RoundTripper
+	attempts    int
+	backoffMin  time.Duration
+	backoffMax  time.Duration
+	blocks      int
+	blockBytes  int
+	cache       *Cache
+	fallback    bool
+	pathStyle   *bool
+	credentials *staticCreds
+}
+
+type staticCreds struct{ id, secret, token string }
+
+func defaults() config {
+	return config{
+		attempts:   5,
+		backoffMin: 100 * time.Millisecond,
+		backoffMax: 5 * time.Second,
+		blocks:     4,
+		blockBytes: 8 << 20,
+	}
+}
+
+// Option configures Open and List.
+type Option = option.Option[config]
+
+// Endpoint sets the S3 endpoint (such as "http://127.0.0.1:9000") for
+// s3:// names. It takes precedence over the environment variables
+// AWS_ENDPOINT_URL_S3 and AWS_ENDPOINT_URL; without any of them the endpoint
+// is Amazon S3. Buckets on an endpoint other than Amazon's are addressed
+// path-style, as MinIO expects.
+func Endpoint(url string) Option { return option.New(func(c *config) { c.endpoint = url }) }
+
+// Region sets the S3 region. Without it the region comes from AWS_REGION or
+// AWS_DEFAULT_REGION, and then from the server ("us-east-1" for endpoints
+// other than Amazon's).
+func Region(r string) Option { return option.New(func(c *config) { c.region = r }) }
+
+// PathStyle forces path-style (true) or virtual-host-style (false) bucket
+// addressing for s3:// names.
+func PathStyle(on bool) Option { return option.New(func(c *config) { c.pathStyle = &on }) }
+
+// Credentials sets a static S3 key pair (and an optional session token)
+// instead of the chain: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and
+// AWS_SESSION_TOKEN, then ~/.aws/credentials and ~/.aws/config for
+// AWS_PROFILE (or "default"), then anonymous requests.
+func Credentials(accessKey, secretKey, sessionToken string) Option {
+	return option.New(func(c *config) { c.credentials = &staticCreds{accessKey, secretKey, sessionToken} })
+}
+
+// Transport sets the HTTP transport of s3:// and http(s):// objects
+// (http.DefaultTransport by default). Whoever passes one closes its idle
+// connections when done.
+func Transport(rt http.RoundTripper) Option {
+	return option.New(func(c *config) { c.transport = rt })
+}
+
+// Retry sets how transient failures (5xx and 429 answers, refused or reset
+// connections, timeouts, a body cut short) are retried: at most attempts
+// tries in all, waiting a random time (full jitter) up to min, 2*min, 4*min,
+// ... capped at max between them. The defaults are 5 attempts, 100ms and
+// 5s. Answers such as 403 or 404 are never retried. It panics if attempts
+// is less than 1.
+func Retry(attempts int, min, max time.Duration) Option {
+	if attempts < 1 {
+		panic("storage: Retry needs at least one attempt")
+	}
+	return option.New(func(c *config) { c.attempts, c.backoffMin, c.backoffMax = attempts, min, max })
+}
+
+// ReadAhead sets the sequential reader's read-ahead: n range requests of
+// blockBytes each kept in flight ahead of the reader (4 of 8 MiB by
+// default), so it holds at most n*blockBytes of memory. It panics if n or
+// blockBytes is less than 1.
+func ReadAhead(n, blockBytes int) Option {
+	if n < 1 || blockBytes < 1 {
+		panic("storage: ReadAhead needs n >= 1 and blockBytes >= 1")
+	}
+	return option.New(func(c *config) { c.blocks, c.blockBytes = n, blockBytes })
+}
+
+// WithCache reads remote objects through a local cache: the whole object
+// is downloaded into c on the first Open and read from the local file
+// afterwards. Local paths are never cached.
+func WithCache(c *Cache) Option { return option.New(func(cfg *config) { cfg.cache = c }) }
+
+// CacheFallback lets Open read an object directly by byte ranges when the
+// cache cannot take it (ErrCacheWrite), instead of failing.
+func CacheFallback() Option { return option.New(func(c *config) { c.fallback = true }) }
+
+// backend is one kind of storage: it reads one byte range of an object whose
+// ETag was learnt at open.
+type backend interface {
+	// readRange fills p from offset off with one request (no retry).
+	readRange(ctx context.Context, p []byte, off int64) (int, error)
+	close() error
+}
+
+// Object is an opened object: a local file, an S3 object or an HTTP
+// resource. ReadAt reads any byte range with one request; Reader reads it
+// from the start with read-ahead. It is safe for concurrent use.
+type Object struct {
+	name  string
+	size  int64
+	etag  string
+	be    backend
+	cfg   config
+	local bool
+}
+
+// Name returns the path or URL the object was opened with.
+func (o *Object) Name() string { return o.name }
+
+// Size returns the object's size in bytes, as it was at open.
+func (o *Object) Size() int64 { return o.size }
+
+// ETag returns the object's ETag (or version) at open: reads of a
+// different version fail with ErrChanged. For a local file it is made of
+// its size and modification time.
+func (o *Object) ETag() string { return o.etag }
+
+// Close releases the object.
+func (o *Object) Close() error { return o.be.close() }
+
+// ReadAt reads len(p) bytes at offset off, as io.ReaderAt: fewer bytes
+// come with io.EOF when the range passes the end. A range that starts after
+// the end is an *Error wrapping ErrRange.
+func (o *Object) ReadAt(p []byte, off int64) (int, error) {
+	return o.ReadAtContext(context.Background(), p, off)
+}
+
+// ReadAtContext is ReadAt with a context that bounds the request and its
+// retries.
+func (o *Object) ReadAtContext(ctx context.Context, p []byte, off int64) (int, error) {
+	if off < 0 || off > o.size {
+		return 0, &Error{Op: "read", URL: o.name, Off: off, Len: int64(len(p)), Err: fmt.Errorf("%w (size %d)", ErrRange, o.size)}
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if off == o.size {
+		return 0, io.EOF
+	}
+	want := p
+	if rest := o.size - off; int64(len(p)) > rest {
+		want = p[:rest]
+	}
+	n, err := o.readFull(ctx, want, off)
+	if err != nil {
+		return n, err
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// readFull reads exactly len(p) bytes at off (inside the object), retrying
+// transient failures; a retry asks only for the bytes still missing.
+func (o *Object) readFull(ctx context.Context, p []byte, off int64) (int, error) {
+	done := 0
+	err := retry(ctx, o.cfg, o.local, func() error {
+		for done < len(p) {
+			n, err := o.be.readRange(ctx, p[done:], off+int64(done))
+			done += n
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				return io.ErrUnexpectedEOF
+			}
+		}
+		return nil
+	}, func(attempt int, err error) {
+		logRetry(ctx, o.name, off+int64(done), int64(len(p)-done), attempt, err)
+	})
+	if err != nil {
+		return done, &Error{Op: "read", URL: o.name, Off: off, Len: int64(len(p)), Err: err}
+	}
+	return done, nil
+}
+
+// Open opens a local path, an s3://bucket/key object or an http(s):// URL.
+// It learns the object's size and ETag with one request (retried when the
+// failure is transient); a missing object or refused credentials fail at
+// once with an *Error wrapping ErrNotFound or ErrDenied.
+func Open(ctx context.Context, name string, opts ...Option) (*Object, error) {
+	cfg := defaults()
+	option.Apply(&cfg, opts)
+	switch scheme(name) {
+	case "s3":
+		be, size, etag, err := openS3(ctx, name, cfg)
+		if err != nil {
+			return nil, err
+		}
+		return remote(ctx, name, size, etag, be, cfg)
+	case "http", "https":
+		be, size, etag, err := openHTTP(ctx, name, cfg)
+		if err != nil {
+			return nil, err
+		}
+		return remote(ctx, name, size, etag, be, cfg)
+	case "":
+		return openLocal(name, cfg)
+	}
+	return nil, &Error{Op: "open", URL: name, Len: -1, Err: errors.New("unknown scheme (want a path, s3://, http:// or https://)")}
+}
+
+// remote wraps a remote backend, through the cache when one is set.
+func remote(ctx context.Context, name string, size int64, etag string, be backend, cfg config) (*Object, error) {
+	o := &Object{name: name, size: size, etag: etag, be: be, cfg: cfg}
+	if cfg.cache == nil {
+		return o, nil
+	}
+	local, err := cfg.cache.open(ctx, o)
+	if err == nil {
+		_ = be.close()
+		return local, nil
+	}
+	if errors.Is(err, ErrCacheWrite) && cfg.fallback {
+		return o, nil
+	}
+	_ = be.close()
+	return nil, err
+}
+
+// scheme returns "s3", "http", "https" or "" for a local path (also for a
+// Windows drive letter).
+func scheme(name string) string {
+	i := strings.Index(name, "://")
+	if i <= 1 {
+		return ""
+	}
+	s := strings.ToLower(name[:i])
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.') {
+			return ""
+		}
+	}
+	return s
+}
+
+// IsRemote reports whether name is a URL (s3://, http://, https://) rather
+// than a local path.
+func IsRemote(name string) bool { return scheme(name) != "" }
