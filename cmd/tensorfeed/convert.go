@@ -117,7 +117,11 @@ func convertErr(err error) error {
 	if err == nil || !errors.As(err, &named) {
 		return err
 	}
-	return errors.New(positioned(named.FilePath(), err))
+	p := positioned(named.FilePath(), err)
+	if p == named.FilePath()+": "+err.Error() && strings.Contains(err.Error(), named.FilePath()) {
+		return err // an error check does not know, that names its file already
+	}
+	return errors.New(p)
 }
 
 // convItem is one record on its way to a shard.

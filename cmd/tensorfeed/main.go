@@ -12,6 +12,7 @@
 //
 //	check        validate files tensorfeed reads, record by record
 //	convert      convert a dataset into RecordIO, TFRecord or WebDataset shards
+//	ls           list the records of files of any format, with their sizes and SHA-256
 //	im2rec list  write .lst files listing a folder of images, labelled by sub-folder
 //	im2rec pack  pack the images of .lst files into .rec and .idx files
 //	rec ls       list the records of a .rec file
@@ -96,6 +97,7 @@ type env struct {
 var commands = []command{
 	checkCommand,
 	convertCommand,
+	lsCommand,
 	im2recListCommand,
 	im2recPackCommand,
 	recLsCommand,

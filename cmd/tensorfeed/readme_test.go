@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"image/jpeg"
 	"image/png"
 	"os"
@@ -18,6 +19,8 @@ import (
 //	tensorfeed im2rec pack --resize 256 photos photos/
 //	tensorfeed rec ls photos_train.rec
 //	tensorfeed check photos_train.rec
+//	tensorfeed convert --from images --to wds --out shards --prefix photos --shard-records 10 photos/
+//	tensorfeed ls shards/photos-00000.tar
 //	tensorfeed show --grid photos.png photos_train.rec
 func TestReadmeImageRecords(t *testing.T) {
 	if testing.Short() {
@@ -82,6 +85,21 @@ func TestReadmeImageRecords(t *testing.T) {
 	if out := sh("check photos_train.rec"); !strings.Contains(out, "image records: 18 records; images 273-289 x 256-256 pixels") ||
 		!strings.Contains(out, "index photos_train.idx matches") {
 		t.Errorf("check printed %q", out)
+	}
+	if out := sh("convert --from images --to wds --out shards --prefix photos --shard-records 10 photos/"); !strings.HasPrefix(out, "convert: 20 records, 2 shards, ") ||
+		!strings.HasSuffix(out, ": shards/photos-00000.tar ... photos-00001.tar\n") {
+		t.Errorf("convert printed %q", out)
+	}
+	lines = strings.Split(strings.TrimSuffix(sh("ls shards/photos-00000.tar"), "\n"), "\n")
+	if len(lines) != 11 || lines[0] != "file\tindex\toffset\tkey\tbytes\tsha256" {
+		t.Fatalf("ls: %d lines, header %q", len(lines), lines[0])
+	}
+	for i, l := range lines[1:] {
+		c := strings.Split(l, "\t")
+		if len(c) != 6 || c[0] != "shards/photos-00000.tar" || c[1] != fmt.Sprint(i) || c[3] != fmt.Sprintf("%08d", i) ||
+			!strings.HasPrefix(c[5], "cls:1:") || !strings.Contains(c[5], ",jpg:") {
+			t.Errorf("ls line %q", l)
+		}
 	}
 	if out := sh("show --grid photos.png photos_train.rec"); !strings.Contains(out, "18 images") {
 		t.Errorf("show printed %q", out)

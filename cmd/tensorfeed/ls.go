@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tensorfeed/tensorfeed/dataset/format"
+)
+
+var lsCommand = command{
+	name:    "ls",
+	args:    "[--format F] [--no-header] PATH...",
+	summary: "list the records of files of any format: file, index, offset, key, bytes, sha256",
+	doc: `Ls prints a header row, then one tab-separated line per record of the files, in order: the file, the record's index in it (from 0), its byte offset (in the decompressed stream of a gzip file), its key ("-" when the format has none), and the length and SHA-256 of its payload. A WebDataset sample is one line: its key, the bytes of all its fields, and in the last column each field as NAME:BYTES:SHA256, comma-separated in name order.
+
+PATHs are read as the format registry reads them: [tag:]glob specs (recordio:a-*.rec, csv:rows.csv, shards/*.tar), files without a tag recognised from their first bytes: RecordIO, TFRecord (plain or gzip), WebDataset tar shards (plain or gzip), IDX (one record per slice along the first dimension) and text files holding commas (one record per line). --format names the format of every PATH. The lines listed before a bad record are printed, then the error. "rec ls" lists image record headers.`,
+	setup: func(fs *flag.FlagSet) runFunc {
+		tag := fs.String("format", "", "the `format` of every PATH: "+strings.Join(format.Default().Names(), ", ")+"; detected when empty")
+		noHeader := fs.Bool("no-header", false, "leave out the header row (for scripts)")
+		return func(ctx context.Context, pos []string, e *env) error {
+			if len(pos) == 0 {
+				return usagef("ls takes at least one file")
+			}
+			specs := slices.Clone(pos)
+			if *tag != "" {
+				if _, ok := format.Default().Lookup(*tag); !ok {
+					return usagef("unknown --format %q (known: %s)", *tag, strings.Join(format.Default().Names(), ", "))
+				}
+				for i, p := range specs {
+					specs[i] = *tag + ":" + p
+				}
+			}
+			return convertErr(ls(ctx, specs, !*noHeader, e.stdout))
+		}
+	},
+}
+
+// lsHeader is the header row of "ls".
+const lsHeader = "file\tindex\toffset\tkey\tbytes\tsha256\n"
+
+// ls lists the records of the files that specs name.
+func ls(ctx context.Context, specs []string, header bool, stdout io.Writer) error {
+	w := bufio.NewWriter(stdout)
+	if header {
+		w.WriteString(lsHeader)
+	}
+	var line []byte
+	var err error
+	for rec, rerr := range format.Open(specs).All(ctx) {
+		if rerr != nil {
+			err = rerr
+			break
+		}
+		line = append(line[:0], rec.Path...)
+		line = append(line, '\t')
+		line = strconv.AppendInt(line, rec.Index, 10)
+		line = append(line, '\t')
+		line = strconv.AppendInt(line, rec.Offset, 10)
+		line = append(line, '\t')
+		if rec.Key == "" {
+			line = append(line, '-')
+		} else {
+			line = append(line, rec.Key...)
+		}
+		line = append(line, '\t')
+		if rec.Fields != nil {
+			total := 0
+			for _, b := range rec.Fields {
+				total += len(b)
+			}
+			line = strconv.AppendInt(line, int64(total), 10)
+			line = append(line, '\t')
+			for i, name := range sortedNames(rec.Fields) {
+				if i > 0 {
+					line = append(line, ',')
+				}
+				b := rec.Fields[name]
+				line = append(line, name...)
+				line = append(line, ':')
+				line = strconv.AppendInt(line, int64(len(b)), 10)
+				line = append(line, ':')
+				sum := sha256.Sum256(b)
+				line = hex.AppendEncode(line, sum[:])
+			}
+		} else {
+			line = strconv.AppendInt(line, int64(len(rec.Data)), 10)
+			line = append(line, '\t')
+			sum := sha256.Sum256(rec.Data)
+			line = hex.AppendEncode(line, sum[:])
+		}
+		line = append(line, '\n')
+		if _, err = w.Write(line); err != nil {
+			break
+		}
+	}
+	// Write what was listed before a bad record, then report it.
+	return errors.Join(err, w.Flush())
+}
