@@ -27,7 +27,7 @@ func openHTTP(ctx context.Context, name string, cfg config) (backend, int64, str
 	}
 	h := &httpObject{client: &http.Client{Transport: rt}, url: name}
 	var size int64
-	err := retry(ctx, cfg, false, func() error {
+	err := retry(ctx, cfg, false, func(ctx context.Context) error {
 		// A one-byte range GET learns the size from Content-Range, and works
 		// on servers that answer HEAD badly.
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, name, nil)

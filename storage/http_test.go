@@ -24,6 +24,7 @@ type httpServer struct {
 	content  atomic.Pointer[[]byte]
 	etag     atomic.Pointer[string]
 	fail5xx  atomic.Int64
+	hang     atomic.Int64 // requests that get no answer until the client gives up
 	requests atomic.Int64
 }
 
@@ -34,6 +35,10 @@ func newHTTPServer(t *testing.T, data []byte) *httpServer {
 		s.requests.Add(1)
 		if r.URL.Path != "/file.bin" {
 			http.NotFound(w, r)
+			return
+		}
+		if s.hang.Add(-1) >= 0 {
+			<-r.Context().Done()
 			return
 		}
 		if s.fail5xx.Add(-1) >= 0 {
@@ -86,7 +91,22 @@ func TestHTTP(t *testing.T) {
 		t.Fatalf("after two 502s: %v", err)
 	}
 
-	_, err := storage.Open(context.Background(), s.URL+"/missing", s.opts()...)
+	// A request without an answer times out and is retried.
+	s.hang.Store(1)
+	slow := mustOpen(t, url, append(s.opts(), storage.RequestTimeout(50*time.Millisecond))...)
+	s.hang.Store(1)
+	if _, err := slow.ReadAt(p, 1); err != nil || !bytes.Equal(p, data[1:778]) {
+		t.Fatalf("after a request without an answer: %v", err)
+	}
+	s.hang.Store(100)
+	_, err := slow.ReadAt(p, 1)
+	if !errors.Is(err, storage.ErrTransient) {
+		t.Fatalf("err = %v, want ErrTransient", err)
+	}
+	wantContains(t, err, url, "bytes 1-777", "no answer within 50ms")
+	s.hang.Store(0)
+
+	_, err = storage.Open(context.Background(), s.URL+"/missing", s.opts()...)
 	if !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}

@@ -18,12 +18,21 @@ import (
 // retry runs op until it succeeds, fails with an error that is not
 // transient, ctx ends or the attempts run out. Local files are never
 // retried.
-func retry(ctx context.Context, cfg config, local bool, op func() error, onRetry func(attempt int, err error)) error {
+func retry(ctx context.Context, cfg config, local bool, op func(context.Context) error, onRetry func(attempt int, err error)) error {
 	var err error
 	for attempt := 1; ; attempt++ {
-		err = op()
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if !local && cfg.timeout > 0 {
+			actx, cancel = context.WithTimeout(ctx, cfg.timeout)
+		}
+		err = op(actx)
+		timedOut := actx.Err() != nil && ctx.Err() == nil
+		cancel()
 		if err == nil {
 			return nil
+		}
+		if timedOut {
+			err = fmt.Errorf("%w: no answer within %v: %w", ErrTransient, cfg.timeout, err)
 		}
 		if local || !transient(err) {
 			return err
@@ -63,15 +72,15 @@ func backoff(cfg config, attempt int) time.Duration {
 // answer, a refused or reset connection, a timeout, a body cut short.
 // Cancellation, 4xx answers and changed objects are final.
 func transient(err error) bool {
+	if errors.Is(err, ErrTransient) {
+		return true
+	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		var ne net.Error
 		return errors.As(err, &ne) && ne.Timeout() && !errors.Is(err, context.Canceled)
 	}
 	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrDenied) || errors.Is(err, ErrRange) || errors.Is(err, ErrChanged) {
 		return false
-	}
-	if errors.Is(err, ErrTransient) {
-		return true
 	}
 	var se *statusError
 	if errors.As(err, &se) {

@@ -117,7 +117,7 @@ func openS3(ctx context.Context, name string, cfg config) (backend, int64, strin
 		return fail(err)
 	}
 	var info minio.ObjectInfo
-	err = retry(ctx, cfg, false, func() error {
+	err = retry(ctx, cfg, false, func(ctx context.Context) error {
 		var err error
 		info, err = core.StatObject(ctx, bucket, key, minio.StatObjectOptions{})
 		return s3Err(err)
@@ -182,7 +182,7 @@ func listS3(ctx context.Context, pattern string, cfg config) ([]string, error) {
 		return fail(err)
 	}
 	var names []string
-	err = retry(ctx, cfg, false, func() error {
+	err = retry(ctx, cfg, false, func(ctx context.Context) error {
 		names = names[:0]
 		for obj := range core.Client.ListObjectsIter(ctx, bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
 			if obj.Err != nil {

@@ -91,6 +91,7 @@ type config struct {
 	attempts    int
 	backoffMin  time.Duration
 	backoffMax  time.Duration
+	timeout     time.Duration
 	blocks      int
 	blockBytes  int
 	cache       *Cache
@@ -106,6 +107,7 @@ func defaults() config {
 		attempts:   5,
 		backoffMin: 100 * time.Millisecond,
 		backoffMax: 5 * time.Second,
+		timeout:    2 * time.Minute,
 		blocks:     4,
 		blockBytes: 8 << 20,
 	}
@@ -157,6 +159,11 @@ func Retry(attempts int, min, max time.Duration) Option {
 	}
 	return option.New(func(c *config) { c.attempts, c.backoffMin, c.backoffMax = attempts, min, max })
 }
+
+// RequestTimeout bounds each request (an attempt: the request and the
+// reading of its body) to d, 2 minutes by default; one that takes longer is
+// a transient failure, retried as Retry says. 0 means no bound but ctx's.
+func RequestTimeout(d time.Duration) Option { return option.New(func(c *config) { c.timeout = d }) }
 
 // ReadAhead sets the sequential reader's read-ahead: n range requests of
 // blockBytes each kept in flight ahead of the reader (4 of 8 MiB by
@@ -249,7 +256,7 @@ func (o *Object) ReadAtContext(ctx context.Context, p []byte, off int64) (int, e
 // transient failures; a retry asks only for the bytes still missing.
 func (o *Object) readFull(ctx context.Context, p []byte, off int64) (int, error) {
 	done := 0
-	err := retry(ctx, o.cfg, o.local, func() error {
+	err := retry(ctx, o.cfg, o.local, func(ctx context.Context) error {
 		for done < len(p) {
 			n, err := o.be.readRange(ctx, p[done:], off+int64(done))
 			done += n
