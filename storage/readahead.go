@@ -28,6 +28,7 @@ type Reader struct {
 	cur    *block
 	pos    int
 	lpos   int64 // the next offset of a local file
+	start  int64 // where the reader starts
 	err    error
 	closed bool
 }
@@ -35,13 +36,17 @@ type Reader struct {
 // Reader returns a sequential reader of the whole object with read-ahead.
 // For a local file it reads the file directly (the OS reads ahead). ctx
 // bounds its requests; Close stops them and waits for its goroutines.
-func (o *Object) Reader(ctx context.Context) *Reader {
-	r := &Reader{obj: o}
-	if o.local || o.size == 0 {
+func (o *Object) Reader(ctx context.Context) *Reader { return o.ReaderFrom(ctx, 0) }
+
+// ReaderFrom is Reader starting at byte off (clamped to [0, Size]).
+func (o *Object) ReaderFrom(ctx context.Context, off int64) *Reader {
+	off = min(max(off, 0), o.size)
+	r := &Reader{obj: o, start: off, lpos: off}
+	if o.local || off == o.size {
 		return r
 	}
 	blocks := o.cfg.blocks
-	if nb := int((o.size + int64(o.cfg.blockBytes) - 1) / int64(o.cfg.blockBytes)); nb < blocks {
+	if nb := int((o.size - off + int64(o.cfg.blockBytes) - 1) / int64(o.cfg.blockBytes)); nb < blocks {
 		blocks = nb
 	}
 	r.g, r.ctx = scope.New(ctx)
@@ -59,7 +64,7 @@ func (o *Object) Reader(ctx context.Context) *Reader {
 func (r *Reader) produce() error {
 	defer close(r.queue)
 	bs := int64(r.obj.cfg.blockBytes)
-	for off := int64(0); off < r.obj.size; off += bs {
+	for off := r.start; off < r.obj.size; off += bs {
 		var buf []byte
 		select {
 		case buf = <-r.free:
