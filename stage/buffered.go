@@ -42,12 +42,14 @@ func Buffered[T any](r source.Reader[T], n int) source.Reader[T] {
 	if n < 0 {
 		panic(fmt.Sprintf("stage: Buffered needs n >= 0, got %d", n))
 	}
-	if n == 0 {
-		return r
-	}
 	// Order is kept, so the state is the upstream's after the samples the
 	// consumer received; the prefetch size is not part of it.
+	// Buffered(r, 0) has the same state as any other size, so a run may
+	// resume with another.
 	return source.Follow("buffered", r, func(r source.Reader[T]) source.Reader[T] {
+		if n == 0 {
+			return r
+		}
 		return source.Concurrent([]source.Reader[T]{r}, n)
 	})
 }
