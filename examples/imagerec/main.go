@@ -11,6 +11,15 @@
 //
 //	go run ./examples/imagerec
 //
+// With -feed-only it runs the pipeline alone (no contact sheet). The stop
+// and resume flags are those of examples/mnist: -stop-after N writes the
+// checkpoint to -checkpoint after the run's N-th batch and ends the run,
+// -resume FILE continues from it exactly (with any -threads and
+// -prefetch), and -dump FILE writes a line per batch (epoch, step, SHA-256
+// of the image tensor and of the label values as int32). The iterator
+// resumes by replaying the epoch up to the checkpoint when it cannot start
+// part way.
+//
 // Any .rec works; for photographs give the output shape and a resize:
 //
 //	go run ./examples/imagerec -rec photos.rec -shape 3,224,224 -resize 256 -mirror
@@ -45,6 +54,8 @@ func main() {
 	flag.IntVar(&cfg.Epochs, "epochs", cfg.Epochs, "passes over the file")
 	flag.IntVar(&cfg.BatchSize, "batch", cfg.BatchSize, "batch size")
 	flag.IntVar(&cfg.Threads, "threads", cfg.Threads, "decoding and augmenting goroutines (0: min(4, GOMAXPROCS))")
+	flag.IntVar(&cfg.Prefetch, "prefetch", cfg.Prefetch, "batches decoded ahead of the loop (0: none)")
+	cfg.Run.Register(flag.CommandLine, "int32 (the label values, which the tensor holds as float32)")
 	flag.StringVar(&cfg.OutDir, "out", cfg.OutDir, "directory for the contact sheet")
 	flag.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the shuffle and the augmentation")
 	debug := flag.Bool("debug", false, "log every pass")
@@ -62,6 +73,8 @@ func main() {
 		cli.AtLeast("epochs", cfg.Epochs, 1),
 		cli.AtLeast("batch", cfg.BatchSize, 1),
 		cli.AtLeast("threads", cfg.Threads, 0),
+		cli.AtLeast("prefetch", cfg.Prefetch, 0),
+		cfg.Run.Check(),
 	)
 
 	log := cli.Logger(*debug)
@@ -75,6 +88,13 @@ func main() {
 	if err != nil {
 		log.Error("imagerec failed", zap.Error(err))
 		os.Exit(1)
+	}
+	if res.Stopped {
+		return
+	}
+	if res.Sheet == "" {
+		fmt.Printf("%d images per epoch, %.0f images/s\n", res.Images, res.Rate)
+		return
 	}
 	fmt.Printf("%d images per epoch, %.0f images/s; contact sheet: %s\n", res.Images, res.Rate, res.Sheet)
 }

@@ -18,10 +18,12 @@ import (
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
+	"github.com/tensorfeed/tensorfeed/examples/internal/resume"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	imgrid "github.com/tensorfeed/tensorfeed/image/grid"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/pipeline"
+	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
@@ -37,9 +39,11 @@ type config struct {
 	Epochs           int
 	BatchSize        int
 	Threads          int
+	Prefetch         int // batches decoded ahead of the loop
 	OutDir           string
 	SheetSize        int // images on the contact sheet
 	Seed             uint64
+	Run              resume.Flags
 
 	Log      *zap.Logger
 	Progress io.Writer
@@ -57,6 +61,7 @@ func defaultConfig() config {
 		BatchSize: 64,
 		OutDir:    "out/imagerec",
 		SheetSize: 64,
+		Prefetch:  4,
 		Seed:      1,
 	}
 }
@@ -65,7 +70,9 @@ type result struct {
 	Images     int     // per epoch
 	Rate       float64 // images per second over all epochs
 	EpochRates []float64
-	Sheet      string // the contact sheet's path
+	Sheet      string // the contact sheet's path; "" when none was drawn (-feed-only, -stop-after)
+	Stopped    bool   // -stop-after ended the run
+	Batches    int    // batches the loop received
 	Labels     []float32
 	Stats      pipeline.Stats
 }
@@ -92,6 +99,16 @@ func idxPath(cfg config) string {
 	return ""
 }
 
+// streamKind names what decides the stream of batches: the file, the
+// shape, the batch size, the augmentation and the seed, never the threads
+// or the prefetch, which do not change it. It is part of a checkpoint's
+// state, so a checkpoint taken with other values is refused.
+func streamKind(cfg config) string {
+	return fmt.Sprintf("imagerec-example(%s,shape=%dx%dx%d,batch=%d,resize=%d,rotate=%d,scale=%g..%g,pad=%d,mirror=%t,seed=%d)",
+		filepath.Base(cfg.RecPath), cfg.Shape[0], cfg.Shape[1], cfg.Shape[2], cfg.BatchSize, cfg.Resize, cfg.Rotate,
+		cfg.MinScale, cfg.MaxScale, cfg.Pad, cfg.Mirror, cfg.Seed)
+}
+
 // iterOptions maps the example's flags to ImageRecordIter options.
 func iterOptions(cfg config, idx string) []imagerec.Option {
 	opts := []imagerec.Option{
@@ -109,6 +126,7 @@ func iterOptions(cfg config, idx string) []imagerec.Option {
 		// max_random_illumination do.
 		imagerec.Normalize(augment.Normalize{Scale: 1.0 / 255, MaxRandomContrast: 0.2, MaxRandomIllumination: 20}),
 		imagerec.Threads(cfg.Threads),
+		imagerec.Prefetch(cfg.Prefetch),
 	}
 	if cfg.Mirror {
 		opts = append(opts, imagerec.RandMirror())
@@ -116,7 +134,7 @@ func iterOptions(cfg config, idx string) []imagerec.Option {
 	return opts
 }
 
-func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
+func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error) {
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
@@ -135,9 +153,21 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 	cfg.Log.Info("ImageRecordIter", zap.String("rec", cfg.RecPath), zap.String("idx", idx),
 		zap.Stringers("data", it.ProvideData()), zap.Stringers("label", it.ProvideLabel()),
 		zap.Int("threads", threads(cfg.Threads)))
-	p := pipeline.From[*tensor.Batch](it, pipeline.WithName("imagerec"))
+	p := pipeline.From(resume.Tagged(streamKind(cfg), source.Reader[*tensor.Batch](it)), pipeline.WithName("imagerec"))
+	feed, err := resume.Start(ctx, cfg.Run, p, cfg.Epochs)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := feed.Close(); err == nil && cerr != nil {
+			res, err = nil, cerr
+		}
+	}()
+	if c := feed.Resumed(); c != nil {
+		fmt.Fprintf(out, "resumed from %s at epoch %d, step %d\n", cfg.Run.Resume, c.Epoch+1, c.Step)
+	}
 
-	res := &result{}
+	res = &result{}
 	c, h, w := cfg.Shape[0], cfg.Shape[1], cfg.Shape[2]
 	per := c * h * w
 	scale := max(1, 112/max(h, w)) // small images are drawn larger
@@ -145,8 +175,10 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 	if c == 4 {
 		sheet.Channels = 3 // the alpha plane is not drawn
 	}
+	draw := !cfg.Run.FeedOnly
 	var total time.Duration
-	for epoch, pass := range p.Epochs(ctx, cfg.Epochs) {
+	all := 0
+	for epoch, pass := range feed.Epochs() {
 		bar := progress.New(cfg.Progress, fmt.Sprintf("epoch %d/%d", epoch+1, cfg.Epochs), 0, "images", progress.Quiet())
 		images := 0
 		for ts, err := range pass {
@@ -156,7 +188,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 			}
 			data, label := ts.Data[0], ts.Label[0]
 			real := ts.Len() - ts.Padded
-			for i := 0; i < real && sheet.Len() < cfg.SheetSize; i++ {
+			for i := 0; draw && i < real && sheet.Len() < cfg.SheetSize; i++ {
 				sheet.AddFloat(data.F32[i*per:i*per+sheet.Channels*h*w], 0, 1)
 				res.Labels = append(res.Labels, label.F32[i*len(label.F32)/ts.Len()])
 			}
@@ -165,7 +197,13 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 			ts.Release() // its memory may now hold a later batch
 		}
 		elapsed, rate := bar.Finish()
+		if images == 0 {
+			if c := feed.Resumed(); c != nil && epoch == c.Epoch {
+				continue // resumed at the end of this epoch
+			}
+		}
 		total += elapsed
+		all += images
 		res.Images = images
 		res.EpochRates = append(res.EpochRates, rate)
 		fmt.Fprintf(out, "epoch %d/%d: %d images in %v: %.0f images/s (%d decoding goroutines)\n", epoch+1, cfg.Epochs, images,
@@ -175,9 +213,19 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 		return nil, err
 	}
 	if total > 0 {
-		res.Rate = float64(res.Images*cfg.Epochs) / total.Seconds()
+		res.Rate = float64(all) / total.Seconds()
 	}
 	res.Stats = p.Stats()
+	res.Batches = feed.Batches()
+	if c := feed.Stopped(); c != nil {
+		res.Stopped = true
+		fmt.Fprintf(out, "stopped after %d batches, at epoch %d, step %d; checkpoint: %s (%d bytes)\n",
+			res.Batches, c.Epoch+1, c.Step, cfg.Run.Checkpoint, feed.CheckpointBytes())
+		return res, nil
+	}
+	if !draw {
+		return res, nil
+	}
 	res.Sheet = filepath.Join(cfg.OutDir, "contact_sheet.png")
 	if err := sheet.WritePNG(res.Sheet); err != nil {
 		return nil, err

@@ -35,6 +35,9 @@ func TestBadFlagsPrintUsage(t *testing.T) {
 		{Name: "lr-decay -1", Args: []string{"-lr-decay", "-1"}, Msg: "-lr-decay"},
 		{Name: "train-limit -5", Args: []string{"-train-limit", "-5"}, Msg: "-train-limit"},
 		{Name: "plot-every 0", Args: []string{"-plot-every", "0"}, Msg: "-plot-every"},
+		{Name: "threads 0", Args: []string{"-threads", "0"}, Msg: "-threads"},
+		{Name: "stop-after -1", Args: []string{"-stop-after", "-1"}, Msg: "-stop-after"},
+		{Name: "stop-after without checkpoint", Args: []string{"-stop-after", "3"}, Msg: "-checkpoint"},
 		{Name: "argument", Args: []string{"extra"}, Msg: "unexpected argument"},
 		{Name: "unknown flag", Args: []string{"-nope"}, Msg: "-nope"},
 	})

@@ -37,7 +37,7 @@ func TestTrainPipeAlignment(t *testing.T) {
 			sink.Int32("label", nil, mnist.FillLabelInt32),
 			sink.Int32("index", nil, func(s mnist.Sample, dst []int32) { dst[0] = int32(s.Index) }),
 		})
-	pipe, perEpoch, err := trainPipe(cfg, s)
+	pipe, perEpoch, err := trainPipe(context.Background(), cfg, s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 	"github.com/tensorfeed/tensorfeed/examples/internal/nn"
 	"github.com/tensorfeed/tensorfeed/examples/internal/plot"
+	"github.com/tensorfeed/tensorfeed/examples/internal/resume"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
@@ -36,11 +37,13 @@ type config struct {
 	LR         float64 // Adam's learning rate in the first epoch
 	LRDecay    float64 // multiplies the learning rate after every epoch
 	Prefetch   int     // tensors assembled ahead of the training loop
+	Threads    int     // goroutines that assemble the tensors
 	Seed       uint64
 	TrainLimit int    // use only the first TrainLimit training samples; 0 means all
 	TestLimit  int    // test samples; 0 means all
 	PlotDir    string // where the PNG plots go; "" for none
 	PlotEvery  int    // steps per point of the plots (loss, accuracy and samples/s averaged over them)
+	Run        resume.Flags
 
 	Log      *zap.Logger
 	PipeLog  *zap.Logger // the logger of the passes (tensorfeed.WithLogger): one entry per epoch, per pass at debug level
@@ -70,6 +73,7 @@ func defaultConfig() config {
 		LR:        2e-3,
 		LRDecay:   0.4,
 		Prefetch:  4,
+		Threads:   1,
 		Seed:      1,
 		PlotDir:   filepath.Join(os.TempDir(), "tensorfeed-mnist"),
 		PlotEvery: 50,
@@ -86,6 +90,8 @@ type result struct {
 	PipelineStats pipeline.Stats
 	Curve         curve    // per PlotEvery steps
 	Plots         []string // the PNG files written
+	Stopped       bool     // -stop-after ended the run: no evaluation, no plots
+	Batches       int      // batches the training loop received
 }
 
 // curve holds the training's measures averaged over windows of steps.
@@ -148,25 +154,75 @@ func newSink(batchSize int) *sink.Sink[mnist.Sample] {
 		})
 }
 
+// loadTrain reads the training set into memory once: a random-access
+// table, so that every epoch is a global shuffle by index and a resumed
+// run reads nothing it skips. With TrainLimit it holds the first
+// TrainLimit samples of the files, and reads no further.
+func loadTrain(ctx context.Context, cfg config) (source.Indexed[mnist.Sample], error) {
+	ds := mnist.Train(cfg.DataDir)
+	if _, err := ds.Len(); err != nil {
+		return nil, fmt.Errorf("MNIST training set (set -data to the folder of the MNIST IDX files): %w", err)
+	}
+	if cfg.TrainLimit == 0 {
+		t, err := ds.Load(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return t, nil
+	}
+	samples := make([]mnist.Sample, 0, cfg.TrainLimit)
+	for s, err := range ds.All(ctx) {
+		if err != nil {
+			return nil, err
+		}
+		samples = append(samples, s)
+		if len(samples) == cfg.TrainLimit {
+			break
+		}
+	}
+	return source.IndexSlice(samples), nil
+}
+
 // trainPipe builds the training pipeline:
 //
-//	MNIST files -> cache (the files are read and un-gzipped once) -> shuffle
-//	(whole set, new order every epoch) -> batch -> tensors (normalised
-//	pixels, labels) -> prefetch
-func trainPipe(cfg config, s *sink.Sink[mnist.Sample]) (*pipeline.Pipe[*tensor.Batch], int, error) {
+//	MNIST table (in memory) -> global shuffle by index (a new order every
+//	epoch) -> batch -> tensors (normalised pixels, labels; on cfg.Threads
+//	goroutines, in order) -> prefetch
+//
+// Its checkpoint is a few numbers: the epoch, the position in the epoch's
+// order and the kinds of the steps. It returns the pipe and the samples
+// per epoch.
+func trainPipe(ctx context.Context, cfg config, s *sink.Sink[mnist.Sample]) (*pipeline.Pipe[*tensor.Batch], int, error) {
 	cfg.fillDefaults()
-	ds := mnist.Train(cfg.DataDir)
-	n, err := ds.Len()
+	table, err := loadTrain(ctx, cfg)
 	if err != nil {
-		return nil, 0, fmt.Errorf("MNIST training set (set -data to the folder of the MNIST IDX files): %w", err)
+		return nil, 0, err
 	}
-	p := pipeline.From[mnist.Sample](ds, pipeline.WithName("mnist"))
-	if cfg.TrainLimit > 0 && cfg.TrainLimit < n {
-		p, n = p.Take(cfg.TrainLimit), cfg.TrainLimit
+	n := table.Len()
+	// The tag names what decides the stream beyond the steps' own kinds
+	// (the table's length, the seed and the batch size are in them), so
+	// a checkpoint of another program is refused by name.
+	train := resume.Tagged("mnist-train", source.ReadIndexed(table, source.ShuffleIndex(cfg.Seed)))
+	p := pipeline.From(train, pipeline.WithName("mnist"))
+	b := pipeline.Batch(p, s.BatchSize(), batch.Drop, batch.Recycling())
+	t := pipeline.ParallelMap(b, max(cfg.Threads, 1), func(b batch.Batch[mnist.Sample]) (*tensor.Batch, error) {
+		defer b.Release() // Assemble copied it
+		return s.Assemble(b)
+	}).Named("tensorize")
+	return prefetch(t, cfg.Prefetch).Named("prefetch"), n / cfg.BatchSize * cfg.BatchSize, nil
+}
+
+// prefetch adds a prefetch of n batches. With n = 0 the step reads on the
+// training loop's goroutine; it keeps the kind of a prefetch in the
+// pipeline's state, so that a run stopped with one -prefetch resumes with
+// any other.
+func prefetch(t *pipeline.Pipe[*tensor.Batch], n int) *pipeline.Pipe[*tensor.Batch] {
+	if n > 0 {
+		return t.Buffered(n)
 	}
-	p = p.Cache().Shuffle(n, cfg.Seed)
-	t := pipeline.Tensorize(p, s, batch.Drop).Buffered(cfg.Prefetch).Named("prefetch")
-	return t, n / cfg.BatchSize * cfg.BatchSize, nil
+	return pipeline.Apply(t, func(r source.Reader[*tensor.Batch]) source.Reader[*tensor.Batch] {
+		return source.Follow("buffered", r, func(r source.Reader[*tensor.Batch]) source.Reader[*tensor.Batch] { return r })
+	})
 }
 
 // newModel returns the 784-hidden-10 perceptron.
@@ -177,29 +233,48 @@ func newModel(hidden int, seed uint64) nn.Sequential {
 	return nn.Sequential{first, nn.ReLU(), nn.NewLinear(hidden, 10, 1, r)}
 }
 
-func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
+func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error) {
 	cfg.fillDefaults()
 	ctx = tensorfeed.WithLogger(ctx, cfg.PipeLog)
 	s := newSink(cfg.BatchSize)
-	pipe, perEpoch, err := trainPipe(cfg, s)
+	pipe, perEpoch, err := trainPipe(ctx, cfg, s)
 	if err != nil {
 		return nil, err
 	}
+	feed, err := resume.Start(ctx, cfg.Run, pipe, cfg.Epochs)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := feed.Close(); err == nil && cerr != nil {
+			res, err = nil, cerr
+		}
+	}()
+	train := !cfg.Run.FeedOnly
+	if c := feed.Resumed(); c != nil {
+		fmt.Fprintf(out, "resumed from %s at epoch %d, step %d\n", cfg.Run.Resume, c.Epoch+1, c.Step)
+		if train {
+			fmt.Fprintln(out, "the model starts fresh: the checkpoint holds the input pipeline's position, not the model's weights")
+		}
+	}
 	model := newModel(cfg.Hidden, cfg.Seed)
 	params := model.Params()
-	cfg.Log.Info("model", zap.Int("hidden", cfg.Hidden), zap.Int("parameters", nn.NumParams(params)),
-		zap.Stringers("data", s.ProvideData()), zap.Stringers("label", s.ProvideLabel()))
+	if train {
+		cfg.Log.Info("model", zap.Int("hidden", cfg.Hidden), zap.Int("parameters", nn.NumParams(params)),
+			zap.Stringers("data", s.ProvideData()), zap.Stringers("label", s.ProvideLabel()))
+	}
 
-	res := &result{TrainSamples: perEpoch}
+	res = &result{TrainSamples: perEpoch}
 	opt := &nn.Adam{LR: cfg.LR}
 	var x, grad *mat.Dense
 	var pred []int
 	labels := make([]int, 0, cfg.BatchSize)
 	every := plotEvery(cfg)
 	win, step := window{start: time.Now()}, 0
-	for epoch, pass := range pipe.Epochs(ctx, cfg.Epochs) {
+	for epoch, pass := range feed.Epochs() {
 		bar := progress.New(cfg.Progress, fmt.Sprintf("epoch %d/%d", epoch+1, cfg.Epochs), int64(perEpoch), "samples", progress.Quiet())
 		before := pipe.Stats()
+		opt.LR = cfg.LR * math.Pow(cfg.LRDecay, float64(epoch))
 		lossSum, batches := 0.0, 0
 		for ts, err := range pass {
 			if err != nil {
@@ -208,6 +283,13 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 			}
 			img, lbl := ts.Data[0], ts.Label[0]
 			rows := img.Len()
+			batches++
+			step++
+			bar.Add(rows)
+			if !train {
+				ts.Release()
+				continue
+			}
 			x = nn.FromFloat32(x, rows, mnist.Pixels, img.F32)
 			labels = labels[:0]
 			for _, l := range lbl.I32 {
@@ -226,39 +308,52 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 			model.Backward(grad)
 			opt.Step(params)
 			lossSum += loss
-			batches++
-			step++
 			win.steps, win.samples, win.loss = win.steps+1, win.samples+rows, win.loss+loss
 			win.add(&res.Curve, step, every, time.Now())
-			bar.Add(rows)
 			ts.Release() // the next batch may reuse this memory
 		}
 		elapsed, rate := bar.Finish()
 		if batches == 0 {
+			if c := feed.Resumed(); c != nil && epoch == c.Epoch {
+				continue // resumed at the end of this epoch
+			}
 			return nil, fmt.Errorf("epoch %d: no batch (fewer samples than the batch size?)", epoch)
 		}
 		st := pipe.Stats().Sub(before)
-		loss := lossSum / float64(batches)
-		res.EpochLoss = append(res.EpochLoss, loss)
 		res.TrainRate = append(res.TrainRate, rate)
-		last := st.Last()
-		fmt.Fprintf(out, "epoch %d/%d: loss %.4f, %d samples in %v: %.0f samples/s (lr %.2g); the training loop waited for data %.1f%% of the time\n",
-			epoch+1, cfg.Epochs, loss, batches*cfg.BatchSize, elapsed.Round(time.Millisecond), rate, opt.LR,
-			100*last.BusyFraction())
+		waited := 100 * st.Last().BusyFraction()
+		if train {
+			loss := lossSum / float64(batches)
+			res.EpochLoss = append(res.EpochLoss, loss)
+			fmt.Fprintf(out, "epoch %d/%d: loss %.4f, %d samples in %v: %.0f samples/s (lr %.2g); the training loop waited for data %.1f%% of the time\n",
+				epoch+1, cfg.Epochs, loss, batches*cfg.BatchSize, elapsed.Round(time.Millisecond), rate, opt.LR, waited)
+		} else {
+			fmt.Fprintf(out, "epoch %d/%d: %d samples in %v: %.0f samples/s (feed only); the loop waited for data %.1f%% of the time\n",
+				epoch+1, cfg.Epochs, batches*cfg.BatchSize, elapsed.Round(time.Millisecond), rate, waited)
+		}
 		cfg.Log.Debug("epoch stats", zap.Int("epoch", epoch), zap.Array("stages", st))
-		opt.LR *= cfg.LRDecay
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	win.add(&res.Curve, step, min(win.steps, 1), time.Now()) // the last steps, fewer than PlotEvery
+	res.Batches = feed.Batches()
 	res.PipelineStats = pipe.Stats()
+	if c := feed.Stopped(); c != nil {
+		res.Stopped = true
+		fmt.Fprintf(out, "stopped after %d batches, at epoch %d, step %d; checkpoint: %s (%d bytes)\n",
+			res.Batches, c.Epoch+1, c.Step, cfg.Run.Checkpoint, feed.CheckpointBytes())
+		return res, nil
+	}
 	// The report's "waited" is the time the training loop waited for a
-	// batch; the steps behind the prefetch run on their own goroutine and
+	// batch; the steps behind the prefetch run on their own goroutines and
 	// share the two cores with training, so their busy times include time
 	// spent waiting for a core.
 	fmt.Fprintf(out, "pipeline report, %d epochs (busy: producing, upstream included; wait: waiting for the training loop):\n%s",
 		cfg.Epochs, res.PipelineStats.Report())
+	if !train {
+		return res, nil
+	}
+	win.add(&res.Curve, step, min(win.steps, 1), time.Now()) // the last steps, fewer than PlotEvery
 
 	acc, n, err := evaluate(ctx, cfg, model)
 	if err != nil {
