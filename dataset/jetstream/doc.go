@@ -1,0 +1,71 @@
+// Package jetstream reads training samples from a NATS JetStream stream and
+// publishes them to one: an online source, like PaddlePaddle's readers that
+// never end, whose data outlives the process that reads it.
+//
+// # Reading
+//
+// [Read] returns a source.Reader of [Message] values: each pass looks up
+// the durable pull consumer (or creates it, [Create]) and yields the
+// samples of the messages it delivers, decoded by the caller's function.
+// The consumer's state lives in the server, so a pass, a new process or a
+// restarted server goes on where the consumer left off. The consumer asks
+// the server for up to [FetchBatch] messages that are ready, and waits up
+// to [MaxWait] for one when none is. A pass never ends on its own unless
+// [EndAtTail] is set: it ends when its consumer stops ranging, when its
+// context is cancelled, or with an error.
+//
+// # Acknowledgement
+//
+// Delivery is at-least-once: the reader acknowledges nothing itself, and a
+// message that is not acknowledged is delivered again after the
+// consumer's AckWait. The sample's user acknowledges it once the sample
+// has been used:
+//
+//   - [Tensorize] (sink.Tensorize for messages) acknowledges the messages of
+//     a batch when the training loop releases the batch
+//     (tensor.Batch.Release), the library's one signal that a batch has
+//     been used, and safe through prefetching stages;
+//   - [Values] acknowledges a message when the consumer asks for the next
+//     sample, for loops that use each sample before taking the next;
+//   - [Message.Ack] and [AckAll] for batches made by hand.
+//
+// A pass that fails, is cancelled or stopped loses nothing: what it yielded
+// and was not acknowledged comes again after AckWait, and what it fetched
+// and did not yield is handed back (Nak) at once.
+//
+// # Flow control
+//
+// The consumer's MaxAckPending bounds the messages delivered and not yet
+// acknowledged, so it bounds how far the reader runs ahead of the training
+// loop and how much memory the messages in flight hold. Since messages are
+// acknowledged when their batch is released, MaxAckPending must be at least
+// the batch size times the number of batches held at once (by the loop and
+// by prefetching stages); a smaller value stalls the pass, and the reader
+// logs a warning when it finds delivery stopped for that reason.
+//
+// # Bad messages
+//
+// A message whose decode error wraps tensorfeed.ErrBadData, or whose data
+// is larger than [MaxMessageBytes], is a bad record: a [*MessageError]
+// naming the stream, the subject and the stream sequence. By default it
+// ends the pass (and is handed back, so a later pass meets it again);
+// under [SkipBad] or [OnBad] it is counted, logged and terminated, so that
+// the server never delivers it again. A consumer that cannot be found, or
+// a server that does not answer for longer than [MaxOutage] while the
+// connection reconnects, ends the pass with a [*ConsumerError]; a later
+// pass of the same durable consumer resumes with nothing lost.
+//
+// # Writing
+//
+// [Writer] publishes samples to a subject asynchronously, with a bounded
+// window of publishes in flight, and checks the stream's acknowledgement of
+// every one.
+//
+// # Connections
+//
+// The nats.Conn and its jetstream.JetStream belong to the caller, who
+// chooses its reconnect policy (nats.MaxReconnects, nats.ReconnectWait)
+// and closes it after the passes: acknowledgements of batches released
+// after a pass has ended still need it. The goroutines of a pass's
+// fetches end with the pass.
+package jetstream

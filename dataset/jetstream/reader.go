@@ -1,0 +1,473 @@
+package jetstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/zap"
+
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// Defaults of the reader's options.
+const (
+	// DefaultFetchBatch is how many messages one fetch asks for.
+	DefaultFetchBatch = 256
+	// DefaultMaxWait is how long a fetch waits for a message to arrive.
+	DefaultMaxWait = 5 * time.Second
+	// DefaultMaxOutage is how long a pass keeps retrying while the server
+	// does not answer before it ends with a *ConsumerError.
+	DefaultMaxOutage = time.Minute
+	// DefaultMaxMessageBytes is the largest message a reader decodes.
+	DefaultMaxMessageBytes = 64 << 20
+)
+
+type config struct {
+	batch     int
+	maxWait   time.Duration
+	maxOutage time.Duration
+	maxBytes  int
+	create    *njs.ConsumerConfig
+	endAtTail bool
+	bad       *source.SkipPolicy
+}
+
+// Option configures a [Reader].
+type Option = option.Option[config]
+
+// FetchBatch sets how many messages one fetch asks the server for (default
+// [DefaultFetchBatch]). A pass holds at most that many messages that it has
+// fetched and not yet yielded. It panics when n < 1.
+func FetchBatch(n int) Option {
+	if n < 1 {
+		panic(fmt.Sprintf("jetstream: FetchBatch(%d): want at least 1", n))
+	}
+	return option.New(func(c *config) { c.batch = n })
+}
+
+// MaxWait sets how long a fetch waits for the first message when none is
+// ready (default [DefaultMaxWait]), and bounds each request a pass makes
+// to the server (looking up the consumer, asking for its state). An idle
+// pass asks again after each wait; it never ends for lack of messages
+// unless [EndAtTail] is set. It panics when d <= 0.
+func MaxWait(d time.Duration) Option {
+	if d <= 0 {
+		panic(fmt.Sprintf("jetstream: MaxWait(%v): want a positive duration", d))
+	}
+	return option.New(func(c *config) { c.maxWait = d })
+}
+
+// MaxOutage sets how long a pass keeps retrying while the server does not
+// answer (the connection is reconnecting, JetStream is recovering after a
+// restart) before it ends with a *ConsumerError (default
+// [DefaultMaxOutage]). It panics when d <= 0.
+func MaxOutage(d time.Duration) Option {
+	if d <= 0 {
+		panic(fmt.Sprintf("jetstream: MaxOutage(%v): want a positive duration", d))
+	}
+	return option.New(func(c *config) { c.maxOutage = d })
+}
+
+// MaxMessageBytes sets the largest message data the reader hands to the
+// decode function (default [DefaultMaxMessageBytes]). A larger message is a
+// bad record: a *MessageError wrapping [ErrTooLarge]. The bytes of a
+// message are already in memory when it arrives (the server's max_payload
+// bounds them); the limit keeps a decode function from being handed more
+// than the program expects. It panics when n < 1.
+func MaxMessageBytes(n int) Option {
+	if n < 1 {
+		panic(fmt.Sprintf("jetstream: MaxMessageBytes(%d): want at least 1", n))
+	}
+	return option.New(func(c *config) { c.maxBytes = n })
+}
+
+// Create makes each pass create the durable consumer with cfg, or update
+// it to cfg, before it reads (cfg.Durable is set to the reader's durable
+// name). Without it the consumer must exist. cfg.AckPolicy must be
+// jetstream.AckExplicitPolicy (its zero value) for messages to be
+// redelivered when they are not acknowledged. cfg.MaxAckPending is the
+// reader's flow control: the server delivers no more than that many
+// messages that are not acknowledged, so it must be at least the batch size
+// times the number of batches the pipeline holds at once (see the package
+// doc).
+func Create(cfg njs.ConsumerConfig) Option {
+	return option.New(func(c *config) { c.create = &cfg })
+}
+
+// EndAtTail makes a pass end, without error, once the consumer has no
+// message left that it has not delivered: after a message whose metadata
+// says none is pending, or when a fetch finds nothing and the consumer's
+// state says the same. By default a pass never ends on its own, like
+// PaddlePaddle's online readers. Messages delivered before and not yet
+// acknowledged do not count: they come again after the consumer's
+// AckWait, to a later pass.
+func EndAtTail() Option { return option.New(func(c *config) { c.endAtTail = true }) }
+
+// SkipBad skips messages that do not decode while they are at most
+// maxFraction of a pass's messages (see [source.SkipBad], which it calls
+// with these arguments, and [OnBad]).
+func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
+	return OnBad(source.SkipBad(maxFraction, opts...))
+}
+
+// OnBad sets the bad-record policy, which may be shared with other
+// readers. A message whose decode error wraps tensorfeed.ErrBadData, or
+// that is larger than MaxMessageBytes, is bad: under a policy that skips it
+// the message is counted, logged at warn level through the logger of the
+// pass's context, and terminated (jetstream.Msg.TermWithReason), so that
+// the server never delivers it again. A message the policy does not skip
+// ends the pass with its *MessageError and is handed back (Nak): a later
+// pass gets it again. Decode errors that do not wrap ErrBadData end the
+// pass under any policy. The default, a nil policy, fails the pass at the
+// first bad message.
+func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.bad = p }) }
+
+// Reader reads the messages of a JetStream stream through a durable pull
+// consumer and decodes each into a sample. It is a
+// source.Reader[Message[T]]: every sample comes with its message, which the
+// consumer acknowledges once the sample has been used ([Message.Ack],
+// [Tensorize], [Values]).
+type Reader[T any] struct {
+	js      njs.JetStream
+	stream  string
+	durable string
+	decode  func([]byte) (T, error)
+	cfg     config
+}
+
+// Read returns a reader of the stream's messages through the durable pull
+// consumer named durable, each decoded by decode. Every pass looks the
+// consumer up (or creates it, with [Create]) on js and fetches from it; the
+// connection is the caller's, and stays open after the passes.
+//
+// decode gets the message's data, which it may keep: each message has its
+// own. An error that wraps tensorfeed.ErrBadData marks the message bad (see
+// [OnBad]).
+//
+// Read panics when js or decode is nil, or stream or durable is empty.
+func Read[T any](js njs.JetStream, stream, durable string, decode func([]byte) (T, error), opts ...Option) *Reader[T] {
+	switch {
+	case js == nil:
+		panic("jetstream: Read with a nil JetStream")
+	case decode == nil:
+		panic("jetstream: Read with a nil decode function")
+	case stream == "" || durable == "":
+		panic("jetstream: Read needs a stream and a durable consumer name")
+	}
+	cfg := config{
+		batch:     DefaultFetchBatch,
+		maxWait:   DefaultMaxWait,
+		maxOutage: DefaultMaxOutage,
+		maxBytes:  DefaultMaxMessageBytes,
+	}
+	option.Apply(&cfg, opts)
+	return &Reader[T]{js: js, stream: stream, durable: durable, decode: decode, cfg: cfg}
+}
+
+// Skipped returns how many bad messages the reader's policy (OnBad,
+// SkipBad) has skipped, over all passes and all readers that share the
+// policy; 0 without one. It makes the reader a source.SkipCounted.
+func (r *Reader[T]) Skipped() int64 { return r.cfg.bad.Skipped() }
+
+// All starts a pass: it looks up (or creates) the durable consumer and
+// yields the samples of the messages the consumer delivers, in the order
+// it delivers them. The pass ends when the consumer stops ranging, when
+// ctx is cancelled (yielding ctx.Err() once), with [EndAtTail] at the
+// consumer's tail, or with an error: a *MessageError for a bad message the
+// policy does not skip, a *ConsumerError when the consumer is gone or the
+// server stayed silent for longer than [MaxOutage]. While the connection
+// reconnects the pass waits and retries.
+//
+// No message is acknowledged by the reader: the consumer acknowledges the
+// messages it yields. Messages fetched but not yielded when the pass ends
+// are handed back at once (Nak), so a later pass gets them first.
+func (r *Reader[T]) All(ctx context.Context) iter.Seq2[Message[T], error] {
+	return func(yield func(Message[T], error) bool) {
+		p := &pass[T]{r: r, ctx: ctx, logger: tensorfeed.Logger(ctx)}
+		defer p.handBack()
+		p.run(yield)
+	}
+}
+
+// pass is the state of one pass of a Reader.
+type pass[T any] struct {
+	r      *Reader[T]
+	ctx    context.Context
+	logger *zap.Logger
+	cons   njs.Consumer
+	buf    []njs.Msg // fetched; buf[next:] not yet yielded
+	next   int
+	silent time.Time // when the server stopped answering; zero while it answers
+	warned bool      // the MaxAckPending warning was logged
+}
+
+func (p *pass[T]) run(yield func(Message[T], error) bool) {
+	var zero Message[T]
+	if err := p.ctx.Err(); err != nil {
+		yield(zero, err)
+		return
+	}
+	if err := p.lookup(); err != nil {
+		yield(zero, err)
+		return
+	}
+	counter := p.r.cfg.bad.Pass(-1, p.logger)
+	for {
+		if err := p.fetch(); err != nil {
+			yield(zero, err)
+			return
+		}
+		if len(p.buf) == 0 {
+			tail, err := p.idle()
+			if err != nil {
+				yield(zero, err)
+				return
+			}
+			if tail {
+				if err := counter.End(); err != nil {
+					yield(zero, err)
+				}
+				return
+			}
+			continue
+		}
+		tail := p.r.cfg.endAtTail && p.lastPending() == 0
+		for p.next < len(p.buf) {
+			if err := p.ctx.Err(); err != nil {
+				yield(zero, err)
+				return
+			}
+			m := p.buf[p.next]
+			v, err := p.decode(m)
+			if err != nil {
+				if errors.Is(err, tensorfeed.ErrBadData) {
+					err = counter.Bad(err)
+				}
+				if err != nil {
+					yield(zero, err) // m stays in buf[next:]: handed back
+					return
+				}
+				p.next++
+				if terr := m.TermWithReason("tensorfeed: bad record skipped"); terr != nil {
+					p.logger.Warn("jetstream: could not terminate a skipped message; it will be delivered again",
+						zap.String("stream", p.r.stream), zap.Error(terr))
+				}
+				continue
+			}
+			counter.Good()
+			p.buf[p.next] = nil
+			p.next++
+			if !yield(Message[T]{Value: v, msg: m}, nil) {
+				return
+			}
+		}
+		if tail {
+			if err := counter.End(); err != nil {
+				yield(zero, err)
+			}
+			return
+		}
+	}
+}
+
+// decode turns m into a sample, or a *MessageError.
+func (p *pass[T]) decode(m njs.Msg) (T, error) {
+	data := m.Data()
+	if len(data) > p.r.cfg.maxBytes {
+		var zero T
+		return zero, p.messageError(m, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(data), p.r.cfg.maxBytes))
+	}
+	v, err := p.r.decode(data)
+	if err != nil {
+		return v, p.messageError(m, err)
+	}
+	return v, nil
+}
+
+func (p *pass[T]) messageError(m njs.Msg, err error) *MessageError {
+	e := &MessageError{Stream: p.r.stream, Subject: m.Subject(), Err: err}
+	if md, merr := m.Metadata(); merr == nil {
+		e.Stream, e.Seq, e.Delivered = md.Stream, md.Sequence.Stream, md.NumDelivered
+	}
+	return e
+}
+
+// lastPending returns the consumer's count of undelivered messages after
+// the last message fetched, or 1 when it cannot tell.
+func (p *pass[T]) lastPending() uint64 {
+	md, err := p.buf[len(p.buf)-1].Metadata()
+	if err != nil {
+		return 1
+	}
+	return md.NumPending
+}
+
+// handBack returns the messages fetched and not yielded to the server, so
+// that they are delivered again at once rather than after AckWait.
+func (p *pass[T]) handBack() {
+	for _, m := range p.buf[p.next:] {
+		if err := m.Nak(); err != nil {
+			if ce := p.logger.Check(zap.DebugLevel, "jetstream: could not hand back a message; it comes again after AckWait"); ce != nil {
+				ce.Write(zap.String("stream", p.r.stream), zap.Error(err))
+			}
+		}
+	}
+	clear(p.buf)
+	p.buf, p.next = p.buf[:0], 0
+}
+
+// lookup finds (or creates) the durable consumer, retrying while the server
+// does not answer.
+func (p *pass[T]) lookup() error {
+	op := "look up the consumer"
+	if p.r.cfg.create != nil {
+		op = "create the consumer"
+	}
+	return p.retry(op, func(ctx context.Context) error {
+		var err error
+		if c := p.r.cfg.create; c != nil {
+			cfg := *c
+			cfg.Durable = p.r.durable
+			p.cons, err = p.r.js.CreateOrUpdateConsumer(ctx, p.r.stream, cfg)
+		} else {
+			p.cons, err = p.r.js.Consumer(ctx, p.r.stream, p.r.durable)
+		}
+		return err
+	})
+}
+
+// fetch fills buf with the messages that are ready, up to FetchBatch; when
+// none is, it waits up to MaxWait for one. buf is empty when none came.
+func (p *pass[T]) fetch() error {
+	p.handBack()
+	return p.retry("fetch", func(context.Context) error {
+		mb, err := p.cons.FetchNoWait(p.r.cfg.batch)
+		if err != nil {
+			return err
+		}
+		if err := p.collect(mb); err != nil || len(p.buf) > 0 {
+			return err
+		}
+		// A fetch without waiting can take a while when the server does
+		// not answer: the wait for one message gets its own MaxWait.
+		ctx, cancel := context.WithTimeout(p.ctx, p.r.cfg.maxWait)
+		defer cancel()
+		mb, err = p.cons.Fetch(1, njs.FetchContext(ctx))
+		if err != nil {
+			return err
+		}
+		return p.collect(mb)
+	})
+}
+
+// collect appends the messages of a fetch to buf, waiting for the fetch to
+// end, and returns its error.
+func (p *pass[T]) collect(mb njs.MessageBatch) error {
+	for m := range mb.Messages() {
+		p.buf = append(p.buf, m)
+	}
+	err := mb.Error()
+	if errors.Is(err, context.DeadlineExceeded) && len(p.buf) > 0 {
+		return nil // messages came; only the wait for more ran out
+	}
+	return err
+}
+
+// idle looks at the consumer's state after a fetch that found nothing: it
+// reports whether the pass is at the tail (with EndAtTail), and warns once
+// when the consumer holds MaxAckPending unacknowledged messages, which
+// stops delivery until the consumer of the pass acknowledges some.
+func (p *pass[T]) idle() (tail bool, err error) {
+	var info *njs.ConsumerInfo
+	err = p.retry("read the consumer's state", func(ctx context.Context) error {
+		var err error
+		info, err = p.cons.Info(ctx)
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	if max := info.Config.MaxAckPending; max > 0 && info.NumAckPending >= max && !p.warned {
+		p.warned = true
+		p.logger.Warn("jetstream: the consumer has MaxAckPending messages not acknowledged; "+
+			"nothing more is delivered until some are (release batches, or raise MaxAckPending)",
+			zap.String("stream", p.r.stream), zap.String("consumer", p.r.durable),
+			zap.Int("max_ack_pending", max))
+	}
+	return p.r.cfg.endAtTail && info.NumPending == 0, nil
+}
+
+// retry runs f with a context bounded by MaxWait until it succeeds, fails
+// for good, or the server has not answered for MaxOutage. A cancelled pass
+// returns its context's error.
+func (p *pass[T]) retry(op string, f func(ctx context.Context) error) error {
+	for {
+		ctx, cancel := context.WithTimeout(p.ctx, p.r.cfg.maxWait)
+		err := f(ctx)
+		cancel()
+		if perr := p.ctx.Err(); perr != nil {
+			return perr
+		}
+		if err == nil {
+			p.silent = time.Time{}
+			return nil
+		}
+		if !transient(err) {
+			return &ConsumerError{Stream: p.r.stream, Durable: p.r.durable, Op: op, Err: err}
+		}
+		now := time.Now()
+		if p.silent.IsZero() {
+			p.silent = now
+		}
+		if now.Sub(p.silent) > p.r.cfg.maxOutage {
+			return &ConsumerError{Stream: p.r.stream, Durable: p.r.durable, Op: op,
+				Err: fmt.Errorf("%w for more than %v: %w", errNoAnswer, p.r.cfg.maxOutage, err)}
+		}
+		if ce := p.logger.Check(zap.DebugLevel, "jetstream: the server did not answer; retrying"); ce != nil {
+			ce.Write(zap.String("stream", p.r.stream), zap.String("op", op), zap.Error(err))
+		}
+		if !p.pause(retryPause) {
+			return p.ctx.Err()
+		}
+	}
+}
+
+// retryPause is the wait between two attempts while the server does not
+// answer.
+const retryPause = 100 * time.Millisecond
+
+// pause waits d, or less if the pass is cancelled; it reports whether the
+// pass may go on.
+func (p *pass[T]) pause(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-p.ctx.Done():
+		return false
+	}
+}
+
+// transient tells errors that a retry may cure (no answer, a reconnecting
+// connection, a server shutting down or recovering) from those it cannot
+// (no such stream or consumer, a closed connection, a bad request).
+func transient(err error) bool {
+	var api *njs.APIError
+	switch {
+	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, njs.ErrConsumerDeleted),
+		errors.Is(err, njs.ErrBadRequest), errors.Is(err, njs.ErrInvalidOption),
+		errors.Is(err, njs.ErrStreamNotFound), errors.Is(err, njs.ErrConsumerNotFound):
+		return false
+	case errors.As(err, &api):
+		return api.Code >= 500
+	}
+	return true
+}
