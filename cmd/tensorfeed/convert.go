@@ -23,8 +23,8 @@ import (
 var convertCommand = command{
 	name:    "convert",
 	args:    "[flags] INPUT...",
-	summary: "convert a dataset into RecordIO, TFRecord or WebDataset shards",
-	doc: `Convert reads a dataset and writes its records as shards of another format: RecordIO (NAME-00000.rec with its .idx), TFRecord (NAME-00000.tfrecord, each record a tf.train.Example) or WebDataset (NAME-00000.tar, each sample KEY.EXT members).
+	summary: "convert a dataset into RecordIO, TFRecord, WebDataset or Parquet shards",
+	doc: `Convert reads a dataset and writes its records as shards of another format: RecordIO (NAME-00000.rec with its .idx), TFRecord (NAME-00000.tfrecord, each record a tf.train.Example), WebDataset (NAME-00000.tar, each sample KEY.EXT members) or Parquet (NAME-00000.parquet, one row per record).
 
 The input, by --from:
   (default)  files the format registry reads: [tag:]glob specs (recordio:a-*.rec, tfrecord:x/*.tfrecord,
@@ -33,9 +33,9 @@ The input, by --from:
   images     a .lst file (paths relative to --root, by default the .lst's folder) or a folder of images
              with one sub-folder per class, as "im2rec list" makes it: each image's file bytes and labels
 
-How records are written: an image with labels (mnist, images) becomes an image record (MXNet's header with the id and labels, then the bytes) in RecordIO, a tf.train.Example with the features "image" (bytes), "label" (int64, or float when a label is not an integer) and "key" in TFRecord, and the members KEY.bin (MNIST's raw pixels) or KEY.jpg/.png (the file as stored) and KEY.cls (or KEY.json for several or fractional labels) in WebDataset. A record of the registry is written as its payload in RecordIO, as the features "data" and "key" in TFRecord and as KEY.bin in WebDataset; a WebDataset sample keeps its fields, as features of those names in TFRecord (RecordIO cannot hold one).
+How records are written: an image with labels (mnist, images) becomes an image record (MXNet's header with the id and labels, then the bytes) in RecordIO, a tf.train.Example with the features "image" (bytes), "label" (int64, or float when a label is not an integer) and "key" in TFRecord, and the members KEY.bin (MNIST's raw pixels) or KEY.jpg/.png (the file as stored) and KEY.cls (or KEY.json for several or fractional labels) in WebDataset, and the columns "key", "image" and "label" (int64: one integer label per image) in Parquet. A record of the registry is written as its payload in RecordIO, as the features "data" and "key" in TFRecord, as KEY.bin in WebDataset and as the columns "key" and "data" in Parquet; a WebDataset sample keeps its fields, as features of those names in TFRecord (RecordIO and Parquet cannot hold one).
 
-A shard ends when it holds --shard-records records or --shard-bytes bytes, whichever comes first (0: no limit), as WebDataset's ShardWriter does: a shard exceeds --shard-bytes by at most its last record. Every shard is written under a temporary name and all are renamed when the conversion succeeds: a failed conversion leaves no shard, partial or whole. A progress bar is drawn on stderr when stdout and stderr are terminals; the last line says how many records, shards and bytes were written.
+A shard ends when it holds --shard-records records or --shard-bytes bytes, whichever comes first (0: no limit), as WebDataset's ShardWriter does: a shard exceeds --shard-bytes by at most its last record (Parquet counts the rows' bytes before encoding). Every shard is written under a temporary name and all are renamed when the conversion succeeds: a failed conversion leaves no shard, partial or whole. A progress bar is drawn on stderr when stdout and stderr are terminals; the last line says how many records, shards and bytes were written.
 
 Example:
   tensorfeed convert --from mnist --to wds --out shards --prefix mnist --shard-records 10000 data/mnist`,
@@ -51,12 +51,12 @@ type convertOptions struct {
 }
 
 // outFormats are the formats convert writes, with their shard extension.
-var outFormats = map[string]string{"recordio": ".rec", "tfrecord": ".tfrecord", "wds": ".tar"}
+var outFormats = map[string]string{"recordio": ".rec", "tfrecord": ".tfrecord", "wds": ".tar", "parquet": ".parquet"}
 
 func convertSetup(fs *flag.FlagSet) runFunc {
 	var o convertOptions
 	fs.StringVar(&o.from, "from", "", "what the inputs are: empty for files the format registry reads, mnist (a folder of IDX files) or images (a .lst or a folder of class folders)")
-	fs.StringVar(&o.to, "to", "", "the shards' `format`: recordio, tfrecord or wds (required)")
+	fs.StringVar(&o.to, "to", "", "the shards' `format`: recordio, tfrecord, wds or parquet (required)")
 	fs.StringVar(&o.out, "out", ".", "the `folder` the shards are written to, made if missing")
 	fs.StringVar(&o.prefix, "prefix", "data", "the shards' `name`: NAME-00000.rec, NAME-00001.rec, ...")
 	fs.Int64Var(&o.shardRecords, "shard-records", 0, "start a new shard after `N` records (0: no limit)")
@@ -70,7 +70,7 @@ func convertSetup(fs *flag.FlagSet) runFunc {
 			return usagef("convert takes at least one input")
 		}
 		if _, ok := outFormats[o.to]; !ok {
-			return usagef("--to must be recordio, tfrecord or wds, not %q", o.to)
+			return usagef("--to must be recordio, tfrecord, wds or parquet, not %q", o.to)
 		}
 		switch {
 		case o.shardRecords < 0 || o.shardBytes < 0:

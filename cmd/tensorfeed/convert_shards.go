@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/dataset/parquet"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
@@ -36,6 +37,10 @@ type shard struct {
 	idxTmp  string // RecordIO: the temporary .idx, once written
 	records int64
 	bytes   int64 // the shard's size once finished
+	// own says the sink writes the file itself (Parquet): f is then an
+	// empty file that reserves the temporary name, which the sink's
+	// writer replaces when it closes.
+	own bool
 }
 
 // recordSink writes records in one format.
@@ -96,6 +101,18 @@ func (s *shardSet) start() error {
 		sh.sink = &tfSink{w: tfrecord.NewWriter(sh.cw)}
 	case "wds":
 		sh.sink = &wdsSink{w: webdataset.NewWriter(sh.cw), cw: sh.cw}
+	case "parquet":
+		sh.own = true
+		if err := f.Close(); err != nil {
+			os.Remove(f.Name())
+			return err
+		}
+		w, err := parquet.Create[parquetRow](f.Name())
+		if err != nil {
+			os.Remove(f.Name())
+			return err
+		}
+		sh.sink = &parquetSink{w: w}
 	}
 	s.cur = sh
 	return nil
@@ -106,6 +123,17 @@ func (s *shardSet) finish() error {
 	sh := s.cur
 	s.cur = nil
 	s.done = append(s.done, sh) // abort removes it whatever happens next
+	if sh.own {
+		if err := sh.sink.close(); err != nil {
+			return err
+		}
+		st, err := os.Stat(sh.f.Name())
+		if err != nil {
+			return err
+		}
+		sh.bytes = st.Size()
+		return os.Chmod(sh.f.Name(), 0o644)
+	}
 	err := errors.Join(sh.sink.close(), sh.bw.Flush())
 	if err == nil {
 		err = sh.f.Sync()
@@ -168,6 +196,9 @@ func (s *shardSet) abort() {
 		return
 	}
 	if s.cur != nil {
+		if a, ok := s.cur.sink.(interface{ abort() }); ok {
+			a.abort()
+		}
 		s.cur.f.Close()
 		s.done = append(s.done, s.cur)
 	}
@@ -270,3 +301,41 @@ func (s *wdsSink) write(it convItem, _ *shard) error {
 
 func (s *wdsSink) size() int64  { return s.cw.n }
 func (s *wdsSink) close() error { return s.w.Close() }
+
+// parquetRow is a row of the Parquet shards convert writes: an image with
+// its label (mnist, images), or a record's payload (the registry), with
+// its key.
+type parquetRow struct {
+	Key   string `parquet:"key"`
+	Image []byte `parquet:"image,optional"`
+	Label int64  `parquet:"label,optional"`
+	Data  []byte `parquet:"data,optional"`
+}
+
+// parquetSink writes Parquet rows through dataset/parquet, which writes
+// the file whole or not at all.
+type parquetSink struct {
+	w *parquet.Writer[parquetRow]
+	n int64 // the rows' bytes before encoding
+}
+
+func (p *parquetSink) write(it convItem, _ *shard) error {
+	row := parquetRow{Key: it.key}
+	switch {
+	case it.fields != nil:
+		return fmt.Errorf("sample %q: a WebDataset sample's fields vary from sample to sample and a Parquet file has one schema: convert it to tfrecord or wds", it.key)
+	case it.labels != nil:
+		if len(it.labels) != 1 || !integral(it.labels) {
+			return fmt.Errorf("record %q: labels %v: a Parquet shard holds one integer label per image; convert to tfrecord or wds", it.key, it.labels)
+		}
+		row.Image, row.Label = it.data, int64(it.labels[0])
+	default:
+		row.Data = it.data
+	}
+	p.n += int64(len(it.key) + len(it.data) + 8)
+	return p.w.Write(row)
+}
+
+func (p *parquetSink) size() int64  { return p.n }
+func (p *parquetSink) close() error { return p.w.Close() }
+func (p *parquetSink) abort()       { p.w.Abort() }

@@ -13,9 +13,11 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/dataset/parquet"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // mnistDir returns the repository's MNIST folder.
@@ -104,6 +106,13 @@ func readShards(t *testing.T, paths []string, to, data string) [][]readBack {
 				}
 				recs = append(recs, readBack{key: string(k[0]), data: b[0], labels: []float32{float32(l[0])}})
 			}
+		case "parquet":
+			for r, err := range parquet.Read[parquetRow]([]string{p}).All(ctx) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				recs = append(recs, readBack{key: r.Key, data: r.Image, labels: []float32{float32(r.Label)}})
+			}
 		case "wds":
 			for s, err := range webdataset.Open(p).All(ctx) {
 				if err != nil {
@@ -139,6 +148,7 @@ func TestConvertMNIST(t *testing.T) {
 		{"recordio", ".rec", ""},
 		{"tfrecord", ".tfrecord", "image"},
 		{"wds", ".tar", "bin"},
+		{"parquet", ".parquet", ""},
 	} {
 		out := t.TempDir()
 		code, stdout, stderr := runCmd("convert", "--from", "mnist", "--split", "t10k", "--to", tc.to,
@@ -328,11 +338,23 @@ func TestConvertRegistry(t *testing.T) {
 		}
 	}
 	before := dirNames(t, out)
-	if code, _, stderr := runCmd("convert", "--to", "recordio", "--out", out, "--prefix", "w", shard); code != 1 || !strings.Contains(stderr, "convert it to tfrecord or wds") {
-		t.Fatalf("wds to recordio: exit %d: %s", code, stderr)
+	for _, to := range []string{"recordio", "parquet"} {
+		if code, _, stderr := runCmd("convert", "--to", to, "--out", out, "--prefix", "w", shard); code != 1 || !strings.Contains(stderr, "convert it to tfrecord or wds") {
+			t.Fatalf("wds to %s: exit %d: %s", to, code, stderr)
+		}
+		if after := dirNames(t, out); !slices.Equal(before, after) {
+			t.Fatalf("a failed conversion to %s left %q, before %q", to, after, before)
+		}
 	}
-	if after := dirNames(t, out); !slices.Equal(before, after) {
-		t.Fatalf("a failed conversion left %q, before %q", after, before)
+
+	// Registry records to Parquet: the column "data".
+	if code, _, stderr := runCmd("convert", "--to", "parquet", "--out", out, "--prefix", "q",
+		"recordio:"+filepath.Join(in, "*.rec"), filepath.Join(in, "b.csv")); code != 0 {
+		t.Fatalf("parquet: exit %d: %s", code, stderr)
+	}
+	rows, err := source.Collect(context.Background(), source.Reader[parquetRow](parquet.Read[parquetRow]([]string{filepath.Join(out, "q-00000.parquet")})))
+	if err != nil || len(rows) != 4 || string(rows[1].Data) != "r1" || rows[3].Key != "00000003" || string(rows[3].Data) != "y,2" {
+		t.Fatalf("parquet rows %+v, %v", rows, err)
 	}
 }
 
@@ -354,12 +376,14 @@ func TestConvertBadInput(t *testing.T) {
 	cut := filepath.Join(in, "b.tfrecord")
 	writeFile(t, cut, tf.Bytes()[:tf.Len()-30])
 	out := t.TempDir()
-	code, stdout, stderr := runCmd("convert", "--to", "wds", "--out", out, "--shard-records", "10", good, cut)
-	if code != 1 || stdout != "" || !positionedRE.MatchString(stderr) || !strings.Contains(stderr, cut) {
-		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
-	}
-	if left := dirNames(t, out); len(left) != 0 {
-		t.Fatalf("a failed conversion left %q", left)
+	for _, to := range []string{"recordio", "tfrecord", "wds", "parquet"} {
+		code, stdout, stderr := runCmd("convert", "--to", to, "--out", out, "--shard-records", "10", good, cut)
+		if code != 1 || stdout != "" || !positionedRE.MatchString(stderr) || !strings.Contains(stderr, cut) {
+			t.Fatalf("%s: exit %d, stdout %q, stderr %q", to, code, stdout, stderr)
+		}
+		if left := dirNames(t, out); len(left) != 0 {
+			t.Fatalf("%s: a failed conversion left %q", to, left)
+		}
 	}
 	if code, _, stderr := runCmd("convert", "--to", "wds", "--out", out, filepath.Join(in, "none-*")); code != 1 || !strings.Contains(stderr, "no file matches") {
 		t.Fatalf("no input: exit %d: %s", code, stderr)

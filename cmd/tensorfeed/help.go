@@ -8,9 +8,9 @@ import (
 )
 
 const intro = `tensorfeed works with the data files tensorfeed reads: it checks them, converts
-datasets into RecordIO, TFRecord or WebDataset shards, packs folders of images into
-RecordIO image records (as MXNet's im2rec.py does), lists records and draws the
-images of a dataset into a PNG grid.`
+datasets into RecordIO, TFRecord, WebDataset or Parquet shards, packs folders of
+images into RecordIO image records (as MXNet's im2rec.py does), lists records and
+draws the images of a dataset into a PNG grid.`
 
 // help runs "tensorfeed help [COMMAND]".
 func help(args []string, e *env) int {

@@ -1,6 +1,6 @@
 // Command tensorfeed works with the data files tensorfeed reads: it checks
-// them, converts datasets into RecordIO, TFRecord or WebDataset shards,
-// packs folders of images into RecordIO image records as MXNet's
+// them, converts datasets into RecordIO, TFRecord, WebDataset or Parquet
+// shards, packs folders of images into RecordIO image records as MXNet's
 // tools/im2rec.py does, lists and extracts records, and draws the images of
 // a dataset into a PNG grid.
 //
@@ -11,7 +11,7 @@
 // The commands:
 //
 //	check        validate files tensorfeed reads, record by record
-//	convert      convert a dataset into RecordIO, TFRecord or WebDataset shards
+//	convert      convert a dataset into RecordIO, TFRecord, WebDataset or Parquet shards
 //	ls           list the records of files of any format, with their sizes and SHA-256
 //	im2rec list  write .lst files listing a folder of images, labelled by sub-folder
 //	im2rec pack  pack the images of .lst files into .rec and .idx files
