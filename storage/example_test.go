@@ -120,3 +120,25 @@ func ExampleWithCache() {
 	// "shard w", cache holds 21 bytes
 	// "shard w", cache holds 21 bytes
 }
+
+// OpenFile is the replacement of os.Open for a reader that should take a
+// path or a URL: the same Read, ReadAt, Seek and Close, and Size instead of
+// a Stat.
+func ExampleOpenFile() {
+	dir, _ := os.MkdirTemp("", "shards")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "train-000.txt")
+	os.WriteFile(path, []byte("header\nrecord one\nrecord two\n"), 0o644)
+
+	f, err := storage.OpenFile(context.Background(), path) // or s3://bucket/train-000.txt
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	f.Seek(7, io.SeekStart)
+	rest, _ := io.ReadAll(f)
+	fmt.Printf("%d bytes; after the header: %q\n", f.Size(), rest)
+	// Output:
+	// 29 bytes; after the header: "record one\nrecord two\n"
+}
