@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"iter"
 	"slices"
@@ -45,6 +46,15 @@ func Concurrent[T any](readers []Reader[T], buffer int) Reader[T] {
 		panic("source: Concurrent needs buffer >= 1")
 	}
 	readers = slices.Clone(readers)
+	if len(readers) == 1 {
+		// One reader keeps its order: the state is the reader's own.
+		return Follow("concurrent", readers[0], func(r Reader[T]) Reader[T] { return concurrent([]Reader[T]{r}, buffer) })
+	}
+	return NotResumable("Concurrent over several readers", concurrent(readers, buffer), "the order of their samples depends on timing")
+}
+
+// concurrent is the pass of Concurrent.
+func concurrent[T any](readers []Reader[T], buffer int) Reader[T] {
 	return Func[T](func(ctx context.Context) iter.Seq2[T, error] {
 		return fanIn(ctx, len(readers), buffer, func(ctx context.Context, i int, put func(T) bool) error {
 			for v, err := range readers[i].All(ctx) {
@@ -95,7 +105,7 @@ func Files[T any](paths []string, workers int, open func(path string) Reader[T],
 	}
 	paths = slices.Clone(paths)
 	var epochs Epochs
-	return Func[T](func(ctx context.Context) iter.Seq2[T, error] {
+	r := Func[T](func(ctx context.Context) iter.Seq2[T, error] {
 		ctx, _ = epochs.Start(ctx)
 		var next atomic.Int64
 		return fanIn(ctx, min(workers, len(paths)), buffer, func(ctx context.Context, _ int, put func(T) bool) error {
@@ -115,6 +125,12 @@ func Files[T any](paths []string, workers int, open func(path string) Reader[T],
 			}
 		})
 	})
+	if workers > 1 && len(paths) > 1 {
+		return NotResumable("Files with several workers", r, "the order of samples across files depends on timing; read with one worker, or shard the files")
+	}
+	// The files' lengths are known only by reading them: a resumed pass
+	// replays.
+	return Replayed(fmt.Sprintf("files(%d)", len(paths)), r)
 }
 
 // FileError is the error of a file that [Files] read: it names the file.
