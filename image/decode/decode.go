@@ -135,14 +135,19 @@ func imageErr(format Format, err error) error {
 	return fmt.Errorf("%w: %s: %v", ErrImage, format, err)
 }
 
-// RegionDecoder is implemented by decoders that can lend the whole decoded
-// image with the crop's rectangle, instead of copying the crop out: a
-// caller that converts the pixels anyway (to a CHW tensor) saves a copy.
+// RegionDecoder is implemented by decoders that can lend a decoded image
+// that holds the crop, with the crop's rectangle in it, instead of copying
+// the crop out: a caller that converts the pixels anyway (to a CHW tensor)
+// saves a copy.
 type RegionDecoder interface {
 	Decoder
-	// DecodeRegion decodes data as Decode does with opts, but returns the
-	// whole image and the rectangle opts.Crop chose (the whole image when
-	// Crop is nil). full is valid until release is called; release must be
-	// called once, and only when err is nil.
+	// DecodeRegion decodes data as Decode does with opts, but returns an
+	// image that holds the crop and the rectangle of the crop in it: the
+	// whole image and the rectangle opts.Crop chose, or only the part of
+	// the image the decoder decoded around it (libjpeg-turbo decodes only
+	// the rows of the crop and the columns near it). The crop's pixels are
+	// those Decode returns. With Crop nil the image is the whole image.
+	// full is valid until release is called; release must be called once,
+	// and only when err is nil.
 	DecodeRegion(data []byte, opts Options) (full sample.Image, r image.Rectangle, release func(), err error)
 }

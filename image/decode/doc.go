@@ -12,6 +12,17 @@
 // its decoded pixels instead of copying a crop out implements
 // [RegionDecoder].
 //
+// # Crops with libjpeg-turbo
+//
+// libjpeg-turbo decodes a crop of a full-scale JPEG through libjpeg's
+// jpeg_crop_scanline and jpeg_skip_scanlines: the inverse DCT, upsampling
+// and colour conversion run only for the crop's rows and the whole iMCU
+// columns around it (16 pixels more on each side, so that no edge of what
+// is decoded touches the crop), and the other rows are only
+// entropy-decoded. The pixels are those of a full decode, bit for bit; a
+// corrupt or truncated stream is an error as in a full decode, wherever
+// the damage lies. MinShorter's reduced scales decode the whole image.
+//
 // # Bad input
 //
 // Undecodable bytes give errors wrapping [ErrImage]; a crop larger than the
