@@ -132,14 +132,17 @@ func lutCHW(dst []float32, img view, mirror bool, lut *[4][256]float32) {
 			r2 := dst[2*plane+y*w : 2*plane+(y+1)*w]
 			s, r1, r2 = s[:3*len(r0)], r1[:len(r0)], r2[:len(r0)]
 			if mirror {
-				for x := range r0 {
-					j := len(r0) - 1 - x
-					r0[j], r1[j], r2[j] = l0[s[3*x]], l1[s[3*x+1]], l2[s[3*x+2]]
+				// Written forwards, read backwards: the stores stream.
+				for j := range r0 {
+					i := 3 * (len(r0) - 1 - j)
+					p := s[i : i+3 : i+3]
+					r0[j], r1[j], r2[j] = l0[p[0]], l1[p[1]], l2[p[2]]
 				}
 				continue
 			}
 			for x := range r0 {
-				r0[x], r1[x], r2[x] = l0[s[3*x]], l1[s[3*x+1]], l2[s[3*x+2]]
+				p := s[3*x : 3*x+3 : 3*x+3]
+				r0[x], r1[x], r2[x] = l0[p[0]], l1[p[1]], l2[p[2]]
 			}
 		}
 		return
