@@ -34,6 +34,9 @@ func TestBadFlagsPrintUsage(t *testing.T) {
 		{Name: "pad -1", Args: []string{"-pad", "-1"}, Msg: "-pad"},
 		{Name: "min-scale 0", Args: []string{"-min-scale", "0"}, Msg: "-min-scale"},
 		{Name: "scales crossed", Args: []string{"-min-scale", "1.2", "-max-scale", "1.1"}, Msg: "-max-scale"},
+		{Name: "prefetch -1", Args: []string{"-prefetch", "-1"}, Msg: "-prefetch"},
+		{Name: "stop-after -1", Args: []string{"-stop-after", "-1"}, Msg: "-stop-after"},
+		{Name: "stop-after without checkpoint", Args: []string{"-stop-after", "3"}, Msg: "-checkpoint"},
 		{Name: "argument", Args: []string{"extra"}, Msg: "unexpected argument"},
 	})
 }

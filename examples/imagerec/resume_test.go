@@ -1,0 +1,48 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tensorfeed/tensorfeed/examples/internal/resume/resumetest"
+	"github.com/tensorfeed/tensorfeed/internal/clitest"
+)
+
+// feedArgs is a short run of the iterator alone over the 1000 test
+// records, shuffled, randomly cropped and mirrored, on 2 goroutines: 11
+// batches of 96 per epoch (the last one padded), 2 epochs.
+var feedArgs = []string{"-feed-only", "-epochs", "2", "-batch", "96", "-mirror", "-threads", "2"}
+
+// TestStopResume checks that a run stopped after k batches and resumed
+// from its checkpoint, with other -threads and -prefetch, delivers the
+// batches of the straight run: after the first batch, exactly at the end
+// of the first epoch (after its padded batch), and in the middle of the
+// second. The iterator resumes by replay, which decodes what it skips, so
+// the cases are few.
+func TestStopResume(t *testing.T) {
+	lines, sizes := resumetest.StopResume(t, feedArgs, []resumetest.Case{
+		{Name: "first batch", Stop: 1, ResumeArgs: []string{"-threads", "1", "-prefetch", "0"}},
+		{Name: "epoch boundary", Stop: 11, ResumeArgs: []string{"-threads", "1", "-prefetch", "8"}},
+		{Name: "mid-epoch", Stop: 15, Args: []string{"-threads", "1"}, ResumeArgs: []string{"-threads", "2", "-prefetch", "2"}},
+	})
+	if len(lines) != 22 || !strings.HasPrefix(lines[0], "0\t0\t") || !strings.HasPrefix(lines[21], "1\t10\t") {
+		t.Errorf("straight dump %q: want 22 lines, epoch 0 step 0 to epoch 1 step 10", lines)
+	}
+	for i, n := range sizes {
+		t.Logf("checkpoint %d: %d bytes", i, n)
+	}
+}
+
+// TestResumeRefused gives the program checkpoints that are not its own:
+// one of examples/mnist, and its own taken with another -batch. Each is
+// refused with exit status 1 and both pipelines' shapes.
+func TestResumeRefused(t *testing.T) {
+	resumetest.Refused(t, append(feedArgs, "-resume", filepath.Join("testdata", "mnist_checkpoint.json")),
+		"checkpoint of another pipeline", "mnist-train", "imagerec-example(")
+	ck := filepath.Join(t.TempDir(), "checkpoint.json")
+	if code, _, stderr := clitest.Run(t, append(feedArgs, "-stop-after", "2", "-checkpoint", ck)...); code != 0 {
+		t.Fatalf("exit status %d: %s", code, stderr)
+	}
+	resumetest.Refused(t, append(feedArgs, "-batch", "64", "-resume", ck), "checkpoint of another pipeline", "batch=96", "batch=64")
+}
