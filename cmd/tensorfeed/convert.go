@@ -13,11 +13,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 var convertCommand = command{
@@ -35,7 +37,7 @@ The input, by --from:
 
 How records are written: an image with labels (mnist, images) becomes an image record (MXNet's header with the id and labels, then the bytes) in RecordIO, a tf.train.Example with the features "image" (bytes), "label" (int64, or float when a label is not an integer) and "key" in TFRecord, and the members KEY.bin (MNIST's raw pixels) or KEY.jpg/.png (the file as stored) and KEY.cls (or KEY.json for several or fractional labels) in WebDataset, and the columns "key", "image" and "label" (int64: one integer label per image) in Parquet. A record of the registry is written as its payload in RecordIO, as the features "data" and "key" in TFRecord, as KEY.bin in WebDataset and as the columns "key" and "data" in Parquet; a WebDataset sample keeps its fields, as features of those names in TFRecord (RecordIO and Parquet cannot hold one).
 
-A shard ends when it holds --shard-records records or --shard-bytes bytes, whichever comes first (0: no limit), as WebDataset's ShardWriter does: a shard exceeds --shard-bytes by at most its last record (Parquet counts the rows' bytes before encoding). Every shard is written under a temporary name and all are renamed when the conversion succeeds: a failed conversion leaves no shard, partial or whole. A progress bar is drawn on stderr when stdout and stderr are terminals; the last line says how many records, shards and bytes were written.
+A shard ends when it holds --shard-records records or --shard-bytes bytes, whichever comes first (0: no limit), as WebDataset's ShardWriter does: a shard exceeds --shard-bytes by at most its last record (Parquet counts the rows' bytes before encoding). Every shard is written under a temporary name and all are renamed when the conversion succeeds: a failed conversion leaves no shard, partial or whole. A progress bar is drawn on stderr when stdout and stderr are terminals; the last line says how many records, shards and bytes were written, and how many bad records --skip-bad skipped (each is logged on stderr with its position).
 
 Example:
   tensorfeed convert --from mnist --to wds --out shards --prefix mnist --shard-records 10000 data/mnist`,
@@ -86,7 +88,7 @@ func convertSetup(fs *flag.FlagSet) runFunc {
 		var err error
 		switch o.from {
 		case "", "registry":
-			in = registryInput(pos, o)
+			in = registryInput(pos, o, e.stderr)
 		case "mnist":
 			if len(pos) != 1 {
 				return usagef("--from mnist takes one folder, got %d arguments", len(pos))
@@ -137,18 +139,27 @@ type convItem struct {
 
 // convInput is what convert reads: its records and, when known, how many.
 type convInput struct {
-	total int64 // 0 when unknown
+	total int64              // 0 when unknown
+	skip  *source.SkipPolicy // the bad-record policy, or nil
 	items func(ctx context.Context) iter.Seq2[convItem, error]
 }
 
 // registryInput reads the files that specs name through dataset/format.
-func registryInput(specs []string, o convertOptions) *convInput {
+// Each record skipped under --skip-bad is reported on stderr.
+func registryInput(specs []string, o convertOptions, stderr io.Writer) *convInput {
 	opts := []format.Option{format.Workers(o.workers)}
+	var skip *source.SkipPolicy
 	if o.skipBad > 0 {
-		opts = append(opts, format.SkipBad(o.skipBad))
+		var mu sync.Mutex // several workers may skip at once
+		skip = source.SkipBad(o.skipBad, source.OnSkip(func(err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(stderr, "convert: skipped %v\n", convertErr(err))
+		}))
+		opts = append(opts, format.OnBad(skip))
 	}
 	r := format.Open(specs, opts...)
-	return &convInput{items: func(ctx context.Context) iter.Seq2[convItem, error] {
+	return &convInput{skip: skip, items: func(ctx context.Context) iter.Seq2[convItem, error] {
 		return func(yield func(convItem, error) bool) {
 			n := 0
 			for rec, err := range r.All(ctx) {
@@ -352,6 +363,9 @@ func runConvert(ctx context.Context, in *convInput, o convertOptions, e *env) er
 		if len(set.done) > 1 {
 			fmt.Fprintf(e.stdout, " ... %s", filepath.Base(set.done[len(set.done)-1].final))
 		}
+	}
+	if n := in.skip.Skipped(); n > 0 {
+		fmt.Fprintf(e.stdout, "; %d bad records skipped", n)
 	}
 	fmt.Fprintln(e.stdout)
 	return nil

@@ -417,3 +417,28 @@ func TestConvertUsage(t *testing.T) {
 		}
 	}
 }
+
+// --skip-bad steps over records whose checksum fails, reports each on
+// stderr and counts them in the summary.
+func TestConvertSkipBad(t *testing.T) {
+	in := t.TempDir()
+	var tf bytes.Buffer
+	tw := tfrecord.NewWriter(&tf)
+	for i := range 10 {
+		tw.Write([]byte{byte(i), 1, 2, 3})
+	}
+	tw.Close()
+	data := tf.Bytes()
+	data[8+4+1] ^= 0xff // the first record's data
+	bad := filepath.Join(in, "a.tfrecord")
+	writeFile(t, bad, data)
+	out := t.TempDir()
+	code, stdout, stderr := runCmd("convert", "--to", "wds", "--out", out, "--workers", "2", "--skip-bad", "0.2", bad)
+	if code != 0 || !strings.HasPrefix(stdout, "convert: 9 records, 1 shard, ") || !strings.HasSuffix(stdout, "; 1 bad records skipped\n") ||
+		!strings.HasPrefix(stderr, "convert: skipped "+bad+": record 0: offset 0: ") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if code, _, stderr := runCmd("convert", "--to", "wds", "--out", out, bad); code != 1 || !positionedRE.MatchString(stderr) {
+		t.Fatalf("without --skip-bad: exit %d, %q", code, stderr)
+	}
+}

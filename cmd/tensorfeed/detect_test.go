@@ -79,6 +79,8 @@ func TestDetectFormat(t *testing.T) {
 		{"shard-000.tgz", []byte{0x1f, 0x8b}, formatWDS, ""},
 		{"shard-000.tar.gz", gzipped([]byte("not a tar")), formatWDS, ""},
 		{"x.gz", gzipped([]byte{0, 0, 8, 1, 0, 0, 0, 0, 0, 0, 0, 0}), formatIDX, ""}, // length 0x108 with a CRC that fails: IDX
+		{"mean.bin", []byte{0x12, 1, 0, 0, 0, 0, 0, 0, 0, 0}, formatMeanImage, ""},   // NDArray list magic
+		{"mean_224.nd", []byte{0x12, 1, 0, 0, 0, 0, 0}, "", "unknown format"},        // too short for the magic
 	}
 	for _, c := range cases {
 		got, err := detectFormat(c.name, c.head)
