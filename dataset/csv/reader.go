@@ -21,6 +21,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // Row is one row of a CSV file: its data values and its labels. Under the
@@ -114,6 +115,7 @@ type config struct {
 	maxLine        int
 	maxField       int
 	bad            *source.SkipPolicy
+	storage        []storage.Option
 }
 
 // An Option configures a Reader.
@@ -170,7 +172,7 @@ func checkShape(fn string, dims []int) {
 // LabelFile reads the labels from a second file, row i of which holds the
 // labels of row i of the data file (MXNet's label_csv). It has no header;
 // Delimiter and Comment apply to it too. Both files must hold the same
-// number of rows (ErrRowCount).
+// number of rows (ErrRowCount). The path may be a URL, as New's.
 func LabelFile(path string) Option { return option.New(func(c *config) { c.labelFile = path }) }
 
 // LabelColumns takes the labels from these columns of the data file, in
@@ -248,6 +250,16 @@ func MaxFieldBytes(n int) Option {
 	return option.New(func(c *config) { c.maxField = n })
 }
 
+// Storage sets the options of package storage through which the data and
+// label files are opened: each path may be a local path, an
+// s3://bucket/key object or an http(s):// URL (see [storage.Open]), and
+// opts say how to reach it (endpoint, credentials, retries, read-ahead, a
+// cache). Without it, URLs are opened with storage's defaults. Errors of
+// the storage name the URL and the byte range.
+func Storage(opts ...storage.Option) Option {
+	return option.New(func(c *config) { c.storage = append(c.storage, opts...) })
+}
+
 // SkipBad skips bad rows while they are at most maxFraction of a pass's
 // rows, counting and logging each (see [source.SkipBad], which it calls
 // with these arguments, and [OnBad]).
@@ -268,8 +280,8 @@ func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
 // pass at the first bad row.
 func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.bad = p }) }
 
-// New returns a reader of the CSV file at path. The file is opened when a
-// pass starts. New panics on a contradictory configuration: an invalid
+// New returns a reader of the CSV file at path, a local path or a URL
+// (see [Storage]). The file is opened when a pass starts. New panics on a contradictory configuration: an invalid
 // delimiter or comment character, both LabelFile and LabelColumns, or
 // columns selected by Name without Header.
 func New(path string, opts ...Option) *Reader {
@@ -310,7 +322,7 @@ type Layout struct {
 // Layout reads the start of the file(s) and returns the layout of its rows.
 // It fails as a pass would on a missing column or a shape mismatch.
 func (r *Reader) Layout() (Layout, error) {
-	p, err := r.start()
+	p, err := r.start(context.Background())
 	if err != nil {
 		return Layout{}, err
 	}
@@ -354,7 +366,7 @@ type pass struct {
 
 // start opens the file(s), reads the header and the first row and resolves
 // the layout.
-func (r *Reader) start() (p *pass, err error) {
+func (r *Reader) start(ctx context.Context) (p *pass, err error) {
 	c := &r.cfg
 	p = &pass{cfg: c}
 	p.layout.DType = c.dtype
@@ -363,7 +375,7 @@ func (r *Reader) start() (p *pass, err error) {
 			p.close()
 		}
 	}()
-	if p.data, err = c.open(r.path); err != nil {
+	if p.data, err = c.open(ctx, r.path); err != nil {
 		return p, err
 	}
 	for range c.skip {
@@ -439,7 +451,7 @@ func (r *Reader) start() (p *pass, err error) {
 	p.ln = len(p.layout.LabelCols)
 	labPath, labLine := r.path, where
 	if c.labelFile != "" {
-		if p.lab, err = c.open(c.labelFile); err != nil {
+		if p.lab, err = c.open(ctx, c.labelFile); err != nil {
 			return p, err
 		}
 		err := p.lab.read()
@@ -654,7 +666,7 @@ const checkEvery = 256
 // and a warning for each row the policy skips.
 func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
-		p, err := r.start()
+		p, err := r.start(ctx)
 		if err != nil {
 			yield(Row{}, err)
 			return

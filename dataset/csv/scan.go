@@ -3,13 +3,15 @@ package csv
 import (
 	"bufio"
 	"bytes"
+	"context"
 	stdcsv "encoding/csv"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // The default limits on the bytes of a row and of a field. Rows of real
@@ -39,7 +41,7 @@ const bufSize = 1 << 16
 // the file holds.
 type file struct {
 	path     string
-	f        *os.File
+	f        storage.File
 	r        *bufio.Reader
 	comma    rune
 	commaLen int
@@ -68,8 +70,8 @@ type file struct {
 // fields that hold line breaks make a record span lines.
 type move struct{ field, line int }
 
-func (c *config) open(path string) (*file, error) {
-	f, err := os.Open(path)
+func (c *config) open(ctx context.Context, path string) (*file, error) {
+	f, err := storage.OpenFile(ctx, path, c.storage...)
 	if err != nil {
 		return nil, err
 	}

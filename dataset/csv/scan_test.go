@@ -2,6 +2,7 @@ package csv
 
 import (
 	"bytes"
+	"context"
 	stdcsv "encoding/csv"
 	"errors"
 	"io"
@@ -37,7 +38,7 @@ func FuzzScanMatchesEncodingCSV(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		sf, err := c.open(path)
+		sf, err := c.open(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,12 +3,15 @@ package recordio
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
+
+	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // IndexEntry is one line of an .idx file: a record's key and the byte offset
@@ -62,9 +65,19 @@ func NewIndex(entries []IndexEntry) (*Index, error) {
 	return ix, nil
 }
 
-// ReadIndex reads an .idx file.
-func ReadIndex(path string) (*Index, error) {
-	f, err := os.Open(path)
+// ReadIndex reads an .idx file, a local path or a URL (see [Storage]; the
+// other options do not apply). It is ReadIndexContext with
+// context.Background().
+func ReadIndex(path string, opts ...Option) (*Index, error) {
+	return ReadIndexContext(context.Background(), path, opts...)
+}
+
+// ReadIndexContext reads an .idx file, a local path or a URL (see
+// [Storage]); ctx bounds the reading.
+func ReadIndexContext(ctx context.Context, path string, opts ...Option) (*Index, error) {
+	var c config
+	option.Apply(&c, opts)
+	f, err := storage.OpenFile(ctx, path, c.storage...)
 	if err != nil {
 		return nil, err
 	}

@@ -1,13 +1,16 @@
 package recordio
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
+
+	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // ErrNoKey is returned by RandomReader.Key for a key the index lacks.
@@ -15,7 +18,8 @@ var ErrNoKey = errors.New("recordio: key not in index")
 
 // RandomReader reads records at known offsets of an io.ReaderAt, for example
 // the offsets of an .idx file. It keeps no state between calls, so it is safe
-// for concurrent use when the ReaderAt is (an *os.File is).
+// for concurrent use when the ReaderAt is (an *os.File and a storage.File
+// are).
 //
 // With an index, a record is read with one ReadAt call: the index tells where
 // the next record begins. Without one, each part takes two.
@@ -183,33 +187,39 @@ func (p *parser) fail(part, start int64, cause error, msg string) error {
 // IndexedFile is a .rec file opened for random access through its .idx.
 type IndexedFile struct {
 	*RandomReader
-	f *os.File
+	f storage.File
 }
 
-// OpenIndexed opens a .rec file and reads its index. An empty idxPath means
-// recPath with its extension replaced by ".idx". Close the file when done.
+// OpenIndexed opens a .rec file and reads its index. Both may be local
+// paths or URLs (see [Storage]; the other options do not apply). An empty
+// idxPath means recPath with its extension replaced by ".idx". Close the
+// file when done. It is OpenIndexedContext with context.Background().
 //
 // The index is not checked against the file: an entry that is not a record
 // start gives an error when it is read. Call [IndexedFile.Validate] first to
 // know that every entry is a record and every record has an entry.
-func OpenIndexed(recPath, idxPath string) (*IndexedFile, error) {
+func OpenIndexed(recPath, idxPath string, opts ...Option) (*IndexedFile, error) {
+	return OpenIndexedContext(context.Background(), recPath, idxPath, opts...)
+}
+
+// OpenIndexedContext is OpenIndexed with a context, which bounds the
+// opening and every later read of the file (a remote record is read with
+// one range request).
+func OpenIndexedContext(ctx context.Context, recPath, idxPath string, opts ...Option) (*IndexedFile, error) {
 	if idxPath == "" {
 		idxPath = strings.TrimSuffix(recPath, ".rec") + ".idx"
 	}
-	idx, err := ReadIndex(idxPath)
+	var c config
+	option.Apply(&c, opts)
+	idx, err := ReadIndexContext(ctx, idxPath, opts...)
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(recPath)
+	f, err := storage.OpenFile(ctx, recPath, c.storage...)
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	rr := NewRandomReader(f, st.Size(), idx)
+	rr := NewRandomReader(f, f.Size(), idx)
 	rr.Name = recPath
 	return &IndexedFile{RandomReader: rr, f: f}, nil
 }

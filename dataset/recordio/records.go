@@ -6,29 +6,41 @@ import (
 	"io"
 	"iter"
 	"math"
-	"os"
 
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // Record is one record of a RecordIO file.
 type Record struct {
-	File   string // path of the file it was read from
+	File   string // path or URL of the file it was read from
 	Offset int64  // byte offset of its first part header in File
 	Index  int    // its position in the pass, from 0, counted over all files of the pass
 	Data   []byte // the payload, with the parts of a split record joined
 }
 
-// Option configures Open and Records.
+// Option configures Open, Records, ReadIndex and OpenIndexed.
 type Option = option.Option[config]
 
 type config struct {
 	count, index int
 	reuse        bool
+	storage      []storage.Option
+}
+
+// Storage sets the options of package storage through which files are
+// opened. Every path this package opens (Open, Records, ReadIndex,
+// OpenIndexed) may be a local path, an s3://bucket/key object or an
+// http(s):// URL (see [storage.Open]); opts say how to reach it (endpoint,
+// credentials, retries, read-ahead, a cache). Without it, URLs are opened
+// with storage's defaults. The storage's errors name the URL and the byte
+// range.
+func Storage(opts ...storage.Option) Option {
+	return option.New(func(c *config) { c.storage = append(c.storage, opts...) })
 }
 
 // Shard makes a reader yield only shard index of count, as MXNet's
@@ -51,8 +63,9 @@ func Shard(count, index int) Option {
 // that holds on to samples (Shuffle, Buffered, Cache, batching of raw data).
 func ReuseBuffer() Option { return option.New(func(c *config) { c.reuse = true }) }
 
-// Open returns a reader over the records of the file at path. The file is
-// opened when a pass starts and closed when it ends.
+// Open returns a reader over the records of the file at path, a local path
+// or a URL (see [Storage]). The file is opened when a pass starts, with the
+// pass's context, and closed when it ends.
 func Open(path string, opts ...Option) source.Reader[Record] {
 	return Records([]string{path}, opts...)
 }
@@ -83,7 +96,7 @@ type span struct{ lo, hi int64 }
 func (fs *files) pass(ctx context.Context) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
 		log := tensorfeed.Logger(ctx)
-		spans, err := fs.spans(log)
+		spans, err := fs.spans(ctx, log)
 		if err != nil {
 			yield(Record{}, err)
 			return
@@ -103,7 +116,7 @@ func (fs *files) pass(ctx context.Context) iter.Seq2[Record, error] {
 
 // spans gives each file the range of offsets at which its records of this
 // shard start. Unsharded, that is the whole file.
-func (fs *files) spans(log *zap.Logger) ([]span, error) {
+func (fs *files) spans(ctx context.Context, log *zap.Logger) ([]span, error) {
 	spans := make([]span, len(fs.paths))
 	if fs.c.count == 1 {
 		for i := range spans {
@@ -114,12 +127,13 @@ func (fs *files) spans(log *zap.Logger) ([]span, error) {
 	sizes := make([]int64, len(fs.paths))
 	var total int64
 	for i, p := range fs.paths {
-		st, err := os.Stat(p)
+		o, err := storage.Open(ctx, p, fs.c.storage...)
 		if err != nil {
 			return nil, err
 		}
-		sizes[i] = st.Size()
-		total += st.Size()
+		sizes[i] = o.Size()
+		total += o.Size()
+		o.Close()
 	}
 	begin, end := ShardRange(total, fs.c.count, fs.c.index)
 	var at int64 // offset of file i in the concatenation
@@ -150,7 +164,7 @@ func ShardRange(total int64, count, index int) (begin, end int64) {
 // whether the pass goes on.
 func (fs *files) readFile(ctx context.Context, log *zap.Logger, path string, sp span, index *int, buf *[]byte,
 	yield func(Record, error) bool) bool {
-	f, err := os.Open(path)
+	f, err := storage.OpenFile(ctx, path, fs.c.storage...)
 	if err != nil {
 		yield(Record{}, err)
 		return false
