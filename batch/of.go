@@ -78,19 +78,12 @@ func Of[T any](r source.Reader[T], size int, last Policy, opts ...Option) source
 	case Keep, Drop, Pad:
 		return newOf(r, size, last, nil, p)
 	case RollOver:
-		ro := &carry[T]{}
-		// The carry links an epoch to the one before it.
-		return source.NotResumable("batch(rollover)", source.Func[Batch[T]](func(ctx context.Context) iter.Seq2[Batch[T], error] {
-			return pass(ctx, r, size, last, nil, ro, nil, p)
-		}), "its first batch holds the carry of the previous epoch")
+		return newRollOver(r, size, p)
 	case RoundBatch:
 		if size == 0 {
 			return Of(r, 0, Keep, opts...)
 		}
-		rb := &round{}
-		return source.NotResumable("batch(roundbatch)", source.Func[Batch[T]](func(ctx context.Context) iter.Seq2[Batch[T], error] {
-			return roundPass(ctx, r, size, rb, p)
-		}), "each epoch starts where the padding of the previous one ended")
+		return newRoundBatch(r, size, p)
 	}
 	panic(fmt.Sprintf("batch: Of: unknown policy %v", last))
 }
@@ -341,18 +334,28 @@ func (rb *round) take() int {
 	return n
 }
 
+// peek returns the skip of the next pass without taking it.
+func (rb *round) peek() int {
+	rb.mu.Lock()
+	defer rb.mu.Unlock()
+	return rb.skip
+}
+
 func (rb *round) put(n int) {
 	rb.mu.Lock()
 	defer rb.mu.Unlock()
 	rb.skip = n
 }
 
-// roundPass builds one pass of a RoundBatch reader of size > 0.
-func roundPass[T any](ctx context.Context, r source.Reader[T], size int, rb *round, p *pool[T]) iter.Seq2[Batch[T], error] {
+// roundPass builds one pass of a RoundBatch reader of size > 0. The pass
+// skips the first skip samples of r; base samples of its epoch were read
+// before r's pass (a resumed pass), and headOf, when not nil, is the
+// epoch's pass from its start, for the samples the last batch repeats.
+// When the pass runs to its end, ended gets the skip of the next pass.
+func roundPass[T any](ctx context.Context, r source.Reader[T], size, skip, base int, headOf source.Reader[T], ended func(next int), p *pool[T]) iter.Seq2[Batch[T], error] {
 	return func(yield func(Batch[T], error) bool) {
 		bt := batcher[T]{size: size, last: RoundBatch, pool: p}
 		defer bt.abandon()
-		skip := rb.take()
 		head := make([]T, 0, size) // the first samples of r, skipped ones included
 		total := 0
 		for s, err := range r.All(ctx) {
@@ -371,15 +374,24 @@ func roundPass[T any](ctx context.Context, r source.Reader[T], size int, rb *rou
 				return
 			}
 		}
+		total += base
 		n := len(bt.buf)
 		if n == 0 {
+			ended(0)
 			return
+		}
+		if headOf != nil {
+			var err error
+			if head, err = firstN(ctx, headOf, size); err != nil {
+				yield(Batch[T]{}, err)
+				return
+			}
 		}
 		padded := size - n
 		for i := range padded {
 			bt.buf = append(bt.buf, head[i%len(head)])
 		}
-		rb.put(padded % total)
+		ended(padded % total)
 		yield(bt.done(padded), nil)
 	}
 }

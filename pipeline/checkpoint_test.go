@@ -194,7 +194,7 @@ func randomPipe(seed uint64) func(variant int) *pipeline.Pipe[batch.Batch[int]] 
 				p = p.Shard(2, rng.IntN(2))
 			}
 		}
-		policy := []batch.Policy{batch.Keep, batch.Drop, batch.Pad}[rng.IntN(3)]
+		policy := []batch.Policy{batch.Keep, batch.Drop, batch.Pad, batch.RollOver}[rng.IntN(4)]
 		return pipeline.Batch(p, 1+rng.IntN(8), policy)
 	}
 }
@@ -338,5 +338,25 @@ func BenchmarkResume(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestCheckpointOfCarryingPolicies stops runs whose epochs are linked
+// (RollOver carries the last samples into the next epoch's first batch,
+// RoundBatch starts an epoch after the samples the last one padded with)
+// after every k, at the epoch boundaries too, and resumes them.
+func TestCheckpointOfCarryingPolicies(t *testing.T) {
+	for _, policy := range []batch.Policy{batch.RollOver, batch.RoundBatch} {
+		for _, n := range []int{100, 5} {
+			build := func(variant int) *pipeline.Pipe[batch.Batch[int]] {
+				p := pipeline.From[int](source.ReadIndexed(source.IndexSlice(seq(0, n)), source.ShuffleIndex(3)))
+				p = pipeline.ParallelMap(p, 1+variant, func(x int) (int, error) { return x, nil })
+				return pipeline.Batch(p, 7, policy).Buffered(2 * variant)
+			}
+			total, _, _ := runEpochs[batch.Batch[int]](t, build(0).Epochs(context.Background(), 4), -1)
+			for k := 1; k < len(total); k++ {
+				t.Run(fmt.Sprintf("%v/n=%d/k=%d", policy, n, k), func(t *testing.T) { stopAndResume(t, build, 4, k) })
+			}
+		}
 	}
 }
