@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"iter"
-	"os"
 	"strings"
 
 	"go.uber.org/zap"
@@ -13,11 +13,12 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // Record is one record of a TFRecord file.
 type Record struct {
-	File   string // path of the file it was read from
+	File   string // path or URL of the file it was read from
 	Offset int64  // byte offset of its header (in the decompressed stream for gzip)
 	Index  int64  // its index in the file, from 0, skipped records included
 	Data   []byte // the payload
@@ -31,6 +32,17 @@ type config struct {
 	maxBytes    int64
 	compression Compression
 	bad         *source.SkipPolicy
+	storage     []storage.Option
+}
+
+// Storage sets the options of package storage through which the file is
+// opened: the path given to Open may be a local path, an s3://bucket/key
+// object or an http(s):// URL (see [storage.Open]), and opts say how to
+// reach it (endpoint, credentials, retries, read-ahead, a cache). Without
+// it, URLs are opened with storage's defaults. The storage's errors name
+// the URL and the byte range.
+func Storage(opts ...storage.Option) Option {
+	return option.New(func(c *config) { c.storage = append(c.storage, opts...) })
 }
 
 // ReuseBuffer makes every Record of a pass share one buffer: Data is valid
@@ -81,9 +93,10 @@ type Records struct {
 	c    config
 }
 
-// Open returns a reader over the records of the TFRecord file at path,
-// plain or gzip-compressed. The file is opened when a pass starts and closed
-// when it ends. Malformed input ends the pass with a *FormatError naming the
+// Open returns a reader over the records of the TFRecord file at path (a
+// local path or a URL, see [Storage]), plain or gzip-compressed. The file is
+// opened when a pass starts, with the pass's context, and closed when it
+// ends. Malformed input ends the pass with a *FormatError naming the
 // file, the record and its byte offset.
 //
 // For sharding over ranks, use stage.Shard on the reader: TFRecord has no
@@ -112,28 +125,33 @@ const checkEvery = 64
 // warning for each record the policy skips.
 func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
-		f, err := os.Open(r.path)
+		f, err := storage.OpenFile(ctx, r.path, r.c.storage...)
 		if err != nil {
 			yield(Record{}, err)
 			return
 		}
 		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			yield(Record{}, err)
-			return
+		size, regular := f.Size(), true
+		if sf, ok := f.(interface{ Stat() (fs.FileInfo, error) }); ok {
+			// A local file: a pipe or a device has no size to check against.
+			st, err := sf.Stat()
+			if err != nil {
+				yield(Record{}, err)
+				return
+			}
+			size, regular = st.Size(), st.Mode().IsRegular()
 		}
 		log := tensorfeed.Logger(ctx)
 		if ce := log.Check(zap.DebugLevel, "tfrecord open"); ce != nil {
-			ce.Write(zap.String("file", r.path), zap.Int64("size", st.Size()))
+			ce.Write(zap.String("file", r.path), zap.Int64("size", size))
 		}
 		rd := NewReader(f)
 		rd.Name = r.path
 		rd.ReuseBuffer = r.c.reuse
 		rd.MaxRecordBytes = r.c.maxBytes
 		rd.Compression = r.c.compression
-		if st.Mode().IsRegular() {
-			rd.Size = st.Size() // ignored for gzip
+		if regular {
+			rd.Size = size // ignored for gzip
 		}
 		skips := r.c.bad.Pass(-1, log)
 		done := ctx.Done()

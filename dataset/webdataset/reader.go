@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // DefaultMaxMemberBytes is the largest member a reader accepts by default:
@@ -37,6 +37,7 @@ type config struct {
 	maxSample int64
 	required  []string
 	bad       *source.SkipPolicy
+	storage   []storage.Option
 }
 
 // Option configures a [Reader].
@@ -96,6 +97,17 @@ func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
 // sample.
 func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.bad = p }) }
 
+// Storage sets the options of package storage through which shards are
+// opened: every path given to Open or OpenShards may be a local path, an
+// s3://bucket/key object or an http(s):// URL (see [storage.Open]; list a
+// dataset's shards with [storage.List]), and opts say how to reach them
+// (endpoint, credentials, retries, read-ahead, a cache). Without it, URLs
+// are opened with storage's defaults. The storage's errors name the URL
+// and the byte range.
+func Storage(opts ...storage.Option) Option {
+	return option.New(func(c *config) { c.storage = append(c.storage, opts...) })
+}
+
 // Reader reads the samples of one or more WebDataset shards, in order. It
 // is a source.Reader[Sample]; each pass opens the shards one after the
 // other and closes each before the next.
@@ -105,8 +117,9 @@ type Reader struct {
 }
 
 // Open returns a reader of the shard at path (a tar or a gzip-compressed
-// tar, told apart by its magic bytes). The file is opened when a pass
-// starts.
+// tar, told apart by its magic bytes), a local path or a URL (see
+// [Storage]). The file is opened when a pass starts, with the pass's
+// context.
 func Open(path string, opts ...Option) *Reader {
 	return OpenShards([]string{path}, opts...)
 }
@@ -186,7 +199,7 @@ func (p *passState[T]) shard(i int) bool {
 	if ce := p.log.Check(zap.DebugLevel, "webdataset shard"); ce != nil {
 		ce.Write(zap.String("shard", path), zap.Int("index", i), zap.Int("shards", len(p.r.paths)))
 	}
-	sh, err := openShard(path, &p.r.cfg)
+	sh, err := openShard(p.ctx, path, &p.r.cfg)
 	if err != nil {
 		p.yield(zero, err)
 		return false
@@ -279,7 +292,7 @@ type member struct {
 type shard struct {
 	path        string
 	cfg         *config
-	f           *os.File
+	f           storage.File
 	size        int64 // the file's size when plain, -1 for gzip
 	file        *ioRecorder
 	cnt         *counter
@@ -293,19 +306,14 @@ type shard struct {
 	firstMember string
 }
 
-func openShard(p string, cfg *config) (*shard, error) {
-	f, err := os.Open(p)
+func openShard(ctx context.Context, p string, cfg *config) (*shard, error) {
+	f, err := storage.OpenFile(ctx, p, cfg.storage...)
 	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	rec := &ioRecorder{r: f}
 	br := bufio.NewReaderSize(rec, 64<<10)
-	sh := &shard{path: p, cfg: cfg, f: f, size: fi.Size(), file: rec, seen: make(map[string]struct{})}
+	sh := &shard{path: p, cfg: cfg, f: f, size: f.Size(), file: rec, seen: make(map[string]struct{})}
 	var stream io.Reader = br
 	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(br)
