@@ -53,6 +53,16 @@ static tf_dec *tf_new(void) {
 	return t;
 }
 
+// tf_hdr is what tjDecompressHeader3 says, returned by value so that no Go
+// variable escapes to the heap for C to write to.
+typedef struct { int rc, w, h, subsamp, cs; } tf_hdr;
+
+static tf_hdr tf_header(tjhandle h, const unsigned char *src, unsigned long size) {
+	tf_hdr r;
+	r.rc = tjDecompressHeader3(h, src, size, &r.w, &r.h, &r.subsamp, &r.cs);
+	return r;
+}
+
 static void tf_free(tf_dec *t) {
 	jpeg_destroy_decompress(&t->d);
 	free(t);
@@ -65,7 +75,7 @@ static void tf_free(tf_dec *t) {
 // (entropy-decoded, not transformed), so that damage anywhere in the
 // stream is found as a full decode finds it. It returns 0, or -1 with the
 // message in t->msg.
-static int tf_region(tf_dec *t, const unsigned char *data, unsigned long size, int cs, int ch,
+static int tf_region_at(tf_dec *t, const unsigned char *data, unsigned long size, int cs, int ch,
 		int w0, int h0, unsigned int *x, unsigned int *w, int y0, int y1, unsigned char *out, size_t cap) {
 	struct jpeg_decompress_struct *d = &t->d;
 	t->warned = 0;
@@ -120,13 +130,25 @@ static int tf_region(tf_dec *t, const unsigned char *data, unsigned long size, i
 	jpeg_finish_decompress(d);
 	return t->warned ? -1 : 0;
 }
+
+// tf_cols is the result of tf_region: rc, and the columns decoded.
+typedef struct { int rc; unsigned int x, w; } tf_cols;
+
+// tf_region is tf_region_at with the columns passed and returned by value.
+static tf_cols tf_region(tf_dec *t, const unsigned char *data, unsigned long size, int cs, int ch,
+		int w0, int h0, unsigned int x, unsigned int w, int y0, int y1, unsigned char *out, size_t cap) {
+	tf_cols c;
+	c.x = x;
+	c.w = w;
+	c.rc = tf_region_at(t, data, size, cs, ch, w0, h0, &c.x, &c.w, y0, y1, out, cap);
+	return c;
+}
 */
 import "C"
 
 import (
 	"errors"
 	"image"
-	"sync"
 	"unsafe"
 
 	"github.com/tensorfeed/tensorfeed/sample"
@@ -170,8 +192,49 @@ func putHandle(h C.tjhandle) {
 	}
 }
 
-// scratch holds full-size pixel buffers that a crop is copied out of.
-var scratch sync.Pool
+// pixBuf is a pixel buffer that DecodeRegion lends, with the release
+// function that takes it back, made once with the buffer.
+type pixBuf struct {
+	b       []uint8
+	release func()
+}
+
+// The idle buffers of DecodeRegion: a channel rather than a sync.Pool,
+// which a collection empties, so that a steady stream of images of
+// similar sizes allocates none. Buffers larger than maxIdleBufBytes are
+// left to the garbage collector.
+const (
+	maxIdleBufs     = 16
+	maxIdleBufBytes = 16 << 20
+)
+
+var idleBufs = make(chan *pixBuf, maxIdleBufs)
+
+// getBuf returns an idle buffer of n bytes, or a new one.
+func getBuf(n int) *pixBuf {
+	select {
+	case p := <-idleBufs:
+		if cap(p.b) >= n {
+			p.b = p.b[:n]
+			return p
+		}
+		// Too small: replaced by a larger one below.
+	default:
+	}
+	p := &pixBuf{b: make([]uint8, n, n+n/4)}
+	p.release = func() { putBuf(p) }
+	return p
+}
+
+func putBuf(p *pixBuf) {
+	if cap(p.b) > maxIdleBufBytes {
+		return
+	}
+	select {
+	case idleBufs <- p:
+	default:
+	}
+}
 
 var scalingFactors = func() []C.tjscalingfactor {
 	var n C.int
@@ -211,7 +274,7 @@ func scaledSize(w, h, minShorter int) (int, int) {
 func (turboDecoder) Decode(data []byte, opts Options) (sample.Image, error) {
 	checkChannels(opts.Channels)
 	if opts.Crop == nil {
-		img, _, _, err := turboDecodeFull(data, opts, func(n int) *[]uint8 { b := make([]uint8, n); return &b })
+		img, _, _, err := turboDecodeFull(data, opts, func(n int) *pixBuf { return &pixBuf{b: make([]uint8, n)} })
 		return img, err
 	}
 	full, r, release, err := turboDecoder{}.DecodeRegion(data, opts)
@@ -230,30 +293,22 @@ func (turboDecoder) Decode(data []byte, opts Options) (sample.Image, error) {
 // turboDecodeCrop).
 func (turboDecoder) DecodeRegion(data []byte, opts Options) (sample.Image, image.Rectangle, func(), error) {
 	checkChannels(opts.Channels)
-	img, r, pooled, err := turboDecodeFull(data, opts, getScratch)
+	img, r, pooled, err := turboDecodeFull(data, opts, getBuf)
 	if err != nil {
 		return img, r, nil, err
 	}
 	if pooled == nil {
-		return img, r, func() {}, nil
+		return img, r, noRelease, nil
 	}
-	return img, r, func() { scratch.Put(pooled) }, nil
+	return img, r, pooled.release, nil
 }
 
-func getScratch(n int) *[]uint8 {
-	p, _ := scratch.Get().(*[]uint8)
-	if p == nil || cap(*p) < n {
-		b := make([]uint8, n)
-		return &b
-	}
-	*p = (*p)[:n]
-	return p
-}
+func noRelease() {}
 
 // turboDecodeFull decodes a JPEG whole, into a buffer from get, and returns
 // it with the crop rectangle and the buffer (nil when the image came from
 // the Go decoder, already cropped). Other formats go to the Go decoder.
-func turboDecodeFull(data []byte, opts Options, get func(n int) *[]uint8) (sample.Image, image.Rectangle, *[]uint8, error) {
+func turboDecodeFull(data []byte, opts Options, get func(n int) *pixBuf) (sample.Image, image.Rectangle, *pixBuf, error) {
 	if Sniff(data) != FormatJPEG {
 		img, err := decodeGo(data, opts)
 		return img, image.Rect(0, 0, img.Width, img.Height), nil, err
@@ -279,14 +334,15 @@ func turboDecodeFull(data []byte, opts Options, get func(n int) *[]uint8) (sampl
 }
 
 // turboDecode decodes a JPEG with handle h.
-func turboDecode(h C.tjhandle, data []byte, info *jpegInfo, opts Options, get func(n int) *[]uint8) (sample.Image, image.Rectangle, *[]uint8, error) {
+func turboDecode(h C.tjhandle, data []byte, info *jpegInfo, opts Options, get func(n int) *pixBuf) (sample.Image, image.Rectangle, *pixBuf, error) {
 	var none image.Rectangle
 	src := (*C.uchar)(unsafe.Pointer(&data[0]))
 	size := C.ulong(len(data))
-	var w, ht, subsamp, cs C.int
-	if C.tjDecompressHeader3(h, src, size, &w, &ht, &subsamp, &cs) != 0 {
+	hdr := C.tf_header(h, src, size)
+	if hdr.rc != 0 {
 		return sample.Image{}, none, nil, imageErr(FormatJPEG, tjError(h))
 	}
+	w, ht, cs := hdr.w, hdr.h, hdr.cs
 	if w < 1 || ht < 1 {
 		return sample.Image{}, none, nil, imageErr(FormatJPEG, errors.New("no frame header (truncated data?)"))
 	}
@@ -321,21 +377,20 @@ func turboDecode(h C.tjhandle, data []byte, info *jpegInfo, opts Options, get fu
 	if opts.Crop != nil {
 		crop = int64(r.Dx()) * int64(r.Dy()) // Decode copies the crop out
 	}
-	if err := checkMemory(FormatJPEG, &opts, int(w), int(ht), info.kind(),
-		turboJPEGBytes(info, sw, sh, ch, crop)); err != nil {
-		return sample.Image{}, none, nil, err
+	if need := turboJPEGBytes(info, sw, sh, ch, crop); need > opts.maxBytes() {
+		return sample.Image{}, none, nil, checkMemory(FormatJPEG, &opts, int(w), int(ht), info.kind(), need)
 	}
 	if opts.Crop != nil && sw == int(w) && sh == int(ht) && r != image.Rect(0, 0, sw, sh) {
 		return turboDecodeCrop(data, sw, sh, ch, pf, r, get)
 	}
 	buf := get(sw * sh * ch)
-	rc := C.tjDecompress2(h, src, size, (*C.uchar)(unsafe.Pointer(&(*buf)[0])), C.int(sw), 0, C.int(sh), pf, 0)
+	rc := C.tjDecompress2(h, src, size, (*C.uchar)(unsafe.Pointer(&buf.b[0])), C.int(sw), 0, C.int(sh), pf, 0)
 	if rc != 0 {
 		// Warnings (a truncated or corrupt stream that libjpeg-turbo
 		// patched up) are errors too, as they are for image/jpeg.
 		return sample.Image{}, none, nil, imageErr(FormatJPEG, tjError(h))
 	}
-	return sample.Image{Height: sh, Width: sw, Channels: ch, Pix: *buf}, r, buf, nil
+	return sample.Image{Height: sh, Width: sw, Channels: ch, Pix: buf.b}, r, buf, nil
 }
 
 // decs holds idle libjpeg decompressors for cropped decodes, as handles
@@ -360,7 +415,7 @@ var colorSpaces = map[C.int]C.int{C.TJPF_RGB: C.JCS_EXT_RGB, C.TJPF_GRAY: C.JCS_
 // r on each side (where the image has one), since the upsampler
 // replicates the edge of what it decodes where a full decode has a
 // neighbour. TestDecodeCropIdentical checks it on every photo of the set.
-func turboDecodeCrop(data []byte, w, h, ch int, pf C.int, r image.Rectangle, get func(n int) *[]uint8) (sample.Image, image.Rectangle, *[]uint8, error) {
+func turboDecodeCrop(data []byte, w, h, ch int, pf C.int, r image.Rectangle, get func(n int) *pixBuf) (sample.Image, image.Rectangle, *pixBuf, error) {
 	var t *C.tf_dec
 	select {
 	case t = <-decs:
@@ -370,16 +425,15 @@ func turboDecodeCrop(data []byte, w, h, ch int, pf C.int, r image.Rectangle, get
 		}
 	}
 	x0, x1 := max(0, r.Min.X-cropMargin), min(w, r.Max.X+cropMargin)
-	cx, cw := C.uint(x0), C.uint(x1-x0)
 	rows := r.Dy()
 	buf := get(w * rows * ch)
-	rc := C.tf_region(t, (*C.uchar)(unsafe.Pointer(&data[0])), C.ulong(len(data)), colorSpaces[pf], C.int(ch),
-		C.int(w), C.int(h), &cx, &cw, C.int(r.Min.Y), C.int(r.Max.Y),
-		(*C.uchar)(unsafe.Pointer(&(*buf)[0])), C.size_t(len(*buf)))
-	if rc != 0 {
+	cols := C.tf_region(t, (*C.uchar)(unsafe.Pointer(&data[0])), C.ulong(len(data)), colorSpaces[pf], C.int(ch),
+		C.int(w), C.int(h), C.uint(x0), C.uint(x1-x0), C.int(r.Min.Y), C.int(r.Max.Y),
+		(*C.uchar)(unsafe.Pointer(&buf.b[0])), C.size_t(len(buf.b)))
+	cx, cw := cols.x, cols.w
+	if cols.rc != 0 {
 		err := imageErr(FormatJPEG, errors.New(C.GoString(&t.msg[0])))
 		C.tf_free(t) // never reused after a failure, as for TurboJPEG's handles
-		scratch.Put(buf)
 		return sample.Image{}, image.Rectangle{}, nil, err
 	}
 	select {
@@ -387,7 +441,7 @@ func turboDecodeCrop(data []byte, w, h, ch int, pf C.int, r image.Rectangle, get
 	default:
 		C.tf_free(t)
 	}
-	img := sample.Image{Height: rows, Width: int(cw), Channels: ch, Pix: (*buf)[:int(cw)*rows*ch]}
+	img := sample.Image{Height: rows, Width: int(cw), Channels: ch, Pix: buf.b[:int(cw)*rows*ch]}
 	return img, r.Sub(image.Pt(int(cx), r.Min.Y)), buf, nil
 }
 
