@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage"
+)
+
+// A record is a sample's id (uint32, little-endian), its label (one byte)
+// and its 784 pixels; the .idx key of a record is the sample's id.
+const recordSize = 4 + 1 + mnist.Pixels
+
+// digit is one sample as a rank reads it back.
+type digit struct {
+	ID     int32
+	Label  uint8
+	Pixels []byte // mnist.Pixels bytes
+}
+
+// shardName names shard k of n: train-00003-of-00008.rec and .idx.
+func shardName(k, n int, ext string) string { return fmt.Sprintf("train-%05d-of-%05d%s", k, n, ext) }
+
+// shardGlob matches the .rec shards of a set of n.
+func shardGlob(n int) string { return fmt.Sprintf("train-*-of-%05d.rec", n) }
+
+// encodeShards writes samples as n RecordIO shards of consecutive samples
+// (sample i in shard i*n/len), each a .rec and its .idx; the id of a
+// sample is its index in the MNIST training file.
+func encodeShards(samples []mnist.Sample, n int) (recs, idxs [][]byte, err error) {
+	rec := make([]byte, recordSize)
+	for k := range n {
+		lo, hi := k*len(samples)/n, (k+1)*len(samples)/n
+		var data, idx bytes.Buffer
+		w := recordio.NewWriter(&data)
+		for _, s := range samples[lo:hi] {
+			idx.Write(recordio.AppendIndexLine(nil, int64(s.Index), w.Tell()))
+			binary.LittleEndian.PutUint32(rec, uint32(s.Index))
+			rec[4] = s.Label
+			copy(rec[5:], s.Image[:])
+			if err := w.Write(rec); err != nil {
+				return nil, nil, err
+			}
+		}
+		recs, idxs = append(recs, data.Bytes()), append(idxs, idx.Bytes())
+	}
+	return recs, idxs, nil
+}
+
+// loadSamples reads the first limit samples of the MNIST training set in
+// file order (all of them when limit is 0).
+func loadSamples(ctx context.Context, dir string, limit int) ([]mnist.Sample, error) {
+	ds := mnist.Train(dir, mnist.NoShuffle())
+	if _, err := ds.Len(); err != nil {
+		return nil, fmt.Errorf("MNIST training set (set -data to the folder of the MNIST IDX files): %w", err)
+	}
+	var samples []mnist.Sample
+	for s, err := range ds.All(ctx) {
+		if err != nil {
+			return nil, err
+		}
+		samples = append(samples, s)
+		if len(samples) == limit {
+			break
+		}
+	}
+	return samples, nil
+}
+
+// shardSet is the dataset of every shard as one random-access set: index
+// i is record i of the concatenated .idx files, in the order List gives
+// the shards. Each shard is read by ReadAt through package storage (from
+// the local cache, when the options have one). It is safe for concurrent
+// use.
+type shardSet struct {
+	files   []storage.File
+	readers []*recordio.RandomReader
+	starts  []int // starts[k]: the index of shard k's first record; one more entry for the end
+}
+
+var _ source.Indexed[digit] = (*shardSet)(nil)
+
+// openShards lists the .rec objects that match pattern, opens each and
+// reads and checks its .idx (every entry a record, every record listed).
+func openShards(ctx context.Context, pattern string, opts []storage.Option) (_ *shardSet, err error) {
+	names, err := storage.List(ctx, pattern, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("no shards match %s", pattern)
+	}
+	set := &shardSet{starts: []int{0}}
+	defer func() {
+		if err != nil {
+			set.Close()
+		}
+	}()
+	for _, name := range names {
+		f, err := storage.OpenFile(ctx, name, opts...)
+		if err != nil {
+			return nil, err
+		}
+		set.files = append(set.files, f)
+		idx, err := readIndex(ctx, strings.TrimSuffix(name, ".rec")+".idx", opts)
+		if err != nil {
+			return nil, err
+		}
+		if err := recordio.ValidateIndex(f, f.Size(), name, idx); err != nil {
+			return nil, err
+		}
+		rr := recordio.NewRandomReader(f, f.Size(), idx)
+		rr.Name = name
+		set.readers = append(set.readers, rr)
+		set.starts = append(set.starts, set.starts[len(set.starts)-1]+idx.Len())
+	}
+	return set, nil
+}
+
+// readIndex reads an .idx object.
+func readIndex(ctx context.Context, name string, opts []storage.Option) (*recordio.Index, error) {
+	f, err := storage.OpenFile(ctx, name, opts...)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return recordio.ParseIndex(io.Reader(f), name)
+}
+
+// Len returns the number of records of all shards.
+func (s *shardSet) Len() int { return s.starts[len(s.starts)-1] }
+
+// Key returns the .idx key (the sample's id) of record i.
+func (s *shardSet) Key(i int) int64 {
+	k := s.shard(i)
+	return s.readers[k].Index().Entry(i - s.starts[k]).Key
+}
+
+// shard returns the shard that holds record i, in [0, Len()).
+func (s *shardSet) shard(i int) int { return sort.SearchInts(s.starts, i+1) - 1 }
+
+// Get reads and decodes record i.
+func (s *shardSet) Get(i int) (digit, error) {
+	if uint(i) >= uint(s.Len()) {
+		return digit{}, source.IndexError(i, s.Len())
+	}
+	k := s.shard(i)
+	rr := s.readers[k]
+	p, err := rr.Get(i - s.starts[k])
+	if err != nil {
+		return digit{}, err
+	}
+	if len(p) != recordSize {
+		return digit{}, &recordError{File: rr.Name, Record: i - s.starts[k], Msg: fmt.Sprintf("%d bytes, want %d", len(p), recordSize)}
+	}
+	d := digit{ID: int32(binary.LittleEndian.Uint32(p)), Label: p[4], Pixels: p[5:]}
+	if key := rr.Index().Entry(i - s.starts[k]).Key; int64(d.ID) != key {
+		return digit{}, &recordError{File: rr.Name, Record: i - s.starts[k], Msg: fmt.Sprintf("id %d, its .idx key is %d", d.ID, key)}
+	}
+	if d.Label > 9 {
+		return digit{}, &recordError{File: rr.Name, Record: i - s.starts[k], Msg: fmt.Sprintf("label %d", d.Label)}
+	}
+	return d, nil
+}
+
+// Close closes every shard.
+func (s *shardSet) Close() error {
+	var err error
+	for _, f := range s.files {
+		err = errors.Join(err, f.Close())
+	}
+	return err
+}
+
+// recordError is a record that is not a sample of this example: it names
+// the shard and the record's position in its .idx.
+type recordError struct {
+	File   string
+	Record int
+	Msg    string
+}
+
+func (e *recordError) Error() string {
+	return fmt.Sprintf("%s: record %d: %s", e.File, e.Record, e.Msg)
+}
+
+// Unwrap makes the error match tensorfeed.ErrBadData.
+func (e *recordError) Unwrap() error { return tensorfeed.ErrBadData }
+
+// FilePath returns the shard's URL.
+func (e *recordError) FilePath() string { return e.File }
