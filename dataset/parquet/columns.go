@@ -97,7 +97,7 @@ func ReadColumns(paths []string, cols []Column, opts ...Option) *ColumnRows {
 	}
 	cols = append([]Column(nil), cols...)
 	r := &ColumnRows{cols: cols}
-	r.core = core[Row]{paths: paths, c: newConfig(opts), prepare: func(files []*file, c *config) (decoder[Row], error) {
+	r.core = core[Row]{paths: paths, c: newConfig(opts), passes: &passes{}, prepare: func(files []*file, c *config) (decoder[Row], error) {
 		return prepareColumns(files, cols, c)
 	}}
 	return r

@@ -38,6 +38,8 @@ type core[T any] struct {
 	paths   []string
 	c       config
 	prepare func(files []*file, c *config) (decoder[T], error)
+	from    int64   // the position passes start at (see resume.go)
+	passes  *passes // what the passes skipped, for states
 }
 
 // units returns the row groups a pass reads, after sharding, and their
@@ -67,6 +69,8 @@ func (r *core[T]) units(files []*file) ([]unit, int64, error) {
 func (r *core[T]) all(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
+		ctx, epoch := r.passes.epochs.Start(ctx)
+		r.passes.start(epoch)
 		files, err := openAll(r.paths, &r.c)
 		if err != nil {
 			yield(zero, err)
@@ -87,14 +91,21 @@ func (r *core[T]) all(ctx context.Context) iter.Seq2[T, error] {
 			yield(zero, err)
 			return
 		}
-		skips := r.c.bad.Pass(rows, log)
+		pos := r.from // the position of the next row
+		units, drop := skipTo(files, units, r.from)
+		skips := r.c.bad.Pass(max(rows-r.from, 0), log)
 		emit := func(g group[T]) bool {
-			for i, row := range g.rows {
+			first := int(min(drop, int64(len(g.rows))))
+			drop = 0
+			for i, row := range g.rows[first:] {
+				i += first
+				pos++
 				if g.bad != nil && g.bad[i] != nil {
 					if err := skips.Bad(g.bad[i]); err != nil {
 						yield(zero, err)
 						return false
 					}
+					r.passes.skipped(epoch, pos-1)
 					continue
 				}
 				skips.Good()

@@ -15,6 +15,15 @@
 // and [OpenIndexed] / [OpenColumnsIndexed] give random access (a
 // source.Indexed) for the shuffle by index and resuming.
 //
+// # Resuming
+//
+// [Rows] and [ColumnRows] are source.Resumable: the state of a pass is the
+// position of its next row among the rows of its row groups, a single
+// number. A resumed pass skips the row groups before it by the row counts
+// of the footers, without reading them, and decodes only the row group
+// that holds it. [Indexed] resumes through source.ReadIndexed, shuffled or
+// not.
+//
 // # Writing
 //
 // [Writer] (and [WriteFile]) writes structs as a Parquet file with a row

@@ -35,7 +35,7 @@ var (
 // Malformed input ends the pass with a *FormatError.
 func Read[T any](paths []string, opts ...Option) *Rows[T] {
 	c := newConfig(opts)
-	return &Rows[T]{core: core[T]{paths: paths, c: c, prepare: prepareStructs[T]}}
+	return &Rows[T]{core: core[T]{paths: paths, c: c, prepare: prepareStructs[T], passes: &passes{}}}
 }
 
 // All starts a pass over the rows. The pass logs through
