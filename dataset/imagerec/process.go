@@ -10,7 +10,6 @@ import (
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/sample"
-	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // processor turns one record into one row of a batch: parse, decode,
@@ -25,6 +24,40 @@ type processor struct {
 	region decode.RegionDecoder
 	// scratch lends the raw CHW pixels of one image to the int8 conversion.
 	scratch sync.Pool
+	// draws holds idle *draw values.
+	draws sync.Pool
+}
+
+// draw is a worker's generator and crop callback, made once and reseeded
+// for every record, so that an image costs no allocation for them.
+type draw struct {
+	pcg  rand.PCG
+	r    *rand.Rand
+	crop func(w, h int) (image.Rectangle, error)
+}
+
+// getDraw returns a draw seeded as source.NewRand(seed, epoch, index) is:
+// its r gives the same numbers. Put it back in p.draws when done.
+func (p *processor) getDraw(epoch, index int) *draw {
+	d, _ := p.draws.Get().(*draw)
+	if d == nil {
+		d = &draw{}
+		d.r = rand.New(&d.pcg)
+		s := p.cfg.shape
+		d.crop = func(w, h int) (image.Rectangle, error) { return p.place(w, h, s[2], s[1], d.r) }
+	}
+	a := splitmix64(p.cfg.seed ^ splitmix64(uint64(epoch)))
+	d.pcg.Seed(a, splitmix64(a^splitmix64(uint64(index)+0x5851f42d4c957f2d)))
+	return d
+}
+
+// splitmix64 is source's mixer, which NewRand derives its seeds with;
+// TestDrawMatchesNewRand checks that getDraw matches it.
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
 }
 
 func newProcessor(cfg *config) *processor {
@@ -51,15 +84,21 @@ func (p *processor) run(rec recordio.Record, epoch int, f32 []float32, u8 []uint
 	if err != nil {
 		return recordErr(rec, err)
 	}
-	l, err := recordLabels(h, cfg.labels, cfg.labelWidth)
-	if err != nil {
-		return recordErr(rec, err)
+	if cfg.labels == nil && h.Flag <= 0 && cfg.labelWidth <= 1 {
+		label[0] = h.Label // what recordLabels gives, without a slice
+	} else {
+		l, err := recordLabels(h, cfg.labels, cfg.labelWidth)
+		if err != nil {
+			return recordErr(rec, err)
+		}
+		copy(label, l)
 	}
-	copy(label, l)
-	r := source.NewRand(cfg.seed, epoch, rec.Index)
+	d := p.getDraw(epoch, rec.Index)
+	defer p.draws.Put(d)
+	r := d.r
 	if p.region != nil {
 		// Normalise straight from the decoder's buffer.
-		full, rect, release, err := p.region.DecodeRegion(data, p.cropOptions(r))
+		full, rect, release, err := p.region.DecodeRegion(data, p.cropOptions(d))
 		if err != nil {
 			return recordErr(rec, err)
 		}
@@ -80,7 +119,7 @@ func (p *processor) run(rec recordio.Record, epoch int, f32 []float32, u8 []uint
 		release()
 		return nil
 	}
-	img, err := p.image(data, r)
+	img, err := p.image(data, d)
 	if err != nil {
 		return recordErr(rec, err)
 	}
@@ -149,12 +188,13 @@ func (p *processor) mirror(r *rand.Rand) bool {
 
 // image decodes data and applies the geometric steps, giving an image of
 // exactly Shape's size and channels.
-func (p *processor) image(data []byte, r *rand.Rand) (sample.Image, error) {
+func (p *processor) image(data []byte, d *draw) (sample.Image, error) {
 	cfg := p.cfg
 	c, H, W := cfg.shape[0], cfg.shape[1], cfg.shape[2]
 	dec := cfg.decoder
+	r := d.r
 	if p.direct {
-		return dec.Decode(data, p.cropOptions(r))
+		return dec.Decode(data, p.cropOptions(d))
 	}
 	img, err := dec.Decode(data, decode.Options{Channels: c, MinShorter: cfg.resize, MaxBytes: cfg.maxDecodeBytes})
 	if err != nil {
@@ -191,12 +231,10 @@ func (p *processor) image(data []byte, r *rand.Rand) (sample.Image, error) {
 	return augment.CropImage(img, rect), nil
 }
 
-// cropOptions asks the decoder for the crop of Shape's size, placed with r.
-func (p *processor) cropOptions(r *rand.Rand) decode.Options {
-	s := p.cfg.shape
-	return decode.Options{Channels: s[0], MaxBytes: p.cfg.maxDecodeBytes, Crop: func(w, h int) (image.Rectangle, error) {
-		return p.place(w, h, s[2], s[1], r)
-	}}
+// cropOptions asks the decoder for the crop of Shape's size, placed with
+// d's generator.
+func (p *processor) cropOptions(d *draw) decode.Options {
+	return decode.Options{Channels: p.cfg.shape[0], MaxBytes: p.cfg.maxDecodeBytes, Crop: d.crop}
 }
 
 // place returns where a cw x ch crop goes in a w x h image.
