@@ -13,8 +13,10 @@
 // ranks, each a goroutine with what a process of its own would have, read
 // -epochs epochs: each rank lists the shards (storage.List), opens them by
 // URL through a cache shared by all ranks (storage.WithCache, in a
-// temporary folder, at most -cache-mb), reads them as one random-access
-// set over the concatenated indexes, shuffled by index and split over the
+// temporary folder, at most -cache-mb; a shard the cache cannot take is
+// read from the server by byte ranges, record by record), reads them as
+// one random-access set over the concatenated indexes (every .idx checked
+// against its .rec first), shuffled by index and split over the
 // ranks (source.ReadIndexed with ShuffleIndex and ShardIndex), and batches
 // and tensorizes it. The split depends only on the seed, the epoch and the
 // world size; with -even pad every rank gets ceil(n/world) samples (the
@@ -23,8 +25,9 @@
 // the order are read by no rank), so every rank runs the same number of
 // steps.
 //
-// It prints the samples each rank received in each epoch, then the check
-// of every sample id against the epoch's split, and the throughput:
+// It prints the samples each rank received in each epoch, what the cache
+// holds, then the check of every sample id against the epoch's split, and
+// the throughput of the ranks together:
 //
 //	duplicates: 0 missing: 0 padded: 0
 //	samples/s: ...

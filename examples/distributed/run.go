@@ -11,7 +11,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -131,7 +130,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (res result, err error)
 	if err != nil {
 		return res, err
 	}
-	var bytes int
+	var size int
 	for k := range recs {
 		if _, err := up.Put(ctx, shardName(k, cfg.Shards, ".rec"), recs[k]); err != nil {
 			return res, err
@@ -139,14 +138,14 @@ func run(ctx context.Context, cfg config, out io.Writer) (res result, err error)
 		if _, err := up.Put(ctx, shardName(k, cfg.Shards, ".idx"), idxs[k]); err != nil {
 			return res, err
 		}
-		bytes += len(recs[k]) + len(idxs[k])
+		size += len(recs[k]) + len(idxs[k])
 	}
 	where := ep.URL
 	if ep.Local {
 		where += " (in-process S3 server)"
 	}
 	fmt.Fprintf(out, "shards: %d of %d samples (%.1f MB) in %s on %s\n",
-		cfg.Shards, len(samples), float64(bytes)/1e6, ep.Name(shardGlob(cfg.Shards)), where)
+		cfg.Shards, len(samples), float64(size)/1e6, ep.Name(shardGlob(cfg.Shards)), where)
 
 	cacheDir, err := os.MkdirTemp("", "tensorfeed-distributed-cache")
 	if err != nil {
@@ -157,10 +156,13 @@ func run(ctx context.Context, cfg config, out io.Writer) (res result, err error)
 	if err != nil {
 		return res, err
 	}
-	opts := ep.Options(storage.WithCache(cache))
+	// A shard the cache cannot take (larger than -cache-mb) is read from
+	// the server by byte ranges instead.
+	opts := ep.Options(storage.WithCache(cache), storage.CacheFallback())
 	pattern := ep.Name(shardGlob(cfg.Shards))
 
-	// The keys of the dataset as the ranks see it: what the check expects.
+	// The keys of the dataset as the ranks see it, for the check; this
+	// first open fills the cache.
 	set, err := openShards(ctx, pattern, opts)
 	if err != nil {
 		return res, err
@@ -244,6 +246,11 @@ func run(ctx context.Context, cfg config, out io.Writer) (res result, err error)
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
+	used, err := cache.Used()
+	if err != nil {
+		return res, err
+	}
+	fmt.Fprintf(out, "cache: %.1f MB of at most %.1f MB, shared by the ranks\n", float64(used)/1e6, float64(cfg.CacheBytes)/1e6)
 	chk.result(&res)
 	fmt.Fprintf(out, "duplicates: %d missing: %d padded: %d", res.Duplicates, res.Missing, res.Padded)
 	if cfg.even() == source.DropShards {
@@ -260,16 +267,12 @@ func run(ctx context.Context, cfg config, out io.Writer) (res result, err error)
 func runPhase(ctx context.Context, cfg config, pattern string, opts []storage.Option, ph phase) ([]rankRun, error) {
 	runs := make([]rankRun, ph.World)
 	g, ctx := scope.New(ctx)
-	var mu sync.Mutex
 	for r := range ph.World {
 		g.Go(func() error {
-			rr, err := runRank(ctx, cfg, pattern, opts, ph, r)
-			if err != nil {
+			var err error
+			if runs[r], err = runRank(ctx, cfg, pattern, opts, ph, r); err != nil {
 				return fmt.Errorf("rank %d of %d: %w", r, ph.World, err)
 			}
-			mu.Lock()
-			runs[r] = rr
-			mu.Unlock()
 			return nil
 		})
 	}
