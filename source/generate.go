@@ -38,17 +38,48 @@ func Generate[T any](n int, seed uint64, next func(r *rand.Rand, index int) T) R
 }
 
 // Uniform returns an endless reader of vectors of length dim whose elements
-// are uniform in [lo, hi): the noise input of a GAN. Each sample is a new
-// slice that the consumer owns.
+// are uniform in [lo, hi): the noise input of a GAN. Each sample is a
+// slice that the consumer owns and may keep.
+//
+// The samples of a pass are cut from slabs of uniformSlab vectors, so a
+// pass allocates once per uniformSlab samples rather than once per
+// sample; a kept sample keeps its slab alive, the memory of
+// uniformSlab*dim float32s at most.
 func Uniform(dim int, lo, hi float32, seed uint64) Reader[[]float32] {
-	return Generate(-1, seed, func(r *rand.Rand, _ int) []float32 {
-		v := make([]float32, dim)
-		for i := range v {
-			v[i] = lo + (hi-lo)*r.Float32()
+	if dim < 0 {
+		panic(fmt.Sprintf("source.Uniform: negative dimension %d", dim))
+	}
+	var epochs Epochs
+	span := hi - lo
+	return Replayed(fmt.Sprintf("uniform(%d,%g,%g,seed=%d)", dim, lo, hi, seed), Func[[]float32](func(ctx context.Context) iter.Seq2[[]float32, error] {
+		return func(yield func([]float32, error) bool) {
+			ctx, epoch := epochs.Start(ctx)
+			r := NewRand(seed, epoch, -1)
+			done := ctx.Done()
+			var slab []float32
+			for i := 0; ; i++ {
+				if poll(done, i) {
+					yield(nil, ctx.Err())
+					return
+				}
+				if len(slab) < dim {
+					slab = make([]float32, uniformSlab*dim)
+				}
+				v := slab[:dim:dim]
+				slab = slab[dim:]
+				for k := range v {
+					v[k] = lo + span*r.Float32()
+				}
+				if !yield(v, nil) {
+					return
+				}
+			}
 		}
-		return v
-	})
+	}))
 }
+
+// uniformSlab is how many vectors of Uniform share one allocation.
+const uniformSlab = 256
 
 // Constant returns a reader that yields v n times per pass, or endlessly when
 // n < 0: PaddlePaddle's reader_creator_bool, for the true / false labels of a

@@ -14,7 +14,7 @@ import (
 
 type parallelConfig struct {
 	unordered bool
-	inFlight  int // 0: defaultInFlightPerWorker * workers
+	inFlight  int // 0: adaptive, see InFlight
 }
 
 // ParallelOption configures ParallelMap.
@@ -30,9 +30,12 @@ func Unordered() ParallelOption {
 
 // InFlight sets how many samples ParallelMap holds at most: read from the
 // upstream reader and not yet yielded, inputs and results together. It
-// bounds the memory of a pass. The default is 16 per worker. A larger value
-// lets workers take larger chunks (up to n / (2*workers) samples), which
-// lowers the per-sample cost when f is cheap. InFlight panics if n < 1.
+// bounds the memory of a pass. By default the bound adapts: 16 per worker
+// while f is slow (decoding, augmentation: each result may be large), up
+// to 64 per worker while f is cheap enough for workers to take chunks of
+// many samples. A larger value lets workers take larger chunks (up to n /
+// (2*workers) samples), which lowers the per-sample cost when f is cheap.
+// InFlight panics if n < 1.
 func InFlight(n int) ParallelOption {
 	if n < 1 {
 		panic("stage: InFlight needs n >= 1")
@@ -41,7 +44,10 @@ func InFlight(n int) ParallelOption {
 }
 
 const (
-	defaultInFlightPerWorker = 16
+	// The default window: minInFlightPerWorker samples per worker while
+	// chunks are small, growing with the chunks up to maxInFlightPerWorker.
+	minInFlightPerWorker = 16
+	maxInFlightPerWorker = 64
 	// maxChunk bounds the samples a worker takes at once.
 	maxChunk = 64
 	// chunkTarget is how long a worker aims to spend on one chunk: long
@@ -96,18 +102,19 @@ func ParallelMap[In, Out any](r source.Reader[In], workers int, f func(In) (Out,
 	}
 	var cfg parallelConfig
 	option.Apply(&cfg, opts)
-	window := cfg.inFlight
+	window, limit := cfg.inFlight, cfg.inFlight
 	if window == 0 {
-		window = defaultInFlightPerWorker * workers
+		window, limit = maxInFlightPerWorker*workers, minInFlightPerWorker*workers
 	}
 	chunk := min(maxChunk, max(1, window/(2*workers)))
+	adaptive := cfg.inFlight == 0
 	pass := func(r source.Reader[In]) source.Reader[Out] {
 		return source.Func[Out](func(ctx context.Context) iter.Seq2[Out, error] {
 			return func(yield func(Out, error) bool) {
 				var zero Out
 				g, gctx := scope.New(ctx)
 				defer g.Stop()
-				st := newPmState[In, Out](window, workers, !cfg.unordered)
+				st := newPmState[In, Out](window, limit, workers, !cfg.unordered)
 				gdone := gctx.Done()
 				g.Go(func() error {
 					// A panic in r ends the upstream pass as an error of r
@@ -141,6 +148,9 @@ func ParallelMap[In, Out any](r source.Reader[In], workers int, f func(In) (Out,
 							start := time.Now()
 							b.run(f)
 							k = nextChunk(time.Since(start), len(b.in), chunk)
+							if adaptive {
+								st.grow(min(window, max(limit, 2*workers*k)))
+							}
 							st.complete(b)
 						}
 					})
@@ -229,8 +239,9 @@ type pmState[In, Out any] struct {
 
 	ring         []In // samples read, not taken: ring[head], ... (count of them)
 	head, count  int
-	inFlight     int // samples read and not yet released by the consumer
-	window       int
+	inFlight     int   // samples read and not yet released by the consumer
+	window       int   // the ring's size
+	limit        int   // the bound on inFlight now, at most window
 	ended        bool  // the upstream pass is over
 	upErr        error // and ended with this error
 	failed       bool  // a block failed: take no more
@@ -246,11 +257,12 @@ type pmState[In, Out any] struct {
 	blocksHeadAt int // index of the first block in blocks
 }
 
-func newPmState[In, Out any](window, workers int, ordered bool) *pmState[In, Out] {
+func newPmState[In, Out any](window, limit, workers int, ordered bool) *pmState[In, Out] {
 	return &pmState[In, Out]{
 		ordered:   ordered,
 		ring:      make([]In, window),
 		window:    window,
+		limit:     limit,
 		work:      make(chan struct{}, workers),
 		consReady: make(chan struct{}, 1),
 		space:     make(chan struct{}, 1),
@@ -268,7 +280,7 @@ func signal(ch chan struct{}) {
 // It reports false when done is closed first.
 func (s *pmState[In, Out]) put(done <-chan struct{}, v In) bool {
 	s.mu.Lock()
-	for s.inFlight >= s.window {
+	for s.inFlight >= s.limit {
 		s.readWaiting = true
 		s.mu.Unlock()
 		select {
@@ -290,6 +302,23 @@ func (s *pmState[In, Out]) put(done <-chan struct{}, v In) bool {
 		signal(s.work)
 	}
 	return true
+}
+
+// grow raises the bound on the samples in flight to n (never lowers it:
+// chunks once large may still be in flight), waking the reader if it waits.
+func (s *pmState[In, Out]) grow(n int) {
+	s.mu.Lock()
+	if n <= s.limit {
+		s.mu.Unlock()
+		return
+	}
+	s.limit = n
+	wake := s.readWaiting
+	s.readWaiting = false
+	s.mu.Unlock()
+	if wake {
+		signal(s.space)
+	}
 }
 
 // end records the end of the upstream pass and wakes every waiting worker

@@ -283,7 +283,7 @@ func zipFail[T any](yield func(T, error) bool, err error) {
 // zipChunk is the most samples a pulled reader reads ahead. A coroutine
 // switch per sample would cost more than most stages; a chunk shares one
 // switch among up to zipChunk samples.
-const zipChunk = 32
+const zipChunk = 128
 
 // chunkPuller pulls the samples of a reader through iter.Pull2 in chunks of
 // 1, 2, 4, ... up to zipChunk samples, so the first sample comes at once and

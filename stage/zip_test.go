@@ -200,7 +200,7 @@ func TestZipChunkBoundaries(t *testing.T) {
 	}
 }
 
-// TestZipReadAhead: a pulled reader runs at most 31 samples ahead of the
+// TestZipReadAhead: a pulled reader runs at most 127 samples ahead of the
 // zip.
 func TestZipReadAhead(t *testing.T) {
 	for _, n := range []int{1, 5, 40, 200} {
@@ -209,7 +209,7 @@ func TestZipReadAhead(t *testing.T) {
 		if len(got) != n {
 			t.Fatalf("got %d samples, want %d", len(got), n)
 		}
-		if ahead := noise.yielded.Load() - int64(n); ahead < 0 || ahead > 31 {
+		if ahead := noise.yielded.Load() - int64(n); ahead < 0 || ahead > 127 {
 			t.Errorf("%d samples zipped: endless reader yielded %d more", n, ahead)
 		}
 	}
