@@ -97,3 +97,47 @@ func BenchmarkReadIDX(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTrainEpochRefs reads shuffled epochs of the training set by
+// reference: after the first, from the decoded-file cache.
+func BenchmarkTrainEpochRefs(b *testing.B) {
+	ds := mnist.Train(dataDir, mnist.Shuffle(1))
+	b.ReportAllocs()
+	b.SetBytes(60000 * (mnist.Pixels + 1))
+	ctx := context.Background()
+	sum := 0
+	for b.Loop() {
+		for r, err := range ds.Refs().All(ctx) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			sum += int(r.Label)
+		}
+	}
+	if sum == 0 {
+		b.Fatal("no labels")
+	}
+	total := 60000 * float64(b.N)
+	b.ReportMetric(total/b.Elapsed().Seconds(), "samples/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/total, "ns/sample")
+}
+
+// BenchmarkTrainEpochRefsFill is BenchmarkTrainEpochRefs with every image
+// normalised to [-1, 1] float32, as a sink's field does.
+func BenchmarkTrainEpochRefsFill(b *testing.B) {
+	ds := mnist.Train(dataDir, mnist.Shuffle(1), mnist.Scaling(mnist.ScaleSymmetric))
+	dst := make([]float32, mnist.Pixels)
+	b.ReportAllocs()
+	b.SetBytes(60000 * (mnist.Pixels + 1))
+	for b.Loop() {
+		for r, err := range ds.Refs().All(context.Background()) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			ds.FillRefImage(r, dst)
+		}
+	}
+	total := 60000 * float64(b.N)
+	b.ReportMetric(total/b.Elapsed().Seconds(), "samples/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/total, "ns/sample")
+}

@@ -20,6 +20,27 @@
 // where the batch is assembled, through [Dataset.FillImage] (or
 // [Scale.Pixels]), which writes straight into the batch's tensor.
 //
+// # The fast path
+//
+// [Dataset.Refs] reads the same samples as a [Ref] each: a reference to
+// the image in the decoded data set, 24 bytes instead of 800, so stages,
+// batches and a sink move pointers, not images. With [Shuffle] the order
+// is a permutation of indices over the data set in memory (no shuffle
+// buffer to copy samples through), and the image is normalised straight
+// from the decoded bytes into the batch's tensor ([Dataset.RefImageField],
+// marked WritesAll, so recycled tensors are not cleared first). A
+// shuffled pass, and every pass of Refs, over the whole files decodes them
+// once per process: [SetCacheBytes] bounds that cache (default 256 MiB)
+// and says when a file is read again.
+//
+//	train := mnist.Train(dir, mnist.Scaling(mnist.ScaleSymmetric), mnist.Shuffle(42))
+//	tensors := sink.New(128,
+//		[]sink.Field[mnist.Ref]{train.RefImageField("image")},
+//		[]sink.Field[mnist.Ref]{sink.Int32("label", nil, mnist.FillRefLabelInt32)})
+//	feed := pipeline.Tensorize(pipeline.From(train.Refs()), tensors, batch.Keep).Buffered(4)
+//
+// # Options
+//
 // The options follow MXNet's MNISTIter: [Flat] (784 values instead of
 // 1x28x28), [Shuffle] with a seed (a new order every epoch), [ShuffleOnce]
 // (MXNet's own shuffle: one order, repeated every epoch), [NoShuffle],

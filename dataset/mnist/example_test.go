@@ -309,3 +309,43 @@ func ExampleNoShuffle() {
 	}
 	// Output: index 0 label 7 shape [784]
 }
+
+// Refs feeds a sink without copying images: the data set is decoded once
+// per process and each sample moves as a reference, the image normalised
+// straight from the decoded bytes into the batch's tensor.
+func ExampleDataset_Refs() {
+	train := mnist.Test("../../data/mnist", mnist.Scaling(mnist.ScaleSymmetric), mnist.Shuffle(42), mnist.Flat())
+	tensors := sink.New(128,
+		[]sink.Field[mnist.Ref]{train.RefImageField("image")},
+		[]sink.Field[mnist.Ref]{sink.Int32("label", nil, mnist.FillRefLabelInt32).WritesAll()})
+	samples := 0
+	for epoch := range 2 { // the second epoch reads no file data: the decoded set is cached
+		ctx := source.WithEpoch(context.Background(), epoch)
+		for t, err := range sink.Tensorize(train.Refs(), tensors, batch.Keep).All(ctx) {
+			if err != nil {
+				fmt.Println(err)
+				return
+			}
+			samples += t.Len()
+			t.Release()
+		}
+	}
+	fmt.Println(tensors.ProvideData(), samples, "samples")
+	// Output: [image float32[128 784]] 20000 samples
+}
+
+// Sample copies a referenced sample, to change it without changing the
+// shared data set.
+func ExampleRef_Sample() {
+	for r, err := range mnist.Test("../../data/mnist").Refs().All(context.Background()) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		s := r.Sample()
+		s.Image[0] = 255 // the copy only
+		fmt.Println(r.Label, r.Index, r.Image()[0], s.Image[0])
+		break
+	}
+	// Output: 7 0 0 255
+}

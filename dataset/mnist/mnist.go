@@ -268,6 +268,16 @@ func (d *Dataset) ImageShape() []int {
 // data field of a sink.
 func (d *Dataset) FillImage(s Sample, dst []float32) { d.cfg.scale.Pixels(s.Image[:], dst) }
 
+// ImageField returns a float32 sink field named name that holds the
+// images as FillImage writes them, of shape ImageShape. It is marked
+// WritesAll (FillImage sets every element of its row), so a sink writes
+// each recycled batch once instead of clearing it first:
+//
+//	sink.New(128, []sink.Field[mnist.Sample]{train.ImageField("image")}, labels)
+func (d *Dataset) ImageField(name string) sink.Field[Sample] {
+	return sink.Float32(name, d.ImageShape(), d.FillImage).WritesAll()
+}
+
 // FillLabel writes the sample's label into dst[0] as a float32 (MXNet's
 // softmax_label).
 func FillLabel(s Sample, dst []float32) { dst[0] = float32(s.Label) }
@@ -281,7 +291,7 @@ func FillLabelInt32(s Sample, dst []int32) { dst[0] = int32(s.Label) }
 // value per sample, so the tensor's shape is [batch]).
 func (d *Dataset) Sink(batchSize int) *sink.Sink[Sample] {
 	return sink.New(batchSize,
-		[]sink.Field[Sample]{sink.Float32("data", d.ImageShape(), d.FillImage).WritesAll()},
+		[]sink.Field[Sample]{d.ImageField("data")},
 		[]sink.Field[Sample]{sink.Float32("softmax_label", nil, FillLabel).WritesAll()})
 }
 
@@ -487,22 +497,66 @@ func checkEnds(f *files) error {
 // (3 MiB).
 const blockSamples = 4096
 
-// shuffled reads samples [start, end) into memory and yields them in an
-// order drawn from (seed, epoch), or from (seed, 0) under ShuffleOnce.
+// shuffled yields samples [start, end) in an order drawn from (seed,
+// epoch), or from (seed, 0) under ShuffleOnce. It reads them all into
+// memory first, or takes them from the decoded-file cache (see
+// [SetCacheBytes]) when the pass covers the whole files.
 func (d *Dataset) shuffled(ctx context.Context, log *zap.Logger, f *files, start, end, ep int, yield func(Sample, error) bool) {
-	n := end - start
+	dec, err := decodedOf(f, start, end, d.cfg.idx)
+	if err != nil {
+		yield(Sample{}, err)
+		return
+	}
+	var s Sample
+	d.inMemory(ctx, log, dec, start, ep, func(j int) bool {
+		copy(s.Image[:], dec.image(j))
+		s.Label, s.Index = dec.labels[j], start+j
+		return yield(s, nil)
+	}, func(err error) { yield(Sample{}, err) })
+}
+
+// decodedOf returns samples [start, end) of f (whose readers are at
+// start) in memory: from the decoded-file cache when they are the whole
+// files and the cache holds them, else read (and kept in the cache when
+// they are the whole files).
+func decodedOf(f *files, start, end int, idx []IDXOption) (*decoded, error) {
+	var key cacheKey
+	useCache := start == 0 && end == f.n && cache.max.Load() > 0
+	if useCache {
+		var err error
+		if key, useCache, err = keyOf(f, newIDXConfig(idx)); err != nil {
+			return nil, err
+		}
+	}
+	if useCache {
+		if dec := cache.get(key); dec != nil {
+			return dec, nil
+		}
+	}
+	dec, err := readDecoded(f, end-start, end == f.n)
+	if err != nil {
+		return nil, err
+	}
+	if useCache {
+		cache.put(key, dec)
+	}
+	return dec, nil
+}
+
+// readDecoded reads the next n images and labels of f into memory, and
+// checks the files' ends when checkEnd is set.
+func readDecoded(f *files, n int, checkEnd bool) (*decoded, error) {
+	dec := &decoded{labName: f.lab.Name()}
 	// Images are kept in blocks of blockSamples, allocated as the images
 	// arrive: a header that claims more than the stream holds costs at
 	// most one block, and nothing is copied as the pass grows.
-	var blocks [][]byte
 	for i := range n {
 		if i%blockSamples == 0 {
-			blocks = append(blocks, make([]byte, min(blockSamples, n-i)*Pixels))
+			dec.images = append(dec.images, make([]byte, min(blockSamples, n-i)*Pixels))
 		}
 		at := i % blockSamples * Pixels
-		if err := f.img.ReadRaw(blocks[i/blockSamples][at : at+Pixels]); err != nil {
-			yield(Sample{}, err)
-			return
+		if err := f.img.ReadRaw(dec.images[i/blockSamples][at : at+Pixels]); err != nil {
+			return nil, err
 		}
 	}
 	firstLab := n
@@ -510,26 +564,43 @@ func (d *Dataset) shuffled(ctx context.Context, log *zap.Logger, f *files, start
 		firstLab = min(n, growStep)
 	}
 	labs := make([]byte, 0, firstLab)
-	cnt := d.cfg.skip.Pass(int64(n), log)
-	var good []int // the indices of the good samples, once one is bad
-	for i := range n {
+	for range n {
 		k := len(labs)
 		labs = slices.Grow(labs, 1)[:k+1]
-		off := f.lab.Offset()
 		if err := f.lab.ReadRaw(labs[k:]); err != nil {
-			yield(Sample{}, err)
-			return
+			return nil, err
 		}
-		bad := d.badLabel(f, start+i, off, labs[k])
-		if bad == nil {
+	}
+	if checkEnd {
+		if err := checkEnds(f); err != nil {
+			return nil, err
+		}
+	}
+	dec.labels = slices.Clip(labs)
+	return dec, nil
+}
+
+// inMemory checks the labels of dec, whose first sample is sample start
+// of the files, under the bad-record policy, and calls yield with the
+// index in dec of every good sample, in the order of the epoch when the
+// dataset shuffles, else in the files' order, while yield returns true.
+// A failure (too many bad records, cancellation) goes to fail.
+func (d *Dataset) inMemory(ctx context.Context, log *zap.Logger, dec *decoded, start, ep int, yield func(j int) bool, fail func(error)) {
+	n := dec.n()
+	cnt := d.cfg.skip.Pass(int64(n), log)
+	var good []int // the indices of the good samples, once one is bad
+	for i, l := range dec.labels {
+		if int(l) < d.cfg.classes {
 			cnt.Good()
 			if good != nil {
 				good = append(good, i)
 			}
 			continue
 		}
+		bad := &FormatError{File: dec.labName, Offset: labelsHeader + int64(start+i), Record: start + i,
+			Msg: fmt.Sprintf("record %d: label %d is not below %d (Classes)", start+i, l, d.cfg.classes)}
 		if err := cnt.Bad(bad); err != nil {
-			yield(Sample{}, err)
+			fail(err)
 			return
 		}
 		if good == nil {
@@ -539,42 +610,44 @@ func (d *Dataset) shuffled(ctx context.Context, log *zap.Logger, f *files, start
 			}
 		}
 	}
-	if end == f.n {
-		if err := checkEnds(f); err != nil {
-			yield(Sample{}, err)
-			return
-		}
-	}
 	if err := cnt.End(); err != nil {
-		yield(Sample{}, err)
+		fail(err)
 		return
 	}
 	m := n
 	if good != nil {
 		m = len(good)
 	}
-	if d.cfg.once {
-		ep = 0
-	}
-	perm := source.NewRand(d.cfg.seed, ep, -1).Perm(m)
-	done := ctx.Done()
-	var s Sample
-	for k, j := range perm {
-		if good != nil {
-			j = good[j]
+	var perm []int
+	if d.cfg.shuffle {
+		if d.cfg.once {
+			ep = 0
 		}
+		perm = source.NewRand(d.cfg.seed, ep, -1).Perm(m)
+	}
+	done := ctx.Done()
+	for k := range m {
 		if done != nil && k%checkEvery == 0 {
 			select {
 			case <-done:
-				yield(Sample{}, ctx.Err())
+				fail(ctx.Err())
 				return
 			default:
 			}
 		}
-		copy(s.Image[:], blocks[j/blockSamples][j%blockSamples*Pixels:])
-		s.Label, s.Index = labs[j], start+j
-		if !yield(s, nil) {
+		j := k
+		if perm != nil {
+			j = perm[k]
+		}
+		if good != nil {
+			j = good[j]
+		}
+		if !yield(j) {
 			return
 		}
 	}
 }
+
+// labelsHeader is the size of an MNIST label file's header: the offset of
+// its first label.
+const labelsHeader = 8
