@@ -105,7 +105,6 @@ func main() {
 
 	log := cli.Logger(*debug)
 	defer log.Sync() //nolint:errcheck // nothing to do about a failed flush of stderr
-	cfg.Log = log
 	cfg.PipeLog = cli.PipelineLogger(log, *debug)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

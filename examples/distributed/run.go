@@ -44,7 +44,6 @@ type config struct {
 	CacheBytes  int64  // bound of the shard cache shared by the ranks
 	IDs         string // file of one line per sample read: epoch, world, rank, id; "" for none
 
-	Log     *zap.Logger
 	PipeLog *zap.Logger // the logger of the passes (tensorfeed.WithLogger)
 }
 
@@ -99,9 +98,6 @@ type rankRun struct {
 // run uploads the shards, reads them with the ranks and checks every
 // sample id of every epoch; it prints to out.
 func run(ctx context.Context, cfg config, out io.Writer) (res result, err error) {
-	if cfg.Log == nil {
-		cfg.Log = zap.NewNop()
-	}
 	if cfg.PipeLog == nil {
 		cfg.PipeLog = zap.NewNop()
 	}
@@ -250,7 +246,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (res result, err error)
 	if err != nil {
 		return res, err
 	}
-	fmt.Fprintf(out, "cache: %.1f MB of at most %.1f MB, shared by the ranks\n", float64(used)/1e6, float64(cfg.CacheBytes)/1e6)
+	fmt.Fprintf(out, "cache: %.1f MiB of at most %.0f MiB, shared by the ranks\n", float64(used)/(1<<20), float64(cfg.CacheBytes)/(1<<20))
 	chk.result(&res)
 	fmt.Fprintf(out, "duplicates: %d missing: %d padded: %d", res.Duplicates, res.Missing, res.Padded)
 	if cfg.even() == source.DropShards {
