@@ -71,6 +71,34 @@ func imagerecRows(cfg config) ([]Row, error) {
 		}
 		set.payloads = append(set.payloads, rec.Data)
 	}
+	// Memory first, each pipeline's first pass and each plain loop alone
+	// (the payloads, loaded for the plain loops, are resident in both),
+	// against a floor of one batch, the one the consumer holds.
+	mems := map[string]memory{}
+	plainPeaks := map[string]uint64{}
+	for _, dec := range decoders {
+		for _, threads := range []int{1, 2} {
+			it, err := newImagerecIter(set, dec, threads)
+			if err != nil {
+				return nil, err
+			}
+			key := fmt.Sprint(dec.Name(), threads)
+			mems[key], err = measureMemory(imagerecBatch*imagerecOut, func() error {
+				_, err := imagerecPass(it)
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			plainPeaks[key], err = peakRSS(func() error {
+				_, err := imagerecPlain(set, dec, threads)
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
 	var rows []Row
 	for _, dec := range decoders {
 		for _, threads := range []int{1, 2} {
@@ -88,6 +116,10 @@ func imagerecRows(cfg config) ([]Row, error) {
 			if err != nil {
 				return nil, err
 			}
+			key := fmt.Sprint(dec.Name(), threads)
+			row.setMemory(mems[key])
+			row.Note += fmt.Sprintf("; peak RSS %.0f MB (plain loop %.0f MB), both with the payloads in memory",
+				float64(mems[key].peak)/1e6, float64(plainPeaks[key])/1e6)
 			if threads == 1 {
 				one = row
 			} else if one.SamplesPerSec > 0 {
@@ -244,30 +276,15 @@ var imagerecNorm = augment.Normalize{
 // Normalize.Into) into one reused batch, with threads goroutines sharing
 // the images of each batch.
 func imagerecPipelineRow(cfg config, set *imagerecSet, dec decode.Decoder, threads int) (Row, error) {
-	it, err := imagerec.New(set.path,
-		imagerec.DataShape(imagerecChannels, imagerecSize, imagerecSize),
-		imagerec.Seed(imagerecSeed), imagerec.Shard(set.parts, 0),
-		imagerec.Batch(imagerecBatch), imagerec.RandCrop(), imagerec.RandMirror(),
-		imagerec.Normalize(imagerecNorm),
-		imagerec.Threads(threads), imagerec.Decoder(dec))
+	it, err := newImagerecIter(set, dec, threads)
 	if err != nil {
 		return Row{}, err
 	}
 	n := len(set.payloads)
 	outBytes := int64(n) * imagerecOut
 	var got, want uint64
-	rs, err := measureEach(cfg.reps, func() error {
-		got = 0
-		ctx := source.WithEpoch(context.Background(), 0)
-		for t, err := range it.All(ctx) {
-			if err != nil {
-				return err
-			}
-			got = consumeTensor(got, t.Data[0].F32, t.Label[0].F32)
-			t.Release()
-		}
-		return nil
-	}, func() (err error) { want, err = imagerecPlain(set, dec, threads); return err })
+	rs, err := measureEach(cfg.reps, func() (err error) { got, err = imagerecPass(it); return err },
+		func() (err error) { want, err = imagerecPlain(set, dec, threads); return err })
 	if err != nil {
 		return Row{}, err
 	}
@@ -283,6 +300,31 @@ func imagerecPipelineRow(cfg config, set *imagerecSet, dec decode.Decoder, threa
 	row.Note = fmt.Sprintf("%d photos: Iter (Threads %d, Prefetch 4), random 224 crop, random mirror, mean/std, float32 CHW, "+
 		"batch 128, Release; plain: %d goroutine(s) per batch", n, threads, threads)
 	return row, nil
+}
+
+// newImagerecIter returns the Iter of the pipeline rows.
+func newImagerecIter(set *imagerecSet, dec decode.Decoder, threads int) (*imagerec.Iter, error) {
+	return imagerec.New(set.path,
+		imagerec.DataShape(imagerecChannels, imagerecSize, imagerecSize),
+		imagerec.Seed(imagerecSeed), imagerec.Shard(set.parts, 0),
+		imagerec.Batch(imagerecBatch), imagerec.RandCrop(), imagerec.RandMirror(),
+		imagerec.Normalize(imagerecNorm),
+		imagerec.Threads(threads), imagerec.Decoder(dec))
+}
+
+// imagerecPass reads one epoch-0 pass of it, releasing every batch, and
+// returns its checksum.
+func imagerecPass(it *imagerec.Iter) (uint64, error) {
+	var sum uint64
+	ctx := source.WithEpoch(context.Background(), 0)
+	for t, err := range it.All(ctx) {
+		if err != nil {
+			return 0, err
+		}
+		sum = consumeTensor(sum, t.Data[0].F32, t.Label[0].F32)
+		t.Release()
+	}
+	return sum, nil
 }
 
 // consumeTensor folds a batch into a checksum: every label and a sample of
@@ -302,6 +344,7 @@ func imagerecPlain(set *imagerecSet, dec decode.Decoder, threads int) (uint64, e
 	const per = imagerecChannels * imagerecSize * imagerecSize
 	data := make([]float32, imagerecBatch*per)
 	label := make([]float32, imagerecBatch)
+	lut := plainTables(imagerecNorm)
 	var sum uint64
 	for lo := 0; lo < len(set.payloads); lo += imagerecBatch {
 		nb := min(imagerecBatch, len(set.payloads)-lo)
@@ -312,6 +355,25 @@ func imagerecPlain(set *imagerecSet, dec decode.Decoder, threads int) (uint64, e
 				return err
 			}
 			r := source.NewRand(imagerecSeed, 0, i)
+			if rd, ok := dec.(decode.RegionDecoder); ok {
+				// What a programmer who knows libjpeg-turbo writes: the
+				// whole image decoded into a reused buffer (tjDecompress2),
+				// the crop normalised straight from it through per-channel
+				// tables.
+				full, _, release, err := rd.DecodeRegion(jpg, decode.Options{Channels: imagerecChannels})
+				if err != nil {
+					return err
+				}
+				rect, err := augment.RandomRect(full.Width, full.Height, imagerecSize, imagerecSize, r)
+				if err != nil {
+					release()
+					return fmt.Errorf("image %d: %w", i, err)
+				}
+				plainNormalize(data[k*per:(k+1)*per], full, rect, r.IntN(2) == 1, &lut)
+				release()
+				label[k] = h.Label
+				return nil
+			}
 			img, err := dec.Decode(jpg, decode.Options{Channels: imagerecChannels,
 				Crop: func(w, h int) (image.Rectangle, error) {
 					if w < imagerecSize || h < imagerecSize {
@@ -334,4 +396,37 @@ func imagerecPlain(set *imagerecSet, dec decode.Decoder, threads int) (uint64, e
 		sum = consumeTensor(sum, data[:nb*per], label[:nb])
 	}
 	return sum, nil
+}
+
+// plainTables returns the value of every byte in every channel under n's
+// mean and std, as Normalize computes them.
+func plainTables(n augment.Normalize) (lut [3][256]float32) {
+	for c := range lut {
+		mul := 1 / n.Std[c]
+		for v := range 256 {
+			lut[c][v] = (float32(v)-n.Mean[c])*mul + 0 // + bias 0, as Normalize adds it
+		}
+	}
+	return lut
+}
+
+// plainNormalize is the fused loop of the plain pipeline: rectangle r of
+// the RGB image img through the tables into CHW float32, mirrored or not,
+// one table load per value and the three planes written in one sweep.
+func plainNormalize(dst []float32, img sample.Image, r image.Rectangle, mirror bool, lut *[3][256]float32) {
+	w, h := r.Dx(), r.Dy()
+	plane := w * h
+	stride := img.Width * 3
+	for y := range h {
+		o := (r.Min.Y+y)*stride + r.Min.X*3
+		s := img.Pix[o : o+3*w]
+		r0, r1, r2 := dst[y*w:(y+1)*w], dst[plane+y*w:plane+(y+1)*w], dst[2*plane+y*w:2*plane+(y+1)*w]
+		for x := range w {
+			j := x
+			if mirror {
+				j = w - 1 - x
+			}
+			r0[j], r1[j], r2[j] = lut[0][s[3*x]], lut[1][s[3*x+1]], lut[2][s[3*x+2]]
+		}
+	}
 }
