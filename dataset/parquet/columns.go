@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -258,75 +259,10 @@ func decodeColumns(f *file, g int, leaves []leaf, c *config) group[Row] {
 	return out
 }
 
-// decodeLeaf decodes column k (of n) of row group g into out's rows; the
-// first column makes the rows. It returns how many rows the column held.
 func decodeLeaf(f *file, g, k, n int, l leaf, out *group[Row], want int64) (rows int64, err error) {
-	first := k == 0
-	row := int64(-1)
-	e := l.elems
-	var block []byte // current storage block, for each element type
-	var f32 []float32
-	var i32 []int32
-	var i64 []int64
-	_ = block
-	shapeErr := func(r int64, msg string) {
-		if out.bad == nil {
-			out.bad = make([]error, len(out.rows), cap(out.rows))
-		}
-		for int64(len(out.bad)) <= r {
-			out.bad = append(out.bad, nil)
-		}
-		if out.bad[r] == nil {
-			out.bad[r] = &FormatError{File: f.path, Offset: -1, RowGroup: g, Row: f.rowStart[g] + r, Column: l.col.Name,
-				Err: ErrShape, Msg: msg}
-		}
-	}
-	var cur int // elements of the current row seen so far
-	finish := func() {
-		if row >= 0 && cur != e && (out.bad == nil || int64(len(out.bad)) <= row || out.bad[row] == nil) {
-			if l.list {
-				shapeErr(row, fmt.Sprintf("list of %d values, want %d (shape %v)", cur, e, l.col.Shape))
-			} else {
-				shapeErr(row, fmt.Sprintf("%d bytes, want %d (shape %v)", cur, e, l.col.Shape))
-			}
-		}
-	}
-	start := func() error {
-		finish()
-		row++
-		cur = 0
-		if row >= want {
-			return fmt.Errorf("more rows than the %d of the row group's metadata", want)
-		}
-		if first {
-			out.rows = append(out.rows, Row{File: f.path, RowGroup: g, Index: f.rowStart[g] + row,
-				F32: make([][]float32, n), I32: make([][]int32, n), I64: make([][]int64, n), U8: make([][]uint8, n)})
-		} else if row >= int64(len(out.rows)) {
-			return fmt.Errorf("more rows than the row group's first column")
-		}
-		if out.bad != nil && int64(len(out.bad)) <= row {
-			out.bad = append(out.bad, nil)
-		}
-		// Carve the row's value out of a block shared by up to chunkRows
-		// rows, so that memory follows the rows that arrive.
-		switch l.col.DType {
-		case sample.Float32:
-			if len(f32) < e {
-				f32 = make([]float32, e*int(min(want-row, chunkRows)))
-			}
-			out.rows[row].F32[k], f32 = f32[:e:e], f32[e:]
-		case sample.Int32:
-			if len(i32) < e {
-				i32 = make([]int32, e*int(min(want-row, chunkRows)))
-			}
-			out.rows[row].I32[k], i32 = i32[:e:e], i32[e:]
-		case sample.Int64:
-			if len(i64) < e {
-				i64 = make([]int64, e*int(min(want-row, chunkRows)))
-			}
-			out.rows[row].I64[k], i64 = i64[:e:e], i64[e:]
-		}
-		return nil
+	d := &leafDecoder{f: f, g: g, k: k, n: n, l: l, out: out, want: want, row: -1}
+	if k == 0 && out.rows == nil {
+		out.rows = make([]Row, 0, min(want, chunkRows))
 	}
 	err = guard(func() error {
 		pages := f.groups[g].ColumnChunks()[l.index].Pages()
@@ -340,62 +276,271 @@ func decodeLeaf(f *file, g, k, n int, l leaf, out *group[Row], want int64) (rows
 			if err != nil {
 				return err
 			}
-			vr := page.Values()
-			for {
-				m, err := vr.ReadValues(buf)
-				for _, v := range buf[:m] {
-					if v.RepetitionLevel() == 0 {
-						if err := start(); err != nil {
-							pq.Release(page)
-							return err
-						}
-					} else if row < 0 {
-						pq.Release(page)
-						return fmt.Errorf("the column starts in the middle of a row")
-					}
-					if v.IsNull() {
-						if !l.list || v.RepetitionLevel() > 0 || v.DefinitionLevel() == l.maxDf-1 {
-							shapeErr(row, "null value")
-						}
-						continue // an empty or null list: no element
-					}
-					if cur >= e {
-						cur++
-						continue
-					}
-					r := &out.rows[row]
-					switch l.col.DType {
-					case sample.Float32:
-						r.F32[k][cur] = v.Float()
-					case sample.Int32:
-						r.I32[k][cur] = v.Int32()
-					case sample.Int64:
-						r.I64[k][cur] = v.Int64()
-					case sample.Uint8:
-						b := v.ByteArray()
-						cur = len(b)
-						if cur == e {
-							r.U8[k] = append([]uint8(nil), b...)
-						}
-						continue
-					}
-					cur++
-				}
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					pq.Release(page)
-					return err
-				}
-			}
+			err = d.page(page, buf)
 			pq.Release(page)
+			if err != nil {
+				return err
+			}
 		}
 	})
 	if err != nil {
-		return row + 1, &FormatError{File: f.path, Offset: -1, RowGroup: g, Row: f.rowStart[g] + max(row, 0),
+		return d.row + 1, &FormatError{File: f.path, Offset: -1, RowGroup: g, Row: f.rowStart[g] + max(d.row, 0),
 			Column: l.col.Name, Msg: err.Error(), Err: err}
 	}
-	finish()
-	return row + 1, nil
+	d.finish()
+	return d.row + 1, nil
+}
+
+// leafDecoder decodes column k (of n) of row group g into out's rows; the
+// first column makes the rows.
+type leafDecoder struct {
+	f       *file
+	g, k, n int
+	l       leaf
+	out     *group[Row]
+	want    int64
+	row     int64 // the row being filled, from 0 in the row group; -1 before the first
+	cur     int   // elements of the current row seen so far
+	// Blocks the rows' values and the first column's per-row slices are
+	// carved from, chunkRows rows at a time, so that memory follows the
+	// rows that arrive.
+	f32  []float32
+	i32  []int32
+	i64  []int64
+	hf32 [][]float32
+	hi32 [][]int32
+	hi64 [][]int64
+	hu8  [][]uint8
+	// e repetition levels of 1 and definition levels of the maximum: the
+	// levels of the values after a row's first in a row without nulls.
+	ones, full []byte
+}
+
+// page decodes one page: its typed values in bulk when it is plain
+// (not dictionary) encoded numbers, else one value at a time.
+func (d *leafDecoder) page(page pq.Page, buf []pq.Value) error {
+	if page.Dictionary() == nil {
+		data := page.Data()
+		switch d.l.col.DType {
+		case sample.Float32:
+			return bulk(d, data.Float(), page.RepetitionLevels(), page.DefinitionLevels(), func(r *Row) []float32 { return r.F32[d.k] })
+		case sample.Int32:
+			return bulk(d, data.Int32(), page.RepetitionLevels(), page.DefinitionLevels(), func(r *Row) []int32 { return r.I32[d.k] })
+		case sample.Int64:
+			return bulk(d, data.Int64(), page.RepetitionLevels(), page.DefinitionLevels(), func(r *Row) []int64 { return r.I64[d.k] })
+		}
+	}
+	vr := page.Values()
+	for {
+		m, err := vr.ReadValues(buf)
+		for _, v := range buf[:m] {
+			if err := d.value(v); err != nil {
+				return err
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// bulk decodes a page's values (the non-null ones, in order) with its
+// repetition and definition levels (one per value, nulls included; empty
+// when the column has none).
+func bulk[T float32 | int32 | int64](d *leafDecoder, vals []T, rep, def []byte, dst func(*Row) []T) error {
+	count := len(vals)
+	switch {
+	case len(def) > 0:
+		count = len(def)
+	case len(rep) > 0:
+		count = len(rep)
+	}
+	if (len(rep) > 0 && len(rep) != count) || (len(def) > 0 && len(def) != count) {
+		return fmt.Errorf("page of %d repetition and %d definition levels", len(rep), len(def))
+	}
+	maxDf := byte(d.l.maxDf)
+	e := d.l.elems
+	var row []T
+	if d.row >= 0 {
+		row = dst(&d.out.rows[d.row])
+	}
+	k := 0 // the next value
+	for i := 0; i < count; i++ {
+		r, df := byte(0), maxDf
+		if len(rep) > 0 {
+			r = rep[i]
+		}
+		if len(def) > 0 {
+			df = def[i]
+		}
+		if r == 0 {
+			if err := d.start(); err != nil {
+				return err
+			}
+			row = dst(&d.out.rows[d.row])
+			// A whole row of e values in a run: copy it at once.
+			if df == maxDf && e > 1 && i+e <= count && k+e <= len(vals) && d.wholeRow(rep, def, i, e, maxDf) {
+				copy(row, vals[k:k+e])
+				k += e
+				d.cur = e
+				i += e - 1
+				continue
+			}
+		} else if d.row < 0 {
+			return fmt.Errorf("the column starts in the middle of a row")
+		}
+		if df < maxDf {
+			d.null(r, df)
+			continue
+		}
+		if k >= len(vals) {
+			return fmt.Errorf("the page's levels say more than its %d values", len(vals))
+		}
+		if d.cur < e {
+			row[d.cur] = vals[k]
+		}
+		d.cur++
+		k++
+	}
+	if k != len(vals) {
+		return fmt.Errorf("the page holds %d values, its levels say %d", len(vals), k)
+	}
+	return nil
+}
+
+// wholeRow reports whether the levels from i hold one row of exactly e
+// values, none null: the row starts at i, continues to i+e-1 and the next
+// row (if any) starts at i+e.
+func (d *leafDecoder) wholeRow(rep, def []byte, i, e int, maxDf byte) bool {
+	if len(rep) == 0 {
+		return false // a scalar column: a row is one value
+	}
+	if i+e < len(rep) && rep[i+e] != 0 {
+		return false
+	}
+	if len(d.ones) != e {
+		d.ones, d.full = bytes.Repeat([]byte{1}, e), bytes.Repeat([]byte{maxDf}, e)
+	}
+	return bytes.Equal(rep[i+1:i+e], d.ones[1:]) && (len(def) == 0 || bytes.Equal(def[i:i+e], d.full))
+}
+
+// value decodes one value of the column.
+func (d *leafDecoder) value(v pq.Value) error {
+	if v.RepetitionLevel() == 0 {
+		if err := d.start(); err != nil {
+			return err
+		}
+	} else if d.row < 0 {
+		return fmt.Errorf("the column starts in the middle of a row")
+	}
+	if v.IsNull() {
+		d.null(byte(v.RepetitionLevel()), byte(v.DefinitionLevel()))
+		return nil
+	}
+	e := d.l.elems
+	if d.cur >= e && d.l.col.DType != sample.Uint8 {
+		d.cur++
+		return nil
+	}
+	r := &d.out.rows[d.row]
+	switch d.l.col.DType {
+	case sample.Float32:
+		r.F32[d.k][d.cur] = v.Float()
+	case sample.Int32:
+		r.I32[d.k][d.cur] = v.Int32()
+	case sample.Int64:
+		r.I64[d.k][d.cur] = v.Int64()
+	case sample.Uint8:
+		b := v.ByteArray()
+		d.cur += len(b)
+		if d.cur == e {
+			r.U8[d.k] = append([]uint8(nil), b...)
+		}
+		return nil
+	}
+	d.cur++
+	return nil
+}
+
+// null handles a null at repetition level r and definition level df: a
+// null value is a bad row; a null or empty list holds no element, which
+// finish finds when the row ends.
+func (d *leafDecoder) null(r, df byte) {
+	if !d.l.list || r > 0 || int(df) == d.l.maxDf-1 {
+		d.shapeErr(d.row, "null value")
+	}
+}
+
+func (d *leafDecoder) shapeErr(r int64, msg string) {
+	out := d.out
+	if out.bad == nil {
+		out.bad = make([]error, len(out.rows), cap(out.rows))
+	}
+	for int64(len(out.bad)) <= r {
+		out.bad = append(out.bad, nil)
+	}
+	if out.bad[r] == nil {
+		out.bad[r] = &FormatError{File: d.f.path, Offset: -1, RowGroup: d.g, Row: d.f.rowStart[d.g] + r, Column: d.l.col.Name,
+			Err: ErrShape, Msg: msg}
+	}
+}
+
+// finish ends the current row: one of another length is a bad row.
+func (d *leafDecoder) finish() {
+	out, row, e := d.out, d.row, d.l.elems
+	if row >= 0 && d.cur != e && (out.bad == nil || int64(len(out.bad)) <= row || out.bad[row] == nil) {
+		if d.l.list {
+			d.shapeErr(row, fmt.Sprintf("list of %d values, want %d (shape %v)", d.cur, e, d.l.col.Shape))
+		} else {
+			d.shapeErr(row, fmt.Sprintf("%d bytes, want %d (shape %v)", d.cur, e, d.l.col.Shape))
+		}
+	}
+}
+
+// start ends the current row and starts the next.
+func (d *leafDecoder) start() error {
+	d.finish()
+	d.row++
+	d.cur = 0
+	row, want, n, k, e, out := d.row, d.want, d.n, d.k, d.l.elems, d.out
+	if row >= want {
+		return fmt.Errorf("more rows than the %d of the row group's metadata", want)
+	}
+	rest := int(min(want-row, chunkRows)) // rows a new block is for
+	if k == 0 {
+		if len(d.hf32) < n {
+			d.hf32, d.hi32, d.hi64, d.hu8 = make([][]float32, n*rest), make([][]int32, n*rest),
+				make([][]int64, n*rest), make([][]uint8, n*rest)
+		}
+		out.rows = append(out.rows, Row{File: d.f.path, RowGroup: d.g, Index: d.f.rowStart[d.g] + row,
+			F32: d.hf32[:n:n], I32: d.hi32[:n:n], I64: d.hi64[:n:n], U8: d.hu8[:n:n]})
+		d.hf32, d.hi32, d.hi64, d.hu8 = d.hf32[n:], d.hi32[n:], d.hi64[n:], d.hu8[n:]
+	} else if row >= int64(len(out.rows)) {
+		return fmt.Errorf("more rows than the row group's first column")
+	}
+	if out.bad != nil && int64(len(out.bad)) <= row {
+		out.bad = append(out.bad, nil)
+	}
+	r := &out.rows[row]
+	switch d.l.col.DType {
+	case sample.Float32:
+		if len(d.f32) < e {
+			d.f32 = make([]float32, e*rest)
+		}
+		r.F32[k], d.f32 = d.f32[:e:e], d.f32[e:]
+	case sample.Int32:
+		if len(d.i32) < e {
+			d.i32 = make([]int32, e*rest)
+		}
+		r.I32[k], d.i32 = d.i32[:e:e], d.i32[e:]
+	case sample.Int64:
+		if len(d.i64) < e {
+			d.i64 = make([]int64, e*rest)
+		}
+		r.I64[k], d.i64 = d.i64[:e:e], d.i64[e:]
+	}
+	return nil
 }

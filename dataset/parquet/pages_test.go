@@ -1,0 +1,101 @@
+package parquet_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	pq "github.com/parquet-go/parquet-go"
+
+	"github.com/tensorfeed/tensorfeed/dataset/parquet"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+type mixed struct {
+	L []float32 `parquet:"l,list"`
+	X *float32  `parquet:"x,optional"`
+	Y int32     `parquet:"y"`
+	D []int64   `parquet:"d,list,dict"`
+}
+
+// writeMixed writes rows with parquet-go directly, with small pages, so
+// that pages end inside rows and values come plain, dictionary-encoded,
+// optional and repeated.
+func writeMixed(t *testing.T, rows []mixed, opts ...pq.WriterOption) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "mixed.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := pq.NewGenericWriter[mixed](f, opts...)
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestPages reads columns written with pages of every size and both page
+// versions, good rows and bad ones, and checks every value.
+func TestPages(t *testing.T) {
+	const n, width = 300, 5
+	rows := make([]mixed, n)
+	for i := range rows {
+		x := float32(i) / 2
+		rows[i] = mixed{L: make([]float32, width), X: &x, Y: int32(-i), D: []int64{int64(i % 3), int64(i % 7)}}
+		for j := range rows[i].L {
+			rows[i].L[j] = float32(i*10 + j)
+		}
+	}
+	bad := map[int]string{7: "l", 100: "x", 101: "l", 299: "d"}
+	rows[7].L = rows[7].L[:4]
+	rows[100].X = nil
+	rows[101].L = nil
+	rows[299].D = append(rows[299].D, 1)
+	cols := []parquet.Column{parquet.Float32("l", width), parquet.Float32("x"), parquet.Int32("y"), parquet.Int64("d", 2)}
+	for _, version := range []int{1, 2} {
+		for _, page := range []int{16, 100, 1000, 1 << 20} {
+			t.Run(fmt.Sprintf("v%d/page%d", version, page), func(t *testing.T) {
+				path := writeMixed(t, rows, pq.PageBufferSize(page), pq.DataPageVersion(version), pq.MaxRowsPerRowGroup(128))
+				skip := source.SkipBad(0.1)
+				got, err := source.Collect(context.Background(), parquet.ReadColumns([]string{path}, cols, parquet.OnBad(skip)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != n-len(bad) || skip.Skipped() != int64(len(bad)) {
+					t.Fatalf("%d rows, %d skipped", len(got), skip.Skipped())
+				}
+				for _, r := range got {
+					i := int(r.Index)
+					if _, ok := bad[i]; ok {
+						t.Fatalf("bad row %d kept", i)
+					}
+					w := rows[i]
+					for j, v := range r.F32[0] {
+						if v != w.L[j] {
+							t.Fatalf("row %d: l = %v, want %v", i, r.F32[0], w.L)
+						}
+					}
+					if r.F32[1][0] != *w.X || r.I32[2][0] != w.Y || r.I64[3][0] != w.D[0] || r.I64[3][1] != w.D[1] {
+						t.Fatalf("row %d: %v %v %v, want %+v", i, r.F32[1], r.I32[2], r.I64[3], w)
+					}
+				}
+				// Without a policy, the first bad row ends the pass.
+				_, err = source.Collect(context.Background(), parquet.ReadColumns([]string{path}, cols))
+				var fe *parquet.FormatError
+				if !errors.As(err, &fe) || !errors.Is(err, parquet.ErrShape) || fe.Row != 7 || fe.Column != "l" {
+					t.Fatalf("no policy: %v", err)
+				}
+			})
+		}
+	}
+}
