@@ -97,11 +97,9 @@ func Zip2[A, B any](a source.Reader[A], b source.Reader[B], opts ...ZipOption) s
 	})
 	return source.Joined(zipKind(opts), r, []func(int, int64) (source.State, error){source.At(a), source.At(b)},
 		func(in []source.State) (source.Reader[Tuple2[A, B]], error) {
-			a2, err := source.ResumeFrom(a, in[0])
-			if err != nil {
-				return nil, err
-			}
-			b2, err := source.ResumeFrom(b, in[1])
+			var err error
+			a2 := resumed(a, in[0], &err)
+			b2 := resumed(b, in[1], &err)
 			if err != nil {
 				return nil, err
 			}
@@ -152,15 +150,10 @@ func Zip3[A, B, C any](a source.Reader[A], b source.Reader[B], c source.Reader[C
 	})
 	return source.Joined(zipKind(opts), r, []func(int, int64) (source.State, error){source.At(a), source.At(b), source.At(c)},
 		func(in []source.State) (source.Reader[Tuple3[A, B, C]], error) {
-			a2, err := source.ResumeFrom(a, in[0])
-			if err != nil {
-				return nil, err
-			}
-			b2, err := source.ResumeFrom(b, in[1])
-			if err != nil {
-				return nil, err
-			}
-			c2, err := source.ResumeFrom(c, in[2])
+			var err error
+			a2 := resumed(a, in[0], &err)
+			b2 := resumed(b, in[1], &err)
+			c2 := resumed(c, in[2], &err)
 			if err != nil {
 				return nil, err
 			}
@@ -220,19 +213,11 @@ func Zip4[A, B, C, D any](a source.Reader[A], b source.Reader[B], c source.Reade
 	})
 	return source.Joined(zipKind(opts), r, []func(int, int64) (source.State, error){source.At(a), source.At(b), source.At(c), source.At(d)},
 		func(in []source.State) (source.Reader[Tuple4[A, B, C, D]], error) {
-			a2, err := source.ResumeFrom(a, in[0])
-			if err != nil {
-				return nil, err
-			}
-			b2, err := source.ResumeFrom(b, in[1])
-			if err != nil {
-				return nil, err
-			}
-			c2, err := source.ResumeFrom(c, in[2])
-			if err != nil {
-				return nil, err
-			}
-			d2, err := source.ResumeFrom(d, in[3])
+			var err error
+			a2 := resumed(a, in[0], &err)
+			b2 := resumed(b, in[1], &err)
+			c2 := resumed(c, in[2], &err)
+			d2 := resumed(d, in[3], &err)
 			if err != nil {
 				return nil, err
 			}
@@ -346,4 +331,15 @@ func zipKind(opts []ZipOption) string {
 		return "zip(shortest)"
 	}
 	return "zip"
+}
+
+// resumed returns r resumed from st, or nil once *err is set; the zips
+// resume their inputs with it and check the error once.
+func resumed[T any](r source.Reader[T], st source.State, err *error) source.Reader[T] {
+	if *err != nil {
+		return nil
+	}
+	out, e := source.ResumeFrom(r, st)
+	*err = e
+	return out
 }
