@@ -149,9 +149,17 @@ func BenchmarkMNISTEpoch(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer f.remove()
+	data, err := loadMNIST(f)
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, v := range mnistVariants {
 		p := newMNISTPipeline(f, v)
 		threads := v.threads
+		plain, plainName := func() (uint64, error) { return mnistBest(data, threads) }, "best"
+		if v.naive {
+			plain, plainName = func() (uint64, error) { return mnistPlain(f, threads) }, "streaming"
+		}
 		b.Run(fmt.Sprintf("pipeline/threads=%d/%s", threads, v.name), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -161,10 +169,10 @@ func BenchmarkMNISTEpoch(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*f.n), "ns/sample")
 		})
-		b.Run(fmt.Sprintf("plain/threads=%d", threads), func(b *testing.B) {
+		b.Run(fmt.Sprintf("plain/threads=%d/%s", threads, plainName), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := mnistPlain(f, threads); err != nil {
+				if _, err := plain(); err != nil {
 					b.Fatal(err)
 				}
 			}
