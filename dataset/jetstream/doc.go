@@ -8,11 +8,11 @@
 // the durable pull consumer (or creates it, [Create]) and yields the
 // samples of the messages it delivers, decoded by the caller's function.
 // The consumer's state lives in the server, so a pass, a new process or a
-// restarted server goes on where the consumer left off. The consumer asks
-// the server for up to [FetchBatch] messages that are ready, and waits up
-// to [MaxWait] for one when none is. A pass never ends on its own unless
-// [EndAtTail] is set: it ends when its consumer stops ranging, when its
-// context is cancelled, or with an error.
+// restarted server goes on where the consumer left off. A pass pulls
+// continuously, up to [FetchBatch] messages ahead of its consumer, and
+// looks at the consumer's state after [MaxWait] without a message. A pass
+// never ends on its own unless [EndAtTail] is set: it ends when its
+// consumer stops ranging, when its context is cancelled, or with an error.
 //
 // # Acknowledgement
 //
@@ -30,7 +30,7 @@
 //   - [Message.Ack] and [AckAll] for batches made by hand.
 //
 // A pass that fails, is cancelled or stopped loses nothing: what it yielded
-// and was not acknowledged comes again after AckWait, and what it fetched
+// and was not acknowledged comes again after AckWait, and what it received
 // and did not yield is handed back (Nak) at once.
 //
 // # Flow control
@@ -66,6 +66,6 @@
 // The nats.Conn and its jetstream.JetStream belong to the caller, who
 // chooses its reconnect policy (nats.MaxReconnects, nats.ReconnectWait)
 // and closes it after the passes: acknowledgements of batches released
-// after a pass has ended still need it. The goroutines of a pass's
-// fetches end with the pass.
+// after a pass has ended still need it. The goroutines that the client
+// starts for a pass's pull end with the pass.
 package jetstream

@@ -18,9 +18,11 @@ import (
 
 // Defaults of the reader's options.
 const (
-	// DefaultFetchBatch is how many messages one fetch asks for.
+	// DefaultFetchBatch is how many messages a pass asks the server for
+	// ahead of its consumer.
 	DefaultFetchBatch = 256
-	// DefaultMaxWait is how long a fetch waits for a message to arrive.
+	// DefaultMaxWait is how long a pass waits for a message before it
+	// looks at the consumer's state.
 	DefaultMaxWait = 5 * time.Second
 	// DefaultMaxOutage is how long a pass keeps retrying while the server
 	// does not answer before it ends with a *ConsumerError.
@@ -42,9 +44,11 @@ type config struct {
 // Option configures a [Reader].
 type Option = option.Option[config]
 
-// FetchBatch sets how many messages one fetch asks the server for (default
-// [DefaultFetchBatch]). A pass holds at most that many messages that it has
-// fetched and not yet yielded. It panics when n < 1.
+// FetchBatch sets how many messages a pass asks the server for ahead of its
+// consumer (default [DefaultFetchBatch]), through one continuous pull
+// (jetstream.Consumer.Messages with PullMaxMessages(n)) that asks for more
+// when half of them were taken. A pass holds at most that many messages that
+// it has received and not yet yielded. It panics when n < 1.
 func FetchBatch(n int) Option {
 	if n < 1 {
 		panic(fmt.Sprintf("jetstream: FetchBatch(%d): want at least 1", n))
@@ -52,11 +56,12 @@ func FetchBatch(n int) Option {
 	return option.New(func(c *config) { c.batch = n })
 }
 
-// MaxWait sets how long a fetch waits for the first message when none is
-// ready (default [DefaultMaxWait]), and bounds each request a pass makes
-// to the server (looking up the consumer, asking for its state). An idle
-// pass asks again after each wait; it never ends for lack of messages
-// unless [EndAtTail] is set. It panics when d <= 0.
+// MaxWait sets how long a pass waits for a message before it asks the
+// server for the consumer's state (default [DefaultMaxWait]), and bounds
+// each request a pass makes to the server (looking up the consumer, asking
+// for its state). An idle pass goes on waiting after each look; it never
+// ends for lack of messages unless [EndAtTail] is set. It panics when d <=
+// 0.
 func MaxWait(d time.Duration) Option {
 	if d <= 0 {
 		panic(fmt.Sprintf("jetstream: MaxWait(%v): want a positive duration", d))
@@ -103,11 +108,11 @@ func Create(cfg njs.ConsumerConfig) Option {
 
 // EndAtTail makes a pass end, without error, once the consumer has no
 // message left that it has not delivered: after a message whose metadata
-// says none is pending, or when a fetch finds nothing and the consumer's
-// state says the same. By default a pass never ends on its own, like
-// PaddlePaddle's online readers. Messages delivered before and not yet
-// acknowledged do not count: they come again after the consumer's
-// AckWait, to a later pass.
+// says none is pending, or when no message came for MaxWait and the
+// consumer's state says none is pending. By default a pass never ends on
+// its own, like PaddlePaddle's online readers. Messages delivered before
+// and not yet acknowledged are not waited for: they come again after the
+// consumer's AckWait, to the pass that is running then.
 func EndAtTail() Option { return option.New(func(c *config) { c.endAtTail = true }) }
 
 // SkipBad skips messages that do not decode while they are at most
@@ -176,18 +181,19 @@ func Read[T any](js njs.JetStream, stream, durable string, decode func([]byte) (
 // policy; 0 without one. It makes the reader a source.SkipCounted.
 func (r *Reader[T]) Skipped() int64 { return r.cfg.bad.Skipped() }
 
-// All starts a pass: it looks up (or creates) the durable consumer and
-// yields the samples of the messages the consumer delivers, in the order
-// it delivers them. The pass ends when the consumer stops ranging, when
+// All starts a pass: it looks up (or creates) the durable consumer, pulls
+// from it continuously, up to FetchBatch messages ahead, and yields the
+// samples of the messages it delivers, in the order it delivers them. The pass ends when the consumer stops ranging, when
 // ctx is cancelled (yielding ctx.Err() once), with [EndAtTail] at the
 // consumer's tail, or with an error: a *MessageError for a bad message the
 // policy does not skip, a *ConsumerError when the consumer is gone or the
 // server stayed silent for longer than [MaxOutage]. While the connection
-// reconnects the pass waits and retries.
+// reconnects the pass waits, and pulls again once it is back.
 //
 // No message is acknowledged by the reader: the consumer acknowledges the
-// messages it yields. Messages fetched but not yielded when the pass ends
-// are handed back at once (Nak), so a later pass gets them first.
+// messages it yields. Messages received but not yielded when the pass ends
+// are handed back at once (Nak), so a later pass gets them first; those on
+// their way when the connection is down come again after AckWait.
 func (r *Reader[T]) All(ctx context.Context) iter.Seq2[Message[T], error] {
 	return func(yield func(Message[T], error) bool) {
 		p := &pass[T]{r: r, ctx: ctx, logger: tensorfeed.Logger(ctx)}
@@ -202,8 +208,8 @@ type pass[T any] struct {
 	ctx    context.Context
 	logger *zap.Logger
 	cons   njs.Consumer
-	buf    []njs.Msg // fetched; buf[next:] not yet yielded
-	next   int
+	it     njs.MessagesContext
+	held   njs.Msg   // received and not yielded, to hand back
 	silent time.Time // when the server stopped answering; zero while it answers
 	warned bool      // the MaxAckPending warning was logged
 }
@@ -219,12 +225,22 @@ func (p *pass[T]) run(yield func(Message[T], error) bool) {
 		return
 	}
 	counter := p.r.cfg.bad.Pass(-1, p.logger)
+	it, err := p.cons.Messages(njs.PullMaxMessages(p.r.cfg.batch))
+	if err != nil {
+		yield(zero, &ConsumerError{Stream: p.r.stream, Durable: p.r.durable, Op: "start fetching", Err: err})
+		return
+	}
+	p.it = it
+	// Cancelling the pass wakes a Next that waits for a message.
+	defer context.AfterFunc(p.ctx, p.stopFetching)()
 	for {
-		if err := p.fetch(); err != nil {
-			yield(zero, err)
+		m, err := it.Next(njs.NextMaxWait(p.r.cfg.maxWait))
+		if perr := p.ctx.Err(); perr != nil {
+			p.held = m
+			yield(zero, perr)
 			return
 		}
-		if len(p.buf) == 0 {
+		if errors.Is(err, nats.ErrTimeout) {
 			tail, err := p.idle()
 			if err != nil {
 				yield(zero, err)
@@ -238,43 +254,60 @@ func (p *pass[T]) run(yield func(Message[T], error) bool) {
 			}
 			continue
 		}
-		tail := p.r.cfg.endAtTail && p.lastPending() == 0
-		for p.next < len(p.buf) {
-			if err := p.ctx.Err(); err != nil {
-				yield(zero, err)
-				return
-			}
-			m := p.buf[p.next]
-			v, err := p.decode(m)
-			if err != nil {
-				if errors.Is(err, tensorfeed.ErrBadData) {
-					err = counter.Bad(err)
-				}
-				if err != nil {
-					yield(zero, err) // m stays in buf[next:]: handed back
-					return
-				}
-				p.next++
+		if err != nil {
+			yield(zero, &ConsumerError{Stream: p.r.stream, Durable: p.r.durable, Op: "fetch", Err: err})
+			return
+		}
+		p.silent = time.Time{}
+		v, err := p.decode(m)
+		skipped := false
+		if err != nil && errors.Is(err, tensorfeed.ErrBadData) {
+			if err = counter.Bad(err); err == nil {
+				skipped = true
 				if terr := m.TermWithReason("tensorfeed: bad record skipped"); terr != nil {
 					p.logger.Warn("jetstream: could not terminate a skipped message; it will be delivered again",
 						zap.String("stream", p.r.stream), zap.Error(terr))
 				}
-				continue
 			}
+		}
+		if err != nil {
+			p.held = m
+			yield(zero, err)
+			return
+		}
+		if !skipped {
 			counter.Good()
-			p.buf[p.next] = nil
-			p.next++
 			if !yield(Message[T]{Value: v, msg: m}, nil) {
 				return
 			}
 		}
-		if tail {
+		if p.r.cfg.endAtTail && atTail(m) {
 			if err := counter.End(); err != nil {
 				yield(zero, err)
 			}
 			return
 		}
 	}
+}
+
+// lookup finds (or creates) the durable consumer, retrying while the server
+// does not answer.
+func (p *pass[T]) lookup() error {
+	op := "look up the consumer"
+	if p.r.cfg.create != nil {
+		op = "create the consumer"
+	}
+	return p.retry(op, func(ctx context.Context) error {
+		var err error
+		if c := p.r.cfg.create; c != nil {
+			cfg := *c
+			cfg.Durable = p.r.durable
+			p.cons, err = p.r.js.CreateOrUpdateConsumer(ctx, p.r.stream, cfg)
+		} else {
+			p.cons, err = p.r.js.Consumer(ctx, p.r.stream, p.r.durable)
+		}
+		return err
+	})
 }
 
 // decode turns m into a sample, or a *MessageError.
@@ -299,88 +332,57 @@ func (p *pass[T]) messageError(m njs.Msg, err error) *MessageError {
 	return e
 }
 
-// lastPending returns the consumer's count of undelivered messages after
-// the last message fetched, or 1 when it cannot tell.
-func (p *pass[T]) lastPending() uint64 {
-	md, err := p.buf[len(p.buf)-1].Metadata()
-	if err != nil {
-		return 1
-	}
-	return md.NumPending
+// atTail reports whether m was delivered for the first time and its
+// metadata says that no message is left undelivered after it. A message
+// delivered again says nothing about the others that are due again.
+func atTail(m njs.Msg) bool {
+	md, err := m.Metadata()
+	return err == nil && md.NumDelivered == 1 && md.NumPending == 0
 }
 
-// handBack returns the messages fetched and not yielded to the server, so
-// that they are delivered again at once rather than after AckWait.
+// handBack stops the pass's fetching and returns the messages received and
+// not yielded to the server (Nak), so that they are delivered again at once
+// rather than after AckWait.
 func (p *pass[T]) handBack() {
-	for _, m := range p.buf[p.next:] {
-		if err := m.Nak(); err != nil {
-			if ce := p.logger.Check(zap.DebugLevel, "jetstream: could not hand back a message; it comes again after AckWait"); ce != nil {
-				ce.Write(zap.String("stream", p.r.stream), zap.Error(err))
-			}
-		}
+	if p.it == nil {
+		return
 	}
-	clear(p.buf)
-	p.buf, p.next = p.buf[:0], 0
-}
-
-// lookup finds (or creates) the durable consumer, retrying while the server
-// does not answer.
-func (p *pass[T]) lookup() error {
-	op := "look up the consumer"
-	if p.r.cfg.create != nil {
-		op = "create the consumer"
+	p.stopFetching()
+	if p.held != nil {
+		p.nak(p.held)
+		p.held = nil
 	}
-	return p.retry(op, func(ctx context.Context) error {
-		var err error
-		if c := p.r.cfg.create; c != nil {
-			cfg := *c
-			cfg.Durable = p.r.durable
-			p.cons, err = p.r.js.CreateOrUpdateConsumer(ctx, p.r.stream, cfg)
-		} else {
-			p.cons, err = p.r.js.Consumer(ctx, p.r.stream, p.r.durable)
-		}
-		return err
-	})
-}
-
-// fetch fills buf with the messages that are ready, up to FetchBatch; when
-// none is, it waits up to MaxWait for one. buf is empty when none came.
-func (p *pass[T]) fetch() error {
-	p.handBack()
-	return p.retry("fetch", func(context.Context) error {
-		mb, err := p.cons.FetchNoWait(p.r.cfg.batch)
+	for {
+		m, err := p.it.Next(njs.NextMaxWait(p.r.cfg.maxWait))
 		if err != nil {
-			return err
+			return
 		}
-		if err := p.collect(mb); err != nil || len(p.buf) > 0 {
-			return err
-		}
-		// A fetch without waiting can take a while when the server does
-		// not answer: the wait for one message gets its own MaxWait.
-		ctx, cancel := context.WithTimeout(p.ctx, p.r.cfg.maxWait)
-		defer cancel()
-		mb, err = p.cons.Fetch(1, njs.FetchContext(ctx))
-		if err != nil {
-			return err
-		}
-		return p.collect(mb)
-	})
+		p.nak(m)
+	}
 }
 
-// collect appends the messages of a fetch to buf, waiting for the fetch to
-// end, and returns its error.
-func (p *pass[T]) collect(mb njs.MessageBatch) error {
-	for m := range mb.Messages() {
-		p.buf = append(p.buf, m)
+// stopFetching ends the pass's subscription. While the connection is up it
+// drains it, so that the messages on their way are received and handed
+// back; while it is down it drops it at once: a subscription left draining
+// would be subscribed again on reconnect, and a pull request of the pass
+// still in the connection's reconnect buffer would deliver messages to it.
+func (p *pass[T]) stopFetching() {
+	if p.r.js.Conn().Status() == nats.CONNECTED {
+		p.it.Drain()
+	} else {
+		p.it.Stop()
 	}
-	err := mb.Error()
-	if errors.Is(err, context.DeadlineExceeded) && len(p.buf) > 0 {
-		return nil // messages came; only the wait for more ran out
-	}
-	return err
 }
 
-// idle looks at the consumer's state after a fetch that found nothing: it
+func (p *pass[T]) nak(m njs.Msg) {
+	if err := m.Nak(); err != nil {
+		if ce := p.logger.Check(zap.DebugLevel, "jetstream: could not hand back a message; it comes again after AckWait"); ce != nil {
+			ce.Write(zap.String("stream", p.r.stream), zap.Error(err))
+		}
+	}
+}
+
+// idle looks at the consumer's state after MaxWait without a message: it
 // reports whether the pass is at the tail (with EndAtTail), and warns once
 // when the consumer holds MaxAckPending unacknowledged messages, which
 // stops delivery until the consumer of the pass acknowledges some.
