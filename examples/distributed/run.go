@@ -236,6 +236,11 @@ func run(ctx context.Context, cfg config, out io.Writer) (res result, err error)
 					return res, fmt.Errorf("ranks disagree on the checkpoint: rank 0 %s, rank %d %s", data, r+1, other)
 				}
 			}
+			// The new ranks resume from the checkpoint's bytes, as
+			// processes started afresh would read it from a file.
+			if ck, err = pipeline.ParseCheckpoint(data); err != nil {
+				return res, err
+			}
 			fmt.Fprintf(out, "checkpoint: epoch %d step %d of every rank (%d bytes of JSON), resumed by %d ranks\n",
 				ck.Epoch, ck.Step, len(data), cfg.ResumeWorld)
 			phases = append(phases, phase{World: cfg.ResumeWorld, From: ck, Position: int(ck.Step) * cfg.BatchSize * ph.World})
