@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
@@ -18,6 +20,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
+	"github.com/tensorfeed/tensorfeed/stage"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
@@ -431,4 +434,66 @@ func TestMaxAckPendingFlowControl(t *testing.T) {
 			break
 		}
 	}
+}
+
+// A MaxAckPending smaller than a batch stalls the pass, and the reader says
+// why in the log.
+func TestMaxAckPendingStallWarns(t *testing.T) {
+	ns := startServer(t)
+	js := connect(t, ns)
+	newStream(t, js)
+	publish(t, js, 0, 40)
+	r := jetstream.Read(js, "S", "c", decodeInt, jetstream.Create(consumerConfig(time.Minute, 10)),
+		jetstream.MaxWait(100*time.Millisecond))
+	core, logs := observer.New(zap.WarnLevel)
+	ctx, cancel := context.WithTimeout(tensorfeed.WithLogger(context.Background(), zap.New(core)), time.Second)
+	defer cancel()
+	n := 0
+	var end error
+	for _, err := range jetstream.Tensorize(r, intSink(16), batch.Keep).All(ctx) {
+		if err != nil {
+			end = err
+			continue
+		}
+		n++
+	}
+	if n != 0 || !errors.Is(end, context.DeadlineExceeded) {
+		t.Fatalf("%d batches, then %v; want none and the deadline", n, end)
+	}
+	if logs.FilterMessageSnippet("MaxAckPending").Len() != 1 {
+		t.Fatalf("warnings %v, want one about MaxAckPending", logs.All())
+	}
+}
+
+// Through a prefetching stage, messages are acknowledged when the loop
+// releases their batch, not when the stage takes it.
+func TestTensorizeBufferedAcksOnRelease(t *testing.T) {
+	ns := startServer(t)
+	js := connect(t, ns)
+	newStream(t, js)
+	publish(t, js, 0, 64)
+	r := jetstream.Read(js, "S", "c", decodeInt, jetstream.Create(consumerConfig(time.Minute, 64)),
+		jetstream.EndAtTail(), jetstream.MaxWait(100*time.Millisecond))
+	feed := stage.Buffered(jetstream.Tensorize(r, intSink(8), batch.Keep), 4)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	got := 0
+	for b, err := range feed.All(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got += b.Len()
+		if got == 16 {
+			// Two batches taken, one released: the prefetched ones are not acknowledged.
+			eventually(t, "released batch acknowledged", func() bool { return info(t, js, "c").AckFloor.Stream == 8 })
+			if in := info(t, js, "c"); in.NumAckPending < 8 {
+				t.Fatalf("%d messages pending, want those of the held and prefetched batches", in.NumAckPending)
+			}
+		}
+		b.Release()
+	}
+	if got != 64 {
+		t.Fatalf("%d samples, want 64", got)
+	}
+	eventually(t, "all acknowledged", func() bool { return info(t, js, "c").AckFloor.Stream == 64 })
 }
