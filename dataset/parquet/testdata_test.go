@@ -1,8 +1,11 @@
 package parquet_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed"
@@ -170,5 +173,45 @@ func TestMalformedFiles(t *testing.T) {
 			}
 			t.Log(err)
 		}
+	}
+}
+
+// TestReadRaw reads files of other writers with every column as bytes.
+func TestReadRaw(t *testing.T) {
+	ctx := context.Background()
+	rows, err := source.Collect(ctx, parquet.ReadRaw([]string{"testdata/alltypes_plain.parquet", "testdata/datapage_v2.snappy.parquet"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 13 {
+		t.Fatalf("%d rows, want 13", len(rows))
+	}
+	r := rows[1]
+	if r.Index != 1 || r.RowGroup != 0 || r.Offset < 4 || len(r.Fields) != 11 ||
+		binary.LittleEndian.Uint32(r.Fields["id"]) != 5 || string(r.Fields["string_col"]) != "1" ||
+		math.Float32frombits(binary.LittleEndian.Uint32(r.Fields["float_col"])) != 1.1 ||
+		!bytes.Equal(r.Fields["bool_col"], []byte{0}) || len(r.Fields["timestamp_col"]) != 12 {
+		t.Fatalf("alltypes row 1: %+v", r)
+	}
+	for i, want := range [][]int32{{1, 2, 3}, {}, {}, {1, 2, 3}, {1, 2}} {
+		r := rows[8+i]
+		if r.File != "testdata/datapage_v2.snappy.parquet" || r.Index != int64(i) || len(r.Fields["e"]) != 4*len(want) {
+			t.Fatalf("datapage_v2 row %d: %+v", i, r)
+		}
+		for j, w := range want {
+			if got := int32(binary.LittleEndian.Uint32(r.Fields["e"][4*j:])); got != w {
+				t.Fatalf("datapage_v2 row %d: e[%d] = %d, want %d", i, j, got, w)
+			}
+		}
+	}
+	if a, ok := rows[11].Fields["a"]; !ok || len(a) != 0 {
+		t.Fatalf("a null string: %q, %v", a, ok)
+	}
+	if err := sourcetest.TestReader(parquet.ReadRaw([]string{"testdata/lz4_raw_compressed.parquet", "testdata/alltypes_plain.parquet"})); err != nil {
+		t.Fatal(err)
+	}
+	_, err = source.Collect(ctx, parquet.ReadRaw([]string{"testdata/negative_page_size.parquet"}))
+	if !errors.Is(err, tensorfeed.ErrBadData) {
+		t.Fatalf("malformed: %v", err)
 	}
 }

@@ -1,0 +1,186 @@
+package parquet
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"iter"
+	"strings"
+
+	pq "github.com/parquet-go/parquet-go"
+
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// RawRow is one row of a Parquet file with every column's values as
+// bytes, for tools that handle any file (the format registry, a lister):
+// see [ReadRaw].
+type RawRow struct {
+	File     string // the file it was read from
+	RowGroup int    // its row group in the file
+	Index    int64  // its index in the file, from 0
+	// Offset is the byte offset of the row's row group in the file (its
+	// first column chunk): a row has no offset of its own.
+	Offset int64
+	// Fields holds each column's values by the column's name (see
+	// [ReadRaw]): numbers little-endian (BOOLEAN 1 byte, INT32 and FLOAT
+	// 4, INT64 and DOUBLE 8, INT96 12), byte arrays as they are, the
+	// values of a list one after the other. A null adds nothing.
+	Fields map[string][]byte
+}
+
+// RawRows is a re-iterable reader of the rows of Parquet files with every
+// column as bytes; see [ReadRaw].
+type RawRows struct{ core core[RawRow] }
+
+var (
+	_ source.Reader[RawRow]    = (*RawRows)(nil)
+	_ source.Resumable[RawRow] = (*RawRows)(nil)
+)
+
+// ReadRaw returns a reader of every row of the Parquet files at paths, in
+// order, each column's values as bytes ([RawRow]). A column is named by
+// its path in the schema, shortened to the outermost field that holds
+// only it: a list column "image" (stored as image.list.element) is
+// "image". It reads any schema, and is slower than [ReadColumns] (a map
+// per row, one value at a time): it is meant for tools, not training.
+// Malformed input ends the pass with a *FormatError; there are no per-row
+// errors. The files are opened when a pass starts and closed when it ends.
+func ReadRaw(paths []string, opts ...Option) *RawRows {
+	return &RawRows{core: core[RawRow]{paths: paths, c: newConfig(opts), prepare: prepareRaw, passes: &passes{}}}
+}
+
+// All starts a pass over the rows.
+func (r *RawRows) All(ctx context.Context) iter.Seq2[RawRow, error] { return r.core.all(ctx) }
+
+// StateAt returns the state of a pass after its consumer received n rows
+// (see [Rows.StateAt]).
+func (r *RawRows) StateAt(epoch int, n int64) (source.State, error) {
+	return r.core.stateAt(r.core.kind("parquet-raw", nil), epoch, n)
+}
+
+// Resume returns a reader whose passes continue the pass st was taken from
+// (see [Rows.Resume]).
+func (r *RawRows) Resume(st source.State) (source.Reader[RawRow], error) {
+	c, err := r.core.resumed(r.core.kind("parquet-raw", nil), st)
+	if err != nil {
+		return nil, err
+	}
+	return &RawRows{core: c}, nil
+}
+
+// rawColumn is a leaf column of a file and the name rows carry it by.
+type rawColumn struct {
+	name  string
+	index int
+}
+
+// rawColumns returns the leaf columns under c, named by the outermost
+// field that holds only one leaf.
+func rawColumns(c *pq.Column, name []string, out []rawColumn) []rawColumn {
+	if c.Leaf() {
+		return append(out, rawColumn{name: strings.Join(name, "."), index: c.Index()})
+	}
+	kids := c.Columns()
+	if len(kids) == 1 && len(name) > 0 {
+		return rawColumns(kids[0], name, out) // keep the outer name
+	}
+	for _, k := range kids {
+		out = rawColumns(k, append(name[:len(name):len(name)], k.Name()), out)
+	}
+	return out
+}
+
+func prepareRaw(files []*file, c *config) (decoder[RawRow], error) {
+	cols := make([][]rawColumn, len(files))
+	for fi, f := range files {
+		cols[fi] = rawColumns(f.pf.Root(), nil, nil)
+	}
+	return func(f *file, fi, g int) group[RawRow] { return decodeRaw(f, g, cols[fi], c) }, nil
+}
+
+func decodeRaw(f *file, g int, cols []rawColumn, c *config) group[RawRow] {
+	var out group[RawRow]
+	idx := make([]int, len(cols))
+	for i, col := range cols {
+		idx[i] = col.index
+	}
+	if err := groupCheck(f, g, c, idx); err != nil {
+		out.err = err
+		return out
+	}
+	want := f.pf.Metadata().RowGroups[g].NumRows
+	var offset int64 = -1
+	if len(f.pf.Metadata().RowGroups[g].Columns) > 0 {
+		offset, _, _ = f.chunkRange(g, 0)
+	}
+	for k, col := range cols {
+		row := int64(-1)
+		err := guard(func() error {
+			pages := f.groups[g].ColumnChunks()[col.index].Pages()
+			defer pages.Close()
+			buf := make([]pq.Value, valueBuf)
+			for {
+				page, err := pages.ReadPage()
+				if err == io.EOF {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				vr := page.Values()
+				for {
+					m, rerr := vr.ReadValues(buf)
+					for _, v := range buf[:m] {
+						if v.RepetitionLevel() == 0 {
+							row++
+							if row >= want {
+								pq.Release(page)
+								return fmt.Errorf("more rows than the %d of the row group's metadata", want)
+							}
+							if k == 0 {
+								out.rows = append(out.rows, RawRow{File: f.path, RowGroup: g, Index: f.rowStart[g] + row,
+									Offset: offset, Fields: make(map[string][]byte, len(cols))})
+							} else if row >= int64(len(out.rows)) {
+								pq.Release(page)
+								return fmt.Errorf("more rows than the row group's first column")
+							}
+						} else if row < 0 {
+							pq.Release(page)
+							return fmt.Errorf("the column starts in the middle of a row")
+						}
+						fields := out.rows[row].Fields
+						b, ok := fields[col.name]
+						if b = v.AppendBytes(b); !ok && b == nil {
+							b = []byte{}
+						}
+						fields[col.name] = b
+					}
+					if rerr == io.EOF {
+						break
+					}
+					if rerr != nil {
+						pq.Release(page)
+						return rerr
+					}
+				}
+				pq.Release(page)
+			}
+		})
+		if err == nil && row+1 != int64(len(out.rows)) {
+			err = fmt.Errorf("the column holds %d rows, the row group %d", row+1, len(out.rows))
+		}
+		if err != nil {
+			out.rows = nil
+			out.err = &FormatError{File: f.path, Offset: -1, RowGroup: g, Row: f.rowStart[g] + max(row, 0),
+				Column: col.name, Msg: err.Error(), Err: err}
+			return out
+		}
+	}
+	if got := int64(len(out.rows)); got != want {
+		out.rows = nil
+		out.err = &FormatError{File: f.path, Offset: -1, RowGroup: g, Row: -1, Err: io.ErrUnexpectedEOF,
+			Msg: fmt.Sprintf("the row group holds %d rows, its metadata says %d", got, want)}
+	}
+	return out
+}
