@@ -17,6 +17,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/jetstream"
 	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // Point is a training sample: two features and a label.
@@ -118,4 +119,52 @@ func Example() {
 	// [4 2] [0 -0] [0 1 0 1]
 	// [4 2] [4 -4] [0 1 0 1]
 	// [2 2] [8 -8] [0 1]
+}
+
+// A producer writes a pass of a reader to a stream; a consumer that uses
+// one sample at a time reads it with Values, which acknowledges each
+// message when the loop asks for the next.
+func ExampleValues() {
+	dir, err := os.MkdirTemp("", "jetstream-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	srv := embedded(dir)
+	defer srv.WaitForShutdown()
+	defer srv.Shutdown()
+	nc, err := nats.Connect(srv.ClientURL())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := njs.New(nc)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := js.CreateStream(ctx, njs.StreamConfig{Name: "WORDS", Subjects: []string{"words"}}); err != nil {
+		log.Fatal(err)
+	}
+
+	text := func(s string) ([]byte, error) { return []byte(s), nil }
+	w := jetstream.NewWriter(js, "words", text)
+	n, err := w.WriteAll(ctx, source.Slice([]string{"online", "readers", "never", "end"}))
+	fmt.Println("published", n, err)
+
+	words := jetstream.Read(js, "WORDS", "reader", func(b []byte) (string, error) { return string(b), nil },
+		jetstream.Create(njs.ConsumerConfig{MaxAckPending: 16}), jetstream.EndAtTail())
+	for word, err := range jetstream.Values(words).All(ctx) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(word)
+	}
+	// Output:
+	// published 4 <nil>
+	// online
+	// readers
+	// never
+	// end
 }
