@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/dataset/parquet"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
@@ -62,6 +63,28 @@ func WDS(opts ...webdataset.Option) Format {
 		},
 	}
 }
+
+// Parquet returns the parquet format: Apache Parquet files
+// (dataset/parquet), recognised by their "PAR1" magic. Each Record is one
+// row, read by parquet.ReadRaw: Index is its index in the file, Offset
+// that of its row group (a row has no offset of its own), Fields every
+// column's values by the column's name (numbers little-endian, byte arrays
+// as they are, a list's values one after the other) and Data nil. opts go
+// to parquet.ReadRaw (its limits, Workers). A Parquet file has no bad
+// records to step over: its errors all end the pass.
+func Parquet(opts ...parquet.Option) Format {
+	return Format{
+		Detect: func(head []byte) bool { return len(head) >= 4 && string(head[:4]) == parquetMagic },
+		Open: func(path string) source.Reader[Record] {
+			return mapReader(parquet.ReadRaw([]string{path}, opts...), func(_ int64, v parquet.RawRow) Record {
+				return Record{Path: path, Index: v.Index, Offset: v.Offset, Fields: v.Fields}
+			})
+		},
+	}
+}
+
+// parquetMagic starts (and ends) every Parquet file.
+const parquetMagic = "PAR1"
 
 // IDX returns the idx format: IDX files, plain or gzip (dataset/mnist),
 // recognised by mnist.IsIDX. Each Record is one slice along the first
