@@ -116,10 +116,13 @@ func (it *Iter) labelShape(n int) []int {
 
 // Recycle takes back the memory of a batch the Iter made; it implements
 // tensor.Recycler and is called by the batch's Release, never directly.
-// Batches of another size (a short last batch) are left to the garbage
-// collector.
+// A short batch cut from a full batch's memory goes back as a full one;
+// other batches are left to the garbage collector.
 func (it *Iter) Recycle(b *tensor.Batch) {
-	if b == nil || len(b.Data) != 1 || len(b.Label) != 1 || b.Len() != it.cfg.batchSize {
+	if b == nil || len(b.Data) != 1 || len(b.Label) != 1 {
+		return
+	}
+	if b.Len() != it.cfg.batchSize && !it.setRows(b, it.cfg.batchSize) {
 		return
 	}
 	select {
@@ -128,15 +131,52 @@ func (it *Iter) Recycle(b *tensor.Batch) {
 	}
 }
 
-// newBatch returns a batch of n images, recycled when it can, whose Release
-// hands it back to the Iter.
+// setRows makes b's tensors n rows of their memory, when it holds that
+// many; it reports whether it did.
+func (it *Iter) setRows(b *tensor.Batch, n int) bool {
+	s := it.cfg.shape
+	per := s[0] * s[1] * s[2]
+	d, l := &b.Data[0], &b.Label[0]
+	if cap(l.F32) < n*it.cfg.labelWidth {
+		return false
+	}
+	switch d.DType {
+	case sample.Uint8:
+		if cap(d.U8) < n*per {
+			return false
+		}
+		d.U8 = d.U8[:n*per]
+	case sample.Int8:
+		if cap(d.I8) < n*per {
+			return false
+		}
+		d.I8 = d.I8[:n*per]
+	default:
+		if cap(d.F32) < n*per {
+			return false
+		}
+		d.F32 = d.F32[:n*per]
+	}
+	l.F32 = l.F32[:n*it.cfg.labelWidth]
+	// New shapes: the consumer may still hold the old ones.
+	d.Shape = []int{n, s[0], s[1], s[2]}
+	l.Shape = it.labelShape(n)
+	return true
+}
+
+// newBatch returns a batch of n images, recycled when it can (a short
+// batch takes the first rows of a full one), whose Release hands it back
+// to the Iter.
 func (it *Iter) newBatch(n, padded int) *tensor.Batch {
 	s := it.cfg.shape
 	per := s[0] * s[1] * s[2]
 	dt := it.cfg.dtype
-	if n == it.cfg.batchSize {
+	if n <= it.cfg.batchSize {
 		select {
 		case b := <-it.free:
+			if n != b.Len() {
+				it.setRows(b, n)
+			}
 			b.Padded = padded
 			b.SetOwner(it)
 			return b
