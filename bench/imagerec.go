@@ -25,6 +25,9 @@ type imagerecSet struct {
 	path     string
 	parts    int
 	payloads [][]byte // the records of the part, in file order
+	// batch is the plain pipeline loop's batch, made by its first pass and
+	// reused by every later one, as a training loop would.
+	batch []float32
 }
 
 // imagerecDecoders returns the decoders this binary holds: Go's always,
@@ -342,7 +345,10 @@ func consumeTensor(sum uint64, data, label []float32) uint64 {
 // imagerecPlain is the hand loop for the full pipeline.
 func imagerecPlain(set *imagerecSet, dec decode.Decoder, threads int) (uint64, error) {
 	const per = imagerecChannels * imagerecSize * imagerecSize
-	data := make([]float32, imagerecBatch*per)
+	if set.batch == nil {
+		set.batch = make([]float32, imagerecBatch*per)
+	}
+	data := set.batch
 	label := make([]float32, imagerecBatch)
 	lut := plainTables(imagerecNorm)
 	var sum uint64
