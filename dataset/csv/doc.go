@@ -41,6 +41,15 @@
 // consumer owns; narrow rows are carved from shared blocks of about 16 KiB,
 // a wide row gets its own, and a pass allocates one string per row.
 //
+// # Local files and URLs
+//
+// The data and label files may be local paths, s3://bucket/key objects or
+// http(s):// URLs, opened through package storage when a pass starts; the
+// [Storage] option passes storage's options (endpoint, credentials,
+// retries, read-ahead, a local cache). A remote file is streamed with
+// read-ahead, never downloaded whole first, and an error of the storage
+// names the URL and the byte range.
+//
 // # Errors
 //
 // A bad row gives a [*ParseError] with the file, line, column (1-based

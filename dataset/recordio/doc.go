@@ -32,6 +32,12 @@
 // distributed training. [RandomReader] and [OpenIndexed] read records by
 // key, index position or offset through an io.ReaderAt.
 //
+// Every path (a .rec, an .idx) may be local, an s3://bucket/key object or
+// an http(s):// URL, opened through package storage with the [Storage]
+// option's settings: a pass streams a remote file with read-ahead, a
+// [Shard] learns the files' sizes from the storage, and an [IndexedFile]
+// reads each record with one range request.
+//
 // # Writing
 //
 // [Writer] writes records exactly as dmlc-core does; its Tell gives the

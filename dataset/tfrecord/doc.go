@@ -24,6 +24,11 @@
 // put stage.Shard on the reader (every rank reads the file and keeps its
 // share).
 //
+// Paths may be local, s3://bucket/key objects or http(s):// URLs, opened
+// through package storage when a pass starts; the [Storage] option passes
+// storage's options (endpoint, credentials, retries, read-ahead, a local
+// cache).
+//
 // # Examples
 //
 // [ParseExample] decodes a serialized tf.train.Example into an [Example]

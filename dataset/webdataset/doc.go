@@ -21,6 +21,12 @@
 // errors under the reader's bad-record policy. A [Writer] writes samples
 // as a shard.
 //
+// Shards may be local paths, s3://bucket/key objects or http(s):// URLs,
+// opened through package storage when a pass starts and streamed with
+// read-ahead; [storage.List] finds a dataset's shards by a glob, and the
+// [Storage] option passes storage's options (endpoint, credentials,
+// retries, read-ahead, a local cache).
+//
 // # Bad input
 //
 // Every error about the data is an [*Error] that names the shard, the byte
