@@ -147,14 +147,14 @@ type IndexedReader[T any] struct {
 	from   int
 	epochs *Epochs
 	padded atomic.Int64
-	skips  *skipLog
+	skips  *SkipLog
 }
 
 // ReadIndexed returns a reader over d. A pass yields, for positions p =
 // 0 .. d.Len()-1, the sample d.Get(p), or d.Get(perm.At(p)) with
 // [ShuffleIndex]. The length is read when a pass starts.
 func ReadIndexed[T any](d Indexed[T], opts ...IndexedOption) *IndexedReader[T] {
-	r := &IndexedReader[T]{d: d, epochs: new(Epochs), skips: new(skipLog)}
+	r := &IndexedReader[T]{d: d, epochs: new(Epochs), skips: new(SkipLog)}
 	option.Apply(&r.cfg, opts)
 	return r
 }
@@ -170,7 +170,7 @@ func (r *IndexedReader[T]) From(position int) *IndexedReader[T] {
 	if position < 0 {
 		panic(fmt.Sprintf("source: IndexedReader.From(%d): negative position", position))
 	}
-	return &IndexedReader[T]{d: r.d, cfg: r.cfg, from: position, epochs: new(Epochs), skips: new(skipLog)}
+	return &IndexedReader[T]{d: r.d, cfg: r.cfg, from: position, epochs: new(Epochs), skips: new(SkipLog)}
 }
 
 // Order returns the permutation a pass of the given epoch follows: the
@@ -196,15 +196,21 @@ var _ SkipCounted = (*IndexedReader[int])(nil)
 // share returns how many samples a pass over positions [from, n) yields
 // for this reader's part, and the stride between its positions.
 func (r *IndexedReader[T]) share(n int) (count, stride int) {
-	rest := max(n-r.from, 0)
-	if r.cfg.parts == 0 {
-		return rest, 1
-	}
+	return r.shareFrom(r.from, n), max(r.cfg.parts, 1)
+}
+
+// shareFrom returns how many samples of positions [from, n) are this
+// reader's part.
+func (r *IndexedReader[T]) shareFrom(from, n int) int {
+	rest := max(n-from, 0)
 	w := r.cfg.parts
-	if r.cfg.even == DropShards {
-		return rest / w, w
+	switch {
+	case w == 0:
+		return rest
+	case r.cfg.even == DropShards:
+		return rest / w
 	}
-	return (rest + w - 1) / w, w
+	return (rest + w - 1) / w
 }
 
 // All starts a pass over the epoch of ctx (see [Epochs.Start]).
@@ -219,8 +225,10 @@ func (r *IndexedReader[T]) All(ctx context.Context) iter.Seq2[T, error] {
 		m, stride := r.share(n)
 		var count *SkipCounter
 		if r.cfg.bad != nil {
-			count = r.cfg.bad.Pass(int64(m), tensorfeed.Logger(ctx))
-			r.skips.start(epoch)
+			// The policy's fraction is of the whole epoch's share, also
+			// for a pass that resumes part way.
+			count = r.cfg.bad.Pass(int64(r.shareFrom(0, n)), tensorfeed.Logger(ctx))
+			r.skips.Start(epoch)
 		}
 		done := ctx.Done()
 		var zero T
@@ -249,7 +257,7 @@ func (r *IndexedReader[T]) All(ctx context.Context) iter.Seq2[T, error] {
 					yield(zero, err)
 					return
 				}
-				r.skips.add(epoch, int64(j))
+				r.skips.Skipped(epoch, int64(j))
 				continue
 			}
 			if count != nil {
@@ -287,7 +295,7 @@ func (r *IndexedReader[T]) kind() string {
 // with a shard, a skip before n is an error, as the parts then no longer
 // step together.
 func (r *IndexedReader[T]) StateAt(epoch int, n int64) (State, error) {
-	j := r.skips.position(epoch, n) // the pass's own index after n yielded
+	j := r.skips.Position(epoch, 0, n) // the pass's own index after n yielded
 	if r.cfg.parts > 0 {
 		if j != n {
 			return State{}, fmt.Errorf("source: state of shard %d of %d: %d bad samples skipped before sample %d, so the shards no longer step together", r.cfg.part, r.cfg.parts, j-n, n)
@@ -305,15 +313,20 @@ func (r *IndexedReader[T]) Resume(st State) (Reader[T], error) {
 	return r.From(int(st.Pos[0])), nil
 }
 
-// skipLog records which samples the passes of recent epochs skipped, so
-// that a state counts them in. It is small: a policy allows few skips.
-type skipLog struct {
+// SkipLog records which positions the passes of recent epochs skipped as
+// bad, so that a reader's state after n yielded samples counts them in: the
+// position is n plus the skips before it. Readers with a bad-record policy
+// and a position (ReadIndexed, Parquet rows) keep one. It is small, as a
+// policy allows few skips, and safe for concurrent use; the zero value is
+// ready.
+type SkipLog struct {
 	mu     sync.Mutex
-	epochs map[int][]int64 // epoch -> indexes in the pass, ascending
+	epochs map[int][]int64 // epoch -> positions, ascending
 }
 
-// start forgets what an earlier pass of epoch skipped, and epochs long past.
-func (l *skipLog) start(epoch int) {
+// Start begins a pass of epoch: it forgets what an earlier pass of the same
+// epoch skipped, and the epochs before the previous one.
+func (l *SkipLog) Start(epoch int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.epochs == nil {
@@ -327,22 +340,32 @@ func (l *skipLog) start(epoch int) {
 	}
 }
 
-func (l *skipLog) add(epoch int, j int64) {
+// Skipped records that the pass of epoch skipped position pos. Positions
+// of a pass are recorded in ascending order.
+func (l *SkipLog) Skipped(epoch int, pos int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.epochs[epoch] = append(l.epochs[epoch], j)
+	if l.epochs == nil {
+		l.epochs = map[int][]int64{}
+	}
+	l.epochs[epoch] = append(l.epochs[epoch], pos)
 }
 
-// position returns the index in the pass of epoch after n samples were
-// yielded: n plus the skips before it.
-func (l *skipLog) position(epoch int, n int64) int64 {
+// Position returns the position of the pass of epoch that started at from
+// after its consumer received n samples: from+n, plus the positions skipped
+// on the way.
+func (l *SkipLog) Position(epoch int, from, n int64) int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	pos := from + n
 	for _, s := range l.epochs[epoch] {
-		if s > n {
+		if s < from {
+			continue
+		}
+		if s > pos {
 			break
 		}
-		n++
+		pos++
 	}
-	return n
+	return pos
 }
