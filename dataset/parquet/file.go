@@ -213,21 +213,22 @@ func (fi *file) checkPages(g, ci int, c *config) error {
 	default:
 		return bad(start, nil, "compression %s not supported", md.Codec)
 	}
-	buf := make([]byte, 0, 4<<10)
+	// The headers are read through a window of the chunk's bytes, so that
+	// a chunk of many small pages is read once, not once per page.
+	win := &window{fi: fi, end: end}
 	proto := &thrift.CompactProtocol{}
 	for pos := start; pos < end; {
 		var hlen int
+		var buf []byte
 		for size := 4 << 10; ; size *= 16 {
-			n := min(int64(size), end-pos)
-			buf = buf[:n]
-			if err := fi.readAt(buf, pos); err != nil {
+			if buf, err = win.at(pos, size); err != nil {
 				return err
 			}
 			hlen, _, err = walkStruct(buf)
 			if err == nil {
 				break
 			}
-			if !errors.Is(err, errShort) || n == end-pos || size >= 1<<20 {
+			if n := int64(len(buf)); !errors.Is(err, errShort) || n == end-pos || size >= 1<<20 {
 				if errors.Is(err, errShort) && n == end-pos {
 					return bad(pos, io.ErrUnexpectedEOF, "page header runs past the end of the column chunk")
 				}
@@ -270,9 +271,8 @@ func (fi *file) checkPages(g, ci int, c *config) error {
 		if md.Codec == format.Snappy && levels < int64(h.CompressedPageSize) {
 			// A snappy block starts with its decoded length, for which the
 			// decoder allocates.
-			var v [10]byte
-			head := v[:min(int64(len(v)), int64(h.CompressedPageSize)-levels)]
-			if err := fi.readAt(head, data+levels); err != nil {
+			head, err := win.at(data+levels, int(min(binary.MaxVarintLen64, int64(h.CompressedPageSize)-levels)))
+			if err != nil {
 				return err
 			}
 			n, k := binary.Uvarint(head)
@@ -286,6 +286,38 @@ func (fi *file) checkPages(g, ci int, c *config) error {
 		pos = data + int64(h.CompressedPageSize)
 	}
 	return nil
+}
+
+// window holds bytes of a file before end, read in blocks of at least
+// windowBytes.
+type window struct {
+	fi  *file
+	end int64
+	off int64 // the file offset of b[0]
+	b   []byte
+}
+
+// windowBytes is the least a window reads at once: page headers of a
+// column chunk of small pages are read a block at a time, while for large
+// pages it adds little to what is read.
+const windowBytes = 16 << 10
+
+// at returns the size bytes at pos, or those up to end if fewer.
+func (w *window) at(pos int64, size int) ([]byte, error) {
+	n := min(int64(size), w.end-pos)
+	if w.b != nil && pos >= w.off && pos+n <= w.off+int64(len(w.b)) {
+		return w.b[pos-w.off : pos-w.off+n], nil
+	}
+	m := min(max(n, windowBytes), w.end-pos)
+	if int64(cap(w.b)) < m {
+		w.b = make([]byte, m)
+	}
+	w.b, w.off = w.b[:m], pos
+	if err := w.fi.readAt(w.b, pos); err != nil {
+		w.b = nil
+		return nil, err
+	}
+	return w.b[:n], nil
 }
 
 // openAll opens every path in order; on an error it closes those opened.
