@@ -71,7 +71,7 @@ func (r *core[T]) all(ctx context.Context) iter.Seq2[T, error] {
 		var zero T
 		ctx, epoch := r.passes.epochs.Start(ctx)
 		r.passes.start(epoch)
-		files, err := openAll(r.paths, &r.c)
+		files, err := openAll(ctx, r.paths, &r.c)
 		if err != nil {
 			yield(zero, err)
 			return
@@ -218,7 +218,9 @@ type cached[T any] struct {
 const indexedCache = 4
 
 func (r *core[T]) indexed() (*Indexed[T], error) {
-	files, err := openAll(r.paths, &r.c)
+	// The files outlive any one call: remote ones are read with a
+	// background context, their requests bounded by storage's timeouts.
+	files, err := openAll(context.Background(), r.paths, &r.c)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,10 @@
 // source.Readers that open their files when a pass starts. [Fields] makes
 // the sink fields that batch [Row]s into tensors.
 //
+// Paths may be local paths, s3:// objects or http(s):// URLs, opened
+// through package storage ([Storage] passes its options); a remote file is
+// read by byte ranges.
+//
 // Row groups are the unit of work: [Workers] decodes several at once while
 // the rows keep file order, [Shard] gives each rank its own row groups,
 // and [OpenIndexed] / [OpenColumnsIndexed] give random access (a

@@ -1,16 +1,18 @@
 package parquet
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	pq "github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 const magic = "PAR1"
@@ -18,7 +20,7 @@ const magic = "PAR1"
 // file is one opened Parquet file whose footer has been checked.
 type file struct {
 	path     string
-	f        *os.File
+	f        storage.File
 	size     int64
 	pf       *pq.File
 	groups   []pq.RowGroup
@@ -40,10 +42,15 @@ func guard(f func() error) (err error) {
 	return f()
 }
 
-// openFile opens path and checks its magic and footer within the limits
-// of c before parquet-go decodes the footer.
-func openFile(path string, c *config) (_ *file, err error) {
-	f, err := os.Open(path)
+// remoteReadBuffer is how many bytes parquet-go reads at once from a
+// remote object (one range request each); a local file keeps its default.
+const remoteReadBuffer = 1 << 20
+
+// openFile opens path (a local path or a URL, through package storage)
+// and checks its magic and footer within the limits of c before
+// parquet-go decodes the footer.
+func openFile(ctx context.Context, path string, c *config) (_ *file, err error) {
+	f, err := storage.OpenFile(ctx, path, c.storage...)
 	if err != nil {
 		return nil, err
 	}
@@ -52,11 +59,7 @@ func openFile(path string, c *config) (_ *file, err error) {
 			f.Close()
 		}
 	}()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	size := st.Size()
+	size := f.Size()
 	fi := &file{path: path, f: f, size: size}
 	if err := fi.checkFooter(c); err != nil {
 		return nil, err
@@ -64,7 +67,11 @@ func openFile(path string, c *config) (_ *file, err error) {
 	var pf *pq.File
 	err = guard(func() error {
 		var err error
-		pf, err = pq.OpenFile(f, size, pq.SkipPageIndex(true), pq.SkipBloomFilters(true))
+		opts := []pq.FileOption{pq.SkipPageIndex(true), pq.SkipBloomFilters(true)}
+		if strings.Contains(path, "://") {
+			opts = append(opts, pq.ReadBufferSize(remoteReadBuffer))
+		}
+		pf, err = pq.OpenFile(f, size, opts...)
 		return err
 	})
 	if err != nil {
@@ -321,10 +328,10 @@ func (w *window) at(pos int64, size int) ([]byte, error) {
 }
 
 // openAll opens every path in order; on an error it closes those opened.
-func openAll(paths []string, c *config) ([]*file, error) {
+func openAll(ctx context.Context, paths []string, c *config) ([]*file, error) {
 	files := make([]*file, 0, len(paths))
 	for _, p := range paths {
-		fi, err := openFile(p, c)
+		fi, err := openFile(ctx, p, c)
 		if err != nil {
 			closeAll(files)
 			return nil, err

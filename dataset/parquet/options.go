@@ -5,6 +5,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // The default limits of a reader; see [MaxFooterBytes], [MaxMetadataBytes],
@@ -29,6 +30,7 @@ type config struct {
 	shardCount    int
 	shardIndex    int
 	bad           *source.SkipPolicy
+	storage       []storage.Option
 }
 
 func newConfig(opts []Option) config {
@@ -115,6 +117,17 @@ func Shard(count, index int) Option {
 		panic(fmt.Sprintf("parquet: Shard(%d, %d): want 0 <= index < count", count, index))
 	}
 	return option.New(func(c *config) { c.shardCount, c.shardIndex = count, index })
+}
+
+// Storage sets the options of package storage through which the files are
+// opened: a path may be a local path, an s3://bucket/key object or an
+// http(s):// URL (see storage.Open), and opts say how to reach it
+// (endpoint, credentials, retries, a cache). Without it, URLs are opened
+// with storage's defaults. A remote file is read by byte ranges: its
+// footer, the page headers of each row group, then its pages 1 MiB at a
+// time. The storage's errors name the URL and the byte range.
+func Storage(opts ...storage.Option) Option {
+	return option.New(func(c *config) { c.storage = append(c.storage, opts...) })
 }
 
 // SkipBad skips rows that do not fit their column ([ErrShape]: a list of
