@@ -30,7 +30,11 @@
 // [Open] and [Records] wrap it as a re-iterable source.Reader[[Record]] over
 // one or several files, optionally restricted to one [Shard] of them, for
 // distributed training. [RandomReader] and [OpenIndexed] read records by
-// key, index position or offset through an io.ReaderAt.
+// key, index position or offset through an io.ReaderAt. [OpenShards] opens
+// a set of .rec shards with their .idx files, each index checked against its
+// shard, as one random-access dataset ([ShardSet]) for source.ReadIndexed:
+// a global shuffle over every shard, split between ranks by
+// source.ShardIndex.
 //
 // Every path (a .rec, an .idx) may be local, an s3://bucket/key object or
 // an http(s):// URL, opened through package storage with the [Storage]
