@@ -91,6 +91,7 @@ var workloads = []workload{
 	{"gan-compose", ganCompose},
 	{"stage-", stageOverheads},
 	{"csv", csvRows},
+	{"parquet", parquetRows},
 	{"recordio", recordioRead},
 	{"tfrecord", tfrecordRows},
 	{"webdataset", webdatasetRows},
