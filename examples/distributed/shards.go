@@ -4,11 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
-	"sort"
-	"strings"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
@@ -77,110 +73,64 @@ func loadSamples(ctx context.Context, dir string, limit int) ([]mnist.Sample, er
 	return samples, nil
 }
 
-// shardSet is the dataset of every shard as one random-access set: index
-// i is record i of the concatenated .idx files, in the order List gives
-// the shards. Each shard is read by ReadAt through package storage (from
+// shardSet is the dataset of every shard as one random-access set of
+// digits: recordio.ShardSet, whose index i is record i of the concatenated
+// .idx files in the order List gives the shards, with each record decoded
+// and checked. Each shard is read by ReadAt through package storage (from
 // the local cache, when the options have one). It is safe for concurrent
 // use.
 type shardSet struct {
-	files   []storage.File
-	readers []*recordio.RandomReader
-	starts  []int // starts[k]: the index of shard k's first record; one more entry for the end
+	shards *recordio.ShardSet
+	names  []string // the shards' URLs, for errors
 }
 
 var _ source.Indexed[digit] = (*shardSet)(nil)
 
 // openShards lists the .rec objects that match pattern, opens each and
 // reads and checks its .idx (every entry a record, every record listed).
-func openShards(ctx context.Context, pattern string, opts []storage.Option) (_ *shardSet, err error) {
-	names, err := storage.List(ctx, pattern, opts...)
+func openShards(ctx context.Context, pattern string, opts []storage.Option) (*shardSet, error) {
+	shards, err := recordio.OpenShards(ctx, []string{pattern}, recordio.Storage(opts...))
 	if err != nil {
 		return nil, err
 	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("no shards match %s", pattern)
-	}
-	set := &shardSet{starts: []int{0}}
-	defer func() {
-		if err != nil {
-			set.Close()
-		}
-	}()
-	for _, name := range names {
-		f, err := storage.OpenFile(ctx, name, opts...)
-		if err != nil {
-			return nil, err
-		}
-		set.files = append(set.files, f)
-		idx, err := readIndex(ctx, strings.TrimSuffix(name, ".rec")+".idx", opts)
-		if err != nil {
-			return nil, err
-		}
-		if err := recordio.ValidateIndex(f, f.Size(), name, idx); err != nil {
-			return nil, err
-		}
-		rr := recordio.NewRandomReader(f, f.Size(), idx)
-		rr.Name = name
-		set.readers = append(set.readers, rr)
-		set.starts = append(set.starts, set.starts[len(set.starts)-1]+idx.Len())
+	set := &shardSet{shards: shards}
+	for _, f := range shards.Shards() {
+		set.names = append(set.names, f.Name)
 	}
 	return set, nil
 }
 
-// readIndex reads an .idx object.
-func readIndex(ctx context.Context, name string, opts []storage.Option) (*recordio.Index, error) {
-	f, err := storage.OpenFile(ctx, name, opts...)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return recordio.ParseIndex(io.Reader(f), name)
-}
-
 // Len returns the number of records of all shards.
-func (s *shardSet) Len() int { return s.starts[len(s.starts)-1] }
+func (s *shardSet) Len() int { return s.shards.Len() }
 
 // Key returns the .idx key (the sample's id) of record i.
-func (s *shardSet) Key(i int) int64 {
-	k := s.shard(i)
-	return s.readers[k].Index().Entry(i - s.starts[k]).Key
-}
-
-// shard returns the shard that holds record i, in [0, Len()).
-func (s *shardSet) shard(i int) int { return sort.SearchInts(s.starts, i+1) - 1 }
+func (s *shardSet) Key(i int) int64 { return s.shards.Key(i) }
 
 // Get reads and decodes record i.
 func (s *shardSet) Get(i int) (digit, error) {
-	if uint(i) >= uint(s.Len()) {
-		return digit{}, source.IndexError(i, s.Len())
-	}
-	k := s.shard(i)
-	rr := s.readers[k]
-	p, err := rr.Get(i - s.starts[k])
+	p, err := s.shards.Get(i)
 	if err != nil {
 		return digit{}, err
 	}
+	bad := func(format string, args ...any) (digit, error) {
+		k, j := s.shards.Locate(i)
+		return digit{}, &recordError{File: s.names[k], Record: j, Msg: fmt.Sprintf(format, args...)}
+	}
 	if len(p) != recordSize {
-		return digit{}, &recordError{File: rr.Name, Record: i - s.starts[k], Msg: fmt.Sprintf("%d bytes, want %d", len(p), recordSize)}
+		return bad("%d bytes, want %d", len(p), recordSize)
 	}
 	d := digit{ID: int32(binary.LittleEndian.Uint32(p)), Label: p[4], Pixels: p[5:]}
-	if key := rr.Index().Entry(i - s.starts[k]).Key; int64(d.ID) != key {
-		return digit{}, &recordError{File: rr.Name, Record: i - s.starts[k], Msg: fmt.Sprintf("id %d, its .idx key is %d", d.ID, key)}
+	if key := s.shards.Key(i); int64(d.ID) != key {
+		return bad("id %d, its .idx key is %d", d.ID, key)
 	}
 	if d.Label > 9 {
-		return digit{}, &recordError{File: rr.Name, Record: i - s.starts[k], Msg: fmt.Sprintf("label %d", d.Label)}
+		return bad("label %d", d.Label)
 	}
 	return d, nil
 }
 
 // Close closes every shard.
-func (s *shardSet) Close() error {
-	var err error
-	for _, f := range s.files {
-		err = errors.Join(err, f.Close())
-	}
-	return err
-}
+func (s *shardSet) Close() error { return s.shards.Close() }
 
 // recordError is a record that is not a sample of this example: it names
 // the shard and the record's position in its .idx.
