@@ -47,7 +47,8 @@
 // before it is handed over: the footer ([MaxFooterBytes]) and the memory
 // its decoding takes ([MaxMetadataBytes], counted by walking its Thrift
 // encoding first), every page header of a row group before the row group
-// is decoded ([MaxPageBytes], [MaxPageValues]; a snappy block's claimed
+// is decoded ([MaxPageBytes], [MaxPageValues], and [MaxRowGroupValues]
+// for all the pages of a column in a row group; a snappy block's claimed
 // length too). Pages compressed with gzip, zstd or lz4 grow as their
 // decoder produces bytes. A panic of parquet-go on malformed input becomes
 // a *FormatError.

@@ -224,6 +224,7 @@ func (fi *file) checkPages(g, ci int, c *config) error {
 	// a chunk of many small pages is read once, not once per page.
 	win := &window{fi: fi, end: end}
 	proto := &thrift.CompactProtocol{}
+	var total int64 // values of the data pages so far
 	for pos := start; pos < end; {
 		var hlen int
 		var buf []byte
@@ -274,6 +275,12 @@ func (fi *file) checkPages(g, ci int, c *config) error {
 		}
 		if values < 0 || values > c.maxPageValues {
 			return bad(pos, ErrTooLarge, "page of %d values, more than the maximum %d (MaxPageValues)", values, c.maxPageValues)
+		}
+		if !h.DictionaryPageHeader.Valid {
+			if total += values; total > c.maxGroupValues {
+				return bad(pos, ErrTooLarge, "the column's pages in the row group hold %d values or more, more than the maximum %d (MaxRowGroupValues)",
+					total, c.maxGroupValues)
+			}
 		}
 		if md.Codec == format.Snappy && levels < int64(h.CompressedPageSize) {
 			// A snappy block starts with its decoded length, for which the

@@ -17,7 +17,7 @@ import (
 // a hostile header cannot make one input cost more than a few
 // milliseconds.
 var fuzzLimits = []parquet.Option{parquet.MaxFooterBytes(1 << 20), parquet.MaxMetadataBytes(16 << 20),
-	parquet.MaxPageBytes(1 << 20), parquet.MaxPageValues(1 << 16)}
+	parquet.MaxPageBytes(1 << 20), parquet.MaxPageValues(1 << 16), parquet.MaxRowGroupValues(1 << 20)}
 
 // FuzzRead feeds arbitrary bytes to the readers: they must not panic, and
 // every error about the data must wrap tensorfeed.ErrBadData.

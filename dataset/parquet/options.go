@@ -9,12 +9,13 @@ import (
 )
 
 // The default limits of a reader; see [MaxFooterBytes], [MaxMetadataBytes],
-// [MaxPageBytes] and [MaxPageValues].
+// [MaxPageBytes], [MaxPageValues] and [MaxRowGroupValues].
 const (
-	DefaultMaxFooterBytes   = 64 << 20
-	DefaultMaxMetadataBytes = 512 << 20
-	DefaultMaxPageBytes     = 256 << 20
-	DefaultMaxPageValues    = 1 << 24
+	DefaultMaxFooterBytes    = 64 << 20
+	DefaultMaxMetadataBytes  = 512 << 20
+	DefaultMaxPageBytes      = 256 << 20
+	DefaultMaxPageValues     = 1 << 24
+	DefaultMaxRowGroupValues = 1 << 28
 )
 
 // Option configures the readers ([Read], [ReadColumns], [OpenIndexed],
@@ -22,25 +23,27 @@ const (
 type Option = option.Option[config]
 
 type config struct {
-	maxFooter     int64
-	maxMeta       int64
-	maxPage       int64
-	maxPageValues int64
-	workers       int
-	shardCount    int
-	shardIndex    int
-	bad           *source.SkipPolicy
-	storage       []storage.Option
+	maxFooter      int64
+	maxMeta        int64
+	maxPage        int64
+	maxPageValues  int64
+	maxGroupValues int64
+	workers        int
+	shardCount     int
+	shardIndex     int
+	bad            *source.SkipPolicy
+	storage        []storage.Option
 }
 
 func newConfig(opts []Option) config {
 	c := config{
-		maxFooter:     DefaultMaxFooterBytes,
-		maxMeta:       DefaultMaxMetadataBytes,
-		maxPage:       DefaultMaxPageBytes,
-		maxPageValues: DefaultMaxPageValues,
-		workers:       1,
-		shardCount:    1,
+		maxFooter:      DefaultMaxFooterBytes,
+		maxMeta:        DefaultMaxMetadataBytes,
+		maxPage:        DefaultMaxPageBytes,
+		maxPageValues:  DefaultMaxPageValues,
+		maxGroupValues: DefaultMaxRowGroupValues,
+		workers:        1,
+		shardCount:     1,
 	}
 	option.Apply(&c, opts)
 	return c
@@ -92,6 +95,19 @@ func MaxPageBytes(n int64) Option {
 func MaxPageValues(n int64) Option {
 	positive("MaxPageValues", n)
 	return option.New(func(c *config) { c.maxPageValues = n })
+}
+
+// MaxRowGroupValues sets the most values (nulls included) the data pages
+// of one column of a row group may claim together (default
+// DefaultMaxRowGroupValues, 256 Mi). Dictionary and run-length encoding
+// let a page of a few bytes claim MaxPageValues values, so without it a
+// small file of many such pages would take memory (a list decoded into a
+// Go slice) and time out of all proportion to its size. Every page header
+// of a row group is checked before it is decoded: more values end the pass
+// with an error wrapping ErrTooLarge. It panics if n < 1.
+func MaxRowGroupValues(n int64) Option {
+	positive("MaxRowGroupValues", n)
+	return option.New(func(c *config) { c.maxGroupValues = n })
 }
 
 // Workers decodes up to n row groups at once, each on its own goroutine

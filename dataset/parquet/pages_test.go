@@ -99,3 +99,44 @@ func TestPages(t *testing.T) {
 		}
 	}
 }
+
+// TestRowGroupValues: a few dictionary-encoded bytes claim millions of
+// values; MaxRowGroupValues refuses them before they are decoded.
+func TestRowGroupValues(t *testing.T) {
+	type long struct {
+		L []float32 `parquet:"l,list,dict"`
+	}
+	path := filepath.Join(t.TempDir(), "long.parquet")
+	row := long{L: make([]float32, 3<<20)} // one row of 3 Mi zeros
+	if err := parquet.WriteFile(path, []long{row}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d values in %d bytes", len(row.L), st.Size())
+	ctx := context.Background()
+	rows, err := source.Collect(ctx, parquet.Read[long]([]string{path}))
+	if err != nil || len(rows) != 1 || len(rows[0].L) != len(row.L) {
+		t.Fatalf("default limits: %d rows, %v", len(rows), err)
+	}
+	for _, read := range []func() error{
+		func() error {
+			_, err := source.Collect(ctx, parquet.Read[long]([]string{path}, parquet.MaxRowGroupValues(1<<20)))
+			return err
+		},
+		func() error {
+			_, err := source.Collect(ctx, parquet.ReadColumns([]string{path}, []parquet.Column{parquet.Float32("l", 4)},
+				parquet.MaxRowGroupValues(1<<20)))
+			return err
+		},
+	} {
+		err := read()
+		var fe *parquet.FormatError
+		if !errors.Is(err, parquet.ErrTooLarge) || !errors.As(err, &fe) || fe.RowGroup != 0 || fe.Column != "l.list.element" {
+			t.Fatalf("MaxRowGroupValues(1 Mi): %v", err)
+		}
+		t.Log(err)
+	}
+}
