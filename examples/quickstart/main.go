@@ -29,12 +29,14 @@ func main() {
 }
 
 func run(ctx context.Context) error {
-	train := mnist.Train(dataDir, mnist.Scaling(mnist.ScaleSymmetric)) // 60,000 digits, pixels in [-1, 1]
-	tensors := sink.New(128,                                           // the batch size, written once
-		[]sink.Field[mnist.Sample]{sink.Float32("image", []int{784}, train.FillImage)},
-		[]sink.Field[mnist.Sample]{sink.Int32("label", nil, mnist.FillLabelInt32)})
-	samples := pipeline.From(train).Shuffle(10_000, 42)
-	feed := pipeline.Tensorize(samples, tensors, batch.Keep).Buffered(4) // assembled while the model trains
+	// 60,000 digits, pixels in [-1, 1], a new order every epoch (a global
+	// shuffle of the decoded set, decoded once per process).
+	train := mnist.Train(dataDir, mnist.Scaling(mnist.ScaleSymmetric), mnist.Shuffle(42))
+	tensors := sink.New(128, // the batch size, written once
+		[]sink.Field[mnist.Ref]{train.RefImageField("image")},
+		[]sink.Field[mnist.Ref]{sink.Int32("label", nil, mnist.FillRefLabelInt32)})
+	// Refs passes each digit by reference, not as an 800-byte copy.
+	feed := pipeline.Tensorize(pipeline.From(train.Refs()), tensors, batch.Keep).Buffered(4) // assembled while the model trains
 
 	for epoch, pass := range feed.Epochs(ctx, 2) {
 		for t, err := range pass {
