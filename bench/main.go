@@ -93,6 +93,7 @@ var workloads = []workload{
 	{"csv", csvRows},
 	{"parquet", parquetRows},
 	{"recordio", recordioRead},
+	{"recordio-s3", s3Rows},
 	{"tfrecord", tfrecordRows},
 	{"webdataset", webdatasetRows},
 	{"imagerec", imagerecRows},

@@ -151,6 +151,3 @@ func writeS3RecordIO(path string, size int64) (records int, payload int64, err e
 	}
 	return records, payload, f.Close()
 }
-
-// s3Rows runs as a workload of the table.
-var _ = s3Rows
