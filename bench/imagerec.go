@@ -86,6 +86,7 @@ func imagerecRows(cfg config) ([]Row, error) {
 				return nil, err
 			}
 			key := fmt.Sprint(dec.Name(), threads)
+			set.batch = nil // the last plain loop's, not resident in this one
 			mems[key], err = measureMemory(imagerecBatch*imagerecOut, func() error {
 				_, err := imagerecPass(it)
 				return err

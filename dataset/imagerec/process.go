@@ -163,18 +163,17 @@ func (p *processor) int8(dst []int8, px []uint8, mirror bool) {
 		mean := int(math.Round(float64(norm.Mean[min(c, 3)])))
 		src, d := px[c*plane:(c+1)*plane], dst[c*plane:(c+1)*plane]
 		for y := range h {
-			for x := range w {
+			for dx := range w {
+				x := dx // stores forwards, loads backwards when mirrored
+				if mirror {
+					x = w - 1 - dx
+				}
 				i := y*w + x
 				m := mean
 				if norm.MeanImage != nil {
 					m = int(math.Round(float64(norm.MeanImage[c*plane+i])))
 				}
-				v := int8(max(-128, min(127, int(src[i])-m)))
-				if mirror {
-					d[y*w+w-1-x] = v
-				} else {
-					d[i] = v
-				}
+				d[y*w+dx] = int8(max(-128, min(127, int(src[i])-m)))
 			}
 		}
 	}

@@ -153,10 +153,10 @@ func lutCHW(dst []float32, img view, mirror bool, lut *[4][256]float32) {
 			s := img.pix[y*img.stride+c : y*img.stride+ch*w]
 			row := dst[c*plane+y*w : c*plane+(y+1)*w]
 			n := len(row)
-			for x := 0; x < n; x++ {
-				j := x
+			for j := range row {
+				x := j
 				if mirror {
-					j = n - 1 - x
+					x = n - 1 - j // stores forwards, loads backwards
 				}
 				row[j] = l[s[ch*x]]
 			}
@@ -172,15 +172,14 @@ func (n *Normalize) withMeanImage(dst []float32, img view, mirror bool, mul, bia
 		mean := n.MeanImage[c*plane : (c+1)*plane]
 		for y := range h {
 			src := img.pix[y*img.stride : y*img.stride+w*ch]
-			for x := range w {
+			for dx := range w {
 				// MXNet subtracts the mean at the source position, then
 				// writes the value at the mirrored one.
-				v := (float32(src[x*ch+c])-mean[y*w+x])*mul[c] + bias[c]
+				x := dx
 				if mirror {
-					d[y*w+w-1-x] = v
-				} else {
-					d[y*w+x] = v
+					x = w - 1 - dx
 				}
+				d[y*w+dx] = (float32(src[x*ch+c])-mean[y*w+x])*mul[c] + bias[c]
 			}
 		}
 	}
@@ -214,10 +213,10 @@ func toCHWUint8(dst []uint8, img view, mirror bool) {
 	plane := h * w
 	for y := range h {
 		src := img.pix[y*img.stride : y*img.stride+w*ch]
-		for x := range w {
-			dx := x
+		for dx := range w {
+			x := dx // stores forwards, loads backwards when mirrored
 			if mirror {
-				dx = w - 1 - x
+				x = w - 1 - dx
 			}
 			for c := range ch {
 				dst[c*plane+y*w+dx] = src[x*ch+c]
