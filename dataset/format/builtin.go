@@ -5,8 +5,10 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"iter"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
@@ -15,13 +17,18 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // RecordIO returns the recordio format: dmlc RecordIO files
 // (dataset/recordio), recognised by their magic word. Data is a record's
-// payload, the parts of a split record joined.
+// payload, the parts of a split record joined. opts go to recordio.Open;
+// its Storage returns RecordIO with recordio.Storage added.
 func RecordIO(opts ...recordio.Option) Format {
 	return Format{
+		Storage: func(so ...storage.Option) Format {
+			return RecordIO(append(slices.Clip(opts), recordio.Storage(so...))...)
+		},
 		Detect: func(head []byte) bool {
 			return len(head) >= 4 && binary.LittleEndian.Uint32(head) == recordio.Magic
 		},
@@ -37,9 +44,13 @@ func RecordIO(opts ...recordio.Option) Format {
 // TFRecord returns the tfrecord format: TFRecord files, plain or gzip
 // (dataset/tfrecord), recognised by a first length whose CRC verifies.
 // opts go to tfrecord.Open: tfrecord.SkipBad, for one, skips records whose
-// checksum fails.
+// checksum fails. Its Storage returns TFRecord with tfrecord.Storage
+// added.
 func TFRecord(opts ...tfrecord.Option) Format {
 	return Format{
+		Storage: func(so ...storage.Option) Format {
+			return TFRecord(append(slices.Clip(opts), tfrecord.Storage(so...))...)
+		},
 		Detect: func(head []byte) bool { return isTFRecord(head) || isTFRecord(gunzipHead(head)) },
 		Open: func(path string) source.Reader[Record] {
 			return mapReader(tfrecord.Open(path, opts...), func(_ int64, v tfrecord.Record) Record {
@@ -52,9 +63,13 @@ func TFRecord(opts ...tfrecord.Option) Format {
 // WDS returns the wds format: WebDataset tar shards, plain or gzip
 // (dataset/webdataset), recognised by a tar header. Each Record is one
 // sample: Key is its key, Fields its members, Data nil. opts go to
-// webdataset.Open (webdataset.Fields, SkipBad, limits).
+// webdataset.Open (webdataset.Fields, SkipBad, limits); its Storage
+// returns WDS with webdataset.Storage added.
 func WDS(opts ...webdataset.Option) Format {
 	return Format{
+		Storage: func(so ...storage.Option) Format {
+			return WDS(append(slices.Clip(opts), webdataset.Storage(so...))...)
+		},
 		Detect: func(head []byte) bool { return isTar(head) || isTar(gunzipHead(head)) },
 		Open: func(path string) source.Reader[Record] {
 			return mapReader(webdataset.Open(path, opts...), func(i int64, v webdataset.Sample) Record {
@@ -72,10 +87,19 @@ func WDS(opts ...webdataset.Option) Format {
 // as they are, a list's values one after the other) and Data nil. opts go
 // to parquet.ReadRaw (its limits, Workers). A Parquet file has no bad
 // records to step over: its errors all end the pass.
+//
+// dataset/parquet reads local files only: a URL is recognised (detection
+// reads through package storage) but fails the pass with an error naming
+// it, and the format has no Storage.
 func Parquet(opts ...parquet.Option) Format {
 	return Format{
 		Detect: func(head []byte) bool { return len(head) >= 4 && string(head[:4]) == parquetMagic },
 		Open: func(path string) source.Reader[Record] {
+			if storage.IsRemote(path) {
+				return source.Func[Record](func(context.Context) iter.Seq2[Record, error] {
+					return source.Fail[Record](fmt.Errorf("format: %s: the parquet format reads local files only", path))
+				})
+			}
 			return mapReader(parquet.ReadRaw([]string{path}, opts...), func(_ int64, v parquet.RawRow) Record {
 				return Record{Path: path, Index: v.Index, Offset: v.Offset, Fields: v.Fields}
 			})
@@ -90,23 +114,25 @@ const parquetMagic = "PAR1"
 // recognised by mnist.IsIDX. Each Record is one slice along the first
 // dimension, its elements big-endian as in the file; mnist.NewIDXReader
 // reads the header when the shape or element type is needed. opts set the
-// reader's limits.
-func IDX(opts ...mnist.IDXOption) Format {
+// reader's limits. Its Storage returns the format reading through package
+// storage with the options given.
+func IDX(opts ...mnist.IDXOption) Format { return idxFormat(opts, nil) }
+
+// idxFormat is IDX(opts...) reading through storage with sopts.
+func idxFormat(opts []mnist.IDXOption, sopts []storage.Option) Format {
 	return Format{
-		Detect: mnist.IsIDX,
+		Detect:  mnist.IsIDX,
+		Storage: func(so ...storage.Option) Format { return idxFormat(opts, so) },
 		Open: func(path string) source.Reader[Record] {
 			return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
 				return func(yield func(Record, error) bool) {
-					f, err := openFile(path)
+					f, err := openFile(ctx, path, sopts)
 					if err != nil {
 						yield(Record{}, err)
 						return
 					}
 					defer f.Close()
-					var fopts []mnist.IDXOption
-					if st, err := f.Stat(); err == nil {
-						fopts = append(fopts, mnist.InputSize(st.Size()))
-					}
+					fopts := []mnist.IDXOption{mnist.InputSize(f.Size())}
 					x, err := mnist.NewIDXReader(f, path, append(fopts, opts...)...)
 					if err != nil {
 						yield(Record{}, err)
@@ -142,16 +168,22 @@ func IDX(opts ...mnist.IDXOption) Format {
 // (maxLineBytes < 1 means DefaultMaxLineBytes). Files are recognised as
 // text holding a comma in their first HeadSize bytes. Fields are not split:
 // any CSV parser can be used on the lines (dataset/csv reads typed rows).
-func CSV(maxLineBytes int) Format {
+// Its Storage returns the format reading through package storage with the
+// options given.
+func CSV(maxLineBytes int) Format { return csvFormat(maxLineBytes, nil) }
+
+// csvFormat is CSV(maxLineBytes) reading through storage with sopts.
+func csvFormat(maxLineBytes int, sopts []storage.Option) Format {
 	if maxLineBytes < 1 {
 		maxLineBytes = DefaultMaxLineBytes
 	}
 	return Format{
-		Detect: looksCSV,
+		Detect:  looksCSV,
+		Storage: func(so ...storage.Option) Format { return csvFormat(maxLineBytes, so) },
 		Open: func(path string) source.Reader[Record] {
 			return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
 				return func(yield func(Record, error) bool) {
-					f, err := openFile(path)
+					f, err := openFile(ctx, path, sopts)
 					if err != nil {
 						yield(Record{}, err)
 						return

@@ -22,9 +22,23 @@
 //     with Key the sample's key and Fields its members; Data is nil.
 //   - idx: IDX records (dataset/mnist), one per slice along the first
 //     dimension; Data holds its big-endian elements.
+//   - parquet: Apache Parquet files (dataset/parquet), one Record per row
+//     with every column's values in Fields; Data is nil. Local files only.
 //   - csv: raw lines of a text file; Data is the line without its line
 //     ending. dataset/csv is the typed, row-parsing reader; this one only
 //     splits lines, so any parser can be used on them.
+//
+// # Files and URLs
+//
+// A spec's pattern may be a local glob, an s3://bucket/ URL with a key glob
+// (s3://bucket/train-*.rec) or a single object, or an http(s):// URL:
+// patterns are expanded through storage.List, heads for detection are read
+// and files opened through package storage. A URL's scheme is never taken
+// for a tag: "recordio:s3://bucket/x.rec" names its format,
+// "s3://bucket/x.rec" is recognised from its bytes. [Storage] passes the
+// storage's options (endpoint, credentials, cache) to every format;
+// without it, S3 is reached with the AWS_* environment variables
+// (AWS_ENDPOINT_URL for MinIO and other S3-compatible servers).
 //
 // [Register] adds a user format, or replaces one of these (for example with
 // [TFRecord] given tfrecord.SkipBad to skip bad records).

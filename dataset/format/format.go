@@ -7,6 +7,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // Record is one record of any format: where it comes from and its raw
@@ -37,6 +38,21 @@ type Format struct {
 	// instead of Open when it is given a policy (SkipBad, OnBad). A format
 	// without it skips nothing: its first error ends the pass.
 	OpenSkip func(path string, p *source.SkipPolicy) source.Reader[Record]
+	// Storage, when set, returns the format reading its files through
+	// package storage with opts (an endpoint, credentials, a cache); Open
+	// calls it when it is given the Storage option. The built-in formats
+	// have it (all but parquet, which reads local files only). A format
+	// without it is given each path or URL as it is.
+	Storage func(opts ...storage.Option) Format
+}
+
+// withStorage returns f reading through storage with opts, when it can
+// and opts are given.
+func (f Format) withStorage(opts []storage.Option) Format {
+	if len(opts) == 0 || f.Storage == nil {
+		return f
+	}
+	return f.Storage(opts...)
 }
 
 // open returns f's reader of path, under bad when it is set and f can
@@ -97,19 +113,31 @@ var defaultRegistry = sync.OnceValue(func() *Registry {
 		{"tfrecord", TFRecord()},
 		{"wds", WDS()},
 		{"idx", IDX()},
+		{"parquet", Parquet()},
 		{"csv", CSV(DefaultMaxLineBytes)},
 	} {
-		if b.f.OpenSkip == nil {
-			b.f.OpenSkip = builtinSkip(b.name, DefaultMaxLineBytes)
-		}
-		r.formats[b.name] = b.f
+		r.formats[b.name] = withBuiltinSkip(b.name, b.f, nil)
 		r.builtin = append(r.builtin, b.name)
 	}
 	return r
 })
 
+// withBuiltinSkip gives f, the built-in format name reading through
+// storage with sopts, the OpenSkip of that format, also to the formats its
+// Storage returns.
+func withBuiltinSkip(name string, f Format, sopts []storage.Option) Format {
+	if f.OpenSkip == nil {
+		f.OpenSkip = builtinSkip(name, DefaultMaxLineBytes, sopts)
+	}
+	if st := f.Storage; st != nil {
+		f.Storage = func(opts ...storage.Option) Format { return withBuiltinSkip(name, st(opts...), opts) }
+	}
+	return f
+}
+
 // Default returns the default registry, which holds the built-in formats
-// (recordio, tfrecord, wds, idx, csv). It is built on the first call.
+// (recordio, tfrecord, wds, idx, parquet, csv). It is built on the first
+// call.
 func Default() *Registry { return defaultRegistry() }
 
 // Register adds f to the default registry under name; see

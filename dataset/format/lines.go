@@ -2,14 +2,15 @@ package format
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
-	"os"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // DefaultMaxLineBytes is the longest line the default csv format reads,
@@ -148,5 +149,8 @@ func trimEOL(b []byte) []byte {
 	return b
 }
 
-// openFile opens path for reading.
-func openFile(path string) (*os.File, error) { return os.Open(path) }
+// openFile opens path, a local path or a URL, for reading through package
+// storage with opts.
+func openFile(ctx context.Context, path string, opts []storage.Option) (storage.File, error) {
+	return storage.OpenFile(ctx, path, opts...)
+}

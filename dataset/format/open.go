@@ -6,18 +6,21 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 type config struct {
 	workers, buffer int
 	registry        *Registry
 	bad             *source.SkipPolicy
+	storage         []storage.Option
 }
 
 // Option configures Open.
@@ -36,23 +39,40 @@ func Buffer(n int) Option { return option.New(func(c *config) { c.buffer = n }) 
 // WithRegistry makes Open use r instead of Default().
 func WithRegistry(r *Registry) Option { return option.New(func(c *config) { c.registry = r }) }
 
+// Storage sets the options of package storage through which specs are
+// listed, heads read for detection and files opened: how to reach an S3
+// endpoint (storage.Endpoint, storage.Credentials), a local cache of remote
+// objects (storage.WithCache), retries. Each format is given them through
+// its Format.Storage. Without it, URLs are read with storage's defaults
+// (the AWS_* environment variables, AWS_ENDPOINT_URL for an S3-compatible
+// server such as MinIO).
+func Storage(opts ...storage.Option) Option {
+	return option.New(func(c *config) { c.storage = append(c.storage, opts...) })
+}
+
 // ErrSpec is wrapped by the error of a spec that cannot be opened: an
 // unknown tag, or a pattern that matches no file.
 var ErrSpec = errors.New("format: bad spec")
 
 // Open returns a reader over the records of the files that specs name. A
 // spec is [tag:]pattern: tag is a registered format's name and pattern a
-// filepath.Glob pattern (a plain path is a pattern that matches itself).
-// A prefix before the first ':' that is a valid format name (two or more of
-// a-z, 0-9, '_', '-') is taken as a tag; write ./name to read a file whose
-// name has such a prefix. Each pattern's matches are read in sorted order,
-// the specs in the order given.
+// local filepath.Glob pattern (a plain path is a pattern that matches
+// itself), an s3://bucket/ URL whose key may be a glob (s3://bucket/train-*.rec)
+// or an http(s):// URL; see storage.List. A prefix before the first ':' that
+// is a valid format name (two or more of a-z, 0-9, '_', '-') is taken as a
+// tag, unless the spec is a URL (s3://, http://, https://): so
+// "recordio:s3://bucket/x.rec" is tagged and "s3://bucket/x.rec" is not.
+// Write ./name to read a local file whose name has such a prefix. Each
+// pattern's matches are read in sorted order, the specs in the order given;
+// a URL without glob characters names one object.
 //
 // Each pass expands the patterns again, then reads the files through
 // source.Files: a file with a tag is opened by that format; one without is
-// recognised from its first HeadSize bytes (see the package doc). An
-// unknown tag or a pattern that matches nothing fails the pass with an error
-// wrapping ErrSpec; a file no format recognises, with an *UnknownError.
+// recognised from its first HeadSize bytes (see the package doc). Files
+// and URLs are read through package storage (see Storage). An unknown tag
+// or a pattern that matches nothing fails the pass with an error wrapping
+// ErrSpec; a file no format recognises, with an *UnknownError; a missing
+// object, with the storage's error naming its URL (storage.ErrNotFound).
 // Errors of the formats' readers end the pass and name their file, unless
 // a policy (SkipBad, OnBad) lets the formats skip bad records.
 //
@@ -72,7 +92,7 @@ func Open(specs []string, opts ...Option) source.Reader[Record] {
 	}
 	specs = slices.Clone(specs)
 	return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
-		paths, tags, err := expand(reg, specs)
+		paths, tags, err := expand(ctx, reg, specs, cfg.storage)
 		if err != nil {
 			return source.Fail[Record](err)
 		}
@@ -87,7 +107,7 @@ func Open(specs []string, opts ...Option) source.Reader[Record] {
 			byPath[p] = tags[i]
 		}
 		return source.Files(paths, cfg.workers, func(path string) source.Reader[Record] {
-			return openOne(reg, path, byPath[path], cfg.bad)
+			return openOne(reg, path, byPath[path], cfg.bad, cfg.storage)
 		}, cfg.buffer).All(ctx)
 	})
 }
@@ -100,8 +120,9 @@ func orDetected(tag string) string {
 	return tag
 }
 
-// expand splits the specs into tags and patterns and expands the patterns.
-func expand(reg *Registry, specs []string) (paths, tags []string, err error) {
+// expand splits the specs into tags and patterns and expands the patterns
+// through storage.List; a URL without glob characters is taken as it is.
+func expand(ctx context.Context, reg *Registry, specs []string, sopts []storage.Option) (paths, tags []string, err error) {
 	for _, spec := range specs {
 		tag, pattern := splitSpec(spec)
 		if tag != "" {
@@ -109,14 +130,25 @@ func expand(reg *Registry, specs []string) (paths, tags []string, err error) {
 				return nil, nil, fmt.Errorf("%w %q: unknown format %q (registered: %s)", ErrSpec, spec, tag, strings.Join(reg.Names(), ", "))
 			}
 		}
-		matches, err := filepath.Glob(pattern)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w %q: %v", ErrSpec, spec, err)
+		if storage.IsRemote(pattern) && !strings.ContainsAny(pattern, "*?[") {
+			paths = append(paths, pattern)
+			tags = append(tags, tag)
+			continue
 		}
-		if len(matches) == 0 {
+		matches, err := storage.List(ctx, pattern, sopts...)
+		if cerr := ctx.Err(); cerr != nil {
+			// An S3 listing cut by cancellation may end early without an
+			// error.
+			return nil, nil, cerr
+		}
+		switch {
+		case errors.Is(err, filepath.ErrBadPattern) || errors.Is(err, path.ErrBadPattern):
+			return nil, nil, fmt.Errorf("%w %q: %v", ErrSpec, spec, err)
+		case err != nil:
+			return nil, nil, fmt.Errorf("format: listing %q: %w", spec, err)
+		case len(matches) == 0:
 			return nil, nil, fmt.Errorf("%w %q: no file matches %q", ErrSpec, spec, pattern)
 		}
-		slices.Sort(matches)
 		for _, m := range matches {
 			paths = append(paths, m)
 			tags = append(tags, tag)
@@ -128,6 +160,9 @@ func expand(reg *Registry, specs []string) (paths, tags []string, err error) {
 // splitSpec splits "tag:pattern" into its tag and pattern; tag is "" when
 // the prefix before the first ':' is not a valid format name.
 func splitSpec(spec string) (tag, pattern string) {
+	if storage.IsRemote(spec) {
+		return "", spec
+	}
 	if t, p, ok := strings.Cut(spec, ":"); ok && validTag(t) {
 		return t, p
 	}
@@ -136,13 +171,13 @@ func splitSpec(spec string) (tag, pattern string) {
 
 // openOne returns the reader of one file: by its tag, or by detection in
 // the pass; under bad when it is set.
-func openOne(reg *Registry, path, tag string, bad *source.SkipPolicy) source.Reader[Record] {
+func openOne(reg *Registry, path, tag string, bad *source.SkipPolicy, sopts []storage.Option) source.Reader[Record] {
 	if tag != "" {
 		f, _ := reg.Lookup(tag)
-		return f.open(path, bad)
+		return f.withStorage(sopts).open(path, bad)
 	}
 	return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
-		head, err := readHead(path)
+		head, err := readHead(ctx, path, sopts)
 		if err != nil {
 			return source.Fail[Record](err)
 		}
@@ -151,21 +186,21 @@ func openOne(reg *Registry, path, tag string, bad *source.SkipPolicy) source.Rea
 			return source.Fail[Record](&UnknownError{Path: path, Head: head[:min(len(head), 8)]})
 		}
 		f, _ := reg.Lookup(name)
-		return f.open(path, bad).All(ctx)
+		return f.withStorage(sopts).open(path, bad).All(ctx)
 	})
 }
 
 // readHead returns the first HeadSize bytes of the file at path, or all of
-// it if shorter.
-func readHead(path string) ([]byte, error) {
-	f, err := openFile(path)
+// it if shorter: one read at offset 0 (one range request for a URL).
+func readHead(ctx context.Context, path string, sopts []storage.Option) ([]byte, error) {
+	f, err := openFile(ctx, path, sopts)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	head := make([]byte, HeadSize)
-	n, err := io.ReadFull(f, head)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+	head := make([]byte, min(HeadSize, f.Size()))
+	n, err := f.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
 		return nil, err
 	}
 	return head[:n], nil

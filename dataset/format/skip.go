@@ -9,6 +9,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // SkipBad makes Open skip bad records while they are at most maxFraction
@@ -37,20 +38,21 @@ func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
 // pass at the first bad record.
 func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.bad = p }) }
 
-// builtinSkip returns the OpenSkip of the built-in format name, or nil for
-// the formats that have no record to step over (recordio, idx).
-func builtinSkip(name string, maxLineBytes int) func(string, *source.SkipPolicy) source.Reader[Record] {
+// builtinSkip returns the OpenSkip of the built-in format name reading
+// through storage with sopts, or nil for the formats that have no record
+// to step over (recordio, idx, parquet).
+func builtinSkip(name string, maxLineBytes int, sopts []storage.Option) func(string, *source.SkipPolicy) source.Reader[Record] {
 	switch name {
 	case "tfrecord":
 		return func(path string, p *source.SkipPolicy) source.Reader[Record] {
-			return TFRecord(tfrecord.OnBad(p)).Open(path)
+			return TFRecord(tfrecord.OnBad(p), tfrecord.Storage(sopts...)).Open(path)
 		}
 	case "wds":
 		return func(path string, p *source.SkipPolicy) source.Reader[Record] {
-			return WDS(webdataset.OnBad(p)).Open(path)
+			return WDS(webdataset.OnBad(p), webdataset.Storage(sopts...)).Open(path)
 		}
 	case "csv":
-		return CSVSkip(maxLineBytes)
+		return csvSkipFunc(maxLineBytes, sopts)
 	}
 	return nil
 }
@@ -65,20 +67,25 @@ func builtinSkip(name string, maxLineBytes int) func(string, *source.SkipPolicy)
 //
 // where f is format.CSV(4096).
 func CSVSkip(maxLineBytes int) func(path string, p *source.SkipPolicy) source.Reader[Record] {
+	return csvSkipFunc(maxLineBytes, nil)
+}
+
+// csvSkipFunc is CSVSkip reading through storage with sopts.
+func csvSkipFunc(maxLineBytes int, sopts []storage.Option) func(path string, p *source.SkipPolicy) source.Reader[Record] {
 	if maxLineBytes < 1 {
 		maxLineBytes = DefaultMaxLineBytes
 	}
 	return func(path string, p *source.SkipPolicy) source.Reader[Record] {
-		return csvSkip(path, maxLineBytes, p)
+		return csvSkip(path, maxLineBytes, p, sopts)
 	}
 }
 
 // csvSkip reads the lines of the file at path, skipping those longer than
 // maxLineBytes under p.
-func csvSkip(path string, maxLineBytes int, p *source.SkipPolicy) source.Reader[Record] {
+func csvSkip(path string, maxLineBytes int, p *source.SkipPolicy, sopts []storage.Option) source.Reader[Record] {
 	return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
 		return func(yield func(Record, error) bool) {
-			f, err := openFile(path)
+			f, err := openFile(ctx, path, sopts)
 			if err != nil {
 				yield(Record{}, err)
 				return
