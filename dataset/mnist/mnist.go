@@ -233,10 +233,7 @@ func candidates(dir, stem, ext string) []string {
 func newDataset(images, labels []string, opts []Option) *Dataset {
 	d := &Dataset{images: images, labels: labels, cfg: config{shards: 1, classes: 10}}
 	option.Apply(&d.cfg, opts)
-	var epochs source.Epochs
-	d.r = source.Func[Sample](func(ctx context.Context) iter.Seq2[Sample, error] {
-		return d.pass(ctx, &epochs)
-	})
+	d.r = newReader(d, "samples", d.pass)
 	if d.cfg.prefetch > 0 {
 		d.r = stage.Buffered(d.r, d.cfg.prefetch)
 	}
@@ -397,7 +394,9 @@ func openIDX(f *os.File, opts []IDXOption) (*IDXReader, error) {
 // context.
 const checkEvery = 256
 
-func (d *Dataset) pass(ctx context.Context, epochs *source.Epochs) iter.Seq2[Sample, error] {
+// pass is one pass of the samples; from is the position in the epoch's
+// order where it starts, 0 unless the pass is shuffled (see resumes).
+func (d *Dataset) pass(ctx context.Context, epochs *source.Epochs, from int) iter.Seq2[Sample, error] {
 	return func(yield func(Sample, error) bool) {
 		ctx, ep := epochs.Start(ctx)
 		log := tensorfeed.Logger(ctx)
@@ -422,7 +421,7 @@ func (d *Dataset) pass(ctx context.Context, epochs *source.Epochs) iter.Seq2[Sam
 			return
 		}
 		if d.cfg.shuffle {
-			d.shuffled(ctx, log, f, start, end, ep, yield)
+			d.shuffled(ctx, log, f, start, end, ep, from, yield)
 			return
 		}
 		cnt := d.cfg.skip.Pass(int64(end-start), log)
@@ -502,14 +501,14 @@ const blockSamples = 4096
 // epoch), or from (seed, 0) under ShuffleOnce. It reads them all into
 // memory first, or takes them from the decoded-file cache (see
 // [SetCacheBytes]) when the pass covers the whole files.
-func (d *Dataset) shuffled(ctx context.Context, log *zap.Logger, f *files, start, end, ep int, yield func(Sample, error) bool) {
+func (d *Dataset) shuffled(ctx context.Context, log *zap.Logger, f *files, start, end, ep, from int, yield func(Sample, error) bool) {
 	dec, err := decodedOf(f, start, end, d.cfg.idx)
 	if err != nil {
 		yield(Sample{}, err)
 		return
 	}
 	var s Sample
-	d.inMemory(ctx, log, dec, start, ep, func(j int) bool {
+	d.inMemory(ctx, log, dec, start, ep, from, func(j int) bool {
 		copy(s.Image[:], dec.image(j))
 		s.Label, s.Index = dec.labels[j], start+j
 		return yield(s, nil)
@@ -586,7 +585,7 @@ func readDecoded(f *files, n int, checkEnd bool) (*decoded, error) {
 // index in dec of every good sample, in the order of the epoch when the
 // dataset shuffles, else in the files' order, while yield returns true.
 // A failure (too many bad records, cancellation) goes to fail.
-func (d *Dataset) inMemory(ctx context.Context, log *zap.Logger, dec *decoded, start, ep int, yield func(j int) bool, fail func(error)) {
+func (d *Dataset) inMemory(ctx context.Context, log *zap.Logger, dec *decoded, start, ep, from int, yield func(j int) bool, fail func(error)) {
 	n := dec.n()
 	cnt := d.cfg.skip.Pass(int64(n), log)
 	var good []int // the indices of the good samples, once one is bad
@@ -628,8 +627,8 @@ func (d *Dataset) inMemory(ctx context.Context, log *zap.Logger, dec *decoded, s
 	}
 	done := ctx.Done()
 	var touch uint8
-	for k := range m {
-		if done != nil && k%checkEvery == 0 {
+	for k := from; k < m; k++ {
+		if done != nil && (k-from)%checkEvery == 0 {
 			select {
 			case <-done:
 				fail(ctx.Err())

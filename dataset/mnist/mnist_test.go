@@ -561,6 +561,10 @@ func TestContract(t *testing.T) {
 		"train shard":          mnist.Train(dataDir, mnist.Shard(120, 0)),
 		"last shard, shuffled": mnist.Test(plain, mnist.Shard(20, 19), mnist.Shuffle(5)),
 		"prefetch":             mnist.Test(plain, mnist.Shard(20, 7), mnist.Prefetch(16)),
+		// Nines are bad records, skipped: a state counts positions among
+		// the good samples.
+		"skipped, shuffled": mnist.Test(plain, mnist.Shard(20, 4), mnist.Shuffle(6), mnist.Classes(9), mnist.SkipBad(0.2)),
+		"skipped, in order": mnist.Test(plain, mnist.Shard(20, 4), mnist.Classes(9), mnist.SkipBad(0.2)),
 	} {
 		if err := sourcetest.TestReader(ds); err != nil {
 			t.Errorf("%s: %v", name, err)

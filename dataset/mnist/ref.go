@@ -52,17 +52,14 @@ func (r Ref) Sample() Sample {
 //		[]sink.Field[mnist.Ref]{sink.Int32("label", nil, mnist.FillRefLabelInt32)})
 //	feed := pipeline.Tensorize(pipeline.From(train.Refs()), tensors, batch.Keep).Buffered(4)
 func (d *Dataset) Refs() source.Reader[Ref] {
-	var epochs source.Epochs
-	var r source.Reader[Ref] = source.Func[Ref](func(ctx context.Context) iter.Seq2[Ref, error] {
-		return d.refPass(ctx, &epochs)
-	})
+	var r source.Reader[Ref] = newReader(d, "refs", d.refPass)
 	if d.cfg.prefetch > 0 {
 		r = stage.Buffered(r, d.cfg.prefetch)
 	}
 	return r
 }
 
-func (d *Dataset) refPass(ctx context.Context, epochs *source.Epochs) iter.Seq2[Ref, error] {
+func (d *Dataset) refPass(ctx context.Context, epochs *source.Epochs, from int) iter.Seq2[Ref, error] {
 	return func(yield func(Ref, error) bool) {
 		ctx, ep := epochs.Start(ctx)
 		log := tensorfeed.Logger(ctx)
@@ -91,7 +88,7 @@ func (d *Dataset) refPass(ctx context.Context, epochs *source.Epochs) iter.Seq2[
 			yield(Ref{}, err)
 			return
 		}
-		d.inMemory(ctx, log, dec, start, ep, func(j int) bool {
+		d.inMemory(ctx, log, dec, start, ep, from, func(j int) bool {
 			return yield(Ref{img: (*[Pixels]uint8)(dec.image(j)), Label: dec.labels[j], Index: start + j}, nil)
 		}, func(err error) { yield(Ref{}, err) })
 	}
