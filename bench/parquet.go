@@ -199,7 +199,3 @@ func eachParquetPage(c pq.ColumnChunk, f func(pq.Page) error) error {
 		}
 	}
 }
-
-// The table runs parquetRows when main.go's workloads list it as
-// {"parquet", parquetRows}; until then this keeps it compiled and checked.
-var _ = parquetRows

@@ -16,7 +16,15 @@ func splitmix64(x uint64) uint64 {
 // such as augmentation uses the sample's index in the pass, so the result
 // does not depend on which worker handles the sample.
 func NewRand(seed uint64, epoch, index int) *rand.Rand {
+	p := new(rand.PCG)
+	SeedPCG(p, seed, epoch, index)
+	return rand.New(p)
+}
+
+// SeedPCG seeds p as NewRand(seed, epoch, index) seeds its generator, so a
+// worker that draws for many samples can keep one generator and reseed it
+// per sample instead of allocating one.
+func SeedPCG(p *rand.PCG, seed uint64, epoch, index int) {
 	a := splitmix64(seed ^ splitmix64(uint64(epoch)))
-	b := splitmix64(a ^ splitmix64(uint64(index)+0x5851f42d4c957f2d))
-	return rand.New(rand.NewPCG(a, b))
+	p.Seed(a, splitmix64(a^splitmix64(uint64(index)+0x5851f42d4c957f2d)))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/sample"
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // processor turns one record into one row of a batch: parse, decode,
@@ -46,18 +47,8 @@ func (p *processor) getDraw(epoch, index int) *draw {
 		s := p.cfg.shape
 		d.crop = func(w, h int) (image.Rectangle, error) { return p.place(w, h, s[2], s[1], d.r) }
 	}
-	a := splitmix64(p.cfg.seed ^ splitmix64(uint64(epoch)))
-	d.pcg.Seed(a, splitmix64(a^splitmix64(uint64(index)+0x5851f42d4c957f2d)))
+	source.SeedPCG(&d.pcg, p.cfg.seed, epoch, index)
 	return d
-}
-
-// splitmix64 is source's mixer, which NewRand derives its seeds with;
-// TestDrawMatchesNewRand checks that getDraw matches it.
-func splitmix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
 }
 
 func newProcessor(cfg *config) *processor {
