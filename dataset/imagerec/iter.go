@@ -46,6 +46,9 @@ type Iter struct {
 	idx     []*recordio.Index // the .idx of each .rec, checked against it every pass
 	skipped atomic.Int64
 	meanMu  sync.Mutex // held while the mean image is computed
+	done    int64      // a resumed Iter under SkipBad: batches before its passes
+	root    *Iter      // a resumed Iter: the Iter it was made from
+	partial bool       // a resumed Iter whose passes start part way: it may read none of the index
 }
 
 // New checks opts, reads the .lst and .idx files they name, and returns an
@@ -76,7 +79,7 @@ func build(recPath string, c *config, idx []*recordio.Index) *Iter {
 	var records source.Reader[recordio.Record]
 	switch {
 	case c.shuffle && idx != nil:
-		records = &indexedRecords{paths: c.recPaths, seed: c.seed}
+		records = &indexedRecords{paths: c.recPaths, seed: c.seed, epochs: new(source.Epochs)}
 	default:
 		records = recordio.Records(c.recPaths, recordio.Shard(c.shardCount, c.shardIdx))
 		if c.shuffle {
@@ -178,7 +181,7 @@ func (it *Iter) newBatch(n, padded int) *tensor.Batch {
 				it.setRows(b, n)
 			}
 			b.Padded = padded
-			b.SetOwner(it)
+			b.SetOwner(it.owner())
 			return b
 		default:
 		}
@@ -194,7 +197,16 @@ func (it *Iter) newBatch(n, padded int) *tensor.Batch {
 	}
 	label := tensor.Tensor{Name: it.cfg.labelName, Shape: it.labelShape(n), DType: sample.Float32,
 		F32: make([]float32, n*it.cfg.labelWidth)}
-	return tensor.NewBatch([]tensor.Tensor{data}, []tensor.Tensor{label}, padded, it)
+	return tensor.NewBatch([]tensor.Tensor{data}, []tensor.Tensor{label}, padded, it.owner())
+}
+
+// owner returns the Iter whose batches these are: it, or the Iter a
+// resumed one was made from, so both hand memory back to one place.
+func (it *Iter) owner() *Iter {
+	if it.root != nil {
+		return it.root
+	}
+	return it
 }
 
 // Skipped returns how many bad records the Iter's passes skipped under
@@ -453,7 +465,7 @@ func (c *collector) end(total int64) {
 		c.yield(nil, err)
 		return
 	}
-	if total > 0 && c.good == 0 {
+	if total > 0 && c.good == 0 && !c.it.partial {
 		c.yield(nil, fmt.Errorf("imagerec: %s: the index %s lists %d records for this pass, but none could be read: %w",
 			c.it.recPath, c.it.cfg.idxPath, total, source.ErrTooManyBad))
 	}
@@ -497,7 +509,8 @@ func (c *collector) shrink(t *tensor.Batch, n int) {
 type indexedRecords struct {
 	paths  []string
 	seed   uint64
-	epochs source.Epochs
+	epochs *source.Epochs
+	from   int // the position in the epoch's order where passes start
 }
 
 func (ir *indexedRecords) All(ctx context.Context) iter.Seq2[recordio.Record, error] {
@@ -525,7 +538,7 @@ func (ir *indexedRecords) All(ctx context.Context) iter.Seq2[recordio.Record, er
 			}
 		}()
 		done := ctx.Done()
-		for n, i := range perm {
+		for n, i := range perm[min(ir.from, len(perm)):] {
 			if n%64 == 0 {
 				select {
 				case <-done:

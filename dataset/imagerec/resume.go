@@ -1,0 +1,93 @@
+package imagerec
+
+import (
+	"fmt"
+
+	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/tensor"
+)
+
+// An Iter is source.Resumable. Its batches are the batches of records it
+// decodes, in order and whatever the number of threads, so its state after
+// n batches is the state of its record batches after n: with a shuffle by
+// index (Shuffle with an .idx) that is a position in the epoch's order,
+// and a resumed pass reads no record before it; the random crops and
+// mirrors of a record come from (seed, epoch, record index), so resumed
+// batches are byte-identical. A pass in file order or through a shuffle
+// buffer resumes by replay. Under SkipBad a skipped record moves later
+// images up across batches, so an Iter with a bad-record policy resumes by
+// replay too: exact, at the cost of decoding what it skips.
+
+// kind names the Iter in states: what decides its batches' content.
+func (it *Iter) kind() string {
+	c := it.cfg
+	k := fmt.Sprintf("imagerec(%dx%dx%d,%v,crop=%v,mirror=%v,resize=%d,pad=%d", c.shape[0], c.shape[1], c.shape[2], c.dtype, c.crop, c.mirror, c.resize, c.pad)
+	if c.shuffle {
+		k += fmt.Sprintf(",shuffle=%d", c.seed)
+	}
+	if c.skipBad != nil {
+		k += ",skipbad"
+	}
+	return k + ")"
+}
+
+// StateAt returns {imagerec(...), the record batches' state after n}, or
+// {imagerec(...), [n]} (a replay) under a bad-record policy.
+func (it *Iter) StateAt(epoch int, n int64) (source.State, error) {
+	if it.cfg.skipBad != nil {
+		return source.State{Kind: it.kind(), Pos: []int64{it.done + n}}, nil
+	}
+	in, err := source.StateOf(it.batches, epoch, n)
+	if err != nil {
+		return source.State{}, err
+	}
+	return source.State{Kind: it.kind(), In: []source.State{in}}, nil
+}
+
+// Resume returns an Iter whose next pass continues the pass st was taken
+// from. It shares the batches' memory with it: Release hands a batch of
+// either back to both.
+func (it *Iter) Resume(st source.State) (source.Reader[*tensor.Batch], error) {
+	if it.cfg.skipBad != nil {
+		if err := st.Check(it.kind(), 1, 0); err != nil {
+			return nil, err
+		}
+		q := it.sibling(it.batches)
+		q.done = st.Pos[0]
+		return source.Replay[*tensor.Batch](q, st.Pos[0]-it.done), nil
+	}
+	if err := st.Check(it.kind(), 0, 1); err != nil {
+		return nil, err
+	}
+	b, err := source.ResumeFrom(it.batches, st.In[0])
+	if err != nil {
+		return nil, err
+	}
+	q := it.sibling(b)
+	q.partial = true
+	return q, nil
+}
+
+// sibling returns an Iter like it that reads batches of records from b.
+func (it *Iter) sibling(b source.Reader[batch.Batch[recordio.Record]]) *Iter {
+	return &Iter{recPath: it.recPath, cfg: it.cfg, proc: it.proc, batches: b, free: it.free, idx: it.idx, root: it.owner()}
+}
+
+func (ir *indexedRecords) kind() string {
+	return fmt.Sprintf("records(%d files,shuffle=%d)", len(ir.paths), ir.seed)
+}
+
+// StateAt returns {records(...), [position in the epoch's order]}.
+func (ir *indexedRecords) StateAt(_ int, n int64) (source.State, error) {
+	return source.State{Kind: ir.kind(), Pos: []int64{int64(ir.from) + n}}, nil
+}
+
+// Resume starts at the position of st: the records before it are not read.
+func (ir *indexedRecords) Resume(st source.State) (source.Reader[recordio.Record], error) {
+	if err := st.Check(ir.kind(), 1, 0); err != nil {
+		return nil, err
+	}
+	return &indexedRecords{paths: ir.paths, seed: ir.seed, epochs: new(source.Epochs), from: int(st.Pos[0])}, nil
+}
