@@ -6,7 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -22,13 +22,14 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 var checkCommand = command{
 	name:    "check",
 	args:    "[flags] PATH...",
 	summary: "validate files tensorfeed reads, record by record, and print what they hold",
-	doc: `Check reads every file to its end with the reader tensorfeed trains from and prints what it holds: IDX files (plain or gzip: records, shape, element type, labels), CSV (with the reader's flags below), RecordIO image records (every image decoded, and the .idx beside a .rec checked against it), im2rec .lst files, TFRecord (plain or gzip: every record's length and data checksums; the feature names and kinds of the records that are tf.train.Example) and WebDataset tar shards (plain or gzip: every tar header, the samples grouped, the fields counted; .npy, .cls and .json fields parsed and JPEG and PNG images decoded within the decoder's memory bound), MXNet mean image files (mean_img: the NDArray header checked against the bytes present, every value finite) and, with --format lines, text files as raw lines (none longer than 1 MiB). The format is found from the magic bytes, then the name and the text; --format sets it.
+	doc: `Check reads every file to its end with the reader tensorfeed trains from and prints what it holds: IDX files (plain or gzip: records, shape, element type, labels), CSV (with the reader's flags below), RecordIO image records (every image decoded, and the .idx beside a .rec checked against it), im2rec .lst files, TFRecord (plain or gzip: every record's length and data checksums; the feature names and kinds of the records that are tf.train.Example) and WebDataset tar shards (plain or gzip: every tar header, the samples grouped, the fields counted; .npy, .cls and .json fields parsed and JPEG and PNG images decoded within the decoder's memory bound), MXNet mean image files (mean_img: the NDArray header checked against the bytes present, every value finite) and, with --format lines, text files as raw lines (none longer than 1 MiB). The format is found from the magic bytes, then the name and the text; --format sets it. A PATH may be a local file, an s3://bucket/key object or an http(s):// URL; S3 is reached with the standard AWS_* environment variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_PROFILE), and AWS_ENDPOINT_URL names an S3-compatible server such as MinIO.
 
 Each bad record goes to stderr as "PATH: offset N: why", "PATH: line L column C: why" or "PATH: record R: why". The first bad record of a file ends its check, unless --all, which lists every bad record that the reader can skip (a TFRecord data checksum, a WebDataset sample with a duplicate field or a field that does not parse, a raw line over the maximum, a mean value that is not finite); damage to the framing (a length or tar header that is wrong, a truncated file) always ends the check. Exit status 1 when any file is bad.`,
 	setup: checkSetup,
@@ -160,6 +161,8 @@ type reporter struct {
 	stderr io.Writer
 	bad    int
 	live   bool // draw a progress bar for a large file
+	// storage holds the options with which a URL is read.
+	storage []storage.Option
 }
 
 // barMinBytes is the size from which a check draws a progress bar: smaller
@@ -169,12 +172,9 @@ const barMinBytes = 16 << 20
 // bar returns a progress bar of the file's bytes read, drawn on stderr
 // when it is a terminal and the file is large; otherwise it draws and
 // writes nothing. Finish must be called.
-func (r *reporter) bar(f *os.File) *progress.Bar {
-	var size int64
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		size = st.Size()
-	}
-	return progress.New(r.stderr, filepath.Base(r.path), size, "bytes",
+func (r *reporter) bar(f storage.File) *progress.Bar {
+	size := f.Size()
+	return progress.New(r.stderr, path.Base(filepath.ToSlash(r.path)), size, "bytes",
 		progress.Terminal(r.live && size >= barMinBytes), progress.Quiet())
 }
 
@@ -200,10 +200,10 @@ func (r *reporter) report(err error) bool {
 // checkPath checks one file and reports whether it is good.
 func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 	stdout := e.stdout
-	rep := &reporter{path: path, all: o.all, stderr: e.stderr, live: e.progress}
+	rep := &reporter{path: path, all: o.all, stderr: e.stderr, live: e.progress, storage: e.storage}
 	format := o.format
 	if format == "" {
-		head, err := readHead(path)
+		head, err := readHead(ctx, path, e.storage)
 		if err != nil {
 			rep.report(err)
 			return false
@@ -220,7 +220,7 @@ func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 	case formatCSV:
 		err = checkCSV(ctx, path, o.csv, rep, stdout)
 	case formatImageRec, formatRec:
-		err = checkRecordIO(ctx, path, recIndexPath(path), format == formatImageRec, rep, stdout)
+		err = checkRecordIO(ctx, path, recIndexPath(ctx, path, e.storage), format == formatImageRec, rep, stdout)
 	case formatRecIndex:
 		err = checkRecIndex(ctx, path, rep, stdout)
 	case formatList:
@@ -232,27 +232,12 @@ func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 	case formatLines:
 		err = checkLines(ctx, path, rep, stdout)
 	case formatMeanImage:
-		err = checkMeanImage(path, rep, stdout)
+		err = checkMeanImage(ctx, path, rep, stdout)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		rep.report(err)
 	}
 	return rep.bad == 0 && err == nil
-}
-
-// readHead returns the first headSize bytes of the file.
-func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	head := make([]byte, headSize)
-	n, err := io.ReadFull(f, head)
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		err = nil
-	}
-	return head[:n], err
 }
 
 // checkError is a bad-data error found by check itself, with its position:

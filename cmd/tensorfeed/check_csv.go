@@ -14,7 +14,7 @@ import (
 // and every one is reported; a row that is too long still ends the check,
 // since where the next row starts is not known.
 func checkCSV(ctx context.Context, path string, opts []csv.Option, rep *reporter, stdout io.Writer) error {
-	opts = append([]csv.Option(nil), opts...)
+	opts = append([]csv.Option{csv.Storage(rep.storage...)}, opts...)
 	if rep.all {
 		opts = append(opts, csv.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) })))
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 )
@@ -21,14 +20,14 @@ const skipChunk = 1 << 20
 // ends the check: what follows a bad header or a cut stream cannot be
 // located.
 func checkIDX(ctx context.Context, path string, rep *reporter, stdout io.Writer) error {
-	f, err := os.Open(path)
+	f, err := openInput(ctx, path, rep.storage)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	var opts []mnist.IDXOption
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		opts = append(opts, mnist.InputSize(st.Size()))
+	if size := f.Size(); size > 0 {
+		opts = append(opts, mnist.InputSize(size))
 	}
 	bar := rep.bar(f)
 	defer bar.Finish()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // checkLines reads a text file as the file-format registry's csv format
@@ -14,12 +15,16 @@ import (
 // format.DefaultMaxLineBytes), without parsing fields. With --all, every
 // line over the maximum is reported and stepped over.
 func checkLines(ctx context.Context, path string, rep *reporter, stdout io.Writer) error {
-	var opts []format.Option
+	opts := []format.Option{format.Storage(rep.storage...)}
 	if rep.all {
 		opts = append(opts, format.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) })))
 	}
 	n, longest := 0, 0
-	for r, err := range format.Open([]string{"csv:" + escapeGlob(path)}, opts...).All(ctx) {
+	spec := "csv:" + path
+	if !storage.IsRemote(path) {
+		spec = "csv:" + escapeGlob(path)
+	}
+	for r, err := range format.Open([]string{spec}, opts...).All(ctx) {
 		if err != nil {
 			return err
 		}

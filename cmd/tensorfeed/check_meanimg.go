@@ -1,11 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 )
@@ -18,8 +18,8 @@ const maxMeanImageBytes = 128 << 20
 // mean_img) with imagerec.ParseMeanImage, which checks every count against
 // the bytes present, and then checks that every value is finite: a NaN or
 // an infinity in the mean would turn every pixel at its place into one.
-func checkMeanImage(path string, rep *reporter, stdout io.Writer) error {
-	f, err := os.Open(path)
+func checkMeanImage(ctx context.Context, path string, rep *reporter, stdout io.Writer) error {
+	f, err := openInput(ctx, path, rep.storage)
 	if err != nil {
 		return err
 	}

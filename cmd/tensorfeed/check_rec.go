@@ -5,21 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // recIndexPath returns the .idx beside a .rec, or "" when there is none.
-func recIndexPath(rec string) string {
+func recIndexPath(ctx context.Context, rec string, opts []storage.Option) string {
 	idx := strings.TrimSuffix(rec, ".rec") + ".idx"
-	if idx == rec {
-		return ""
-	}
-	if st, err := os.Stat(idx); err != nil || !st.Mode().IsRegular() {
+	if idx == rec || !inputExists(ctx, idx, opts) {
 		return ""
 	}
 	return idx
@@ -71,7 +68,7 @@ func (s *imageStats) String() string {
 //
 // Memory holds one record and one decoded image at a time.
 func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *reporter, stdout io.Writer) error {
-	f, err := os.Open(path)
+	f, err := openInput(ctx, path, rep.storage)
 	if err != nil {
 		return err
 	}
@@ -116,7 +113,7 @@ func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *repo
 		}
 	}
 	if idx != "" {
-		if err := checkIndexAgainst(f, path, idx); err != nil {
+		if err := checkIndexAgainst(ctx, f, path, idx, rep.storage); err != nil {
 			return err
 		}
 	}
@@ -138,24 +135,20 @@ func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *repo
 
 // checkIndexAgainst reads the .idx at idx and checks it against the open
 // .rec file f.
-func checkIndexAgainst(f *os.File, recPath, idx string) error {
-	ix, err := recordio.ReadIndex(idx)
+func checkIndexAgainst(ctx context.Context, f storage.File, recPath, idx string, opts []storage.Option) error {
+	ix, err := recordio.ReadIndexContext(ctx, idx, recordio.Storage(opts...))
 	if err != nil {
 		return err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	return recordio.ValidateIndex(f, st.Size(), recPath, ix)
+	return recordio.ValidateIndex(f, f.Size(), recPath, ix)
 }
 
 // checkRecIndex checks an .idx file: its lines, and, when the .rec beside
 // it exists, that it matches that file's records.
 func checkRecIndex(ctx context.Context, path string, rep *reporter, stdout io.Writer) error {
 	rec := strings.TrimSuffix(path, ".idx") + ".rec"
-	if _, err := os.Stat(rec); err != nil || rec == path {
-		ix, err := recordio.ReadIndex(path)
+	if rec == path || !inputExists(ctx, rec, rep.storage) {
+		ix, err := recordio.ReadIndexContext(ctx, path, recordio.Storage(rep.storage...))
 		if err != nil {
 			return err
 		}

@@ -92,11 +92,11 @@ func (s *featureStats) String() string {
 //
 // Memory holds one record at a time, at most tfrecord.DefaultMaxRecordBytes.
 func checkTFRecord(ctx context.Context, path string, rep *reporter, stdout io.Writer) error {
-	gz, err := isGzipFile(path)
+	gz, err := isGzipFile(ctx, path, rep)
 	if err != nil {
 		return err
 	}
-	opts := []tfrecord.Option{tfrecord.ReuseBuffer()}
+	opts := []tfrecord.Option{tfrecord.ReuseBuffer(), tfrecord.Storage(rep.storage...)}
 	if rep.all {
 		opts = append(opts, tfrecord.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) })))
 	}
@@ -124,8 +124,8 @@ func checkTFRecord(ctx context.Context, path string, rep *reporter, stdout io.Wr
 }
 
 // isGzipFile reports whether the file starts with the gzip magic.
-func isGzipFile(path string) (bool, error) {
-	head, err := readHead(path)
+func isGzipFile(ctx context.Context, path string, rep *reporter) (bool, error) {
+	head, err := readHead(ctx, path, rep.storage)
 	if err != nil {
 		return false, err
 	}

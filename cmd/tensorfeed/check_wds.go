@@ -113,11 +113,11 @@ func (s *wdsStats) String() string {
 // Memory holds one sample (at most webdataset.DefaultMaxSampleBytes) and
 // one decoded image at a time.
 func checkWDS(ctx context.Context, path string, rep *reporter, stdout io.Writer) error {
-	gz, err := isGzipFile(path)
+	gz, err := isGzipFile(ctx, path, rep)
 	if err != nil {
 		return err
 	}
-	var opts []webdataset.Option
+	opts := []webdataset.Option{webdataset.Storage(rep.storage...)}
 	if rep.all {
 		opts = append(opts, webdataset.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) })))
 	}

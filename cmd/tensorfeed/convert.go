@@ -30,7 +30,9 @@ var convertCommand = command{
 
 The input, by --from:
   (default)  files the format registry reads: [tag:]glob specs (recordio:a-*.rec, tfrecord:x/*.tfrecord,
-             csv:rows.csv, shards/*.tar); untagged files are recognised from their first bytes
+             csv:rows.csv, shards/*.tar) or URLs (s3://bucket/train-*.rec, recordio:s3://bucket/x.rec,
+             https://host/a.tfrecord; S3 through the AWS_* environment variables, AWS_ENDPOINT_URL
+             for MinIO); untagged files are recognised from their first bytes
   mnist      DIR holding MNIST's IDX files (--split train or t10k): each image's bytes paired with its label
   images     a .lst file (paths relative to --root, by default the .lst's folder) or a folder of images
              with one sub-folder per class, as "im2rec list" makes it: each image's file bytes and labels
@@ -88,7 +90,7 @@ func convertSetup(fs *flag.FlagSet) runFunc {
 		var err error
 		switch o.from {
 		case "", "registry":
-			in = registryInput(pos, o, e.stderr)
+			in = registryInput(pos, o, e)
 		case "mnist":
 			if len(pos) != 1 {
 				return usagef("--from mnist takes one folder, got %d arguments", len(pos))
@@ -144,10 +146,12 @@ type convInput struct {
 	items func(ctx context.Context) iter.Seq2[convItem, error]
 }
 
-// registryInput reads the files that specs name through dataset/format.
-// Each record skipped under --skip-bad is reported on stderr.
-func registryInput(specs []string, o convertOptions, stderr io.Writer) *convInput {
-	opts := []format.Option{format.Workers(o.workers)}
+// registryInput reads the files that specs name (paths or URLs) through
+// dataset/format. Each record skipped under --skip-bad is reported on
+// stderr.
+func registryInput(specs []string, o convertOptions, e *env) *convInput {
+	stderr := e.stderr
+	opts := []format.Option{format.Workers(o.workers), format.Storage(e.storage...)}
 	var skip *source.SkipPolicy
 	if o.skipBad > 0 {
 		var mu sync.Mutex // several workers may skip at once

@@ -24,6 +24,16 @@
 // and every one of its flags. Flags may come before, between or after the
 // arguments, with one dash or two.
 //
+// # Files and URLs
+//
+// The inputs of check, ls, convert (files of the format registry) and rec
+// ls / rec cat may be local paths, s3://bucket/key objects (ls and convert
+// also take key globs: s3://bucket/train-*.rec) or http(s):// URLs, read
+// through package storage. S3 is reached with the standard AWS_* environment
+// variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN,
+// AWS_REGION, AWS_PROFILE); AWS_ENDPOINT_URL names an S3-compatible server
+// such as MinIO.
+//
 // # Exit status
 //
 //	0  success
@@ -50,6 +60,7 @@ import (
 	"strings"
 
 	"github.com/tensorfeed/tensorfeed/internal/progress"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // Exit statuses.
@@ -90,6 +101,10 @@ type env struct {
 	// only when stdout and stderr are both terminals, so that output sent
 	// to a file or a pipe never holds one.
 	progress bool
+	// storage holds the options of package storage with which inputs
+	// given as URLs are read; none in the program, where S3 is reached
+	// through the AWS_* environment variables (AWS_ENDPOINT_URL for MinIO).
+	storage []storage.Option
 }
 
 // commands lists the commands, in the order help shows them. Adding a

@@ -9,11 +9,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 var recLsCommand = command{
@@ -22,7 +22,9 @@ var recLsCommand = command{
 	summary: "list the records of a .rec file: offset, id, flag, labels, bytes, sha256",
 	doc: `Ls prints a header row, then one tab-separated line per record of an image record file, in file order: its byte offset, the id and flag of its header, its labels (comma-separated), and the length and SHA-256 of its image.
 
-With --raw the payloads are opaque bytes, not image records, and each line holds the offset, the payload's length and its SHA-256. The lines listed before a bad record are printed, then the error.`,
+With --raw the payloads are opaque bytes, not image records, and each line holds the offset, the payload's length and its SHA-256. The lines listed before a bad record are printed, then the error.
+
+FILE.rec may be an s3://bucket/key object or an http(s):// URL, read as a stream with read-ahead. S3 is reached with the standard AWS_* environment variables, and AWS_ENDPOINT_URL names an S3-compatible server such as MinIO.`,
 	setup: func(fs *flag.FlagSet) runFunc {
 		raw := fs.Bool("raw", false, "treat payloads as opaque bytes, without an image record header")
 		noHeader := fs.Bool("no-header", false, "leave out the header row (for scripts)")
@@ -30,7 +32,7 @@ With --raw the payloads are opaque bytes, not image records, and each line holds
 			if len(pos) != 1 {
 				return usagef("rec ls takes one file, got %d arguments", len(pos))
 			}
-			return recLs(ctx, pos[0], *raw, !*noHeader, e.stdout)
+			return recLs(ctx, pos[0], *raw, !*noHeader, e)
 		}
 	},
 }
@@ -39,7 +41,7 @@ var recCatCommand = command{
 	name:    "rec cat",
 	args:    "[--raw] FILE.rec N",
 	summary: "write the image of record N (from 0, in file order) to stdout",
-	doc:     `Cat writes the image bytes of record N of an image record file to stdout, as they are stored (a JPEG or PNG file): "tensorfeed rec cat data.rec 0 > first.jpg". Records count from 0 in file order. With --raw it writes the whole payload, header included.`,
+	doc:     `Cat writes the image bytes of record N of an image record file to stdout, as they are stored (a JPEG or PNG file): "tensorfeed rec cat data.rec 0 > first.jpg". Records count from 0 in file order. With --raw it writes the whole payload, header included. FILE.rec may be an s3://bucket/key object or an http(s):// URL, as for "rec ls".`,
 	setup: func(fs *flag.FlagSet) runFunc {
 		raw := fs.Bool("raw", false, "write the whole payload, without parsing an image record header")
 		return func(ctx context.Context, pos []string, e *env) error {
@@ -50,15 +52,16 @@ var recCatCommand = command{
 			if err != nil || n < 0 {
 				return usagef("bad record number %q", pos[1])
 			}
-			return recCat(ctx, pos[0], n, *raw, e.stdout)
+			return recCat(ctx, pos[0], n, *raw, e)
 		}
 	},
 }
 
 // eachRecord calls f with every record of the file at path, in file order,
 // with its index and byte offset. The payload is valid only during the call.
-func eachRecord(ctx context.Context, path string, f func(i int, off int64, payload []byte) (more bool, err error)) error {
-	file, err := os.Open(path)
+// path may be a URL, read through storage with opts.
+func eachRecord(ctx context.Context, path string, opts []storage.Option, f func(i int, off int64, payload []byte) (more bool, err error)) error {
+	file, err := openInput(ctx, path, opts)
 	if err != nil {
 		return err
 	}
@@ -93,8 +96,8 @@ const (
 	recLsRawHeader = "offset\tbytes\tsha256\n"
 )
 
-func recLs(ctx context.Context, path string, raw, header bool, stdout io.Writer) error {
-	w := bufio.NewWriter(stdout)
+func recLs(ctx context.Context, path string, raw, header bool, e *env) error {
+	w := bufio.NewWriter(e.stdout)
 	writeHeader := func() {
 		if header {
 			header = false
@@ -107,7 +110,7 @@ func recLs(ctx context.Context, path string, raw, header bool, stdout io.Writer)
 	}
 	var h imagerec.Header
 	var line []byte
-	err := eachRecord(ctx, path, func(_ int, off int64, payload []byte) (bool, error) {
+	err := eachRecord(ctx, path, e.storage, func(_ int, off int64, payload []byte) (bool, error) {
 		writeHeader() // once the file is open
 		line = strconv.AppendInt(line[:0], off, 10)
 		data := payload
@@ -153,10 +156,10 @@ func appendLabels(dst []byte, h imagerec.Header) []byte {
 	return dst
 }
 
-func recCat(ctx context.Context, path string, n int, raw bool, stdout io.Writer) error {
+func recCat(ctx context.Context, path string, n int, raw bool, e *env) error {
 	found := false
 	count := 0
-	err := eachRecord(ctx, path, func(i int, _ int64, payload []byte) (bool, error) {
+	err := eachRecord(ctx, path, e.storage, func(i int, _ int64, payload []byte) (bool, error) {
 		count = i + 1
 		if i < n {
 			return true, nil
@@ -170,7 +173,7 @@ func recCat(ctx context.Context, path string, n int, raw bool, stdout io.Writer)
 			}
 			data = img
 		}
-		_, err := stdout.Write(data)
+		_, err := e.stdout.Write(data)
 		return false, err
 	})
 	if err == nil && !found {

@@ -67,7 +67,7 @@ In Go, grid.FromBatch (package github.com/tensorfeed/tensorfeed/image/grid) draw
 // says what it drew.
 func showGrid(ctx context.Context, path string, format fileFormat, n int, opts []grid.Option) (image.Image, string, error) {
 	if format == "" {
-		head, err := readHead(path)
+		head, err := readHead(ctx, path, nil)
 		if err != nil {
 			return nil, "", err
 		}
@@ -201,7 +201,7 @@ func showRec(ctx context.Context, path string, n int, opts []grid.Option) (image
 	var h, w, count, width int // width: the most labels of a record
 	dec := decode.Default()
 	var rows [][]float32
-	err := eachRecord(ctx, path, func(i int, _ int64, payload []byte) (bool, error) {
+	err := eachRecord(ctx, path, nil, func(i int, _ int64, payload []byte) (bool, error) {
 		hd, data, err := imagerec.ParseRecord(payload)
 		if err != nil {
 			return false, err
