@@ -277,3 +277,43 @@ func ExampleOpenShards() {
 	// 5 records
 	// alpha beta gamma delta epsilon
 }
+
+// FuzzOpenShards opens arbitrary .rec and .idx bytes as a set of two
+// shards (the second one a good shard): OpenShards fails with an error
+// wrapping tensorfeed.ErrBadData, or every record that the validated
+// indexes list reads back.
+func FuzzOpenShards(f *testing.F) {
+	recs, idxs := encodeShardSet(f, []int{6})
+	f.Add(recs[0], idxs[0])
+	f.Add(recs[0][:len(recs[0])-5], idxs[0])
+	f.Add(recs[0], idxs[0][:len(idxs[0])/2])
+	f.Add([]byte{}, []byte{})
+	good, goodIdx := encodeShardSet(f, []int{2})
+	f.Fuzz(func(t *testing.T, rec, idx []byte) {
+		if len(idx) > 1024 || len(rec) > 1<<16 {
+			return
+		}
+		dir := t.TempDir()
+		for name, b := range map[string][]byte{"a.rec": rec, "a.idx": idx, "b.rec": good[0], "b.idx": goodIdx[0]} {
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		set, err := recordio.OpenShards(context.Background(), []string{filepath.Join(dir, "*.rec")})
+		if err != nil {
+			if !errors.Is(err, tensorfeed.ErrBadData) {
+				t.Fatalf("open: %v does not wrap ErrBadData", err)
+			}
+			return
+		}
+		defer set.Close()
+		for i := range set.Len() {
+			if _, err := set.Get(i); err != nil {
+				t.Fatalf("Get(%d) of a validated set: %v", i, err)
+			}
+		}
+		if set.Len() < 2 || set.Key(set.Len()-1) != 1001 {
+			t.Fatalf("the good shard's records are not last: Len %d", set.Len())
+		}
+	})
+}
