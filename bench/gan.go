@@ -30,14 +30,15 @@ const (
 // ganSample is one composed sample: an image, its noise vector (N is
 // []float32 or [100]float32) and the discriminator's constant true and
 // false labels.
-type ganSample[N any] = stage.Tuple4[mnist.Sample, N, bool, bool]
+type ganSample[N any] = stage.Tuple4[mnist.Ref, N, bool, bool]
 
 // ganPipeline builds: Zip4(images, noise, Constant(true), Constant(false),
 // Shortest) -> Tensorize(sink of 128, Keep) with the image, noise, real and
-// fake tensors; the consumer releases every batch. Every fill writes its whole row (WritesAll), so
+// fake tensors; the consumer releases every batch. The images come by
+// reference (Dataset.Refs: the files decoded once per process). Every fill writes its whole row (WritesAll), so
 // recycled rows are not cleared first.
 func ganPipeline[N any](ds *mnist.Dataset, noise source.Reader[N], fillNoise func(N, []float32)) source.Reader[*tensor.Batch] {
-	z := stage.Zip4[mnist.Sample, N, bool, bool](ds, noise, source.Constant(true, -1), source.Constant(false, -1),
+	z := stage.Zip4[mnist.Ref, N, bool, bool](ds.Refs(), noise, source.Constant(true, -1), source.Constant(false, -1),
 		stage.Shortest())
 	boolF32 := func(v bool) float32 {
 		if v {
@@ -47,7 +48,7 @@ func ganPipeline[N any](ds *mnist.Dataset, noise source.Reader[N], fillNoise fun
 	}
 	s := sink.New(mnistBatch,
 		[]sink.Field[ganSample[N]]{
-			sink.Float32("image", []int{mnist.Pixels}, func(s ganSample[N], dst []float32) { ds.FillImage(s.A, dst) }).WritesAll(),
+			sink.Float32("image", []int{mnist.Pixels}, func(s ganSample[N], dst []float32) { ds.FillRefImage(s.A, dst) }).WritesAll(),
 			sink.Float32("noise", []int{ganNoise}, func(s ganSample[N], dst []float32) { fillNoise(s.B, dst) }).WritesAll(),
 		},
 		[]sink.Field[ganSample[N]]{
@@ -59,9 +60,9 @@ func ganPipeline[N any](ds *mnist.Dataset, noise source.Reader[N], fillNoise fun
 
 // ganCompose measures PaddlePaddle's GAN input: MNIST images zipped with
 // 100-float uniform noise and constant true / false labels, batches of 128,
-// no shuffle. The first row draws the noise with source.Uniform, a new
-// slice per sample; the second with source.Generate returning a
-// [100]float32 array, which allocates nothing.
+// no shuffle. The first row draws the noise with source.Uniform (slices
+// cut from shared slabs); the second with source.Generate returning a
+// [100]float32 array.
 func ganCompose(cfg config) ([]Row, error) {
 	n := 0
 	if cfg.tiny {
@@ -84,9 +85,9 @@ func ganCompose(cfg config) ([]Row, error) {
 		name, note string
 		r          source.Reader[*tensor.Batch]
 	}
-	uniform := variant{name: "uniform", note: "Zip4(images, source.Uniform(100), Constant(true), Constant(false), Shortest) -> Tensorize(sink of 128, Keep), the consumer releasing tensors"}
+	uniform := variant{name: "uniform", note: "Zip4(images by reference, source.Uniform(100), Constant(true), Constant(false), Shortest) -> Tensorize(sink of 128, Keep), the consumer releasing tensors; plain: one loop reading the files"}
 	uniform.r = ganPipeline(ds, source.Uniform(ganNoise, -1, 1, ganSeed), func(v []float32, dst []float32) { copy(dst, v) })
-	array := variant{name: "noise-array", note: "as uniform, with source.Generate of [100]float32 values instead of Uniform's new slice per sample"}
+	array := variant{name: "noise-array", note: "as uniform, with source.Generate of [100]float32 values instead of Uniform's slices"}
 	array.r = ganPipeline(ds, noiseArray, func(v [ganNoise]float32, dst []float32) { copy(dst, v[:]) })
 	variants := []variant{uniform, array}
 
