@@ -145,3 +145,60 @@ func BenchmarkWrite(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(payloads)), "ns/record")
 }
+
+// BenchmarkShardSet reads every record of three shards (the JPEG test file
+// three times) as one set through Get, in order and in a shuffled order:
+// the cost of locating the shard over that of one IndexedFile's Get
+// (BenchmarkReadIndexed).
+func BenchmarkShardSet(b *testing.B) {
+	dir := b.TempDir()
+	for _, k := range []string{"a", "b", "c"} {
+		for _, ext := range []string{".rec", ".idx"} {
+			if err := os.WriteFile(dir+"/"+k+ext, mustRead(b, testdata+"/mnist_t10k_1000_jpg"+ext), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	set, err := recordio.OpenShards(context.Background(), []string{dir + "/*.rec"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer set.Close()
+	one := set.Shards()[0]
+	order := rand.New(rand.NewPCG(1, 2)).Perm(set.Len())
+	for _, shuffled := range []bool{false, true} {
+		name := "sequential"
+		if shuffled {
+			name = "shuffled"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for i := range set.Len() {
+					if shuffled {
+						i = order[i]
+					}
+					if _, err := set.Get(i); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*set.Len()), "ns/record")
+		})
+		// The same records through the first shard's Get alone.
+		b.Run(name+"/one-file", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for i := range set.Len() {
+					if shuffled {
+						i = order[i]
+					}
+					if _, err := one.Get(i % one.Len()); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*set.Len()), "ns/record")
+		})
+	}
+}
