@@ -232,6 +232,16 @@ var errZipShort = errors.New("stage: zip: reader ended")
 // the reader's error, errZipShort when the reader ended under Shortest, or
 // an ErrNotAligned error when it ended under the default.
 func pullZip[T any](next *chunkPuller[T], dst *T, k, i int, cfg zipConfig) error {
+	if next.pos < len(next.chunk) { // the common case, small enough to inline
+		*dst = next.chunk[next.pos]
+		next.pos++
+		return nil
+	}
+	return pullZipChunk(next, dst, k, i, cfg)
+}
+
+// pullZipChunk is pullZip when the current chunk is used up.
+func pullZipChunk[T any](next *chunkPuller[T], dst *T, k, i int, cfg zipConfig) error {
 	v, err, ok := next.get()
 	switch {
 	case !ok && cfg.shortest:
@@ -282,6 +292,10 @@ type chunkPuller[T any] struct {
 }
 
 func pullChunks[T any](ctx context.Context, r source.Reader[T]) *chunkPuller[T] {
+	if all, ok := source.SliceOf(r); ok {
+		// A slice in memory is one chunk: no pass, no coroutine.
+		return &chunkPuller[T]{chunk: all, stop: func() {}, next: func() ([]T, error, bool) { return nil, nil, false }}
+	}
 	chunks := func(yield func([]T, error) bool) {
 		buf := make([]T, 0, zipChunk)
 		size := 1
