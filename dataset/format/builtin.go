@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/binary"
-	"fmt"
 	"io"
 	"iter"
 	"slices"
@@ -86,20 +85,15 @@ func WDS(opts ...webdataset.Option) Format {
 // column's values by the column's name (numbers little-endian, byte arrays
 // as they are, a list's values one after the other) and Data nil. opts go
 // to parquet.ReadRaw (its limits, Workers). A Parquet file has no bad
-// records to step over: its errors all end the pass.
-//
-// dataset/parquet reads local files only: a URL is recognised (detection
-// reads through package storage) but fails the pass with an error naming
-// it, and the format has no Storage.
+// records to step over: its errors all end the pass. Its Storage returns
+// Parquet with parquet.Storage added.
 func Parquet(opts ...parquet.Option) Format {
 	return Format{
 		Detect: func(head []byte) bool { return len(head) >= 4 && string(head[:4]) == parquetMagic },
+		Storage: func(so ...storage.Option) Format {
+			return Parquet(append(slices.Clip(opts), parquet.Storage(so...))...)
+		},
 		Open: func(path string) source.Reader[Record] {
-			if storage.IsRemote(path) {
-				return source.Func[Record](func(context.Context) iter.Seq2[Record, error] {
-					return source.Fail[Record](fmt.Errorf("format: %s: the parquet format reads local files only", path))
-				})
-			}
 			return mapReader(parquet.ReadRaw([]string{path}, opts...), func(_ int64, v parquet.RawRow) Record {
 				return Record{Path: path, Index: v.Index, Offset: v.Offset, Fields: v.Fields}
 			})

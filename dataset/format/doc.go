@@ -23,7 +23,7 @@
 //   - idx: IDX records (dataset/mnist), one per slice along the first
 //     dimension; Data holds its big-endian elements.
 //   - parquet: Apache Parquet files (dataset/parquet), one Record per row
-//     with every column's values in Fields; Data is nil. Local files only.
+//     with every column's values in Fields; Data is nil.
 //   - csv: raw lines of a text file; Data is the line without its line
 //     ending. dataset/csv is the typed, row-parsing reader; this one only
 //     splits lines, so any parser can be used on them.

@@ -41,8 +41,7 @@ type Format struct {
 	// Storage, when set, returns the format reading its files through
 	// package storage with opts (an endpoint, credentials, a cache); Open
 	// calls it when it is given the Storage option. The built-in formats
-	// have it (all but parquet, which reads local files only). A format
-	// without it is given each path or URL as it is.
+	// have it. A format without it is given each path or URL as it is.
 	Storage func(opts ...storage.Option) Format
 }
 

@@ -173,8 +173,8 @@ func TestS3SkipBad(t *testing.T) {
 	}
 }
 
-// The default registry reads Parquet files, recognised or tagged; a
-// Parquet URL is recognised and refused with its name.
+// The default registry reads Parquet files, recognised or tagged, local
+// and from S3.
 func TestDefaultParquet(t *testing.T) {
 	dir := t.TempDir()
 	a := writeParquet(t, dir, "a.parquet", 5)
@@ -188,9 +188,19 @@ func TestDefaultParquet(t *testing.T) {
 		t.Fatal(err)
 	}
 	s3 := storagetest.NewS3(t, "data")
-	url := s3.PutFile("data", "a.parquet", a)
-	_, err := source.Collect(context.Background(), format.Open([]string{url}, format.Storage(s3.Options()...)))
-	if err == nil || !strings.Contains(err.Error(), url) || !strings.Contains(err.Error(), "parquet") {
-		t.Fatalf("remote parquet: %v", err)
+	s3.PutFile("data", "a.parquet", a)
+	s3.PutFile("data", "b.data", b)
+	rr := format.Open([]string{"s3://data/*.parquet", "parquet:s3://data/b.data"}, format.Storage(s3.Options(noKeepAlive(t))...))
+	remote := collect(t, rr)
+	if len(remote) != 8 || remote[7].Path != "s3://data/b.data" {
+		t.Fatalf("remote: %d records: %+v", len(remote), remote)
+	}
+	for i := range got {
+		if remote[i].Index != got[i].Index || remote[i].Offset != got[i].Offset || string(remote[i].Fields["name"]) != string(got[i].Fields["name"]) {
+			t.Fatalf("record %d: remote %+v, local %+v", i, remote[i], got[i])
+		}
+	}
+	if err := sourcetest.TestReader(rr); err != nil {
+		t.Fatal(err)
 	}
 }
