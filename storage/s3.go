@@ -195,7 +195,8 @@ func listS3(ctx context.Context, pattern string, cfg config) ([]string, error) {
 			}
 			names = append(names, "s3://"+bucket+"/"+obj.Key)
 		}
-		return nil
+		// The listing ends early, without an error, when ctx is done.
+		return ctx.Err()
 	}, func(attempt int, err error) { logRetry(ctx, pattern, 0, -1, attempt, err) })
 	if err != nil {
 		return fail(err)
