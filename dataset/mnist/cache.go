@@ -2,7 +2,6 @@ package mnist
 
 import (
 	"container/list"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -20,12 +19,12 @@ const DefaultCacheBytes = 256 << 20 // 256 MiB
 // A shuffled pass ([Shuffle], [ShuffleOnce]) of a whole data set (no
 // [Shard]) decodes its image and label files once per process: the
 // decoded, checked bytes are kept, keyed by both files' paths, sizes and
-// modification times and by the [WithIDX] limits, and every later
-// shuffled pass over the same files, by any Dataset, reads them from
-// memory instead of reading (and gunzipping) the files again. A file that
-// changes gets a new size or modification time and is decoded again; one
-// rewritten within the file system's timestamp resolution, keeping its
-// size, is not noticed.
+// modification times (a remote file's URL, size and ETag) and by the
+// [WithIDX] limits, and every later shuffled pass over the same files, by
+// any Dataset, reads them from memory instead of reading (and gunzipping)
+// the files again. A file that changes gets a new size or modification
+// time (or ETag) and is decoded again; a local one rewritten within the
+// file system's timestamp resolution, keeping its size, is not noticed.
 //
 // The cache holds the data sets most recently used while their decoded
 // bytes (784 per image, 1 per label) stay within the bound; a data set
@@ -81,6 +80,7 @@ type fileKey struct {
 	path  string
 	size  int64
 	mtime time.Time
+	etag  string // a remote file's ETag at open (its mtime is zero)
 }
 
 // cacheKey identifies a decoded data set.
@@ -165,12 +165,15 @@ func keyOf(f *files, cfg idxConfig) (k cacheKey, ok bool, err error) {
 	return cacheKey{img: ik, lab: lk, maxRecord: cfg.maxRecord, maxFil: cfg.maxFile}, true, nil
 }
 
-func fileKeyOf(f *os.File) (k fileKey, ok bool, err error) {
-	st, err := f.Stat()
+func fileKeyOf(f *idxFile) (k fileKey, ok bool, err error) {
+	if f.obj != nil {
+		return fileKey{path: f.name, size: f.size, etag: f.obj.ETag()}, true, nil
+	}
+	st, err := f.os.Stat()
 	if err != nil || !st.Mode().IsRegular() {
 		return fileKey{}, false, err
 	}
-	path, err := filepath.Abs(f.Name())
+	path, err := filepath.Abs(f.os.Name())
 	if err != nil {
 		return fileKey{}, false, err
 	}

@@ -3,8 +3,8 @@ package mnist
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"io"
-	"os"
 )
 
 // IDXInfo describes an IDX file that [CheckIDX] has read.
@@ -46,18 +46,15 @@ func CheckIDX(r io.Reader, name string, opts ...IDXOption) (IDXInfo, error) {
 }
 
 // CheckIDXFile is [CheckIDX] on the file at path, checked against the
-// file's size.
+// file's size. path may be an s3:// or http(s):// URL, read through
+// package storage with its defaults, as [ReadIDX] reads one.
 func CheckIDXFile(path string, opts ...IDXOption) (IDXInfo, error) {
-	f, err := os.Open(path)
+	f, err := openIDXFile(context.Background(), path, nil)
 	if err != nil {
 		return IDXInfo{}, err
 	}
 	defer f.Close()
-	opts, err = withFileSize(f, opts)
-	if err != nil {
-		return IDXInfo{}, err
-	}
-	return CheckIDX(f, path, opts...)
+	return CheckIDX(f, path, withSize(f.size, opts)...)
 }
 
 // IDXHeadSize is how many of a file's first bytes [IsIDX] needs to

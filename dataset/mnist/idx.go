@@ -3,12 +3,12 @@ package mnist
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 
 	"github.com/samber/lo"
@@ -404,31 +404,26 @@ func (x *IDX) Elems() int { return sample.Elems(x.Dims) }
 // ReadIDX reads a whole IDX file, gzipped or not. It checks the header
 // against the file's size, so a plain file costs at most its own size in
 // memory; a gzipped one costs what it decompresses to, which
-// [MaxFileBytes] bounds.
+// [MaxFileBytes] bounds. path may be an s3:// or http(s):// URL, read
+// through package storage with its defaults (the endpoint and credentials
+// of the AWS_* environment variables; see [storage.Open]); its size is
+// the object's.
 func ReadIDX(path string, opts ...IDXOption) (*IDX, error) {
-	f, err := os.Open(path)
+	f, err := openIDXFile(context.Background(), path, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	opts, err = withFileSize(f, opts)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeIDX(f, path, opts...)
+	return DecodeIDX(f, path, withSize(f.size, opts)...)
 }
 
-// withFileSize adds the size of a regular file to opts, so that the header
-// is checked against it.
-func withFileSize(f *os.File, opts []IDXOption) ([]IDXOption, error) {
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
+// withSize adds the size of a file (-1: unknown) to opts, so that the
+// header is checked against it.
+func withSize(size int64, opts []IDXOption) []IDXOption {
+	if size < 0 {
+		return opts
 	}
-	if !st.Mode().IsRegular() {
-		return opts, nil
-	}
-	return append(slices.Clip(opts), InputSize(st.Size())), nil
+	return append(slices.Clip(opts), InputSize(size))
 }
 
 // growStep is how much DecodeIDX allocates before data arrives when it

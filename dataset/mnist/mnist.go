@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/samber/lo"
@@ -20,6 +21,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // The size of an MNIST image.
@@ -74,6 +76,7 @@ type config struct {
 	classes  int
 	skip     *source.SkipPolicy
 	idx      []IDXOption
+	storage  []storage.Option
 }
 
 // An Option configures a Dataset.
@@ -184,9 +187,25 @@ func WithIDX(opts ...IDXOption) Option {
 	return option.New(func(c *config) { c.idx = append(c.idx, opts...) })
 }
 
+// Storage sets the options of package storage through which remote files
+// are opened. The paths given to [New], and the directory given to
+// [Train] and [Test], may be s3://bucket/key objects or http(s):// URLs
+// (see [storage.Open]); opts say how to reach them (endpoint, credentials,
+// retries, read-ahead, a cache). Without it, URLs are opened with
+// storage's defaults. A remote file is read from its start with storage's
+// read-ahead, gzip recognised from its bytes as for a local file, and its
+// size bounds the header as a local file's does. The decoded-file cache
+// ([SetCacheBytes]) keys a remote file by its URL, size and ETag. Storage
+// errors name the URL and the byte range; local paths are opened with
+// os.Open, as without it.
+func Storage(opts ...storage.Option) Option {
+	opts = slices.Clone(opts)
+	return option.New(func(c *config) { c.storage = append(c.storage, opts...) })
+}
+
 // New returns a dataset of the images in imagesPath (magic 0x00000803,
 // N x 28 x 28 bytes) and the labels in labelsPath (magic 0x00000801, N
-// bytes). Either file may be gzipped.
+// bytes). Either file may be gzipped. Either may be a URL (see [Storage]).
 func New(imagesPath, labelsPath string, opts ...Option) *Dataset {
 	return newDataset([]string{imagesPath}, []string{labelsPath}, opts)
 }
@@ -212,7 +231,10 @@ func MNISTIter(imagesPath, labelsPath string, opts ...Option) *Dataset {
 // Train returns the training set in dir, found by its standard names:
 // train-images-idx3-ubyte and train-labels-idx1-ubyte, or the same names
 // with ".gz", or with a dot before "idx" (train-images.idx3-ubyte). The
-// files are looked for when a pass starts.
+// files are looked for when a pass starts, in that order. dir may be a URL
+// prefix (s3://bucket/mnist, https://host/mnist; see [Storage]), to which
+// "/" and the names are appended: a candidate the server does not have
+// (storage.ErrNotFound) is skipped as a missing local file is.
 func Train(dir string, opts ...Option) *Dataset {
 	return newDataset(candidates(dir, "train-images", "idx3-ubyte"), candidates(dir, "train-labels", "idx1-ubyte"), opts)
 }
@@ -224,8 +246,12 @@ func Test(dir string, opts ...Option) *Dataset {
 }
 
 func candidates(dir, stem, ext string) []string {
+	join := filepath.Join
+	if storage.IsRemote(dir) {
+		join = func(elem ...string) string { return strings.TrimSuffix(elem[0], "/") + "/" + elem[1] }
+	}
 	return lo.FlatMap([]string{"-", "."}, func(sep string, _ int) []string {
-		n := filepath.Join(dir, stem+sep+ext)
+		n := join(dir, stem+sep+ext)
 		return []string{n, n + ".gz"}
 	})
 }
@@ -312,7 +338,7 @@ func (c *config) shardRange(n int) (start, end int) {
 // files is a pair of open, checked image and label files.
 type files struct {
 	img, lab   *IDXReader
-	imgF, labF *os.File
+	imgF, labF *idxFile
 	n          int
 }
 
@@ -321,28 +347,91 @@ func (f *files) close() {
 	f.labF.Close()
 }
 
-// openFirst opens the first of the candidate paths that exists.
-func openFirst(paths []string) (*os.File, error) {
+// idxFile is an open IDX file, read from its start: a local file, or a
+// remote object read through package storage with read-ahead.
+type idxFile struct {
+	io.Reader
+	name string
+	size int64           // -1 when unknown (a local file that is not regular)
+	os   *os.File        // a local file, else nil
+	obj  *storage.Object // a remote object, else nil
+	rd   *storage.Reader
+}
+
+// Name returns the path or URL the file was opened with.
+func (f *idxFile) Name() string { return f.name }
+
+// Close closes the file (and stops a remote file's read-ahead).
+func (f *idxFile) Close() error {
+	if f.os != nil {
+		return f.os.Close()
+	}
+	f.rd.Close()
+	return f.obj.Close()
+}
+
+// openIDXFile opens a local path with os.Open, so that its errors read as
+// they always have, and a URL through package storage with sopts; ctx
+// bounds a remote file's requests until it is closed.
+func openIDXFile(ctx context.Context, name string, sopts []storage.Option) (*idxFile, error) {
+	if !storage.IsRemote(name) {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		size := st.Size()
+		if !st.Mode().IsRegular() {
+			size = -1
+		}
+		return &idxFile{Reader: f, name: name, size: size, os: f}, nil
+	}
+	obj, err := storage.Open(ctx, name, sopts...)
+	if err != nil {
+		return nil, err
+	}
+	rd := obj.Reader(ctx)
+	return &idxFile{Reader: rd, name: name, size: obj.Size(), obj: obj, rd: rd}, nil
+}
+
+// openFirst opens the first of the candidate paths that exists: a missing
+// local file (fs.ErrNotExist) or remote object (storage.ErrNotFound) is
+// passed over while another candidate is left.
+func openFirst(ctx context.Context, paths []string, sopts []storage.Option) (*idxFile, error) {
+	var last error
 	for _, p := range paths {
-		f, err := os.Open(p)
+		f, err := openIDXFile(ctx, p, sopts)
 		if err == nil {
 			return f, nil
 		}
-		if len(paths) == 1 || !errors.Is(err, fs.ErrNotExist) {
+		if len(paths) == 1 || !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, storage.ErrNotFound) {
 			return nil, err
 		}
+		last = err
+	}
+	if errors.Is(last, storage.ErrNotFound) {
+		return nil, fmt.Errorf("mnist: none of %q: %w", paths, last)
 	}
 	return nil, fmt.Errorf("mnist: none of %q: %w", paths, fs.ErrNotExist)
 }
 
 // open opens both files, reads their headers and checks that they are MNIST
-// images and labels of the same count.
-func (d *Dataset) open() (*files, error) {
-	imgF, err := openFirst(d.images)
+// images and labels of the same count. It is openContext without a
+// context.
+func (d *Dataset) open() (*files, error) { return d.openContext(context.Background()) }
+
+// openContext is open with a context that bounds the requests of remote
+// files until they are closed.
+func (d *Dataset) openContext(ctx context.Context) (*files, error) {
+	imgF, err := openFirst(ctx, d.images, d.cfg.storage)
 	if err != nil {
 		return nil, err
 	}
-	labF, err := openFirst(d.labels)
+	labF, err := openFirst(ctx, d.labels, d.cfg.storage)
 	if err != nil {
 		imgF.Close()
 		return nil, err
@@ -382,12 +471,8 @@ func (f *files) check(opts []IDXOption) error {
 
 // openIDX reads the header of the IDX file f, checked against the file's
 // size.
-func openIDX(f *os.File, opts []IDXOption) (*IDXReader, error) {
-	opts, err := withFileSize(f, opts)
-	if err != nil {
-		return nil, err
-	}
-	return NewIDXReader(f, f.Name(), opts...)
+func openIDX(f *idxFile, opts []IDXOption) (*IDXReader, error) {
+	return NewIDXReader(f, f.Name(), withSize(f.size, opts)...)
 }
 
 // checkEvery is how many samples a pass yields between looks at its
@@ -400,7 +485,7 @@ func (d *Dataset) pass(ctx context.Context, epochs *source.Epochs, from int) ite
 	return func(yield func(Sample, error) bool) {
 		ctx, ep := epochs.Start(ctx)
 		log := tensorfeed.Logger(ctx)
-		f, err := d.open()
+		f, err := d.openContext(ctx)
 		if err != nil {
 			yield(Sample{}, err)
 			return

@@ -1,0 +1,154 @@
+package mnist_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
+	"github.com/tensorfeed/tensorfeed/storage"
+	"github.com/tensorfeed/tensorfeed/storage/storagetest"
+)
+
+// collectSamples reads one pass of r.
+func collectSamples(t *testing.T, r source.Reader[mnist.Sample]) []mnist.Sample {
+	t.Helper()
+	got, err := source.Collect(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func sameSamples(t *testing.T, what string, got, want []mnist.Sample) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d samples, want %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%s: sample %d (index %d, label %d) differs from the local read (index %d, label %d)",
+				what, i, got[i].Index, got[i].Label, want[i].Index, want[i].Label)
+		}
+	}
+}
+
+// The test set read from S3, gzipped or plain, found by its names under a
+// URL prefix, equals the local read, in order and shuffled.
+func TestRemoteT10kMatchesLocal(t *testing.T) {
+	s3 := storagetest.NewS3(t, "data")
+	for _, n := range []string{"t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"} {
+		s3.PutFile("data", "gz/"+n+".gz", gz(n))
+		// Dotted plain names: the prefix's earlier candidates are missing.
+		s3.Put("data", "plain/"+strings.Replace(n, "-idx", ".idx", 1), gunzipBytes(t, n))
+	}
+	want := collectSamples(t, mnist.Test(dataDir))
+	wantShuffled := collectSamples(t, mnist.Test(dataDir, mnist.Shuffle(7)))
+	for _, prefix := range []string{"s3://data/gz", "s3://data/plain/"} {
+		for _, ra := range []storage.Option{nil, storage.ReadAhead(3, 65539)} {
+			opts := mnist.Storage(s3.Options(ra)...)
+			sameSamples(t, prefix, collectSamples(t, mnist.Test(prefix, opts)), want)
+			sameSamples(t, prefix+" shuffled", collectSamples(t, mnist.Test(prefix, opts, mnist.Shuffle(7))), wantShuffled)
+		}
+		n, err := mnist.Test(prefix, mnist.Storage(s3.Options()...)).Len()
+		if err != nil || n != len(want) {
+			t.Errorf("%s: Len = %d, %v; want %d", prefix, n, err, len(want))
+		}
+	}
+	images, labels := "s3://data/gz/t10k-images-idx3-ubyte.gz", "s3://data/gz/t10k-labels-idx1-ubyte.gz"
+	ds := mnist.New(images, labels, mnist.Storage(s3.Options()...), mnist.Shard(3, 2))
+	sameSamples(t, "shard", collectSamples(t, ds), collectSamples(t, mnist.New(gz("t10k-images-idx3-ubyte"), gz("t10k-labels-idx1-ubyte"), mnist.Shard(3, 2))))
+	if err := sourcetest.TestReader(mnist.New(images, labels, mnist.Storage(s3.Options()...), mnist.Shuffle(1))); err != nil {
+		t.Error(err)
+	}
+	if err := sourcetest.TestReader(mnist.New(images, labels, mnist.Storage(s3.Options()...))); err != nil {
+		t.Error(err)
+	}
+}
+
+// The decoded-file cache keys a remote file by its URL, size and ETag: an
+// object rewritten with the same size is decoded again.
+func TestRemoteCacheKeyedByETag(t *testing.T) {
+	s3 := storagetest.NewS3(t, "data")
+	images := s3.Put("data", "images", gunzipBytes(t, "t10k-images-idx3-ubyte"))
+	labels := gunzipBytes(t, "t10k-labels-idx1-ubyte")
+	labelsURL := s3.Put("data", "labels", labels)
+	ds := mnist.New(images, labelsURL, mnist.Storage(s3.Options()...), mnist.ShuffleOnce(3))
+	first := collectSamples(t, ds)
+	sameSamples(t, "cached", collectSamples(t, ds), first)
+
+	changed := bytes.Clone(labels)
+	changed[8] = (changed[8] + 1) % 10 // the first label, same size
+	s3.Put("data", "labels", changed)
+	again := collectSamples(t, ds)
+	for _, s := range again {
+		if s.Index == 0 {
+			if s.Label != changed[8] {
+				t.Fatalf("label 0 after the object changed: %d, want %d (a stale decoded set)", s.Label, changed[8])
+			}
+			return
+		}
+	}
+	t.Fatal("sample 0 not read")
+}
+
+// A missing object is named by its URL and wraps storage.ErrNotFound;
+// Train and Test name every candidate they tried.
+func TestRemoteMissing(t *testing.T) {
+	s3 := storagetest.NewS3(t, "data")
+	labels := s3.PutFile("data", "labels.gz", gz("t10k-labels-idx1-ubyte"))
+	_, err := source.Count(context.Background(), mnist.New("s3://data/nope-images", labels, mnist.Storage(s3.Options()...)))
+	var se *storage.Error
+	if !errors.Is(err, storage.ErrNotFound) || !errors.As(err, &se) || se.URL != "s3://data/nope-images" {
+		t.Errorf("missing object: %v", err)
+	}
+	_, err = mnist.Train("s3://data/mnist", mnist.Storage(s3.Options()...)).Len()
+	if !errors.Is(err, storage.ErrNotFound) || !strings.Contains(err.Error(), "s3://data/mnist/train-images-idx3-ubyte.gz") {
+		t.Errorf("missing training set: %v", err)
+	}
+}
+
+// serveData serves data/mnist over HTTP (with Range requests) on
+// 127.0.0.1, closed when the test ends, with the default transport's idle
+// connections.
+func serveData(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.FileServer(http.Dir(dataDir)))
+	t.Cleanup(func() {
+		srv.Close()
+		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	})
+	return srv.URL
+}
+
+// ReadIDX, CheckIDXFile and Test read http:// URLs through storage's
+// defaults, as they read the local files.
+func TestHTTPFiles(t *testing.T) {
+	base := serveData(t)
+	name := "t10k-images-idx3-ubyte.gz"
+	want, err := mnist.ReadIDX(gz("t10k-images-idx3-ubyte"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := mnist.ReadIDX(base + "/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Raw, want.Raw) || got.Records() != want.Records() {
+		t.Errorf("ReadIDX over HTTP: %d records, want %d", got.Records(), want.Records())
+	}
+	info, err := mnist.CheckIDXFile(base + "/t10k-labels-idx1-ubyte.gz")
+	if err != nil || info.Records != 10000 || !info.Gzipped {
+		t.Errorf("CheckIDXFile over HTTP: %+v, %v", info, err)
+	}
+	if _, err := mnist.CheckIDXFile(base + "/nothing"); !errors.Is(err, storage.ErrNotFound) || !strings.Contains(err.Error(), base+"/nothing") {
+		t.Errorf("CheckIDXFile of a missing URL: %v", err)
+	}
+	sameSamples(t, "http", collectSamples(t, mnist.Test(base)), collectSamples(t, mnist.Test(dataDir)))
+}
