@@ -360,3 +360,26 @@ func TestCheckpointOfCarryingPolicies(t *testing.T) {
 		}
 	}
 }
+
+// TestRankSplitIgnoresWorkers: a rank's share of an epoch is the same
+// whatever the number of workers after the split (1 or 8) and prefetch.
+func TestRankSplitIgnoresWorkers(t *testing.T) {
+	ctx := source.WithEpoch(context.Background(), 1)
+	d := source.IndexSlice(seq(0, 997))
+	for rank := range 4 {
+		var want []int
+		for _, workers := range []int{1, 8} {
+			p := pipeline.From[int](source.ReadIndexed(d, source.ShuffleIndex(3), source.ShardIndex(4, rank, source.PadShards)))
+			p = pipeline.ParallelMap(p, workers, func(x int) (int, error) { return x, nil }).Buffered(workers)
+			got, err := collect(t, ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want == nil {
+				want = got
+			} else if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("rank %d: 8 workers read another share than 1", rank)
+			}
+		}
+	}
+}
