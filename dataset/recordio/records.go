@@ -80,14 +80,25 @@ func Records(paths []string, opts ...Option) source.Reader[Record] {
 	}
 	c := config{count: 1}
 	option.Apply(&c, opts)
-	fs := &files{paths: append([]string(nil), paths...), c: c}
-	return source.Func[Record](fs.pass)
+	return newFiles(append([]string(nil), paths...), c, start{})
 }
 
+// files is the reader of Open and Records. It is source.Resumable (see
+// resume.go).
 type files struct {
-	paths []string
-	c     config
+	paths  []string
+	c      config
+	from   start
+	epochs *source.Epochs
+	marks  *marks
 }
+
+func newFiles(paths []string, c config, from start) *files {
+	return &files{paths: paths, c: c, from: from, epochs: new(source.Epochs), marks: &marks{width: 2}}
+}
+
+// All starts a pass over the files (see Records).
+func (fs *files) All(ctx context.Context) iter.Seq2[Record, error] { return fs.pass(ctx) }
 
 // span is the byte range [lo, hi) of one file whose record starts belong to
 // the pass.
@@ -95,23 +106,46 @@ type span struct{ lo, hi int64 }
 
 func (fs *files) pass(ctx context.Context) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
+		ctx, epoch := fs.epochs.Start(ctx)
 		log := tensorfeed.Logger(ctx)
 		spans, err := fs.spans(ctx, log)
 		if err != nil {
 			yield(Record{}, err)
 			return
 		}
-		index := 0
+		p := &passState{ring: fs.marks.start(epoch), index: fs.from.n, skip: fs.from.skip}
+		if fs.from.exact {
+			p.ring.put(fs.from.n, int64(fs.from.file), fs.from.off)
+			log.Debug("recordio resume", zap.Int("file", fs.from.file), zap.Int64("offset", fs.from.off), zap.Int64("record", fs.from.n))
+		}
 		var buf []byte
 		for i, path := range fs.paths {
-			if spans[i].lo >= spans[i].hi {
+			sp, exact := spans[i], false
+			if fs.from.exact {
+				if i < fs.from.file {
+					continue
+				}
+				if i == fs.from.file {
+					sp.lo, exact = fs.from.off, true
+				}
+			}
+			if sp.lo >= sp.hi {
 				continue
 			}
-			if !fs.readFile(ctx, log, path, spans[i], &index, &buf, yield) {
+			if !fs.readFile(ctx, log, i, path, sp, exact, p, &buf, yield) {
 				return
 			}
 		}
 	}
+}
+
+// passState is what a pass carries from file to file: the absolute count
+// of records read, the records to drop (a replay), and its ring of record
+// ends.
+type passState struct {
+	ring  *ring
+	index int64
+	skip  int64
 }
 
 // spans gives each file the range of offsets at which its records of this
@@ -160,9 +194,10 @@ func ShardRange(total int64, count, index int) (begin, end int64) {
 	return min(step*int64(index), total), min(step*int64(index+1), total)
 }
 
-// readFile yields the records of one file that start in sp. It reports
-// whether the pass goes on.
-func (fs *files) readFile(ctx context.Context, log *zap.Logger, path string, sp span, index *int, buf *[]byte,
+// readFile yields the records of one file that start in sp. With exact,
+// sp.lo is the offset of a record (a resumed pass), else a record is
+// looked for from sp.lo on. It reports whether the pass goes on.
+func (fs *files) readFile(ctx context.Context, log *zap.Logger, fi int, path string, sp span, exact bool, p *passState, buf *[]byte,
 	yield func(Record, error) bool) bool {
 	f, err := storage.OpenFile(ctx, path, fs.c.storage...)
 	if err != nil {
@@ -171,7 +206,12 @@ func (fs *files) readFile(ctx context.Context, log *zap.Logger, path string, sp 
 	}
 	defer f.Close()
 	start := sp.lo
-	if start > 0 {
+	if exact && start > 0 {
+		if _, err := f.Seek(start, io.SeekStart); err != nil {
+			yield(Record{}, err)
+			return false
+		}
+	} else if start > 0 {
 		start, err = Sync(f, sp.lo)
 		if err == io.EOF || (err == nil && start >= sp.hi) {
 			return true // no record starts in this file's share
@@ -212,8 +252,12 @@ func (fs *files) readFile(ctx context.Context, log *zap.Logger, path string, sp 
 			yield(Record{}, err)
 			return false
 		}
-		rec := Record{File: path, Offset: rd.Offset(), Index: *index, Data: data}
-		*index++
+		rec := Record{File: path, Offset: rd.Offset(), Index: int(p.index), Data: data}
+		p.index++
+		p.ring.put(p.index, int64(fi), rd.InputOffset())
+		if p.index <= p.skip {
+			continue
+		}
 		if !yield(rec, nil) {
 			return false
 		}

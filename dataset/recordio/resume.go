@@ -1,0 +1,169 @@
+package recordio
+
+import (
+	"fmt"
+	"hash/fnv"
+	"path"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// A pass of Records is source.Resumable. Its state after the consumer
+// received n records is {recordio(...), [file, offset, n]}: the index of
+// the file and the byte offset in it (absolute, also for a Shard) where the
+// record after the n-th starts. Resuming from it opens that file, seeks to
+// the offset and reads on, so nothing before it is read; Record.Index stays
+// counted from the start of the epoch's pass.
+//
+// The pass remembers where each of its last 4096 records ended, so the
+// state is an offset state while the consumer is fewer than 4096 records
+// behind the reader, as it is behind any prefetch buffer or parallel map
+// of a usual size. Further behind, or for a pass that stopped before
+// record n, the state is {recordio(...), [n]}, which resumes by replay:
+// the pass is read from its start and its first n records dropped. Both
+// are exact.
+
+// start is where the passes of a reader begin: at the start (from a replay
+// state, dropping the first skip records) or, with exact, at byte off of
+// file, after the first n records of the epoch's pass.
+type start struct {
+	exact bool
+	file  int
+	off   int64
+	n     int64
+	skip  int64
+}
+
+// kind names the reader in its states: the number of files, a hash of
+// their base names (so that a state of another file set is refused, while
+// the files may move to another directory or bucket) and its shard.
+func (fs *files) kind() string {
+	h := fnv.New32a()
+	for _, p := range fs.paths {
+		h.Write([]byte(path.Base(strings.ReplaceAll(p, `\`, "/"))))
+		h.Write([]byte{0})
+	}
+	k := fmt.Sprintf("recordio(files=%d,names=%08x", len(fs.paths), h.Sum32())
+	if fs.c.count > 1 {
+		k += fmt.Sprintf(",shard=%d/%d", fs.c.index, fs.c.count)
+	}
+	return k + ")"
+}
+
+// StateAt returns the state of the pass of epoch after its consumer
+// received n records: {kind, [file, offset, n]} where the pass still
+// remembers where record n ended, else the replay state {kind, [n]}. It
+// reads nothing.
+func (fs *files) StateAt(epoch int, n int64) (source.State, error) {
+	if n < 0 {
+		return source.State{}, fmt.Errorf("recordio: state after %d records: negative count", n)
+	}
+	abs := fs.from.n + fs.from.skip + n
+	var pos [2]int64
+	if fs.marks.at(epoch, abs, pos[:]) {
+		return source.State{Kind: fs.kind(), Pos: []int64{pos[0], pos[1], abs}}, nil
+	}
+	return source.State{Kind: fs.kind(), Pos: []int64{abs}}, nil
+}
+
+// Resume returns a reader whose passes continue the pass st was taken
+// from: at its file and offset, or by replay from a replay state. A state
+// of another reader (other files, another shard) is an error wrapping
+// source.ErrState.
+func (fs *files) Resume(st source.State) (source.Reader[Record], error) {
+	kind := fs.kind()
+	if len(st.Pos) == 1 {
+		if err := st.Check(kind, 1, 0); err != nil {
+			return nil, err
+		}
+		return newFiles(fs.paths, fs.c, start{skip: st.Pos[0]}), nil
+	}
+	if err := st.Check(kind, 3, 0); err != nil {
+		return nil, err
+	}
+	if st.Pos[0] >= int64(len(fs.paths)) {
+		return nil, &source.StateError{Want: kind, Got: st, Why: fmt.Sprintf("file %d of %d", st.Pos[0], len(fs.paths))}
+	}
+	return newFiles(fs.paths, fs.c, start{exact: true, file: int(st.Pos[0]), off: st.Pos[1], n: st.Pos[2]}), nil
+}
+
+var _ source.Resumable[Record] = (*files)(nil)
+
+// ringSize is how many recent records a pass remembers the end of: a state
+// after n records is an offset state when record n is among the last
+// ringSize records the pass has read, which holds whenever the stages
+// between the reader and the consumer (prefetch buffers, parallel maps,
+// shuffle buffers of records) hold fewer than ringSize records.
+const ringSize = 4096
+
+// marks remembers, for the passes of the current and the previous epoch,
+// where each of the last ringSize records they yielded ended: the values of
+// a position (file index, byte offset, ...) after record n. A pass writes
+// its ring without a lock and without allocating (a few atomic stores per
+// record); StateAt reads it from another goroutine.
+type marks struct {
+	width int
+	mu    sync.Mutex
+	rings map[int]*ring
+}
+
+// ring is one pass's record ends: slot n%ringSize holds the position after
+// the first n records of the pass (counted from the start of the epoch's
+// pass, also for a resumed pass).
+type ring struct {
+	width int
+	top   atomic.Int64 // the highest count stored, -1 before any
+	vals  []atomic.Int64
+}
+
+// start returns a new ring for a pass of epoch, in place of the one of an
+// earlier pass of the same epoch, and forgets epochs before the previous.
+func (m *marks) start(epoch int) *ring {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.rings == nil {
+		m.rings = map[int]*ring{}
+	}
+	for e := range m.rings {
+		if e < epoch-1 {
+			delete(m.rings, e)
+		}
+	}
+	r := &ring{width: m.width, vals: make([]atomic.Int64, ringSize*m.width)}
+	r.top.Store(-1)
+	m.rings[epoch] = r
+	return r
+}
+
+// put records the position after the first n records of the pass.
+func (r *ring) put(n int64, pos ...int64) {
+	s := r.vals[int(n%ringSize)*r.width:][:len(pos)]
+	for i, v := range pos {
+		s[i].Store(v)
+	}
+	r.top.Store(n)
+}
+
+// at copies the position after the first n records of the pass of epoch
+// into pos and reports whether the ring still held it.
+func (m *marks) at(epoch int, n int64, pos []int64) bool {
+	m.mu.Lock()
+	r := m.rings[epoch]
+	m.mu.Unlock()
+	if r == nil {
+		return false
+	}
+	top := r.top.Load()
+	if n > top || n <= top-ringSize+1 {
+		return false
+	}
+	s := r.vals[int(n%ringSize)*r.width:][:len(pos)]
+	for i := range pos {
+		pos[i] = s[i].Load()
+	}
+	// A writer that went on meanwhile may have overwritten the slot.
+	return n > r.top.Load()-ringSize+1
+}

@@ -1,0 +1,282 @@
+package recordio_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// writeRecFile writes n records of varied lengths to dir/name and returns
+// its path.
+func writeRecFile(t testing.TB, dir, name string, n int) string {
+	t.Helper()
+	var b bytes.Buffer
+	w := recordio.NewWriter(&b)
+	for i := range n {
+		if err := w.Write([]byte(strings.Repeat(fmt.Sprintf("%s-%d;", name, i), 1+i%7))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// rangeLog serves a directory over HTTP and records the byte ranges read
+// of each file.
+type rangeLog struct {
+	mu     sync.Mutex
+	ranges map[string][][2]int64 // file -> [first, last]
+}
+
+func serveDir(t *testing.T, dir string) (*httptest.Server, *rangeLog) {
+	l := &rangeLog{ranges: map[string][][2]int64{}}
+	fsrv := http.FileServer(http.Dir(dir))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		first, last := int64(0), int64(1<<62)
+		if rg, ok := strings.CutPrefix(r.Header.Get("Range"), "bytes="); ok {
+			a, b, _ := strings.Cut(rg, "-")
+			first, _ = strconv.ParseInt(a, 10, 64)
+			if b != "" {
+				last, _ = strconv.ParseInt(b, 10, 64)
+			}
+		}
+		l.mu.Lock()
+		l.ranges[r.URL.Path] = append(l.ranges[r.URL.Path], [2]int64{first, last})
+		l.mu.Unlock()
+		fsrv.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, l
+}
+
+// before returns how many bytes of file were requested before offset
+// (leaving out the one-byte requests of opens), and how many requests were
+// made for it.
+func (l *rangeLog) before(file string, offset int64) (bytes int64, requests int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, r := range l.ranges[file] {
+		if r == [2]int64{0, 0} {
+			continue // the open learns the size from byte 0
+		}
+		bytes += max(0, min(r[1]+1, offset)-r[0])
+	}
+	return bytes, len(l.ranges[file])
+}
+
+func (l *rangeLog) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	clear(l.ranges)
+}
+
+func jsonRoundTrip(t testing.TB, st source.State) source.State {
+	t.Helper()
+	js, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back source.State
+	if err := json.Unmarshal(js, &back); err != nil {
+		t.Fatal(err)
+	}
+	return back
+}
+
+func samePass(t *testing.T, got, want []recordio.Record) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d records, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if !bytes.Equal(got[i].Data, want[i].Data) || got[i].Index != want[i].Index || got[i].Offset != want[i].Offset || got[i].File != want[i].File {
+			t.Fatalf("record %d: %d %s@%d, want %d %s@%d", i, got[i].Index, got[i].File, got[i].Offset, want[i].Index, want[i].File, want[i].Offset)
+		}
+	}
+}
+
+// A resumed pass opens the file of its state at the offset and reads no
+// byte before it, nor any earlier file.
+func TestResumeReadsNothingBefore(t *testing.T) {
+	dir := t.TempDir()
+	writeRecFile(t, dir, "a.rec", 300)
+	writeRecFile(t, dir, "b.rec", 300)
+	srv, log := serveDir(t, dir)
+	ctx := source.WithEpoch(context.Background(), 0)
+	for _, tc := range []struct {
+		name string
+		opts []recordio.Option
+		k    int64
+	}{
+		{"whole", nil, 450},
+		{"shard", []recordio.Option{recordio.Shard(2, 1)}, 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := recordio.Records([]string{srv.URL + "/a.rec", srv.URL + "/b.rec"}, tc.opts...)
+			full, err := source.Collect(ctx, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := r.(source.Resumable[recordio.Record]).StateAt(0, tc.k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(st.Pos) != 3 || st.Pos[0] != 1 || st.Pos[2] != tc.k {
+				t.Fatalf("state %+v, want an offset in file 1 after %d records", st, tc.k)
+			}
+			log.reset()
+			r2, err := source.ResumeFrom(r, jsonRoundTrip(t, st))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := source.Collect(ctx, r2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			samePass(t, got, full[tc.k:])
+			if n, _ := log.before("/b.rec", st.Pos[1]); n > 0 {
+				t.Errorf("the resumed pass read %d bytes of b.rec before offset %d", n, st.Pos[1])
+			}
+			if n, reqs := log.before("/a.rec", 1<<62); n > 0 {
+				t.Errorf("the resumed pass read %d bytes of a.rec in %d requests", n, reqs)
+			}
+		})
+	}
+}
+
+// Behind the ring of record ends, the state is a replay state; both kinds
+// resume exactly, and a resumed reader's states count from the epoch's
+// start.
+func TestResumeReplayState(t *testing.T) {
+	p := writeRecFile(t, t.TempDir(), "big.rec", 5000)
+	ctx := source.WithEpoch(context.Background(), 0)
+	r := recordio.Open(p)
+	full, err := source.Collect(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int64{0, 10, 903, 4990, 5000} {
+		st, err := source.StateOf(r, 0, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if replay := k < 5000-4095; (len(st.Pos) == 1) != replay {
+			t.Errorf("state after %d: %+v, replay %v", k, st, replay)
+		}
+		r2, err := source.ResumeFrom(r, jsonRoundTrip(t, st))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := source.Collect(ctx, r2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samePass(t, got, full[k:])
+		if k < 5000 {
+			st2, _ := source.StateOf(r2, 0, 1)
+			if want, _ := source.StateOf(r, 0, k+1); fmt.Sprint(st2) != fmt.Sprint(want) && len(want.Pos) == 3 {
+				t.Errorf("after resuming at %d: state %+v, want %+v", k, st2, want)
+			}
+		}
+	}
+}
+
+// A state of another file set, another shard or a damaged state is refused.
+func TestResumeRefusesOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	a, b := writeRecFile(t, dir, "a.rec", 20), writeRecFile(t, dir, "b.rec", 20)
+	ctx := source.WithEpoch(context.Background(), 0)
+	r := recordio.Records([]string{a, b})
+	if _, err := source.Collect(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := source.StateOf(r, 0, 25)
+	bad := st
+	bad.Pos = []int64{5, 0, 25}
+	for name, tc := range map[string]struct {
+		r  source.Reader[recordio.Record]
+		st source.State
+	}{
+		"other names":  {recordio.Records([]string{b, a}), st},
+		"fewer files":  {recordio.Open(a), st},
+		"other shard":  {recordio.Records([]string{a, b}, recordio.Shard(2, 0)), st},
+		"file too far": {r, bad},
+		"two counters": {r, source.State{Kind: st.Kind, Pos: []int64{1, 2}}},
+	} {
+		if _, err := source.ResumeFrom(tc.r, tc.st); !errors.Is(err, source.ErrState) {
+			t.Errorf("%s: resume from %+v: %v, want ErrState", name, tc.st, err)
+		}
+	}
+	// The files may move.
+	moved := t.TempDir()
+	for _, p := range []string{a, b} {
+		data, _ := os.ReadFile(p)
+		os.WriteFile(filepath.Join(moved, filepath.Base(p)), data, 0o644)
+	}
+	r2, err := source.ResumeFrom(recordio.Records([]string{filepath.Join(moved, "a.rec"), filepath.Join(moved, "b.rec")}), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := source.Count(ctx, r2); n != 15 || err != nil {
+		t.Fatalf("moved files: %d records (%v), want 15", n, err)
+	}
+}
+
+// BenchmarkResume90 is the time to the first record of a pass resumed at
+// 90% of a file of 100,000 records: from an offset state (a seek) against
+// a replay state (reading and framing 90,000 records).
+func BenchmarkResume90(b *testing.B) {
+	p := writeRecFile(b, b.TempDir(), "big.rec", 100_000)
+	ctx := source.WithEpoch(context.Background(), 0)
+	const k = 90_000
+	for _, name := range []string{"offset", "replay"} {
+		b.Run(name, func(b *testing.B) {
+			r := recordio.Open(p)
+			i := 0
+			for _, err := range r.All(ctx) {
+				if err != nil {
+					b.Fatal(err)
+				}
+				if i++; i == k && name == "offset" {
+					break // the consumer stops here: the pass remembers record k
+				}
+			}
+			st, err := source.StateOf(r, 0, k)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if (len(st.Pos) == 3) != (name == "offset") {
+				b.Fatalf("state %+v", st)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				r2, err := source.ResumeFrom(r, st)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for rec, err := range r2.All(ctx) {
+					if err != nil || rec.Index != k {
+						b.Fatal(rec.Index, err)
+					}
+					break
+				}
+			}
+		})
+	}
+}
