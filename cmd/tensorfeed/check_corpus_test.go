@@ -20,6 +20,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/dataset/parquet"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
@@ -203,6 +204,9 @@ func readCase(c badinput.Case) (err error) {
 		return err
 	case badinput.Lines:
 		_, err = source.Collect(ctx, format.Open([]string{"csv:" + c.Path}))
+		return err
+	case badinput.Parquet:
+		_, err = source.Collect(ctx, source.Reader[parquet.RawRow](parquet.ReadRaw([]string{c.Path})))
 		return err
 	case badinput.MeanImage:
 		data, err := os.ReadFile(c.Path)

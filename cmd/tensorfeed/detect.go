@@ -30,14 +30,18 @@ const (
 	formatWDS       fileFormat = "wds"      // a WebDataset tar shard, plain or gzip
 	formatLines     fileFormat = "lines"    // raw text lines, as dataset/format's csv format reads them
 	formatMeanImage fileFormat = "meanimg"  // an MXNet NDArray mean image file
+	formatParquet   fileFormat = "parquet"  // Apache Parquet
 )
 
 // formats lists the formats in the order usage shows them.
-var formats = []fileFormat{formatIDX, formatCSV, formatImageRec, formatRec, formatRecIndex, formatList, formatTFRecord, formatWDS, formatLines, formatMeanImage}
+var formats = []fileFormat{formatIDX, formatCSV, formatImageRec, formatRec, formatRecIndex, formatList, formatTFRecord, formatWDS, formatLines, formatMeanImage, formatParquet}
 
 // meanImageMagic starts an MXNet NDArray list file, as a mean image is
 // saved.
 const meanImageMagic = 0x112
+
+// parquetMagic starts and ends a Parquet file.
+const parquetMagic = "PAR1"
 
 // headSize is how much of a file detectFormat looks at.
 const headSize = 512
@@ -75,6 +79,8 @@ func detectFormat(name string, head []byte) (fileFormat, error) {
 		// An IDX magic, or a stream cut or corrupt before one: the IDX
 		// reader says where it breaks.
 		return formatIDX, nil
+	case len(head) >= 4 && string(head[:4]) == parquetMagic:
+		return formatParquet, nil
 	case len(head) >= 4 && binary.LittleEndian.Uint32(head) == recordio.Magic:
 		return formatImageRec, nil
 	case len(head) >= 8 && binary.LittleEndian.Uint64(head) == meanImageMagic:
@@ -93,12 +99,14 @@ func detectFormat(name string, head []byte) (fileFormat, error) {
 		return formatIDX, nil
 	case ext == ".rec":
 		return formatImageRec, nil
+	case ext == ".parquet":
+		return formatParquet, nil // the reader says what is wrong with its magic
 	}
 	if !looksText(head) {
 		if len(head) == 0 {
 			return "", fmt.Errorf("unknown format: an empty file")
 		}
-		return "", fmt.Errorf("unknown format: binary data starting % x, neither IDX (00 00 type dims), gzip (1f 8b), RecordIO (0a 23 d7 ce), TFRecord (a length whose CRC verifies) nor tar (ustar at offset 257)", head[:min(len(head), 4)])
+		return "", fmt.Errorf("unknown format: binary data starting % x, neither IDX (00 00 type dims), gzip (1f 8b), RecordIO (0a 23 d7 ce), TFRecord (a length whose CRC verifies), tar (ustar at offset 257) nor Parquet (PAR1)", head[:min(len(head), 4)])
 	}
 	switch ext {
 	case ".lst":

@@ -74,6 +74,9 @@ func TestDetectFormat(t *testing.T) {
 		{"train.tfrecord", []byte{1, 2, 3}, formatTFRecord, ""}, // name: the reader says what is wrong
 		{"train.tfrecords.gz", gzipped(nil)[:10], formatTFRecord, ""},
 		{"shard", tarHead, formatWDS, ""},
+		{"table", []byte("PAR1\x15\x04"), formatParquet, ""},
+		{"rows.csv", []byte("PAR1\x15\x04"), formatParquet, ""},    // magic over extension
+		{"rows.parquet", []byte{1, 2, 3, 4, 5}, formatParquet, ""}, // name: the reader reports the bad magic
 		{"shard.gz", gzipped(tarHead), formatWDS, ""},
 		{"shard-000.tar", []byte("junk"), formatWDS, ""},
 		{"shard-000.tgz", []byte{0x1f, 0x8b}, formatWDS, ""},

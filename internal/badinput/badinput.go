@@ -2,8 +2,8 @@
 // every format tensorfeed reads: IDX (plain and gzip), CSV, RecordIO image
 // records with their .idx, im2rec .lst files, TFRecord (plain and gzip),
 // WebDataset tar shards (plain and gzip), the raw lines of the file-format
-// registry (dataset/format) and MXNet mean image files (imagerec's
-// mean_img). Tests run the readers and
+// registry (dataset/format), MXNet mean image files (imagerec's
+// mean_img) and Parquet files. Tests run the readers and
 // "tensorfeed check" over it and assert that every bad file gives a
 // positioned error wrapping tensorfeed.ErrBadData, in bounded memory and
 // time, and that every good file passes.
@@ -36,6 +36,7 @@ const (
 	WebDataset  Format = "wds"      // WebDataset tar shards, plain or gzip
 	Lines       Format = "lines"    // text read as raw lines by the file-format registry (dataset/format's csv)
 	MeanImage   Format = "meanimg"  // an MXNet NDArray mean image file (imagerec's mean_img)
+	Parquet     Format = "parquet"  // Apache Parquet, read with every column as bytes (dataset/parquet's ReadRaw)
 )
 
 // Case is one file of the corpus.
@@ -72,6 +73,7 @@ func Write(dir string, large bool) ([]Case, error) {
 	w.webdataset()
 	w.lines()
 	w.meanimg()
+	w.parquet()
 	if w.err != nil {
 		return nil, w.err
 	}

@@ -60,7 +60,7 @@ func TestWrite(t *testing.T) {
 			}
 		}
 	}
-	for _, f := range []badinput.Format{badinput.IDX, badinput.CSV, badinput.ImageRecord, badinput.List, badinput.TFRecord, badinput.WebDataset, badinput.Lines, badinput.MeanImage} {
+	for _, f := range []badinput.Format{badinput.IDX, badinput.CSV, badinput.ImageRecord, badinput.List, badinput.TFRecord, badinput.WebDataset, badinput.Lines, badinput.MeanImage, badinput.Parquet} {
 		if k := kinds[f]; k[0] == 0 || k[1] == 0 {
 			t.Errorf("format %s: %d good and %d bad cases", f, k[0], k[1])
 		}
