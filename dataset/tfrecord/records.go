@@ -89,8 +89,11 @@ func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.
 // Records is a re-iterable reader over the records of a TFRecord file; see
 // [Open].
 type Records struct {
-	path string
-	c    config
+	path   string
+	c      config
+	from   start
+	epochs *source.Epochs
+	marks  *marks
 }
 
 // Open returns a reader over the records of the TFRecord file at path (a
@@ -104,12 +107,16 @@ type Records struct {
 func Open(path string, opts ...Option) *Records {
 	c := config{maxBytes: DefaultMaxRecordBytes}
 	option.Apply(&c, opts)
-	return &Records{path: path, c: c}
+	return newRecords(path, c, start{})
+}
+
+func newRecords(path string, c config, from start) *Records {
+	return &Records{path: path, c: c, from: from, epochs: new(source.Epochs), marks: &marks{width: 2}}
 }
 
 var (
-	_ source.Reader[Record] = (*Records)(nil)
-	_ source.SkipCounted    = (*Records)(nil)
+	_ source.Resumable[Record] = (*Records)(nil)
+	_ source.SkipCounted       = (*Records)(nil)
 )
 
 // Skipped returns how many bad records the reader's policy (OnBad, SkipBad)
@@ -125,6 +132,7 @@ const checkEvery = 64
 // warning for each record the policy skips.
 func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
+		ctx, epoch := r.epochs.Start(ctx)
 		f, err := storage.OpenFile(ctx, r.path, r.c.storage...)
 		if err != nil {
 			yield(Record{}, err)
@@ -153,10 +161,19 @@ func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
 		if regular {
 			rd.Size = size // ignored for gzip
 		}
+		ring := r.marks.start(epoch)
+		n := r.from.n
+		if r.from.exact {
+			if err := r.seek(f, rd, log); err != nil {
+				yield(Record{}, err)
+				return
+			}
+			ring.put(n, r.from.off, r.from.index)
+		}
 		skips := r.c.bad.Pass(-1, log)
 		done := ctx.Done()
-		for n := 0; ; n++ {
-			if done != nil && n%checkEvery == 0 {
+		for i := 0; ; i++ {
+			if done != nil && i%checkEvery == 0 {
 				select {
 				case <-done:
 					yield(Record{}, ctx.Err())
@@ -181,6 +198,11 @@ func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
 				return
 			}
 			skips.Good()
+			n++
+			ring.put(n, rd.pos, rd.index)
+			if n <= r.from.skip {
+				continue
+			}
 			if !yield(Record{File: r.path, Offset: rd.Offset(), Index: rd.Index(), Data: data}, nil) {
 				return
 			}

@@ -1,0 +1,127 @@
+package tfrecord
+
+import (
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage"
+)
+
+// Records is source.Resumable. Its state after the consumer received n
+// records is {tfrecord(name), [offset, index, n]}: the byte offset where
+// the record after the n-th starts and its index in the file (records
+// skipped as bad by the policy are counted in both). Resuming from it
+// seeks to the offset in a plain file and reads on, so nothing before it
+// is read; in a gzip file the offset is in the decompressed stream, and
+// the resumed pass decompresses the stream up to it without framing or
+// checking a record. Record.Index and the record numbers of errors stay
+// those of the file.
+//
+// The pass remembers where each of its last 4096 records ended, so the
+// state is an offset state while the consumer is fewer than 4096 records
+// behind the reader, as it is behind any prefetch buffer or parallel map
+// of a usual size. Further behind, or for a pass that stopped before
+// record n, the state is {tfrecord(name), [n]}, which resumes by replay:
+// the pass is read from its start and its first n records dropped. Both
+// are exact.
+
+// start is where the passes of a reader begin: at the start (from a replay
+// state, dropping the first skip records) or, with exact, at byte off of
+// the file, at record index, after n records of the epoch's pass.
+type start struct {
+	exact bool
+	off   int64
+	index int64
+	n     int64
+	skip  int64
+}
+
+// seek moves a new Reader of f to the start of r's resumed pass.
+func (r *Records) seek(f storage.File, rd *Reader, log *zap.Logger) error {
+	off := r.from.off
+	gz := r.c.compression == Gzip
+	if r.c.compression == Detect {
+		var magic [3]byte
+		m, err := f.ReadAt(magic[:], 0)
+		if err != nil && err != io.EOF {
+			return rd.ioError(0, err)
+		}
+		gz = m == 3 && magic[0] == 0x1f && magic[1] == 0x8b && magic[2] == 8
+	}
+	log.Debug("tfrecord resume", zap.String("file", r.path), zap.Int64("offset", off), zap.Int64("record", r.from.index), zap.Bool("gzip", gz))
+	if gz {
+		rd.Compression = Gzip
+		rd.started = true
+		if err := rd.start(); err != nil {
+			return err
+		}
+		if m, err := io.CopyN(io.Discard, rd.br, off); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return rd.readError(m, err)
+		}
+	} else {
+		if _, err := f.Seek(off, io.SeekStart); err != nil {
+			return rd.ioError(off, err)
+		}
+		rd.br.Reset(f)
+		rd.Compression = None
+		rd.started = true
+	}
+	rd.pos, rd.index = off, r.from.index
+	return nil
+}
+
+// kind names the reader in its states by a hash of the file's base name,
+// so that a state of another file is refused while the file may move.
+func (r *Records) kind() string {
+	return fmt.Sprintf("tfrecord(%s)", nameHash(r.path))
+}
+
+// nameHash returns a short hash of a path's base name.
+func nameHash(p string) string {
+	h := uint32(2166136261) // FNV-1a
+	for _, c := range []byte(path.Base(strings.ReplaceAll(p, `\`, "/"))) {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return fmt.Sprintf("%08x", h)
+}
+
+// StateAt returns the state of the pass of epoch after its consumer
+// received n records: {kind, [offset, index, n]} where the pass still
+// remembers where record n ended, else the replay state {kind, [n]}. It
+// reads nothing.
+func (r *Records) StateAt(epoch int, n int64) (source.State, error) {
+	if n < 0 {
+		return source.State{}, fmt.Errorf("tfrecord: state after %d records: negative count", n)
+	}
+	abs := r.from.n + r.from.skip + n
+	var pos [2]int64
+	if r.marks.at(epoch, abs, pos[:]) {
+		return source.State{Kind: r.kind(), Pos: []int64{pos[0], pos[1], abs}}, nil
+	}
+	return source.State{Kind: r.kind(), Pos: []int64{abs}}, nil
+}
+
+// Resume returns a reader whose passes continue the pass st was taken
+// from: at its offset, or by replay from a replay state. A state of
+// another file is an error wrapping source.ErrState.
+func (r *Records) Resume(st source.State) (source.Reader[Record], error) {
+	kind := r.kind()
+	if len(st.Pos) == 1 {
+		if err := st.Check(kind, 1, 0); err != nil {
+			return nil, err
+		}
+		return newRecords(r.path, r.c, start{skip: st.Pos[0]}), nil
+	}
+	if err := st.Check(kind, 3, 0); err != nil {
+		return nil, err
+	}
+	return newRecords(r.path, r.c, start{exact: true, off: st.Pos[0], index: st.Pos[1], n: st.Pos[2]}), nil
+}

@@ -1,0 +1,267 @@
+package tfrecord_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
+	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
+)
+
+// manyRecords returns n records of varied lengths.
+func manyRecords(n int) [][]byte {
+	recs := make([][]byte, n)
+	for i := range recs {
+		recs[i] = []byte(strings.Repeat(fmt.Sprintf("r%d;", i), 1+i%7))
+	}
+	return recs
+}
+
+// rangeLog serves a directory over HTTP and records the byte ranges read
+// of each file.
+type rangeLog struct {
+	mu     sync.Mutex
+	ranges map[string][][2]int64 // file -> [first, last]
+}
+
+func serveDir(t *testing.T, dir string) (*httptest.Server, *rangeLog) {
+	l := &rangeLog{ranges: map[string][][2]int64{}}
+	fsrv := http.FileServer(http.Dir(dir))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		first, last := int64(0), int64(1<<62)
+		if rg, ok := strings.CutPrefix(r.Header.Get("Range"), "bytes="); ok {
+			a, b, _ := strings.Cut(rg, "-")
+			first, _ = strconv.ParseInt(a, 10, 64)
+			if b != "" {
+				last, _ = strconv.ParseInt(b, 10, 64)
+			}
+		}
+		l.mu.Lock()
+		l.ranges[r.URL.Path] = append(l.ranges[r.URL.Path], [2]int64{first, last})
+		l.mu.Unlock()
+		fsrv.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, l
+}
+
+// before returns how many bytes of file were requested before offset
+// (leaving out the one-byte requests of opens), and how many requests were
+// made for it.
+func (l *rangeLog) before(file string, offset int64) (bytes int64, requests int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, r := range l.ranges[file] {
+		if r == [2]int64{0, 0} {
+			continue // the open learns the size from byte 0
+		}
+		bytes += max(0, min(r[1]+1, offset)-r[0])
+	}
+	return bytes, len(l.ranges[file])
+}
+
+func (l *rangeLog) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	clear(l.ranges)
+}
+
+func jsonRoundTrip(t testing.TB, st source.State) source.State {
+	t.Helper()
+	js, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back source.State
+	if err := json.Unmarshal(js, &back); err != nil {
+		t.Fatal(err)
+	}
+	return back
+}
+
+func collect(t testing.TB, r source.Reader[tfrecord.Record]) []tfrecord.Record {
+	t.Helper()
+	recs, err := source.Collect(source.WithEpoch(context.Background(), 0), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func samePass(t *testing.T, got, want []tfrecord.Record) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d records, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if !bytes.Equal(got[i].Data, want[i].Data) || got[i].Index != want[i].Index || got[i].Offset != want[i].Offset {
+			t.Fatalf("record %d: %d@%d, want %d@%d", i, got[i].Index, got[i].Offset, want[i].Index, want[i].Offset)
+		}
+	}
+}
+
+// A resumed pass over a plain file reads no byte before its offset (but
+// the three of the gzip magic); over a gzip file it decompresses up to it.
+func TestResumeReadsNothingBefore(t *testing.T) {
+	dir := t.TempDir()
+	for _, gz := range []bool{false, true} {
+		name := fmt.Sprintf("gz%v.tfrecord", gz)
+		if err := os.WriteFile(filepath.Join(dir, name), encode(t, manyRecords(300), gz), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv, log := serveDir(t, dir)
+	for _, gz := range []bool{false, true} {
+		name := fmt.Sprintf("gz%v.tfrecord", gz)
+		r := tfrecord.Open(srv.URL + "/" + name)
+		full := collect(t, r)
+		st, err := r.StateAt(0, 250)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Pos) != 3 || st.Pos[0] != full[250].Offset || st.Pos[1] != 250 || st.Pos[2] != 250 {
+			t.Fatalf("gzip %v: state %+v, want the offset of record 250 (%d)", gz, st, full[250].Offset)
+		}
+		log.reset()
+		r2, err := r.Resume(jsonRoundTrip(t, st))
+		if err != nil {
+			t.Fatal(err)
+		}
+		samePass(t, collect(t, r2), full[250:])
+		if n, _ := log.before("/"+name, st.Pos[0]); !gz && n > 3 {
+			t.Errorf("the resumed pass read %d bytes before offset %d", n, st.Pos[0])
+		}
+	}
+}
+
+// Records skipped as bad are counted in the state's offset and index; the
+// contract (resume included) holds under a policy.
+func TestResumeSkipBad(t *testing.T) {
+	file, _ := corrupt(t, 12) // record 1's data
+	file = append(file, encode(t, manyRecords(20), false)...)
+	path := writeFile(t, file)
+	r := tfrecord.Open(path, tfrecord.SkipBad(0.5))
+	if err := sourcetest.TestReader[tfrecord.Record](r); err != nil {
+		t.Fatal(err)
+	}
+	full := collect(t, r)
+	st, _ := r.StateAt(0, 2) // after "a", the bad record and "c"
+	if len(st.Pos) != 3 || st.Pos[0] != full[2].Offset || st.Pos[1] != 3 || full[1].Index != 2 {
+		t.Fatalf("state after 2: %+v, want record 3 at %d", st, full[2].Offset)
+	}
+}
+
+// Behind the ring of record ends, the state is a replay state; both kinds
+// resume exactly.
+func TestResumeReplayState(t *testing.T) {
+	for _, gz := range []bool{false, true} {
+		r := tfrecord.Open(writeFile(t, encode(t, manyRecords(5000), gz)))
+		full := collect(t, r)
+		for _, k := range []int64{0, 10, 903, 4990, 5000} {
+			st, err := r.StateAt(0, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if replay := k < 5000-4095; (len(st.Pos) == 1) != replay {
+				t.Errorf("state after %d: %+v, replay %v", k, st, replay)
+			}
+			r2, err := r.Resume(jsonRoundTrip(t, st))
+			if err != nil {
+				t.Fatal(err)
+			}
+			samePass(t, collect(t, r2), full[k:])
+		}
+	}
+}
+
+// A state of another file, or a damaged state, is refused.
+func TestResumeRefusesOtherFiles(t *testing.T) {
+	a := writeFile(t, encode(t, manyRecords(20), false))
+	b := filepath.Join(t.TempDir(), "other.tfrecord")
+	data, _ := os.ReadFile(a)
+	if err := os.WriteFile(b, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := tfrecord.Open(a)
+	collect(t, r)
+	st, _ := r.StateAt(0, 5)
+	for name, tc := range map[string]struct {
+		r  *tfrecord.Records
+		st source.State
+	}{
+		"other file":   {tfrecord.Open(b), st},
+		"two counters": {r, source.State{Kind: st.Kind, Pos: []int64{1, 2}}},
+		"negative":     {r, source.State{Kind: st.Kind, Pos: []int64{-1, 2, 3}}},
+	} {
+		if _, err := tc.r.Resume(tc.st); !errors.Is(err, source.ErrState) {
+			t.Errorf("%s: resume from %+v: %v, want ErrState", name, tc.st, err)
+		}
+	}
+	// The file may move.
+	moved := filepath.Join(t.TempDir(), filepath.Base(a))
+	if err := os.WriteFile(moved, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r2, err := tfrecord.Open(moved).Resume(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := collect(t, r2); len(got) != 15 {
+		t.Fatalf("moved file: %d records, want 15", len(got))
+	}
+}
+
+// BenchmarkResume90 is the time to the first record of a pass resumed at
+// 90% of a file of 100,000 records: from an offset state (a seek; for
+// gzip, decompressing up to the offset) against a replay state (reading
+// and checking 90,000 records).
+func BenchmarkResume90(b *testing.B) {
+	ctx := source.WithEpoch(context.Background(), 0)
+	const k = 90_000
+	for _, gz := range []bool{false, true} {
+		p := writeFile(b, encode(b, manyRecords(100_000), gz))
+		for _, name := range []string{"offset", "replay"} {
+			b.Run(fmt.Sprintf("gzip=%v/%s", gz, name), func(b *testing.B) {
+				r := tfrecord.Open(p)
+				i := 0
+				for _, err := range r.All(ctx) {
+					if err != nil {
+						b.Fatal(err)
+					}
+					if i++; i == k && name == "offset" {
+						break // the consumer stops here: the pass remembers record k
+					}
+				}
+				st, err := r.StateAt(0, k)
+				if err != nil || (len(st.Pos) == 3) != (name == "offset") {
+					b.Fatal(st, err)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					r2, err := r.Resume(st)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for rec, err := range r2.All(ctx) {
+						if err != nil || rec.Index != k {
+							b.Fatal(rec.Index, err)
+						}
+						break
+					}
+				}
+			})
+		}
+	}
+}
