@@ -1,17 +1,26 @@
 package imagerec
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // recFiles resolves the .rec argument of New: a file, a ";"-separated list
-// of files, or a directory, whose .rec files are taken in name order.
-func recFiles(arg string) ([]string, error) {
+// of files, or a directory, whose .rec files are taken in name order. An
+// element of the list may be a URL (see Storage): one ending in ".rec"
+// names one object; an s3:// URL with glob characters is listed as a
+// glob, another s3:// URL as a directory (the .rec objects directly under
+// it) through storage.List, in key order.
+func recFiles(ctx context.Context, arg string, sopts []storage.Option) ([]string, error) {
 	if arg == "" {
 		return nil, errors.New("the .rec path is empty")
 	}
@@ -19,6 +28,14 @@ func recFiles(arg string) ([]string, error) {
 	for _, p := range strings.Split(arg, ";") {
 		if p == "" {
 			return nil, fmt.Errorf("%q: an empty path in the list", arg)
+		}
+		if storage.IsRemote(p) {
+			recs, err := remoteRecFiles(ctx, p, sopts)
+			if err != nil {
+				return nil, err
+			}
+			paths = append(paths, recs...)
+			continue
 		}
 		st, err := os.Stat(p)
 		if err != nil {
@@ -47,15 +64,56 @@ func recFiles(arg string) ([]string, error) {
 	return paths, nil
 }
 
+// remoteRecFiles resolves one URL of the .rec argument (see recFiles).
+func remoteRecFiles(ctx context.Context, u string, sopts []storage.Option) ([]string, error) {
+	s3 := strings.HasPrefix(strings.ToLower(u), "s3://")
+	glob := strings.ContainsAny(u, "*?[\\")
+	switch {
+	case glob && !s3:
+		return nil, fmt.Errorf("%s: only s3:// URLs can be listed", u)
+	case !glob && path.Ext(u) == ".rec":
+		return []string{u}, nil
+	case !s3:
+		return nil, fmt.Errorf("%s: an http(s) URL names one .rec file and cannot be listed as a directory", u)
+	}
+	pattern := u
+	if !glob {
+		pattern = strings.TrimSuffix(u, "/") + "/*.rec"
+	}
+	recs, err := storage.List(ctx, pattern, sopts...)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("%s: no .rec object matches %s", u, pattern)
+	}
+	return recs, nil
+}
+
 // idxFiles resolves the Index argument for the .rec files recs: a
 // ";"-separated list with one .idx per .rec, or a directory holding the
-// .idx of each .rec under its base name.
+// .idx of each .rec under its base name. The directory may be a URL prefix
+// (one URL not ending in ".idx"), to which "/" and the names are appended;
+// the files are then read by New, which names a missing one.
 func idxFiles(arg string, recs []string) ([]string, error) {
+	base := func(r string) string {
+		b := path.Base(r)
+		if !storage.IsRemote(r) {
+			b = filepath.Base(r)
+		}
+		return strings.TrimSuffix(b, path.Ext(b)) + ".idx"
+	}
+	if storage.IsRemote(arg) && !strings.Contains(arg, ";") && path.Ext(arg) != ".idx" {
+		paths := make([]string, len(recs))
+		for i, r := range recs {
+			paths[i] = strings.TrimSuffix(arg, "/") + "/" + base(r)
+		}
+		return paths, nil
+	}
 	if st, err := os.Stat(arg); err == nil && st.IsDir() {
 		paths := make([]string, len(recs))
 		for i, r := range recs {
-			base := strings.TrimSuffix(filepath.Base(r), filepath.Ext(r))
-			paths[i] = filepath.Join(arg, base+".idx")
+			paths[i] = filepath.Join(arg, base(r))
 			if _, err := os.Stat(paths[i]); err != nil {
 				return nil, fmt.Errorf("%s has no index: %w", r, err)
 			}
@@ -67,4 +125,57 @@ func idxFiles(arg string, recs []string) ([]string, error) {
 		return nil, fmt.Errorf("%d .idx files for %d .rec files", len(paths), len(recs))
 	}
 	return paths, nil
+}
+
+// osFile is a local file as a storage.File.
+type osFile struct {
+	*os.File
+	size int64
+}
+
+func (f *osFile) Size() int64 { return f.size }
+
+// openFile opens a local path with os.Open, so that its errors read as
+// they always have, and a URL through package storage with sopts; ctx
+// bounds a remote file's requests until it is closed. A remote file's
+// ReadAt is one range request; its Read streams with read-ahead.
+func openFile(ctx context.Context, name string, sopts []storage.Option) (storage.File, error) {
+	if storage.IsRemote(name) {
+		return storage.OpenFile(ctx, name, sopts...)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &osFile{File: f, size: st.Size()}, nil
+}
+
+// validateRec checks idx against the .rec file at name, as it is now, and
+// returns the file's size. A remote file is checked with one range request
+// per record part header (a file in a storage.WithCache cache, locally).
+func validateRec(ctx context.Context, name string, idx *recordio.Index, sopts []storage.Option) (int64, error) {
+	f, err := openFile(ctx, name, sopts)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return f.Size(), recordio.ValidateIndex(f, f.Size(), name, idx)
+}
+
+// openRec opens the .rec file at name for reads by offset through idx,
+// checked: one ReadAt (for a remote file, one range request) reads a
+// record.
+func openRec(ctx context.Context, name string, idx *recordio.Index, sopts []storage.Option) (*randomFile, error) {
+	f, err := openFile(ctx, name, sopts)
+	if err != nil {
+		return nil, err
+	}
+	rr := recordio.NewRandomReader(f, f.Size(), idx)
+	rr.Name = name
+	return &randomFile{f: f, rr: rr}, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"os"
 	"slices"
 	"sort"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/stage"
+	"github.com/tensorfeed/tensorfeed/storage"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
@@ -266,19 +266,10 @@ func shardOffsets(recPaths []string, idx []*recordio.Index, count, index int) ([
 	return out, nil
 }
 
-// checkIndex checks idx against the .rec file at path and returns the
-// file's size.
+// checkIndex checks idx against the .rec file at path (a URL read with
+// storage's defaults) and returns the file's size.
 func checkIndex(path string, idx *recordio.Index) (int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	return st.Size(), recordio.ValidateIndex(f, st.Size(), path, idx)
+	return validateRec(context.Background(), path, idx, nil)
 }
 
 // All returns one pass (epoch) over the data. Its first error (a bad
@@ -572,25 +563,15 @@ func (ir *indexedRecords) All(ctx context.Context) iter.Seq2[recordio.Record, er
 
 // randomFile is an open .rec file read through its index.
 type randomFile struct {
-	f  *os.File
+	f  storage.File
 	rr *recordio.RandomReader
 }
 
-// openRandom opens the .rec file of f for reads by offset: the index,
-// checked, tells where each record ends, so one ReadAt reads a record.
+// openRandom opens the .rec file of f (a URL with storage's defaults) for
+// reads by offset: the index, checked, tells where each record ends, so one
+// ReadAt (one range request) reads a record.
 func openRandom(f *fileOffsets) (*randomFile, error) {
-	file, err := os.Open(f.path)
-	if err != nil {
-		return nil, err
-	}
-	st, err := file.Stat()
-	if err != nil {
-		file.Close()
-		return nil, err
-	}
-	rr := recordio.NewRandomReader(file, st.Size(), f.idx)
-	rr.Name = f.path
-	return &randomFile{f: file, rr: rr}, nil
+	return openRec(context.Background(), f.path, f.idx, nil)
 }
 
 // ensureMean computes and saves the mean image when MeanImg names a file

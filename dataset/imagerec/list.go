@@ -2,12 +2,15 @@ package imagerec
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // ListEntry is one line of an im2rec .lst file: the image's index (the id
@@ -18,9 +21,18 @@ type ListEntry struct {
 	Path   string
 }
 
-// ReadList reads the .lst file at path (see ParseList).
-func ReadList(path string) ([]ListEntry, error) {
-	f, err := os.Open(path)
+// ReadList reads the .lst file at path (see ParseList). path may be an
+// s3:// or http(s):// URL, read through package storage as [Storage] says
+// (the other options do not apply).
+func ReadList(path string, opts ...Option) ([]ListEntry, error) {
+	var c config
+	option.Apply(&c, opts)
+	return readList(context.Background(), path, c.storage)
+}
+
+// readList reads the .lst file at path, a URL through storage with sopts.
+func readList(ctx context.Context, path string, sopts []storage.Option) ([]ListEntry, error) {
+	f, err := openFile(ctx, path, sopts)
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,16 @@
 package imagerec
 
 import (
+	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // MXNet's NDArray file format (NDArray::Save of a list, as mx.nd.save
@@ -290,9 +294,14 @@ func WriteMeanImage(path string, shape []int, mean []float32) error {
 
 // readMeanImage reads the mean image file at path for images of shape
 // (c, h, w). It reads no more than such a file can hold, so a huge file
-// costs no memory.
-func readMeanImage(path string, shape [3]int) ([]float32, error) {
-	f, err := os.Open(path)
+// costs no memory. path may be a URL, read through storage with sopts; a
+// missing URL is an error (only a local path may name a mean image still
+// to be computed and saved), which does not wrap fs.ErrNotExist.
+func readMeanImage(ctx context.Context, path string, shape [3]int, sopts []storage.Option) ([]float32, error) {
+	f, err := openFile(ctx, path, sopts)
+	if storage.IsRemote(path) && errors.Is(err, storage.ErrNotFound) {
+		return nil, fmt.Errorf("imagerec: MeanImg %s does not exist: a mean image is computed and saved only to a local path: %w", path, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -300,11 +309,14 @@ func readMeanImage(path string, shape [3]int) ([]float32, error) {
 	elems := shape[0] * shape[1] * shape[2]
 	// Header, shape, context and names take well under 1 KiB.
 	limit := int64(elems)*4 + 4096
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
+	var data []byte
+	if f.Size() <= limit {
+		data, err = io.ReadAll(io.LimitReader(f, limit+1))
+		if err != nil {
+			return nil, err
+		}
 	}
-	if int64(len(data)) > limit {
+	if f.Size() > limit || int64(len(data)) > limit {
 		return nil, &MeanImageError{File: path, Offset: limit,
 			Msg: fmt.Sprintf("larger than a mean image of shape %v can be", shape)}
 	}

@@ -1,10 +1,12 @@
 package imagerec
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"runtime"
+	"slices"
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/image/augment"
@@ -12,6 +14,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // Option configures New, Decode and Augment. Each option names the
@@ -79,6 +82,7 @@ type config struct {
 	maxDecodeBytes int64
 	channels       int // Decode only
 	maxPixels      int // Decode only
+	storage        []storage.Option
 }
 
 // DataShape sets the shape of one output image, channels first (data_shape):
@@ -249,6 +253,8 @@ func Normalize(n augment.Normalize) Option { return option.New(func(c *config) {
 // normalisation) that averages every pixel of every image, then saves it to
 // path (WriteMeanImage) and uses it from then on; later Iters read the
 // saved file. The mean applies to DType sample.Float32 and sample.Int8.
+// path may be a URL (see Storage), which is only read: one that does not
+// exist is an error.
 func MeanImg(path string) Option { return option.New(func(c *config) { c.meanImgPath = path }) }
 
 // Threads sets the number of goroutines that decode and augment
@@ -290,6 +296,24 @@ func Channels(n int) Option { return option.New(func(c *config) { c.channels = n
 // decode.Options.MaxPixels); the default is decode.DefaultMaxPixels.
 func MaxPixels(n int) Option { return option.New(func(c *config) { c.maxPixels = n }) }
 
+// Storage sets the options of package storage (endpoint, credentials,
+// retries, read-ahead, a cache) through which New lists the .rec objects
+// of an s3:// directory prefix or glob and reads the .lst (List) and the
+// mean image (MeanImg), and through which ReadList reads. Each of those
+// may be an s3://bucket/key object or an http(s):// URL (see
+// [storage.Open]). The .rec and .idx files may be URLs too: they are read
+// with storage's defaults (the endpoint and credentials of the AWS_*
+// environment variables). In New's list, a URL ending in ".rec" names one
+// object and another s3:// URL names a directory, whose .rec objects
+// directly under it are read in key order (a URL with glob characters is
+// listed as a glob); an Index URL that does not end in ".idx" names the
+// directory of the .idx files. A missing remote MeanImg is an error: the
+// mean image is computed and saved only to a local path.
+func Storage(opts ...storage.Option) Option {
+	opts = slices.Clone(opts)
+	return option.New(func(c *config) { c.storage = append(c.storage, opts...) })
+}
+
 // stageConfig applies opts for Decode and Augment.
 func stageConfig(opts []Option) config {
 	var c config
@@ -309,7 +333,8 @@ func newConfig(recPath string, opts []Option) (*config, error) {
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("imagerec: "+format, args...))
 	}
-	if paths, err := recFiles(recPath); err != nil {
+	ctx := context.Background()
+	if paths, err := recFiles(ctx, recPath, c.storage); err != nil {
 		bad("%v", err)
 	} else {
 		c.recPaths = paths
@@ -401,7 +426,7 @@ func newConfig(recPath string, opts []Option) (*config, error) {
 		return nil, err
 	}
 	if c.meanImgPath != "" {
-		mean, err := readMeanImage(c.meanImgPath, c.shape)
+		mean, err := readMeanImage(ctx, c.meanImgPath, c.shape, c.storage)
 		switch {
 		case err == nil:
 			c.norm.MeanImage = mean
@@ -412,7 +437,7 @@ func newConfig(recPath string, opts []Option) (*config, error) {
 		}
 	}
 	if c.listPath != "" {
-		entries, err := ReadList(c.listPath)
+		entries, err := readList(ctx, c.listPath, c.storage)
 		if err != nil {
 			return nil, err
 		}

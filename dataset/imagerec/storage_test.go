@@ -1,0 +1,199 @@
+package imagerec_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/image/augment"
+	"github.com/tensorfeed/tensorfeed/storage"
+	"github.com/tensorfeed/tensorfeed/tensor"
+)
+
+// remoteData serves files from an in-process S3 server (gofakes3 over
+// HTTP on 127.0.0.1, as package storagetest starts one) and testdata over
+// HTTP. The S3 server is reached through opts, and through storage's
+// defaults too (the AWS_* environment variables of the test), which is
+// how the .rec and .idx files are read.
+type remoteData struct {
+	backend *s3mem.Backend
+	opts    []storage.Option
+	http    string // the HTTP server's URL: testdata's files under it
+}
+
+func newRemoteData(t *testing.T) *remoteData {
+	t.Helper()
+	backend := s3mem.New()
+	if err := backend.CreateBucket("data"); err != nil {
+		t.Fatal(err)
+	}
+	s3 := httptest.NewServer(gofakes3.New(backend).Server())
+	srv := httptest.NewServer(http.FileServer(http.Dir(testdata)))
+	transport := &http.Transport{}
+	t.Cleanup(func() {
+		s3.Close()
+		srv.Close()
+		transport.CloseIdleConnections()
+		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	})
+	t.Setenv("AWS_ENDPOINT_URL", s3.URL)
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test-secret")
+	return &remoteData{backend: backend, http: srv.URL, opts: []storage.Option{
+		storage.Endpoint(s3.URL), storage.Credentials("test", "test-secret", ""), storage.Transport(transport)}}
+}
+
+// put stores the file at path as s3://data/key and returns that URL.
+func (d *remoteData) put(t *testing.T, key, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := map[string]string{"Last-Modified": time.Now().UTC().Format(http.TimeFormat)}
+	if _, err := d.backend.PutObject("data", key, meta, bytes.NewReader(b), int64(len(b)), nil); err != nil {
+		t.Fatal(err)
+	}
+	return "s3://data/" + key
+}
+
+// passOf collects one pass of a new Iter over recPath.
+func passOf(t *testing.T, recPath string, opts ...imagerec.Option) []*tensor.Batch {
+	t.Helper()
+	it, err := imagerec.New(recPath, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pass(t, it)
+}
+
+// The test .rec files read from S3 (and over HTTP), in order and
+// shuffled through their .idx, give the local batches bit for bit, with
+// random crops and mirrors.
+func TestRemoteBatchesMatchLocal(t *testing.T) {
+	d := newRemoteData(t)
+	base := []imagerec.Option{imagerec.DataShape(3, 24, 24), imagerec.Batch(100), imagerec.LastBatch(batch.Pad),
+		imagerec.Seed(9), imagerec.RandCrop(), imagerec.RandMirror(), imagerec.Threads(2), imagerec.Storage(d.opts...),
+		imagerec.Normalize(augment.Normalize{Mean: [4]float32{120, 110, 100}, Std: [4]float32{60, 60, 60}})}
+	with := func(more ...imagerec.Option) []imagerec.Option {
+		return append(append([]imagerec.Option(nil), base...), more...)
+	}
+	for _, name := range []string{mnistJPG, "mnist_t10k_1000_png_gray"} {
+		rec, idx := d.put(t, "td/"+name+".rec", tdPath(name, ".rec")), d.put(t, "td/"+name+".idx", tdPath(name, ".idx"))
+		want := passOf(t, tdPath(name, ".rec"), with()...)
+		for _, u := range []string{rec, d.http + "/" + name + ".rec"} {
+			if got := passOf(t, u, with()...); !sameBatches(got, want) {
+				t.Errorf("%s: batches differ from the local ones", u)
+			}
+		}
+		want = passOf(t, tdPath(name, ".rec"), with(imagerec.Index(tdPath(name, ".idx")), imagerec.Shuffle(3))...)
+		if got := passOf(t, rec, with(imagerec.Index(idx), imagerec.Shuffle(3))...); !sameBatches(got, want) {
+			t.Errorf("%s shuffled through %s: batches differ from the local ones", rec, idx)
+		}
+		want = passOf(t, tdPath(name, ".rec"), with(imagerec.Index(tdPath(name, ".idx")), imagerec.Shard(3, 1))...)
+		if got := passOf(t, rec, with(imagerec.Index("s3://data/td"), imagerec.Shard(3, 1))...); !sameBatches(got, want) {
+			t.Errorf("%s, shard 1 of 3, .idx by directory URL: batches differ from the local ones", rec)
+		}
+	}
+}
+
+// An s3:// directory prefix, a glob and a ";"-list are listed through
+// storage with the Storage option; the .lst and the mean image are read
+// from S3; the records read equal the local read of the same files.
+func TestRemoteListsAndFiles(t *testing.T) {
+	d := newRemoteData(t)
+	dir := t.TempDir()
+	names := []string{mnistJPG, "mnist_t10k_1000_png_gray"}
+	for i, n := range names {
+		// Local copies in the directory under the keys' names.
+		b, err := os.ReadFile(tdPath(n, ".rec"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := []string{"a", "b"}[i] + ".rec"
+		if err := os.WriteFile(filepath.Join(dir, key), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d.put(t, "set/"+key, tdPath(n, ".rec"))
+	}
+	d.put(t, "set/a.idx", tdPath(mnistJPG, ".idx")) // not a .rec: never listed
+	d.put(t, "set/sub/c.rec", tdPath(mnistJPG, ".rec"))
+	opts := []imagerec.Option{imagerec.DataShape(3, 28, 28), imagerec.Batch(128), imagerec.Storage(d.opts...), imagerec.Threads(2)}
+	want := passOf(t, dir, opts...)
+	for _, arg := range []string{"s3://data/set", "s3://data/set/", "s3://data/set/*.rec", "s3://data/set/a.rec;s3://data/set/b.rec"} {
+		if got := passOf(t, arg, opts...); !sameBatches(got, want) {
+			t.Errorf("%s: batches differ from those of the local directory", arg)
+		}
+	}
+	for _, bad := range []string{"s3://data/none", "s3://data/set/*.jpg"} {
+		if _, err := imagerec.New(bad, opts...); err == nil || !strings.Contains(err.Error(), "no .rec object") {
+			t.Errorf("New(%s): %v", bad, err)
+		}
+	}
+	if _, err := imagerec.New(d.http+"/", opts...); err == nil || !strings.Contains(err.Error(), "cannot be listed") {
+		t.Errorf("New of an HTTP directory: %v", err)
+	}
+
+	// The .lst from S3 gives the labels the local one does.
+	lst := d.put(t, "m.lst", tdPath(mnistJPG, ".lst"))
+	got, err := imagerec.ReadList(lst, imagerec.Storage(d.opts...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, err := imagerec.ReadList(tdPath(mnistJPG, ".lst"))
+	if err != nil || len(got) != len(local) || got[999].Path != local[999].Path {
+		t.Fatalf("ReadList(%s): %d entries, local %d (%v)", lst, len(got), len(local), err)
+	}
+	rec := d.put(t, "m.rec", tdPath(mnistJPG, ".rec"))
+	labelled := []imagerec.Option{imagerec.DataShape(3, 28, 28), imagerec.Batch(128), imagerec.LabelWidth(1)}
+	wantL := passOf(t, tdPath(mnistJPG, ".rec"), append(labelled, imagerec.List(tdPath(mnistJPG, ".lst")))...)
+	if gotL := passOf(t, rec, append(labelled, imagerec.List(lst), imagerec.Storage(d.opts...))...); !sameBatches(gotL, wantL) {
+		t.Error("batches labelled by a remote .lst differ from the local ones")
+	}
+
+	// A mean image saved locally and read back from S3.
+	meanPath := filepath.Join(t.TempDir(), "mean.nd")
+	gray := []imagerec.Option{imagerec.DataShape(1, 28, 28), imagerec.Batch(500)}
+	grayRec := tdPath("mnist_t10k_1000_png_gray", ".rec")
+	wantM := passOf(t, grayRec, append(gray, imagerec.MeanImg(meanPath))...) // computes and saves it
+	meanURL := d.put(t, "mean.nd", meanPath)
+	if gotM := passOf(t, grayRec, append(gray, imagerec.MeanImg(meanURL), imagerec.Storage(d.opts...))...); !sameBatches(gotM, wantM) {
+		t.Error("batches normalised by a remote mean image differ from the local ones")
+	}
+	_, err = imagerec.New(grayRec, append(gray, imagerec.MeanImg("s3://data/nope.nd"), imagerec.Storage(d.opts...))...)
+	if !errors.Is(err, storage.ErrNotFound) || !strings.Contains(err.Error(), "s3://data/nope.nd does not exist") {
+		t.Errorf("missing remote mean image: %v", err)
+	}
+}
+
+// A missing .rec or .idx is an error naming its URL.
+func TestRemoteMissing(t *testing.T) {
+	d := newRemoteData(t)
+	opts := []imagerec.Option{imagerec.DataShape(3, 28, 28), imagerec.Batch(128)}
+	it, err := imagerec.New(d.http+"/nope.rec", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range it.All(context.Background()) {
+		if !errors.Is(err, storage.ErrNotFound) || !strings.Contains(err.Error(), d.http+"/nope.rec") {
+			t.Errorf("missing .rec: %v", err)
+		}
+		break
+	}
+	_, err = imagerec.New(d.http+"/"+mnistJPG+".rec", append(opts, imagerec.Index(d.http+"/nope.idx"))...)
+	if !errors.Is(err, storage.ErrNotFound) || !strings.Contains(err.Error(), d.http+"/nope.idx") {
+		t.Errorf("missing .idx: %v", err)
+	}
+}
