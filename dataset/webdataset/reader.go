@@ -112,8 +112,11 @@ func Storage(opts ...storage.Option) Option {
 // is a source.Reader[Sample]; each pass opens the shards one after the
 // other and closes each before the next.
 type Reader struct {
-	paths []string
-	cfg   config
+	paths  []string
+	cfg    config
+	from   start
+	epochs *source.Epochs
+	marks  *marks
 }
 
 // Open returns a reader of the shard at path (a tar or a gzip-compressed
@@ -130,7 +133,11 @@ func Open(path string, opts ...Option) *Reader {
 func OpenShards(paths []string, opts ...Option) *Reader {
 	c := config{maxMember: DefaultMaxMemberBytes, maxSample: DefaultMaxSampleBytes}
 	option.Apply(&c, opts)
-	return &Reader{paths: slices.Clone(paths), cfg: c}
+	return newReader(slices.Clone(paths), c, start{})
+}
+
+func newReader(paths []string, c config, from start) *Reader {
+	return &Reader{paths: paths, cfg: c, from: from, epochs: new(source.Epochs), marks: &marks{width: 2}}
 }
 
 // Skipped returns how many bad samples the reader's policy (OnBad,
@@ -163,14 +170,34 @@ type decoded[T any] struct {
 
 func (d *decoded[T]) All(ctx context.Context) iter.Seq2[T, error] { return pass(ctx, d.r, d.f) }
 
+// StateAt returns the state of r's pass (see [Reader.StateAt]).
+func (d *decoded[T]) StateAt(epoch int, n int64) (source.State, error) { return d.r.StateAt(epoch, n) }
+
+// Resume returns Decode(r resumed from st, f) (see [Reader.Resume]).
+func (d *decoded[T]) Resume(st source.State) (source.Reader[T], error) {
+	r, err := d.r.resume(st)
+	if err != nil {
+		return nil, err
+	}
+	return &decoded[T]{r: r, f: d.f}, nil
+}
+
 // Skipped returns how many bad samples the reader's policy has skipped.
 func (d *decoded[T]) Skipped() int64 { return d.r.Skipped() }
 
 func pass[T any](ctx context.Context, r *Reader, f func(Sample) (T, error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
+		ctx, epoch := r.epochs.Start(ctx)
 		log := tensorfeed.Logger(ctx)
-		p := &passState[T]{ctx: ctx, r: r, f: f, yield: yield, log: log, skips: r.cfg.bad.Pass(-1, log)}
-		for i := range r.paths {
+		p := &passState[T]{ctx: ctx, r: r, f: f, yield: yield, log: log, skips: r.cfg.bad.Pass(-1, log),
+			ring: r.marks.start(epoch), n: r.from.n}
+		first := 0
+		if r.from.exact {
+			first = r.from.file
+			p.ring.put(p.n, int64(r.from.file), r.from.off)
+			log.Debug("webdataset resume", zap.Int("shard", r.from.file), zap.Int64("offset", r.from.off), zap.Int64("sample", r.from.n))
+		}
+		for i := first; i < len(r.paths); i++ {
 			if !p.shard(i) {
 				return
 			}
@@ -190,6 +217,8 @@ type passState[T any] struct {
 	log     *zap.Logger
 	skips   *source.SkipCounter
 	lastKey string
+	ring    *ring
+	n       int64 // samples yielded (or dropped by a replay) in the epoch's pass
 }
 
 // shard reads shard i of the pass and reports whether the pass goes on.
@@ -199,7 +228,11 @@ func (p *passState[T]) shard(i int) bool {
 	if ce := p.log.Check(zap.DebugLevel, "webdataset shard"); ce != nil {
 		ce.Write(zap.String("shard", path), zap.Int("index", i), zap.Int("shards", len(p.r.paths)))
 	}
-	sh, err := openShard(p.ctx, path, &p.r.cfg)
+	var off int64
+	if p.r.from.exact && i == p.r.from.file {
+		off = p.r.from.off
+	}
+	sh, err := openShard(p.ctx, path, &p.r.cfg, off)
 	if err != nil {
 		p.yield(zero, err)
 		return false
@@ -219,7 +252,7 @@ func (p *passState[T]) shard(i int) bool {
 		if err == io.EOF {
 			return true
 		}
-		if err == nil && first && i > 0 && s.Key == p.lastKey {
+		if err == nil && first && i > 0 && off == 0 && s.Key == p.lastKey {
 			err = &Error{Shard: path, Offset: s.Offset, Member: sh.firstMember,
 				Err: fmt.Errorf("%w: key %q ends shard %s and starts this one", ErrSplit, s.Key, p.r.paths[i-1])}
 		}
@@ -244,6 +277,15 @@ func (p *passState[T]) shard(i int) bool {
 			continue
 		}
 		p.skips.Good()
+		p.n++
+		if next, ok := sh.nextOffset(); ok {
+			p.ring.put(p.n, int64(i), next)
+		} else {
+			p.ring.put(p.n, int64(i+1), 0)
+		}
+		if p.n <= p.r.from.skip {
+			continue
+		}
 		if !p.yield(out, nil) {
 			return false
 		}
@@ -306,16 +348,32 @@ type shard struct {
 	firstMember string
 }
 
-func openShard(ctx context.Context, p string, cfg *config) (*shard, error) {
+// openShard opens the shard at p and starts reading its tar stream at
+// offset off (in the decompressed stream for gzip).
+func openShard(ctx context.Context, p string, cfg *config, off int64) (*shard, error) {
 	f, err := storage.OpenFile(ctx, p, cfg.storage...)
 	if err != nil {
 		return nil, err
+	}
+	plain := false
+	if off > 0 {
+		var magic [2]byte
+		if _, err := f.ReadAt(magic[:], 0); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("webdataset: %s: %w", p, err)
+		}
+		if plain = magic != [2]byte{0x1f, 0x8b}; plain {
+			if _, err := f.Seek(off, io.SeekStart); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("webdataset: %s: %w", p, err)
+			}
+		}
 	}
 	rec := &ioRecorder{r: f}
 	br := bufio.NewReaderSize(rec, 64<<10)
 	sh := &shard{path: p, cfg: cfg, f: f, size: f.Size(), file: rec, seen: make(map[string]struct{})}
 	var stream io.Reader = br
-	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+	if magic, _ := br.Peek(2); !plain && bytes.Equal(magic, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			f.Close()
@@ -333,11 +391,31 @@ func openShard(ctx context.Context, p string, cfg *config) (*shard, error) {
 		return nil, rec.err
 	}
 	sh.cnt = &counter{r: stream}
+	if off > 0 && !plain {
+		// A resumed gzip shard: decompress up to the offset.
+		if m, err := io.CopyN(io.Discard, sh.cnt, off); err != nil {
+			f.Close()
+			return nil, sh.fail(m, "", err)
+		}
+	}
+	sh.cnt.n = off
 	sh.tr = tar.NewReader(sh.cnt)
 	return sh, nil
 }
 
 func (s *shard) close() { s.f.Close() }
+
+// nextOffset returns the offset of the first member of the sample after
+// the one next returned last, or false when that one ended the shard.
+func (s *shard) nextOffset() (int64, bool) {
+	if s.pending != nil {
+		return s.pending.offset, true
+	}
+	if e, ok := s.pendingErr.(*Error); ok {
+		return e.Offset, true
+	}
+	return 0, false
+}
 
 // fail turns an error of the tar or gzip reader into a positioned error,
 // or returns the file's own I/O error.

@@ -1,0 +1,93 @@
+package webdataset
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// A Reader (and a Decode of it) is source.Resumable. Its state after the
+// consumer received n samples is {webdataset(...), [shard, offset, n]}:
+// the index of the shard and the offset of the tar header of the first
+// member of the next sample (samples the policy skipped counted in).
+// Resuming from it opens that shard, seeks to the offset and reads on, so
+// nothing before it is read; in a .tar.gz shard the offset is in the
+// decompressed stream, and the resumed pass decompresses the stream up to
+// it without reading a tar header. A resumed pass cannot see the keys
+// before its offset, so a key that appears again after them (ErrSplit) is
+// found only when both are after it.
+//
+// The pass remembers where each of its last 4096 samples ended, so the
+// state is an offset state while the consumer is fewer than 4096 samples
+// behind the reader, as it is behind any prefetch buffer or parallel map
+// of a usual size. Further behind, or for a pass that stopped before
+// sample n, the state is {webdataset(...), [n]}, which resumes by replay:
+// the pass is read from its start and its first n samples dropped. Both
+// are exact.
+
+// start is where the passes of a reader begin: at the start (from a replay
+// state, dropping the first skip samples) or, with exact, at byte off of
+// shard file, after n samples of the epoch's pass.
+type start struct {
+	exact bool
+	file  int
+	off   int64
+	n     int64
+	skip  int64
+}
+
+// kind names the reader in its states: the number of shards and a hash of
+// their base names (so that a state of another shard set is refused, while
+// the shards may move to another directory or bucket).
+func (r *Reader) kind() string {
+	h := uint32(2166136261) // FNV-1a
+	for _, p := range r.paths {
+		for _, c := range []byte(path.Base(strings.ReplaceAll(p, `\`, "/"))) {
+			h = (h ^ uint32(c)) * 16777619
+		}
+		h = h * 16777619 // a 0 byte between names
+	}
+	return fmt.Sprintf("webdataset(shards=%d,names=%08x)", len(r.paths), h)
+}
+
+var _ source.Resumable[Sample] = (*Reader)(nil)
+
+// StateAt returns the state of the pass of epoch after its consumer
+// received n samples: {kind, [shard, offset, n]} where the pass still
+// remembers where sample n ended, else the replay state {kind, [n]}. It
+// reads nothing.
+func (r *Reader) StateAt(epoch int, n int64) (source.State, error) {
+	if n < 0 {
+		return source.State{}, fmt.Errorf("webdataset: state after %d samples: negative count", n)
+	}
+	abs := r.from.n + r.from.skip + n
+	var pos [2]int64
+	if r.marks.at(epoch, abs, pos[:]) {
+		return source.State{Kind: r.kind(), Pos: []int64{pos[0], pos[1], abs}}, nil
+	}
+	return source.State{Kind: r.kind(), Pos: []int64{abs}}, nil
+}
+
+// Resume returns a reader whose passes continue the pass st was taken
+// from: at its shard and offset, or by replay from a replay state. A state
+// of another reader (other shards) is an error wrapping source.ErrState.
+func (r *Reader) Resume(st source.State) (source.Reader[Sample], error) { return r.resume(st) }
+
+func (r *Reader) resume(st source.State) (*Reader, error) {
+	kind := r.kind()
+	if len(st.Pos) == 1 {
+		if err := st.Check(kind, 1, 0); err != nil {
+			return nil, err
+		}
+		return newReader(r.paths, r.cfg, start{skip: st.Pos[0]}), nil
+	}
+	if err := st.Check(kind, 3, 0); err != nil {
+		return nil, err
+	}
+	if st.Pos[0] > int64(len(r.paths)) {
+		return nil, &source.StateError{Want: kind, Got: st, Why: fmt.Sprintf("shard %d of %d", st.Pos[0], len(r.paths))}
+	}
+	return newReader(r.paths, r.cfg, start{exact: true, file: int(st.Pos[0]), off: st.Pos[1], n: st.Pos[2]}), nil
+}
