@@ -113,7 +113,7 @@ func (fs *files) pass(ctx context.Context) iter.Seq2[Record, error] {
 			yield(Record{}, err)
 			return
 		}
-		p := &passState{ring: fs.marks.start(epoch), index: fs.from.n, skip: fs.from.skip}
+		p := &passState{ring: fs.marks.start(epoch, fs.from.low()), index: fs.from.n, skip: fs.from.skip}
 		if fs.from.exact {
 			p.ring.put(fs.from.n, int64(fs.from.file), fs.from.off)
 			log.Debug("recordio resume", zap.Int("file", fs.from.file), zap.Int64("offset", fs.from.off), zap.Int64("record", fs.from.n))

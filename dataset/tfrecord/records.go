@@ -161,7 +161,7 @@ func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
 		if regular {
 			rd.Size = size // ignored for gzip
 		}
-		ring := r.marks.start(epoch)
+		ring := r.marks.start(epoch, r.from.low())
 		n := r.from.n
 		if r.from.exact {
 			if err := r.seek(f, rd, log); err != nil {

@@ -41,6 +41,15 @@ type start struct {
 	skip  int64
 }
 
+// low is the first count a pass from s puts in its ring: a fresh pass
+// knows where it is only after its first record.
+func (s start) low() int64 {
+	if s.exact {
+		return s.n
+	}
+	return 1
+}
+
 // seek moves a new Reader of f to the start of r's resumed pass.
 func (r *Records) seek(f storage.File, rd *Reader, log *zap.Logger) error {
 	off := r.from.off

@@ -28,13 +28,15 @@ type marks struct {
 // pass, also for a resumed pass).
 type ring struct {
 	width int
+	low   int64        // the first count the pass stores
 	top   atomic.Int64 // the highest count stored, -1 before any
 	vals  []atomic.Int64
 }
 
 // start returns a new ring for a pass of epoch, in place of the one of an
 // earlier pass of the same epoch, and forgets epochs before the previous.
-func (m *marks) start(epoch int) *ring {
+// low is the first count the pass will put.
+func (m *marks) start(epoch int, low int64) *ring {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.rings == nil {
@@ -45,7 +47,7 @@ func (m *marks) start(epoch int) *ring {
 			delete(m.rings, e)
 		}
 	}
-	r := &ring{width: m.width, vals: make([]atomic.Int64, ringSize*m.width)}
+	r := &ring{width: m.width, low: low, vals: make([]atomic.Int64, ringSize*m.width)}
 	r.top.Store(-1)
 	m.rings[epoch] = r
 	return r
@@ -70,7 +72,7 @@ func (m *marks) at(epoch int, n int64, pos []int64) bool {
 		return false
 	}
 	top := r.top.Load()
-	if n > top || n <= top-ringSize+1 {
+	if n < r.low || n > top || n <= top-ringSize+1 {
 		return false
 	}
 	s := r.vals[int(n%ringSize)*r.width:][:len(pos)]

@@ -190,7 +190,7 @@ func pass[T any](ctx context.Context, r *Reader, f func(Sample) (T, error)) iter
 		ctx, epoch := r.epochs.Start(ctx)
 		log := tensorfeed.Logger(ctx)
 		p := &passState[T]{ctx: ctx, r: r, f: f, yield: yield, log: log, skips: r.cfg.bad.Pass(-1, log),
-			ring: r.marks.start(epoch), n: r.from.n}
+			ring: r.marks.start(epoch, r.from.low()), n: r.from.n}
 		first := 0
 		if r.from.exact {
 			first = r.from.file

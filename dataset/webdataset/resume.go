@@ -38,6 +38,15 @@ type start struct {
 	skip  int64
 }
 
+// low is the first count a pass from s puts in its ring: a fresh pass
+// knows where it is only after its first record.
+func (s start) low() int64 {
+	if s.exact {
+		return s.n
+	}
+	return 1
+}
+
 // kind names the reader in its states: the number of shards and a hash of
 // their base names (so that a state of another shard set is refused, while
 // the shards may move to another directory or bucket).
