@@ -225,7 +225,7 @@ func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 	case formatRecIndex:
 		err = checkRecIndex(ctx, path, rep, stdout)
 	case formatList:
-		err = checkList(path, rep, stdout)
+		err = checkList(ctx, path, rep, stdout)
 	case formatTFRecord:
 		err = checkTFRecord(ctx, path, rep, stdout)
 	case formatWDS:

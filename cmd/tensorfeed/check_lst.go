@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 )
@@ -9,10 +10,10 @@ import (
 // (see scanList): every line must parse, indexes must be unique and paths
 // must stay inside the image root. Whether the images exist is not
 // checked: the root is not known here.
-func checkList(path string, rep *reporter, stdout io.Writer) error {
+func checkList(ctx context.Context, path string, rep *reporter, stdout io.Writer) error {
 	var labels labelStats
 	n, width := 0, -1
-	err := scanList(path, func(e listLine, err error) bool {
+	err := scanList(ctx, path, rep.storage, func(e listLine, err error) bool {
 		if err != nil {
 			return rep.report(err)
 		}

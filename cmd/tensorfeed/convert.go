@@ -20,6 +20,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 var convertCommand = command{
@@ -33,9 +34,11 @@ The input, by --from:
              csv:rows.csv, shards/*.tar) or URLs (s3://bucket/train-*.rec, recordio:s3://bucket/x.rec,
              https://host/a.tfrecord; S3 through the AWS_* environment variables, AWS_ENDPOINT_URL
              for MinIO); untagged files are recognised from their first bytes
-  mnist      DIR holding MNIST's IDX files (--split train or t10k): each image's bytes paired with its label
-  images     a .lst file (paths relative to --root, by default the .lst's folder) or a folder of images
-             with one sub-folder per class, as "im2rec list" makes it: each image's file bytes and labels
+  mnist      DIR holding MNIST's IDX files (--split train or t10k), a folder or a URL prefix
+             (s3://bucket/mnist): each image's bytes paired with its label
+  images     a .lst file (paths relative to --root, by default the .lst's folder; both may be URLs)
+             or a local folder of images with one sub-folder per class, as "im2rec list" makes it:
+             each image's file bytes and labels
 
 How records are written: an image with labels (mnist, images) becomes an image record (MXNet's header with the id and labels, then the bytes) in RecordIO, a tf.train.Example with the features "image" (bytes), "label" (int64, or float when a label is not an integer) and "key" in TFRecord, and the members KEY.bin (MNIST's raw pixels) or KEY.jpg/.png (the file as stored) and KEY.cls (or KEY.json for several or fractional labels) in WebDataset, and the columns "key", "image" and "label" (int64: one integer label per image) in Parquet. A record of the registry is written as its payload in RecordIO, as the features "data" and "key" in TFRecord, as KEY.bin in WebDataset and as the columns "key" and "data" in Parquet; a WebDataset sample keeps its fields, as features of those names in TFRecord (RecordIO and Parquet cannot hold one).
 
@@ -66,7 +69,7 @@ func convertSetup(fs *flag.FlagSet) runFunc {
 	fs.Int64Var(&o.shardRecords, "shard-records", 0, "start a new shard after `N` records (0: no limit)")
 	fs.Int64Var(&o.shardBytes, "shard-bytes", 0, "start a new shard once one holds `M` bytes (0: no limit)")
 	fs.StringVar(&o.split, "split", "train", "--from mnist: the `split`, train or t10k")
-	fs.StringVar(&o.root, "root", "", "--from images with a .lst: the `folder` its paths are relative to (default the .lst's folder)")
+	fs.StringVar(&o.root, "root", "", "--from images with a .lst: the `folder` (or URL prefix) its paths are relative to (default the .lst's folder)")
 	fs.IntVar(&o.workers, "workers", 1, "registry inputs: `N` files read at once (more than 1 interleaves their records)")
 	fs.Float64Var(&o.skipBad, "skip-bad", 0, "registry inputs: skip bad records (a TFRecord checksum, a csv line over 1 MiB, ...) while they are at most this `fraction` of a file")
 	return func(ctx context.Context, pos []string, e *env) error {
@@ -98,12 +101,12 @@ func convertSetup(fs *flag.FlagSet) runFunc {
 			if o.split != "train" && o.split != "t10k" {
 				return usagef("--split must be train or t10k, not %q", o.split)
 			}
-			in, err = mnistInput(pos[0], o.split)
+			in, err = mnistInput(ctx, pos[0], o.split, e.storage)
 		case "images":
 			if len(pos) != 1 {
 				return usagef("--from images takes one .lst file or folder, got %d arguments", len(pos))
 			}
-			in, err = imagesInput(pos[0], o.root)
+			in, err = imagesInput(ctx, pos[0], o.root, e.storage)
 		default:
 			return usagef("--from must be empty, mnist or images, not %q", o.from)
 		}
@@ -187,55 +190,89 @@ func registryInput(specs []string, o convertOptions, e *env) *convInput {
 // recordKey is the key of the n-th record of an input without keys.
 func recordKey(n int) string { return fmt.Sprintf("%08d", n) }
 
-// findIDX returns the path of the IDX file name in dir, plain or gzip.
-func findIDX(dir, name string) (string, error) {
-	for _, p := range []string{filepath.Join(dir, name), filepath.Join(dir, name+".gz")} {
-		if _, err := os.Stat(p); err == nil {
+// joinInput joins a folder and a name: with a slash for a URL, with the
+// system's separator for a local path.
+func joinInput(dir, name string) string {
+	if storage.IsRemote(dir) {
+		return strings.TrimSuffix(dir, "/") + "/" + name
+	}
+	return filepath.Join(dir, name)
+}
+
+// inputDir returns the folder of a path or URL.
+func inputDir(name string) string {
+	if storage.IsRemote(name) {
+		if i := strings.LastIndex(name, "/"); i > strings.Index(name, "://")+2 {
+			return name[:i]
+		}
+		return name
+	}
+	return filepath.Dir(name)
+}
+
+// findIDX returns the path of the IDX file name in dir (a local folder or
+// a URL prefix), plain or gzip.
+func findIDX(ctx context.Context, dir, name string, opts []storage.Option) (string, error) {
+	for _, p := range []string{joinInput(dir, name), joinInput(dir, name+".gz")} {
+		if inputExists(ctx, p, opts) {
 			return p, nil
 		}
 	}
 	return "", fmt.Errorf("%s: no %s or %s.gz", dir, name, name)
 }
 
-// mnistInput pairs the images and labels of an MNIST split.
-func mnistInput(dir, split string) (*convInput, error) {
-	images, err := findIDX(dir, split+"-images-idx3-ubyte")
+// mnistInput pairs the images and labels of an MNIST split in dir, a
+// local folder or a URL prefix read through package storage with opts.
+func mnistInput(ctx context.Context, dir, split string, opts []storage.Option) (*convInput, error) {
+	images, err := findIDX(ctx, dir, split+"-images-idx3-ubyte", opts)
 	if err != nil {
 		return nil, err
 	}
-	labels, err := findIDX(dir, split+"-labels-idx1-ubyte")
+	labels, err := findIDX(ctx, dir, split+"-labels-idx1-ubyte", opts)
 	if err != nil {
 		return nil, err
 	}
-	ix, err := mnist.CheckIDXFile(labels)
-	if err != nil {
-		return nil, err
-	}
-	open := func(path string) (*os.File, *mnist.IDXReader, error) {
-		f, err := os.Open(path)
+	open := func(ctx context.Context, path string) (storage.File, *mnist.IDXReader, error) {
+		f, err := openInput(ctx, path, opts)
 		if err != nil {
 			return nil, nil, err
 		}
-		var opts []mnist.IDXOption
-		if st, err := f.Stat(); err == nil {
-			opts = append(opts, mnist.InputSize(st.Size()))
+		var xo []mnist.IDXOption
+		if _, local := f.(*localInput); !local || f.Size() > 0 {
+			xo = append(xo, mnist.InputSize(f.Size()))
 		}
-		x, err := mnist.NewIDXReader(f, path, opts...)
+		x, err := mnist.NewIDXReader(f, path, xo...)
 		if err != nil {
 			f.Close()
 			return nil, nil, err
 		}
 		return f, x, nil
 	}
-	return &convInput{total: int64(ix.Header.Records()), items: func(ctx context.Context) iter.Seq2[convItem, error] {
+	var total int64
+	if storage.IsRemote(labels) {
+		// The header, checked against the object's size: one request.
+		f, x, err := open(ctx, labels)
+		if err != nil {
+			return nil, err
+		}
+		total = int64(x.Header().Records())
+		f.Close()
+	} else {
+		ix, err := mnist.CheckIDXFile(labels)
+		if err != nil {
+			return nil, err
+		}
+		total = int64(ix.Header.Records())
+	}
+	return &convInput{total: total, items: func(ctx context.Context) iter.Seq2[convItem, error] {
 		return func(yield func(convItem, error) bool) {
-			fi, xi, err := open(images)
+			fi, xi, err := open(ctx, images)
 			if err != nil {
 				yield(convItem{}, err)
 				return
 			}
 			defer fi.Close()
-			fl, xl, err := open(labels)
+			fl, xl, err := open(ctx, labels)
 			if err != nil {
 				yield(convItem{}, err)
 				return
@@ -276,26 +313,32 @@ func mnistInput(dir, split string) (*convInput, error) {
 var imageExts = map[string]bool{".jpg": true, ".jpeg": true, ".png": true}
 
 // imagesInput lists the images of a .lst file or a folder of class
-// folders.
-func imagesInput(path, root string) (*convInput, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
+// folders. The .lst and the root may be URLs, read through package storage
+// with opts; a folder is local.
+func imagesInput(ctx context.Context, path, root string, opts []storage.Option) (*convInput, error) {
+	dir := false
+	if !storage.IsRemote(path) {
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, err
+		}
+		dir = st.IsDir()
 	}
 	var entries []imagerec.ListEntry
-	if st.IsDir() {
+	if dir {
 		if root != "" {
 			return nil, usagef("--root is for a .lst; the folder %s is the root", path)
 		}
 		root = path
+		var err error
 		if entries, _, err = listImages(path, true, imageExts); err != nil {
 			return nil, err
 		}
 	} else {
 		if root == "" {
-			root = filepath.Dir(path)
+			root = inputDir(path)
 		}
-		lines, err := readList(path)
+		lines, err := readList(ctx, path, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -311,7 +354,7 @@ func imagesInput(path, root string) (*convInput, error) {
 					return
 				}
 				// readList has checked that the path stays inside root.
-				data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(e.Path)))
+				data, err := readImage(ctx, root, e.Path, opts)
 				if err != nil {
 					yield(convItem{}, err)
 					return
@@ -327,6 +370,24 @@ func imagesInput(path, root string) (*convInput, error) {
 			}
 		}
 	}}, nil
+}
+
+// readImage reads the image at the slash-separated path p under root, a
+// local folder or a URL prefix.
+func readImage(ctx context.Context, root, p string, opts []storage.Option) ([]byte, error) {
+	if !storage.IsRemote(root) {
+		return os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+	}
+	f, err := openInput(ctx, joinInput(root, strings.ReplaceAll(p, `\`, "/")), opts)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data := make([]byte, f.Size())
+	if _, err := f.ReadAt(data, 0); err != nil && err != io.EOF {
+		return nil, err
+	}
+	return data, nil
 }
 
 // runConvert writes the records of in as shards and prints the summary.

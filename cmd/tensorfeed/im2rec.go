@@ -345,7 +345,7 @@ type packed struct {
 // and no partial file behind.
 func packList(ctx context.Context, lst, root string, o packOptions, e *env) error {
 	stdout, stderr := e.stdout, e.stderr
-	lines, err := readList(lst)
+	lines, err := readList(ctx, lst, e.storage)
 	if err != nil {
 		return err
 	}

@@ -2,13 +2,14 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"strings"
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // listLine is one entry of a .lst file with the line it is on, so that
@@ -23,7 +24,8 @@ type listLine struct {
 // file without newlines cannot make the scanner grow without end.
 const maxListLine = 16 << 20
 
-// scanList reads the .lst file at name line by line and calls f with each
+// scanList reads the .lst file at name (a local path, or an s3:// or
+// http(s):// URL read through package storage with opts) line by line and calls f with each
 // entry, or with the error of a line that is malformed: one that
 // imagerec.ParseList rejects, whose index appeared on an earlier line, or
 // whose path is empty, absolute or climbs out of the image root with "..".
@@ -34,8 +36,8 @@ const maxListLine = 16 << 20
 //
 // Memory holds one line plus, per entry, its index and line number: the
 // repeated-index check needs them.
-func scanList(name string, f func(e listLine, err error) bool) error {
-	file, err := os.Open(name)
+func scanList(ctx context.Context, name string, opts []storage.Option, f func(e listLine, err error) bool) error {
+	file, err := openInput(ctx, name, opts)
 	if err != nil {
 		return err
 	}
@@ -101,10 +103,10 @@ func scanList(name string, f func(e listLine, err error) bool) error {
 
 // readList reads every entry of the .lst file at name and stops at the
 // first malformed line (see scanList).
-func readList(name string) ([]listLine, error) {
+func readList(ctx context.Context, name string, opts []storage.Option) ([]listLine, error) {
 	var out []listLine
 	var bad error
-	err := scanList(name, func(e listLine, err error) bool {
+	err := scanList(ctx, name, opts, func(e listLine, err error) bool {
 		if err != nil {
 			bad = err
 			return false
