@@ -96,8 +96,11 @@ func (c Col) String() string {
 // source.Reader[Row]: every call to All opens the files, reads one pass and
 // closes them. Passes may run concurrently.
 type Reader struct {
-	path string
-	cfg  config
+	path   string
+	cfg    config
+	from   start
+	epochs *source.Epochs
+	marks  *marks
 }
 
 type config struct {
@@ -296,7 +299,11 @@ func New(path string, opts ...Option) *Reader {
 	if col, found := lo.Find(slices.Concat(c.labelCols, c.dataCols), func(col Col) bool { return col.byName }); found && !c.header {
 		panic(fmt.Sprintf("csv: New: column %s selected by name without Header", col))
 	}
-	return &Reader{path: path, cfg: c}
+	return newReader(path, c, start{})
+}
+
+func newReader(path string, c config, from start) *Reader {
+	return &Reader{path: path, cfg: c, from: from, epochs: new(source.Epochs), marks: &marks{width: 6}}
 }
 
 // Skipped returns how many bad rows the reader's policy (OnBad, SkipBad)
@@ -322,7 +329,7 @@ type Layout struct {
 // Layout reads the start of the file(s) and returns the layout of its rows.
 // It fails as a pass would on a missing column or a shape mismatch.
 func (r *Reader) Layout() (Layout, error) {
-	p, err := r.start(context.Background())
+	p, err := r.start(context.Background(), false)
 	if err != nil {
 		return Layout{}, err
 	}
@@ -365,8 +372,9 @@ type pass struct {
 }
 
 // start opens the file(s), reads the header and the first row and resolves
-// the layout.
-func (r *Reader) start(ctx context.Context) (p *pass, err error) {
+// the layout. With head, the files are read through ReadAt until they seek
+// (a resumed pass).
+func (r *Reader) start(ctx context.Context, head bool) (p *pass, err error) {
 	c := &r.cfg
 	p = &pass{cfg: c}
 	p.layout.DType = c.dtype
@@ -375,7 +383,7 @@ func (r *Reader) start(ctx context.Context) (p *pass, err error) {
 			p.close()
 		}
 	}()
-	if p.data, err = c.open(ctx, r.path); err != nil {
+	if p.data, err = c.open(ctx, r.path, head); err != nil {
 		return p, err
 	}
 	for range c.skip {
@@ -451,7 +459,7 @@ func (r *Reader) start(ctx context.Context) (p *pass, err error) {
 	p.ln = len(p.layout.LabelCols)
 	labPath, labLine := r.path, where
 	if c.labelFile != "" {
-		if p.lab, err = c.open(ctx, c.labelFile); err != nil {
+		if p.lab, err = c.open(ctx, c.labelFile, head); err != nil {
 			return p, err
 		}
 		err := p.lab.read()
@@ -666,13 +674,25 @@ const checkEvery = 256
 // and a warning for each row the policy skips.
 func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
-		p, err := r.start(ctx)
+		ctx, epoch := r.epochs.Start(ctx)
+		p, err := r.start(ctx, r.from.exact)
 		if err != nil {
 			yield(Row{}, err)
 			return
 		}
 		defer p.close()
+		ring := r.marks.start(epoch, r.from.low())
+		rows := r.from.n
+		if r.from.exact {
+			if err := r.seek(p, ring); err != nil {
+				yield(Row{}, err)
+				return
+			}
+		}
 		log := tensorfeed.Logger(ctx)
+		if r.from.exact {
+			r.logResume(log)
+		}
 		if ce := log.Check(zap.DebugLevel, "csv pass"); ce != nil {
 			ce.Write(zap.String("file", r.path), zap.String("labels", r.cfg.labelFile),
 				zap.Ints("data_cols", p.layout.DataCols), zap.Ints("label_cols", p.layout.LabelCols),
@@ -691,7 +711,7 @@ func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 				default:
 				}
 			}
-			if n > 0 {
+			if n > 0 || r.from.exact {
 				if recErr = p.data.read(); recErr == io.EOF {
 					if err := cmp.Or(p.checkLabelEnd(), skips.End()); err != nil {
 						yield(Row{}, err)
@@ -729,6 +749,15 @@ func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 				continue
 			}
 			skips.Good()
+			rows++
+			if p.lab != nil {
+				ring.put(rows, p.data.off, int64(p.data.line), int64(p.data.rows), p.lab.off, int64(p.lab.line), int64(p.lab.rows))
+			} else {
+				ring.put(rows, p.data.off, int64(p.data.line), int64(p.data.rows), 0, 0, 0)
+			}
+			if rows <= r.from.skip {
+				continue
+			}
 			if !yield(row, nil) {
 				return
 			}

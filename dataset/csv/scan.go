@@ -7,6 +7,7 @@ import (
 	stdcsv "encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -49,6 +50,7 @@ type file struct {
 	maxLine  int
 	maxField int
 
+	off   int64  // bytes read so far
 	line  int    // lines read so far
 	rows  int    // records read, good or bad
 	bom   bool   // the first line, which may start with a byte order mark, is still to be read
@@ -70,16 +72,35 @@ type file struct {
 // fields that hold line breaks make a record span lines.
 type move struct{ field, line int }
 
-func (c *config) open(ctx context.Context, path string) (*file, error) {
+// open opens the file at path. With head, the file is read through ReadAt
+// (one range request per buffer of a remote file, no read-ahead) until
+// seek moves it: a resumed pass reads only the head for the layout before
+// it seeks.
+func (c *config) open(ctx context.Context, path string, head bool) (*file, error) {
 	f, err := storage.OpenFile(ctx, path, c.storage...)
 	if err != nil {
 		return nil, err
 	}
+	var rd io.Reader = f
+	if head {
+		rd = io.NewSectionReader(f, 0, math.MaxInt64)
+	}
 	return &file{
-		path: path, f: f, r: bufio.NewReaderSize(f, bufSize),
+		path: path, f: f, r: bufio.NewReaderSize(rd, bufSize),
 		comma: c.comma, commaLen: utf8.RuneLen(c.comma), comment: c.comment,
 		maxLine: c.maxLine, maxField: c.maxField, bom: true,
 	}, nil
+}
+
+// seek moves the file to byte off, where a record starts after line lines
+// and rows records.
+func (f *file) seek(off int64, line, rows int) error {
+	if _, err := f.f.Seek(off, io.SeekStart); err != nil {
+		return fmt.Errorf("csv: %s: %w", f.path, err)
+	}
+	f.r.Reset(f.f)
+	f.off, f.line, f.rows, f.bom = off, line, rows, false
+	return nil
 }
 
 var byteOrderMark = []byte("\ufeff")
@@ -101,6 +122,7 @@ func (f *file) readLine(budget int) ([]byte, error) {
 		}
 		line = f.raw
 	}
+	f.off += int64(len(line))
 	if len(line) == 0 && err != nil {
 		if err == io.EOF {
 			return nil, io.EOF

@@ -38,7 +38,7 @@ func FuzzScanMatchesEncodingCSV(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		sf, err := c.open(context.Background(), path)
+		sf, err := c.open(context.Background(), path, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,133 @@
+package csv
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/tensorfeed/tensorfeed/source"
+)
+
+// A Reader is source.Resumable. Its state after the consumer received n
+// rows is {csv(...), [offset, line, records, label offset, label line,
+// label records, n]}: where the row after the n-th starts in the data file,
+// with the lines and records (header, skipped and bad rows included) before
+// it, and the same for the label file (zeros without one), so that the two
+// files resume in step and line numbers in rows and errors stay those of
+// the files. Resuming from it reads the head of the file(s) for the layout
+// (SkipRows, the header, the first row: through one 64 KiB buffer, by
+// ReadAt for a remote file), then seeks each file to its offset and reads
+// on: nothing else before the offsets is read.
+//
+// The pass remembers where each of its last 4096 rows ended, so the state
+// is an offset state while the consumer is fewer than 4096 rows behind the
+// reader, as it is behind any prefetch buffer or parallel map of a usual
+// size. Further behind, or for a pass that stopped before row n, the state
+// is {csv(...), [n]}, which resumes by replay: the pass is read from its
+// start and its first n rows dropped. Both are exact.
+//
+// Under a bad-record policy, a pass resumed from an offset judges the
+// policy's fraction over the rows it reads itself, as its SkipCounter
+// starts at zero: a tail that is denser in bad rows than the whole pass
+// may fail where the whole pass did not (a replay judges the whole pass).
+
+// start is where the passes of a reader begin: at the start (from a replay
+// state, dropping the first skip rows) or, with exact, at pos (data offset,
+// line, records, then the label file's) after n rows of the epoch's pass.
+type start struct {
+	exact bool
+	pos   [6]int64
+	n     int64
+	skip  int64
+}
+
+// low is the first count a pass from s puts in its ring: a fresh pass
+// knows where it is only after its first record.
+func (s start) low() int64 {
+	if s.exact {
+		return s.n
+	}
+	return 1
+}
+
+// seek moves the files of a pass that has read its head to the start of
+// the resumed pass, and puts that position in the pass's ring.
+func (r *Reader) seek(p *pass, ring *ring) error {
+	at := r.from.pos
+	if err := p.data.seek(at[0], int(at[1]), int(at[2])); err != nil {
+		return err
+	}
+	if p.lab != nil {
+		if err := p.lab.seek(at[3], int(at[4]), int(at[5])); err != nil {
+			return err
+		}
+	}
+	ring.put(r.from.n, at[:]...)
+	return nil
+}
+
+// kind names the reader in its states by hashes of the base names of its
+// data and label files, so that a state of other files is refused while
+// the files may move.
+func (r *Reader) kind() string {
+	k := "csv(" + nameHash(r.path)
+	if r.cfg.labelFile != "" {
+		k += ",labels=" + nameHash(r.cfg.labelFile)
+	}
+	return k + ")"
+}
+
+// nameHash returns a short hash of a path's base name.
+func nameHash(p string) string {
+	h := uint32(2166136261) // FNV-1a
+	for _, c := range []byte(path.Base(strings.ReplaceAll(p, `\`, "/"))) {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return fmt.Sprintf("%08x", h)
+}
+
+var _ source.Resumable[Row] = (*Reader)(nil)
+
+// StateAt returns the state of the pass of epoch after its consumer
+// received n rows: {kind, [offset, line, records, label offset, label
+// line, label records, n]} where the pass still remembers where row n
+// ended, else the replay state {kind, [n]}. It reads nothing.
+func (r *Reader) StateAt(epoch int, n int64) (source.State, error) {
+	if n < 0 {
+		return source.State{}, fmt.Errorf("csv: state after %d rows: negative count", n)
+	}
+	abs := r.from.n + r.from.skip + n
+	var pos [6]int64
+	if r.marks.at(epoch, abs, pos[:]) {
+		return source.State{Kind: r.kind(), Pos: append(pos[:], abs)}, nil
+	}
+	return source.State{Kind: r.kind(), Pos: []int64{abs}}, nil
+}
+
+// Resume returns a reader whose passes continue the pass st was taken
+// from: at its offsets, or by replay from a replay state. A state of
+// other files is an error wrapping source.ErrState.
+func (r *Reader) Resume(st source.State) (source.Reader[Row], error) {
+	kind := r.kind()
+	if len(st.Pos) == 1 {
+		if err := st.Check(kind, 1, 0); err != nil {
+			return nil, err
+		}
+		return newReader(r.path, r.cfg, start{skip: st.Pos[0]}), nil
+	}
+	if err := st.Check(kind, 7, 0); err != nil {
+		return nil, err
+	}
+	from := start{exact: true, n: st.Pos[6]}
+	copy(from.pos[:], st.Pos)
+	return newReader(r.path, r.cfg, from), nil
+}
+
+// logResume logs where a resumed pass starts.
+func (r *Reader) logResume(log *zap.Logger) {
+	if ce := log.Check(zap.DebugLevel, "csv resume"); ce != nil {
+		ce.Write(zap.String("file", r.path), zap.Int64("offset", r.from.pos[0]), zap.Int64("line", r.from.pos[1]), zap.Int64("row", r.from.n))
+	}
+}
