@@ -29,6 +29,11 @@ import (
 // record n, the state is {tfrecord(name), [n]}, which resumes by replay:
 // the pass is read from its start and its first n records dropped. Both
 // are exact.
+//
+// Under a bad-record policy, a pass resumed from an offset judges the
+// policy's fraction over the records it reads itself, as its SkipCounter
+// starts at zero: a tail that is denser in bad records than the whole pass
+// may fail where the whole pass did not (a replay judges the whole pass).
 
 // start is where the passes of a reader begin: at the start (from a replay
 // state, dropping the first skip records) or, with exact, at byte off of

@@ -26,6 +26,11 @@ import (
 // sample n, the state is {webdataset(...), [n]}, which resumes by replay:
 // the pass is read from its start and its first n samples dropped. Both
 // are exact.
+//
+// Under a bad-record policy, a pass resumed from an offset judges the
+// policy's fraction over the samples it reads itself, as its SkipCounter
+// starts at zero: a tail that is denser in bad samples than the whole pass
+// may fail where the whole pass did not (a replay judges the whole pass).
 
 // start is where the passes of a reader begin: at the start (from a replay
 // state, dropping the first skip samples) or, with exact, at byte off of
