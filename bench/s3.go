@@ -10,12 +10,15 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
@@ -150,4 +153,144 @@ func writeS3RecordIO(path string, size int64) (records int, payload int64, err e
 		return 0, 0, err
 	}
 	return records, payload, f.Close()
+}
+
+// imagerecS3Threads is the number of decoding threads of the imagerec-s3
+// rows.
+const imagerecS3Threads = 2
+
+// imagerecS3Rows is the workload "imagerec-s3", listed after "imagerec".
+var _ = imagerecS3Rows
+
+// imagerecS3Rows measures the image pipeline of the imagerec-pipeline rows
+// (decode, random 224 crop, random mirror, mean/std, float32 CHW, batches
+// of 128, 2 threads, the part of the photo set those rows read) with a
+// global shuffle through the .idx, over the photo .rec and .idx served as
+// s3:// objects by an in-process S3 server (gofakes3 over loopback HTTP),
+// against the same Iter over the same files on local disk, run
+// alternately. Cold: every pass checks the index against the .rec with
+// one range request per record and reads each record with one more; warm:
+// through a storage.Cache that a first pass filled (a pass still asks the
+// server for the objects' ETags). "x plain" is the time over the local
+// disk's; the three passes must give the same checksum.
+func imagerecS3Rows(cfg config) ([]Row, error) {
+	path := filepath.Join(cfg.dataDir, "imagerec", "bench", "photos_1536.rec")
+	idxPath := strings.TrimSuffix(path, ".rec") + ".idx"
+	decs := imagerecDecoders()
+	dec := decs[len(decs)-1]
+	if _, err := os.Stat(idxPath); err != nil {
+		var rows []Row
+		for _, name := range []string{"imagerec-s3-cold", "imagerec-s3-warm"} {
+			rows = append(rows, Row{Name: name, Decoder: dec.Name(), Threads: imagerecS3Threads,
+				Note: fmt.Sprintf("not measured: %s is missing (-data DIR)", idxPath)})
+		}
+		return rows, nil
+	}
+	parts := 6 // as the imagerec rows: a sixth of the photos, all with -long
+	switch {
+	case cfg.tiny:
+		parts = 96
+	case cfg.long:
+		parts = 1
+	}
+	dir, err := os.MkdirTemp("", "tensorfeed-bench-s3-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+
+	backend := s3mem.New()
+	if err := backend.CreateBucket("bench"); err != nil {
+		return nil, err
+	}
+	meta := map[string]string{"Last-Modified": time.Now().UTC().Format(http.TimeFormat)}
+	var size int64
+	for _, p := range []string{path, idxPath} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		size += int64(len(data))
+		if _, err := backend.PutObject("bench", filepath.Base(p), meta, bytes.NewReader(data), int64(len(data)), nil); err != nil {
+			return nil, err
+		}
+	}
+	srv := httptest.NewServer(gofakes3.New(backend).Server())
+	defer srv.Close()
+	transport := &http.Transport{}
+	defer transport.CloseIdleConnections()
+	opts := []storage.Option{
+		storage.Endpoint(srv.URL),
+		storage.Credentials("bench", "bench-secret", ""),
+		storage.Transport(transport),
+	}
+	cache, err := storage.NewCache(filepath.Join(dir, "cache"), 2*size)
+	if err != nil {
+		return nil, err
+	}
+	const url = "s3://bench/photos_1536.rec"
+	newIter := func(rec, idx string, more ...imagerec.Option) (*imagerec.Iter, error) {
+		return imagerec.New(rec, append([]imagerec.Option{
+			imagerec.DataShape(imagerecChannels, imagerecSize, imagerecSize),
+			imagerec.Index(idx), imagerec.Shuffle(imagerecSeed), imagerec.Shard(parts, 0),
+			imagerec.Batch(imagerecBatch), imagerec.RandCrop(), imagerec.RandMirror(),
+			imagerec.Normalize(imagerecNorm),
+			imagerec.Threads(imagerecS3Threads), imagerec.Decoder(dec)}, more...)...)
+	}
+	cold, err := newIter(url, "s3://bench/photos_1536.idx", imagerec.Storage(opts...))
+	if err != nil {
+		return nil, err
+	}
+	warm, err := newIter(url, "s3://bench/photos_1536.idx", imagerec.Storage(append(opts, storage.WithCache(cache))...))
+	if err != nil {
+		return nil, err
+	}
+	disk, err := newIter(path, idxPath)
+	if err != nil {
+		return nil, err
+	}
+	// Every pass is epoch 0: the same order, crops and mirrors.
+	sums, counts := make([]uint64, 3), make([]int, 3)
+	pass := func(k int, it *imagerec.Iter) func() error {
+		return func() error {
+			var sum uint64
+			n := 0
+			for t, err := range it.All(source.WithEpoch(context.Background(), 0)) {
+				if err != nil {
+					return err
+				}
+				n += t.Len() - t.Padded
+				sum = consumeTensor(sum, t.Data[0].F32, t.Label[0].F32)
+				t.Release()
+			}
+			sums[k], counts[k] = sum, n
+			return nil
+		}
+	}
+	// The warm Iter's first pass (measureEach's untimed warm-up) fills the
+	// cache; the cold one never uses it.
+	rs, err := measureEach(cfg.reps, pass(0, cold), pass(1, warm), pass(2, disk))
+	if err != nil {
+		return nil, err
+	}
+	if sums[0] != sums[2] || sums[1] != sums[2] || counts[0] != counts[2] || counts[1] != counts[2] {
+		return nil, fmt.Errorf("imagerec-s3: S3 and local passes differ (%x %x %x, %d %d %d images)",
+			sums[0], sums[1], sums[2], counts[0], counts[1], counts[2])
+	}
+	n := counts[2]
+	outBytes := int64(n) * imagerecOut
+	floor, err := measureFloor(cfg.reps, outBytes, 1<<20)
+	if err != nil {
+		return nil, err
+	}
+	rowCold := newRow("imagerec-s3-cold", imagerecS3Threads, n, outBytes, rs[0], rs[2], floor)
+	rowCold.Decoder = dec.Name()
+	rowCold.Note = fmt.Sprintf("%d photos of part 0 of %d, Iter shuffled through the .idx (Threads %d, random 224 crop, mirror, mean/std, batch 128) "+
+		"over s3:// objects from an in-process S3 server (gofakes3, loopback HTTP): the index checked with one range request per record "+
+		"of the file, one more per record read; plain: the same Iter over the files on local disk, alternately", n, parts, imagerecS3Threads)
+	rowWarm := newRow("imagerec-s3-warm", imagerecS3Threads, n, outBytes, rs[1], rs[2], floor)
+	rowWarm.Decoder = dec.Name()
+	rowWarm.Note = fmt.Sprintf("%d photos, the same Iter through storage.WithCache filled by a first pass (two HEAD requests a pass); "+
+		"plain: the same Iter over the files on local disk, alternately", n)
+	return []Row{rowCold, rowWarm}, nil
 }
