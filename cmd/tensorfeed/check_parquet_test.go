@@ -102,3 +102,31 @@ func TestCheckParquetS3(t *testing.T) {
 		t.Errorf("bad: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// FuzzCheckParquet: check --all of any bytes as Parquet ends with exit 0
+// and a summary, or exit 1 and positioned reports; never an internal
+// error.
+func FuzzCheckParquet(f *testing.F) {
+	for _, name := range []string{"alltypes_plain.parquet", "datapage_v2.snappy.parquet", "num_values_exceeds_data.parquet"} {
+		data, err := os.ReadFile(filepath.Join(parquetTestdata, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("PAR1\x00\x00\x00\x00PAR1"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "f.parquet")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := runCmd("check", "--all", path)
+		switch {
+		case code == 0 && strings.HasPrefix(stdout, path+": Parquet: ") && stderr == "":
+		case code == 1 && stdout == "" && positionRE.MatchString(stderr):
+		default:
+			t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+		}
+	})
+}

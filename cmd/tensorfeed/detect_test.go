@@ -114,6 +114,8 @@ func FuzzDetect(f *testing.F) {
 	f.Add("a.tar", tarHeader())
 	f.Add("a", gzipped(tarHeader()))
 	f.Add("a.tgz", []byte{0x1f, 0x8b, 8, 0})
+	f.Add("a", []byte("PAR1\x15\x04"))
+	f.Add("a.parquet", []byte("PAR"))
 	f.Fuzz(func(t *testing.T, name string, head []byte) {
 		if len(head) > headSize {
 			head = head[:headSize]
