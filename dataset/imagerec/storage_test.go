@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -196,4 +197,34 @@ func TestRemoteMissing(t *testing.T) {
 	if !errors.Is(err, storage.ErrNotFound) || !strings.Contains(err.Error(), d.http+"/nope.idx") {
 		t.Errorf("missing .idx: %v", err)
 	}
+}
+
+// Storage reaches files by URL, here from an HTTP server on 127.0.0.1
+// that serves the package's test files: the .rec, and its .lst read
+// through the given transport.
+func ExampleStorage() {
+	srv := httptest.NewServer(http.FileServer(http.Dir(testdata)))
+	defer srv.Close()
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+
+	it, err := imagerec.New(srv.URL+"/mnist_t10k_1000_jpg.rec",
+		imagerec.DataShape(3, 28, 28), imagerec.Batch(500),
+		imagerec.List(srv.URL+"/mnist_t10k_1000_jpg.lst"),
+		imagerec.Storage(storage.Transport(tr)))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for b, err := range it.All(context.Background()) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(b.Data[0].Shape, b.Label[0].F32[:3])
+		b.Release()
+	}
+	// Output:
+	// [500 3 28 28] [7 2 1]
+	// [500 3 28 28] [3 9 5]
 }

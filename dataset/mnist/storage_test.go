@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -151,4 +152,19 @@ func TestHTTPFiles(t *testing.T) {
 		t.Errorf("CheckIDXFile of a missing URL: %v", err)
 	}
 	sameSamples(t, "http", collectSamples(t, mnist.Test(base)), collectSamples(t, mnist.Test(dataDir)))
+}
+
+// Storage reads the MNIST files under a URL prefix, here from an HTTP
+// server on 127.0.0.1 that serves the repository's data/mnist: the plain
+// names are missing there, and the .gz files are found next.
+func ExampleStorage() {
+	srv := httptest.NewServer(http.FileServer(http.Dir(dataDir)))
+	defer srv.Close()
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+
+	test := mnist.Test(srv.URL, mnist.Storage(storage.Transport(tr)))
+	n, err := source.Count(context.Background(), test)
+	fmt.Println(n, err)
+	// Output: 10000 <nil>
 }
