@@ -171,15 +171,16 @@ func decodeRaw(f *file, g int, cols []rawColumn, c *config) group[RawRow] {
 			err = fmt.Errorf("the column holds %d rows, the row group %d", row+1, len(out.rows))
 		}
 		if err != nil {
+			off, _, _ := f.chunkRange(g, col.index) // the column chunk's start
 			out.rows = nil
-			out.err = &FormatError{File: f.path, Offset: -1, RowGroup: g, Row: f.rowStart[g] + max(row, 0),
+			out.err = &FormatError{File: f.path, Offset: off, RowGroup: g, Row: f.rowStart[g] + max(row, 0),
 				Column: col.name, Msg: err.Error(), Err: err}
 			return out
 		}
 	}
 	if got := int64(len(out.rows)); got != want {
 		out.rows = nil
-		out.err = &FormatError{File: f.path, Offset: -1, RowGroup: g, Row: -1, Err: io.ErrUnexpectedEOF,
+		out.err = &FormatError{File: f.path, Offset: offset, RowGroup: g, Row: -1, Err: io.ErrUnexpectedEOF,
 			Msg: fmt.Sprintf("the row group holds %d rows, its metadata says %d", got, want)}
 	}
 	return out
