@@ -5,31 +5,46 @@ import (
 	"sync/atomic"
 )
 
-// ringSize is how many recent records a pass remembers the end of: a state
-// after n records is an offset state when record n is among the last
-// ringSize records the pass has read, which holds whenever the stages
-// between the reader and the consumer (prefetch buffers, parallel maps,
-// shuffle buffers of records) hold fewer than ringSize records.
-const ringSize = 4096
+// The ring of record ends. A pass writes, for each record it has read,
+// where the record after it starts; a state is computed from that. The
+// writes are one atomic store per word (no lock, no allocation), and
+// StateAt reads the ring from another goroutine.
+const (
+	// window is how many of its most recent records a pass always
+	// remembers: a state after n records is an offset state when the pass
+	// has read at most window records past n, which holds whenever the
+	// stages between the reader and the consumer (prefetch buffers,
+	// parallel maps) hold fewer than window records.
+	window = 4096
+	// topEvery is how often (in records) a pass publishes its count: it
+	// is never more than topEvery-1 records past what it published.
+	topEvery = 256
+	ringSize = window + topEvery
+	// Each word holds a value and a tag of tagBits that names the ring
+	// generation of the record it belongs to (never 0, so that an
+	// unwritten word matches no record; adjacent generations differ).
+	tagBits  = 6
+	tagMask  = 1<<tagBits - 1
+	maxValue = 1<<(63-tagBits) - 1
+)
 
-// marks remembers, for the passes of the current and the previous epoch,
-// where each of the last ringSize records they yielded ended: the values of
-// a position (file index, byte offset, ...) after record n. A pass writes
-// its ring without a lock and without allocating (a few atomic stores per
-// record); StateAt reads it from another goroutine.
+func tag(n int64) int64 { return (n/ringSize)%tagMask + 1 }
+
+// marks keeps the rings of the passes of the current and the previous
+// epoch.
 type marks struct {
-	width int
+	width int // words per record
 	mu    sync.Mutex
 	rings map[int]*ring
 }
 
-// ring is one pass's record ends: slot n%ringSize holds the position after
-// the first n records of the pass (counted from the start of the epoch's
-// pass, also for a resumed pass).
+// ring is one pass's record ends: the words of slot n%ringSize hold the
+// position after the first n records of the pass (counted from the start
+// of the epoch's pass, also for a resumed pass).
 type ring struct {
 	width int
 	low   int64        // the first count the pass stores
-	top   atomic.Int64 // the highest count stored, -1 before any
+	top   atomic.Int64 // a count the pass has stored, see topEvery
 	vals  []atomic.Int64
 }
 
@@ -48,18 +63,27 @@ func (m *marks) start(epoch int, low int64) *ring {
 		}
 	}
 	r := &ring{width: m.width, low: low, vals: make([]atomic.Int64, ringSize*m.width)}
-	r.top.Store(-1)
+	r.top.Store(low)
 	m.rings[epoch] = r
 	return r
 }
 
-// put records the position after the first n records of the pass.
+// put records the position after the first n records of the pass, n
+// counting up by one from low. A value outside [0, maxValue] is not
+// recorded: the state after n is then a replay state.
 func (r *ring) put(n int64, pos ...int64) {
+	t := tag(n)
 	s := r.vals[int(n%ringSize)*r.width:][:len(pos)]
 	for i, v := range pos {
-		s[i].Store(v)
+		w := int64(0)
+		if uint64(v) <= maxValue {
+			w = v<<tagBits | t
+		}
+		s[i].Store(w)
 	}
-	r.top.Store(n)
+	if n%topEvery == 0 {
+		r.top.Store(n)
+	}
 }
 
 // at copies the position after the first n records of the pass of epoch
@@ -68,17 +92,32 @@ func (m *marks) at(epoch int, n int64, pos []int64) bool {
 	m.mu.Lock()
 	r := m.rings[epoch]
 	m.mu.Unlock()
-	if r == nil {
+	if r == nil || n < r.low {
 		return false
 	}
-	top := r.top.Load()
-	if n < r.low || n > top || n <= top-ringSize+1 {
-		return false
-	}
+	t := tag(n)
 	s := r.vals[int(n%ringSize)*r.width:][:len(pos)]
 	for i := range pos {
-		pos[i] = s[i].Load()
+		w := s[i].Load()
+		if w&tagMask != t {
+			return false // not written yet, or overwritten
+		}
+		pos[i] = w >> tagBits
 	}
-	// A writer that went on meanwhile may have overwritten the slot.
-	return n > r.top.Load()-ringSize+1
+	// The words belong to record n unless the pass had gone a whole
+	// number of generations past it, which it had not if it was less than
+	// ringSize records past n when they were read.
+	return r.top.Load()+topEvery-1 < n+ringSize
 }
+
+// pack puts a small hi (below 2^17) and lo (below 2^40) in one value, or
+// gives -1, which put does not record.
+func pack(hi, lo int64) int64 {
+	if uint64(hi) >= 1<<17 || uint64(lo) >= 1<<40 {
+		return -1
+	}
+	return hi<<40 | lo
+}
+
+// unpack is the inverse of pack.
+func unpack(v int64) (hi, lo int64) { return v >> 40, v & (1<<40 - 1) }

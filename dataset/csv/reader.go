@@ -303,7 +303,11 @@ func New(path string, opts ...Option) *Reader {
 }
 
 func newReader(path string, c config, from start) *Reader {
-	return &Reader{path: path, cfg: c, from: from, epochs: new(source.Epochs), marks: &marks{width: 6}}
+	width := 2 // see ends
+	if c.labelFile != "" {
+		width = 4
+	}
+	return &Reader{path: path, cfg: c, from: from, epochs: new(source.Epochs), marks: &marks{width: width}}
 }
 
 // Skipped returns how many bad rows the reader's policy (OnBad, SkipBad)
@@ -751,9 +755,9 @@ func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 			skips.Good()
 			rows++
 			if p.lab != nil {
-				ring.put(rows, p.data.off, int64(p.data.line), int64(p.data.rows), p.lab.off, int64(p.lab.line), int64(p.lab.rows))
+				ring.put(rows, pack(int64(p.data.rows)-rows, p.data.off), int64(p.data.line), pack(int64(p.lab.rows)-rows, p.lab.off), int64(p.lab.line))
 			} else {
-				ring.put(rows, p.data.off, int64(p.data.line), int64(p.data.rows), 0, 0, 0)
+				ring.put(rows, pack(int64(p.data.rows)-rows, p.data.off), int64(p.data.line))
 			}
 			if rows <= r.from.skip {
 				continue

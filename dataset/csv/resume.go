@@ -52,6 +52,12 @@ func (s start) low() int64 {
 	return 1
 }
 
+// ends: the ring holds, after each row, the words
+// pack(records - rows, offset) and the line count of the data file, then
+// the same two of the label file if there is one: a file over 1 TiB, or
+// more than 2^17 records that are not rows (header, skipped and bad rows),
+// gives replay states.
+
 // seek moves the files of a pass that has read its head to the start of
 // the resumed pass, and puts that position in the pass's ring.
 func (r *Reader) seek(p *pass, ring *ring) error {
@@ -64,7 +70,12 @@ func (r *Reader) seek(p *pass, ring *ring) error {
 			return err
 		}
 	}
-	ring.put(r.from.n, at[:]...)
+	n := r.from.n
+	if p.lab != nil {
+		ring.put(n, pack(at[2]-n, at[0]), at[1], pack(at[5]-n, at[3]), at[4])
+	} else {
+		ring.put(n, pack(at[2]-n, at[0]), at[1])
+	}
 	return nil
 }
 
@@ -99,9 +110,19 @@ func (r *Reader) StateAt(epoch int, n int64) (source.State, error) {
 		return source.State{}, fmt.Errorf("csv: state after %d rows: negative count", n)
 	}
 	abs := r.from.n + r.from.skip + n
-	var pos [6]int64
-	if r.marks.at(epoch, abs, pos[:]) {
-		return source.State{Kind: r.kind(), Pos: append(pos[:], abs)}, nil
+	var w [4]int64 // see ends
+	if r.marks.at(epoch, abs, w[:r.marks.width]) {
+		pos := make([]int64, 7)
+		pos[2], pos[0] = unpack(w[0])
+		pos[2] += abs
+		pos[1] = w[1]
+		if r.cfg.labelFile != "" {
+			pos[5], pos[3] = unpack(w[2])
+			pos[5] += abs
+			pos[4] = w[3]
+		}
+		pos[6] = abs
+		return source.State{Kind: r.kind(), Pos: pos}, nil
 	}
 	return source.State{Kind: r.kind(), Pos: []int64{abs}}, nil
 }

@@ -94,7 +94,7 @@ type files struct {
 }
 
 func newFiles(paths []string, c config, from start) *files {
-	return &files{paths: paths, c: c, from: from, epochs: new(source.Epochs), marks: &marks{width: 2}}
+	return &files{paths: paths, c: c, from: from, epochs: new(source.Epochs), marks: &marks{width: 1}}
 }
 
 // All starts a pass over the files (see Records).
@@ -115,7 +115,7 @@ func (fs *files) pass(ctx context.Context) iter.Seq2[Record, error] {
 		}
 		p := &passState{ring: fs.marks.start(epoch, fs.from.low()), index: fs.from.n, skip: fs.from.skip}
 		if fs.from.exact {
-			p.ring.put(fs.from.n, int64(fs.from.file), fs.from.off)
+			p.ring.put(fs.from.n, pack(int64(fs.from.file), fs.from.off))
 			log.Debug("recordio resume", zap.Int("file", fs.from.file), zap.Int64("offset", fs.from.off), zap.Int64("record", fs.from.n))
 		}
 		var buf []byte
@@ -254,7 +254,7 @@ func (fs *files) readFile(ctx context.Context, log *zap.Logger, fi int, path str
 		}
 		rec := Record{File: path, Offset: rd.Offset(), Index: int(p.index), Data: data}
 		p.index++
-		p.ring.put(p.index, int64(fi), rd.InputOffset())
+		p.ring.put(p.index, pack(int64(fi), rd.InputOffset()))
 		if p.index <= p.skip {
 			continue
 		}

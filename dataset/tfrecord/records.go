@@ -111,7 +111,7 @@ func Open(path string, opts ...Option) *Records {
 }
 
 func newRecords(path string, c config, from start) *Records {
-	return &Records{path: path, c: c, from: from, epochs: new(source.Epochs), marks: &marks{width: 2}}
+	return &Records{path: path, c: c, from: from, epochs: new(source.Epochs), marks: &marks{width: 1}}
 }
 
 var (
@@ -168,7 +168,7 @@ func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
 				yield(Record{}, err)
 				return
 			}
-			ring.put(n, r.from.off, r.from.index)
+			ring.put(n, pack(r.from.index-n, r.from.off))
 		}
 		skips := r.c.bad.Pass(-1, log)
 		done := ctx.Done()
@@ -199,7 +199,7 @@ func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
 			}
 			skips.Good()
 			n++
-			ring.put(n, rd.pos, rd.index)
+			ring.put(n, pack(rd.index-n, rd.pos))
 			if n <= r.from.skip {
 				continue
 			}

@@ -116,9 +116,10 @@ func (r *Records) StateAt(epoch int, n int64) (source.State, error) {
 		return source.State{}, fmt.Errorf("tfrecord: state after %d records: negative count", n)
 	}
 	abs := r.from.n + r.from.skip + n
-	var pos [2]int64
+	var pos [1]int64
 	if r.marks.at(epoch, abs, pos[:]) {
-		return source.State{Kind: r.kind(), Pos: []int64{pos[0], pos[1], abs}}, nil
+		skipped, off := unpack(pos[0]) // records skipped as bad before
+		return source.State{Kind: r.kind(), Pos: []int64{off, abs + skipped, abs}}, nil
 	}
 	return source.State{Kind: r.kind(), Pos: []int64{abs}}, nil
 }

@@ -137,7 +137,7 @@ func OpenShards(paths []string, opts ...Option) *Reader {
 }
 
 func newReader(paths []string, c config, from start) *Reader {
-	return &Reader{paths: paths, cfg: c, from: from, epochs: new(source.Epochs), marks: &marks{width: 2}}
+	return &Reader{paths: paths, cfg: c, from: from, epochs: new(source.Epochs), marks: &marks{width: 1}}
 }
 
 // Skipped returns how many bad samples the reader's policy (OnBad,
@@ -194,7 +194,7 @@ func pass[T any](ctx context.Context, r *Reader, f func(Sample) (T, error)) iter
 		first := 0
 		if r.from.exact {
 			first = r.from.file
-			p.ring.put(p.n, int64(r.from.file), r.from.off)
+			p.ring.put(p.n, pack(int64(r.from.file), r.from.off))
 			log.Debug("webdataset resume", zap.Int("shard", r.from.file), zap.Int64("offset", r.from.off), zap.Int64("sample", r.from.n))
 		}
 		for i := first; i < len(r.paths); i++ {
@@ -279,9 +279,9 @@ func (p *passState[T]) shard(i int) bool {
 		p.skips.Good()
 		p.n++
 		if next, ok := sh.nextOffset(); ok {
-			p.ring.put(p.n, int64(i), next)
+			p.ring.put(p.n, pack(int64(i), next))
 		} else {
-			p.ring.put(p.n, int64(i+1), 0)
+			p.ring.put(p.n, pack(int64(i+1), 0))
 		}
 		if p.n <= p.r.from.skip {
 			continue

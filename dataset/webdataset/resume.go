@@ -77,9 +77,10 @@ func (r *Reader) StateAt(epoch int, n int64) (source.State, error) {
 		return source.State{}, fmt.Errorf("webdataset: state after %d samples: negative count", n)
 	}
 	abs := r.from.n + r.from.skip + n
-	var pos [2]int64
+	var pos [1]int64
 	if r.marks.at(epoch, abs, pos[:]) {
-		return source.State{Kind: r.kind(), Pos: []int64{pos[0], pos[1], abs}}, nil
+		shard, off := unpack(pos[0])
+		return source.State{Kind: r.kind(), Pos: []int64{shard, off, abs}}, nil
 	}
 	return source.State{Kind: r.kind(), Pos: []int64{abs}}, nil
 }
