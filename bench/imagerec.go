@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -27,7 +28,7 @@ type imagerecSet struct {
 	payloads [][]byte // the records of the part, in file order
 	// batch is the plain pipeline loop's batch, made by its first pass and
 	// reused by every later one, as a training loop would.
-	batch []float32
+	batch, label []float32
 }
 
 // imagerecDecoders returns the decoders this binary holds: Go's always,
@@ -274,11 +275,9 @@ var imagerecNorm = augment.Normalize{
 
 // imagerecPipelineRow measures imagerec.Iter: decode, random 224x224 crop,
 // random mirror, mean/std normalisation into float32 CHW, batches of 128,
-// with the consumer releasing each batch. The plain loop does the
-// same per image (the decoder cropping through decode.Options.Crop, the
-// same random draws from source.NewRand(seed, epoch, index), then
-// Normalize.Into) into one reused batch, with threads goroutines sharing
-// the images of each batch.
+// with the consumer releasing each batch. The plain loop (imagerecPlain)
+// does the same per image, the best way the decoder's API allows, into one
+// reused batch, with threads goroutines sharing the images of each batch.
 func imagerecPipelineRow(cfg config, set *imagerecSet, dec decode.Decoder, threads int) (Row, error) {
 	it, err := newImagerecIter(set, dec, threads)
 	if err != nil {
@@ -343,57 +342,53 @@ func consumeTensor(sum uint64, data, label []float32) uint64 {
 	return sum
 }
 
-// imagerecPlain is the hand loop for the full pipeline.
+// imagerecPlain is the hand loop for the full pipeline, the best a
+// programmer who knows the decoder writes: threads goroutines share the
+// images of each batch; each keeps one generator (reseeded per image as
+// source.NewRand seeds it) and its crop callback; the decoder decodes only
+// the rows and columns around the crop (DecodeRegion with Crop, no copy);
+// the crop goes through per-channel tables straight into the reused batch,
+// mirrored by storing forwards and loading backwards.
 func imagerecPlain(set *imagerecSet, dec decode.Decoder, threads int) (uint64, error) {
 	const per = imagerecChannels * imagerecSize * imagerecSize
 	if set.batch == nil {
 		set.batch = make([]float32, imagerecBatch*per)
+		set.label = make([]float32, imagerecBatch)
 	}
-	data := set.batch
-	label := make([]float32, imagerecBatch)
+	data, label := set.batch, set.label
 	lut := plainTables(imagerecNorm)
+	workers := make([]*plainWorker, threads)
+	for t := range workers {
+		workers[t] = newPlainWorker()
+	}
+	rd, region := dec.(decode.RegionDecoder)
 	var sum uint64
 	for lo := 0; lo < len(set.payloads); lo += imagerecBatch {
 		nb := min(imagerecBatch, len(set.payloads)-lo)
-		err := plainParallel2(nb, threads, func(k int) error {
+		err := plainWorkers(nb, threads, func(t, k int) error {
 			i := lo + k
 			h, jpg, err := imagerec.ParseRecord(set.payloads[i])
 			if err != nil {
 				return err
 			}
-			r := source.NewRand(imagerecSeed, 0, i)
-			if rd, ok := dec.(decode.RegionDecoder); ok {
-				// What a programmer who knows libjpeg-turbo writes: the
-				// whole image decoded into a reused buffer (tjDecompress2),
-				// the crop normalised straight from it through per-channel
-				// tables.
-				full, _, release, err := rd.DecodeRegion(jpg, decode.Options{Channels: imagerecChannels})
+			w := workers[t]
+			source.SeedPCG(&w.pcg, imagerecSeed, 0, i)
+			opts := decode.Options{Channels: imagerecChannels, Crop: w.crop}
+			dst := data[k*per : (k+1)*per]
+			if region {
+				img, rect, release, err := rd.DecodeRegion(jpg, opts)
 				if err != nil {
-					return err
-				}
-				rect, err := augment.RandomRect(full.Width, full.Height, imagerecSize, imagerecSize, r)
-				if err != nil {
-					release()
 					return fmt.Errorf("image %d: %w", i, err)
 				}
-				plainNormalize(data[k*per:(k+1)*per], full, rect, r.IntN(2) == 1, &lut)
+				plainNormalize(dst, img, rect, w.r.IntN(2) == 1, &lut)
 				release()
-				label[k] = h.Label
-				return nil
+			} else {
+				img, err := dec.Decode(jpg, opts)
+				if err != nil {
+					return fmt.Errorf("image %d: %w", i, err)
+				}
+				plainNormalize(dst, img, image.Rect(0, 0, img.Width, img.Height), w.r.IntN(2) == 1, &lut)
 			}
-			img, err := dec.Decode(jpg, decode.Options{Channels: imagerecChannels,
-				Crop: func(w, h int) (image.Rectangle, error) {
-					if w < imagerecSize || h < imagerecSize {
-						return image.Rectangle{}, fmt.Errorf("image %d is %dx%d", i, w, h)
-					}
-					y := r.IntN(h - imagerecSize + 1)
-					x := r.IntN(w - imagerecSize + 1)
-					return image.Rect(x, y, x+imagerecSize, y+imagerecSize), nil
-				}})
-			if err != nil {
-				return err
-			}
-			imagerecNorm.Into(data[k*per:(k+1)*per], img, r.IntN(2) == 1, r)
 			label[k] = h.Label
 			return nil
 		})
@@ -403,6 +398,63 @@ func imagerecPlain(set *imagerecSet, dec decode.Decoder, threads int) (uint64, e
 		sum = consumeTensor(sum, data[:nb*per], label[:nb])
 	}
 	return sum, nil
+}
+
+// plainWorker is one goroutine's generator and crop callback.
+type plainWorker struct {
+	pcg  rand.PCG
+	r    *rand.Rand
+	crop func(w, h int) (image.Rectangle, error)
+}
+
+func newPlainWorker() *plainWorker {
+	w := &plainWorker{}
+	w.r = rand.New(&w.pcg)
+	w.crop = func(iw, ih int) (image.Rectangle, error) {
+		return augment.RandomRect(iw, ih, imagerecSize, imagerecSize, w.r)
+	}
+	return w
+}
+
+// plainWorkers calls f(t, 0), ..., f(t, n-1) on threads goroutines (or on
+// the caller's when threads is 1), t being the goroutine, each taking the
+// next index, and returns the first error.
+func plainWorkers(n, threads int, f func(t, i int) error) error {
+	if threads == 1 {
+		for i := range n {
+			if err := f(0, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, threads)
+	for t := range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if err := f(t, i); err != nil {
+					errs[t] = err
+					next.Store(int64(n))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // plainTables returns the value of every byte in every channel under n's
@@ -419,21 +471,29 @@ func plainTables(n augment.Normalize) (lut [3][256]float32) {
 
 // plainNormalize is the fused loop of the plain pipeline: rectangle r of
 // the RGB image img through the tables into CHW float32, mirrored or not,
-// one table load per value and the three planes written in one sweep.
+// one table load per value and the three planes written in one sweep,
+// always stored forwards (a mirrored row is loaded backwards).
 func plainNormalize(dst []float32, img sample.Image, r image.Rectangle, mirror bool, lut *[3][256]float32) {
 	w, h := r.Dx(), r.Dy()
 	plane := w * h
 	stride := img.Width * 3
+	l0, l1, l2 := &lut[0], &lut[1], &lut[2]
 	for y := range h {
 		o := (r.Min.Y+y)*stride + r.Min.X*3
 		s := img.Pix[o : o+3*w]
 		r0, r1, r2 := dst[y*w:(y+1)*w], dst[plane+y*w:plane+(y+1)*w], dst[2*plane+y*w:2*plane+(y+1)*w]
-		for x := range w {
-			j := x
-			if mirror {
-				j = w - 1 - x
+		r1, r2 = r1[:len(r0)], r2[:len(r0)]
+		if mirror {
+			for j := range r0 {
+				i := 3 * (len(r0) - 1 - j)
+				p := s[i : i+3 : i+3]
+				r0[j], r1[j], r2[j] = l0[p[0]], l1[p[1]], l2[p[2]]
 			}
-			r0[j], r1[j], r2[j] = lut[0][s[3*x]], lut[1][s[3*x+1]], lut[2][s[3*x+2]]
+			continue
+		}
+		for x := range r0 {
+			p := s[3*x : 3*x+3 : 3*x+3]
+			r0[x], r1[x], r2[x] = l0[p[0]], l1[p[1]], l2[p[2]]
 		}
 	}
 }
