@@ -23,6 +23,9 @@ type processor struct {
 	// region, when set, lends its decoded pixels for a direct crop that
 	// needs no colour jitter, so the crop is never copied.
 	region decode.RegionDecoder
+	// planar, when set, writes a direct crop straight into a float32 row
+	// as it decodes: no image in between.
+	planar decode.PlanarDecoder
 	// scratch lends the raw CHW pixels of one image to the int8 conversion.
 	scratch sync.Pool
 	// draws holds idle *draw values.
@@ -35,6 +38,9 @@ type draw struct {
 	pcg  rand.PCG
 	r    *rand.Rand
 	crop func(w, h int) (image.Rectangle, error)
+	// planar draws the mirror, then the contrast and illumination, for
+	// the planar decoder, as run does after the crop.
+	planar func() decode.Planar
 }
 
 // getDraw returns a draw seeded as source.NewRand(seed, epoch, index) is:
@@ -46,6 +52,11 @@ func (p *processor) getDraw(epoch, index int) *draw {
 		d.r = rand.New(&d.pcg)
 		s := p.cfg.shape
 		d.crop = func(w, h int) (image.Rectangle, error) { return p.place(w, h, s[2], s[1], d.r) }
+		d.planar = func() decode.Planar {
+			pl := decode.Planar{Mirror: p.mirror(d.r), Mean: p.cfg.norm.Mean}
+			pl.Mul, pl.Bias = p.cfg.norm.Linear(s[0], d.r)
+			return pl
+		}
 	}
 	source.SeedPCG(&d.pcg, p.cfg.seed, epoch, index)
 	return d
@@ -56,6 +67,9 @@ func newProcessor(cfg *config) *processor {
 	p.direct = cfg.resize == 0 && !cfg.affine.Enabled() && cfg.pad == 0 && cfg.maxCropSize == 0
 	if rd, ok := cfg.decoder.(decode.RegionDecoder); ok && p.direct && !cfg.jitter() {
 		p.region = rd
+		if pd, ok := rd.(decode.PlanarDecoder); ok && cfg.shape[0] == 3 {
+			p.planar = pd
+		}
 	}
 	return p
 }
@@ -87,6 +101,16 @@ func (p *processor) run(rec recordio.Record, epoch int, f32 []float32, u8 []uint
 	d := p.getDraw(epoch, rec.Index)
 	defer p.draws.Put(d)
 	r := d.r
+	if p.planar != nil && f32 != nil && cfg.norm.MeanImage == nil {
+		// Normalised by the decoder, row group by row group.
+		ok, err := p.planar.DecodePlanar(data, p.cropOptions(d), f32, d.planar)
+		if err != nil {
+			return recordErr(rec, err)
+		}
+		if ok {
+			return nil
+		}
+	}
 	if p.region != nil {
 		// Normalise straight from the decoder's buffer.
 		full, rect, release, err := p.region.DecodeRegion(data, p.cropOptions(d))

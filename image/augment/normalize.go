@@ -79,14 +79,12 @@ func subView(img sample.Image, r image.Rectangle) view {
 	return v
 }
 
-func (n *Normalize) into(dst []float32, img view, mirror bool, r *rand.Rand) {
-	ch, h, w := img.ch, img.h, img.w
-	if len(dst) != ch*h*w || ch > 4 {
-		panic(fmt.Sprintf("augment: Normalize.Into: %d values for a %dx%dx%d image", len(dst), h, w, ch))
-	}
-	if n.MeanImage != nil && len(n.MeanImage) != len(dst) {
-		panic(fmt.Sprintf("augment: Normalize.Into: mean image of %d values for %d", len(n.MeanImage), len(dst)))
-	}
+// Linear returns the multiplier and the bias of each of the first ch
+// channels that Into uses, drawing the contrast and the illumination from
+// r as Into does (r may be nil when Random reports false): Into writes
+// (float32(pix)-Mean[c])*mul[c] + bias[c], each operation rounded to
+// float32, when MeanImage is nil.
+func (n *Normalize) Linear(ch int, r *rand.Rand) (mul, bias [4]float32) {
 	contrast, illum := float32(1), float32(0)
 	if n.Random() {
 		contrast = r.Float32()*n.MaxRandomContrast*2 - n.MaxRandomContrast + 1
@@ -96,8 +94,7 @@ func (n *Normalize) into(dst []float32, img view, mirror bool, r *rand.Rand) {
 	if scale == 0 {
 		scale = 1
 	}
-	var mul, bias [4]float32
-	for c := range ch {
+	for c := range min(ch, 4) {
 		std := n.Std[c]
 		if std == 0 {
 			std = 1
@@ -105,6 +102,18 @@ func (n *Normalize) into(dst []float32, img view, mirror bool, r *rand.Rand) {
 		mul[c] = contrast * scale / std
 		bias[c] = illum * scale / std
 	}
+	return mul, bias
+}
+
+func (n *Normalize) into(dst []float32, img view, mirror bool, r *rand.Rand) {
+	ch, h, w := img.ch, img.h, img.w
+	if len(dst) != ch*h*w || ch > 4 {
+		panic(fmt.Sprintf("augment: Normalize.Into: %d values for a %dx%dx%d image", len(dst), h, w, ch))
+	}
+	if n.MeanImage != nil && len(n.MeanImage) != len(dst) {
+		panic(fmt.Sprintf("augment: Normalize.Into: mean image of %d values for %d", len(n.MeanImage), len(dst)))
+	}
+	mul, bias := n.Linear(ch, r)
 	if n.MeanImage != nil {
 		n.withMeanImage(dst, img, mirror, mul, bias)
 		return

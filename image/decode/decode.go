@@ -151,3 +151,34 @@ type RegionDecoder interface {
 	// and only when err is nil.
 	DecodeRegion(data []byte, opts Options) (full sample.Image, r image.Rectangle, release func(), err error)
 }
+
+// Planar is the conversion PlanarDecoder applies to every pixel of the
+// crop: value v of channel c becomes (float32(v)-Mean[c])*Mul[c] + Bias[c],
+// each operation rounded to float32, written at its place in the crop, or
+// at the place mirrored left to right when Mirror is set.
+type Planar struct {
+	Mean, Mul, Bias [4]float32
+	Mirror          bool
+}
+
+// PlanarDecoder is implemented by decoders that can write a crop straight
+// into a float32 CHW tensor while they decode, with no image in between
+// (libjpeg-turbo converts each group of rows as it comes out of the
+// decompressor).
+type PlanarDecoder interface {
+	Decoder
+	// DecodePlanar decodes data as Decode does with opts, and writes the
+	// crop opts.Crop chooses into dst (channels, then rows, then columns)
+	// converted by the Planar that planar returns; planar is called once,
+	// after opts.Crop and before any pixel is written. The values are
+	// those that the crop Decode returns gives through the same
+	// conversion, bit for bit. dst must hold Channels * height * width of
+	// the crop; after an error its contents are unspecified.
+	//
+	// ok false means the decoder cannot do it for this data and these
+	// options (not a JPEG it decodes itself, Channels other than 3,
+	// MinShorter set or Crop nil): nothing was decoded, neither opts.Crop
+	// nor planar was called, and the caller decodes another way. Errors are
+	// those of Decode (ok is then true).
+	DecodePlanar(data []byte, opts Options, dst []float32, planar func() Planar) (ok bool, err error)
+}

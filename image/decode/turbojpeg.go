@@ -68,6 +68,144 @@ static void tf_free(tf_dec *t) {
 	free(t);
 }
 
+
+// tf_planar is the conversion of tf_region's rows to CHW float32: value v
+// of channel c becomes ((float)v - mean[c]) * mul[c] + bias[c], stored at
+// dst[c*plane + y*cw + j], column x of the crop's row y going to j = x, or
+// j = cw-1-x when mirror is set. x0 is the crop's first column in the
+// decoded row.
+typedef struct {
+	float mean[3], mul[3], bias[3];
+	int mirror, x0, cw, plane;
+} tf_planar;
+
+// tf_planar_rows_c converts rows y .. y+n-1 of the crop (row stride
+// bytes, the crop's column 0 at src + 3*x0) one value at a time.
+static void tf_planar_rows_c(const tf_planar *p, float *dst, const unsigned char *src, size_t stride, int y, int n) {
+	int w = p->cw;
+	for (int k = 0; k < n; k++) {
+		const unsigned char *s = src + stride * (size_t)k + 3 * (size_t)p->x0;
+		float *d0 = dst + (size_t)(y + k) * w, *d1 = d0 + p->plane, *d2 = d1 + p->plane;
+		for (int j = 0; j < w; j++) {
+			const unsigned char *q = s + 3 * (p->mirror ? w - 1 - j : j);
+			float v0 = (float)q[0] - p->mean[0], v1 = (float)q[1] - p->mean[1], v2 = (float)q[2] - p->mean[2];
+			v0 = v0 * p->mul[0];
+			v1 = v1 * p->mul[1];
+			v2 = v2 * p->mul[2];
+			d0[j] = v0 + p->bias[0];
+			d1[j] = v1 + p->bias[1];
+			d2[j] = v2 + p->bias[2];
+		}
+	}
+}
+
+// tf_simd is set when the SIMD conversion is used; tf_cpu_simd when the
+// processor has it.
+static int tf_simd, tf_cpu_simd;
+
+// tf_set_simd turns the SIMD conversion off, or on where the processor
+// has it, and returns the previous setting.
+static int tf_set_simd(int on) {
+	int old = tf_simd;
+	tf_simd = on && tf_cpu_simd;
+	return old;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#include <stdint.h>
+
+// tf_masks[m][c][v] picks, with pshufb, the bytes of channel c of 16 RGB
+// pixels from the v-th 16 bytes of their 48, in order (m = 0) or reversed
+// (m = 1); 0x80 clears a byte.
+static unsigned char tf_masks[2][3][3][16] __attribute__((aligned(16)));
+
+__attribute__((constructor)) static void tf_planar_init(void) {
+	for (int m = 0; m < 2; m++)
+		for (int c = 0; c < 3; c++)
+			for (int v = 0; v < 3; v++)
+				for (int k = 0; k < 16; k++) {
+					int i = 3 * (m ? 15 - k : k) + c;
+					tf_masks[m][c][v][k] = i / 16 == v ? (unsigned char)(i % 16) : 0x80;
+				}
+	__builtin_cpu_init();
+	tf_cpu_simd = tf_simd = __builtin_cpu_supports("ssse3");
+}
+
+// tf_planar_rows_ssse3 is tf_planar_rows_c 16 pixels at a time: the bytes
+// of each channel gathered with pshufb (in reverse for a mirrored row),
+// widened to float32 and converted with the same three roundings.
+__attribute__((target("ssse3"))) static void tf_planar_rows_ssse3(const tf_planar *p, float *dst,
+		const unsigned char *src, size_t stride, int y, int n) {
+	int w = p->cw, m = p->mirror ? 1 : 0;
+	__m128i z = _mm_setzero_si128(), mk[3][3];
+	__m128 mean[3], mul[3], bias[3];
+	for (int c = 0; c < 3; c++) {
+		for (int v = 0; v < 3; v++) mk[c][v] = _mm_load_si128((const __m128i *)tf_masks[m][c][v]);
+		mean[c] = _mm_set1_ps(p->mean[c]);
+		mul[c] = _mm_set1_ps(p->mul[c]);
+		bias[c] = _mm_set1_ps(p->bias[c]);
+	}
+	int body = w - w % 16;
+	// Rows of whole 16-byte units at 16-byte boundaries are stored with
+	// non-temporal stores: the tensor is far larger than the cache and is
+	// read next by the consumer, so its lines are not read in first.
+	int stream = ((uintptr_t)dst & 15) == 0 && w % 4 == 0 && p->plane % 4 == 0;
+	for (int k = 0; k < n; k++) {
+		const unsigned char *s = src + stride * (size_t)k + 3 * (size_t)p->x0;
+		float *d[3];
+		d[0] = dst + (size_t)(y + k) * w;
+		d[1] = d[0] + p->plane;
+		d[2] = d[1] + p->plane;
+		for (int j = 0; j < body; j += 16) {
+			// Output columns j .. j+15 come from pixels j .. j+15, or
+			// from w-16-j .. w-1-j reversed.
+			const unsigned char *q = s + 3 * (size_t)(m ? w - 16 - j : j);
+			__m128i a = _mm_loadu_si128((const __m128i *)q);
+			__m128i b = _mm_loadu_si128((const __m128i *)(q + 16));
+			__m128i e = _mm_loadu_si128((const __m128i *)(q + 32));
+			for (int c = 0; c < 3; c++) {
+				__m128i v = _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(a, mk[c][0]), _mm_shuffle_epi8(b, mk[c][1])),
+					_mm_shuffle_epi8(e, mk[c][2]));
+				__m128i lo = _mm_unpacklo_epi8(v, z), hi = _mm_unpackhi_epi8(v, z);
+				__m128i q4[4] = {_mm_unpacklo_epi16(lo, z), _mm_unpackhi_epi16(lo, z),
+					_mm_unpacklo_epi16(hi, z), _mm_unpackhi_epi16(hi, z)};
+				for (int t = 0; t < 4; t++) {
+					__m128 f = _mm_sub_ps(_mm_cvtepi32_ps(q4[t]), mean[c]);
+					f = _mm_add_ps(_mm_mul_ps(f, mul[c]), bias[c]);
+					if (stream) {
+						_mm_stream_ps(d[c] + j + 4 * t, f);
+					} else {
+						_mm_storeu_ps(d[c] + j + 4 * t, f);
+					}
+				}
+			}
+		}
+		for (int j = body; j < w; j++) {
+			const unsigned char *q = s + 3 * (m ? w - 1 - j : j);
+			for (int c = 0; c < 3; c++) {
+				float f = (float)q[c] - p->mean[c];
+				f = f * p->mul[c];
+				d[c][j] = f + p->bias[c];
+			}
+		}
+	}
+}
+
+static void tf_planar_rows(const tf_planar *p, float *dst, const unsigned char *src, size_t stride, int y, int n) {
+	if (tf_simd) {
+		tf_planar_rows_ssse3(p, dst, src, stride, y, n);
+		_mm_sfence();
+		return;
+	}
+	tf_planar_rows_c(p, dst, src, stride, y, n);
+}
+#else
+static void tf_planar_rows(const tf_planar *p, float *dst, const unsigned char *src, size_t stride, int y, int n) {
+	tf_planar_rows_c(p, dst, src, stride, y, n);
+}
+#endif
+
 // tf_region decodes rows [y0, y1) of the columns [*x, *x + *w) of a JPEG
 // of w0 x h0 pixels to colour space cs with ch channels into out (room for
 // cap bytes), rows packed. libjpeg widens the columns to whole iMCUs and
@@ -76,7 +214,8 @@ static void tf_free(tf_dec *t) {
 // stream is found as a full decode finds it. It returns 0, or -1 with the
 // message in t->msg.
 static int tf_region_at(tf_dec *t, const unsigned char *data, unsigned long size, int cs, int ch,
-		int w0, int h0, unsigned int *x, unsigned int *w, int y0, int y1, unsigned char *out, size_t cap) {
+		int w0, int h0, unsigned int *x, unsigned int *w, int y0, int y1, unsigned char *out, size_t cap,
+		tf_planar *pl, float *dst) {
 	struct jpeg_decompress_struct *d = &t->d;
 	t->warned = 0;
 	t->msg[0] = 0;
@@ -111,13 +250,17 @@ static int tf_region_at(tf_dec *t, const unsigned char *data, unsigned long size
 	if (y0 > 0) jpeg_skip_scanlines(d, (JDIMENSION)y0);
 	JSAMPARRAY rows = (*d->mem->alloc_small)((j_common_ptr)d, JPOOL_IMAGE, sizeof(JSAMPROW) * (size_t)(y1 - y0));
 	for (int y = 0; y < y1 - y0; y++) rows[y] = out + row * (size_t)y;
+	if (dst != NULL) pl->x0 -= (int)*x; // the crop's first column among those decoded
 	while ((int)d->output_scanline < y1) {
 		int at = (int)d->output_scanline - y0;
-		if (jpeg_read_scanlines(d, rows + at, (JDIMENSION)(y1 - y0 - at)) == 0) {
+		JDIMENSION got = jpeg_read_scanlines(d, rows + at, (JDIMENSION)(y1 - y0 - at));
+		if (got == 0) {
 			snprintf(t->msg, sizeof t->msg, "no scanline %d", (int)d->output_scanline);
 			jpeg_abort_decompress(d);
 			return -1;
 		}
+		// Converted while the rows are still in the cache.
+		if (dst != NULL) tf_planar_rows(pl, dst, rows[at], row, at, (int)got);
 	}
 	if (d->output_scanline < d->output_height) {
 		// Skipping to the very end would stop reading; skip all but the
@@ -134,13 +277,27 @@ static int tf_region_at(tf_dec *t, const unsigned char *data, unsigned long size
 // tf_cols is the result of tf_region: rc, and the columns decoded.
 typedef struct { int rc; unsigned int x, w; } tf_cols;
 
-// tf_region is tf_region_at with the columns passed and returned by value.
+// tf_region is tf_region_at with the columns passed and returned by value,
+// writing no CHW tensor.
 static tf_cols tf_region(tf_dec *t, const unsigned char *data, unsigned long size, int cs, int ch,
 		int w0, int h0, unsigned int x, unsigned int w, int y0, int y1, unsigned char *out, size_t cap) {
 	tf_cols c;
 	c.x = x;
 	c.w = w;
-	c.rc = tf_region_at(t, data, size, cs, ch, w0, h0, &c.x, &c.w, y0, y1, out, cap);
+	c.rc = tf_region_at(t, data, size, cs, ch, w0, h0, &c.x, &c.w, y0, y1, out, cap, NULL, NULL);
+	return c;
+}
+
+// tf_region_planar is tf_region for 3 channels that also converts the
+// crop's rows into dst as pl says (pl.x0 the crop's first column in the
+// image).
+static tf_cols tf_region_planar(tf_dec *t, const unsigned char *data, unsigned long size, int cs,
+		int w0, int h0, unsigned int x, unsigned int w, int y0, int y1, unsigned char *out, size_t cap,
+		tf_planar pl, float *dst) {
+	tf_cols c;
+	c.x = x;
+	c.w = w;
+	c.rc = tf_region_at(t, data, size, cs, 3, w0, h0, &c.x, &c.w, y0, y1, out, cap, &pl, dst);
 	return c;
 }
 */
@@ -148,6 +305,7 @@ import "C"
 
 import (
 	"errors"
+	"fmt"
 	"image"
 	"unsafe"
 
@@ -305,6 +463,72 @@ func (turboDecoder) DecodeRegion(data []byte, opts Options) (sample.Image, image
 
 func noRelease() {}
 
+// setPlanarSIMD turns DecodePlanar's SIMD conversion off, or on where the
+// processor has it, and returns the previous setting (for tests of the
+// plain C conversion).
+func setPlanarSIMD(on bool) bool {
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	return C.tf_set_simd(v) != 0
+}
+
+// DecodePlanar implements PlanarDecoder for baseline and progressive RGB
+// and gray JPEGs decoded to 3 channels at full scale: the rows of the crop
+// come out of libjpeg as DecodeRegion decodes them (only the iMCU columns
+// around the crop), and each group of rows is converted into dst while it
+// is in the cache, 16 pixels at a time with SSSE3 where the processor has
+// it. The pooled row buffer is the only memory it uses.
+func (turboDecoder) DecodePlanar(data []byte, opts Options, dst []float32, planar func() Planar) (bool, error) {
+	checkChannels(opts.Channels)
+	if opts.Channels != 3 || opts.MinShorter > 0 || opts.Crop == nil || Sniff(data) != FormatJPEG {
+		return false, nil
+	}
+	info, err := jpegHeader(data)
+	if err != nil {
+		return true, imageErr(FormatJPEG, err)
+	}
+	h, err := getHandle()
+	if err != nil {
+		return true, err
+	}
+	hdr := C.tf_header(h, (*C.uchar)(unsafe.Pointer(&data[0])), C.ulong(len(data)))
+	if hdr.rc != 0 {
+		err := imageErr(FormatJPEG, tjError(h))
+		C.tjDestroy(h)
+		return true, err
+	}
+	putHandle(h)
+	w, ht, cs := int(hdr.w), int(hdr.h), hdr.cs
+	if w < 1 || ht < 1 {
+		return true, imageErr(FormatJPEG, errors.New("no frame header (truncated data?)"))
+	}
+	if err := checkSize(FormatJPEG, &opts, w, ht); err != nil {
+		return true, err
+	}
+	if cs == C.TJCS_CMYK || cs == C.TJCS_YCCK {
+		return false, nil // decoded by the Go decoder
+	}
+	r, err := cropRect(&opts, w, ht)
+	if err != nil {
+		return true, err
+	}
+	if need := turboJPEGBytes(&info, w, ht, 3, int64(r.Dx())*int64(r.Dy())); need > opts.maxBytes() {
+		return true, checkMemory(FormatJPEG, &opts, w, ht, info.kind(), need)
+	}
+	if len(dst) != 3*r.Dx()*r.Dy() {
+		panic(fmt.Sprintf("decode: DecodePlanar: %d values for a %dx%d crop of 3 channels", len(dst), r.Dx(), r.Dy()))
+	}
+	pl := planar()
+	_, _, buf, err := turboDecodeRows(data, w, ht, 3, C.TJPF_RGB, r, getBuf, &pl, dst)
+	if err != nil {
+		return true, err
+	}
+	putBuf(buf)
+	return true, nil
+}
+
 // turboDecodeFull decodes a JPEG whole, into a buffer from get, and returns
 // it with the crop rectangle and the buffer (nil when the image came from
 // the Go decoder, already cropped). Other formats go to the Go decoder.
@@ -416,6 +640,14 @@ var colorSpaces = map[C.int]C.int{C.TJPF_RGB: C.JCS_EXT_RGB, C.TJPF_GRAY: C.JCS_
 // replicates the edge of what it decodes where a full decode has a
 // neighbour. TestDecodeCropIdentical checks it on every photo of the set.
 func turboDecodeCrop(data []byte, w, h, ch int, pf C.int, r image.Rectangle, get func(n int) *pixBuf) (sample.Image, image.Rectangle, *pixBuf, error) {
+	return turboDecodeRows(data, w, h, ch, pf, r, get, nil, nil)
+}
+
+// turboDecodeRows is turboDecodeCrop that, when dst is set (3 channels),
+// also converts the crop's rows into dst as pl says, group by group as the
+// decompressor gives them.
+func turboDecodeRows(data []byte, w, h, ch int, pf C.int, r image.Rectangle, get func(n int) *pixBuf,
+	pl *Planar, dst []float32) (sample.Image, image.Rectangle, *pixBuf, error) {
 	var t *C.tf_dec
 	select {
 	case t = <-decs:
@@ -427,9 +659,23 @@ func turboDecodeCrop(data []byte, w, h, ch int, pf C.int, r image.Rectangle, get
 	x0, x1 := max(0, r.Min.X-cropMargin), min(w, r.Max.X+cropMargin)
 	rows := r.Dy()
 	buf := get(w * rows * ch)
-	cols := C.tf_region(t, (*C.uchar)(unsafe.Pointer(&data[0])), C.ulong(len(data)), colorSpaces[pf], C.int(ch),
-		C.int(w), C.int(h), C.uint(x0), C.uint(x1-x0), C.int(r.Min.Y), C.int(r.Max.Y),
-		(*C.uchar)(unsafe.Pointer(&buf.b[0])), C.size_t(len(buf.b)))
+	var cols C.tf_cols
+	if dst == nil {
+		cols = C.tf_region(t, (*C.uchar)(unsafe.Pointer(&data[0])), C.ulong(len(data)), colorSpaces[pf], C.int(ch),
+			C.int(w), C.int(h), C.uint(x0), C.uint(x1-x0), C.int(r.Min.Y), C.int(r.Max.Y),
+			(*C.uchar)(unsafe.Pointer(&buf.b[0])), C.size_t(len(buf.b)))
+	} else {
+		cp := C.tf_planar{mirror: 0, x0: C.int(r.Min.X), cw: C.int(r.Dx()), plane: C.int(r.Dx() * r.Dy())}
+		if pl.Mirror {
+			cp.mirror = 1
+		}
+		for c := range 3 {
+			cp.mean[c], cp.mul[c], cp.bias[c] = C.float(pl.Mean[c]), C.float(pl.Mul[c]), C.float(pl.Bias[c])
+		}
+		cols = C.tf_region_planar(t, (*C.uchar)(unsafe.Pointer(&data[0])), C.ulong(len(data)), colorSpaces[pf],
+			C.int(w), C.int(h), C.uint(x0), C.uint(x1-x0), C.int(r.Min.Y), C.int(r.Max.Y),
+			(*C.uchar)(unsafe.Pointer(&buf.b[0])), C.size_t(len(buf.b)), cp, (*C.float)(unsafe.Pointer(&dst[0])))
+	}
 	cx, cw := cols.x, cols.w
 	if cols.rc != 0 {
 		err := imageErr(FormatJPEG, errors.New(C.GoString(&t.msg[0])))
