@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/sink"
@@ -100,7 +101,7 @@ type Reader struct {
 	cfg    config
 	from   start
 	epochs *source.Epochs
-	marks  *marks
+	marks  *marks.Marks
 }
 
 type config struct {
@@ -307,7 +308,7 @@ func newReader(path string, c config, from start) *Reader {
 	if c.labelFile != "" {
 		width = 4
 	}
-	return &Reader{path: path, cfg: c, from: from, epochs: new(source.Epochs), marks: &marks{width: width}}
+	return &Reader{path: path, cfg: c, from: from, epochs: new(source.Epochs), marks: marks.New(width)}
 }
 
 // Skipped returns how many bad rows the reader's policy (OnBad, SkipBad)
@@ -685,7 +686,7 @@ func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 			return
 		}
 		defer p.close()
-		ring := r.marks.start(epoch, r.from.low())
+		ring := r.marks.Start(epoch, r.from.low())
 		rows := r.from.n
 		if r.from.exact {
 			if err := r.seek(p, ring); err != nil {
@@ -755,9 +756,9 @@ func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 			skips.Good()
 			rows++
 			if p.lab != nil {
-				ring.put(rows, pack(int64(p.data.rows)-rows, p.data.off), int64(p.data.line), pack(int64(p.lab.rows)-rows, p.lab.off), int64(p.lab.line))
+				ring.Put(rows, marks.Pack(int64(p.data.rows)-rows, p.data.off), int64(p.data.line), marks.Pack(int64(p.lab.rows)-rows, p.lab.off), int64(p.lab.line))
 			} else {
-				ring.put(rows, pack(int64(p.data.rows)-rows, p.data.off), int64(p.data.line))
+				ring.Put(rows, marks.Pack(int64(p.data.rows)-rows, p.data.off), int64(p.data.line))
 			}
 			if rows <= r.from.skip {
 				continue

@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -53,14 +54,14 @@ func (s start) low() int64 {
 }
 
 // ends: the ring holds, after each row, the words
-// pack(records - rows, offset) and the line count of the data file, then
+// marks.Pack(records - rows, offset) and the line count of the data file, then
 // the same two of the label file if there is one: a file over 1 TiB, or
 // more than 2^17 records that are not rows (header, skipped and bad rows),
 // gives replay states.
 
 // seek moves the files of a pass that has read its head to the start of
 // the resumed pass, and puts that position in the pass's ring.
-func (r *Reader) seek(p *pass, ring *ring) error {
+func (r *Reader) seek(p *pass, ring *marks.Ring) error {
 	at := r.from.pos
 	if err := p.data.seek(at[0], int(at[1]), int(at[2])); err != nil {
 		return err
@@ -72,9 +73,9 @@ func (r *Reader) seek(p *pass, ring *ring) error {
 	}
 	n := r.from.n
 	if p.lab != nil {
-		ring.put(n, pack(at[2]-n, at[0]), at[1], pack(at[5]-n, at[3]), at[4])
+		ring.Put(n, marks.Pack(at[2]-n, at[0]), at[1], marks.Pack(at[5]-n, at[3]), at[4])
 	} else {
-		ring.put(n, pack(at[2]-n, at[0]), at[1])
+		ring.Put(n, marks.Pack(at[2]-n, at[0]), at[1])
 	}
 	return nil
 }
@@ -111,13 +112,13 @@ func (r *Reader) StateAt(epoch int, n int64) (source.State, error) {
 	}
 	abs := r.from.n + r.from.skip + n
 	var w [4]int64 // see ends
-	if r.marks.at(epoch, abs, w[:r.marks.width]) {
+	if r.marks.At(epoch, abs, w[:r.marks.Width()]) {
 		pos := make([]int64, 7)
-		pos[2], pos[0] = unpack(w[0])
+		pos[2], pos[0] = marks.Unpack(w[0])
 		pos[2] += abs
 		pos[1] = w[1]
 		if r.cfg.labelFile != "" {
-			pos[5], pos[3] = unpack(w[2])
+			pos[5], pos[3] = marks.Unpack(w[2])
 			pos[5] += abs
 			pos[4] = w[3]
 		}

@@ -2,27 +2,21 @@ package csv_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
+	"github.com/tensorfeed/tensorfeed/internal/marks"
+	"github.com/tensorfeed/tensorfeed/internal/marks/markstest"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
+	"github.com/tensorfeed/tensorfeed/storage/storagetest"
 )
-
-// ringSizeMax is the most records a pass remembers the end of (at least
-// 4096).
-const ringSizeMax = 4096 + 256
 
 // bigCSV returns a file of n rows under a header: two numbers and a
 // quoted text that spans two lines in every third row, and its label
@@ -39,68 +33,6 @@ func bigCSV(n int) (data, labels string) {
 		fmt.Fprintf(&l, "%d\n", i%10)
 	}
 	return d.String(), l.String()
-}
-
-// rangeLog serves a directory over HTTP and records the byte ranges read
-// of each file.
-type rangeLog struct {
-	mu     sync.Mutex
-	ranges map[string][][2]int64 // file -> [first, last]
-}
-
-func serveDir(t *testing.T, dir string) (*httptest.Server, *rangeLog) {
-	l := &rangeLog{ranges: map[string][][2]int64{}}
-	fsrv := http.FileServer(http.Dir(dir))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		first, last := int64(0), int64(1<<62)
-		if rg, ok := strings.CutPrefix(r.Header.Get("Range"), "bytes="); ok {
-			a, b, _ := strings.Cut(rg, "-")
-			first, _ = strconv.ParseInt(a, 10, 64)
-			if b != "" {
-				last, _ = strconv.ParseInt(b, 10, 64)
-			}
-		}
-		l.mu.Lock()
-		l.ranges[r.URL.Path] = append(l.ranges[r.URL.Path], [2]int64{first, last})
-		l.mu.Unlock()
-		fsrv.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, l
-}
-
-// before returns how many bytes of file were requested before offset
-// (leaving out the one-byte requests of opens), and how many requests were
-// made for it.
-func (l *rangeLog) before(file string, offset int64) (bytes int64, requests int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, r := range l.ranges[file] {
-		if r == [2]int64{0, 0} {
-			continue // the open learns the size from byte 0
-		}
-		bytes += max(0, min(r[1]+1, offset)-r[0])
-	}
-	return bytes, len(l.ranges[file])
-}
-
-func (l *rangeLog) reset() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	clear(l.ranges)
-}
-
-func jsonRoundTrip(t testing.TB, st source.State) source.State {
-	t.Helper()
-	js, err := json.Marshal(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back source.State
-	if err := json.Unmarshal(js, &back); err != nil {
-		t.Fatal(err)
-	}
-	return back
 }
 
 func collectRows(t testing.TB, r source.Reader[csv.Row]) []csv.Row {
@@ -132,7 +64,7 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 	data, labels := bigCSV(30_000)
 	write(t, dir, "data.csv", data)
 	write(t, dir, "labels.csv", labels)
-	srv, log := serveDir(t, dir)
+	srv, log := storagetest.ServeDir(t, dir)
 	for _, withLabels := range []bool{false, true} {
 		opts := []csv.Option{csv.Header(), csv.DataColumns(csv.Name("a"), csv.Name("b"))}
 		if withLabels {
@@ -148,16 +80,16 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 		if len(st.Pos) != 7 || st.Pos[1] != int64(full[k].Line-1) || st.Pos[6] != k {
 			t.Fatalf("labels %v: state %+v, want the end of line %d", withLabels, st, full[k].Line-1)
 		}
-		log.reset()
-		r2, err := r.Resume(jsonRoundTrip(t, st))
+		log.Reset()
+		r2, err := r.Resume(markstest.JSONRoundTrip(t, st))
 		if err != nil {
 			t.Fatal(err)
 		}
 		sameRows(t, collectRows(t, r2), full[k:])
-		if n, _ := log.before("/data.csv", st.Pos[0]); n > 64<<10 {
+		if n, _ := log.Before("/data.csv", st.Pos[0]); n > 64<<10 {
 			t.Errorf("labels %v: the resumed pass read %d bytes of data.csv before offset %d", withLabels, n, st.Pos[0])
 		}
-		if n, _ := log.before("/labels.csv", st.Pos[3]); withLabels && n > 64<<10 {
+		if n, _ := log.Before("/labels.csv", st.Pos[3]); withLabels && n > 64<<10 {
 			t.Errorf("the resumed pass read %d bytes of labels.csv before offset %d", n, st.Pos[3])
 		}
 	}
@@ -201,10 +133,10 @@ func TestResumeReplayState(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if replay := k < 5000-ringSizeMax; (len(st.Pos) == 1) != replay { // 4096 to 4352 records are remembered
+		if replay := k < 5000-marks.RingSize; (len(st.Pos) == 1) != replay { // 4096 to 4352 records are remembered
 			t.Errorf("state after %d: %+v, replay %v", k, st, replay)
 		}
-		r2, err := r.Resume(jsonRoundTrip(t, st))
+		r2, err := r.Resume(markstest.JSONRoundTrip(t, st))
 		if err != nil {
 			t.Fatal(err)
 		}

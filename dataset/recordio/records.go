@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
@@ -90,11 +91,11 @@ type files struct {
 	c      config
 	from   start
 	epochs *source.Epochs
-	marks  *marks
+	marks  *marks.Marks
 }
 
 func newFiles(paths []string, c config, from start) *files {
-	return &files{paths: paths, c: c, from: from, epochs: new(source.Epochs), marks: &marks{width: 1}}
+	return &files{paths: paths, c: c, from: from, epochs: new(source.Epochs), marks: marks.New(1)}
 }
 
 // All starts a pass over the files (see Records).
@@ -113,9 +114,9 @@ func (fs *files) pass(ctx context.Context) iter.Seq2[Record, error] {
 			yield(Record{}, err)
 			return
 		}
-		p := &passState{ring: fs.marks.start(epoch, fs.from.low()), index: fs.from.n, skip: fs.from.skip}
+		p := &passState{ring: fs.marks.Start(epoch, fs.from.low()), index: fs.from.n, skip: fs.from.skip}
 		if fs.from.exact {
-			p.ring.put(fs.from.n, pack(int64(fs.from.file), fs.from.off))
+			p.ring.Put(fs.from.n, marks.Pack(int64(fs.from.file), fs.from.off))
 			log.Debug("recordio resume", zap.Int("file", fs.from.file), zap.Int64("offset", fs.from.off), zap.Int64("record", fs.from.n))
 		}
 		var buf []byte
@@ -143,7 +144,7 @@ func (fs *files) pass(ctx context.Context) iter.Seq2[Record, error] {
 // of records read, the records to drop (a replay), and its ring of record
 // ends.
 type passState struct {
-	ring  *ring
+	ring  *marks.Ring
 	index int64
 	skip  int64
 }
@@ -254,7 +255,7 @@ func (fs *files) readFile(ctx context.Context, log *zap.Logger, fi int, path str
 		}
 		rec := Record{File: path, Offset: rd.Offset(), Index: int(p.index), Data: data}
 		p.index++
-		p.ring.put(p.index, pack(int64(fi), rd.InputOffset()))
+		p.ring.Put(p.index, marks.Pack(int64(fi), rd.InputOffset()))
 		if p.index <= p.skip {
 			continue
 		}

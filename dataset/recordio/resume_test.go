@@ -3,25 +3,19 @@ package recordio_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/internal/marks"
+	"github.com/tensorfeed/tensorfeed/internal/marks/markstest"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage/storagetest"
 )
-
-// ringSizeMax is the most records a pass remembers the end of (at least
-// 4096).
-const ringSizeMax = 4096 + 256
 
 // writeRecFile writes n records of varied lengths to dir/name and returns
 // its path.
@@ -39,68 +33,6 @@ func writeRecFile(t testing.TB, dir, name string, n int) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// rangeLog serves a directory over HTTP and records the byte ranges read
-// of each file.
-type rangeLog struct {
-	mu     sync.Mutex
-	ranges map[string][][2]int64 // file -> [first, last]
-}
-
-func serveDir(t *testing.T, dir string) (*httptest.Server, *rangeLog) {
-	l := &rangeLog{ranges: map[string][][2]int64{}}
-	fsrv := http.FileServer(http.Dir(dir))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		first, last := int64(0), int64(1<<62)
-		if rg, ok := strings.CutPrefix(r.Header.Get("Range"), "bytes="); ok {
-			a, b, _ := strings.Cut(rg, "-")
-			first, _ = strconv.ParseInt(a, 10, 64)
-			if b != "" {
-				last, _ = strconv.ParseInt(b, 10, 64)
-			}
-		}
-		l.mu.Lock()
-		l.ranges[r.URL.Path] = append(l.ranges[r.URL.Path], [2]int64{first, last})
-		l.mu.Unlock()
-		fsrv.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, l
-}
-
-// before returns how many bytes of file were requested before offset
-// (leaving out the one-byte requests of opens), and how many requests were
-// made for it.
-func (l *rangeLog) before(file string, offset int64) (bytes int64, requests int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, r := range l.ranges[file] {
-		if r == [2]int64{0, 0} {
-			continue // the open learns the size from byte 0
-		}
-		bytes += max(0, min(r[1]+1, offset)-r[0])
-	}
-	return bytes, len(l.ranges[file])
-}
-
-func (l *rangeLog) reset() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	clear(l.ranges)
-}
-
-func jsonRoundTrip(t testing.TB, st source.State) source.State {
-	t.Helper()
-	js, err := json.Marshal(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back source.State
-	if err := json.Unmarshal(js, &back); err != nil {
-		t.Fatal(err)
-	}
-	return back
 }
 
 func samePass(t *testing.T, got, want []recordio.Record) {
@@ -121,7 +53,7 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 	dir := t.TempDir()
 	writeRecFile(t, dir, "a.rec", 300)
 	writeRecFile(t, dir, "b.rec", 300)
-	srv, log := serveDir(t, dir)
+	srv, log := storagetest.ServeDir(t, dir)
 	ctx := source.WithEpoch(context.Background(), 0)
 	for _, tc := range []struct {
 		name string
@@ -144,8 +76,8 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 			if len(st.Pos) != 3 || st.Pos[0] != 1 || st.Pos[2] != tc.k {
 				t.Fatalf("state %+v, want an offset in file 1 after %d records", st, tc.k)
 			}
-			log.reset()
-			r2, err := source.ResumeFrom(r, jsonRoundTrip(t, st))
+			log.Reset()
+			r2, err := source.ResumeFrom(r, markstest.JSONRoundTrip(t, st))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,10 +86,10 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 				t.Fatal(err)
 			}
 			samePass(t, got, full[tc.k:])
-			if n, _ := log.before("/b.rec", st.Pos[1]); n > 0 {
+			if n, _ := log.Before("/b.rec", st.Pos[1]); n > 0 {
 				t.Errorf("the resumed pass read %d bytes of b.rec before offset %d", n, st.Pos[1])
 			}
-			if n, reqs := log.before("/a.rec", 1<<62); n > 0 {
+			if n, reqs := log.Before("/a.rec", 1<<62); n > 0 {
 				t.Errorf("the resumed pass read %d bytes of a.rec in %d requests", n, reqs)
 			}
 		})
@@ -180,10 +112,10 @@ func TestResumeReplayState(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if replay := k < 5000-ringSizeMax; (len(st.Pos) == 1) != replay { // 4096 to 4352 records are remembered
+		if replay := k < 5000-marks.RingSize; (len(st.Pos) == 1) != replay { // 4096 to 4352 records are remembered
 			t.Errorf("state after %d: %+v, replay %v", k, st, replay)
 		}
-		r2, err := source.ResumeFrom(r, jsonRoundTrip(t, st))
+		r2, err := source.ResumeFrom(r, markstest.JSONRoundTrip(t, st))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
@@ -93,7 +94,7 @@ type Records struct {
 	c      config
 	from   start
 	epochs *source.Epochs
-	marks  *marks
+	marks  *marks.Marks
 }
 
 // Open returns a reader over the records of the TFRecord file at path (a
@@ -111,7 +112,7 @@ func Open(path string, opts ...Option) *Records {
 }
 
 func newRecords(path string, c config, from start) *Records {
-	return &Records{path: path, c: c, from: from, epochs: new(source.Epochs), marks: &marks{width: 1}}
+	return &Records{path: path, c: c, from: from, epochs: new(source.Epochs), marks: marks.New(1)}
 }
 
 var (
@@ -161,14 +162,14 @@ func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
 		if regular {
 			rd.Size = size // ignored for gzip
 		}
-		ring := r.marks.start(epoch, r.from.low())
+		ring := r.marks.Start(epoch, r.from.low())
 		n := r.from.n
 		if r.from.exact {
 			if err := r.seek(f, rd, log); err != nil {
 				yield(Record{}, err)
 				return
 			}
-			ring.put(n, pack(r.from.index-n, r.from.off))
+			ring.Put(n, marks.Pack(r.from.index-n, r.from.off))
 		}
 		skips := r.c.bad.Pass(-1, log)
 		done := ctx.Done()
@@ -199,7 +200,7 @@ func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
 			}
 			skips.Good()
 			n++
-			ring.put(n, pack(rd.index-n, rd.pos))
+			ring.Put(n, marks.Pack(rd.index-n, rd.pos))
 			if n <= r.from.skip {
 				continue
 			}

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -117,8 +118,8 @@ func (r *Records) StateAt(epoch int, n int64) (source.State, error) {
 	}
 	abs := r.from.n + r.from.skip + n
 	var pos [1]int64
-	if r.marks.at(epoch, abs, pos[:]) {
-		skipped, off := unpack(pos[0]) // records skipped as bad before
+	if r.marks.At(epoch, abs, pos[:]) {
+		skipped, off := marks.Unpack(pos[0]) // records skipped as bad before
 		return source.State{Kind: r.kind(), Pos: []int64{off, abs + skipped, abs}}, nil
 	}
 	return source.State{Kind: r.kind(), Pos: []int64{abs}}, nil

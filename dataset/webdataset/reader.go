@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
@@ -116,7 +117,7 @@ type Reader struct {
 	cfg    config
 	from   start
 	epochs *source.Epochs
-	marks  *marks
+	marks  *marks.Marks
 }
 
 // Open returns a reader of the shard at path (a tar or a gzip-compressed
@@ -137,7 +138,7 @@ func OpenShards(paths []string, opts ...Option) *Reader {
 }
 
 func newReader(paths []string, c config, from start) *Reader {
-	return &Reader{paths: paths, cfg: c, from: from, epochs: new(source.Epochs), marks: &marks{width: 1}}
+	return &Reader{paths: paths, cfg: c, from: from, epochs: new(source.Epochs), marks: marks.New(1)}
 }
 
 // Skipped returns how many bad samples the reader's policy (OnBad,
@@ -190,11 +191,11 @@ func pass[T any](ctx context.Context, r *Reader, f func(Sample) (T, error)) iter
 		ctx, epoch := r.epochs.Start(ctx)
 		log := tensorfeed.Logger(ctx)
 		p := &passState[T]{ctx: ctx, r: r, f: f, yield: yield, log: log, skips: r.cfg.bad.Pass(-1, log),
-			ring: r.marks.start(epoch, r.from.low()), n: r.from.n}
+			ring: r.marks.Start(epoch, r.from.low()), n: r.from.n}
 		first := 0
 		if r.from.exact {
 			first = r.from.file
-			p.ring.put(p.n, pack(int64(r.from.file), r.from.off))
+			p.ring.Put(p.n, marks.Pack(int64(r.from.file), r.from.off))
 			log.Debug("webdataset resume", zap.Int("shard", r.from.file), zap.Int64("offset", r.from.off), zap.Int64("sample", r.from.n))
 		}
 		for i := first; i < len(r.paths); i++ {
@@ -217,7 +218,7 @@ type passState[T any] struct {
 	log     *zap.Logger
 	skips   *source.SkipCounter
 	lastKey string
-	ring    *ring
+	ring    *marks.Ring
 	n       int64 // samples yielded (or dropped by a replay) in the epoch's pass
 }
 
@@ -279,9 +280,9 @@ func (p *passState[T]) shard(i int) bool {
 		p.skips.Good()
 		p.n++
 		if next, ok := sh.nextOffset(); ok {
-			p.ring.put(p.n, pack(int64(i), next))
+			p.ring.Put(p.n, marks.Pack(int64(i), next))
 		} else {
-			p.ring.put(p.n, pack(int64(i+1), 0))
+			p.ring.Put(p.n, marks.Pack(int64(i+1), 0))
 		}
 		if p.n <= p.r.from.skip {
 			continue

@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -78,8 +79,8 @@ func (r *Reader) StateAt(epoch int, n int64) (source.State, error) {
 	}
 	abs := r.from.n + r.from.skip + n
 	var pos [1]int64
-	if r.marks.at(epoch, abs, pos[:]) {
-		shard, off := unpack(pos[0])
+	if r.marks.At(epoch, abs, pos[:]) {
+		shard, off := marks.Unpack(pos[0])
 		return source.State{Kind: r.kind(), Pos: []int64{shard, off, abs}}, nil
 	}
 	return source.State{Kind: r.kind(), Pos: []int64{abs}}, nil

@@ -2,27 +2,21 @@ package webdataset_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
+	"github.com/tensorfeed/tensorfeed/internal/marks"
+	"github.com/tensorfeed/tensorfeed/internal/marks/markstest"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
+	"github.com/tensorfeed/tensorfeed/storage/storagetest"
 )
-
-// ringSizeMax is the most records a pass remembers the end of (at least
-// 4096).
-const ringSizeMax = 4096 + 256
 
 // smallSamples returns n samples of two small fields.
 func smallSamples(from, n int) []webdataset.Sample {
@@ -34,68 +28,6 @@ func smallSamples(from, n int) []webdataset.Sample {
 		}}
 	}
 	return out
-}
-
-// rangeLog serves a directory over HTTP and records the byte ranges read
-// of each file.
-type rangeLog struct {
-	mu     sync.Mutex
-	ranges map[string][][2]int64 // file -> [first, last]
-}
-
-func serveDir(t *testing.T, dir string) (*httptest.Server, *rangeLog) {
-	l := &rangeLog{ranges: map[string][][2]int64{}}
-	fsrv := http.FileServer(http.Dir(dir))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		first, last := int64(0), int64(1<<62)
-		if rg, ok := strings.CutPrefix(r.Header.Get("Range"), "bytes="); ok {
-			a, b, _ := strings.Cut(rg, "-")
-			first, _ = strconv.ParseInt(a, 10, 64)
-			if b != "" {
-				last, _ = strconv.ParseInt(b, 10, 64)
-			}
-		}
-		l.mu.Lock()
-		l.ranges[r.URL.Path] = append(l.ranges[r.URL.Path], [2]int64{first, last})
-		l.mu.Unlock()
-		fsrv.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, l
-}
-
-// before returns how many bytes of file were requested before offset
-// (leaving out the one-byte requests of opens), and how many requests were
-// made for it.
-func (l *rangeLog) before(file string, offset int64) (bytes int64, requests int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, r := range l.ranges[file] {
-		if r == [2]int64{0, 0} {
-			continue // the open learns the size from byte 0
-		}
-		bytes += max(0, min(r[1]+1, offset)-r[0])
-	}
-	return bytes, len(l.ranges[file])
-}
-
-func (l *rangeLog) reset() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	clear(l.ranges)
-}
-
-func jsonRoundTrip(t testing.TB, st source.State) source.State {
-	t.Helper()
-	js, err := json.Marshal(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back source.State
-	if err := json.Unmarshal(js, &back); err != nil {
-		t.Fatal(err)
-	}
-	return back
 }
 
 func collectEpoch0(t testing.TB, r source.Reader[webdataset.Sample]) []webdataset.Sample {
@@ -127,7 +59,7 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 	writeFile(t, dir, "a.tar", shardBytes(t, smallSamples(0, 100)))
 	writeFile(t, dir, "b.tar", shardBytes(t, smallSamples(100, 100)))
 	writeFile(t, dir, "c.tar.gz", shardBytes(t, smallSamples(200, 100), webdataset.Gzip(1)))
-	srv, log := serveDir(t, dir)
+	srv, log := storagetest.ServeDir(t, dir)
 	r := webdataset.OpenShards([]string{srv.URL + "/a.tar", srv.URL + "/b.tar", srv.URL + "/c.tar.gz"})
 	full := collectEpoch0(t, r)
 	for _, k := range []int64{150, 100, 250} {
@@ -138,16 +70,16 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 		if len(st.Pos) != 3 || st.Pos[0] != k/100 || st.Pos[1] != full[k].Offset || st.Pos[2] != k {
 			t.Fatalf("state after %d: %+v, want sample %d at %d", k, st, k, full[k].Offset)
 		}
-		log.reset()
-		r2, err := r.Resume(jsonRoundTrip(t, st))
+		log.Reset()
+		r2, err := r.Resume(markstest.JSONRoundTrip(t, st))
 		if err != nil {
 			t.Fatal(err)
 		}
 		samePass(t, collectEpoch0(t, r2), full[k:])
-		if n, reqs := log.before("/a.tar", 1<<62); n > 0 || reqs > 0 {
+		if n, reqs := log.Before("/a.tar", 1<<62); n > 0 || reqs > 0 {
 			t.Errorf("after %d: the resumed pass read %d bytes of a.tar", k, n)
 		}
-		if n, _ := log.before("/b.tar", st.Pos[1]); k < 200 && n > 2 {
+		if n, _ := log.Before("/b.tar", st.Pos[1]); k < 200 && n > 2 {
 			t.Errorf("after %d: the resumed pass read %d bytes of b.tar before offset %d", k, n, st.Pos[1])
 		}
 	}
@@ -193,10 +125,10 @@ func TestResumeReplayState(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if replay := k < 5000-ringSizeMax; (len(st.Pos) == 1) != replay { // 4096 to 4352 records are remembered
+			if replay := k < 5000-marks.RingSize; (len(st.Pos) == 1) != replay { // 4096 to 4352 records are remembered
 				t.Errorf("state after %d: %+v, replay %v", k, st, replay)
 			}
-			r2, err := r.Resume(jsonRoundTrip(t, st))
+			r2, err := r.Resume(markstest.JSONRoundTrip(t, st))
 			if err != nil {
 				t.Fatal(err)
 			}
