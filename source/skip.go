@@ -104,6 +104,24 @@ func (p *SkipPolicy) Pass(total int64, logger *zap.Logger) *SkipCounter {
 	return &SkipCounter{p: p, total: total, logger: logger}
 }
 
+// PassFrom starts the count of a pass that resumes its epoch's pass after
+// seen of its records (good and bad), skipped of them bad: the counter
+// starts from those counts, so the policy's fraction is judged over the
+// whole pass (the records before the resume point and the tail read now),
+// as it would have been had the pass not stopped. total, logger and a nil
+// policy are as for [SkipPolicy.Pass]. The earlier records are not added to
+// the policy's [SkipPolicy.Skipped] and [SkipPolicy.Seen], which count what
+// the readers of this process read. Counts that cannot be (negative, or
+// skipped above seen) are a programmer error: PassFrom panics.
+func (p *SkipPolicy) PassFrom(total, seen, skipped int64, logger *zap.Logger) *SkipCounter {
+	if seen < 0 || skipped < 0 || skipped > seen {
+		panic(fmt.Sprintf("source: PassFrom(%d, %d, %d): want 0 <= skipped <= seen", total, seen, skipped))
+	}
+	c := p.Pass(total, logger)
+	c.seen, c.skipped = seen, skipped
+	return c
+}
+
 // SkipCounter counts the good and bad records of one pass for a
 // [SkipPolicy]. It is used by one goroutine, the one that reads the pass.
 type SkipCounter struct {
@@ -154,7 +172,8 @@ func (c *SkipCounter) End() error {
 	return c.tooMany(nil)
 }
 
-// Skipped returns how many records this pass skipped so far.
+// Skipped returns how many records this pass skipped so far (with
+// [SkipPolicy.PassFrom], those before the resume point counted in).
 func (c *SkipCounter) Skipped() int64 { return c.skipped }
 
 func (c *SkipCounter) over(end bool) bool {

@@ -124,3 +124,64 @@ func TestSkipPolicyOnSkip(t *testing.T) {
 		t.Fatalf("OnSkip saw %v, want the two record errors", got)
 	}
 }
+
+// A resumed pass is judged over the whole pass: the records before the
+// resume point, good and bad, count as if the pass had read them.
+func TestSkipPolicyPassFrom(t *testing.T) {
+	p := source.SkipBad(0.1)
+
+	// 95 records before the resume, none bad: a tail of 5 records with 2
+	// bad ones is 2 of 100, within the bound (alone it would be 2 of 5).
+	c := p.PassFrom(-1, 95, 0, nil)
+	for i := range 5 {
+		if i < 2 {
+			if err := c.Bad(errRecord); err != nil {
+				t.Fatalf("bad record %d of the tail: %v", i, err)
+			}
+			continue
+		}
+		c.Good()
+	}
+	if err := c.End(); err != nil {
+		t.Fatalf("2 of 100 bad: %v", err)
+	}
+	if c.Skipped() != 2 || p.Skipped() != 2 || p.Seen() != 5 {
+		t.Fatalf("pass skipped %d, policy skipped %d of %d: want 2, 2 of 5 (the earlier records are the pass's, not the policy's)", c.Skipped(), p.Skipped(), p.Seen())
+	}
+
+	// 20 records before the resume, 2 of them bad: one more bad record is
+	// 3 of 21, over the bound at once.
+	c = p.PassFrom(-1, 20, 2, nil)
+	if err := c.Bad(errRecord); !errors.Is(err, source.ErrTooManyBad) {
+		t.Fatalf("3 of 21 bad: %v, want ErrTooManyBad", err)
+	}
+
+	// A known total: the skips before the resume count against it.
+	c = source.SkipBad(0.02).PassFrom(100, 50, 2, nil)
+	if err := c.Bad(errRecord); !errors.Is(err, source.ErrTooManyBad) {
+		t.Fatalf("3 of 100 bad under 0.02: %v, want ErrTooManyBad", err)
+	}
+	c = source.SkipBad(0.02).PassFrom(100, 50, 1, nil)
+	if err := c.Bad(errRecord); err != nil || c.End() != nil {
+		t.Fatalf("2 of 100 bad under 0.02: %v", err)
+	}
+
+	// A nil policy still fails at the first bad record.
+	var none *source.SkipPolicy
+	if err := none.PassFrom(-1, 10, 0, nil).Bad(errRecord); err != errRecord {
+		t.Fatalf("nil policy: %v", err)
+	}
+}
+
+func TestSkipPolicyPassFromPanics(t *testing.T) {
+	for _, c := range [][2]int64{{-1, 0}, {0, -1}, {3, 4}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("PassFrom(-1, %d, %d) did not panic", c[0], c[1])
+				}
+			}()
+			source.SkipBad(0.5).PassFrom(-1, c[0], c[1], nil)
+		}()
+	}
+}

@@ -172,6 +172,10 @@ func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
 			ring.Put(n, marks.Pack(r.from.index-n, r.from.off))
 		}
 		skips := r.c.bad.Pass(-1, log)
+		if r.from.exact {
+			// judged over the whole pass: index records read, index-n bad
+			skips = r.c.bad.PassFrom(-1, r.from.index, r.from.index-n, log)
+		}
 		done := ctx.Done()
 		for i := 0; ; i++ {
 			if done != nil && i%checkEvery == 0 {

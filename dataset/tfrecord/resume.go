@@ -32,9 +32,9 @@ import (
 // are exact.
 //
 // Under a bad-record policy, a pass resumed from an offset judges the
-// policy's fraction over the records it reads itself, as its SkipCounter
-// starts at zero: a tail that is denser in bad records than the whole pass
-// may fail where the whole pass did not (a replay judges the whole pass).
+// policy's fraction over the whole pass, as a replay does: its count
+// starts from the records before the offset and the bad ones among them
+// (index and index-n, see source.SkipPolicy.PassFrom).
 
 // start is where the passes of a reader begin: at the start (from a replay
 // state, dropping the first skip records) or, with exact, at byte off of
@@ -138,6 +138,9 @@ func (r *Records) Resume(st source.State) (source.Reader[Record], error) {
 	}
 	if err := st.Check(kind, 3, 0); err != nil {
 		return nil, err
+	}
+	if st.Pos[1] < st.Pos[2] {
+		return nil, &source.StateError{Want: kind, Got: st, Why: fmt.Sprintf("record index %d before record %d", st.Pos[1], st.Pos[2])}
 	}
 	return newRecords(r.path, r.c, start{exact: true, off: st.Pos[0], index: st.Pos[1], n: st.Pos[2]}), nil
 }

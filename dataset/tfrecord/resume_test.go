@@ -99,6 +99,37 @@ func TestResumeSkipBad(t *testing.T) {
 	}
 }
 
+// A pass resumed from an offset judges the policy's fraction over the whole
+// pass: a tail denser in bad records than the pass does not fail it.
+func TestResumeSkipBadJudgesWholePass(t *testing.T) {
+	var file []byte
+	for i := range 22 { // records 1 and 20 bad: 2 of 22
+		rec := encode(t, [][]byte{fmt.Appendf(nil, "record %d", i)}, false)
+		if i == 1 || i == 20 {
+			rec[12] ^= 0x40 // a data byte
+		}
+		file = append(file, rec...)
+	}
+	r := tfrecord.Open(writeFile(t, file), tfrecord.SkipBad(0.1))
+	full := collect(t, r)
+	if len(full) != 20 {
+		t.Fatalf("%d records, want 20", len(full))
+	}
+	st, _ := r.StateAt(0, 19) // the tail is a bad record and a good one
+	if len(st.Pos) != 3 || st.Pos[1] != 20 {
+		t.Fatalf("state after 19: %+v, want record index 20", st)
+	}
+	r2, err := r.Resume(markstest.JSONRoundTrip(t, st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	samePass(t, collect(t, r2), full[19:])
+	st.Pos[1] = 18 // a record index before the record count
+	if _, err := r.Resume(st); !errors.Is(err, source.ErrState) {
+		t.Fatalf("Resume(%+v) = %v, want ErrState", st, err)
+	}
+}
+
 // Behind the ring of record ends, the state is a replay state; both kinds
 // resume exactly.
 func TestResumeReplayState(t *testing.T) {
