@@ -10,7 +10,9 @@
 // decoder can convert only a crop (Options.Crop) and, with libjpeg-turbo,
 // decode at a reduced scale (Options.MinShorter). A decoder that can lend
 // its decoded pixels instead of copying a crop out implements
-// [RegionDecoder].
+// [RegionDecoder]; one that can write a crop straight into a normalised
+// float32 CHW tensor while it decodes, with no image in between,
+// implements [PlanarDecoder] (libjpeg-turbo's, for 3 channels).
 //
 // # Crops with libjpeg-turbo
 //
