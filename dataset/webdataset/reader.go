@@ -138,7 +138,11 @@ func OpenShards(paths []string, opts ...Option) *Reader {
 }
 
 func newReader(paths []string, c config, from start) *Reader {
-	return &Reader{paths: paths, cfg: c, from: from, epochs: new(source.Epochs), marks: marks.New(1)}
+	width := 1 // pack(shard, offset)
+	if c.bad != nil {
+		width = 2 // and the samples skipped as bad
+	}
+	return &Reader{paths: paths, cfg: c, from: from, epochs: new(source.Epochs), marks: marks.New(width)}
 }
 
 // Skipped returns how many bad samples the reader's policy (OnBad,
@@ -195,7 +199,9 @@ func pass[T any](ctx context.Context, r *Reader, f func(Sample) (T, error)) iter
 		first := 0
 		if r.from.exact {
 			first = r.from.file
-			p.ring.Put(p.n, marks.Pack(int64(r.from.file), r.from.off))
+			// judged over the whole pass: n good samples and skipped bad ones
+			p.skips = r.cfg.bad.PassFrom(-1, r.from.n+r.from.skipped, r.from.skipped, log)
+			p.put(marks.Pack(int64(r.from.file), r.from.off))
 			log.Debug("webdataset resume", zap.Int("shard", r.from.file), zap.Int64("offset", r.from.off), zap.Int64("sample", r.from.n))
 		}
 		for i := first; i < len(r.paths); i++ {
@@ -280,9 +286,9 @@ func (p *passState[T]) shard(i int) bool {
 		p.skips.Good()
 		p.n++
 		if next, ok := sh.nextOffset(); ok {
-			p.ring.Put(p.n, marks.Pack(int64(i), next))
+			p.put(marks.Pack(int64(i), next))
 		} else {
-			p.ring.Put(p.n, marks.Pack(int64(i+1), 0))
+			p.put(marks.Pack(int64(i+1), 0))
 		}
 		if p.n <= p.r.from.skip {
 			continue
@@ -291,6 +297,16 @@ func (p *passState[T]) shard(i int) bool {
 			return false
 		}
 	}
+}
+
+// put records in the ring where the sample after the first p.n starts,
+// and under a policy how many samples the pass skipped before it.
+func (p *passState[T]) put(at int64) {
+	if p.r.cfg.bad == nil {
+		p.ring.Put(p.n, at)
+		return
+	}
+	p.ring.Put(p.n, at, p.skips.Skipped())
 }
 
 // counter counts the bytes read from the tar stream, so that a header's

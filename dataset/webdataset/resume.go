@@ -28,20 +28,21 @@ import (
 // the pass is read from its start and its first n samples dropped. Both
 // are exact.
 //
-// Under a bad-record policy, a pass resumed from an offset judges the
-// policy's fraction over the samples it reads itself, as its SkipCounter
-// starts at zero: a tail that is denser in bad samples than the whole pass
-// may fail where the whole pass did not (a replay judges the whole pass).
+// Under a bad-record policy, a state after samples were skipped as bad
+// carries their count: {webdataset(...), [shard, offset, n, skipped]}, and
+// a pass resumed from it judges the policy's fraction over the whole pass,
+// as a replay does (see source.SkipPolicy.PassFrom).
 
 // start is where the passes of a reader begin: at the start (from a replay
 // state, dropping the first skip samples) or, with exact, at byte off of
 // shard file, after n samples of the epoch's pass.
 type start struct {
-	exact bool
-	file  int
-	off   int64
-	n     int64
-	skip  int64
+	exact   bool
+	file    int
+	off     int64
+	n       int64
+	skip    int64
+	skipped int64 // samples skipped as bad before off
 }
 
 // low is the first count a pass from s puts in its ring: a fresh pass
@@ -70,17 +71,21 @@ func (r *Reader) kind() string {
 var _ source.Resumable[Sample] = (*Reader)(nil)
 
 // StateAt returns the state of the pass of epoch after its consumer
-// received n samples: {kind, [shard, offset, n]} where the pass still
-// remembers where sample n ended, else the replay state {kind, [n]}. It
-// reads nothing.
+// received n samples: {kind, [shard, offset, n]} (with the count of
+// samples skipped as bad appended when there were any) where the pass
+// still remembers where sample n ended, else the replay state {kind, [n]}.
+// It reads nothing.
 func (r *Reader) StateAt(epoch int, n int64) (source.State, error) {
 	if n < 0 {
 		return source.State{}, fmt.Errorf("webdataset: state after %d samples: negative count", n)
 	}
 	abs := r.from.n + r.from.skip + n
-	var pos [1]int64
-	if r.marks.At(epoch, abs, pos[:]) {
+	var pos [2]int64
+	if r.marks.At(epoch, abs, pos[:r.marks.Width()]) {
 		shard, off := marks.Unpack(pos[0])
+		if pos[1] > 0 {
+			return source.State{Kind: r.kind(), Pos: []int64{shard, off, abs, pos[1]}}, nil
+		}
 		return source.State{Kind: r.kind(), Pos: []int64{shard, off, abs}}, nil
 	}
 	return source.State{Kind: r.kind(), Pos: []int64{abs}}, nil
@@ -99,11 +104,20 @@ func (r *Reader) resume(st source.State) (*Reader, error) {
 		}
 		return newReader(r.paths, r.cfg, start{skip: st.Pos[0]}), nil
 	}
-	if err := st.Check(kind, 3, 0); err != nil {
+	var skipped int64
+	if len(st.Pos) == 4 {
+		if err := st.Check(kind, 4, 0); err != nil {
+			return nil, err
+		}
+		skipped = st.Pos[3]
+		if st.Pos[2]+skipped < 0 {
+			return nil, &source.StateError{Want: kind, Got: st, Why: "counts overflow"}
+		}
+	} else if err := st.Check(kind, 3, 0); err != nil {
 		return nil, err
 	}
 	if st.Pos[0] > int64(len(r.paths)) {
 		return nil, &source.StateError{Want: kind, Got: st, Why: fmt.Sprintf("shard %d of %d", st.Pos[0], len(r.paths))}
 	}
-	return newReader(r.paths, r.cfg, start{exact: true, file: int(st.Pos[0]), off: st.Pos[1], n: st.Pos[2]}), nil
+	return newReader(r.paths, r.cfg, start{exact: true, file: int(st.Pos[0]), off: st.Pos[1], n: st.Pos[2], skipped: skipped}), nil
 }

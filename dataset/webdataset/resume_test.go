@@ -104,8 +104,41 @@ func TestResumeSkipBad(t *testing.T) {
 	}
 	full := collectEpoch0(t, r)
 	st, _ := r.StateAt(0, 4) // samples 0, 1, 2, 4: the next is 5
-	if len(st.Pos) != 3 || st.Pos[1] != full[4].Offset || full[4].Key != "s000005" {
-		t.Fatalf("state after 4: %+v, want sample s000005 at %d", st, full[4].Offset)
+	if len(st.Pos) != 4 || st.Pos[1] != full[4].Offset || full[4].Key != "s000005" || st.Pos[3] != 1 {
+		t.Fatalf("state after 4: %+v, want sample s000005 at %d, 1 skipped", st, full[4].Offset)
+	}
+	if st, _ := r.StateAt(0, 2); len(st.Pos) != 3 {
+		t.Fatalf("state after 2: %+v, want no skipped count before the first bad sample", st)
+	}
+}
+
+// A pass resumed from an offset judges the policy's fraction over the whole
+// pass: a tail denser in bad samples than the pass does not fail it.
+func TestResumeSkipBadJudgesWholePass(t *testing.T) {
+	samples := smallSamples(0, 22)
+	delete(samples[1].Fields, "cls") // 2 of 22 bad
+	delete(samples[20].Fields, "cls")
+	r := webdataset.Open(writeFile(t, t.TempDir(), "bad.tar", shardBytes(t, samples)), webdataset.Fields("cls"), webdataset.SkipBad(0.1))
+	full := collectEpoch0(t, r)
+	if len(full) != 20 {
+		t.Fatalf("%d samples, want 20", len(full))
+	}
+	st, _ := r.StateAt(0, 19) // the tail is a bad sample and a good one
+	if len(st.Pos) != 4 || st.Pos[3] != 1 {
+		t.Fatalf("state after 19: %+v, want 1 skipped", st)
+	}
+	r2, err := r.Resume(markstest.JSONRoundTrip(t, st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	samePass(t, collectEpoch0(t, r2), full[19:])
+	if st, _ := r2.(source.Resumable[webdataset.Sample]).StateAt(0, 1); len(st.Pos) != 4 || st.Pos[2] != 20 || st.Pos[3] != 2 {
+		t.Fatalf("resumed state after 1: %+v, want 20 samples, 2 skipped", st)
+	}
+	st.Pos[3] = 1 << 62
+	st.Pos[2] = 1 << 62
+	if _, err := r.Resume(st); !errors.Is(err, source.ErrState) {
+		t.Fatalf("Resume(%+v) = %v, want ErrState", st, err)
 	}
 }
 
