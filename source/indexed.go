@@ -142,12 +142,13 @@ func ShardIndex(count, index int, even Even) IndexedOption {
 // order by index, whole or one shard of it. Make one with [ReadIndexed].
 // It is Resumable: its state is the position reached in the epoch's order.
 type IndexedReader[T any] struct {
-	d      Indexed[T]
-	cfg    indexedConfig
-	from   int
-	epochs *Epochs
-	padded atomic.Int64
-	skips  *SkipLog
+	d       Indexed[T]
+	cfg     indexedConfig
+	from    int
+	skipped int64 // samples skipped as bad before from, from a state
+	epochs  *Epochs
+	padded  atomic.Int64
+	skips   *SkipLog
 }
 
 // ReadIndexed returns a reader over d. A pass yields, for positions p =
@@ -226,8 +227,11 @@ func (r *IndexedReader[T]) All(ctx context.Context) iter.Seq2[T, error] {
 		var count *SkipCounter
 		if r.cfg.bad != nil {
 			// The policy's fraction is of the whole epoch's share, also
-			// for a pass that resumes part way.
-			count = r.cfg.bad.Pass(int64(r.shareFrom(0, n)), tensorfeed.Logger(ctx))
+			// for a pass that resumes part way, and the samples skipped
+			// before the resume point count against it.
+			total := int64(r.shareFrom(0, n))
+			before := total - int64(m)
+			count = r.cfg.bad.PassFrom(total, before, min(r.skipped, before), tensorfeed.Logger(ctx))
 			r.skips.Start(epoch)
 		}
 		done := ctx.Done()
@@ -293,7 +297,9 @@ func (r *IndexedReader[T]) kind() string {
 // yielded n samples, which is what lets a run resume with another world
 // size. Samples skipped as bad by the pass of that epoch are counted in;
 // with a shard, a skip before n is an error, as the parts then no longer
-// step together.
+// step together. When samples before the position were skipped as bad,
+// the state is {indexed(...), [position, skipped]}, so that the resumed
+// pass judges the policy's fraction over the whole epoch.
 func (r *IndexedReader[T]) StateAt(epoch int, n int64) (State, error) {
 	j := r.skips.Position(epoch, 0, n) // the pass's own index after n yielded
 	if r.cfg.parts > 0 {
@@ -302,15 +308,33 @@ func (r *IndexedReader[T]) StateAt(epoch int, n int64) (State, error) {
 		}
 		j *= int64(r.cfg.parts)
 	}
-	return State{Kind: r.kind(), Pos: []int64{int64(r.from) + j}}, nil
+	pos := int64(r.from) + j
+	if skipped := r.skipped + j - n; skipped > 0 && r.cfg.parts == 0 {
+		return State{Kind: r.kind(), Pos: []int64{pos, skipped}}, nil
+	}
+	return State{Kind: r.kind(), Pos: []int64{pos}}, nil
 }
 
-// Resume returns r.From(position of st), with r's shard: see StateAt.
+// Resume returns r.From(position of st), with r's shard: see StateAt. The
+// skipped count of a state counts against the policy of a reader without
+// a shard (a shard judges its own share: the count is of the whole epoch).
 func (r *IndexedReader[T]) Resume(st State) (Reader[T], error) {
-	if err := st.Check(r.kind(), 1, 0); err != nil {
+	var skipped int64
+	if len(st.Pos) == 2 {
+		if err := st.Check(r.kind(), 2, 0); err != nil {
+			return nil, err
+		}
+		if skipped = st.Pos[1]; skipped > st.Pos[0] {
+			return nil, &StateError{Want: r.kind(), Got: st, Why: fmt.Sprintf("%d skipped before position %d", skipped, st.Pos[0])}
+		}
+	} else if err := st.Check(r.kind(), 1, 0); err != nil {
 		return nil, err
 	}
-	return r.From(int(st.Pos[0])), nil
+	from := r.From(int(st.Pos[0]))
+	if r.cfg.parts == 0 {
+		from.skipped = skipped
+	}
+	return from, nil
 }
 
 // SkipLog records which positions the passes of recent epochs skipped as

@@ -2,6 +2,7 @@ package source_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -106,4 +107,46 @@ func seq(from, to int) []int {
 		s = append(s, i)
 	}
 	return s
+}
+
+// A state after skipped samples carries their count, and the resumed pass
+// judges the policy over the whole epoch: what failed the whole pass fails
+// the tail too.
+func TestReadIndexedResumeJudgesWholeEpoch(t *testing.T) {
+	ctx := source.WithEpoch(context.Background(), 0)
+	d := flaky{bad: map[int]error{1: errBad, 2: errBad, 3: errBad, 4: errBad, 97: errBad, 98: errBad}} // 6 of 100
+	r := source.ReadIndexed(d, source.SkipIndexed(source.SkipBad(0.05)))
+	if _, err := source.Collect(ctx, r); !errors.Is(err, source.ErrTooManyBad) {
+		t.Fatalf("whole pass: %v, want ErrTooManyBad", err)
+	}
+	got := 0
+	for _, err := range r.All(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got++; got == 6 {
+			break
+		}
+	}
+	st, err := r.StateAt(0, 6)
+	if err != nil || len(st.Pos) != 2 || st.Pos[0] != 10 || st.Pos[1] != 4 {
+		t.Fatalf("state after 6: %+v, %v, want position 10, 4 skipped", st, err)
+	}
+	r2, err := r.Resume(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := source.Collect(ctx, r2); !errors.Is(err, source.ErrTooManyBad) {
+		t.Fatalf("resumed pass: %v, want ErrTooManyBad (6 of 100 over the epoch)", err)
+	}
+	if st2, _ := r2.(*source.IndexedReader[int]).StateAt(0, 87); len(st2.Pos) != 2 || st2.Pos[0] != 98 || st2.Pos[1] != 5 {
+		t.Fatalf("resumed state after 87: %+v, want position 98, 5 skipped", st2)
+	}
+	tail, err := source.Collect(ctx, r.From(10)) // no count: the tail alone, 2 of 100
+	if err != nil || len(tail) != 88 {
+		t.Fatalf("From(10): %d samples, %v", len(tail), err)
+	}
+	if _, err := r.Resume(source.State{Kind: st.Kind, Pos: []int64{3, 4}}); !errors.Is(err, source.ErrState) {
+		t.Fatalf("4 skipped before position 3: %v, want ErrState", err)
+	}
 }
