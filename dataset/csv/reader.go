@@ -704,6 +704,13 @@ func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 				zap.Ints("data_shape", p.layout.DataShape), zap.Ints("label_shape", p.layout.LabelShape))
 		}
 		skips := r.cfg.bad.Pass(-1, log)
+		if r.from.exact {
+			// judged over the whole pass: the records before the offset
+			// that are neither rows nor the head (SkipRows, header) were
+			// skipped as bad
+			bad := max(r.from.pos[2]-r.from.n-int64(p.skipped()), 0)
+			skips = r.cfg.bad.PassFrom(-1, r.from.n+bad, bad, log)
+		}
 		done := ctx.Done()
 		// start left the first record of each file read, without error.
 		var recErr error

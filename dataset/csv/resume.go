@@ -30,9 +30,9 @@ import (
 // start and its first n rows dropped. Both are exact.
 //
 // Under a bad-record policy, a pass resumed from an offset judges the
-// policy's fraction over the rows it reads itself, as its SkipCounter
-// starts at zero: a tail that is denser in bad rows than the whole pass
-// may fail where the whole pass did not (a replay judges the whole pass).
+// policy's fraction over the whole pass, as a replay does: the bad rows
+// before the offset are the records that are neither rows nor the head
+// (see source.SkipPolicy.PassFrom).
 
 // start is where the passes of a reader begin: at the start (from a replay
 // state, dropping the first skip rows) or, with exact, at pos (data offset,

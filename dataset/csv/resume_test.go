@@ -121,6 +121,34 @@ func TestResumeSkipBadAndErrors(t *testing.T) {
 	}
 }
 
+// A pass resumed from an offset judges the policy's fraction over the whole
+// pass: a tail denser in bad rows than the pass does not fail it.
+func TestResumeSkipBadJudgesWholePass(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a,b\n")
+	for i := range 22 { // rows 1 and 20 bad: 2 of 22
+		if i == 1 || i == 20 {
+			fmt.Fprintf(&b, "%d,x\n", i)
+			continue
+		}
+		fmt.Fprintf(&b, "%d,%d\n", i, i)
+	}
+	r := csv.New(write(t, t.TempDir(), "bad.csv", b.String()), csv.Header(), csv.SkipBad(0.1))
+	full := collectRows(t, r)
+	if len(full) != 20 {
+		t.Fatalf("%d rows, want 20", len(full))
+	}
+	st, _ := r.StateAt(0, 19) // the tail is a bad row and a good one
+	if len(st.Pos) != 7 || st.Pos[2] != 21 {
+		t.Fatalf("state after 19: %+v, want 21 records (header and bad row included)", st)
+	}
+	r2, err := r.Resume(markstest.JSONRoundTrip(t, st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRows(t, collectRows(t, r2), full[19:])
+}
+
 // Behind the ring of row ends, the state is a replay state; both kinds
 // resume exactly.
 func TestResumeReplayState(t *testing.T) {
