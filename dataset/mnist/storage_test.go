@@ -65,10 +65,16 @@ func TestRemoteT10kMatchesLocal(t *testing.T) {
 	images, labels := "s3://data/gz/t10k-images-idx3-ubyte.gz", "s3://data/gz/t10k-labels-idx1-ubyte.gz"
 	ds := mnist.New(images, labels, mnist.Storage(s3.Options()...), mnist.Shard(3, 2))
 	sameSamples(t, "shard", collectSamples(t, ds), collectSamples(t, mnist.New(gz("t10k-images-idx3-ubyte"), gz("t10k-labels-idx1-ubyte"), mnist.Shard(3, 2))))
-	if err := sourcetest.TestReader(mnist.New(images, labels, mnist.Storage(s3.Options()...), mnist.Shuffle(1))); err != nil {
+	// Without keep-alive: a pass cut short drops the connections of its
+	// requests, and the connections a later pass dials in their place
+	// would stay in the pool, as goroutines the contract's check counts.
+	single := &http.Transport{DisableKeepAlives: true}
+	defer single.CloseIdleConnections()
+	contract := mnist.Storage(s3.Options(storage.Transport(single))...)
+	if err := sourcetest.TestReader(mnist.New(images, labels, contract, mnist.Shuffle(1))); err != nil {
 		t.Error(err)
 	}
-	if err := sourcetest.TestReader(mnist.New(images, labels, mnist.Storage(s3.Options()...))); err != nil {
+	if err := sourcetest.TestReader(mnist.New(images, labels, contract)); err != nil {
 		t.Error(err)
 	}
 }
