@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
-	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/internal/marks/markstest"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
@@ -155,21 +154,7 @@ func TestResumeReplayState(t *testing.T) {
 	dir := t.TempDir()
 	data, labels := bigCSV(5000)
 	r := csv.New(write(t, dir, "d.csv", data), csv.Header(), csv.DataColumns(csv.Index(0), csv.Index(1)), csv.LabelFile(write(t, dir, "l.csv", labels)))
-	full := collectRows(t, r)
-	for _, k := range []int64{0, 10, 903, 4990, 5000} {
-		st, err := r.StateAt(0, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if replay := k < 5000-marks.RingSize; (len(st.Pos) == 1) != replay { // 4096 to 4352 records are remembered
-			t.Errorf("state after %d: %+v, replay %v", k, st, replay)
-		}
-		r2, err := r.Resume(markstest.JSONRoundTrip(t, st))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sameRows(t, collectRows(t, r2), full[k:])
-	}
+	markstest.ReplayStates(t, r, collectRows(t, r), []int64{0, 10, 903, 4990, 5000}, sameRows)
 }
 
 // A state of other files, or a damaged state, is refused; the files may
@@ -216,7 +201,6 @@ func TestResumeRefusesOtherFiles(t *testing.T) {
 // head read for the layout, then a seek) against a replay state (parsing
 // 90,000 rows).
 func BenchmarkResume90(b *testing.B) {
-	ctx := source.WithEpoch(context.Background(), 0)
 	const k = 90_000
 	dir := b.TempDir()
 	data, labels := bigCSV(100_000)
@@ -224,38 +208,8 @@ func BenchmarkResume90(b *testing.B) {
 	if os.WriteFile(d, []byte(data), 0o644) != nil || os.WriteFile(l, []byte(labels), 0o644) != nil {
 		b.Fatal("cannot write the files")
 	}
-	for _, name := range []string{"offset", "replay"} {
-		b.Run(name, func(b *testing.B) {
-			r := csv.New(d, csv.Header(), csv.DataColumns(csv.Index(0), csv.Index(1)), csv.LabelFile(l))
-			i := 0
-			for _, err := range r.All(ctx) {
-				if err != nil {
-					b.Fatal(err)
-				}
-				if i++; i == k {
-					break // the consumer stops here: the pass remembers row k
-				}
-			}
-			st, err := r.StateAt(0, k)
-			if err != nil || len(st.Pos) != 7 {
-				b.Fatal(st, err)
-			}
-			if name == "replay" {
-				st.Pos = []int64{k}
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				r2, err := r.Resume(st)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for row, err := range r2.All(ctx) {
-					if err != nil || row.Data[0] != k {
-						b.Fatal(row, err)
-					}
-					break
-				}
-			}
-		})
+	open := func() source.Reader[csv.Row] {
+		return csv.New(d, csv.Header(), csv.DataColumns(csv.Index(0), csv.Index(1)), csv.LabelFile(l))
 	}
+	markstest.BenchResume(b, "", open, k, func(row csv.Row) bool { return row.Data[0] == k })
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
-	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/internal/marks/markstest"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage/storagetest"
@@ -107,28 +106,19 @@ func TestResumeReplayState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []int64{0, 10, 903, 4990, 5000} {
-		st, err := source.StateOf(r, 0, k)
+	markstest.ReplayStates(t, r, full, []int64{0, 10, 903, 4990, 5000}, samePass)
+	for _, k := range []int64{0, 10, 903, 4990} {
+		st, _ := source.StateOf(r, 0, k)
+		r2, err := source.ResumeFrom(r, st)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if replay := k < 5000-marks.RingSize; (len(st.Pos) == 1) != replay { // 4096 to 4352 records are remembered
-			t.Errorf("state after %d: %+v, replay %v", k, st, replay)
-		}
-		r2, err := source.ResumeFrom(r, markstest.JSONRoundTrip(t, st))
-		if err != nil {
+		if _, err := source.Collect(ctx, r2); err != nil {
 			t.Fatal(err)
 		}
-		got, err := source.Collect(ctx, r2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		samePass(t, got, full[k:])
-		if k < 5000 {
-			st2, _ := source.StateOf(r2, 0, 1)
-			if want, _ := source.StateOf(r, 0, k+1); fmt.Sprint(st2) != fmt.Sprint(want) && len(want.Pos) == 3 {
-				t.Errorf("after resuming at %d: state %+v, want %+v", k, st2, want)
-			}
+		st2, _ := source.StateOf(r2, 0, 1)
+		if want, _ := source.StateOf(r, 0, k+1); fmt.Sprint(st2) != fmt.Sprint(want) && len(want.Pos) == 3 {
+			t.Errorf("after resuming at %d: state %+v, want %+v", k, st2, want)
 		}
 	}
 }
@@ -179,40 +169,7 @@ func TestResumeRefusesOtherFiles(t *testing.T) {
 // a replay state (reading and framing 90,000 records).
 func BenchmarkResume90(b *testing.B) {
 	p := writeRecFile(b, b.TempDir(), "big.rec", 100_000)
-	ctx := source.WithEpoch(context.Background(), 0)
 	const k = 90_000
-	for _, name := range []string{"offset", "replay"} {
-		b.Run(name, func(b *testing.B) {
-			r := recordio.Open(p)
-			i := 0
-			for _, err := range r.All(ctx) {
-				if err != nil {
-					b.Fatal(err)
-				}
-				if i++; i == k && name == "offset" {
-					break // the consumer stops here: the pass remembers record k
-				}
-			}
-			st, err := source.StateOf(r, 0, k)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if (len(st.Pos) == 3) != (name == "offset") {
-				b.Fatalf("state %+v", st)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				r2, err := source.ResumeFrom(r, st)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for rec, err := range r2.All(ctx) {
-					if err != nil || rec.Index != k {
-						b.Fatal(rec.Index, err)
-					}
-					break
-				}
-			}
-		})
-	}
+	open := func() source.Reader[recordio.Record] { return recordio.Open(p) }
+	markstest.BenchResume(b, "", open, k, func(rec recordio.Record) bool { return rec.Index == k })
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
-	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/internal/marks/markstest"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
@@ -135,21 +134,7 @@ func TestResumeSkipBadJudgesWholePass(t *testing.T) {
 func TestResumeReplayState(t *testing.T) {
 	for _, gz := range []bool{false, true} {
 		r := tfrecord.Open(writeFile(t, encode(t, manyRecords(5000), gz)))
-		full := collect(t, r)
-		for _, k := range []int64{0, 10, 903, 4990, 5000} {
-			st, err := r.StateAt(0, k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if replay := k < 5000-marks.RingSize; (len(st.Pos) == 1) != replay { // 4096 to 4352 records are remembered
-				t.Errorf("state after %d: %+v, replay %v", k, st, replay)
-			}
-			r2, err := r.Resume(markstest.JSONRoundTrip(t, st))
-			if err != nil {
-				t.Fatal(err)
-			}
-			samePass(t, collect(t, r2), full[k:])
-		}
+		markstest.ReplayStates(t, r, collect(t, r), []int64{0, 10, 903, 4990, 5000}, samePass)
 	}
 }
 
@@ -195,40 +180,10 @@ func TestResumeRefusesOtherFiles(t *testing.T) {
 // gzip, decompressing up to the offset) against a replay state (reading
 // and checking 90,000 records).
 func BenchmarkResume90(b *testing.B) {
-	ctx := source.WithEpoch(context.Background(), 0)
 	const k = 90_000
 	for _, gz := range []bool{false, true} {
 		p := writeFile(b, encode(b, manyRecords(100_000), gz))
-		for _, name := range []string{"offset", "replay"} {
-			b.Run(fmt.Sprintf("gzip=%v/%s", gz, name), func(b *testing.B) {
-				r := tfrecord.Open(p)
-				i := 0
-				for _, err := range r.All(ctx) {
-					if err != nil {
-						b.Fatal(err)
-					}
-					if i++; i == k && name == "offset" {
-						break // the consumer stops here: the pass remembers record k
-					}
-				}
-				st, err := r.StateAt(0, k)
-				if err != nil || (len(st.Pos) == 3) != (name == "offset") {
-					b.Fatal(st, err)
-				}
-				b.ReportAllocs()
-				for b.Loop() {
-					r2, err := r.Resume(st)
-					if err != nil {
-						b.Fatal(err)
-					}
-					for rec, err := range r2.All(ctx) {
-						if err != nil || rec.Index != k {
-							b.Fatal(rec.Index, err)
-						}
-						break
-					}
-				}
-			})
-		}
+		open := func() source.Reader[tfrecord.Record] { return tfrecord.Open(p) }
+		markstest.BenchResume(b, fmt.Sprintf("gzip=%v/", gz), open, k, func(rec tfrecord.Record) bool { return rec.Index == k })
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
-	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/internal/marks/markstest"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
@@ -152,21 +151,7 @@ func TestResumeReplayState(t *testing.T) {
 			opts = append(opts, webdataset.Gzip(1))
 		}
 		r := webdataset.Open(writeFile(t, dir, fmt.Sprintf("big%v.tar", gz), shardBytes(t, smallSamples(0, 5000), opts...)))
-		full := collectEpoch0(t, r)
-		for _, k := range []int64{0, 10, 903, 4990, 5000} {
-			st, err := r.StateAt(0, k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if replay := k < 5000-marks.RingSize; (len(st.Pos) == 1) != replay { // 4096 to 4352 records are remembered
-				t.Errorf("state after %d: %+v, replay %v", k, st, replay)
-			}
-			r2, err := r.Resume(markstest.JSONRoundTrip(t, st))
-			if err != nil {
-				t.Fatal(err)
-			}
-			samePass(t, collectEpoch0(t, r2), full[k:])
-		}
+		markstest.ReplayStates(t, r, collectEpoch0(t, r), []int64{0, 10, 903, 4990, 5000}, samePass)
 	}
 }
 
@@ -210,7 +195,6 @@ func TestResumeRefusesOtherShards(t *testing.T) {
 // .tar.gz, decompressing up to the offset) against a replay state
 // (reading 18,000 samples).
 func BenchmarkResume90(b *testing.B) {
-	ctx := source.WithEpoch(context.Background(), 0)
 	const k = 18_000
 	dir := b.TempDir()
 	for _, gz := range []bool{false, true} {
@@ -219,39 +203,7 @@ func BenchmarkResume90(b *testing.B) {
 			opts = append(opts, webdataset.Gzip(1))
 		}
 		p := writeFile(b, dir, fmt.Sprintf("big%v.tar", gz), shardBytes(b, smallSamples(0, 20_000), opts...))
-		for _, name := range []string{"offset", "replay"} {
-			b.Run(fmt.Sprintf("gzip=%v/%s", gz, name), func(b *testing.B) {
-				r := webdataset.Open(p)
-				i := 0
-				for _, err := range r.All(ctx) {
-					if err != nil {
-						b.Fatal(err)
-					}
-					if i++; i == k {
-						break // the consumer stops here: the pass remembers sample k
-					}
-				}
-				st, err := r.StateAt(0, k)
-				if err != nil || len(st.Pos) != 3 {
-					b.Fatal(st, err)
-				}
-				if name == "replay" {
-					st.Pos = []int64{k}
-				}
-				b.ReportAllocs()
-				for b.Loop() {
-					r2, err := r.Resume(st)
-					if err != nil {
-						b.Fatal(err)
-					}
-					for s, err := range r2.All(ctx) {
-						if err != nil || s.Key != "s018000" {
-							b.Fatal(s.Key, err)
-						}
-						break
-					}
-				}
-			})
-		}
+		open := func() source.Reader[webdataset.Sample] { return webdataset.Open(p) }
+		markstest.BenchResume(b, fmt.Sprintf("gzip=%v/", gz), open, k, func(s webdataset.Sample) bool { return s.Key == "s018000" })
 	}
 }

@@ -3,9 +3,11 @@
 package markstest
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -22,4 +24,73 @@ func JSONRoundTrip(t testing.TB, st source.State) source.State {
 		t.Fatal(err)
 	}
 	return back
+}
+
+// ReplayStates checks the states of r's pass of epoch 0, which gave full:
+// the state after each k of ks is a replay state ({kind, [k]}) exactly
+// when the pass read more than marks.RingSize records past k, and a pass
+// resumed from it, after a JSON round trip, gives full[k:] (same compares).
+func ReplayStates[T any](t *testing.T, r source.Reader[T], full []T, ks []int64, same func(t *testing.T, got, want []T)) {
+	t.Helper()
+	ctx := source.WithEpoch(context.Background(), 0)
+	for _, k := range ks {
+		st, err := source.StateOf(r, 0, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if replay := k < int64(len(full))-marks.RingSize; (len(st.Pos) == 1) != replay {
+			t.Errorf("state after %d: %+v, replay %v", k, st, replay)
+		}
+		r2, err := source.ResumeFrom(r, JSONRoundTrip(t, st))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := source.Collect(ctx, r2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same(t, got, full[k:])
+	}
+}
+
+// BenchResume measures the time to the first record of a pass of a reader
+// from open resumed after k records of its epoch-0 pass, from the offset
+// state (sub-benchmark prefix+"offset") and from the replay state {kind,
+// [k]} (prefix+"replay"); first checks that record.
+func BenchResume[T any](b *testing.B, prefix string, open func() source.Reader[T], k int64, first func(T) bool) {
+	ctx := source.WithEpoch(context.Background(), 0)
+	for _, name := range []string{"offset", "replay"} {
+		b.Run(prefix+name, func(b *testing.B) {
+			r := open()
+			i := int64(0)
+			for _, err := range r.All(ctx) {
+				if err != nil {
+					b.Fatal(err)
+				}
+				if i++; i == k {
+					break // the consumer stops here: the pass remembers record k
+				}
+			}
+			st, err := source.StateOf(r, 0, k)
+			if err != nil || len(st.Pos) < 2 {
+				b.Fatal(st, err)
+			}
+			if name == "replay" {
+				st.Pos = []int64{k}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				r2, err := source.ResumeFrom(r, st)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for v, err := range r2.All(ctx) {
+					if err != nil || !first(v) {
+						b.Fatal(v, err)
+					}
+					break
+				}
+			}
+		})
+	}
 }
