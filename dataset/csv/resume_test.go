@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -43,18 +42,6 @@ func collectRows(t testing.TB, r source.Reader[csv.Row]) []csv.Row {
 	return rows
 }
 
-func sameRows(t *testing.T, got, want []csv.Row) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%d rows, want %d", len(got), len(want))
-	}
-	for i := range got {
-		if !reflect.DeepEqual(got[i], want[i]) {
-			t.Fatalf("row %d: %+v, want %+v", i, got[i], want[i])
-		}
-	}
-}
-
 // A resumed pass reads the head of its files for the layout, then seeks:
 // it reads nothing else before its offsets, the data and label files stay
 // in step and line numbers stay those of the file.
@@ -84,7 +71,7 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sameRows(t, collectRows(t, r2), full[k:])
+		markstest.SamePass(t, collectRows(t, r2), full[k:])
 		if n, _ := log.Before("/data.csv", st.Pos[0]); n > 64<<10 {
 			t.Errorf("labels %v: the resumed pass read %d bytes of data.csv before offset %d", withLabels, n, st.Pos[0])
 		}
@@ -145,7 +132,7 @@ func TestResumeSkipBadJudgesWholePass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameRows(t, collectRows(t, r2), full[19:])
+	markstest.SamePass(t, collectRows(t, r2), full[19:])
 }
 
 // Behind the ring of row ends, the state is a replay state; both kinds
@@ -154,7 +141,7 @@ func TestResumeReplayState(t *testing.T) {
 	dir := t.TempDir()
 	data, labels := bigCSV(5000)
 	r := csv.New(write(t, dir, "d.csv", data), csv.Header(), csv.DataColumns(csv.Index(0), csv.Index(1)), csv.LabelFile(write(t, dir, "l.csv", labels)))
-	markstest.ReplayStates(t, r, collectRows(t, r), []int64{0, 10, 903, 4990, 5000}, sameRows)
+	markstest.ReplayStates(t, r, collectRows(t, r), []int64{0, 10, 903, 4990, 5000}, markstest.SamePass)
 }
 
 // A state of other files, or a damaged state, is refused; the files may

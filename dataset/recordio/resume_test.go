@@ -34,18 +34,6 @@ func writeRecFile(t testing.TB, dir, name string, n int) string {
 	return p
 }
 
-func samePass(t *testing.T, got, want []recordio.Record) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%d records, want %d", len(got), len(want))
-	}
-	for i := range got {
-		if !bytes.Equal(got[i].Data, want[i].Data) || got[i].Index != want[i].Index || got[i].Offset != want[i].Offset || got[i].File != want[i].File {
-			t.Fatalf("record %d: %d %s@%d, want %d %s@%d", i, got[i].Index, got[i].File, got[i].Offset, want[i].Index, want[i].File, want[i].Offset)
-		}
-	}
-}
-
 // A resumed pass opens the file of its state at the offset and reads no
 // byte before it, nor any earlier file.
 func TestResumeReadsNothingBefore(t *testing.T) {
@@ -84,7 +72,7 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			samePass(t, got, full[tc.k:])
+			markstest.SamePass(t, got, full[tc.k:])
 			if n, _ := log.Before("/b.rec", st.Pos[1]); n > 0 {
 				t.Errorf("the resumed pass read %d bytes of b.rec before offset %d", n, st.Pos[1])
 			}
@@ -106,7 +94,7 @@ func TestResumeReplayState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	markstest.ReplayStates(t, r, full, []int64{0, 10, 903, 4990, 5000}, samePass)
+	markstest.ReplayStates(t, r, full, []int64{0, 10, 903, 4990, 5000}, markstest.SamePass)
 	for _, k := range []int64{0, 10, 903, 4990} {
 		st, _ := source.StateOf(r, 0, k)
 		r2, err := source.ResumeFrom(r, st)

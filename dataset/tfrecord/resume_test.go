@@ -1,7 +1,6 @@
 package tfrecord_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -35,18 +34,6 @@ func collect(t testing.TB, r source.Reader[tfrecord.Record]) []tfrecord.Record {
 	return recs
 }
 
-func samePass(t *testing.T, got, want []tfrecord.Record) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%d records, want %d", len(got), len(want))
-	}
-	for i := range got {
-		if !bytes.Equal(got[i].Data, want[i].Data) || got[i].Index != want[i].Index || got[i].Offset != want[i].Offset {
-			t.Fatalf("record %d: %d@%d, want %d@%d", i, got[i].Index, got[i].Offset, want[i].Index, want[i].Offset)
-		}
-	}
-}
-
 // A resumed pass over a plain file reads no byte before its offset (but
 // the three of the gzip magic); over a gzip file it decompresses up to it.
 func TestResumeReadsNothingBefore(t *testing.T) {
@@ -74,7 +61,7 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		samePass(t, collect(t, r2), full[250:])
+		markstest.SamePass(t, collect(t, r2), full[250:])
 		if n, _ := log.Before("/"+name, st.Pos[0]); !gz && n > 3 {
 			t.Errorf("the resumed pass read %d bytes before offset %d", n, st.Pos[0])
 		}
@@ -122,7 +109,7 @@ func TestResumeSkipBadJudgesWholePass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	samePass(t, collect(t, r2), full[19:])
+	markstest.SamePass(t, collect(t, r2), full[19:])
 	st.Pos[1] = 18 // a record index before the record count
 	if _, err := r.Resume(st); !errors.Is(err, source.ErrState) {
 		t.Fatalf("Resume(%+v) = %v, want ErrState", st, err)
@@ -134,7 +121,7 @@ func TestResumeSkipBadJudgesWholePass(t *testing.T) {
 func TestResumeReplayState(t *testing.T) {
 	for _, gz := range []bool{false, true} {
 		r := tfrecord.Open(writeFile(t, encode(t, manyRecords(5000), gz)))
-		markstest.ReplayStates(t, r, collect(t, r), []int64{0, 10, 903, 4990, 5000}, samePass)
+		markstest.ReplayStates(t, r, collect(t, r), []int64{0, 10, 903, 4990, 5000}, markstest.SamePass)
 	}
 }
 

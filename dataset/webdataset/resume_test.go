@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -38,18 +37,6 @@ func collectEpoch0(t testing.TB, r source.Reader[webdataset.Sample]) []webdatase
 	return s
 }
 
-func samePass(t *testing.T, got, want []webdataset.Sample) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%d samples, want %d", len(got), len(want))
-	}
-	for i := range got {
-		if !reflect.DeepEqual(got[i], want[i]) {
-			t.Fatalf("sample %d: %s %s@%d, want %s %s@%d", i, got[i].Key, got[i].Shard, got[i].Offset, want[i].Key, want[i].Shard, want[i].Offset)
-		}
-	}
-}
-
 // A resumed pass opens the shard of its state at the offset and reads no
 // byte before it (but the two of the gzip magic), nor any earlier shard;
 // in a .tar.gz shard it decompresses up to the offset.
@@ -74,7 +61,7 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		samePass(t, collectEpoch0(t, r2), full[k:])
+		markstest.SamePass(t, collectEpoch0(t, r2), full[k:])
 		if n, reqs := log.Before("/a.tar", 1<<62); n > 0 || reqs > 0 {
 			t.Errorf("after %d: the resumed pass read %d bytes of a.tar", k, n)
 		}
@@ -130,7 +117,7 @@ func TestResumeSkipBadJudgesWholePass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	samePass(t, collectEpoch0(t, r2), full[19:])
+	markstest.SamePass(t, collectEpoch0(t, r2), full[19:])
 	if st, _ := r2.(source.Resumable[webdataset.Sample]).StateAt(0, 1); len(st.Pos) != 4 || st.Pos[2] != 20 || st.Pos[3] != 2 {
 		t.Fatalf("resumed state after 1: %+v, want 20 samples, 2 skipped", st)
 	}
@@ -151,7 +138,7 @@ func TestResumeReplayState(t *testing.T) {
 			opts = append(opts, webdataset.Gzip(1))
 		}
 		r := webdataset.Open(writeFile(t, dir, fmt.Sprintf("big%v.tar", gz), shardBytes(t, smallSamples(0, 5000), opts...)))
-		markstest.ReplayStates(t, r, collectEpoch0(t, r), []int64{0, 10, 903, 4990, 5000}, samePass)
+		markstest.ReplayStates(t, r, collectEpoch0(t, r), []int64{0, 10, 903, 4990, 5000}, markstest.SamePass)
 	}
 }
 

@@ -5,6 +5,8 @@ package markstest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/internal/marks"
@@ -93,4 +95,27 @@ func BenchResume[T any](b *testing.B, prefix string, open func() source.Reader[T
 			}
 		})
 	}
+}
+
+// SamePass fails t unless got and want hold equal records (reflect.DeepEqual)
+// in the same order.
+func SamePass[T any](t *testing.T, got, want []T) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d records, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Fatalf("record %d: %s, want %s", i, short(got[i]), short(want[i]))
+		}
+	}
+}
+
+// short prints v, cut to a few hundred bytes.
+func short(v any) string {
+	s := fmt.Sprintf("%+v", v)
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
 }

@@ -14,3 +14,7 @@ func TestJSONRoundTrip(t *testing.T) {
 		t.Fatalf("%+v, want %+v", got, st)
 	}
 }
+
+func TestSamePass(t *testing.T) {
+	markstest.SamePass(t, []source.State{{Kind: "a"}}, []source.State{{Kind: "a"}})
+}
