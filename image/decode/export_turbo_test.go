@@ -2,6 +2,7 @@
 
 package decode
 
-// SetPlanarSIMD turns the SIMD conversion of DecodePlanar off or on and
-// returns the previous setting.
+// SetPlanarSIMD sets the conversion of DecodePlanar (0 one value at a
+// time, 1 SSSE3, 2 AVX2), at most the processor's best, and returns the
+// previous setting.
 var SetPlanarSIMD = setPlanarSIMD
