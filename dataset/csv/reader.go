@@ -680,22 +680,22 @@ const checkEvery = 256
 func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
 		ctx, epoch := r.epochs.Start(ctx)
-		p, err := r.start(ctx, r.from.exact)
+		p, err := r.start(ctx, r.from.Exact)
 		if err != nil {
 			yield(Row{}, err)
 			return
 		}
 		defer p.close()
-		ring := r.marks.Start(epoch, r.from.low())
-		rows := r.from.n
-		if r.from.exact {
+		ring := r.marks.Start(epoch, r.from.Low())
+		rows := r.from.N
+		if r.from.Exact {
 			if err := r.seek(p, ring); err != nil {
 				yield(Row{}, err)
 				return
 			}
 		}
 		log := tensorfeed.Logger(ctx)
-		if r.from.exact {
+		if r.from.Exact {
 			r.logResume(log)
 		}
 		if ce := log.Check(zap.DebugLevel, "csv pass"); ce != nil {
@@ -704,12 +704,12 @@ func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 				zap.Ints("data_shape", p.layout.DataShape), zap.Ints("label_shape", p.layout.LabelShape))
 		}
 		skips := r.cfg.bad.Pass(-1, log)
-		if r.from.exact {
+		if r.from.Exact {
 			// judged over the whole pass: the records before the offset
 			// that are neither rows nor the head (SkipRows, header) were
 			// skipped as bad
-			bad := max(r.from.pos[2]-r.from.n-int64(p.skipped()), 0)
-			skips = r.cfg.bad.PassFrom(-1, r.from.n+bad, bad, log)
+			bad := max(r.from.pos[2]-r.from.N-int64(p.skipped()), 0)
+			skips = r.cfg.bad.PassFrom(-1, r.from.N+bad, bad, log)
 		}
 		done := ctx.Done()
 		// start left the first record of each file read, without error.
@@ -723,7 +723,7 @@ func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 				default:
 				}
 			}
-			if n > 0 || r.from.exact {
+			if n > 0 || r.from.Exact {
 				if recErr = p.data.read(); recErr == io.EOF {
 					if err := cmp.Or(p.checkLabelEnd(), skips.End()); err != nil {
 						yield(Row{}, err)
@@ -767,7 +767,7 @@ func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 			} else {
 				ring.Put(rows, marks.Pack(int64(p.data.rows)-rows, p.data.off), int64(p.data.line))
 			}
-			if rows <= r.from.skip {
+			if rows <= r.from.Skip {
 				continue
 			}
 			if !yield(row, nil) {

@@ -34,23 +34,11 @@ import (
 // before the offset are the records that are neither rows nor the head
 // (see source.SkipPolicy.PassFrom).
 
-// start is where the passes of a reader begin: at the start (from a replay
-// state, dropping the first skip rows) or, with exact, at pos (data offset,
-// line, records, then the label file's) after n rows of the epoch's pass.
+// start is where the passes of a reader begin: with Exact, at pos (data
+// offset, line, records, then the label file's).
 type start struct {
-	exact bool
-	pos   [6]int64
-	n     int64
-	skip  int64
-}
-
-// low is the first count a pass from s puts in its ring: a fresh pass
-// knows where it is only after its first record.
-func (s start) low() int64 {
-	if s.exact {
-		return s.n
-	}
-	return 1
+	marks.From
+	pos [6]int64
 }
 
 // ends: the ring holds, after each row, the words
@@ -71,7 +59,7 @@ func (r *Reader) seek(p *pass, ring *marks.Ring) error {
 			return err
 		}
 	}
-	n := r.from.n
+	n := r.from.N
 	if p.lab != nil {
 		ring.Put(n, marks.Pack(at[2]-n, at[0]), at[1], marks.Pack(at[5]-n, at[3]), at[4])
 	} else {
@@ -110,7 +98,7 @@ func (r *Reader) StateAt(epoch int, n int64) (source.State, error) {
 	if n < 0 {
 		return source.State{}, fmt.Errorf("csv: state after %d rows: negative count", n)
 	}
-	abs := r.from.n + r.from.skip + n
+	abs := r.from.Count(n)
 	var w [4]int64 // see ends
 	if r.marks.At(epoch, abs, w[:r.marks.Width()]) {
 		pos := make([]int64, 7)
@@ -133,23 +121,24 @@ func (r *Reader) StateAt(epoch int, n int64) (source.State, error) {
 // other files is an error wrapping source.ErrState.
 func (r *Reader) Resume(st source.State) (source.Reader[Row], error) {
 	kind := r.kind()
-	if len(st.Pos) == 1 {
-		if err := st.Check(kind, 1, 0); err != nil {
-			return nil, err
-		}
-		return newReader(r.path, r.cfg, start{skip: st.Pos[0]}), nil
+	from, replay, err := marks.Replay(st, kind)
+	if err != nil {
+		return nil, err
+	}
+	if replay {
+		return newReader(r.path, r.cfg, start{From: from}), nil
 	}
 	if err := st.Check(kind, 7, 0); err != nil {
 		return nil, err
 	}
-	from := start{exact: true, n: st.Pos[6]}
-	copy(from.pos[:], st.Pos)
-	return newReader(r.path, r.cfg, from), nil
+	at := start{From: marks.From{Exact: true, N: st.Pos[6]}}
+	copy(at.pos[:], st.Pos)
+	return newReader(r.path, r.cfg, at), nil
 }
 
 // logResume logs where a resumed pass starts.
 func (r *Reader) logResume(log *zap.Logger) {
 	if ce := log.Check(zap.DebugLevel, "csv resume"); ce != nil {
-		ce.Write(zap.String("file", r.path), zap.Int64("offset", r.from.pos[0]), zap.Int64("line", r.from.pos[1]), zap.Int64("row", r.from.n))
+		ce.Write(zap.String("file", r.path), zap.Int64("offset", r.from.pos[0]), zap.Int64("line", r.from.pos[1]), zap.Int64("row", r.from.N))
 	}
 }

@@ -114,15 +114,15 @@ func (fs *files) pass(ctx context.Context) iter.Seq2[Record, error] {
 			yield(Record{}, err)
 			return
 		}
-		p := &passState{ring: fs.marks.Start(epoch, fs.from.low()), index: fs.from.n, skip: fs.from.skip}
-		if fs.from.exact {
-			p.ring.Put(fs.from.n, marks.Pack(int64(fs.from.file), fs.from.off))
-			log.Debug("recordio resume", zap.Int("file", fs.from.file), zap.Int64("offset", fs.from.off), zap.Int64("record", fs.from.n))
+		p := &passState{ring: fs.marks.Start(epoch, fs.from.Low()), index: fs.from.N, skip: fs.from.Skip}
+		if fs.from.Exact {
+			p.ring.Put(fs.from.N, marks.Pack(int64(fs.from.file), fs.from.off))
+			log.Debug("recordio resume", zap.Int("file", fs.from.file), zap.Int64("offset", fs.from.off), zap.Int64("record", fs.from.N))
 		}
 		var buf []byte
 		for i, path := range fs.paths {
 			sp, exact := spans[i], false
-			if fs.from.exact {
+			if fs.from.Exact {
 				if i < fs.from.file {
 					continue
 				}

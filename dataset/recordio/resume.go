@@ -25,24 +25,12 @@ import (
 // the pass is read from its start and its first n records dropped. Both
 // are exact.
 
-// start is where the passes of a reader begin: at the start (from a replay
-// state, dropping the first skip records) or, with exact, at byte off of
-// file, after the first n records of the epoch's pass.
+// start is where the passes of a reader begin: with Exact, at byte off of
+// file.
 type start struct {
-	exact bool
-	file  int
-	off   int64
-	n     int64
-	skip  int64
-}
-
-// low is the first count a pass from s puts in its ring: a fresh pass
-// knows where it is only after its first record.
-func (s start) low() int64 {
-	if s.exact {
-		return s.n
-	}
-	return 1
+	marks.From
+	file int
+	off  int64
 }
 
 // kind names the reader in its states: the number of files, a hash of
@@ -69,7 +57,7 @@ func (fs *files) StateAt(epoch int, n int64) (source.State, error) {
 	if n < 0 {
 		return source.State{}, fmt.Errorf("recordio: state after %d records: negative count", n)
 	}
-	abs := fs.from.n + fs.from.skip + n
+	abs := fs.from.Count(n)
 	var pos [1]int64
 	if fs.marks.At(epoch, abs, pos[:]) {
 		file, off := marks.Unpack(pos[0])
@@ -84,11 +72,12 @@ func (fs *files) StateAt(epoch int, n int64) (source.State, error) {
 // source.ErrState.
 func (fs *files) Resume(st source.State) (source.Reader[Record], error) {
 	kind := fs.kind()
-	if len(st.Pos) == 1 {
-		if err := st.Check(kind, 1, 0); err != nil {
-			return nil, err
-		}
-		return newFiles(fs.paths, fs.c, start{skip: st.Pos[0]}), nil
+	from, replay, err := marks.Replay(st, kind)
+	if err != nil {
+		return nil, err
+	}
+	if replay {
+		return newFiles(fs.paths, fs.c, start{From: from}), nil
 	}
 	if err := st.Check(kind, 3, 0); err != nil {
 		return nil, err
@@ -96,7 +85,7 @@ func (fs *files) Resume(st source.State) (source.Reader[Record], error) {
 	if st.Pos[0] >= int64(len(fs.paths)) {
 		return nil, &source.StateError{Want: kind, Got: st, Why: fmt.Sprintf("file %d of %d", st.Pos[0], len(fs.paths))}
 	}
-	return newFiles(fs.paths, fs.c, start{exact: true, file: int(st.Pos[0]), off: st.Pos[1], n: st.Pos[2]}), nil
+	return newFiles(fs.paths, fs.c, start{From: marks.From{Exact: true, N: st.Pos[2]}, file: int(st.Pos[0]), off: st.Pos[1]}), nil
 }
 
 var _ source.Resumable[Record] = (*files)(nil)

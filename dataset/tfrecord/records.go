@@ -162,9 +162,9 @@ func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
 		if regular {
 			rd.Size = size // ignored for gzip
 		}
-		ring := r.marks.Start(epoch, r.from.low())
-		n := r.from.n
-		if r.from.exact {
+		ring := r.marks.Start(epoch, r.from.Low())
+		n := r.from.N
+		if r.from.Exact {
 			if err := r.seek(f, rd, log); err != nil {
 				yield(Record{}, err)
 				return
@@ -172,7 +172,7 @@ func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
 			ring.Put(n, marks.Pack(r.from.index-n, r.from.off))
 		}
 		skips := r.c.bad.Pass(-1, log)
-		if r.from.exact {
+		if r.from.Exact {
 			// judged over the whole pass: index records read, index-n bad
 			skips = r.c.bad.PassFrom(-1, r.from.index, r.from.index-n, log)
 		}
@@ -205,7 +205,7 @@ func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
 			skips.Good()
 			n++
 			ring.Put(n, marks.Pack(rd.index-n, rd.pos))
-			if n <= r.from.skip {
+			if n <= r.from.Skip {
 				continue
 			}
 			if !yield(Record{File: r.path, Offset: rd.Offset(), Index: rd.Index(), Data: data}, nil) {

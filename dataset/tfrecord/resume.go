@@ -36,24 +36,12 @@ import (
 // starts from the records before the offset and the bad ones among them
 // (index and index-n, see source.SkipPolicy.PassFrom).
 
-// start is where the passes of a reader begin: at the start (from a replay
-// state, dropping the first skip records) or, with exact, at byte off of
-// the file, at record index, after n records of the epoch's pass.
+// start is where the passes of a reader begin: with Exact, at byte off of
+// the file, at record index.
 type start struct {
-	exact bool
+	marks.From
 	off   int64
 	index int64
-	n     int64
-	skip  int64
-}
-
-// low is the first count a pass from s puts in its ring: a fresh pass
-// knows where it is only after its first record.
-func (s start) low() int64 {
-	if s.exact {
-		return s.n
-	}
-	return 1
 }
 
 // seek moves a new Reader of f to the start of r's resumed pass.
@@ -116,7 +104,7 @@ func (r *Records) StateAt(epoch int, n int64) (source.State, error) {
 	if n < 0 {
 		return source.State{}, fmt.Errorf("tfrecord: state after %d records: negative count", n)
 	}
-	abs := r.from.n + r.from.skip + n
+	abs := r.from.Count(n)
 	var pos [1]int64
 	if r.marks.At(epoch, abs, pos[:]) {
 		skipped, off := marks.Unpack(pos[0]) // records skipped as bad before
@@ -130,11 +118,12 @@ func (r *Records) StateAt(epoch int, n int64) (source.State, error) {
 // another file is an error wrapping source.ErrState.
 func (r *Records) Resume(st source.State) (source.Reader[Record], error) {
 	kind := r.kind()
-	if len(st.Pos) == 1 {
-		if err := st.Check(kind, 1, 0); err != nil {
-			return nil, err
-		}
-		return newRecords(r.path, r.c, start{skip: st.Pos[0]}), nil
+	from, replay, err := marks.Replay(st, kind)
+	if err != nil {
+		return nil, err
+	}
+	if replay {
+		return newRecords(r.path, r.c, start{From: from}), nil
 	}
 	if err := st.Check(kind, 3, 0); err != nil {
 		return nil, err
@@ -142,5 +131,5 @@ func (r *Records) Resume(st source.State) (source.Reader[Record], error) {
 	if st.Pos[1] < st.Pos[2] {
 		return nil, &source.StateError{Want: kind, Got: st, Why: fmt.Sprintf("record index %d before record %d", st.Pos[1], st.Pos[2])}
 	}
-	return newRecords(r.path, r.c, start{exact: true, off: st.Pos[0], index: st.Pos[1], n: st.Pos[2]}), nil
+	return newRecords(r.path, r.c, start{From: marks.From{Exact: true, N: st.Pos[2]}, off: st.Pos[0], index: st.Pos[1]}), nil
 }

@@ -195,14 +195,14 @@ func pass[T any](ctx context.Context, r *Reader, f func(Sample) (T, error)) iter
 		ctx, epoch := r.epochs.Start(ctx)
 		log := tensorfeed.Logger(ctx)
 		p := &passState[T]{ctx: ctx, r: r, f: f, yield: yield, log: log, skips: r.cfg.bad.Pass(-1, log),
-			ring: r.marks.Start(epoch, r.from.low()), n: r.from.n}
+			ring: r.marks.Start(epoch, r.from.Low()), n: r.from.N}
 		first := 0
-		if r.from.exact {
+		if r.from.Exact {
 			first = r.from.file
 			// judged over the whole pass: n good samples and skipped bad ones
-			p.skips = r.cfg.bad.PassFrom(-1, r.from.n+r.from.skipped, r.from.skipped, log)
+			p.skips = r.cfg.bad.PassFrom(-1, r.from.N+r.from.skipped, r.from.skipped, log)
 			p.put(marks.Pack(int64(r.from.file), r.from.off))
-			log.Debug("webdataset resume", zap.Int("shard", r.from.file), zap.Int64("offset", r.from.off), zap.Int64("sample", r.from.n))
+			log.Debug("webdataset resume", zap.Int("shard", r.from.file), zap.Int64("offset", r.from.off), zap.Int64("sample", r.from.N))
 		}
 		for i := first; i < len(r.paths); i++ {
 			if !p.shard(i) {
@@ -236,7 +236,7 @@ func (p *passState[T]) shard(i int) bool {
 		ce.Write(zap.String("shard", path), zap.Int("index", i), zap.Int("shards", len(p.r.paths)))
 	}
 	var off int64
-	if p.r.from.exact && i == p.r.from.file {
+	if p.r.from.Exact && i == p.r.from.file {
 		off = p.r.from.off
 	}
 	sh, err := openShard(p.ctx, path, &p.r.cfg, off)
@@ -290,7 +290,7 @@ func (p *passState[T]) shard(i int) bool {
 		} else {
 			p.put(marks.Pack(int64(i+1), 0))
 		}
-		if p.n <= p.r.from.skip {
+		if p.n <= p.r.from.Skip {
 			continue
 		}
 		if !p.yield(out, nil) {

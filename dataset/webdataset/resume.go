@@ -33,25 +33,13 @@ import (
 // a pass resumed from it judges the policy's fraction over the whole pass,
 // as a replay does (see source.SkipPolicy.PassFrom).
 
-// start is where the passes of a reader begin: at the start (from a replay
-// state, dropping the first skip samples) or, with exact, at byte off of
-// shard file, after n samples of the epoch's pass.
+// start is where the passes of a reader begin: with Exact, at byte off of
+// shard file.
 type start struct {
-	exact   bool
+	marks.From
 	file    int
 	off     int64
-	n       int64
-	skip    int64
 	skipped int64 // samples skipped as bad before off
-}
-
-// low is the first count a pass from s puts in its ring: a fresh pass
-// knows where it is only after its first record.
-func (s start) low() int64 {
-	if s.exact {
-		return s.n
-	}
-	return 1
 }
 
 // kind names the reader in its states: the number of shards and a hash of
@@ -79,7 +67,7 @@ func (r *Reader) StateAt(epoch int, n int64) (source.State, error) {
 	if n < 0 {
 		return source.State{}, fmt.Errorf("webdataset: state after %d samples: negative count", n)
 	}
-	abs := r.from.n + r.from.skip + n
+	abs := r.from.Count(n)
 	var pos [2]int64
 	if r.marks.At(epoch, abs, pos[:r.marks.Width()]) {
 		shard, off := marks.Unpack(pos[0])
@@ -98,11 +86,12 @@ func (r *Reader) Resume(st source.State) (source.Reader[Sample], error) { return
 
 func (r *Reader) resume(st source.State) (*Reader, error) {
 	kind := r.kind()
-	if len(st.Pos) == 1 {
-		if err := st.Check(kind, 1, 0); err != nil {
-			return nil, err
-		}
-		return newReader(r.paths, r.cfg, start{skip: st.Pos[0]}), nil
+	from, replay, err := marks.Replay(st, kind)
+	if err != nil {
+		return nil, err
+	}
+	if replay {
+		return newReader(r.paths, r.cfg, start{From: from}), nil
 	}
 	var skipped int64
 	if len(st.Pos) == 4 {
@@ -119,5 +108,5 @@ func (r *Reader) resume(st source.State) (*Reader, error) {
 	if st.Pos[0] > int64(len(r.paths)) {
 		return nil, &source.StateError{Want: kind, Got: st, Why: fmt.Sprintf("shard %d of %d", st.Pos[0], len(r.paths))}
 	}
-	return newReader(r.paths, r.cfg, start{exact: true, file: int(st.Pos[0]), off: st.Pos[1], n: st.Pos[2], skipped: skipped}), nil
+	return newReader(r.paths, r.cfg, start{From: marks.From{Exact: true, N: st.Pos[2]}, file: int(st.Pos[0]), off: st.Pos[1], skipped: skipped}), nil
 }

@@ -37,6 +37,8 @@ package marks
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 const (
@@ -167,3 +169,39 @@ func Pack(hi, lo int64) int64 {
 
 // Unpack is the inverse of Pack.
 func Unpack(v int64) (hi, lo int64) { return v >> 40, v & (1<<40 - 1) }
+
+// From is where the passes of a resumable reader begin: at the start of
+// the epoch's pass, dropping its first Skip records (a replay state), or,
+// with Exact, after its first N records, at a position the reader keeps
+// beside it (a file, a byte offset).
+type From struct {
+	Exact bool
+	N     int64 // records of the epoch's pass before an exact start
+	Skip  int64 // records a replay drops
+}
+
+// Low is the first count a pass from f puts in its ring: a fresh pass
+// knows where it is only after its first record.
+func (f From) Low() int64 {
+	if f.Exact {
+		return f.N
+	}
+	return 1
+}
+
+// Count returns the count from the start of the epoch's pass after the
+// consumer of a pass from f received n records.
+func (f From) Count(n int64) int64 { return f.N + f.Skip + n }
+
+// Replay reports whether st is a replay state {kind, [n]} (one counter),
+// and for one returns its From, or the error of st.Check. A state with
+// more counters is an offset state, for the reader to check.
+func Replay(st source.State, kind string) (from From, ok bool, err error) {
+	if len(st.Pos) != 1 {
+		return From{}, false, nil
+	}
+	if err := st.Check(kind, 1, 0); err != nil {
+		return From{}, true, err
+	}
+	return From{Skip: st.Pos[0]}, true, nil
+}

@@ -1,11 +1,13 @@
 package marks_test
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/internal/marks"
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 func TestRing(t *testing.T) {
@@ -122,4 +124,23 @@ func Example() {
 	// Output:
 	// after 2 records: file 0 offset 260
 	// after 9 records known: false
+}
+
+func TestFromAndReplay(t *testing.T) {
+	if f := (marks.From{Skip: 5}); f.Low() != 1 || f.Count(2) != 7 {
+		t.Fatalf("replay: %d %d", f.Low(), f.Count(2))
+	}
+	if f := (marks.From{Exact: true, N: 9}); f.Low() != 9 || f.Count(2) != 11 {
+		t.Fatalf("exact: %d %d", f.Low(), f.Count(2))
+	}
+	from, ok, err := marks.Replay(source.State{Kind: "k", Pos: []int64{4}}, "k")
+	if !ok || err != nil || from != (marks.From{Skip: 4}) {
+		t.Fatalf("replay state: %+v %v %v", from, ok, err)
+	}
+	if _, ok, err := marks.Replay(source.State{Kind: "k", Pos: []int64{4, 5, 6}}, "k"); ok || err != nil {
+		t.Fatalf("offset state: %v %v", ok, err)
+	}
+	if _, _, err := marks.Replay(source.State{Kind: "other", Pos: []int64{4}}, "k"); !errors.Is(err, source.ErrState) {
+		t.Fatalf("other kind: %v", err)
+	}
 }
