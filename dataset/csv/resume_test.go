@@ -33,15 +33,6 @@ func bigCSV(n int) (data, labels string) {
 	return d.String(), l.String()
 }
 
-func collectRows(t testing.TB, r source.Reader[csv.Row]) []csv.Row {
-	t.Helper()
-	rows, err := source.Collect(source.WithEpoch(context.Background(), 0), r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rows
-}
-
 // A resumed pass reads the head of its files for the layout, then seeks:
 // it reads nothing else before its offsets, the data and label files stay
 // in step and line numbers stay those of the file.
@@ -57,7 +48,7 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 			opts = append(opts, csv.LabelFile(srv.URL+"/labels.csv"))
 		}
 		r := csv.New(srv.URL+"/data.csv", opts...)
-		full := collectRows(t, r)
+		full := markstest.Collect(t, r)
 		const k = 27_000
 		st, err := r.StateAt(0, k)
 		if err != nil {
@@ -71,7 +62,7 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		markstest.SamePass(t, collectRows(t, r2), full[k:])
+		markstest.SamePass(t, markstest.Collect(t, r2), full[k:])
 		if n, _ := log.Before("/data.csv", st.Pos[0]); n > 64<<10 {
 			t.Errorf("labels %v: the resumed pass read %d bytes of data.csv before offset %d", withLabels, n, st.Pos[0])
 		}
@@ -90,7 +81,7 @@ func TestResumeSkipBadAndErrors(t *testing.T) {
 	if err := sourcetest.TestReader(r); err != nil {
 		t.Fatal(err)
 	}
-	full := collectRows(t, r)
+	full := markstest.Collect(t, r)
 	st, _ := r.StateAt(0, 2) // rows 1 and 5: the next is 7,8 on line 5
 	if len(st.Pos) != 7 || st.Pos[1] != 4 || full[2].Line != 5 {
 		t.Fatalf("state after 2: %+v", st)
@@ -120,7 +111,7 @@ func TestResumeSkipBadJudgesWholePass(t *testing.T) {
 		fmt.Fprintf(&b, "%d,%d\n", i, i)
 	}
 	r := csv.New(write(t, t.TempDir(), "bad.csv", b.String()), csv.Header(), csv.SkipBad(0.1))
-	full := collectRows(t, r)
+	full := markstest.Collect(t, r)
 	if len(full) != 20 {
 		t.Fatalf("%d rows, want 20", len(full))
 	}
@@ -132,7 +123,7 @@ func TestResumeSkipBadJudgesWholePass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	markstest.SamePass(t, collectRows(t, r2), full[19:])
+	markstest.SamePass(t, markstest.Collect(t, r2), full[19:])
 }
 
 // Behind the ring of row ends, the state is a replay state; both kinds
@@ -141,7 +132,7 @@ func TestResumeReplayState(t *testing.T) {
 	dir := t.TempDir()
 	data, labels := bigCSV(5000)
 	r := csv.New(write(t, dir, "d.csv", data), csv.Header(), csv.DataColumns(csv.Index(0), csv.Index(1)), csv.LabelFile(write(t, dir, "l.csv", labels)))
-	markstest.ReplayStates(t, r, collectRows(t, r), []int64{0, 10, 903, 4990, 5000}, markstest.SamePass)
+	markstest.ReplayStates(t, r, markstest.Collect(t, r), []int64{0, 10, 903, 4990, 5000}, markstest.SamePass)
 }
 
 // A state of other files, or a damaged state, is refused; the files may
@@ -153,7 +144,7 @@ func TestResumeRefusesOtherFiles(t *testing.T) {
 	l2 := write(t, dir, "l2.csv", labels)
 	opts := []csv.Option{csv.Header(), csv.DataColumns(csv.Index(0), csv.Index(1))}
 	r := csv.New(d, append(opts, csv.LabelFile(l))...)
-	collectRows(t, r)
+	markstest.Collect(t, r)
 	st, _ := r.StateAt(0, 5)
 	for name, tc := range map[string]struct {
 		r  *csv.Reader
@@ -178,7 +169,7 @@ func TestResumeRefusesOtherFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := collectRows(t, r2); len(got) != 15 || got[0].Data[0] != 5 {
+	if got := markstest.Collect(t, r2); len(got) != 15 || got[0].Data[0] != 5 {
 		t.Fatalf("moved files: %d rows, want 15 from row 5", len(got))
 	}
 }

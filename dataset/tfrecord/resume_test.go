@@ -1,7 +1,6 @@
 package tfrecord_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -25,15 +24,6 @@ func manyRecords(n int) [][]byte {
 	return recs
 }
 
-func collect(t testing.TB, r source.Reader[tfrecord.Record]) []tfrecord.Record {
-	t.Helper()
-	recs, err := source.Collect(source.WithEpoch(context.Background(), 0), r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs
-}
-
 // A resumed pass over a plain file reads no byte before its offset (but
 // the three of the gzip magic); over a gzip file it decompresses up to it.
 func TestResumeReadsNothingBefore(t *testing.T) {
@@ -48,7 +38,7 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 	for _, gz := range []bool{false, true} {
 		name := fmt.Sprintf("gz%v.tfrecord", gz)
 		r := tfrecord.Open(srv.URL + "/" + name)
-		full := collect(t, r)
+		full := markstest.Collect(t, r)
 		st, err := r.StateAt(0, 250)
 		if err != nil {
 			t.Fatal(err)
@@ -61,7 +51,7 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		markstest.SamePass(t, collect(t, r2), full[250:])
+		markstest.SamePass(t, markstest.Collect(t, r2), full[250:])
 		if n, _ := log.Before("/"+name, st.Pos[0]); !gz && n > 3 {
 			t.Errorf("the resumed pass read %d bytes before offset %d", n, st.Pos[0])
 		}
@@ -78,7 +68,7 @@ func TestResumeSkipBad(t *testing.T) {
 	if err := sourcetest.TestReader[tfrecord.Record](r); err != nil {
 		t.Fatal(err)
 	}
-	full := collect(t, r)
+	full := markstest.Collect(t, r)
 	st, _ := r.StateAt(0, 2) // after "a", the bad record and "c"
 	if len(st.Pos) != 3 || st.Pos[0] != full[2].Offset || st.Pos[1] != 3 || full[1].Index != 2 {
 		t.Fatalf("state after 2: %+v, want record 3 at %d", st, full[2].Offset)
@@ -97,7 +87,7 @@ func TestResumeSkipBadJudgesWholePass(t *testing.T) {
 		file = append(file, rec...)
 	}
 	r := tfrecord.Open(writeFile(t, file), tfrecord.SkipBad(0.1))
-	full := collect(t, r)
+	full := markstest.Collect(t, r)
 	if len(full) != 20 {
 		t.Fatalf("%d records, want 20", len(full))
 	}
@@ -109,7 +99,7 @@ func TestResumeSkipBadJudgesWholePass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	markstest.SamePass(t, collect(t, r2), full[19:])
+	markstest.SamePass(t, markstest.Collect(t, r2), full[19:])
 	st.Pos[1] = 18 // a record index before the record count
 	if _, err := r.Resume(st); !errors.Is(err, source.ErrState) {
 		t.Fatalf("Resume(%+v) = %v, want ErrState", st, err)
@@ -121,7 +111,7 @@ func TestResumeSkipBadJudgesWholePass(t *testing.T) {
 func TestResumeReplayState(t *testing.T) {
 	for _, gz := range []bool{false, true} {
 		r := tfrecord.Open(writeFile(t, encode(t, manyRecords(5000), gz)))
-		markstest.ReplayStates(t, r, collect(t, r), []int64{0, 10, 903, 4990, 5000}, markstest.SamePass)
+		markstest.ReplayStates(t, r, markstest.Collect(t, r), []int64{0, 10, 903, 4990, 5000}, markstest.SamePass)
 	}
 }
 
@@ -134,7 +124,7 @@ func TestResumeRefusesOtherFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := tfrecord.Open(a)
-	collect(t, r)
+	markstest.Collect(t, r)
 	st, _ := r.StateAt(0, 5)
 	for name, tc := range map[string]struct {
 		r  *tfrecord.Records
@@ -157,7 +147,7 @@ func TestResumeRefusesOtherFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := collect(t, r2); len(got) != 15 {
+	if got := markstest.Collect(t, r2); len(got) != 15 {
 		t.Fatalf("moved file: %d records, want 15", len(got))
 	}
 }

@@ -1,7 +1,6 @@
 package webdataset_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -28,15 +27,6 @@ func smallSamples(from, n int) []webdataset.Sample {
 	return out
 }
 
-func collectEpoch0(t testing.TB, r source.Reader[webdataset.Sample]) []webdataset.Sample {
-	t.Helper()
-	s, err := source.Collect(source.WithEpoch(context.Background(), 0), r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // A resumed pass opens the shard of its state at the offset and reads no
 // byte before it (but the two of the gzip magic), nor any earlier shard;
 // in a .tar.gz shard it decompresses up to the offset.
@@ -47,7 +37,7 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 	writeFile(t, dir, "c.tar.gz", shardBytes(t, smallSamples(200, 100), webdataset.Gzip(1)))
 	srv, log := storagetest.ServeDir(t, dir)
 	r := webdataset.OpenShards([]string{srv.URL + "/a.tar", srv.URL + "/b.tar", srv.URL + "/c.tar.gz"})
-	full := collectEpoch0(t, r)
+	full := markstest.Collect(t, r)
 	for _, k := range []int64{150, 100, 250} {
 		st, err := r.StateAt(0, k)
 		if err != nil {
@@ -61,7 +51,7 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		markstest.SamePass(t, collectEpoch0(t, r2), full[k:])
+		markstest.SamePass(t, markstest.Collect(t, r2), full[k:])
 		if n, reqs := log.Before("/a.tar", 1<<62); n > 0 || reqs > 0 {
 			t.Errorf("after %d: the resumed pass read %d bytes of a.tar", k, n)
 		}
@@ -88,7 +78,7 @@ func TestResumeSkipBad(t *testing.T) {
 	if err := sourcetest.TestReader(d); err != nil {
 		t.Fatal(err)
 	}
-	full := collectEpoch0(t, r)
+	full := markstest.Collect(t, r)
 	st, _ := r.StateAt(0, 4) // samples 0, 1, 2, 4: the next is 5
 	if len(st.Pos) != 4 || st.Pos[1] != full[4].Offset || full[4].Key != "s000005" || st.Pos[3] != 1 {
 		t.Fatalf("state after 4: %+v, want sample s000005 at %d, 1 skipped", st, full[4].Offset)
@@ -105,7 +95,7 @@ func TestResumeSkipBadJudgesWholePass(t *testing.T) {
 	delete(samples[1].Fields, "cls") // 2 of 22 bad
 	delete(samples[20].Fields, "cls")
 	r := webdataset.Open(writeFile(t, t.TempDir(), "bad.tar", shardBytes(t, samples)), webdataset.Fields("cls"), webdataset.SkipBad(0.1))
-	full := collectEpoch0(t, r)
+	full := markstest.Collect(t, r)
 	if len(full) != 20 {
 		t.Fatalf("%d samples, want 20", len(full))
 	}
@@ -117,7 +107,7 @@ func TestResumeSkipBadJudgesWholePass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	markstest.SamePass(t, collectEpoch0(t, r2), full[19:])
+	markstest.SamePass(t, markstest.Collect(t, r2), full[19:])
 	if st, _ := r2.(source.Resumable[webdataset.Sample]).StateAt(0, 1); len(st.Pos) != 4 || st.Pos[2] != 20 || st.Pos[3] != 2 {
 		t.Fatalf("resumed state after 1: %+v, want 20 samples, 2 skipped", st)
 	}
@@ -138,7 +128,7 @@ func TestResumeReplayState(t *testing.T) {
 			opts = append(opts, webdataset.Gzip(1))
 		}
 		r := webdataset.Open(writeFile(t, dir, fmt.Sprintf("big%v.tar", gz), shardBytes(t, smallSamples(0, 5000), opts...)))
-		markstest.ReplayStates(t, r, collectEpoch0(t, r), []int64{0, 10, 903, 4990, 5000}, markstest.SamePass)
+		markstest.ReplayStates(t, r, markstest.Collect(t, r), []int64{0, 10, 903, 4990, 5000}, markstest.SamePass)
 	}
 }
 
@@ -148,7 +138,7 @@ func TestResumeRefusesOtherShards(t *testing.T) {
 	a := writeFile(t, dir, "a.tar", shardBytes(t, smallSamples(0, 20)))
 	b := writeFile(t, dir, "b.tar", shardBytes(t, smallSamples(20, 20)))
 	r := webdataset.OpenShards([]string{a, b})
-	collectEpoch0(t, r)
+	markstest.Collect(t, r)
 	st, _ := r.StateAt(0, 25)
 	for name, tc := range map[string]struct {
 		r  *webdataset.Reader
@@ -172,7 +162,7 @@ func TestResumeRefusesOtherShards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := collectEpoch0(t, r2); len(got) != 15 || got[0].Key != "s000025" {
+	if got := markstest.Collect(t, r2); len(got) != 15 || got[0].Key != "s000025" {
 		t.Fatalf("moved shards: %d samples, want 15 from s000025", len(got))
 	}
 }

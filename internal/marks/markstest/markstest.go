@@ -119,3 +119,14 @@ func short(v any) string {
 	}
 	return s
 }
+
+// Collect runs a pass of r in epoch 0 and returns its records; an error
+// fails t.
+func Collect[T any](t testing.TB, r source.Reader[T]) []T {
+	t.Helper()
+	out, err := source.Collect(source.WithEpoch(context.Background(), 0), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
