@@ -111,19 +111,10 @@ func TestResumeSkipBadJudgesWholePass(t *testing.T) {
 		fmt.Fprintf(&b, "%d,%d\n", i, i)
 	}
 	r := csv.New(write(t, t.TempDir(), "bad.csv", b.String()), csv.Header(), csv.SkipBad(0.1))
-	full := markstest.Collect(t, r)
-	if len(full) != 20 {
-		t.Fatalf("%d rows, want 20", len(full))
-	}
-	st, _ := r.StateAt(0, 19) // the tail is a bad row and a good one
+	st := markstest.ResumeTail(t, r, 20, 19) // the tail is a bad row and a good one
 	if len(st.Pos) != 7 || st.Pos[2] != 21 {
 		t.Fatalf("state after 19: %+v, want 21 records (header and bad row included)", st)
 	}
-	r2, err := r.Resume(markstest.JSONRoundTrip(t, st))
-	if err != nil {
-		t.Fatal(err)
-	}
-	markstest.SamePass(t, markstest.Collect(t, r2), full[19:])
 }
 
 // Behind the ring of row ends, the state is a replay state; both kinds

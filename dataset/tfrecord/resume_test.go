@@ -87,19 +87,10 @@ func TestResumeSkipBadJudgesWholePass(t *testing.T) {
 		file = append(file, rec...)
 	}
 	r := tfrecord.Open(writeFile(t, file), tfrecord.SkipBad(0.1))
-	full := markstest.Collect(t, r)
-	if len(full) != 20 {
-		t.Fatalf("%d records, want 20", len(full))
-	}
-	st, _ := r.StateAt(0, 19) // the tail is a bad record and a good one
+	st := markstest.ResumeTail(t, r, 20, 19) // the tail is a bad record and a good one
 	if len(st.Pos) != 3 || st.Pos[1] != 20 {
 		t.Fatalf("state after 19: %+v, want record index 20", st)
 	}
-	r2, err := r.Resume(markstest.JSONRoundTrip(t, st))
-	if err != nil {
-		t.Fatal(err)
-	}
-	markstest.SamePass(t, markstest.Collect(t, r2), full[19:])
 	st.Pos[1] = 18 // a record index before the record count
 	if _, err := r.Resume(st); !errors.Is(err, source.ErrState) {
 		t.Fatalf("Resume(%+v) = %v, want ErrState", st, err)

@@ -130,3 +130,24 @@ func Collect[T any](t testing.TB, r source.Reader[T]) []T {
 	}
 	return out
 }
+
+// ResumeTail runs r's pass of epoch 0, which must yield n records, takes
+// its state after k of them and checks that a pass resumed from it (after a
+// JSON round trip) yields the same tail. It returns the state.
+func ResumeTail[T any](t *testing.T, r source.Reader[T], n int, k int64) source.State {
+	t.Helper()
+	full := Collect(t, r)
+	if len(full) != n {
+		t.Fatalf("%d records, want %d", len(full), n)
+	}
+	st, err := source.StateOf(r, 0, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := source.ResumeFrom(r, JSONRoundTrip(t, st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	SamePass(t, Collect(t, r2), full[k:])
+	return st
+}
