@@ -24,7 +24,7 @@ func tinyConfig() config {
 // hold.
 func validName(name string) bool {
 	switch name {
-	case "mnist-epoch", "gan-compose", "csv", "parquet", "recordio", "recordio-s3-cold", "recordio-s3-warm", "tfrecord", "webdataset", "imagerec-decode", "imagerec-pipeline":
+	case "mnist-epoch", "gan-compose", "csv", "parquet", "recordio", "recordio-s3-cold", "recordio-s3-warm", "tfrecord", "webdataset", "imagerec-decode", "imagerec-pipeline", "imagerec-s3-cold", "imagerec-s3-warm":
 		return true
 	}
 	return strings.HasPrefix(name, "stage-") && len(name) > len("stage-")

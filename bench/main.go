@@ -97,6 +97,7 @@ var workloads = []workload{
 	{"tfrecord", tfrecordRows},
 	{"webdataset", webdatasetRows},
 	{"imagerec", imagerecRows},
+	{"imagerec-s3", imagerecS3Rows},
 }
 
 func main() {

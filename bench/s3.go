@@ -159,9 +159,6 @@ func writeS3RecordIO(path string, size int64) (records int, payload int64, err e
 // rows.
 const imagerecS3Threads = 2
 
-// imagerecS3Rows is the workload "imagerec-s3", listed after "imagerec".
-var _ = imagerecS3Rows
-
 // imagerecS3Rows measures the image pipeline of the imagerec-pipeline rows
 // (decode, random 224 crop, random mirror, mean/std, float32 CHW, batches
 // of 128, 2 threads, the part of the photo set those rows read) with a

@@ -65,7 +65,7 @@ func New(recPath string, opts ...Option) (*Iter, error) {
 	}
 	var idx []*recordio.Index
 	for _, p := range c.idxPaths {
-		x, err := recordio.ReadIndex(p)
+		x, err := recordio.ReadIndexContext(context.Background(), p, recordio.Storage(c.storage...))
 		if err != nil {
 			return nil, err
 		}
@@ -81,7 +81,7 @@ func build(recPath string, c *config, idx []*recordio.Index) *Iter {
 	case c.shuffle && idx != nil:
 		records = &indexedRecords{paths: c.recPaths, seed: c.seed, epochs: new(source.Epochs)}
 	default:
-		records = recordio.Records(c.recPaths, recordio.Shard(c.shardCount, c.shardIdx))
+		records = recordio.Records(c.recPaths, recordio.Shard(c.shardCount, c.shardIdx), recordio.Storage(c.storage...))
 		if c.shuffle {
 			records = stage.Shuffle(records, c.shuffleBuffer, c.seed)
 		}
@@ -230,20 +230,21 @@ type passIndexKey struct{}
 // fileOffsets is the checked index of one .rec file of a pass: the offsets
 // of its records in the pass's shard, ascending.
 type fileOffsets struct {
-	path string
-	idx  *recordio.Index
-	offs []int64
+	path    string
+	idx     *recordio.Index
+	offs    []int64
+	storage []storage.Option // how path is opened
 }
 
 // shardOffsets checks every index against its .rec file as it is now and
 // returns, per file, the offsets of the records of shard index of count,
 // the files cut as one concatenated stream (as recordio.Shard cuts them).
-func shardOffsets(recPaths []string, idx []*recordio.Index, count, index int) ([]fileOffsets, error) {
+func shardOffsets(ctx context.Context, recPaths []string, idx []*recordio.Index, count, index int, sopts []storage.Option) ([]fileOffsets, error) {
 	out := make([]fileOffsets, len(recPaths))
 	sizes := make([]int64, len(recPaths))
 	var total int64
 	for i, p := range recPaths {
-		size, err := checkIndex(p, idx[i])
+		size, err := checkIndex(ctx, p, idx[i], sopts)
 		if err != nil {
 			return nil, err
 		}
@@ -254,7 +255,7 @@ func shardOffsets(recPaths []string, idx []*recordio.Index, count, index int) ([
 	var at int64 // offset of file i in the concatenation
 	for i, p := range recPaths {
 		lo, hi := begin-at, end-at
-		out[i] = fileOffsets{path: p, idx: idx[i]}
+		out[i] = fileOffsets{path: p, idx: idx[i], storage: sopts}
 		for k := range idx[i].Len() {
 			if e := idx[i].Entry(k); e.Offset >= lo && e.Offset < hi {
 				out[i].offs = append(out[i].offs, e.Offset)
@@ -266,10 +267,10 @@ func shardOffsets(recPaths []string, idx []*recordio.Index, count, index int) ([
 	return out, nil
 }
 
-// checkIndex checks idx against the .rec file at path (a URL read with
-// storage's defaults) and returns the file's size.
-func checkIndex(path string, idx *recordio.Index) (int64, error) {
-	return validateRec(context.Background(), path, idx, nil)
+// checkIndex checks idx against the .rec file at path (a URL read through
+// storage with sopts) and returns the file's size.
+func checkIndex(ctx context.Context, path string, idx *recordio.Index, sopts []storage.Option) (int64, error) {
+	return validateRec(ctx, path, idx, sopts)
 }
 
 // All returns one pass (epoch) over the data. Its first error (a bad
@@ -292,7 +293,7 @@ func (it *Iter) All(ctx context.Context) iter.Seq2[*tensor.Batch, error] {
 		if it.idx != nil {
 			// Check before the first sample: a stale or damaged index
 			// would otherwise drop or repeat records without a word.
-			files, err := shardOffsets(c.recPaths, it.idx, c.shardCount, c.shardIdx)
+			files, err := shardOffsets(ctx, c.recPaths, it.idx, c.shardCount, c.shardIdx, c.storage)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -541,7 +542,7 @@ func (ir *indexedRecords) All(ctx context.Context) iter.Seq2[recordio.Record, er
 			k := sort.SearchInts(first, i+1) - 1
 			f := &files[k]
 			if readers[k] == nil {
-				rr, err := openRandom(f)
+				rr, err := openRandom(ctx, f)
 				if err != nil {
 					yield(recordio.Record{}, err)
 					return
@@ -567,11 +568,12 @@ type randomFile struct {
 	rr *recordio.RandomReader
 }
 
-// openRandom opens the .rec file of f (a URL with storage's defaults) for
-// reads by offset: the index, checked, tells where each record ends, so one
-// ReadAt (one range request) reads a record.
-func openRandom(f *fileOffsets) (*randomFile, error) {
-	return openRec(context.Background(), f.path, f.idx, nil)
+// openRandom opens the .rec file of f (a URL through storage with its
+// options) for reads by offset: the index, checked, tells where each record
+// ends, so one ReadAt (one range request) reads a record; ctx bounds the
+// requests until the file is closed.
+func openRandom(ctx context.Context, f *fileOffsets) (*randomFile, error) {
+	return openRec(ctx, f.path, f.idx, f.storage)
 }
 
 // ensureMean computes and saves the mean image when MeanImg names a file

@@ -297,18 +297,25 @@ func Channels(n int) Option { return option.New(func(c *config) { c.channels = n
 func MaxPixels(n int) Option { return option.New(func(c *config) { c.maxPixels = n }) }
 
 // Storage sets the options of package storage (endpoint, credentials,
-// retries, read-ahead, a cache) through which New lists the .rec objects
-// of an s3:// directory prefix or glob and reads the .lst (List) and the
-// mean image (MeanImg), and through which ReadList reads. Each of those
-// may be an s3://bucket/key object or an http(s):// URL (see
-// [storage.Open]). The .rec and .idx files may be URLs too: they are read
-// with storage's defaults (the endpoint and credentials of the AWS_*
-// environment variables). In New's list, a URL ending in ".rec" names one
-// object and another s3:// URL names a directory, whose .rec objects
-// directly under it are read in key order (a URL with glob characters is
+// retries, read-ahead, a cache) through which New and its passes open
+// files, and ReadList reads. The .rec files, the .idx files (Index), the
+// .lst (List) and the mean image (MeanImg) may be s3://bucket/key objects
+// or http(s):// URLs (see [storage.Open]); without Storage, URLs are
+// reached with storage's defaults (the AWS_* environment variables). In
+// New's list, a URL ending in ".rec" names one object and another s3://
+// URL names a directory, whose .rec objects directly under it are read in
+// key order, listed through storage.List (a URL with glob characters is
 // listed as a glob); an Index URL that does not end in ".idx" names the
 // directory of the .idx files. A missing remote MeanImg is an error: the
 // mean image is computed and saved only to a local path.
+//
+// A pass in the files' order streams each .rec with storage's read-ahead.
+// With an Index, every pass first checks the index against the .rec,
+// reading the record headers through range requests of 256 KiB (for
+// small records, about the whole file), and with Shuffle each record is
+// one more range request: give storage.WithCache, so that a .rec is
+// downloaded once and read from local disk by every later pass and
+// process.
 func Storage(opts ...storage.Option) Option {
 	opts = slices.Clone(opts)
 	return option.New(func(c *config) { c.storage = append(c.storage, opts...) })

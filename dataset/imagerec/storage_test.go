@@ -19,7 +19,9 @@ import (
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/image/augment"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 	"github.com/tensorfeed/tensorfeed/storage"
+	"github.com/tensorfeed/tensorfeed/storage/storagetest"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
@@ -176,6 +178,48 @@ func TestRemoteListsAndFiles(t *testing.T) {
 	_, err = imagerec.New(grayRec, append(gray, imagerec.MeanImg("s3://data/nope.nd"), imagerec.Storage(d.opts...))...)
 	if !errors.Is(err, storage.ErrNotFound) || !strings.Contains(err.Error(), "s3://data/nope.nd does not exist") {
 		t.Errorf("missing remote mean image: %v", err)
+	}
+}
+
+// The Storage option alone reaches the server (no AWS_* variables): the
+// .rec and .idx read from S3, directly and through a cache, give the
+// local batches, and the Iter keeps the reader contract.
+func TestRemoteStorageOption(t *testing.T) {
+	s3 := storagetest.NewS3(t, "data")
+	rec := s3.PutFile("data", "m.rec", tdPath(mnistJPG, ".rec"))
+	idx := s3.PutFile("data", "m.idx", tdPath(mnistJPG, ".idx"))
+	cache, err := storage.NewCache(filepath.Join(t.TempDir(), "cache"), 64<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := []imagerec.Option{imagerec.DataShape(3, 28, 28), imagerec.Batch(128), imagerec.Seed(2), imagerec.RandMirror(), imagerec.Threads(2)}
+	with := func(more ...imagerec.Option) []imagerec.Option {
+		return append(append([]imagerec.Option(nil), base...), more...)
+	}
+	for _, sopts := range [][]storage.Option{s3.Options(), s3.Options(storage.WithCache(cache))} {
+		want := passOf(t, tdPath(mnistJPG, ".rec"), with()...)
+		if got := passOf(t, rec, with(imagerec.Storage(sopts...))...); !sameBatches(got, want) {
+			t.Error("in order: batches differ from the local ones")
+		}
+		want = passOf(t, tdPath(mnistJPG, ".rec"), with(imagerec.Index(tdPath(mnistJPG, ".idx")), imagerec.Shuffle(4))...)
+		if got := passOf(t, rec, with(imagerec.Index(idx), imagerec.Shuffle(4), imagerec.Storage(sopts...))...); !sameBatches(got, want) {
+			t.Error("shuffled through the .idx: batches differ from the local ones")
+		}
+	}
+	if used, err := cache.Used(); err != nil || used == 0 {
+		t.Errorf("cache holds %d bytes (%v)", used, err)
+	}
+	// Without keep-alive: a pass cut short drops the connection of its
+	// request, and the connection a later pass dials in its place would
+	// stay in the pool, as a goroutine the contract's check counts.
+	single := &http.Transport{DisableKeepAlives: true}
+	defer single.CloseIdleConnections()
+	it, err := imagerec.New(rec, with(imagerec.Index(idx), imagerec.Shuffle(1), imagerec.Storage(s3.Options(storage.Transport(single))...))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sourcetest.TestReader[*tensor.Batch](it); err != nil {
+		t.Error(err)
 	}
 }
 

@@ -63,7 +63,7 @@ func (d *Dataset) refPass(ctx context.Context, epochs *source.Epochs, from int) 
 	return func(yield func(Ref, error) bool) {
 		ctx, ep := epochs.Start(ctx)
 		log := tensorfeed.Logger(ctx)
-		f, err := d.open()
+		f, err := d.openContext(ctx)
 		if err != nil {
 			yield(Ref{}, err)
 			return
