@@ -187,16 +187,19 @@ func (it *Iter) newBatch(n, padded int) *tensor.Batch {
 		}
 	}
 	data := tensor.Tensor{Name: it.cfg.dataName, Shape: []int{n, s[0], s[1], s[2]}, DType: dt}
+	// A short batch gets the memory of a full one, so that its Release
+	// hands back a batch every later pass can fill.
+	rows := max(n, it.cfg.batchSize)
 	switch dt {
 	case sample.Uint8:
-		data.U8 = make([]uint8, n*per)
+		data.U8 = make([]uint8, n*per, rows*per)
 	case sample.Int8:
-		data.I8 = make([]int8, n*per)
+		data.I8 = make([]int8, n*per, rows*per)
 	default:
-		data.F32 = make([]float32, n*per)
+		data.F32 = make([]float32, n*per, rows*per)
 	}
 	label := tensor.Tensor{Name: it.cfg.labelName, Shape: it.labelShape(n), DType: sample.Float32,
-		F32: make([]float32, n*it.cfg.labelWidth)}
+		F32: make([]float32, n*it.cfg.labelWidth, rows*it.cfg.labelWidth)}
 	return tensor.NewBatch([]tensor.Tensor{data}, []tensor.Tensor{label}, padded, it.owner())
 }
 

@@ -47,3 +47,36 @@ func TestIterRecycleShortBatch(t *testing.T) {
 		}
 	}
 }
+
+// A short batch made while no full batch has come back (the consumer holds
+// them all) still goes back as a full one, so from the second pass on no
+// batch is allocated.
+func TestIterRecycleShortBatchHeld(t *testing.T) {
+	cfg := mnistConfig()
+	cfg.Backend.Prefetch = -1
+	cfg.Backend.Threads = 1
+	cfg.Batch.Size = 512 // 1000 images: a full batch and one of 488
+	cfg.Batch.Last = batch.Keep
+	it := newIter(t, cfg)
+	seen := map[*float32]bool{}
+	for round := range 3 {
+		var held []func()
+		fresh := 0
+		for b, err := range it.All(context.Background()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !seen[&b.Data[0].F32[0]] {
+				fresh++
+			}
+			seen[&b.Data[0].F32[0]] = true
+			held = append(held, b.Release)
+		}
+		for _, release := range held {
+			release()
+		}
+		if round > 0 && fresh > 0 {
+			t.Errorf("pass %d allocated %d batches", round+1, fresh)
+		}
+	}
+}
