@@ -70,7 +70,7 @@ func (r *core[T]) all(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		ctx, epoch := r.passes.epochs.Start(ctx)
-		r.passes.start(epoch)
+		r.passes.skips.Start(epoch)
 		files, err := openAll(ctx, r.paths, &r.c)
 		if err != nil {
 			yield(zero, err)
@@ -105,7 +105,7 @@ func (r *core[T]) all(ctx context.Context) iter.Seq2[T, error] {
 						yield(zero, err)
 						return false
 					}
-					r.passes.skipped(epoch, pos-1)
+					r.passes.skips.Skipped(epoch, pos-1)
 					continue
 				}
 				skips.Good()

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -16,55 +15,11 @@ import (
 // the row group that holds the position after decoding it.
 
 // passes is what a reader remembers of its passes for its states: how many
-// it started (for passes run without an epoch) and the positions of the
-// rows each recent epoch's pass skipped as bad. It is small: a policy
-// allows few skips.
+// it started (for passes run without an epoch) and, in a source.SkipLog,
+// the positions of the rows each recent epoch's pass skipped as bad.
 type passes struct {
 	epochs source.Epochs
-	mu     sync.Mutex
-	skips  map[int][]int64 // epoch -> positions skipped, ascending
-}
-
-// start forgets what an earlier pass of epoch skipped, and epochs long
-// past.
-func (p *passes) start(epoch int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.skips == nil {
-		p.skips = map[int][]int64{}
-	}
-	delete(p.skips, epoch)
-	for e := range p.skips {
-		if e < epoch-1 {
-			delete(p.skips, e)
-		}
-	}
-}
-
-// skipped records that the pass of epoch skipped the row at position pos.
-func (p *passes) skipped(epoch int, pos int64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.skips[epoch] = append(p.skips[epoch], pos)
-}
-
-// position returns the position of the pass of epoch that started at from
-// after its consumer received n rows: from + n, plus the rows skipped
-// before it.
-func (p *passes) position(epoch int, from, n int64) int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	pos := from + n
-	for _, s := range p.skips[epoch] {
-		if s < from {
-			continue
-		}
-		if s > pos {
-			break
-		}
-		pos++
-	}
-	return pos
+	skips  source.SkipLog
 }
 
 // kind names a reader in its states: what it reads (the file count, the
@@ -91,7 +46,7 @@ func (r *core[T]) stateAt(kind string, epoch int, n int64) (source.State, error)
 	if n < 0 {
 		return source.State{}, fmt.Errorf("parquet: state after %d rows: negative count", n)
 	}
-	return source.State{Kind: kind, Pos: []int64{r.passes.position(epoch, r.from, n)}}, nil
+	return source.State{Kind: kind, Pos: []int64{r.passes.skips.Position(epoch, r.from, n)}}, nil
 }
 
 // resumed returns a copy of r whose passes start at the position of st.
