@@ -69,6 +69,12 @@ func Zip2[A, B any](a source.Reader[A], b source.Reader[B], opts ...ZipOption) s
 	cfg := zipOptions(opts)
 	r := source.Func[Tuple2[A, B]](func(ctx context.Context) iter.Seq2[Tuple2[A, B], error] {
 		return func(yield func(Tuple2[A, B], error) bool) {
+			if as, ok := source.SliceOf(a); ok {
+				if bs, ok := source.SliceOf(b); ok {
+					zipSlices(ctx, as, bs, cfg, yield)
+					return
+				}
+			}
 			pullB := pullChunks(ctx, b)
 			defer pullB.stop()
 			i := 0
@@ -337,6 +343,34 @@ func (p *chunkPuller[T]) get() (v T, err error, ok bool) {
 	v = p.chunk[p.pos]
 	p.pos++
 	return v, nil, true
+}
+
+// zipSlices is the pass of Zip2 over two slices in memory: one index over
+// both, as a hand-written loop does.
+func zipSlices[A, B any](ctx context.Context, as []A, bs []B, cfg zipConfig, yield func(Tuple2[A, B], error) bool) {
+	n := min(len(as), len(bs))
+	done := ctx.Done()
+	for i := range n {
+		if i%256 == 0 && done != nil {
+			select {
+			case <-done:
+				yieldErr(yield, ctx.Err())
+				return
+			default:
+			}
+		}
+		if !yield(Tuple2[A, B]{A: as[i], B: bs[i]}, nil) {
+			return
+		}
+	}
+	if !cfg.shortest && len(as) != len(bs) {
+		k, short := 1, len(bs)
+		if len(as) < len(bs) {
+			yieldErr(yield, fmt.Errorf("stage.Zip: reader 0 ended after %d samples, reader %d has more: %w", len(as), k, ErrNotAligned))
+			return
+		}
+		yieldErr(yield, fmt.Errorf("stage.Zip: reader %d ended after %d samples, reader 0 has more: %w", k, short, ErrNotAligned))
+	}
 }
 
 // zipKind names a zip in states.
