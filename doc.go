@@ -11,14 +11,18 @@
 //	source  ->  stage ... stage  ->  batch  ->  sink  ->  tensor.Batch   (pipeline wires and runs them)
 //	one sample   typed decorators     groups     fields    named tensors
 //
-// A format reader under dataset/ (mnist, csv, array, recordio, imagerec) or
-// a generic one in source yields one sample at a time as a
-// source.Reader[T]; stage decorates readers; batch groups samples and says
+// A format reader under dataset/ (mnist, csv, array, parquet, recordio,
+// imagerec, tfrecord, webdataset, the format registry, the jetstream online
+// source) or a generic one in source yields one sample at a time as a
+// source.Reader[T], opening local paths, s3:// objects or http(s):// URLs
+// through storage; stage decorates readers; batch groups samples and says
 // which are padding; a sink's fields copy samples into contiguous tensors
 // that reach the training loop as a *tensor.Batch, whose Release hands the
 // memory back. image/decode and image/augment turn encoded images into
-// tensors; pipeline is a typed builder with epochs, statistics and a
-// bottleneck report; pipeline/gostreams connects pipelines to go-streams.
+// tensors; pipeline is a typed builder with epochs, statistics, a
+// bottleneck report and checkpoints (every reader is a source.Resumable,
+// whose state after n samples resumes the identical stream);
+// pipeline/gostreams connects pipelines to go-streams.
 //
 // A new stage is a function from a source.Reader[In] to a
 // source.Reader[Out], checked with source/sourcetest.TestStage; a new
