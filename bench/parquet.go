@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
-	pq "github.com/parquet-go/parquet-go"
-
 	"github.com/tensorfeed/tensorfeed/dataset/parquet"
+	"github.com/tensorfeed/tensorfeed/internal/baseline"
 )
 
 // parquetWidth is the length of the float32 list column of the parquet
@@ -89,7 +87,7 @@ func parquetRows(cfg config) ([]Row, error) {
 			got = consumeParquet(images, labels)
 			return nil
 		}, func() error {
-			m, err := plainParquet(path, images, labels)
+			m, err := baseline.ParquetColumns(path, parquetWidth, images, labels)
 			if err == nil && m != rows {
 				err = fmt.Errorf("parquet: plain loop read %d rows, want %d", m, rows)
 			}
@@ -122,80 +120,4 @@ func consumeParquet(images []float32, labels []int64) float64 {
 		sum += float64(l) * 1000
 	}
 	return sum
-}
-
-// plainParquet is the loop a parquet-go user writes to read the image and
-// label columns of a file of fixed-length rows into tensors: row groups in
-// order, each page's typed values copied out, checking only that they
-// fit. It returns the number of rows.
-func plainParquet(path string, images []float32, labels []int64) (int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	pf, err := pq.OpenFile(f, st.Size())
-	if err != nil {
-		return 0, err
-	}
-	img, ok1 := pf.Schema().Lookup("image", "list", "element")
-	lbl, ok2 := pf.Schema().Lookup("label")
-	if !ok1 || !ok2 {
-		return 0, fmt.Errorf("%s: no image or label column", path)
-	}
-	ni, nl := 0, 0
-	for _, rg := range pf.RowGroups() {
-		chunks := rg.ColumnChunks()
-		if err := eachParquetPage(chunks[img.ColumnIndex], func(p pq.Page) error {
-			d := p.Data()
-			v := d.Float()
-			if ni+len(v) > len(images) {
-				return fmt.Errorf("%s: more image values than %d", path, len(images))
-			}
-			ni += copy(images[ni:], v)
-			return nil
-		}); err != nil {
-			return 0, err
-		}
-		if err := eachParquetPage(chunks[lbl.ColumnIndex], func(p pq.Page) error {
-			d := p.Data()
-			v := d.Int64()
-			if nl+len(v) > len(labels) {
-				return fmt.Errorf("%s: more labels than %d", path, len(labels))
-			}
-			nl += copy(labels[nl:], v)
-			return nil
-		}); err != nil {
-			return 0, err
-		}
-	}
-	if ni != nl*parquetWidth {
-		return 0, fmt.Errorf("%s: %d image values for %d labels", path, ni, nl)
-	}
-	return nl, nil
-}
-
-// eachParquetPage calls f with each page of the column chunk, releasing it
-// after.
-func eachParquetPage(c pq.ColumnChunk, f func(pq.Page) error) error {
-	pages := c.Pages()
-	defer pages.Close()
-	for {
-		p, err := pages.ReadPage()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		err = f(p)
-		pq.Release(p)
-		if err != nil {
-			return err
-		}
-	}
 }

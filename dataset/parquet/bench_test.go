@@ -2,15 +2,11 @@ package parquet_test
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
-	pq "github.com/parquet-go/parquet-go"
-
 	"github.com/tensorfeed/tensorfeed/dataset/parquet"
+	"github.com/tensorfeed/tensorfeed/internal/baseline"
 )
 
 const (
@@ -63,84 +59,10 @@ func BenchmarkReadColumns(b *testing.B) {
 		b.SetBytes(bytes)
 		b.ReportAllocs()
 		for b.Loop() {
-			if n, err := plainColumns(path, images, labels); err != nil || n != benchRows {
+			if n, err := baseline.ParquetColumns(path, benchWidth, images, labels); err != nil || n != benchRows {
 				b.Fatal(n, err)
 			}
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchRows), "ns/row")
 	})
-}
-
-// plainColumns is the loop a parquet-go user writes to read the image and
-// label columns of a file of fixed-length rows: each page's typed values
-// copied into the tensors, row groups in order. It checks only that the
-// values fit. It returns the number of rows.
-func plainColumns(path string, images []float32, labels []int64) (int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	pf, err := pq.OpenFile(f, st.Size())
-	if err != nil {
-		return 0, err
-	}
-	img, ok1 := pf.Schema().Lookup("image", "list", "element")
-	lbl, ok2 := pf.Schema().Lookup("label")
-	if !ok1 || !ok2 {
-		return 0, fmt.Errorf("%s: no image or label column", path)
-	}
-	ni, nl := 0, 0
-	for _, rg := range pf.RowGroups() {
-		chunks := rg.ColumnChunks()
-		if err := eachPage(chunks[img.ColumnIndex], func(p pq.Page) error {
-			d := p.Data()
-			v := d.Float()
-			if ni+len(v) > len(images) {
-				return fmt.Errorf("%s: more image values than %d", path, len(images))
-			}
-			ni += copy(images[ni:], v)
-			return nil
-		}); err != nil {
-			return 0, err
-		}
-		if err := eachPage(chunks[lbl.ColumnIndex], func(p pq.Page) error {
-			d := p.Data()
-			v := d.Int64()
-			if nl+len(v) > len(labels) {
-				return fmt.Errorf("%s: more labels than %d", path, len(labels))
-			}
-			nl += copy(labels[nl:], v)
-			return nil
-		}); err != nil {
-			return 0, err
-		}
-	}
-	if ni != nl*benchWidth {
-		return 0, fmt.Errorf("%s: %d image values for %d labels", path, ni, nl)
-	}
-	return nl, nil
-}
-
-func eachPage(c pq.ColumnChunk, f func(pq.Page) error) error {
-	pages := c.Pages()
-	defer pages.Close()
-	for {
-		p, err := pages.ReadPage()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		err = f(p)
-		pq.Release(p)
-		if err != nil {
-			return err
-		}
-	}
 }
