@@ -46,7 +46,6 @@ type Iter struct {
 	idx     []*recordio.Index // the .idx of each .rec, checked against it every pass
 	skipped atomic.Int64
 	meanMu  sync.Mutex // held while the mean image is computed
-	done    int64      // a resumed Iter under SkipBad: batches before its passes
 	root    *Iter      // a resumed Iter: the Iter it was made from
 	partial bool       // a resumed Iter whose passes start part way: it may read none of the index
 }

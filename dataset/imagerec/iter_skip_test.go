@@ -17,6 +17,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/internal/fixture/recimages"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
@@ -160,5 +161,19 @@ func TestIterErrorTextThreads(t *testing.T) {
 		if texts[0] != texts[1] {
 			t.Errorf("1 thread: %q\n4 threads: %q", texts[0], texts[1])
 		}
+	}
+}
+
+// An Iter that skips bad records keeps the reader contract, resume
+// included: its states replay the pass up to their batch.
+func TestIterSkipBadContract(t *testing.T) {
+	rec, _, _, _ := mixedRec(t, 22, 3, 4, 11, 18)
+	cfg := mnistConfig()
+	cfg.Batch = batchOptions{Size: 4, Last: batch.Keep}
+	cfg.Backend.DType = sample.Uint8
+	cfg.Data.RecPath = rec
+	cfg.Data.SkipBad = source.SkipBad(0.5)
+	if err := sourcetest.TestReader(newIter(t, cfg)); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -37,7 +37,7 @@ func (it *Iter) kind() string {
 // {imagerec(...), [n]} (a replay) under a bad-record policy.
 func (it *Iter) StateAt(epoch int, n int64) (source.State, error) {
 	if it.cfg.skipBad != nil {
-		return source.State{Kind: it.kind(), Pos: []int64{it.done + n}}, nil
+		return source.State{Kind: it.kind(), Pos: []int64{n}}, nil
 	}
 	in, err := source.StateOf(it.batches, epoch, n)
 	if err != nil {
@@ -54,9 +54,9 @@ func (it *Iter) Resume(st source.State) (source.Reader[*tensor.Batch], error) {
 		if err := st.Check(it.kind(), 1, 0); err != nil {
 			return nil, err
 		}
-		q := it.sibling(it.batches)
-		q.done = st.Pos[0]
-		return source.Replay[*tensor.Batch](q, st.Pos[0]-it.done), nil
+		// The replay's passes start at the epoch's start, and its states
+		// count from there.
+		return source.Replay[*tensor.Batch](it.sibling(it.batches), st.Pos[0]), nil
 	}
 	if err := st.Check(it.kind(), 0, 1); err != nil {
 		return nil, err
