@@ -253,7 +253,7 @@ func pullZipChunk[T any](next *chunkPuller[T], dst *T, k, i int, cfg zipConfig) 
 	case !ok && cfg.shortest:
 		return errZipShort
 	case !ok:
-		return fmt.Errorf("stage.Zip: reader %d ended after %d samples, reader 0 has more: %w", k, i, ErrNotAligned)
+		return notAligned(k, 0, i)
 	case err != nil:
 		return err
 	}
@@ -271,7 +271,7 @@ func zipEnded[T any](next *chunkPuller[T], k, i int) error {
 	case err != nil:
 		return err
 	}
-	return fmt.Errorf("stage.Zip: reader 0 ended after %d samples, reader %d has more: %w", i, k, ErrNotAligned)
+	return notAligned(0, k, i)
 }
 
 // zipFail ends a zip's pass: cleanly for errZipShort, else with err.
@@ -363,14 +363,19 @@ func zipSlices[A, B any](ctx context.Context, as []A, bs []B, cfg zipConfig, yie
 			return
 		}
 	}
-	if !cfg.shortest && len(as) != len(bs) {
-		k, short := 1, len(bs)
-		if len(as) < len(bs) {
-			yieldErr(yield, fmt.Errorf("stage.Zip: reader 0 ended after %d samples, reader %d has more: %w", len(as), k, ErrNotAligned))
-			return
-		}
-		yieldErr(yield, fmt.Errorf("stage.Zip: reader %d ended after %d samples, reader 0 has more: %w", k, short, ErrNotAligned))
+	switch {
+	case cfg.shortest || len(as) == len(bs):
+	case len(as) < len(bs):
+		yieldErr(yield, notAligned(0, 1, n))
+	default:
+		yieldErr(yield, notAligned(1, 0, n))
 	}
+}
+
+// notAligned is the error of a zip whose reader ended after n samples
+// while reader longer has more.
+func notAligned(ended, longer, n int) error {
+	return fmt.Errorf("stage.Zip: reader %d ended after %d samples, reader %d has more: %w", ended, n, longer, ErrNotAligned)
 }
 
 // zipKind names a zip in states.
