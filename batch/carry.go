@@ -287,23 +287,25 @@ func (o *roundReader[T]) All(ctx context.Context) iter.Seq2[Batch[T], error] {
 		}
 		o.log.began(epoch, int64(skip))
 		batches := o.done
-		ended := func(next int) {
+		// ended runs when the pass has read its last sample: before the
+		// padded last batch, if there is one, which then counts too.
+		ended := func(next int, padded bool) {
 			o.rb.put(next)
-			o.log.ended(epoch, int64(next), batches)
+			if padded {
+				o.log.ended(epoch, int64(next), batches+1)
+			} else {
+				o.log.ended(epoch, int64(next), batches)
+			}
 		}
 		if o.next > 0 { // resumed after the epoch's last batch
-			batches = o.done
-			ended(int(o.next - 1))
+			ended(int(o.next-1), false)
 			return
 		}
 		if o.resumed {
 			skip = 0 // r starts after the skipped samples
 		}
 		for b, err := range roundPass(ctx, o.r, o.size, skip, base, headOf, ended, o.pool) {
-			if err == nil && b.Padded > 0 {
-				batches++ // the last batch: ended has run
-				o.log.ended(epoch, int64(o.rb.peek()), batches)
-			} else if err == nil {
+			if err == nil {
 				batches++
 			}
 			if !yield(b, err) || err != nil {

@@ -334,13 +334,6 @@ func (rb *round) take() int {
 	return n
 }
 
-// peek returns the skip of the next pass without taking it.
-func (rb *round) peek() int {
-	rb.mu.Lock()
-	defer rb.mu.Unlock()
-	return rb.skip
-}
-
 func (rb *round) put(n int) {
 	rb.mu.Lock()
 	defer rb.mu.Unlock()
@@ -351,8 +344,9 @@ func (rb *round) put(n int) {
 // skips the first skip samples of r; base samples of its epoch were read
 // before r's pass (a resumed pass), and headOf, when not nil, is the
 // epoch's pass from its start, for the samples the last batch repeats.
-// When the pass runs to its end, ended gets the skip of the next pass.
-func roundPass[T any](ctx context.Context, r source.Reader[T], size, skip, base int, headOf source.Reader[T], ended func(next int), p *pool[T]) iter.Seq2[Batch[T], error] {
+// When the pass has read its last sample, ended gets the skip of the next
+// pass and whether a padded last batch follows.
+func roundPass[T any](ctx context.Context, r source.Reader[T], size, skip, base int, headOf source.Reader[T], ended func(next int, padded bool), p *pool[T]) iter.Seq2[Batch[T], error] {
 	return func(yield func(Batch[T], error) bool) {
 		bt := batcher[T]{size: size, last: RoundBatch, pool: p}
 		defer bt.abandon()
@@ -377,7 +371,7 @@ func roundPass[T any](ctx context.Context, r source.Reader[T], size, skip, base 
 		total += base
 		n := len(bt.buf)
 		if n == 0 {
-			ended(0)
+			ended(0, false)
 			return
 		}
 		if headOf != nil {
@@ -391,7 +385,7 @@ func roundPass[T any](ctx context.Context, r source.Reader[T], size, skip, base 
 		for i := range padded {
 			bt.buf = append(bt.buf, head[i%len(head)])
 		}
-		ended(padded % total)
+		ended(padded%total, true)
 		yield(bt.done(padded), nil)
 	}
 }
