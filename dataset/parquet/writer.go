@@ -67,10 +67,34 @@ func Create[T any](path string, opts ...WriteOption) (*Writer[T], error) {
 		return nil, err
 	}
 	wopts := []pq.WriterOption{pq.MaxRowsPerRowGroup(c.groupRows)}
+	wopts = append(wopts, noByteArrayBounds(pq.SchemaOf(new(T)))...)
 	if c.codec != nil {
 		wopts = append(wopts, pq.Compression(c.codec))
 	}
 	return &Writer[T]{path: path, tmp: tmp, w: pq.NewGenericWriter[T](tmp, wopts...)}, nil
+}
+
+// noByteArrayBounds returns the options that leave the minimum and maximum
+// values out of the statistics of every byte-array column of schema: those
+// of its column chunks in the footer and those of its pages in their
+// headers. parquet-go copies them whole (only the column index truncates
+// them), so one 40 MiB image would put 80 MiB into the footer, more than a
+// reader accepts (MaxFooterBytes), and as much again into a page header.
+// The bounds of a byte-array column (an image, a blob, a key) are of no use
+// to tensorfeed's readers, which read every row; numeric columns keep
+// theirs. The null counts stay.
+func noByteArrayBounds(schema *pq.Schema) []pq.WriterOption {
+	var opts []pq.WriterOption
+	for _, path := range schema.Columns() {
+		leaf, ok := schema.Lookup(path...)
+		if !ok {
+			continue
+		}
+		if k := leaf.Node.Type().Kind(); k == pq.ByteArray || k == pq.FixedLenByteArray {
+			opts = append(opts, pq.SkipPageBounds(path...), pq.SkipPageStatistics(path...))
+		}
+	}
+	return opts
 }
 
 // Write appends rows to the file.
