@@ -59,12 +59,18 @@ func (s *imageStats) String() string {
 	return fmt.Sprintf("images %d-%d x %d-%d pixels (width x height), %s", s.minW, s.maxW, s.minH, s.maxH, strings.Join(ch, ", "))
 }
 
-// checkRecordIO reads a RecordIO file record by record. With images, every
-// payload is parsed as an image record and its image decoded, within
-// imagerec's pixel bound; a record that fails is reported and, with --all,
-// the check goes on with the next one. An error in the framing ends the
-// check, since the next record cannot be found. When idx is not "", the
-// index is then checked against the file (recordio.ValidateIndex).
+// checkRecordIO reads a RecordIO file record by record. With images, the
+// first record says what the file holds, since dmlc's RecordIO framing does
+// not: when it is an image record (MXNet's header, then bytes starting
+// with JPEG's or PNG's magic, see imageRecordHead), every payload is parsed
+// as an image record and its image decoded, within imagerec's pixel bound;
+// a record that fails is reported and, with --all, the check goes on with
+// the next one. Otherwise (records "convert" writes from MNIST's raw
+// pixels or from other formats' payloads, any RecordIO file of other
+// data), only the framing is checked, as without images, and the summary
+// says why the records were not taken for images. An error in the framing
+// ends the check, since the next record cannot be found. When idx is not
+// "", the index is then checked against the file (recordio.ValidateIndex).
 //
 // Memory holds one record and one decoded image at a time.
 func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *reporter, stdout io.Writer) error {
@@ -82,6 +88,7 @@ func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *repo
 	var labels labelStats
 	var imgs imageStats
 	var lbuf []float32
+	var notImages string // why the records are not taken for image records
 	n := 0
 	var payloadBytes int64
 	for ; ; n++ {
@@ -96,6 +103,11 @@ func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *repo
 			return err
 		}
 		payloadBytes += int64(len(payload))
+		if n == 0 && images {
+			if why := imageRecordHead(payload); why != "" {
+				images, notImages = false, why
+			}
+		}
 		if !images {
 			continue
 		}
@@ -125,12 +137,34 @@ func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *repo
 		fmt.Fprintf(stdout, "%s: image records: %d records; %s; first label: %s", path, n, &imgs, &labels)
 	} else {
 		fmt.Fprintf(stdout, "%s: RecordIO: %d records, %d payload bytes", path, n, payloadBytes)
+		if notImages != "" {
+			fmt.Fprintf(stdout, "; framing only, not image records: %s", notImages)
+		}
 	}
 	if idx != "" {
 		fmt.Fprintf(stdout, "; index %s matches", idx)
 	}
 	fmt.Fprintln(stdout)
 	return nil
+}
+
+// imageRecordHead returns "" when payload, a file's first record, is an
+// image record: MXNet's header parses and the bytes after it (and after
+// its labels) start with a JPEG (FF D8) or PNG magic, as every image record
+// that im2rec and "convert --from images" write does. Otherwise it says
+// why not, for the summary. A record that would be an image record but for
+// bad image bytes after the magic is taken for one, so that its decoding
+// fails; only a file whose first record holds no image at all is taken for
+// raw records.
+func imageRecordHead(payload []byte) string {
+	_, img, err := imagerec.ParseRecord(payload)
+	if err != nil {
+		return fmt.Sprintf("the first record (%d bytes) is not an image record", len(payload))
+	}
+	if decode.Sniff(img) != decode.FormatUnknown {
+		return ""
+	}
+	return fmt.Sprintf("the first record's bytes after the image record header start % x, neither JPEG (ff d8) nor PNG (89 50 4e 47)", img[:min(len(img), 4)])
 }
 
 // checkIndexAgainst reads the .idx at idx and checks it against the open

@@ -18,8 +18,10 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/stage"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
@@ -38,9 +40,12 @@ The input, by --from:
              (s3://bucket/mnist): each image's bytes paired with its label
   images     a .lst file (paths relative to --root, by default the .lst's folder; both may be URLs)
              or a local folder of images with one sub-folder per class, as "im2rec list" makes it:
-             each image's file bytes and labels
+             each image's file bytes and labels; every image is decoded first, as "im2rec pack"
+             decodes it, and one that does not decode ends the conversion
 
 How records are written: an image with labels (mnist, images) becomes an image record (MXNet's header with the id and labels, then the bytes) in RecordIO, a tf.train.Example with the features "image" (bytes), "label" (int64, or float when a label is not an integer) and "key" in TFRecord, and the members KEY.bin (MNIST's raw pixels) or KEY.jpg/.png (the file as stored) and KEY.cls (or KEY.json for several or fractional labels) in WebDataset, and the columns "key", "image" and "label" (int64: one integer label per image) in Parquet. A record of the registry is written as its payload in RecordIO, as the features "data" and "key" in TFRecord, as KEY.bin in WebDataset and as the columns "key" and "data" in Parquet; a WebDataset sample keeps its fields, as features of those names in TFRecord (RecordIO and Parquet cannot hold one).
+
+What is written reads back: a record that a target's readers (and "check" and "ls") would refuse ends the conversion before it is written, with the limit it passes: a RecordIO payload over 512 MiB, a tf.train.Example over 256 MiB (tfrecord.DefaultMaxRecordBytes), a WebDataset member over 64 MiB or sample over 256 MiB (webdataset.DefaultMaxMemberBytes, DefaultMaxSampleBytes), a Parquet value that with the rest of its page would pass 256 MiB (parquet.DefaultMaxPageBytes). Parquet row groups end every 64 MiB of rows, so that neither the writer nor a reader holds more than that of one. RecordIO's framing does not say what its payloads are: "check" decodes the records as images when the first one is an image record holding a JPEG or PNG, and otherwise checks the framing only (MNIST's raw pixels, other formats' payloads).
 
 A shard ends when it holds --shard-records records or --shard-bytes bytes, whichever comes first (0: no limit), as WebDataset's ShardWriter does: a shard exceeds --shard-bytes by at most its last record (Parquet counts the rows' bytes before encoding). Every shard is written under a temporary name and all are renamed when the conversion succeeds: a failed conversion leaves no shard, partial or whole. A progress bar is drawn on stderr when stdout and stderr are terminals; the last line says how many records, shards and bytes were written, and how many bad records --skip-bad skipped (each is logged on stderr with its position).
 
@@ -70,7 +75,7 @@ func convertSetup(fs *flag.FlagSet) runFunc {
 	fs.Int64Var(&o.shardBytes, "shard-bytes", 0, "start a new shard once one holds `M` bytes (0: no limit)")
 	fs.StringVar(&o.split, "split", "train", "--from mnist: the `split`, train or t10k")
 	fs.StringVar(&o.root, "root", "", "--from images with a .lst: the `folder` (or URL prefix) its paths are relative to (default the .lst's folder)")
-	fs.IntVar(&o.workers, "workers", 1, "registry inputs: `N` files read at once (more than 1 interleaves their records)")
+	fs.IntVar(&o.workers, "workers", 1, "registry inputs: `N` files read at once (more than 1 interleaves their records); --from images: N images read and decoded at once (their order kept)")
 	fs.Float64Var(&o.skipBad, "skip-bad", 0, "registry inputs: skip bad records (a TFRecord checksum, a csv line over 1 MiB, ...) while they are at most this `fraction` of a file")
 	return func(ctx context.Context, pos []string, e *env) error {
 		if len(pos) == 0 {
@@ -106,7 +111,7 @@ func convertSetup(fs *flag.FlagSet) runFunc {
 			if len(pos) != 1 {
 				return usagef("--from images takes one .lst file or folder, got %d arguments", len(pos))
 			}
-			in, err = imagesInput(ctx, pos[0], o.root, e.storage)
+			in, err = imagesInput(ctx, pos[0], o.root, o.workers, e.storage)
 		default:
 			return usagef("--from must be empty, mnist or images, not %q", o.from)
 		}
@@ -134,12 +139,24 @@ func convertErr(err error) error {
 // convItem is one record on its way to a shard.
 type convItem struct {
 	key    string            // the sample's key: the WebDataset key, else the record number
+	src    string            // the file it was read from, for errors
+	index  int64             // its index in src
+	offset int64             // its byte offset in src, or -1 when it has none (an image file)
 	id     uint64            // the image record id (the .lst index, the MNIST index)
 	data   []byte            // the payload; nil for a WebDataset sample
 	name   string            // the TFRecord feature of data: "image" or "data"
 	ext    string            // the WebDataset field of data: "bin", "jpg", ...
 	labels []float32         // nil when the input has none
 	fields map[string][]byte // a WebDataset sample's members
+}
+
+// where names the input record it came from: "FILE: record N: offset O",
+// or the image file.
+func (it *convItem) where() string {
+	if it.offset < 0 {
+		return it.src
+	}
+	return fmt.Sprintf("%s: record %d: offset %d", it.src, it.index, it.offset)
 }
 
 // convInput is what convert reads: its records and, when known, how many.
@@ -174,7 +191,8 @@ func registryInput(specs []string, o convertOptions, e *env) *convInput {
 					yield(convItem{}, err)
 					return
 				}
-				it := convItem{key: rec.Key, id: uint64(n), data: rec.Data, name: "data", ext: "bin", fields: rec.Fields}
+				it := convItem{key: rec.Key, src: rec.Path, index: rec.Index, offset: rec.Offset,
+					id: uint64(n), data: rec.Data, name: "data", ext: "bin", fields: rec.Fields}
 				if it.key == "" {
 					it.key = recordKey(n)
 				}
@@ -289,6 +307,7 @@ func mnistInput(ctx context.Context, dir, split string, opts []storage.Option) (
 					return
 				}
 				img := make([]byte, xi.RecordBytes())
+				off := xi.Offset()
 				err := xi.ReadRaw(img)
 				if err == io.EOF {
 					return
@@ -300,7 +319,8 @@ func mnistInput(ctx context.Context, dir, split string, opts []storage.Option) (
 					yield(convItem{}, err)
 					return
 				}
-				it := convItem{key: recordKey(n), id: uint64(n), data: img, name: "image", ext: "bin", labels: []float32{float32(label[0])}}
+				it := convItem{key: recordKey(n), src: images, index: int64(n), offset: off,
+					id: uint64(n), data: img, name: "image", ext: "bin", labels: []float32{float32(label[0])}}
 				if !yield(it, nil) {
 					return
 				}
@@ -313,9 +333,9 @@ func mnistInput(ctx context.Context, dir, split string, opts []storage.Option) (
 var imageExts = map[string]bool{".jpg": true, ".jpeg": true, ".png": true}
 
 // imagesInput lists the images of a .lst file or a folder of class
-// folders. The .lst and the root may be URLs, read through package storage
+// folders; a pass reads and decodes workers images at once. The .lst and the root may be URLs, read through package storage
 // with opts; a folder is local.
-func imagesInput(ctx context.Context, path, root string, opts []storage.Option) (*convInput, error) {
+func imagesInput(ctx context.Context, path, root string, workers int, opts []storage.Option) (*convInput, error) {
 	dir := false
 	if !storage.IsRemote(path) {
 		st, err := os.Stat(path)
@@ -347,29 +367,38 @@ func imagesInput(ctx context.Context, path, root string, opts []storage.Option) 
 		}
 	}
 	return &convInput{total: int64(len(entries)), items: func(ctx context.Context) iter.Seq2[convItem, error] {
-		return func(yield func(convItem, error) bool) {
-			for _, e := range entries {
-				if err := ctx.Err(); err != nil {
-					yield(convItem{}, err)
-					return
-				}
-				// readList has checked that the path stays inside root.
-				data, err := readImage(ctx, root, e.Path, opts)
-				if err != nil {
-					yield(convItem{}, err)
-					return
-				}
-				ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(e.Path)), ".")
-				if ext == "" {
-					ext = "bin"
-				}
-				it := convItem{key: recordKey(int(e.Index)), id: e.Index, data: data, name: "image", ext: ext, labels: e.Labels}
-				if !yield(it, nil) {
-					return
-				}
+		// Each image is read and decoded, as "im2rec pack" decodes it,
+		// on up to workers goroutines, in the list's order.
+		load := func(e imagerec.ListEntry) (convItem, error) {
+			// readList has checked that the path stays inside root.
+			data, err := readImage(ctx, root, e.Path, opts)
+			if err != nil {
+				return convItem{}, err
 			}
+			name := joinInput(root, e.Path)
+			if err := checkImage(name, data); err != nil {
+				return convItem{}, err
+			}
+			ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(e.Path)), ".")
+			if ext == "" {
+				ext = "bin"
+			}
+			return convItem{key: recordKey(int(e.Index)), src: name, offset: -1,
+				id: e.Index, data: data, name: "image", ext: ext, labels: e.Labels}, nil
 		}
+		return stage.ParallelMap(source.Slice(entries), workers, load).All(ctx)
 	}}, nil
+}
+
+// checkImage decodes an image's bytes as "im2rec pack" does (with
+// package decode's default decoder and bounds, those of "check" too), so
+// that convert refuses what pack refuses instead of storing bytes that no
+// reader can decode. name is the image's file, for the error.
+func checkImage(name string, data []byte) error {
+	if _, err := decode.Default().Decode(data, decode.Options{}); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
 }
 
 // readImage reads the image at the slash-separated path p under root, a

@@ -9,12 +9,56 @@ import (
 	"path/filepath"
 	"strings"
 
+	pq "github.com/parquet-go/parquet-go"
+
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/parquet"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 )
+
+// targetLimits are the largest records the readers of each target accept
+// by default, those "check" and "ls" read with: convert refuses a record
+// over one before writing it, so that every shard it writes reads back.
+type targetLimits struct {
+	recordio  int64 // a payload (recordio.MaxRecordSize)
+	tfrecord  int64 // a serialized tf.train.Example (tfrecord.DefaultMaxRecordBytes)
+	wdsMember int64 // one member of a sample (webdataset.DefaultMaxMemberBytes)
+	wdsSample int64 // the members of a sample together (webdataset.DefaultMaxSampleBytes)
+	// parquetPage is the largest page (parquet.DefaultMaxPageBytes). A
+	// page holds the values written since the last one until they pass
+	// parquet-go's page buffer, so a value may share its page with up to
+	// parquetPageSlack bytes.
+	parquetPage int64
+	// parquetGroup is the row bytes after which a Parquet row group ends:
+	// parquet-go holds a row group in memory until it ends, and a reader
+	// decodes one at a time.
+	parquetGroup int64
+}
+
+// parquetPageSlack is what a Parquet value may share its page with:
+// parquet-go's page buffer, the value's length prefix and the page's
+// levels, rounded up.
+const parquetPageSlack = pq.DefaultPageBufferSize + 4<<10
+
+// limits are the limits convert enforces; tests lower them, and read the
+// shards back with readers lowered alike.
+var limits = targetLimits{
+	recordio:     recordio.MaxRecordSize,
+	tfrecord:     tfrecord.DefaultMaxRecordBytes,
+	wdsMember:    webdataset.DefaultMaxMemberBytes,
+	wdsSample:    webdataset.DefaultMaxSampleBytes,
+	parquetPage:  parquet.DefaultMaxPageBytes,
+	parquetGroup: 64 << 20,
+}
+
+// tooLarge is the error of a record over a target's limit: where it was
+// read, its size, the limit and the reader's option that sets it.
+func tooLarge(it *convItem, sentinel error, what string, n, limit int64, option string) error {
+	return fmt.Errorf("%s: %s is %d bytes, more than the %d that the reader accepts (%s): %w",
+		it.where(), what, n, limit, option, sentinel)
+}
 
 // shardSet writes the shards of one conversion under temporary names in
 // their folder; commit renames them all, abort removes them.
@@ -220,7 +264,7 @@ type recSink struct {
 
 func (r *recSink) write(it convItem, sh *shard) error {
 	if it.fields != nil {
-		return fmt.Errorf("sample %q: a WebDataset sample has several fields and a RecordIO record one payload: convert it to tfrecord or wds", it.key)
+		return fmt.Errorf("%s: sample %q: %s, and a RecordIO record holds one payload: convert it to tfrecord or wds", it.where(), it.key, fieldsWhat)
 	}
 	payload := it.data
 	if it.labels != nil {
@@ -233,12 +277,19 @@ func (r *recSink) write(it convItem, sh *shard) error {
 		r.buf = imagerec.AppendRecord(r.buf[:0], h, it.data)
 		payload = r.buf
 	}
+	if int64(len(payload)) > limits.recordio {
+		return tooLarge(&it, recordio.ErrTooLarge, "the RecordIO payload", int64(len(payload)), limits.recordio, "recordio.MaxRecordSize")
+	}
 	sh.idx = recordio.AppendIndexLine(sh.idx, int64(it.id), r.w.Tell())
 	return r.w.Write(payload)
 }
 
 func (r *recSink) size() int64  { return r.w.Tell() }
 func (r *recSink) close() error { return nil }
+
+// fieldsWhat says what a record with fields is, for the targets that
+// cannot hold one.
+const fieldsWhat = "its fields (a WebDataset sample's members, a Parquet row's columns) have names"
 
 // tfSink writes tf.train.Example records.
 type tfSink struct {
@@ -271,6 +322,9 @@ func (t *tfSink) write(it convItem, _ *shard) error {
 		ex.SetBytes("key", []byte(it.key))
 	}
 	t.buf = ex.AppendMarshal(t.buf[:0])
+	if int64(len(t.buf)) > limits.tfrecord {
+		return tooLarge(&it, tfrecord.ErrTooLarge, "the tf.train.Example", int64(len(t.buf)), limits.tfrecord, "tfrecord.MaxRecordBytes")
+	}
 	t.n += 8 + 4 + int64(len(t.buf)) + 4
 	return t.w.Write(t.buf)
 }
@@ -296,6 +350,17 @@ func (s *wdsSink) write(it convItem, _ *shard) error {
 			fields[field] = appendLabelsText(nil, it.labels)
 		}
 	}
+	var total int64
+	for _, name := range sortedNames(fields) {
+		n := int64(len(fields[name]))
+		if n > limits.wdsMember {
+			return tooLarge(&it, webdataset.ErrTooLarge, fmt.Sprintf("the member %s.%s", it.key, name), n, limits.wdsMember, "webdataset.MaxMemberBytes")
+		}
+		total += n
+	}
+	if total > limits.wdsSample {
+		return tooLarge(&it, webdataset.ErrTooLarge, fmt.Sprintf("the sample %q", it.key), total, limits.wdsSample, "webdataset.MaxSampleBytes")
+	}
 	return s.w.Write(webdataset.Sample{Key: it.key, Fields: fields})
 }
 
@@ -315,15 +380,16 @@ type parquetRow struct {
 // parquetSink writes Parquet rows through dataset/parquet, which writes
 // the file whole or not at all.
 type parquetSink struct {
-	w *parquet.Writer[parquetRow]
-	n int64 // the rows' bytes before encoding
+	w     *parquet.Writer[parquetRow]
+	n     int64 // the rows' bytes before encoding
+	group int64 // the bytes of n in the current row group
 }
 
 func (p *parquetSink) write(it convItem, _ *shard) error {
 	row := parquetRow{Key: it.key}
 	switch {
 	case it.fields != nil:
-		return fmt.Errorf("sample %q: a WebDataset sample's fields vary from sample to sample and a Parquet file has one schema: convert it to tfrecord or wds", it.key)
+		return fmt.Errorf("%s: sample %q: %s, which vary from input to input, and a Parquet shard has one schema: convert it to tfrecord or wds", it.where(), it.key, fieldsWhat)
 	case it.labels != nil:
 		if len(it.labels) != 1 || !integral(it.labels) {
 			return fmt.Errorf("record %q: labels %v: a Parquet shard holds one integer label per image; convert to tfrecord or wds", it.key, it.labels)
@@ -332,7 +398,20 @@ func (p *parquetSink) write(it convItem, _ *shard) error {
 	default:
 		row.Data = it.data
 	}
-	p.n += int64(len(it.key) + len(it.data) + 8)
+	for _, v := range [][]byte{[]byte(it.key), it.data} {
+		if n := int64(len(v)); n+parquetPageSlack > limits.parquetPage {
+			return tooLarge(&it, parquet.ErrTooLarge, "a Parquet page holding this value", n+parquetPageSlack, limits.parquetPage, "parquet.MaxPageBytes")
+		}
+	}
+	size := int64(len(it.key) + len(it.data) + 8)
+	if p.group > 0 && p.group+size > limits.parquetGroup {
+		if err := p.w.Flush(); err != nil {
+			return err
+		}
+		p.group = 0
+	}
+	p.n += size
+	p.group += size
 	return p.w.Write(row)
 }
 

@@ -111,6 +111,25 @@ func (w *Writer[T]) Write(rows ...T) error {
 	return w.err
 }
 
+// Flush ends the current row group: the rows written since the last one
+// are written to the file as a row group of their own. parquet-go holds a
+// row group's pages in memory until it ends, and a reader decodes one row
+// group at a time, so a writer of large rows ends its row groups by bytes
+// with Flush rather than waiting for [RowGroupRows] rows. Flush without
+// rows written since the last one does nothing.
+func (w *Writer[T]) Flush() error {
+	if w.done {
+		return errors.New("parquet: Flush after Close")
+	}
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.w.Flush(); err != nil {
+		w.err = fmt.Errorf("parquet: %s: %w", w.path, err)
+	}
+	return w.err
+}
+
 // Close writes the footer and moves the file to its path. After an error
 // of Write or Close, the temporary file is removed and the path is left as
 // it was.
