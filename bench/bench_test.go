@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,6 +84,71 @@ func TestWorkloads(t *testing.T) {
 	}
 }
 
+// TestThreads checks that -threads sets the thread counts of the scaling
+// rows, in the order given, that the pipelines with more threads than two
+// agree with their plain loops (the workloads fail when the checksums
+// differ), and that -decoder keeps one decoder's rows.
+func TestThreads(t *testing.T) {
+	ts, err := parseThreads("1,3,16")
+	if err != nil || !slices.Equal(ts, []int{1, 3, 16}) {
+		t.Fatalf("parseThreads(1,3,16) = %v, %v", ts, err)
+	}
+	if got := formatThreads(ts); got != "1,3,16" {
+		t.Errorf("formatThreads(%v) = %q", ts, got)
+	}
+	for _, bad := range []string{"", "0", "1,,2", "-2", "two", "4,4"} {
+		if ts, err := parseThreads(bad); err == nil {
+			t.Errorf("parseThreads(%q) = %v, want an error", bad, ts)
+		}
+	}
+
+	cfg := tinyConfig()
+	cfg.threads = []int{3, 1}
+	for _, w := range []struct {
+		name string
+		run  func(config) ([]Row, error)
+	}{{"mnist-epoch", mnistEpoch}, {"imagerec", imagerecRows}} {
+		rows, err := w.run(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", w.name, err)
+		}
+		var got []string
+		for _, r := range rows {
+			checkRow(t, w.name, r)
+			got = append(got, fmt.Sprint(r.Name, "/", r.Decoder, "/", r.Threads))
+		}
+		var want []string
+		if w.name == "mnist-epoch" {
+			want = []string{"mnist-epoch//3", "mnist-epoch//1"}
+		} else {
+			for _, name := range []string{"imagerec-decode", "imagerec-pipeline"} {
+				for _, d := range imagerecDecoders() {
+					want = append(want, fmt.Sprint(name, "/", d.Name(), "/3"), fmt.Sprint(name, "/", d.Name(), "/1"))
+				}
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s with threads %v: rows %v, want %v", w.name, cfg.threads, got, want)
+		}
+	}
+
+	// -decoder keeps the imagerec rows of one decoder.
+	cfg.threads, cfg.decoder = []int{2}, "go"
+	rows, err := imagerecRows(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, fmt.Sprint(r.Name, "/", r.Decoder, "/", r.Threads))
+	}
+	if want := []string{"imagerec-decode/go/2", "imagerec-pipeline/go/2"}; !slices.Equal(got, want) {
+		t.Errorf("imagerec with decoder go: rows %v, want %v", got, want)
+	}
+}
+
 // checkRow checks the fields of one row of workload w.
 func checkRow(t *testing.T, w string, r Row) {
 	t.Helper()
@@ -136,6 +202,9 @@ func TestBadFlagsPrintUsage(t *testing.T) {
 		{Name: "unknown workload", Args: []string{"-only", "nosuch"}, Msg: `-only`},
 		{Name: "argument", Args: []string{"mnist"}, Msg: `unexpected argument "mnist"`},
 		{Name: "unknown flag", Args: []string{"-fast"}, Msg: `-fast`},
+		{Name: "zero threads", Args: []string{"-threads", "1,0"}, Msg: `-threads`},
+		{Name: "threads twice", Args: []string{"-threads", "2,2"}, Msg: `-threads`},
+		{Name: "unknown decoder", Args: []string{"-decoder", "nosuch"}, Msg: `-decoder`},
 	})
 }
 
@@ -153,7 +222,7 @@ func BenchmarkMNISTEpoch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, v := range mnistVariants {
+	for _, v := range mnistVariants(defaultThreads) {
 		p := newMNISTPipeline(f, v)
 		threads := v.threads
 		plain, plainName := func() (uint64, error) { return mnistBest(data, threads) }, "best"

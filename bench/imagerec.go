@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -43,16 +44,19 @@ func imagerecDecoders() []decode.Decoder {
 }
 
 // imagerecRows measures images per second over the photo set: decoding
-// only, and the full ImageRecordIter pipeline, with 1 and 2 threads and
-// every decoder the binary holds.
+// only, and the full ImageRecordIter pipeline, with every thread count of
+// cfg (1 and 2 by default) and every decoder the binary holds.
 func imagerecRows(cfg config) ([]Row, error) {
 	path := filepath.Join(cfg.dataDir, "imagerec", "bench", "photos_1536.rec")
 	decoders := imagerecDecoders()
+	if cfg.decoder != "" {
+		decoders = slices.DeleteFunc(decoders, func(d decode.Decoder) bool { return d.Name() != cfg.decoder })
+	}
 	if _, err := os.Stat(path); err != nil {
 		var rows []Row
 		for _, d := range decoders {
 			for _, name := range []string{"imagerec-decode", "imagerec-pipeline"} {
-				for _, threads := range []int{1, 2} {
+				for _, threads := range cfg.threadCounts() {
 					rows = append(rows, Row{Name: name, Decoder: d.Name(), Threads: threads,
 						Note: fmt.Sprintf("not measured: %s is missing (-data DIR)", path)})
 				}
@@ -82,7 +86,7 @@ func imagerecRows(cfg config) ([]Row, error) {
 	mems := map[string]memory{}
 	plainPeaks := map[string]uint64{}
 	for _, dec := range decoders {
-		for _, threads := range []int{1, 2} {
+		for _, threads := range cfg.threadCounts() {
 			it, err := newImagerecIter(set, dec, threads)
 			if err != nil {
 				return nil, err
@@ -107,7 +111,7 @@ func imagerecRows(cfg config) ([]Row, error) {
 	}
 	var rows []Row
 	for _, dec := range decoders {
-		for _, threads := range []int{1, 2} {
+		for _, threads := range cfg.threadCounts() {
 			row, err := imagerecDecodeRow(cfg, set, dec, threads)
 			if err != nil {
 				return nil, err
@@ -117,7 +121,7 @@ func imagerecRows(cfg config) ([]Row, error) {
 	}
 	for _, dec := range decoders {
 		var one Row
-		for _, threads := range []int{1, 2} {
+		for _, threads := range cfg.threadCounts() {
 			row, err := imagerecPipelineRow(cfg, set, dec, threads)
 			if err != nil {
 				return nil, err
@@ -128,7 +132,7 @@ func imagerecRows(cfg config) ([]Row, error) {
 				float64(mems[key].peak)/1e6, float64(plainPeaks[key])/1e6)
 			if threads == 1 {
 				one = row
-			} else if one.SamplesPerSec > 0 {
+			} else if one.SamplesPerSec > 0 { // 1 came first in -threads
 				row.Note += fmt.Sprintf("; scaling from 1 thread %.2fx (plain %.2fx)", row.SamplesPerSec/one.SamplesPerSec,
 					one.NsPerSample*one.PlainRatio/(row.NsPerSample*row.PlainRatio))
 			}

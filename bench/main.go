@@ -10,6 +10,8 @@
 //	go run ./bench -json out.json       # also write the rows as JSON
 //	go run ./bench -only imagerec       # rows whose name starts with a prefix
 //	go run ./bench -cpuprofile cpu.out  # profile the whole run (go tool pprof)
+//	go run ./bench -threads 1,2,4,8     # thread counts of the scaling rows
+//	go run ./bench -decoder go          # imagerec rows for one decoder only
 //	go run -tags turbojpeg ./bench      # imagerec rows for libjpeg-turbo too
 //
 // The pipeline and its plain loop are run in alternation (see measureEach),
@@ -29,6 +31,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -77,6 +80,67 @@ type config struct {
 	tiny    bool   // the smallest inputs that exercise the code (tests)
 	dataDir string // the shared data directory (imagerec photos)
 	repo    string // the repository root (MNIST files)
+	// threads are the thread counts of the rows that scale with them
+	// (mnist-epoch, imagerec-decode, imagerec-pipeline); empty means 1, 2.
+	threads []int
+	// decoder, when not empty, is the one decoder of the imagerec-decode
+	// and imagerec-pipeline rows.
+	decoder string
+}
+
+// checkDecoder rejects a -decoder this binary does not hold.
+func checkDecoder(name string) error {
+	if name == "" {
+		return nil
+	}
+	var names []string
+	for _, d := range imagerecDecoders() {
+		if d.Name() == name {
+			return nil
+		}
+		names = append(names, d.Name())
+	}
+	return fmt.Errorf("invalid value %q for -decoder: this binary holds %s (build with -tags turbojpeg for libjpeg-turbo)",
+		name, strings.Join(names, ", "))
+}
+
+// threadCounts returns the thread counts of the scaling rows, in the order
+// given to -threads.
+func (c config) threadCounts() []int {
+	if len(c.threads) == 0 {
+		return defaultThreads
+	}
+	return c.threads
+}
+
+// defaultThreads are the thread counts of the scaling rows without
+// -threads: what every machine has.
+var defaultThreads = []int{1, 2}
+
+// parseThreads parses the value of -threads: distinct positive counts
+// separated by commas.
+func parseThreads(v string) ([]int, error) {
+	var ts []int
+	for f := range strings.SplitSeq(v, ",") {
+		t, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || t < 1 {
+			return nil, fmt.Errorf("invalid value %q for -threads: %q is not a positive thread count", v, f)
+		}
+		if slices.Contains(ts, t) {
+			return nil, fmt.Errorf("invalid value %q for -threads: %d is there twice", v, t)
+		}
+		ts = append(ts, t)
+	}
+	return ts, nil
+}
+
+// formatThreads is the inverse of parseThreads.
+func formatThreads(ts []int) string {
+	fs := make([]string, len(ts))
+	for i, t := range ts {
+		fs[i] = strconv.Itoa(t)
+	}
+	return strings.Join(fs, ",")
 }
 
 // workload measures one group of rows.
@@ -110,8 +174,18 @@ func main() {
 		"(the peak RSS column then includes what earlier workloads left behind)")
 	child := flag.String("child", "", "internal: run the one workload of this name and write its rows as JSON to -child-out")
 	childOut := flag.String("child-out", "", "internal: where -child writes its rows")
+	threadsFlag := flag.String("threads", formatThreads(defaultThreads),
+		"thread counts of the mnist-epoch, imagerec-decode and imagerec-pipeline rows, separated by commas")
+	decoder := flag.String("decoder", "", "run the imagerec-decode and imagerec-pipeline rows with this decoder only (go, turbojpeg)")
 	flag.Parse()
-	if err := checkFlags(*only, flag.Args()); err != nil {
+	threads, err := parseThreads(*threadsFlag)
+	if err == nil {
+		err = checkDecoder(*decoder)
+	}
+	if err == nil {
+		err = checkFlags(*only, flag.Args())
+	}
+	if err != nil {
 		fmt.Fprintln(flag.CommandLine.Output(), "bench:", err)
 		flag.Usage()
 		os.Exit(2)
@@ -129,7 +203,7 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 
-	cfg := config{reps: 3, long: *long, dataDir: *dataDir, repo: "."}
+	cfg := config{reps: 3, long: *long, dataDir: *dataDir, repo: ".", threads: threads, decoder: *decoder}
 	if *long {
 		cfg.reps = 7
 	}
@@ -150,7 +224,7 @@ func main() {
 		var rs []Row
 		var err error
 		if separate {
-			rs, err = runInChild(w.name, *long, *dataDir)
+			rs, err = runInChild(w.name, cfg)
 		} else {
 			rs, err = w.run(cfg)
 		}
@@ -180,7 +254,7 @@ func main() {
 
 // runInChild runs one workload in a new process of this program (-child)
 // and returns its rows.
-func runInChild(name string, long bool, dataDir string) ([]Row, error) {
+func runInChild(name string, cfg config) ([]Row, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -191,7 +265,8 @@ func runInChild(name string, long bool, dataDir string) ([]Row, error) {
 	}
 	out.Close()
 	defer os.Remove(out.Name())
-	cmd := exec.Command(exe, "-child", name, "-child-out", out.Name(), "-data", dataDir, "-long="+strconv.FormatBool(long))
+	cmd := exec.Command(exe, "-child", name, "-child-out", out.Name(), "-data", cfg.dataDir,
+		"-long="+strconv.FormatBool(cfg.long), "-threads", formatThreads(cfg.threadCounts()), "-decoder", cfg.decoder)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("child process: %w", err)

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
@@ -80,9 +82,11 @@ func writeIDX(path string, magic uint32, dims []int, raw []byte) error {
 }
 
 // mnistEpoch measures one shuffled, normalised, batched epoch of the MNIST
-// training set, with one goroutine and with two (batches prepared in one,
-// consumed in the other), against the best plain loop and, for the
-// pipeline with a shuffle stage, against the plain loop that streams the
+// training set, for every thread count of cfg: with one goroutine, with two
+// (batches prepared in one, consumed in the other) and with more (batches
+// assembled by threads-1, consumed in order by the caller), against the
+// best plain loop with as many goroutines and, for the pipeline with a
+// shuffle stage (two threads), against the plain loop that streams the
 // files through a shuffle buffer alike.
 func mnistEpoch(cfg config) ([]Row, error) {
 	n := 0
@@ -104,8 +108,9 @@ func mnistEpoch(cfg config) ([]Row, error) {
 	// starts it: a new pipeline, an empty decoded-file cache (package
 	// mnist's), none of the plain loops' data. The memory floor is the
 	// decoded data set, 785 bytes a sample.
-	mems := make([]memory, len(mnistVariants))
-	for i, v := range mnistVariants {
+	variants := mnistVariants(cfg.threadCounts())
+	mems := make([]memory, len(variants))
+	for i, v := range variants {
 		mnist.SetCacheBytes(mnist.SetCacheBytes(0)) // empties the cache
 		mems[i], err = measureMemory(int64(f.n)*(mnist.Pixels+1), func() error {
 			_, err := newMNISTPipeline(f, v).epoch()
@@ -115,8 +120,8 @@ func mnistEpoch(cfg config) ([]Row, error) {
 			return nil, err
 		}
 	}
-	pipes := make([]*mnistPipeline, len(mnistVariants))
-	for i, v := range mnistVariants {
+	pipes := make([]*mnistPipeline, len(variants))
+	for i, v := range variants {
 		pipes[i] = newMNISTPipeline(f, v)
 	}
 	data, err := loadMNIST(f)
@@ -124,7 +129,7 @@ func mnistEpoch(cfg config) ([]Row, error) {
 		return nil, err
 	}
 	var rows []Row
-	for i, v := range mnistVariants {
+	for i, v := range variants {
 		plain := func() (uint64, error) { return mnistBest(data, v.threads) }
 		if v.naive {
 			plain = func() (uint64, error) { return mnistPlain(f, v.threads) }
@@ -154,13 +159,33 @@ type mnistVariant struct {
 	naive      bool // a shuffle stage, against the plain loop that streams the files
 }
 
-// mnistVariants lists the rows of mnist-epoch.
-var mnistVariants = []mnistVariant{
-	{"shuffle-stage", "From(IDX) -> Shuffle(10000) stage -> Tensorize(128, Keep) -> Buffered(4), against the plain loop " +
-		"that streams the files through bufio and a shuffle buffer of 10000 samples (producer and consumer goroutines)", 2, true},
-	{"", "README: New(IDX, Shuffle(seed)).Refs() -> Tensorize(RefImageField, 128, Keep) -> Buffered(4), against the best plain loop: " +
-		"data in memory, a shuffled index, a 256-entry table straight into a reused batch, producer and consumer goroutines", 2, false},
-	{"", "the same without Buffered, against the best plain loop in one goroutine", 1, false},
+// mnistVariants lists the rows of mnist-epoch for the thread counts
+// threads: the shuffle stage's with 2, then the README pipeline's with every
+// count above 1 in the order given, then its one-goroutine form with 1 (the
+// table of 1 and 2 threads keeps its order).
+func mnistVariants(threads []int) []mnistVariant {
+	var vs []mnistVariant
+	if slices.Contains(threads, 2) {
+		vs = append(vs, mnistVariant{"shuffle-stage", "From(IDX) -> Shuffle(10000) stage -> Tensorize(128, Keep) -> Buffered(4), " +
+			"against the plain loop that streams the files through bufio and a shuffle buffer of 10000 samples " +
+			"(producer and consumer goroutines)", 2, true})
+	}
+	for _, t := range threads {
+		switch {
+		case t == 2:
+			vs = append(vs, mnistVariant{"", "README: New(IDX, Shuffle(seed)).Refs() -> Tensorize(RefImageField, 128, Keep) -> Buffered(4), " +
+				"against the best plain loop: data in memory, a shuffled index, a 256-entry table straight into a reused batch, " +
+				"producer and consumer goroutines", 2, false})
+		case t > 2:
+			vs = append(vs, mnistVariant{"", fmt.Sprintf("New(IDX, Shuffle(seed)).Refs() -> Batch(128, Keep, Recycling) -> "+
+				"ParallelMap(%d, Sink.Assemble) -> Buffered(4), against the best plain loop with %d goroutines, each filling "+
+				"one batch in %d, consumed in order by the caller", t-1, t-1, t-1), t, false})
+		}
+	}
+	if slices.Contains(threads, 1) {
+		vs = append(vs, mnistVariant{"", "the same without Buffered, against the best plain loop in one goroutine", 1, false})
+	}
+	return vs
 }
 
 // mnistPipeline is the pipeline a user builds for a training epoch.
@@ -172,7 +197,8 @@ type mnistPipeline struct {
 // the dataset and read by reference (or samples shuffled by a shuffle
 // stage) -> Tensorize(128, Keep) with an
 // image field in [-1, 1] and an int64 label, with Buffered(4) on two
-// threads. Nothing is allocated per batch: batches are recycled
+// threads or more (and the batches assembled by a ParallelMap of threads-1
+// workers on more than two). Nothing is allocated per batch: batches are recycled
 // (Tensorize hands them back), tensors are released by the consumer
 // (Batch.Release), and both fields write their whole row (WritesAll), so
 // recycled rows are not cleared first.
@@ -190,7 +216,19 @@ func newMNISTPipeline(f *mnistFiles, v mnistVariant) *mnistPipeline {
 		s := sink.New(mnistBatch,
 			[]sink.Field[mnist.Ref]{ds.RefImageField("image")},
 			[]sink.Field[mnist.Ref]{sink.Int64("label", nil, func(r mnist.Ref, dst []int64) { dst[0] = int64(r.Label) }).WritesAll()})
-		t = pipeline.Tensorize(pipeline.From(ds.Refs()), s, batch.Keep)
+		if v.threads > 2 {
+			// threads-1 goroutines assemble batches, the caller consumes
+			// them: the parallel form of Tensorize (whose two steps run
+			// on the consumer's goroutine, or on Buffered's).
+			b := pipeline.Batch(pipeline.From(ds.Refs()), mnistBatch, batch.Keep, batch.Recycling())
+			t = pipeline.ParallelMap(b, v.threads-1, func(b batch.Batch[mnist.Ref]) (*tensor.Batch, error) {
+				t, err := s.Assemble(b)
+				b.Release() // Assemble copied it
+				return t, err
+			})
+		} else {
+			t = pipeline.Tensorize(pipeline.From(ds.Refs()), s, batch.Keep)
+		}
 	}
 	if v.threads > 1 {
 		t = t.Buffered(4)
@@ -287,7 +325,8 @@ var bestLUT = func() (t [256]float32) {
 // gathered by index and normalised through a 256-entry table straight
 // into a reused [128, 784] batch. With two threads one goroutine produces
 // batches and the caller consumes them, three batch buffers recycled
-// through channels.
+// through channels; with more, threads-1 goroutines produce them
+// (mnistBestParallel).
 func mnistBest(d *mnistData, threads int) (uint64, error) {
 	produce := func(get func() *mnistBatchBuf, put func(*mnistBatchBuf)) {
 		perm := source.NewRand(mnistSeed, 0, -1).Perm(d.n)
@@ -318,6 +357,9 @@ func mnistBest(d *mnistData, threads int) (uint64, error) {
 		})
 		return sum, nil
 	}
+	if threads > 2 {
+		return mnistBestParallel(d, threads-1), nil
+	}
 	const nbuf = 3
 	free := make(chan *mnistBatchBuf, nbuf)
 	full := make(chan *mnistBatchBuf, nbuf)
@@ -334,6 +376,55 @@ func mnistBest(d *mnistData, threads int) (uint64, error) {
 		free <- b
 	}
 	return sum, nil
+}
+
+// mnistBestParallel is mnistBest with workers goroutines producing the
+// batches: worker w fills batches w, w+workers, w+2*workers... of the
+// shuffled index into its own three recycled buffers and hands them over
+// on its own channel, so the caller, taking batch k from worker k%workers,
+// consumes them in order with no lock and no reordering buffer.
+func mnistBestParallel(d *mnistData, workers int) uint64 {
+	perm := source.NewRand(mnistSeed, 0, -1).Perm(d.n)
+	nb := (d.n + mnistBatch - 1) / mnistBatch
+	const nbuf = 3
+	free := make([]chan *mnistBatchBuf, workers)
+	full := make([]chan *mnistBatchBuf, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		free[w] = make(chan *mnistBatchBuf, nbuf)
+		full[w] = make(chan *mnistBatchBuf, nbuf)
+		for range nbuf {
+			free[w] <- newMNISTBatchBuf()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(full[w])
+			for k := w; k < nb; k += workers {
+				b := <-free[w]
+				for _, j := range perm[k*mnistBatch : min((k+1)*mnistBatch, d.n)] {
+					src := d.img[j*mnist.Pixels : (j+1)*mnist.Pixels]
+					dst := b.img[b.n*mnist.Pixels : (b.n+1)*mnist.Pixels]
+					for i, x := range src {
+						dst[i] = bestLUT[x]
+					}
+					b.lab[b.n] = int64(d.lab[j])
+					b.n++
+				}
+				full[w] <- b
+			}
+		}()
+	}
+	var sum uint64
+	for k := range nb {
+		w := k % workers
+		b := <-full[w]
+		sum = consumeBatch(sum, b.img[:b.n*mnist.Pixels], b.lab[:b.n])
+		b.n = 0
+		free[w] <- b
+	}
+	wg.Wait()
+	return sum
 }
 
 // mnistPlain is the loop a user writes without the library: read both
