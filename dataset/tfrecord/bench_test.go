@@ -81,3 +81,22 @@ func BenchmarkPlainRead(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseExample parses a typical Example: an encoded image, a
+// label, a box and a few tokens.
+func BenchmarkParseExample(b *testing.B) {
+	var ex tfrecord.Example
+	ex.SetBytes("image", make([]byte, 4096))
+	ex.SetInt64s("label", 3)
+	ex.SetFloat32s("box", 0.1, 0.2, 0.3, 0.4)
+	ex.SetBytes("tokens", []byte("a"), []byte("cat"), []byte("sat"), []byte("on"), []byte("the"), []byte("mat"))
+	ex.SetInt64s("ids", 1, 200, 30000, 4, 5, 6, 7, 8)
+	data := ex.Marshal()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tfrecord.ParseExample(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -37,7 +37,19 @@
 // record with an error that names its file and position. The protobuf wire
 // format is decoded by hand with google.golang.org/protobuf/encoding/protowire
 // rather than through generated code: there is no .proto to keep in step,
-// no reflection, and every allocation is bounded by the input's length.
+// and no reflection.
+//
+// Parsing checks the whole Example and counts its features and values
+// before it allocates anything, then allocates every list once at its
+// final size. By default an Example may hold at most [DefaultMaxFeatures]
+// (16384) features and [DefaultMaxValues] (1 Mi) bytes_list and int64_list
+// values; [MaxFeatures] and [MaxValues] change that. A record over a limit
+// is refused, before any allocation, with an error that wraps ErrTooLarge
+// (and, from [Record.Example], names the file, the record and its offset).
+// What a parse allocates is at most 4 times the record's size, plus at
+// most 16 bytes for each counted value, 256 for each feature and 4 KiB
+// (short values and features cost more decoded than on the wire): 20 MiB
+// with the default limits.
 //
 // # Writing
 //

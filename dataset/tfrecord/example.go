@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/tensorfeed/tensorfeed/internal/option"
 )
 
 // Kind says which list a Feature holds.
@@ -63,7 +66,9 @@ var ErrNoFeature error = &badData{"tfrecord: no such feature"}
 var ErrKind error = &badData{"tfrecord: feature of another kind"}
 
 // ExampleError is an error about a serialized tf.train.Example or one of its
-// features. It wraps Err: ErrExample, ErrNoFeature or ErrKind.
+// features. It wraps Err: ErrExample, ErrNoFeature or ErrKind; for an
+// Example over a limit ([MaxValues], [MaxFeatures]), an error that wraps
+// both ErrExample and ErrTooLarge.
 type ExampleError struct {
 	Feature string // name of the feature at fault, "" when outside any (or not yet known)
 	Offset  int    // byte offset in the serialized Example, -1 for an accessor's error
@@ -71,11 +76,18 @@ type ExampleError struct {
 	Err     error
 }
 
+// maxNameInError is how much of a feature name an error message quotes: a
+// name may be as long as its record.
+const maxNameInError = 256
+
 // Error formats the error as `tfrecord: feature "NAME": MSG`, with the
-// offset when the error is about the encoding.
+// offset when the error is about the encoding. A name longer than 256
+// bytes is cut, with its length.
 func (e *ExampleError) Error() string {
 	s := "tfrecord: Example"
-	if e.Feature != "" {
+	if len(e.Feature) > maxNameInError {
+		s = fmt.Sprintf("tfrecord: feature %q... (%d bytes)", e.Feature[:maxNameInError], len(e.Feature))
+	} else if e.Feature != "" {
 		s = fmt.Sprintf("tfrecord: feature %q", e.Feature)
 	}
 	if e.Offset >= 0 {
@@ -155,18 +167,90 @@ const (
 	fieldValue     = 1 // BytesList/FloatList/Int64List.value
 )
 
+// The default limits of [ParseExample]. A tf.train.Example of the size of
+// a record can claim far more decoded memory than it holds: an empty
+// string takes 2 bytes to send and a 24-byte slice header once decoded, a
+// small int64 1 byte and 8, a feature 5 bytes and a map entry of about
+// 200. The limits hold the Examples of common data sets (thousands of
+// features, lists of up to a million ids or strings; float_list values are
+// not counted, see [MaxValues]) and bound what the rest may claim.
+const (
+	DefaultMaxValues   = 1 << 20 // bytes_list and int64_list values of one Example
+	DefaultMaxFeatures = 1 << 14 // features of one Example
+)
+
+// An ExampleOption sets a limit of [ParseExample] and [Record.Example].
+type ExampleOption = option.Option[exampleConfig]
+
+type exampleConfig struct {
+	maxValues   int64
+	maxFeatures int64
+}
+
+// MaxValues sets the most bytes_list and int64_list values one Example may
+// hold, over all its features (default [DefaultMaxValues]). More is an
+// error wrapping [ErrTooLarge], found before anything is allocated. Such
+// a value takes as little as 1 (a packed int64) or 2 (an empty string)
+// bytes on the wire and 8 or 24 bytes decoded, so this bounds what a small
+// record can claim beyond 4 times its size. float_list values are not
+// counted: each takes 4 bytes decoded and at least 4 on the wire. It
+// panics if n < 1.
+func MaxValues(n int64) ExampleOption {
+	if n < 1 {
+		panic(fmt.Sprintf("tfrecord: MaxValues(%d): must be at least 1", n))
+	}
+	return option.New(func(c *exampleConfig) { c.maxValues = n })
+}
+
+// MaxFeatures sets the most features one Example may hold (default
+// [DefaultMaxFeatures]); a feature name given twice counts twice. More is
+// an error wrapping [ErrTooLarge], found before anything is allocated. A
+// feature takes as little as 5 bytes on the wire and about 200 in the
+// Example's map. It panics if n < 1.
+func MaxFeatures(n int) ExampleOption {
+	if n < 1 {
+		panic(fmt.Sprintf("tfrecord: MaxFeatures(%d): must be at least 1", n))
+	}
+	return option.New(func(c *exampleConfig) { c.maxFeatures = int64(n) })
+}
+
+// errLimit is the Err of an *ExampleError about a limit: it wraps both
+// ErrExample and ErrTooLarge.
+var errLimit error = limitError{}
+
+type limitError struct{}
+
+func (limitError) Error() string   { return "tfrecord: tf.train.Example over a limit" }
+func (limitError) Unwrap() []error { return []error{ErrExample, ErrTooLarge} }
+
 // ParseExample decodes a serialized tf.train.Example. Unknown fields are
 // skipped; lists are accepted packed or not, as protobuf requires; when a
 // feature name or a feature's list appears twice, protobuf's merge rules
 // apply (the later map entry wins; the same list is appended to, another
 // list replaces it). Byte strings are copied: the Example does not keep b.
-// Memory is bounded by a small multiple of len(b).
+// The byte strings of one feature share one backing array (each capped at
+// its length), so keeping one keeps them all.
+//
+// # Memory
+//
+// The input is read twice: a first pass checks its encoding and counts
+// the features and values against the limits (opts: [MaxValues],
+// [MaxFeatures]), allocating nothing; the second allocates each list and
+// the names once, at their final size. A malformed Example, or one over a
+// limit, costs no allocation beyond its error. What a parse allocates is
+// at most 4 times len(b), plus at most 16 bytes for every bytes_list or
+// int64_list value, 256 bytes for every feature and 4 KiB (with the
+// allocator's rounding of each list to its size class): with the default
+// limits, 4 times len(b) plus 20 MiB.
 //
 // A malformed input gives an *ExampleError that wraps ErrExample and names
-// the feature when the fault is inside one.
-func ParseExample(b []byte) (Example, error) {
-	var p parser
+// the feature when the fault is inside one; one over a limit also wraps
+// ErrTooLarge.
+func ParseExample(b []byte, opts ...ExampleOption) (Example, error) {
+	p := parser{cfg: exampleConfig{maxValues: DefaultMaxValues, maxFeatures: DefaultMaxFeatures}}
+	option.Apply(&p.cfg, opts)
 	var ex Example
+	// First pass: check and count, allocating nothing.
 	err := p.fields(b, 0, func(num protowire.Number, typ protowire.Type, v []byte, voff, at int) error {
 		if num != fieldFeatures {
 			return nil
@@ -174,17 +258,37 @@ func ParseExample(b []byte) (Example, error) {
 		if typ != protowire.BytesType {
 			return p.errorf(at, "Example.features has wire type %d, want %d", typ, protowire.BytesType)
 		}
+		return p.features(v, voff, nil)
+	})
+	if err != nil || p.entries == 0 {
+		return ex, err
+	}
+	// Second pass: decode into memory of the counted sizes.
+	ex.Features = make(map[string]Feature, p.entries)
+	p.names.Grow(p.nameBytes)
+	err = p.fields(b, 0, func(num protowire.Number, _ protowire.Type, v []byte, voff, _ int) error {
+		if num != fieldFeatures {
+			return nil
+		}
 		return p.features(v, voff, &ex)
 	})
 	return ex, err
 }
 
 type parser struct {
-	feature string // the feature being parsed, for errors
+	cfg     exampleConfig
+	feature []byte // the name of the feature being parsed, for errors
+
+	// counted by the first pass
+	entries   int   // map entries of Features.feature
+	nameBytes int   // bytes of their names
+	values    int64 // bytes_list and int64_list values
+
+	names strings.Builder // the second pass's feature names, one backing array
 }
 
 func (p *parser) errorf(at int, format string, args ...any) error {
-	return &ExampleError{Feature: p.feature, Offset: at, Msg: fmt.Sprintf(format, args...), Err: ErrExample}
+	return &ExampleError{Feature: string(p.feature), Offset: at, Msg: fmt.Sprintf(format, args...), Err: ErrExample}
 }
 
 // fields calls f for every field of the message b, which starts at offset
@@ -221,7 +325,8 @@ func (p *parser) fields(b []byte, off int, f func(num protowire.Number, typ prot
 	return nil
 }
 
-// features decodes a tf.train.Features at offset off into ex.
+// features checks and counts (ex nil: the first pass) or decodes into ex
+// a tf.train.Features at offset off.
 func (p *parser) features(b []byte, off int, ex *Example) error {
 	return p.fields(b, off, func(num protowire.Number, typ protowire.Type, v []byte, voff, at int) error {
 		if num != fieldFeature {
@@ -230,14 +335,20 @@ func (p *parser) features(b []byte, off int, ex *Example) error {
 		if typ != protowire.BytesType {
 			return p.errorf(at, "Features.feature has wire type %d, want %d", typ, protowire.BytesType)
 		}
+		if ex == nil {
+			p.entries++
+			if int64(p.entries) > p.cfg.maxFeatures {
+				return &ExampleError{Offset: at, Err: errLimit,
+					Msg: fmt.Sprintf("more than %d features (MaxFeatures)", p.cfg.maxFeatures)}
+			}
+		}
 		return p.entry(v, voff, ex)
 	})
 }
 
-// entry decodes one map entry of Features.feature.
+// entry checks and counts, or decodes, one map entry of Features.feature.
 func (p *parser) entry(b []byte, off int, ex *Example) error {
-	var name string
-	var value []byte
+	var name, value []byte
 	valueOff := off
 	err := p.fields(b, off, func(num protowire.Number, typ protowire.Type, v []byte, voff, at int) error {
 		switch num {
@@ -245,7 +356,7 @@ func (p *parser) entry(b []byte, off int, ex *Example) error {
 			if typ != protowire.BytesType {
 				return p.errorf(at, "feature name has wire type %d, want %d", typ, protowire.BytesType)
 			}
-			name = string(v)
+			name = v
 		case fieldMapValue:
 			if typ != protowire.BytesType {
 				return p.errorf(at, "feature value has wire type %d, want %d", typ, protowire.BytesType)
@@ -258,21 +369,37 @@ func (p *parser) entry(b []byte, off int, ex *Example) error {
 		return err
 	}
 	p.feature = name
-	defer func() { p.feature = "" }()
-	var f Feature
-	if err := p.featureValue(value, valueOff, &f); err != nil {
+	defer func() { p.feature = nil }()
+	if ex == nil {
+		p.nameBytes += len(name)
+		_, err := p.shape(value, valueOff, true)
 		return err
 	}
-	if ex.Features == nil {
-		ex.Features = make(map[string]Feature)
-	}
-	ex.Features[name] = f
+	s, _ := p.shape(value, valueOff, false) // checked by the first pass
+	// Every name is a slice of one string: the builder was grown to the
+	// names' total, so it never moves, and bytes once written never change.
+	n := p.names.Len()
+	p.names.Write(name)
+	ex.Features[p.names.String()[n:]] = p.fill(value[s.start:], s)
 	return nil
 }
 
-// featureValue decodes a tf.train.Feature.
-func (p *parser) featureValue(b []byte, off int, f *Feature) error {
-	return p.fields(b, off, func(num protowire.Number, typ protowire.Type, v []byte, voff, at int) error {
+// featureShape is what a tf.train.Feature decodes to: the kind of its
+// list, the number of values, the bytes of a bytes_list's values, and where
+// in the Feature the fields of that list begin (an earlier list of another
+// kind is replaced by it, as protobuf's oneof rule says).
+type featureShape struct {
+	kind  Kind
+	n     int
+	data  int
+	start int
+}
+
+// shape checks a tf.train.Feature and counts its values; with count set it
+// adds them to the Example's count and checks that against MaxValues.
+func (p *parser) shape(b []byte, off int, count bool) (featureShape, error) {
+	var s featureShape
+	err := p.fields(b, off, func(num protowire.Number, typ protowire.Type, v []byte, voff, at int) error {
 		var kind Kind
 		switch num {
 		case fieldBytesList:
@@ -287,72 +414,120 @@ func (p *parser) featureValue(b []byte, off int, f *Feature) error {
 		if typ != protowire.BytesType {
 			return p.errorf(at, "%s has wire type %d, want %d", kind, typ, protowire.BytesType)
 		}
-		if f.Kind != kind {
-			*f = Feature{Kind: kind} // another member of the oneof replaces the list
+		if s.kind != kind {
+			s = featureShape{kind: kind, start: at - off} // another member of the oneof replaces the list
 		}
-		return p.list(v, voff, f)
+		return p.count(v, voff, &s, count)
 	})
+	return s, err
 }
 
-// list appends the values of a BytesList, FloatList or Int64List to f.
-func (p *parser) list(b []byte, off int, f *Feature) error {
-	if f.Kind == KindFloat && f.Floats == nil {
-		f.Floats = []float32{}
-	}
+// count checks the values of a BytesList, FloatList or Int64List and adds
+// them to s (and, with count set, to the Example's count of values).
+func (p *parser) count(b []byte, off int, s *featureShape, count bool) error {
 	return p.fields(b, off, func(num protowire.Number, typ protowire.Type, v []byte, _, at int) error {
 		if num != fieldValue {
 			return nil
 		}
-		switch f.Kind {
+		n := 1
+		switch s.kind {
 		case KindBytes:
 			if typ != protowire.BytesType {
 				return p.errorf(at, "bytes_list value has wire type %d, want %d", typ, protowire.BytesType)
 			}
-			f.Bytes = append(f.Bytes, append([]byte{}, v...))
+			s.data += len(v)
 		case KindFloat:
 			switch typ {
 			case protowire.BytesType: // packed
 				if len(v)%4 != 0 {
 					return p.errorf(at, "packed float_list of %d bytes, not a multiple of 4", len(v))
 				}
-				f.Floats = slices.Grow(f.Floats, len(v)/4)
-				for ; len(v) > 0; v = v[4:] {
-					x, _ := protowire.ConsumeFixed32(v)
-					f.Floats = append(f.Floats, math.Float32frombits(x))
-				}
+				n = len(v) / 4
 			case protowire.Fixed32Type:
-				x, _ := protowire.ConsumeFixed32(v)
-				f.Floats = append(f.Floats, math.Float32frombits(x))
 			default:
 				return p.errorf(at, "float_list value has wire type %d", typ)
 			}
 		case KindInt64:
 			switch typ {
-			case protowire.BytesType: // packed
-				count := 0
-				for _, c := range v {
-					if c < 0x80 {
-						count++
+			case protowire.BytesType: // packed: one value ends at every byte under 0x80
+				n = 0
+				for w := v; len(w) > 0; n++ {
+					_, k := protowire.ConsumeVarint(w)
+					if k < 0 {
+						return p.errorf(at, "packed int64_list: %v", protowire.ParseError(k))
 					}
-				}
-				f.Int64s = slices.Grow(f.Int64s, count)
-				for len(v) > 0 {
-					x, n := protowire.ConsumeVarint(v)
-					if n < 0 {
-						return p.errorf(at, "packed int64_list: %v", protowire.ParseError(n))
-					}
-					f.Int64s = append(f.Int64s, int64(x))
-					v = v[n:]
+					w = w[k:]
 				}
 			case protowire.VarintType:
-				x, _ := protowire.ConsumeVarint(v)
-				f.Int64s = append(f.Int64s, int64(x))
 			default:
 				return p.errorf(at, "int64_list value has wire type %d", typ)
 			}
 		}
+		s.n += n
+		if count && s.kind != KindFloat {
+			p.values += int64(n)
+			if p.values > p.cfg.maxValues {
+				return &ExampleError{Feature: string(p.feature), Offset: at, Err: errLimit,
+					Msg: fmt.Sprintf("more than %d bytes_list and int64_list values (MaxValues)", p.cfg.maxValues)}
+			}
+		}
 		return nil
 	})
+}
+
+// fill decodes a Feature that shape has checked and measured, from b, the
+// Feature's fields from the first of its final list on; every list is
+// allocated once, at its final size.
+func (p *parser) fill(b []byte, s featureShape) Feature {
+	f := Feature{Kind: s.kind}
+	var data []byte // the backing array of a bytes_list's values
+	switch s.kind {
+	case KindNone:
+		return f
+	case KindBytes:
+		if s.n > 0 {
+			f.Bytes, data = make([][]byte, 0, s.n), make([]byte, s.data)
+		}
+	case KindFloat:
+		f.Floats = make([]float32, 0, s.n)
+	case KindInt64:
+		if s.n > 0 {
+			f.Int64s = make([]int64, 0, s.n)
+		}
+	}
+	list := kindField(s.kind)
+	_ = p.fields(b, 0, func(num protowire.Number, _ protowire.Type, v []byte, _, _ int) error {
+		if num != list {
+			return nil // an unknown field: no other list follows the start
+		}
+		return p.fields(v, 0, func(num protowire.Number, typ protowire.Type, v []byte, _, _ int) error {
+			if num != fieldValue {
+				return nil
+			}
+			switch s.kind {
+			case KindBytes:
+				k := copy(data, v)
+				f.Bytes = append(f.Bytes, data[:k:k]) // capped: an append to one value leaves the next alone
+				data = data[k:]
+			case KindFloat:
+				if typ == protowire.Fixed32Type {
+					v = v[:4]
+				}
+				for ; len(v) >= 4; v = v[4:] {
+					x, _ := protowire.ConsumeFixed32(v)
+					f.Floats = append(f.Floats, math.Float32frombits(x))
+				}
+			case KindInt64:
+				for len(v) > 0 {
+					x, k := protowire.ConsumeVarint(v)
+					f.Int64s = append(f.Int64s, int64(x))
+					v = v[k:]
+				}
+			}
+			return nil
+		})
+	})
+	return f
 }
 
 // Marshal returns the Example serialized as a tf.train.Example, its

@@ -43,7 +43,8 @@ var ErrFormat error = &badData{"tfrecord: bad format"}
 var ErrDataChecksum = errors.New("tfrecord: data checksum mismatch")
 
 // ErrTooLarge is wrapped by the error for a record longer than the reader's
-// maximum ([MaxRecordBytes]).
+// maximum ([MaxRecordBytes]), and by that of a tf.train.Example with more
+// values or features than [MaxValues] or [MaxFeatures] allow.
 var ErrTooLarge = errors.New("tfrecord: record larger than the configured maximum")
 
 // badData is a sentinel that wraps tensorfeed.ErrBadData while keeping its

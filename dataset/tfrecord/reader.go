@@ -184,7 +184,8 @@ func (r *Reader) next() (data []byte, skippable bool, err error) {
 		left := max(r.Size-start-headerSize, 0)
 		if n+footerSize > uint64(left) {
 			return nil, false, r.formatError(start, io.ErrUnexpectedEOF,
-				fmt.Sprintf("length %d goes past the end of the input: %d bytes left after the header", n, left))
+				fmt.Sprintf("length %d goes past the end of the input: the record needs %d bytes after its header (the data and a %d-byte CRC), %d are left",
+					n, n+footerSize, footerSize, left))
 		}
 	}
 	_, _ = r.br.Discard(headerSize) // cannot fail: Peek returned the bytes

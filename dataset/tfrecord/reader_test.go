@@ -219,6 +219,31 @@ func TestLengthPastEOF(t *testing.T) {
 	checkBad(t, err, path, 1, 18, io.ErrUnexpectedEOF)
 }
 
+// A file cut inside a record's data CRC: the error counts the 4 CRC bytes
+// in what the record needs, and says what is left, whether the file's size
+// is known (Open on a local file) or the bytes run out (a Reader without
+// Size).
+func TestTruncatedInDataCRC(t *testing.T) {
+	data := bytes.Repeat([]byte("x"), 83)
+	file := encode(t, [][]byte{[]byte("ok"), data}, false)
+	file = file[:len(file)-2] // 83 data bytes and 2 of the CRC's 4 are left
+	path := writeFile(t, file)
+	_, _, err := readAll(tfrecord.Open(path))
+	fe := checkBad(t, err, path, 1, 18, io.ErrUnexpectedEOF)
+	if want := "length 83 goes past the end of the input: the record needs 87 bytes after its header (the data and a 4-byte CRC), 85 are left"; fe.Msg != want {
+		t.Errorf("sized: %q\nwant %q", fe.Msg, want)
+	}
+	r := tfrecord.NewReader(bytes.NewReader(file))
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.Next()
+	var ue *tfrecord.FormatError
+	if !errors.As(err, &ue) || ue.Msg != "truncated data checksum: 2 of 4 bytes" || ue.Offset != 18 {
+		t.Errorf("unsized: %v", err)
+	}
+}
+
 // A header claiming 1 TiB in a tiny file allocates almost nothing, whether
 // the maximum or the file's size or the arriving bytes stop it.
 func TestHugeLength(t *testing.T) {

@@ -215,11 +215,13 @@ func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
 	}
 }
 
-// Example parses the record's data as a tf.train.Example. A malformed one
-// gives a *FormatError that names the file, the record and its offset, and
-// wraps the *ExampleError (so ErrExample too).
-func (r Record) Example() (Example, error) {
-	ex, err := ParseExample(r.Data)
+// Example parses the record's data as a tf.train.Example, within the limits
+// of [ParseExample] (opts: [MaxValues], [MaxFeatures]). A malformed one, or
+// one over a limit, gives a *FormatError that names the file, the record
+// and its offset, and wraps the *ExampleError (so ErrExample too, and
+// ErrTooLarge for a limit), before anything is allocated for the Example.
+func (r Record) Example(opts ...ExampleOption) (Example, error) {
+	ex, err := ParseExample(r.Data, opts...)
 	if err != nil {
 		return Example{}, &FormatError{File: r.File, Offset: r.Offset, Record: r.Index,
 			Msg: strings.TrimPrefix(err.Error(), "tfrecord: "), Err: err}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 )
 
@@ -40,6 +42,79 @@ func tfLength(file []byte, off int64, n uint64) []byte {
 	binary.LittleEndian.PutUint64(b[off:], n)
 	binary.LittleEndian.PutUint32(b[off+8:], tfrecord.MaskedCRC(b[off:off+8]))
 	return b
+}
+
+// The tf.train.Example shapes below are valid protobuf that cost far more
+// to decode than to send: each value or feature takes one or two bytes on
+// the wire and a slice header, an int64 or a map entry once decoded. They
+// are the shapes a parser's limits (tfrecord.MaxValues, MaxFeatures) are
+// there for.
+
+// TFExampleEmptyBytes returns a serialized tf.train.Example with one
+// feature, "b", whose bytes_list holds n empty strings (2 bytes each).
+func TFExampleEmptyBytes(n int) []byte {
+	list := bytes.Repeat([]byte{0x0a, 0x00}, n) // BytesList.value = ""
+	return tfExampleOne("b", 1, list)
+}
+
+// TFExampleUnpackedInt64 returns a serialized tf.train.Example with one
+// feature, "i", whose int64_list holds n zeros, unpacked (2 bytes each).
+func TFExampleUnpackedInt64(n int) []byte {
+	list := bytes.Repeat([]byte{0x08, 0x00}, n) // Int64List.value = 0, a varint field
+	return tfExampleOne("i", 3, list)
+}
+
+// TFExamplePackedInt64 returns a serialized tf.train.Example with one
+// feature, "p", whose int64_list holds n small values in one packed field
+// (1 byte each).
+func TFExamplePackedInt64(n int) []byte {
+	packed := make([]byte, n)
+	for i := range packed {
+		packed[i] = byte(i % 0x80)
+	}
+	list := protowire.AppendTag(nil, 1, protowire.BytesType)
+	list = protowire.AppendBytes(list, packed)
+	return tfExampleOne("p", 3, list)
+}
+
+// TFExampleTinyFeatures returns a serialized tf.train.Example with n
+// features of distinct names of a few bytes, each an empty int64_list:
+// 6 to 9 bytes a feature.
+func TFExampleTinyFeatures(n int) []byte {
+	var features []byte
+	var name [8]byte
+	for i := range n {
+		// i in base 256, least significant byte first: distinct and short.
+		k := 0
+		for v := i; k == 0 || v > 0; v >>= 8 {
+			name[k] = byte(v)
+			k++
+		}
+		var entry []byte
+		entry = protowire.AppendTag(entry, 1, protowire.BytesType) // key
+		entry = protowire.AppendBytes(entry, name[:k])
+		entry = protowire.AppendTag(entry, 2, protowire.BytesType) // value: Feature{int64_list {}}
+		entry = protowire.AppendBytes(entry, []byte{0x1a, 0x00})
+		features = protowire.AppendTag(features, 1, protowire.BytesType)
+		features = protowire.AppendBytes(features, entry)
+	}
+	ex := protowire.AppendTag(nil, 1, protowire.BytesType)
+	return protowire.AppendBytes(ex, features)
+}
+
+// tfExampleOne wraps the body of one list message (field number listField
+// of tf.train.Feature) as the Example's only feature, named name.
+func tfExampleOne(name string, listField protowire.Number, list []byte) []byte {
+	feature := protowire.AppendTag(nil, listField, protowire.BytesType)
+	feature = protowire.AppendBytes(feature, list)
+	entry := protowire.AppendTag(nil, 1, protowire.BytesType)
+	entry = protowire.AppendString(entry, name)
+	entry = protowire.AppendTag(entry, 2, protowire.BytesType)
+	entry = protowire.AppendBytes(entry, feature)
+	features := protowire.AppendTag(nil, 1, protowire.BytesType)
+	features = protowire.AppendBytes(features, entry)
+	ex := protowire.AppendTag(nil, 1, protowire.BytesType)
+	return protowire.AppendBytes(ex, features)
 }
 
 func (w *writer) tfrecord() {
