@@ -11,15 +11,30 @@
 // the tar. Directories, other non-regular entries and files whose base
 // name has no field (README, .hidden) are passed over, as WebDataset does.
 //
-// [Open] reads one shard and [OpenShards] several, in order, as a
-// source.Reader[[Sample]]: a sample holds its key, its shard, the offset of
+// [Open] reads one shard and [OpenShards] several, in order (a sample
+// whose key ends one shard and starts the next is refused, see
+// [SplitAcross]), as a source.Reader[[Sample]]: a sample holds its key, its shard, the offset of
 // its first member and the bytes of its fields. The methods of Sample
 // decode a field: [Sample.Int] (.cls), [Sample.Text] (.txt),
 // [Sample.JSON], [Sample.NPY] (NumPy .npy arrays, see [NPY] and [Dense])
 // and [Sample.Image] (JPEG and PNG through image/decode). [Decode] turns a
 // reader of samples into a reader of the caller's own type, with decoding
 // errors under the reader's bad-record policy. A [Writer] writes samples
-// as a shard.
+// as a shard; it refuses member names that would extract outside the
+// target folder (absolute, or holding a ".." element).
+//
+// # End of archive
+//
+// A tar archive ends with two zero blocks. Zero padding may follow them
+// (GNU tar pads to whole records); anything else is an [*Error] wrapping
+// [ErrAfterEnd] at the offset of the first block that is not zero, after
+// the samples before it were given. That is what tar archives joined end
+// to end look like (cat a.tar b.tar > c.tar, or .tar.gz shards joined the
+// same way), and what most readers silently stop at: [IgnoreZeros] reads
+// them whole, as GNU tar's --ignore-zeros does. The bytes after the end
+// blocks are read to the end of the shard, so that a gzip stream's
+// checksum is checked, and at most MaxMemberBytes of zero padding in a
+// row.
 //
 // Shards may be local paths, s3://bucket/key objects or http(s):// URLs,
 // opened through package storage when a pass starts and streamed with
@@ -35,7 +50,8 @@
 // tensorfeed.ErrBadData) and its cause. A bad tar header or gzip stream
 // ([ErrHeader]), a truncated shard ([ErrTruncated]: it ends inside a
 // header or a member, a member claims more bytes than the file holds after
-// its header, or the end-of-archive blocks are missing), a member over
+// its header, or the end-of-archive blocks are missing), data after the
+// end-of-archive blocks ([ErrAfterEnd]), a member over
 // [MaxMemberBytes] or a sample over [MaxSampleBytes] ([ErrTooLarge]) and a sample whose members are not
 // consecutive, in one shard or across two ([ErrSplit]), end the pass under
 // any policy. A sample that lacks a field named by [Fields]
@@ -51,7 +67,8 @@
 // against [MaxSampleBytes] (default [DefaultMaxSampleBytes]), and, in a plain shard, against the
 // bytes left in the file; in a gzip shard its buffer grows as bytes
 // arrive. [NPY] allocates nothing from what a header claims: the data must
-// be exactly the bytes that follow the header. Images are bounded by
+// be exactly the bytes that follow the header, and a shape whose size
+// overflows int64 is reported as too large. Images are bounded by
 // decode.Options.MaxBytes and MaxPixels. The keys of a shard's samples are
 // kept during its pass to find split samples.
 package webdataset

@@ -12,7 +12,7 @@ import (
 var ErrFormat = fmt.Errorf("webdataset: bad shard: %w", tensorfeed.ErrBadData)
 
 // The causes an [*Error] wraps besides ErrFormat. ErrHeader, ErrTruncated,
-// ErrTooLarge and ErrSplit are structural: they end a pass under any
+// ErrAfterEnd, ErrTooLarge and ErrSplit are structural: they end a pass under any
 // bad-record policy. ErrMissingField, ErrDuplicateField and ErrDecode are
 // about one sample, which a policy (OnBad, SkipBad) may skip.
 var (
@@ -24,6 +24,11 @@ var (
 	// claims more bytes than the rest of the file holds, or the shard
 	// ends without the tar end-of-archive blocks.
 	ErrTruncated = errors.New("truncated shard")
+	// ErrAfterEnd: bytes other than zero padding follow the tar
+	// end-of-archive blocks, as in tar archives joined end to end
+	// (cat a.tar b.tar). The error's offset is that of the first block
+	// that is not zero; IgnoreZeros reads such a shard whole.
+	ErrAfterEnd = errors.New("data after the end of the archive")
 	// ErrTooLarge: a member is larger than MaxMemberBytes, or would take
 	// its sample over MaxSampleBytes. It is reported from the member's
 	// header, before the member is read.
@@ -77,10 +82,22 @@ func perSample(err error) bool {
 	if !errors.As(err, &e) {
 		return errors.Is(err, tensorfeed.ErrBadData)
 	}
-	for _, structural := range []error{ErrHeader, ErrTruncated, ErrTooLarge, ErrSplit} {
+	for _, structural := range []error{ErrHeader, ErrTruncated, ErrAfterEnd, ErrTooLarge, ErrSplit} {
 		if errors.Is(e.Err, structural) {
 			return false
 		}
 	}
 	return true
+}
+
+// SplitAcross returns the error about a sample split across two shards
+// read one after the other: key is the key of the last sample of shard
+// prev and of the first sample of shard, at offset. It wraps [ErrSplit].
+// [OpenShards] gives it (with the member's name set), and so do the
+// readers that take shards one by one, dataset/format's Open and the
+// tensorfeed command's check, so that such a sample is refused the same
+// way wherever shards are read.
+func SplitAcross(prev, shard, key string, offset int64) *Error {
+	return &Error{Shard: shard, Offset: offset,
+		Err: fmt.Errorf("%w: key %q ends shard %s and starts this one", ErrSplit, key, prev)}
 }

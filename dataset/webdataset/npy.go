@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -81,19 +82,32 @@ func NPY(b []byte) (Array, error) {
 		return Array{}, err
 	}
 	data := b[start+hlen:]
-	want := int64(a.DType.Size())
-	for _, d := range a.Shape {
-		if d != 0 && want > math.MaxInt64/int64(d) {
-			want = -1
-			break
-		}
-		want *= int64(d)
+	want, ok := dataBytes(a.Shape, a.DType.Size())
+	if !ok {
+		return Array{}, &NPYError{p.shapeAt, fmt.Sprintf("shape %v of %s is too large: its data would be more than %d bytes", a.Shape, a.DType, int64(math.MaxInt64))}
 	}
 	if want != int64(len(data)) {
 		return Array{}, &NPYError{start + hlen, fmt.Sprintf("shape %v of %s needs %d data bytes, %d follow the header", a.Shape, a.DType, want, len(data))}
 	}
 	a.Data = data
 	return a, nil
+}
+
+// dataBytes returns the bytes of the data of an array of shape whose
+// elements take size bytes each, or false when that overflows int64. A
+// dimension of 0 makes an empty array, whatever the others.
+func dataBytes(shape []int, size int) (int64, bool) {
+	if slices.Contains(shape, 0) {
+		return 0, true
+	}
+	n := int64(size)
+	for _, d := range shape {
+		if n > math.MaxInt64/int64(d) {
+			return 0, false
+		}
+		n *= int64(d)
+	}
+	return n, true
 }
 
 // Dense returns the elements of a as a tensor of element type E, a copy
@@ -131,8 +145,9 @@ func Dense[E sample.Number](a Array) (sample.Dense[E], error) {
 // npyParser reads the header dictionary, a Python literal such as
 // {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }.
 type npyParser struct {
-	b []byte
-	i int
+	b       []byte
+	i       int
+	shapeAt int // where the shape's tuple starts
 }
 
 func (p *npyParser) fail(msg string) error { return &NPYError{p.i, msg} }
@@ -214,6 +229,8 @@ func (p *npyParser) header() (Array, error) {
 			}
 			haveOrder = true
 		case "shape":
+			p.space()
+			p.shapeAt = p.i
 			shape, err := p.shape()
 			if err != nil {
 				return a, err

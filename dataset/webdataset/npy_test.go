@@ -1,6 +1,7 @@
 package webdataset_test
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -95,7 +96,8 @@ func TestNPYBad(t *testing.T) {
 		{"negative", withHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", nil), "dimension"},
 		{"short data", npyBytes("<f4", []int{3}, float32Bytes(1, 2)), "data bytes"},
 		{"long data", npyBytes("<f4", []int{1}, float32Bytes(1, 2)), "data bytes"},
-		{"huge shape", npyBytes("<f8", []int{1 << 40, 1 << 40, 1 << 40}, nil), "data bytes"},
+		{"huge shape", npyBytes("<f8", []int{1 << 40, 1 << 40, 1 << 40}, nil), "shape [1099511627776 1099511627776 1099511627776] of float64 is too large"},
+		{"overflow by the element size", npyBytes("<f8", []int{1 << 61}, nil), "too large"},
 		{"many dims", withHeader("{'descr': '<f4', 'fortran_order': False, 'shape': ("+strings.Repeat("1,", 40)+"), }", nil), "dimensions"},
 		{"unterminated", withHeader("{'descr: ", nil), "unterminated"},
 	} {
@@ -105,8 +107,29 @@ func TestNPYBad(t *testing.T) {
 			t.Errorf("%s: error %v, want an NPYError about %q", tc.name, err, tc.want)
 			continue
 		}
+		if strings.Contains(err.Error(), "-1") {
+			t.Errorf("%s: error %v speaks of a negative size", tc.name, err)
+		}
 		if ne.Offset < 0 || ne.Offset > len(tc.b) {
 			t.Errorf("%s: offset %d outside the %d bytes", tc.name, ne.Offset, len(tc.b))
 		}
+	}
+}
+
+// A shape whose dimensions overflow int64 together is too large, unless
+// one of them is 0: then the array is empty, as NumPy makes it.
+func TestNPYShapeOverflow(t *testing.T) {
+	b := npyBytes("<f4", []int{1 << 40, 1 << 40}, nil)
+	_, err := webdataset.NPY(b)
+	var ne *webdataset.NPYError
+	if !errors.As(err, &ne) || !strings.Contains(ne.Msg, "too large") {
+		t.Fatalf("error %v, want a shape too large", err)
+	}
+	if at := bytes.Index(b, []byte("(1099511627776")); ne.Offset != at {
+		t.Errorf("error at offset %d, want %d where the shape starts", ne.Offset, at)
+	}
+	a, err := webdataset.NPY(npyBytes("<f4", []int{1 << 40, 1 << 40, 0}, nil))
+	if err != nil || len(a.Data) != 0 || len(a.Shape) != 3 {
+		t.Fatalf("empty array of a huge shape: %+v, %v", a, err)
 	}
 }

@@ -34,11 +34,12 @@ const DefaultMaxSampleBytes = 256 << 20
 const maxLimit = 1 << 40
 
 type config struct {
-	maxMember int64
-	maxSample int64
-	required  []string
-	bad       *source.SkipPolicy
-	storage   []storage.Option
+	maxMember   int64
+	maxSample   int64
+	ignoreZeros bool
+	required    []string
+	bad         *source.SkipPolicy
+	storage     []storage.Option
 }
 
 // Option configures a [Reader].
@@ -70,6 +71,20 @@ func MaxSampleBytes(n int64) Option {
 	}
 	return option.New(func(c *config) { c.maxSample = n })
 }
+
+// IgnoreZeros reads on past the end-of-archive blocks of a shard, as GNU
+// tar's --ignore-zeros (-i) does: a shard made by joining tar archives end
+// to end (cat a.tar b.tar > c.tar, or gzip streams joined the same way)
+// then gives the samples of every archive, read as one shard (a key that
+// appears in two of them is [ErrSplit]). Without it, only zero padding may
+// follow the end-of-archive blocks, and a block that is not zero is an
+// [*Error] wrapping [ErrAfterEnd] at its offset, so that what follows is
+// never dropped silently. Either way, at most [MaxMemberBytes] of zero
+// blocks are read in a row after an end of archive ([ErrTooLarge] past
+// that), which bounds the work a small gzip shard of zeros can cause. A
+// single zero block followed by a header is a bad header ([ErrHeader]) in
+// both modes: archive/tar reads it so.
+func IgnoreZeros() Option { return option.New(func(c *config) { c.ignoreZeros = true }) }
 
 // Fields names fields every sample must have ("jpg", "cls"): a sample
 // without one of them is bad ([ErrMissingField]). Samples may hold other
@@ -130,7 +145,8 @@ func Open(path string, opts ...Option) *Reader {
 
 // OpenShards returns a reader of the shards at paths, read in that order.
 // A sample whose key ends one shard and starts the next is an error
-// ([ErrSplit]).
+// ([ErrSplit], worded by [SplitAcross]), as it is for the shards that
+// dataset/format reads one by one.
 func OpenShards(paths []string, opts ...Option) *Reader {
 	c := config{maxMember: DefaultMaxMemberBytes, maxSample: DefaultMaxSampleBytes}
 	option.Apply(&c, opts)
@@ -260,8 +276,9 @@ func (p *passState[T]) shard(i int) bool {
 			return true
 		}
 		if err == nil && first && i > 0 && off == 0 && s.Key == p.lastKey {
-			err = &Error{Shard: path, Offset: s.Offset, Member: sh.firstMember,
-				Err: fmt.Errorf("%w: key %q ends shard %s and starts this one", ErrSplit, s.Key, p.r.paths[i-1])}
+			e := SplitAcross(p.r.paths[i-1], path, s.Key, s.Offset)
+			e.Member = sh.firstMember
+			err = e
 		}
 		if err != nil {
 			p.yield(zero, err)
@@ -310,20 +327,35 @@ func (p *passState[T]) put(at int64) {
 }
 
 // counter counts the bytes read from the tar stream, so that a header's
-// offset is known, and keeps the first error of the underlying reader.
+// offset is known, and keeps the first error of the underlying reader. n
+// is the offset of the next byte Read returns: bytes put back by unread
+// are read again, and counted again.
 type counter struct {
-	r   io.Reader
-	n   int64
-	err error
+	r    io.Reader
+	n    int64
+	err  error
+	back []byte
 }
 
 func (c *counter) Read(p []byte) (int, error) {
+	if len(c.back) > 0 {
+		n := copy(p, c.back)
+		c.back = c.back[n:]
+		c.n += int64(n)
+		return n, nil
+	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	if err != nil && c.err == nil {
 		c.err = err
 	}
 	return n, err
+}
+
+// unread puts b, the bytes read last, back in front of the stream.
+func (c *counter) unread(b []byte) {
+	c.back = append(bytes.Clone(b), c.back...)
+	c.n -= int64(len(b))
 }
 
 // ioRecorder keeps the first error of the file other than io.EOF, to tell
@@ -468,13 +500,15 @@ func (s *shard) member() (member, error) {
 				return member{}, &Error{Shard: s.path, Offset: off,
 					Err: fmt.Errorf("%w: no end-of-archive blocks", ErrTruncated)}
 			}
-			if s.size < 0 {
-				// Read the gzip stream to its end, so that its checksum and
-				// length are checked and a cut stream is not taken for a
-				// whole one.
-				if _, err := io.Copy(io.Discard, io.LimitReader(s.cnt, s.cfg.maxMember)); err != nil {
-					return member{}, s.fail(s.cnt.n, "", err)
-				}
+			more, err := s.afterEnd()
+			if err != nil {
+				return member{}, err
+			}
+			if more {
+				// Another archive follows (IgnoreZeros): its first header
+				// was put back in front of the stream.
+				s.tr = tar.NewReader(s.cnt)
+				continue
 			}
 			return member{}, io.EOF
 		}
@@ -522,6 +556,59 @@ func (s *shard) member() (member, error) {
 		}
 		return member{name: hdr.Name, key: key, field: field, offset: off, data: data}, nil
 	}
+}
+
+// afterEnd reads what follows the end-of-archive blocks, to the end of
+// the stream (so that a gzip stream's checksum and length are checked and
+// a cut stream is not taken for a whole one). Zero blocks are padding, at
+// most MaxMemberBytes of them. A block that is not zero starts another
+// archive, as joining tar files end to end makes: under IgnoreZeros it is
+// put back and afterEnd reports true, for the caller to read on; without,
+// it is an error at its offset, so that the samples after it are never
+// dropped silently.
+func (s *shard) afterEnd() (bool, error) {
+	var blk [512]byte
+	var zeros int64
+	for {
+		at := s.cnt.n
+		n, err := io.ReadFull(s.cnt, blk[:])
+		if s.cnt.err != nil && s.cnt.err != io.EOF || err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+			// The file or the gzip stream failed, or the gzip stream is cut.
+			if s.cnt.err != nil && s.cnt.err != io.EOF {
+				err = s.cnt.err
+			}
+			return false, s.fail(at, "", err)
+		}
+		if !zero(blk[:n]) {
+			switch {
+			case !s.cfg.ignoreZeros:
+				return false, &Error{Shard: s.path, Offset: at, Err: fmt.Errorf(
+					"%w: the block at this offset is not zero padding: tar archives joined end to end? (webdataset.IgnoreZeros reads on, as tar --ignore-zeros does)", ErrAfterEnd)}
+			case n < len(blk):
+				return false, &Error{Shard: s.path, Offset: at,
+					Err: fmt.Errorf("%w: the shard ends inside a header", ErrTruncated)}
+			}
+			s.cnt.unread(blk[:])
+			return true, nil
+		}
+		if err != nil {
+			return false, nil // the end, maybe after a partial block of zeros
+		}
+		if zeros += int64(n); zeros > s.cfg.maxMember {
+			return false, &Error{Shard: s.path, Offset: at,
+				Err: fmt.Errorf("%w: more than %d bytes of zero padding after the end-of-archive blocks (MaxMemberBytes)", ErrTooLarge, s.cfg.maxMember)}
+		}
+	}
+}
+
+// zero tells whether b holds only zero bytes.
+func zero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // sparse tells whether hdr is a GNU sparse file, old GNU or PAX style.
@@ -600,10 +687,11 @@ func (s *shard) next() (smp Sample, bad, err error) {
 			s.eof = true
 			break
 		}
-		if e, ok := err.(*Error); ok && e.Member != "" {
-			if k, _ := split(e.Member); k != smp.Key {
-				// The member that failed starts another sample: this one is
-				// whole, and the error comes next.
+		if e, ok := err.(*Error); ok && (e.Member != "" || errors.Is(e.Err, ErrAfterEnd)) {
+			// The member that failed starts another sample, or the archive
+			// ended before the data that is refused: this sample is whole,
+			// and the error comes next.
+			if k, _ := split(e.Member); e.Member == "" || k != smp.Key {
 				s.pendingErr = err
 				break
 			}

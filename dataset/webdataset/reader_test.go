@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed"
@@ -427,6 +428,24 @@ func TestWriterRejects(t *testing.T) {
 	} {
 		if err := w.Write(s); !errors.Is(err, webdataset.ErrWrite) {
 			t.Errorf("Write(%q %v) = %v, want ErrWrite", s.Key, s.Names(), err)
+		}
+	}
+	// Names that extract outside the target folder.
+	for _, c := range []struct {
+		key, field, want string
+	}{
+		{"../x", "jpg", `".." path element`},
+		{"a/../../etc/x", "jpg", `".." path element`},
+		{"a/..", "jpg", `".." path element`},
+		{`..\x`, "jpg", `".." path element`},
+		{"k", `x\..\..\y`, `".." path element`},
+		{"/etc/x", "jpg", "absolute"},
+		{`\etc\x`, "jpg", "absolute"},
+		{"C:/x", "jpg", "absolute"},
+	} {
+		err := w.Write(webdataset.Sample{Key: c.key, Fields: map[string][]byte{c.field: []byte("x")}})
+		if !errors.Is(err, webdataset.ErrWrite) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Write(%q, %q) = %v, want ErrWrite about %s", c.key, c.field, err, c.want)
 		}
 	}
 	if err := w.Write(webdataset.Sample{Key: "k", Fields: map[string][]byte{"a": nil}}); err != nil {

@@ -63,9 +63,12 @@ func NewWriter(w io.Writer, opts ...WriterOption) *Writer {
 }
 
 // ErrWrite is wrapped by the errors Write returns for samples that a
-// reader could not read back as they were given: an empty key, a key whose
-// base name holds a dot, a field name that is empty or holds a slash, a
-// key written before.
+// reader could not read back as they were given, or whose members would
+// land outside the folder a shard is extracted into: an empty key, a key
+// whose base name holds a dot, a field name that is empty or holds a
+// slash, a key written before, and a member name that is absolute (a
+// leading slash, a Windows drive letter) or holds a ".." path element
+// (backslashes taken for slashes, as Windows tools take them).
 var ErrWrite = errors.New("webdataset: sample cannot be written")
 
 // Write writes the fields of s (s.Shard and s.Offset are not used) as the
@@ -74,6 +77,9 @@ var ErrWrite = errors.New("webdataset: sample cannot be written")
 func (w *Writer) Write(s Sample) error {
 	if w.err != nil {
 		return w.err
+	}
+	if msg := unsafeName(s.Key); msg != "" {
+		return fmt.Errorf("%w: key %q %s", ErrWrite, clip(s.Key), msg)
 	}
 	if err := checkKey(s.Key); err != nil {
 		return err
@@ -85,6 +91,9 @@ func (w *Writer) Write(s Sample) error {
 	for _, f := range names {
 		if f == "" || strings.ContainsRune(f, '/') || strings.HasSuffix(f, ".") {
 			return fmt.Errorf("%w: sample %q: bad field name %q", ErrWrite, s.Key, f)
+		}
+		if msg := unsafeName(s.Key + "." + f); msg != "" {
+			return fmt.Errorf("%w: member name %q %s", ErrWrite, clip(s.Key+"."+f), msg)
 		}
 	}
 	if len(names) == 0 {
@@ -112,6 +121,32 @@ func checkKey(key string) error {
 		return fmt.Errorf("%w: bad key %q (it must be a path whose base name has no dot)", ErrWrite, key)
 	}
 	return nil
+}
+
+// unsafeName says why name is unsafe to extract, or "": tar and
+// WebDataset's own tools extract members under their names, so an
+// absolute name or a ".." element writes outside the target folder. It
+// judges names as the im2rec command judges image paths, backslashes as
+// slashes.
+func unsafeName(name string) string {
+	slashed := strings.ReplaceAll(name, `\`, "/")
+	if path.IsAbs(slashed) || len(slashed) >= 2 && slashed[1] == ':' {
+		return "is absolute; members are named relative to the folder a shard is extracted into"
+	}
+	for _, c := range strings.Split(slashed, "/") {
+		if c == ".." {
+			return `holds a ".." path element, which leaves the folder a shard is extracted into`
+		}
+	}
+	return ""
+}
+
+// clip shortens a name quoted in an error.
+func clip(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "..."
+	}
+	return s
 }
 
 // errClosed is what Write and Close return after Close.

@@ -146,12 +146,29 @@ func (w *writer) webdataset() {
 	w.add(bad("wds_sparse_member", WebDataset, "member 4 is a GNU sparse file, whose holes archive/tar would expand"),
 		"wds_sparse_member.tar", retype(sp, spOffs[4], tar.TypeGNUSparse))
 
+	// Tar archives joined end to end (cat a.tar b.tar): the end-of-archive
+	// blocks of the first stand in the middle of the shard, and readers that
+	// stop at them drop the samples after them. The seam is at offs[8],
+	// sample 2's first member, moved back by the end blocks of the first.
+	first, _ := tarFile(goodMembers()[:8]...)
+	second, _ := tarFile(goodMembers()[8:]...)
+	w.add(bad("wds_joined_archives", WebDataset, "two tar archives joined end to end: sample 2 follows the end-of-archive blocks at offset %d", len(first)-1024),
+		"wds_joined_archives.tar", append(bytes.Clone(first), second...))
+	w.add(bad("wds_gzip_joined_archives", WebDataset, "two .tar.gz shards joined end to end: sample 2 follows the end-of-archive blocks of the first"),
+		"wds_gzip_joined_archives.tar.gz", append(gz(first), gz(second)...))
+	w.add(bad("wds_data_after_end", WebDataset, "bytes that are not zero padding follow the end-of-archive blocks"),
+		"wds_data_after_end.tar", append(bytes.Clone(f), "trailing garbage"...))
+	w.add(good("wds_zero_padding", WebDataset), "wds_zero_padding.tar", append(bytes.Clone(f), make([]byte, 10240-len(f)%10240+100)...))
+	w.add(bad("wds_gzip_zero_padding_bomb", WebDataset, "256 MiB of zeros after the end-of-archive blocks, from a few hundred KiB of gzip: more padding than MaxMemberBytes"),
+		"wds_gzip_zero_padding_bomb.tar.gz", gzipZeros(f, 256<<20))
+
 	for _, c := range []struct {
 		name, field string
 		data        []byte
 		why         string
 	}{
 		{"npy_huge_shape", "npy", npy("(1000000000, 1000)", make([]byte, 8)), "sample 1's .npy header claims 10^12 elements, 8 bytes follow"},
+		{"npy_shape_overflow", "npy", npy("(4611686018427387904, 4)", make([]byte, 8)), "sample 1's .npy shape needs more than 2^63 bytes: its size overflows"},
 		{"npy_bad_magic", "npy", []byte("\x93NUMPX\x01\x00\x10\x00{}"), "sample 1's .npy has a wrong magic"},
 		{"npy_header_past_end", "npy", []byte("\x93NUMPY\x01\x00\xff\xff{'descr'"), "sample 1's .npy header length goes past its bytes"},
 		{"cls_not_int", "cls", []byte("cat"), "sample 1's .cls is not an integer"},
