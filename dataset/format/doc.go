@@ -19,7 +19,11 @@
 //   - recordio: dmlc RecordIO records (dataset/recordio); Data is the payload.
 //   - tfrecord: TFRecord records, plain or gzip (dataset/tfrecord).
 //   - wds: WebDataset samples (dataset/webdataset); one Record per sample,
-//     with Key the sample's key and Fields its members; Data is nil.
+//     with Key the sample's key and Fields its members; Data is nil. As
+//     webdataset.OpenShards does, Open refuses a sample split across two
+//     wds files read one after the other (its key ends one and starts the
+//     next): the pass fails with webdataset.SplitAcross's error, which
+//     names both files and the key and wraps webdataset.ErrSplit.
 //   - idx: IDX records (dataset/mnist), one per slice along the first
 //     dimension; Data holds its big-endian elements.
 //   - parquet: Apache Parquet files (dataset/parquet), one Record per row

@@ -106,8 +106,12 @@ func Open(specs []string, opts ...Option) source.Reader[Record] {
 			}
 			byPath[p] = tags[i]
 		}
+		seams := newSeams(paths)
 		return source.Files(paths, cfg.workers, func(path string) source.Reader[Record] {
-			return openOne(reg, path, byPath[path], cfg.bad, cfg.storage)
+			i := seams.index(path)
+			return openOne(reg, path, byPath[path], cfg.bad, cfg.storage, func(name string, r source.Reader[Record]) source.Reader[Record] {
+				return seams.wrap(i, name, r)
+			})
 		}, cfg.buffer).All(ctx)
 	})
 }
@@ -170,11 +174,12 @@ func splitSpec(spec string) (tag, pattern string) {
 }
 
 // openOne returns the reader of one file: by its tag, or by detection in
-// the pass; under bad when it is set.
-func openOne(reg *Registry, path, tag string, bad *source.SkipPolicy, sopts []storage.Option) source.Reader[Record] {
+// the pass; under bad when it is set. wrap is given the name of the format
+// and its reader, and returns the reader to read (see seams).
+func openOne(reg *Registry, path, tag string, bad *source.SkipPolicy, sopts []storage.Option, wrap func(string, source.Reader[Record]) source.Reader[Record]) source.Reader[Record] {
 	if tag != "" {
 		f, _ := reg.Lookup(tag)
-		return f.withStorage(sopts).open(path, bad)
+		return wrap(tag, f.withStorage(sopts).open(path, bad))
 	}
 	return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
 		head, err := readHead(ctx, path, sopts)
@@ -186,7 +191,7 @@ func openOne(reg *Registry, path, tag string, bad *source.SkipPolicy, sopts []st
 			return source.Fail[Record](&UnknownError{Path: path, Head: head[:min(len(head), 8)]})
 		}
 		f, _ := reg.Lookup(name)
-		return f.withStorage(sopts).open(path, bad).All(ctx)
+		return wrap(name, f.withStorage(sopts).open(path, bad)).All(ctx)
 	})
 }
 
