@@ -116,8 +116,6 @@ func TestConvertParquetLargeRecord(t *testing.T) {
 	}
 	src := filepath.Join(in, "big.rec")
 	writeFile(t, src, b.Bytes())
-	b = bytes.Buffer{}
-	big = big[:0:0]
 	out := t.TempDir()
 	if code, _, stderr := runCmd("convert", "--to", "parquet", "--out", out, "--prefix", "q", src); code != 0 {
 		t.Fatalf("convert: exit %d: %s", code, stderr)
