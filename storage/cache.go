@@ -150,7 +150,7 @@ func (c *Cache) open(ctx context.Context, o *Object) (*Object, error) {
 		os.Remove(mtmp)
 		return nil, cacheErr(err)
 	}
-	return &Object{name: o.name, size: o.size, etag: o.etag, be: localFile{tmp}, cfg: o.cfg, local: true}, nil
+	return &Object{name: o.name, size: o.size, etag: o.etag, be: localFile{tmp}, cfg: o.cfg, local: true, validated: true}, nil
 }
 
 // hit returns the cached copy when the entry is complete and matches o; a
@@ -179,7 +179,7 @@ func (c *Cache) hit(o *Object, data, meta string) (*Object, error) {
 	}
 	now := time.Now()
 	_ = os.Chtimes(data, now, now) // recently used; a read-only cache still serves
-	return &Object{name: o.name, size: o.size, etag: o.etag, be: localFile{f}, cfg: o.cfg, local: true}, nil
+	return &Object{name: o.name, size: o.size, etag: o.etag, be: localFile{f}, cfg: o.cfg, local: true, validated: true}, nil
 }
 
 type cacheEntry struct {

@@ -31,13 +31,37 @@
 //
 // Every error is an [*Error] naming the operation, the URL and, for reads,
 // the byte range, and wraps a sentinel: [ErrNotFound], [ErrDenied],
-// [ErrRange], [ErrChanged], [ErrCacheWrite] or [ErrTransient]. Transient
-// failures (5xx and 429 answers, refused or reset connections, timeouts, a
-// body cut short) are retried a bounded number of times with exponential
-// backoff and jitter ([Retry]), logged through tensorfeed.Logger; 4xx
-// answers such as refused credentials or a missing object are not retried.
-// A read of an object whose ETag differs from the one it was opened with is
-// an [ErrChanged] error, never a silent mix of two versions.
+// [ErrRange], [ErrChanged], [ErrUnvalidated], [ErrBadResponse],
+// [ErrCacheWrite] or [ErrTransient]. Transient failures (5xx and 429
+// answers, refused or reset connections, timeouts, a body cut short) are
+// retried a bounded number of times with exponential backoff and jitter
+// ([Retry]), logged through tensorfeed.Logger; 4xx answers such as refused
+// credentials or a missing object are not retried.
+//
+// # One version per object
+//
+// The bytes read through one [Object] come from the version it was opened
+// at, or the read fails with [ErrChanged] (never retried): never a silent
+// mix of two versions, such as records of a new .rec read through the .idx
+// of the old one. Every range request is conditional on the validators
+// seen at open: If-Match with the ETag (S3, and HTTP servers that send a
+// strong one), If-Unmodified-Since with the Last-Modified; a 412 answer is
+// ErrChanged. Every answer is checked too: its ETag and Last-Modified
+// against those at open, the total of its Content-Range against the size
+// at open ("object changed while being read: size N at open, M now"), its
+// range against the one asked for and its body against the range's length
+// ([ErrBadResponse]; a body cut short is retried, asking for the rest).
+// Last-Modified counts whole seconds: an object rewritten within the second
+// of its Last-Modified at the same size is noticed only through an ETag.
+//
+// A server that sends neither ETag nor Last-Modified leaves only the size
+// to compare. A read of the whole object in one request is allowed (one
+// answer is one version; its retry asks for the whole again): [Object.ReadAt]
+// of all of it, or a [Reader] whose [ReadAhead] block holds it (8 MiB by
+// default). Reading a part ([Object.ReadAt] of a range, a Reader in several
+// blocks, a format read through an index) fails with [ErrUnvalidated]
+// unless [AllowUnvalidated] accepts the risk; the first such read of each
+// opened object then logs a warning.
 //
 // # Cache
 //

@@ -3,13 +3,22 @@ package storage
 import "testing"
 
 func FuzzParseContentRange(f *testing.F) {
-	for _, s := range []string{"bytes 0-0/10", "bytes */0", "bytes 5-9/10", "bytes -1-2/3", "bytes 1-2/-3", "", "bytes 9223372036854775807-1/9223372036854775807"} {
+	for _, s := range []string{"bytes 0-0/10", "bytes */0", "bytes 5-9/10", "bytes -1-2/3", "bytes 1-2/-3", "", "bytes 9223372036854775807-1/9223372036854775807", "bytes 5-4/10", "bytes 5/10"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		first, total, ok := parseContentRange(s)
-		if ok && (total < 0 || first < 0) {
-			t.Fatalf("%q: negative first %d or total %d", s, first, total)
+		first, last, total, ok := parseContentRange(s)
+		if !ok {
+			return
+		}
+		if total < 0 {
+			t.Fatalf("%q: negative total %d", s, total)
+		}
+		if (first < 0 || last < 0) && (first != -1 || last != -1) {
+			t.Fatalf("%q: first %d last %d: only */total has no range", s, first, last)
+		}
+		if last < first {
+			t.Fatalf("%q: last %d before first %d", s, last, first)
 		}
 	})
 }

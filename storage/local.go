@@ -34,7 +34,7 @@ func openLocal(name string, cfg config) (*Object, error) {
 		return nil, &Error{Op: "open", URL: name, Len: -1, Err: err}
 	}
 	etag := fmt.Sprintf("%x-%x", fi.Size(), fi.ModTime().UnixNano())
-	return &Object{name: name, size: fi.Size(), etag: etag, be: localFile{f}, cfg: cfg, local: true}, nil
+	return &Object{name: name, size: fi.Size(), etag: etag, be: localFile{f}, cfg: cfg, local: true, validated: true}, nil
 }
 
 // localErr adds this package's sentinels to a file-system error.

@@ -7,8 +7,12 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
+	"go.uber.org/zap"
+
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 )
 
@@ -20,9 +24,20 @@ var (
 	ErrDenied = errors.New("storage: access denied")
 	// ErrRange: a byte range that starts past the end of the object.
 	ErrRange = errors.New("storage: range past the end of the object")
-	// ErrChanged: the object's ETag is not the one it had when it was opened
-	// or cached. The caller decides whether to open it again.
+	// ErrChanged: the object is not the one that was opened or cached: its
+	// ETag, its Last-Modified or its size differs, or the server refused a
+	// read conditional on them (412). It is never retried; the caller
+	// decides whether to open the object again.
 	ErrChanged = errors.New("storage: object changed")
+	// ErrUnvalidated: a read of a part of an object whose server sent
+	// neither ETag nor Last-Modified at open, refused because nothing could
+	// tell whether its requests read one version of the object
+	// (AllowUnvalidated accepts the risk).
+	ErrUnvalidated = errors.New("storage: object without ETag or Last-Modified")
+	// ErrBadResponse: the server's answer does not match the request: another
+	// byte range, a malformed Content-Range, a body longer than the range.
+	// It is not retried.
+	ErrBadResponse = errors.New("storage: answer does not match the request")
 	// ErrCacheWrite: the cache directory could not take the object (a write
 	// error such as a full or read-only disk, or an object larger than the
 	// cache's byte limit).
@@ -96,6 +111,7 @@ type config struct {
 	blockBytes  int
 	cache       *Cache
 	fallback    bool
+	unvalidated bool
 	pathStyle   *bool
 	credentials *staticCreds
 }
@@ -185,8 +201,20 @@ func WithCache(c *Cache) Option { return option.New(func(cfg *config) { cfg.cach
 // cache cannot take it (ErrCacheWrite), instead of failing.
 func CacheFallback() Option { return option.New(func(c *config) { c.fallback = true }) }
 
+// AllowUnvalidated lets reads of a part of an object go ahead when its
+// server sent neither ETag nor Last-Modified at open. Such reads are refused
+// by default (ErrUnvalidated): with nothing to compare or to make requests
+// conditional on, an object rewritten between two range requests (or
+// between the reading of an index and of its records) would give bytes of
+// two versions without an error; only a change of size is still caught.
+// With this option they go ahead, and the first such read of each opened
+// object warns through tensorfeed.Logger of its context. A read of the whole
+// object in one request is always allowed: one answer is one version.
+func AllowUnvalidated() Option { return option.New(func(c *config) { c.unvalidated = true }) }
+
 // backend is one kind of storage: it reads one byte range of an object whose
-// ETag was learnt at open.
+// size and validators (ETag, Last-Modified) were learnt at open, and checks
+// that the answer is that range of that version.
 type backend interface {
 	// readRange fills p from offset off with one request (no retry).
 	readRange(ctx context.Context, p []byte, off int64) (int, error)
@@ -203,6 +231,10 @@ type Object struct {
 	be    backend
 	cfg   config
 	local bool
+	// validated: the server sent an ETag or a Last-Modified at open, which
+	// every later read is checked against.
+	validated bool
+	warned    sync.Once // the warning of AllowUnvalidated
 }
 
 // Name returns the path or URL the object was opened with.
@@ -212,8 +244,9 @@ func (o *Object) Name() string { return o.name }
 func (o *Object) Size() int64 { return o.size }
 
 // ETag returns the object's ETag (or version) at open: reads of a
-// different version fail with ErrChanged. For a local file it is made of
-// its size and modification time.
+// different version fail with ErrChanged. For an HTTP object without an
+// ETag it is its Last-Modified, and "" when it has neither. For a local
+// file it is made of its size and modification time.
 func (o *Object) ETag() string { return o.etag }
 
 // Close releases the object.
@@ -253,10 +286,29 @@ func (o *Object) ReadAtContext(ctx context.Context, p []byte, off int64) (int, e
 }
 
 // readFull reads exactly len(p) bytes at off (inside the object), retrying
-// transient failures; a retry asks only for the bytes still missing.
+// transient failures; a retry asks only for the bytes still missing, except
+// for an object without validators, whose retry asks for the whole range
+// again so that its bytes come from one answer.
 func (o *Object) readFull(ctx context.Context, p []byte, off int64) (int, error) {
+	whole := off == 0 && int64(len(p)) == o.size
+	if !o.local && !o.validated && !whole {
+		if !o.cfg.unvalidated {
+			return 0, &Error{Op: "read", URL: o.name, Off: off, Len: int64(len(p)), Err: fmt.Errorf(
+				"%w: the server sent neither ETag nor Last-Modified at open, so reads of parts of the object in several requests "+
+					"could mix two versions of it unnoticed; only a read of the whole object in one request is allowed "+
+					"(pass storage.AllowUnvalidated() to accept the risk)", ErrUnvalidated)}
+		}
+		o.warned.Do(func() {
+			tensorfeed.Logger(ctx).Warn("storage: the object has neither ETag nor Last-Modified; "+
+				"reads of its parts are not checked against a change of the object (AllowUnvalidated)",
+				zap.String("url", o.name), zap.Int64("size", o.size))
+		})
+	}
 	done := 0
 	err := retry(ctx, o.cfg, o.local, func(ctx context.Context) error {
+		if !o.validated {
+			done = 0 // one answer for the whole range: nothing tells two versions apart
+		}
 		for done < len(p) {
 			n, err := o.be.readRange(ctx, p[done:], off+int64(done))
 			done += n
@@ -286,38 +338,38 @@ func Open(ctx context.Context, name string, opts ...Option) (*Object, error) {
 	option.Apply(&cfg, opts)
 	switch scheme(name) {
 	case "s3":
-		be, size, etag, err := openS3(ctx, name, cfg)
+		o, err := openS3(ctx, name, cfg)
 		if err != nil {
 			return nil, err
 		}
-		return remote(ctx, name, size, etag, be, cfg)
+		return remote(ctx, o)
 	case "http", "https":
-		be, size, etag, err := openHTTP(ctx, name, cfg)
+		o, err := openHTTP(ctx, name, cfg)
 		if err != nil {
 			return nil, err
 		}
-		return remote(ctx, name, size, etag, be, cfg)
+		return remote(ctx, o)
 	case "":
 		return openLocal(name, cfg)
 	}
 	return nil, &Error{Op: "open", URL: name, Len: -1, Err: errors.New("unknown scheme (want a path, s3://, http:// or https://)")}
 }
 
-// remote wraps a remote backend, through the cache when one is set.
-func remote(ctx context.Context, name string, size int64, etag string, be backend, cfg config) (*Object, error) {
-	o := &Object{name: name, size: size, etag: etag, be: be, cfg: cfg}
-	if cfg.cache == nil {
+// remote returns an opened remote object, through the cache when one is
+// set.
+func remote(ctx context.Context, o *Object) (*Object, error) {
+	if o.cfg.cache == nil {
 		return o, nil
 	}
-	local, err := cfg.cache.open(ctx, o)
+	local, err := o.cfg.cache.open(ctx, o)
 	if err == nil {
-		_ = be.close()
+		_ = o.be.close()
 		return local, nil
 	}
-	if errors.Is(err, ErrCacheWrite) && cfg.fallback {
+	if errors.Is(err, ErrCacheWrite) && o.cfg.fallback {
 		return o, nil
 	}
-	_ = be.close()
+	_ = o.be.close()
 	return nil, err
 }
 
