@@ -3,6 +3,7 @@ package parquet_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -75,5 +76,44 @@ func TestWriterLargeValue(t *testing.T) {
 				t.Errorf("%s: bounds of %d and %d bytes in the footer", name, len(s.MinValue), len(s.MaxValue))
 			}
 		}
+	}
+}
+
+// Flush ends a row group where the caller says, and does nothing when no
+// row was written since the last one.
+func TestWriterFlush(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "groups.parquet")
+	w, err := parquet.Create[blobRow](path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if err := w.Write(blobRow{Key: "k", Blob: []byte{byte(i)}, Label: int64(i)}); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 1 {
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err == nil {
+		t.Error("Flush after Close: no error")
+	}
+	var groups []int
+	for r, err := range parquet.ReadRaw([]string{path}).All(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		groups = append(groups, r.RowGroup)
+	}
+	if fmt.Sprint(groups) != "[0 0 1 1 2]" {
+		t.Errorf("rows in row groups %v, want [0 0 1 1 2]", groups)
 	}
 }
