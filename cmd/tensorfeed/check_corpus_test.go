@@ -24,6 +24,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
+	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/internal/badinput"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -207,6 +208,13 @@ func readCase(c badinput.Case) (err error) {
 		return err
 	case badinput.Parquet:
 		_, err = source.Collect(ctx, source.Reader[parquet.RawRow](parquet.ReadRaw([]string{c.Path})))
+		return err
+	case badinput.Image:
+		data, err := os.ReadFile(c.Path)
+		if err != nil {
+			return err
+		}
+		_, err = decode.Default().Decode(data, decode.Options{})
 		return err
 	case badinput.MeanImage:
 		data, err := os.ReadFile(c.Path)

@@ -31,10 +31,11 @@ const (
 	formatLines     fileFormat = "lines"    // raw text lines, as dataset/format's csv format reads them
 	formatMeanImage fileFormat = "meanimg"  // an MXNet NDArray mean image file
 	formatParquet   fileFormat = "parquet"  // Apache Parquet
+	formatImage     fileFormat = "image"    // a bare JPEG or PNG file, or a folder of them
 )
 
 // formats lists the formats in the order usage shows them.
-var formats = []fileFormat{formatIDX, formatCSV, formatImageRec, formatRec, formatRecIndex, formatList, formatTFRecord, formatWDS, formatLines, formatMeanImage, formatParquet}
+var formats = []fileFormat{formatIDX, formatCSV, formatImageRec, formatRec, formatRecIndex, formatList, formatTFRecord, formatWDS, formatLines, formatMeanImage, formatParquet, formatImage}
 
 // meanImageMagic starts an MXNet NDArray list file, as a mean image is
 // saved.
@@ -89,6 +90,8 @@ func detectFormat(name string, head []byte) (fileFormat, error) {
 		return formatWDS, nil
 	case isTFRecord(head):
 		return formatTFRecord, nil
+	case isImage(head):
+		return formatImage, nil
 	case isTFRecordName(lower):
 		return formatTFRecord, nil
 	case isTarName(lower):
@@ -101,12 +104,14 @@ func detectFormat(name string, head []byte) (fileFormat, error) {
 		return formatImageRec, nil
 	case ext == ".parquet":
 		return formatParquet, nil // the reader says what is wrong with its magic
+	case len(head) > 0 && (ext == ".jpg" || ext == ".jpeg" || ext == ".png"):
+		return formatImage, nil // the image check says what is wrong with its magic
 	}
 	if !looksText(head) {
 		if len(head) == 0 {
 			return "", fmt.Errorf("unknown format: an empty file")
 		}
-		return "", fmt.Errorf("unknown format: binary data starting % x, neither IDX (00 00 type dims), gzip (1f 8b), RecordIO (0a 23 d7 ce), TFRecord (a length whose CRC verifies), tar (ustar at offset 257) nor Parquet (PAR1)", head[:min(len(head), 4)])
+		return "", fmt.Errorf("unknown format: binary data starting % x, neither IDX (00 00 type dims), gzip (1f 8b), RecordIO (0a 23 d7 ce), TFRecord (a length whose CRC verifies), tar (ustar at offset 257) nor Parquet (PAR1), JPEG (ff d8 ff) nor PNG (89 50 4e 47)", head[:min(len(head), 4)])
 	}
 	switch ext {
 	case ".lst":
@@ -138,6 +143,15 @@ func detectFormat(name string, head []byte) (fileFormat, error) {
 // at offset 257.
 func isTar(head []byte) bool {
 	return len(head) >= 262 && string(head[257:262]) == "ustar"
+}
+
+// isImage reports whether head starts as a JPEG does (an SOI marker, FF D8,
+// then the next marker's FF) or as a PNG does (the first 4 bytes of its
+// signature, so that a file cut inside the signature is still checked, and
+// found truncated, as an image).
+func isImage(head []byte) bool {
+	return len(head) >= 3 && head[0] == 0xff && head[1] == 0xd8 && head[2] == 0xff ||
+		len(head) >= 4 && string(head[:4]) == "\x89PNG"
 }
 
 // isTarName reports whether a lower-case file name is a tar shard's.

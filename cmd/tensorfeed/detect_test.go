@@ -67,7 +67,14 @@ func TestDetectFormat(t *testing.T) {
 		{"iris.csv", []byte("5.1,3.5,setosa\n"), formatCSV, ""},
 		{"noext", []byte("1,2,3\n4,5,6\n"), formatCSV, ""},
 		{"empty.csv", nil, "", "empty file"},
-		{"noext", []byte{0x89, 'P', 'N', 'G', 0x0d, 0x0a}, "", "unknown format: binary data starting 89 50 4e 47"},
+		{"noext", []byte{0x89, 'P', 'N', 'G', 0x0d, 0x0a}, formatImage, ""}, // cut in the signature: the image check says so
+		{"noext", []byte{0x89, 'P', 'N'}, "", "unknown format: binary data starting 89 50 4e"},
+		{"photo", []byte{0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 'J', 'F', 'I', 'F'}, formatImage, ""},           // JPEG magic
+		{"photo.csv", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR"), formatImage, ""},                   // magic over extension
+		{"cat.JPG", []byte("not a photo\n"), formatImage, ""},                                             // name: the image check says it is not one
+		{"cat.png", []byte("GIF89a"), formatImage, ""},                                                    // name
+		{"noext", []byte{0xff, 0xd8, 0x00, 0x01}, "", "unknown format: binary data starting ff d8 00 01"}, // SOI then no marker
+		{"dump.bin", []byte("GIF89a\x01\x00"), "", "JPEG (ff d8 ff) nor PNG (89 50 4e 47)"},
 		{"noext", []byte("hello world\n"), "", "give --format"},
 		{"data.bin", tfrec, formatTFRecord, ""},                 // a length whose CRC verifies
 		{"data.gz", gzipped(tfrec), formatTFRecord, ""},         // inside gzip too
@@ -116,6 +123,8 @@ func FuzzDetect(f *testing.F) {
 	f.Add("a.tgz", []byte{0x1f, 0x8b, 8, 0})
 	f.Add("a", []byte("PAR1\x15\x04"))
 	f.Add("a.parquet", []byte("PAR"))
+	f.Add("a.jpg", []byte{0xff, 0xd8, 0xff, 0xdb})
+	f.Add("a", []byte("\x89PNG\r\n\x1a\n"))
 	f.Fuzz(func(t *testing.T, name string, head []byte) {
 		if len(head) > headSize {
 			head = head[:headSize]
