@@ -400,7 +400,8 @@ func (p *parquetSink) write(it convItem, _ *shard) error {
 	}
 	for _, v := range [][]byte{[]byte(it.key), it.data} {
 		if n := int64(len(v)); n+parquetPageSlack > limits.parquetPage {
-			return tooLarge(&it, parquet.ErrTooLarge, "a Parquet page holding this value", n+parquetPageSlack, limits.parquetPage, "parquet.MaxPageBytes")
+			what := fmt.Sprintf("a Parquet page holding its %d-byte value (and up to %d bytes of others)", n, parquetPageSlack)
+			return tooLarge(&it, parquet.ErrTooLarge, what, n+parquetPageSlack, limits.parquetPage, "parquet.MaxPageBytes")
 		}
 	}
 	size := int64(len(it.key) + len(it.data) + 8)
