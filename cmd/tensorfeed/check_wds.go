@@ -102,17 +102,39 @@ func (s *wdsStats) String() string {
 	return b.String()
 }
 
+// wdsSeam carries, from one file of a check run to the next, the path
+// and the key of the last sample of the WebDataset shard checked last
+// (both "" when the file before was not a shard, or was bad), so that a
+// sample split across two shards named one after the other is refused as
+// webdataset.OpenShards and format.Open refuse it. A shard without a
+// sample leaves it as it was.
+type wdsSeam struct{ path, key string }
+
+// take returns the seam and clears it; a nil seam is empty.
+func (s *wdsSeam) take() wdsSeam {
+	if s == nil {
+		return wdsSeam{}
+	}
+	prev := *s
+	*s = wdsSeam{}
+	return prev
+}
+
 // checkWDS reads a WebDataset shard (tar, plain or gzip) to its end
 // through webdataset.Open, which checks every tar header, groups the
-// members into samples and refuses split samples, and parses the fields
-// check knows (checkSample). A sample that is bad on its own (a duplicate
-// field, a field that does not parse) is reported and, with --all, skipped
-// (SkipBad(1) with OnSkip) so that every such sample is listed; structural
-// damage ends the check.
+// members into samples, refuses split samples and data after the
+// end-of-archive blocks, and parses the fields check knows (checkSample).
+// A sample that is bad on its own (a duplicate field, a field that does
+// not parse) is reported and, with --all, skipped (SkipBad(1) with
+// OnSkip) so that every such sample is listed; structural damage ends the
+// check. prev is the seam with the shard checked just before, if any: a
+// first sample with its key is split across the two shards
+// (webdataset.SplitAcross). When the shard is good, seam is set to its
+// last key.
 //
 // Memory holds one sample (at most webdataset.DefaultMaxSampleBytes) and
 // one decoded image at a time.
-func checkWDS(ctx context.Context, path string, rep *reporter, stdout io.Writer) error {
+func checkWDS(ctx context.Context, path string, prev wdsSeam, seam *wdsSeam, rep *reporter, stdout io.Writer) error {
 	gz, err := isGzipFile(ctx, path, rep)
 	if err != nil {
 		return err
@@ -122,11 +144,25 @@ func checkWDS(ctx context.Context, path string, rep *reporter, stdout io.Writer)
 		opts = append(opts, webdataset.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) })))
 	}
 	var stats wdsStats
-	for x, err := range webdataset.Decode(webdataset.Open(path, opts...), checkSample).All(ctx) {
+	n, last := 0, ""
+	decode := func(s webdataset.Sample) (wdsSample, error) {
+		if n == 0 && prev.key != "" && s.Key == prev.key {
+			return wdsSample{}, webdataset.SplitAcross(prev.path, path, s.Key, s.Offset)
+		}
+		n++
+		last = s.Key
+		return checkSample(s)
+	}
+	for x, err := range webdataset.Decode(webdataset.Open(path, opts...), decode).All(ctx) {
 		if err != nil {
 			return err
 		}
 		stats.add(x)
+	}
+	if seam != nil {
+		if *seam = prev; n > 0 {
+			*seam = wdsSeam{path, last}
+		}
 	}
 	if rep.bad > 0 {
 		return nil

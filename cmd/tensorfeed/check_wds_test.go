@@ -56,8 +56,9 @@ func TestWDSJoinedArchives(t *testing.T) {
 }
 
 // A sample split across two shards named one after the other is refused
-// by ls and convert (through dataset/format) as webdataset.OpenShards
-// refuses it.
+// by check, ls and convert (the last two through dataset/format) as
+// webdataset.OpenShards refuses it; shards that do not split a sample, or
+// with another file between them, pass.
 func TestWDSSplitAcrossShards(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.tar"), filepath.Join(dir, "b.tar")
@@ -68,6 +69,7 @@ func TestWDSSplitAcrossShards(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{
+		{"check", a, b},
 		{"ls", a, b},
 		{"convert", "--to", "wds", "--out", filepath.Join(dir, "out"), "--prefix", "x", a, b},
 	} {
@@ -97,6 +99,40 @@ func TestConvertWDSUnsafeNames(t *testing.T) {
 		code, _, stderr := runCmd("convert", "--to", "wds", "--out", filepath.Join(dir, "out"+strconv.Itoa(i)), "--prefix", "x", p)
 		if code != 1 || !strings.Contains(stderr, "sample cannot be written") || !strings.Contains(stderr, strconv.Quote(strings.TrimSuffix(name, ".txt"))) {
 			t.Errorf("%s: exit %d, stderr %q", name, code, stderr)
+		}
+	}
+}
+
+// check judges the seam only between WebDataset shards checked one after
+// the other, as format.Open does.
+func TestCheckWDSSeams(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	for n, keys := range map[string][]string{"a.tar": {"k0", "k1"}, "b.tar": {"k1", "k2"}, "c.tar": {"k3"}, "empty.tar": nil} {
+		if err := os.WriteFile(p(n), wdsShard(t, keys...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(p("x.csv"), []byte("1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		files []string
+		code  int
+	}{
+		{[]string{"a.tar", "b.tar"}, 1},
+		{[]string{"a.tar", "empty.tar", "b.tar"}, 1},
+		{[]string{"b.tar", "a.tar"}, 0},
+		{[]string{"a.tar", "c.tar", "b.tar"}, 0},
+		{[]string{"a.tar", "x.csv", "b.tar"}, 0},
+	} {
+		args := []string{"check"}
+		for _, f := range tc.files {
+			args = append(args, p(f))
+		}
+		code, _, stderr := runCmd(args...)
+		if code != tc.code || tc.code == 1 && !strings.Contains(stderr, "sample split") {
+			t.Errorf("check %v: exit %d, want %d; stderr %q", tc.files, code, tc.code, stderr)
 		}
 	}
 }
