@@ -30,7 +30,7 @@ var checkCommand = command{
 	name:    "check",
 	args:    "[flags] PATH...",
 	summary: "validate files tensorfeed reads, record by record, and print what they hold",
-	doc: `Check reads every file to its end with the reader tensorfeed trains from and prints what it holds: IDX files (plain or gzip: records, shape, element type, labels), CSV (with the reader's flags below), RecordIO image records (every image decoded, and the .idx beside a .rec checked against it), im2rec .lst files, TFRecord (plain or gzip: every record's length and data checksums; the feature names and kinds of the records that are tf.train.Example) and WebDataset tar shards (plain or gzip: every tar header, the samples grouped, the fields counted; .npy, .cls and .json fields parsed and JPEG and PNG images decoded within the decoder's memory bound), MXNet mean image files (mean_img: the NDArray header checked against the bytes present, every value finite), Parquet files (the magics, the footer and every page header checked against the reader's limits, every page of every row group decoded; rows, row groups and the columns with their types) and, with --format lines, text files as raw lines (none longer than 1 MiB). The format is found from the magic bytes, then the name and the text; --format sets it. A PATH may be a local file, an s3://bucket/key object or an http(s):// URL; S3 is reached with the standard AWS_* environment variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_PROFILE), and AWS_ENDPOINT_URL names an S3-compatible server such as MinIO.
+	doc: `Check reads every file to its end with the reader tensorfeed trains from and prints what it holds: IDX files (plain or gzip: records, shape, element type, labels), CSV (with the reader's flags below), RecordIO image records (every image decoded, and the .idx beside a .rec checked against it), im2rec .lst files, TFRecord (plain or gzip: every record's length and data checksums; the feature names and kinds of the records that are tf.train.Example) and WebDataset tar shards (plain or gzip: every tar header, the samples grouped, the fields counted; .npy, .cls and .json fields parsed and JPEG and PNG images decoded within the decoder's memory bound), MXNet mean image files (mean_img: the NDArray header checked against the bytes present, every value finite), Parquet files (the magics, the footer and every page header checked against the reader's limits, every page of every row group decoded; rows, row groups and the columns with their types), bare JPEG and PNG files (each decoded whole within the decoder's pixel and memory bounds, as image records are: its size and channels, or why it is bad: not an image, truncated, over the bound, unsupported or corrupt data) and folders of them, walked as "im2rec list" walks its ROOT (the .jpeg, .jpg and .png files, sub-folders included: a line per image, then "FOLDER: N images, B bad; images W-W x H-H pixels"), so that a bad photograph is found before it is packed, and, with --format lines, text files as raw lines (none longer than 1 MiB). The format is found from the magic bytes, then the name and the text; --format sets it. A PATH may be a local file, an s3://bucket/key object or an http(s):// URL; S3 is reached with the standard AWS_* environment variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_PROFILE), and AWS_ENDPOINT_URL names an S3-compatible server such as MinIO.
 
 Each bad record goes to stderr as "PATH: offset N: why", "PATH: line L column C: why" or "PATH: record R: why". The first bad record of a file ends its check, unless --all, which lists every bad record that the reader can skip (a TFRecord data checksum, a WebDataset sample with a duplicate field or a field that does not parse, a raw line over the maximum, a mean value that is not finite, a Parquet row group whose pages do not decode); damage to the framing (a length or tar header that is wrong, a truncated file) always ends the check. Exit status 1 when any file is bad.`,
 	setup: checkSetup,
@@ -46,7 +46,7 @@ type checkOptions struct {
 
 // checkSetup defines check's flags.
 func checkSetup(fs *flag.FlagSet) runFunc {
-	format := fs.String("format", "", "the files' `format`: idx, csv, imagerec, rec (RecordIO framing only), recidx (an .idx checked against the .rec beside it), lst, tfrecord, wds (a WebDataset tar shard), lines (raw text lines, as the csv format of \"tensorfeed convert\" reads them), meanimg (an MXNet mean image file) or parquet; detected when empty")
+	format := fs.String("format", "", "the files' `format`: idx, csv, imagerec, rec (RecordIO framing only), recidx (an .idx checked against the .rec beside it), lst, tfrecord, wds (a WebDataset tar shard), lines (raw text lines, as the csv format of \"tensorfeed convert\" reads them), meanimg (an MXNet mean image file), parquet or image (a JPEG or PNG file, or a folder of them); detected when empty")
 	all := fs.Bool("all", false, "report every bad record of a file, not only the first")
 	delim := fs.String("delimiter", ",", "CSV: the field separator, one `character` (\\t for tab)")
 	header := fs.Bool("header", false, "CSV: the first row holds column names")
@@ -206,6 +206,14 @@ func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 	rep := &reporter{path: path, all: o.all, stderr: e.stderr, live: e.progress, storage: e.storage}
 	prev := o.wds.take() // a shard checked next to the file before
 	format := o.format
+	if (format == "" || format == formatImage) && isLocalDir(path) {
+		// A folder of images, as "im2rec list" takes it.
+		err := checkImageDir(ctx, path, rep, stdout)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			rep.report(err)
+		}
+		return rep.bad == 0 && err == nil
+	}
 	if format == "" {
 		head, err := readHead(ctx, path, e.storage)
 		if err != nil {
@@ -239,6 +247,8 @@ func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 		err = checkMeanImage(ctx, path, rep, stdout)
 	case formatParquet:
 		err = checkParquet(ctx, path, rep, stdout)
+	case formatImage:
+		err = checkImageFile(ctx, path, rep, stdout)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		rep.report(err)
@@ -281,6 +291,7 @@ func positioned(path string, err error) string {
 		xe *format.FormatError
 		ie *imagerec.MeanImageError
 		qe *parquet.FormatError
+		ge *imageFileError
 	)
 	file := func(f string) string {
 		if f == "" {
@@ -289,6 +300,8 @@ func positioned(path string, err error) string {
 		return f
 	}
 	switch {
+	case errors.As(err, &ge):
+		return ge.Error()
 	case errors.As(err, &ce):
 		return ce.Error()
 	case errors.As(err, &xe):
