@@ -363,3 +363,36 @@ func TestConvertLimits(t *testing.T) {
 		t.Errorf("sample over the limit: exit %d, %q", code, stderr)
 	}
 }
+
+// Parquet row groups end once they hold the row bytes of the limit, so
+// that neither the writer nor a reader holds more of one in memory.
+func TestConvertParquetRowGroups(t *testing.T) {
+	lowerLimits(t) // row groups of 64 KiB: two records of 30000 bytes each
+	var b bytes.Buffer
+	w := recordio.NewWriter(&b)
+	for i := range 10 {
+		if err := w.Write(bytes.Repeat([]byte{byte(i)}, 30000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := filepath.Join(t.TempDir(), "in.rec")
+	writeFile(t, src, b.Bytes())
+	out := t.TempDir()
+	if code, _, stderr := runCmd("convert", "--to", "parquet", "--out", out, "--prefix", "g", src); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	shard := filepath.Join(out, "g-00000.parquet")
+	var groups []int
+	for r, err := range parquet.ReadRaw([]string{shard}).All(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		groups = append(groups, r.RowGroup)
+	}
+	if fmt.Sprint(groups) != "[0 0 1 1 2 2 3 3 4 4]" {
+		t.Errorf("rows in row groups %v", groups)
+	}
+	if code, stdout, stderr := runCmd("check", shard); code != 0 || !strings.Contains(stdout, "10 rows in 5 row groups") {
+		t.Errorf("check: exit %d, %q %q", code, stdout, stderr)
+	}
+}
