@@ -40,6 +40,7 @@ Each bad record goes to stderr as "PATH: offset N: why", "PATH: line L column C:
 type checkOptions struct {
 	format fileFormat // "" detects
 	all    bool
+	mixed  bool // TFRecord: records that are not tf.train.Example may sit among those that are
 	csv    []csv.Option
 	wds    *wdsSeam // the seam with the WebDataset shard checked last
 }
@@ -48,6 +49,7 @@ type checkOptions struct {
 func checkSetup(fs *flag.FlagSet) runFunc {
 	format := fs.String("format", "", "the files' `format`: idx, csv, imagerec, rec (RecordIO framing only), recidx (an .idx checked against the .rec beside it), lst, tfrecord, wds (a WebDataset tar shard), lines (raw text lines, as the csv format of \"tensorfeed convert\" reads them), meanimg (an MXNet mean image file), parquet or image (a JPEG or PNG file, or a folder of them); detected when empty")
 	all := fs.Bool("all", false, "report every bad record of a file, not only the first")
+	mixed := fs.Bool("mixed", false, "TFRecord: the file mixes payloads: records that do not parse as tf.train.Example among those that do are counted, not reported")
 	delim := fs.String("delimiter", ",", "CSV: the field separator, one `character` (\\t for tab)")
 	header := fs.Bool("header", false, "CSV: the first row holds column names")
 	skipRows := fs.Int("skip-rows", 0, "CSV: `lines` to skip before the header or the first row")
@@ -58,7 +60,7 @@ func checkSetup(fs *flag.FlagSet) runFunc {
 	finite := fs.Bool("finite", false, "CSV: inf and nan are bad values")
 	maxLine := fs.Int("max-line-bytes", csv.DefaultMaxLineBytes, "CSV: the longest row accepted, in `bytes`")
 	return func(ctx context.Context, paths []string, e *env) error {
-		o := checkOptions{all: *all}
+		o := checkOptions{all: *all, mixed: *mixed}
 		if len(paths) == 0 {
 			return usagef("check takes at least one file")
 		}
@@ -238,7 +240,7 @@ func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 	case formatList:
 		err = checkList(ctx, path, rep, stdout)
 	case formatTFRecord:
-		err = checkTFRecord(ctx, path, rep, stdout)
+		err = checkTFRecord(ctx, path, o.mixed, rep, stdout)
 	case formatWDS:
 		err = checkWDS(ctx, path, prev, o.wds, rep, stdout)
 	case formatLines:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -16,18 +17,47 @@ import (
 const maxFeatureNames = 100
 
 // featureStats counts, for each feature name, the records that hold it by
-// kind.
+// kind, and judges the records that do not parse as tf.train.Example.
 type featureStats struct {
 	examples, other int64 // records that parse as tf.train.Example, and those that do not
 	counts          map[string]map[tfrecord.Kind]int64
 	overflow        bool // more names than maxFeatureNames
+
+	// mixed accepts records that do not parse among those that do
+	// (--mixed). Without it, a file that holds tf.train.Example (a record
+	// with features parsed) must hold nothing else.
+	mixed bool
+	// seen is set at the first record that parses with features: from
+	// then on the file holds tf.train.Example.
+	seen bool
+	// held is the first record that failed to parse before any parsed
+	// with features (a file of other payloads is good), heldMore counts
+	// those after it; they are reported when a tf.train.Example follows.
+	held     error
+	heldMore int64
 }
 
-func (s *featureStats) add(data []byte) {
-	ex, err := tfrecord.ParseExample(data)
+// add parses a record and reports, through rep, a record that should be a
+// tf.train.Example and is not. It returns whether the check goes on.
+func (s *featureStats) add(r tfrecord.Record, rep *reporter) bool {
+	ex, err := r.Example()
 	if err != nil {
 		s.other++
-		return
+		switch {
+		case errors.Is(err, tfrecord.ErrTooLarge):
+			// An Example over the parser's limits, whatever else the file
+			// holds: the pipeline's parse would refuse it too.
+			return rep.report(err)
+		case s.mixed:
+			return true
+		case s.seen:
+			return rep.report(err)
+		case s.held == nil:
+			s.held = err
+		default:
+			s.heldMore++
+		}
+		return true
 	}
 	s.examples++
 	if s.counts == nil {
@@ -45,6 +75,20 @@ func (s *featureStats) add(data []byte) {
 		}
 		kinds[f.Kind]++
 	}
+	if len(ex.Features) == 0 || s.seen {
+		return true // an empty record parses as an empty Example: it says nothing of the file
+	}
+	s.seen = true
+	if s.held == nil || s.mixed {
+		return true
+	}
+	err, s.held = s.held, nil
+	var fe *tfrecord.FormatError
+	if s.heldMore > 0 && errors.As(err, &fe) {
+		fe.Msg += fmt.Sprintf(" (and %d more records before record %d, the first tf.train.Example with features, do not parse either)",
+			s.heldMore, r.Index)
+	}
+	return rep.report(err)
 }
 
 // String describes the features: each name with its kinds and how many
@@ -87,11 +131,16 @@ func (s *featureStats) String() string {
 // A record whose data checksum fails is reported and, with --all, skipped
 // (SkipBad(1) with OnSkip) so that every such record is listed; any other
 // damage ends the check. Records that parse as tf.train.Example are
-// summarised by feature; others are counted, not reported: TFRecord may
-// hold any payload.
+// summarised by feature. TFRecord may hold any payload, so a file whose
+// records all fail to parse is good; but in a file that holds
+// tf.train.Example, a record that does not parse is reported with its
+// index, offset and why, unless mixed (--mixed: the file mixes payloads),
+// when it is only counted. An Example over the parser's limits
+// (tfrecord.MaxValues, MaxFeatures) is always reported.
 //
-// Memory holds one record at a time, at most tfrecord.DefaultMaxRecordBytes.
-func checkTFRecord(ctx context.Context, path string, rep *reporter, stdout io.Writer) error {
+// Memory holds one record at a time, at most tfrecord.DefaultMaxRecordBytes,
+// and its Example, which the parser's limits bound.
+func checkTFRecord(ctx context.Context, path string, mixed bool, rep *reporter, stdout io.Writer) error {
 	gz, err := isGzipFile(ctx, path, rep)
 	if err != nil {
 		return err
@@ -100,17 +149,17 @@ func checkTFRecord(ctx context.Context, path string, rep *reporter, stdout io.Wr
 	if rep.all {
 		opts = append(opts, tfrecord.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) })))
 	}
-	var (
-		n, payload int64
-		feats      featureStats
-	)
+	var n, payload int64
+	feats := featureStats{mixed: mixed}
 	for r, err := range tfrecord.Open(path, opts...).All(ctx) {
 		if err != nil {
 			return err
 		}
 		n++
 		payload += int64(len(r.Data))
-		feats.add(r.Data)
+		if !feats.add(r, rep) {
+			return nil // reported
+		}
 	}
 	if rep.bad > 0 {
 		return nil

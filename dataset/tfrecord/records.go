@@ -223,8 +223,20 @@ func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
 func (r Record) Example(opts ...ExampleOption) (Example, error) {
 	ex, err := ParseExample(r.Data, opts...)
 	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), "tfrecord: ")
 		return Example{}, &FormatError{File: r.File, Offset: r.Offset, Record: r.Index,
-			Msg: strings.TrimPrefix(err.Error(), "tfrecord: "), Err: err}
+			Msg: msg, Err: exampleCause{msg, err}}
 	}
 	return ex, nil
 }
+
+// exampleCause is the Err of a record's *FormatError about its Example: it
+// reads as the FormatError's Msg, so that whoever prints Msg and Err does
+// not say it twice, and unwraps to the *ExampleError.
+type exampleCause struct {
+	msg string
+	err error
+}
+
+func (e exampleCause) Error() string { return e.msg }
+func (e exampleCause) Unwrap() error { return e.err }

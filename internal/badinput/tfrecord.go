@@ -3,6 +3,7 @@ package badinput
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -153,6 +154,43 @@ func (w *writer) tfrecord() {
 		w.add(bad("tfrecord_truncated_"+cut.name, TFRecord, "the file ends %s", cut.why),
 			"tfrecord_truncated_"+cut.name+".tfrecord", f[:cut.at])
 	}
+
+	// Bad tf.train.Example in sound framing: the reader passes them on,
+	// "tensorfeed check" parses them (CheckOnly).
+	exs := make([][]byte, 50)
+	for i := range exs {
+		exs[i] = tfExample(i)
+	}
+	exs[20] = []byte{0x0a, 0x0c, 0x0a, 0x0a, 0x0a, 0x01, 'x', 0x12, 0x05, 0x12, 0x03, 0x0a, 0x01, 0x00}
+	mixed, _ := tfFile(exs...)
+	c := bad("tfrecord_bad_example", TFRecord, "record 20 of 50 tf.train.Example does not parse: a packed float_list of 1 byte")
+	c.CheckOnly = true
+	w.add(c, "tfrecord_bad_example.tfrecord", mixed)
+	for _, bomb := range []struct {
+		name string
+		ex   []byte
+		why  string
+	}{
+		{"empty_strings", TFExampleEmptyBytes(2 << 20), "2 Mi empty strings in a bytes_list (4 MB; 48 MB as [][]byte)"},
+		{"tiny_features", TFExampleTinyFeatures(200_000), "200000 features (2 MB; 40 MB as a map)"},
+		{"unpacked_int64", TFExampleUnpackedInt64(2 << 20), "2 Mi unpacked int64 (4 MB; 16 MB as []int64)"},
+		{"packed_int64", TFExamplePackedInt64(4 << 20), "4 Mi packed 1-byte int64 (4 MB; 32 MB as []int64)"},
+	} {
+		file, _ := tfFile(bomb.ex)
+		c := bad("tfrecord_example_"+bomb.name, TFRecord, "a tf.train.Example over the parser's limits: %s", bomb.why)
+		c.CheckOnly = true
+		w.add(c, "tfrecord_example_"+bomb.name+".tfrecord", file)
+	}
+	c = bad("tfrecord_example_empty_strings_80mb", TFRecord, "a tf.train.Example of 40 M empty strings in a bytes_list: 80 MB, 960 MB as [][]byte")
+	c.CheckOnly, c.Large = true, true
+	w.addStream(c, "tfrecord_example_empty_strings_80mb.tfrecord", func(out io.Writer) error {
+		tw := tfrecord.NewWriter(out)
+		if err := tw.Write(TFExampleEmptyBytes(40_000_000)); err != nil {
+			return err
+		}
+		return tw.Close()
+	})
+
 	z := gz(f)
 	w.add(bad("tfrecord_gzip_truncated", TFRecord, "the gzip stream is cut in its middle"),
 		"tfrecord_gzip_truncated.tfrecord.gz", z[:len(z)/2])
