@@ -44,7 +44,23 @@ func TestJoinedArchives(t *testing.T) {
 		if len(got) != 5 || e.Offset != int64(len(a)) {
 			t.Fatalf("%s: %d samples, then error at %d (want 5, at %d): %v", tc.name, len(got), e.Offset, len(a), err)
 		}
-		r := webdataset.Open(p, webdataset.IgnoreZeros())
+		// A pass resumed after the samples given fails the same way.
+		r := webdataset.Open(p)
+		collect(t, r)
+		st, err := r.StateAt(0, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r2, err := r.Resume(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err = collect(t, r2)
+		if e := wdError(t, err, p, webdataset.ErrAfterEnd); len(got) != 0 || e.Offset != int64(len(a)) {
+			t.Fatalf("%s resumed from %+v: %d samples, then %v", tc.name, st, len(got), err)
+		}
+
+		r = webdataset.Open(p, webdataset.IgnoreZeros())
 		got, err = collect(t, r)
 		if err != nil || len(got) != 20 {
 			t.Fatalf("%s with IgnoreZeros: %d samples, %v", tc.name, len(got), err)
@@ -58,11 +74,11 @@ func TestJoinedArchives(t *testing.T) {
 			t.Errorf("%s: sample 5 at offset %d, want %d", tc.name, got[5].Offset, len(a))
 		}
 		// A pass resumed after the seam starts in the second archive.
-		st, err := r.StateAt(0, 7)
+		st, err = r.StateAt(0, 7)
 		if err != nil || len(st.Pos) != 3 || st.Pos[1] != got[7].Offset {
 			t.Fatalf("%s: state after 7: %+v, %v", tc.name, st, err)
 		}
-		r2, err := r.Resume(st)
+		r2, err = r.Resume(st)
 		if err != nil {
 			t.Fatal(err)
 		}

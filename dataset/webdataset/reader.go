@@ -393,6 +393,7 @@ type shard struct {
 	curKey      string // the key of the sample being read
 	curBytes    int64  // the bytes of its members so far
 	eof         bool
+	endAt       int64 // the offset of the last end-of-archive blocks read
 	seen        map[string]struct{}
 	firstMember string
 }
@@ -461,6 +462,12 @@ func (s *shard) nextOffset() (int64, bool) {
 		return s.pending.offset, true
 	}
 	if e, ok := s.pendingErr.(*Error); ok {
+		if errors.Is(e.Err, ErrAfterEnd) {
+			// A pass resumed here reads the end blocks and what follows
+			// them again, and fails again: resumed at the data after them,
+			// it would read on as IgnoreZeros does.
+			return s.endAt, true
+		}
 		return e.Offset, true
 	}
 	return 0, false
@@ -500,6 +507,7 @@ func (s *shard) member() (member, error) {
 				return member{}, &Error{Shard: s.path, Offset: off,
 					Err: fmt.Errorf("%w: no end-of-archive blocks", ErrTruncated)}
 			}
+			s.endAt = off
 			more, err := s.afterEnd()
 			if err != nil {
 				return member{}, err
