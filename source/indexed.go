@@ -308,7 +308,11 @@ func (r *IndexedReader[T]) StateAt(epoch int, n int64) (State, error) {
 		}
 		j *= int64(r.cfg.parts)
 	}
-	pos := int64(r.from) + j
+	// A state after more samples than the pass has (a batch's upstream
+	// after its short last batch, the parts of a padded shard) is the end
+	// of the epoch: past it, every position gives the same empty pass, and
+	// a position past the end in a state is refused as not of this data.
+	pos := min(int64(r.from)+j, max(int64(r.d.Len()), int64(r.from)))
 	if skipped := r.skipped + j - n; skipped > 0 && r.cfg.parts == 0 {
 		return State{Kind: r.kind(), Pos: []int64{pos, skipped}}, nil
 	}
@@ -330,11 +334,24 @@ func (r *IndexedReader[T]) Resume(st State) (Reader[T], error) {
 	} else if err := st.Check(r.kind(), 1, 0); err != nil {
 		return nil, err
 	}
+	if n := int64(r.d.Len()); st.Pos[0] > n {
+		return nil, &StateError{Want: r.kind(), Got: st, Field: "pos[0]", Why: fmt.Sprintf("position %d is past the end of the epoch (%d samples)", st.Pos[0], n)}
+	}
 	from := r.From(int(st.Pos[0]))
 	if r.cfg.parts == 0 {
 		from.skipped = skipped
 	}
 	return from, nil
+}
+
+// Identity returns the identity of the dataset's data when the dataset is
+// an Identifier (a file-backed table), and "" for data in memory: see
+// Identifier.
+func (r *IndexedReader[T]) Identity(ctx context.Context) (string, error) {
+	if id, ok := r.d.(Identifier); ok {
+		return id.Identity(ctx)
+	}
+	return "", nil
 }
 
 // SkipLog records which positions the passes of recent epochs skipped as

@@ -50,17 +50,22 @@ func SliceOf[T any](r Reader[T]) ([]T, bool) {
 
 func (r *sliceReader[T]) kind() string { return fmt.Sprintf("slice(%d)", len(r.s)) }
 
-// StateAt returns {slice(len), [index reached]}.
+// StateAt returns {slice(len), [index reached]}: at most len, the end of
+// the pass, also after more samples than the pass has.
 func (r *sliceReader[T]) StateAt(_ int, n int64) (State, error) {
-	return State{Kind: r.kind(), Pos: []int64{int64(r.from) + n}}, nil
+	return State{Kind: r.kind(), Pos: []int64{min(int64(r.from)+n, int64(max(len(r.s), r.from)))}}, nil
 }
 
-// Resume continues at the index of st, reading nothing before it.
+// Resume continues at the index of st, reading nothing before it. An index
+// past the end of the slice is refused.
 func (r *sliceReader[T]) Resume(st State) (Reader[T], error) {
 	if err := st.Check(r.kind(), 1, 0); err != nil {
 		return nil, err
 	}
-	return &sliceReader[T]{s: r.s, from: int(min(st.Pos[0], int64(len(r.s))))}, nil
+	if st.Pos[0] > int64(len(r.s)) {
+		return nil, &StateError{Want: r.kind(), Got: st, Field: "pos[0]", Why: fmt.Sprintf("index %d is past the end of the slice (%d samples)", st.Pos[0], len(r.s))}
+	}
+	return &sliceReader[T]{s: r.s, from: int(st.Pos[0])}, nil
 }
 
 func poll(done <-chan struct{}, i int) bool {

@@ -2,8 +2,10 @@ package source
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 )
 
@@ -21,6 +23,65 @@ type State struct {
 	Kind string  `json:"kind"`
 	Pos  []int64 `json:"pos,omitempty"`
 	In   []State `json:"in,omitempty"`
+
+	// data is the reader that gave the state, when it can describe its
+	// data (an Identifier): StateOf sets it, so that a checkpoint can ask
+	// every reader of a pipeline what it reads (DataIdentity) without a
+	// walk of its own over stages. It is not part of the encoding.
+	data Identifier
+}
+
+// String returns the state as JSON, as a checkpoint holds it.
+func (st State) String() string {
+	b, err := json.Marshal(st)
+	if err != nil { // strings and integers always encode
+		return fmt.Sprintf("%s%v", st.Kind, st.Pos)
+	}
+	return string(b)
+}
+
+// Identifier is a reader that can describe the data it reads: the names,
+// sizes and modification times (or ETags) of its files, digested or not.
+// A checkpoint records a digest of the identities of every reader of the
+// pipeline, and a resumed run compares it with the data it reads now, so
+// a checkpoint of other files (another file of the same length, a file
+// rewritten since) is refused instead of resuming the wrong stream. The
+// format readers implement it; a reader of data held in memory need not.
+//
+// Identity may read metadata (a stat, a HEAD request); it reads no
+// records. Readers that move with their data (a run resumed from another
+// directory or bucket) leave directories out and keep base names. An
+// empty identity says nothing and is not compared.
+type Identifier interface {
+	Identity(ctx context.Context) (string, error)
+}
+
+// DataIdentity returns the identities of the data read by the readers
+// that gave st and its inputs (see Identifier), in the order of the tree,
+// each as "kind: identity". It is empty for a state decoded from JSON or
+// one whose readers hold their data in memory. Checkpoints call it when
+// they are taken and when they are resumed.
+func (st State) DataIdentity(ctx context.Context) ([]string, error) {
+	var out []string
+	var walk func(st State) error
+	walk = func(st State) error {
+		if st.data != nil {
+			id, err := st.data.Identity(ctx)
+			if err != nil {
+				return fmt.Errorf("source: identity of the data of %s: %w", st.Kind, err)
+			}
+			if id != "" {
+				out = append(out, st.Kind+": "+id)
+			}
+		}
+		for _, in := range st.In {
+			if err := walk(in); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return out, walk(st)
 }
 
 // Resumable is a reader that can say where a pass stands and start a pass
@@ -52,15 +113,21 @@ type Resumable[T any] interface {
 var ErrState = fmt.Errorf("state does not match the reader")
 
 // StateError is the error of a state that does not match the reader it is
-// given to. It wraps ErrState.
+// given to, or whose counters do not fit the data (a position past the end
+// of the epoch, an offset past the end of a file). It wraps ErrState.
 type StateError struct {
-	Want string // what the reader is
-	Got  State  // the state it was given
-	Why  string // what does not match
+	Want  string // what the reader is
+	Got   State  // the state it was given
+	Field string // the counter at fault in Got, "pos[1]", or "" for the state as a whole
+	Why   string // what does not match
 }
 
 func (e *StateError) Error() string {
-	return fmt.Sprintf("source: resume: state of %q given to %q: %s (a state from another pipeline, other parameters or other data)", e.Got.Kind, e.Want, e.Why)
+	where := ""
+	if e.Field != "" {
+		where = e.Field + ": "
+	}
+	return fmt.Sprintf("source: resume: state of %q given to %q: %s%s (a state from another pipeline, other parameters or other data, or a state changed by hand)", e.Got.Kind, e.Want, where, e.Why)
 }
 
 // Unwrap returns ErrState.
@@ -78,9 +145,9 @@ func (st State) Check(kind string, pos, in int) error {
 	case len(st.In) != in:
 		return &StateError{Want: kind, Got: st, Why: fmt.Sprintf("%d inputs, want %d", len(st.In), in)}
 	}
-	for _, p := range st.Pos {
+	for i, p := range st.Pos {
 		if p < 0 {
-			return &StateError{Want: kind, Got: st, Why: fmt.Sprintf("negative counter %d", p)}
+			return &StateError{Want: kind, Got: st, Field: fmt.Sprintf("pos[%d]", i), Why: fmt.Sprintf("negative counter %d", p)}
 		}
 	}
 	return nil
@@ -113,15 +180,26 @@ func (st State) shape(b *strings.Builder) {
 // StateOf returns r's state after the consumer of a pass of epoch received
 // n samples. A reader that is not Resumable gets a replay state: resuming
 // from it runs the pass from its start and drops the first n samples, which
-// is exact for a deterministic reader but reads what it drops.
+// is exact for a deterministic reader but reads what it drops. Stages ask
+// their inputs for states through StateOf, which remembers the readers that
+// are Identifiers in the states they give (see DataIdentity).
 func StateOf[T any](r Reader[T], epoch int, n int64) (State, error) {
 	if n < 0 {
 		return State{}, fmt.Errorf("source: state after %d samples: negative count", n)
 	}
+	var st State
 	if rr, ok := r.(Resumable[T]); ok {
-		return rr.StateAt(epoch, n)
+		var err error
+		if st, err = rr.StateAt(epoch, n); err != nil {
+			return State{}, err
+		}
+	} else {
+		st = State{Kind: replayKind(r), Pos: []int64{n}}
 	}
-	return State{Kind: replayKind(r), Pos: []int64{n}}, nil
+	if id, ok := r.(Identifier); ok {
+		st.data = id
+	}
+	return st, nil
 }
 
 // ResumeFrom returns a reader whose next pass continues the pass of r that
@@ -311,11 +389,75 @@ func (j *joined[T]) StateAt(epoch int, n int64) (State, error) {
 	return st, nil
 }
 
+// Resume checks that inputs of the same kind are at the same position
+// (the inputs of a zip step together, so two readers of the same kind,
+// order and length, such as the images and labels of one dataset, are
+// always at the same place: one set back would replay its samples against
+// the other's) and rebuilds the stage from the inputs' states.
 func (j *joined[T]) Resume(st State) (Reader[T], error) {
 	if err := st.Check(j.kind, 0, len(j.inputs)); err != nil {
 		return nil, err
 	}
+	for i, a := range st.In {
+		for k := i + 1; k < len(st.In); k++ {
+			b := st.In[k]
+			if sameForm(a, b) && !samePos(a, b) {
+				return nil, &StateError{Want: j.kind, Got: st, Field: fmt.Sprintf("in[%d]", k),
+					Why: fmt.Sprintf("input %d is at %s and input %d at %s, but zipped inputs of the same kind step together", i, posString(a), k, posString(b))}
+			}
+		}
+	}
 	return j.rebuild(st.In)
+}
+
+// sameForm reports whether a and b are states of readers of the same kinds
+// with the same numbers of counters: states that must be equal when the
+// readers step together.
+func sameForm(a, b State) bool {
+	if a.Kind != b.Kind || len(a.Pos) != len(b.Pos) || len(a.In) != len(b.In) {
+		return false
+	}
+	for i := range a.In {
+		if !sameForm(a.In[i], b.In[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// samePos reports whether two states of the same form have equal counters.
+func samePos(a, b State) bool {
+	if !slices.Equal(a.Pos, b.Pos) {
+		return false
+	}
+	for i := range a.In {
+		if !samePos(a.In[i], b.In[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// posString returns the counters of st and its inputs, "[3]<[7],[7]>".
+func posString(st State) string {
+	var b strings.Builder
+	var walk func(State)
+	walk = func(st State) {
+		fmt.Fprint(&b, st.Pos)
+		if len(st.In) == 0 {
+			return
+		}
+		b.WriteByte('<')
+		for i, in := range st.In {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			walk(in)
+		}
+		b.WriteByte('>')
+	}
+	walk(st)
+	return b.String()
 }
 
 // At returns a function giving r's state after n samples, for the inputs

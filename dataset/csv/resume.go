@@ -1,12 +1,14 @@
 package csv
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"strings"
 
 	"go.uber.org/zap"
 
+	"github.com/tensorfeed/tensorfeed/internal/dataid"
 	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -142,3 +144,15 @@ func (r *Reader) logResume(log *zap.Logger) {
 		ce.Write(zap.String("file", r.path), zap.Int64("offset", r.from.pos[0]), zap.Int64("line", r.from.pos[1]), zap.Int64("row", r.from.N))
 	}
 }
+
+// Identity returns the identity of the data file and the label file: their
+// base names, sizes and modification times or ETags (source.Identifier).
+func (r *Reader) Identity(ctx context.Context) (string, error) {
+	paths := []string{r.path}
+	if r.cfg.labelFile != "" {
+		paths = append(paths, r.cfg.labelFile)
+	}
+	return dataid.Files(ctx, paths, r.cfg.storage...)
+}
+
+var _ source.Identifier = (*Reader)(nil)

@@ -2,11 +2,16 @@ package mnist
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"iter"
 	"path/filepath"
+	"strings"
 
+	"github.com/tensorfeed/tensorfeed/internal/dataid"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // reader is a Dataset's reader of samples or refs. It is source.Resumable:
@@ -67,3 +72,36 @@ func (r *reader[T]) Resume(st source.State) (source.Reader[T], error) {
 	q.epochs, q.from = new(source.Epochs), int(st.Pos[0])
 	return &q, nil
 }
+
+// Identity returns the identity of the image and label files the reader
+// reads (the first of each list of candidates that exists): their base
+// names, sizes and modification times or ETags (source.Identifier).
+func (r *reader[T]) Identity(ctx context.Context) (string, error) {
+	var ids []string
+	for _, paths := range [][]string{r.d.images, r.d.labels} {
+		id, err := firstIdentity(ctx, paths, r.d.cfg.storage)
+		if err != nil {
+			return "", err
+		}
+		ids = append(ids, id)
+	}
+	return strings.Join(ids, ", "), nil
+}
+
+// firstIdentity returns the identity of the first of paths that exists.
+func firstIdentity(ctx context.Context, paths []string, sopts []storage.Option) (string, error) {
+	var last error
+	for _, p := range paths {
+		id, err := dataid.Files(ctx, []string{p}, sopts...)
+		if err == nil {
+			return id, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, storage.ErrNotFound) {
+			return "", err
+		}
+		last = err
+	}
+	return "", fmt.Errorf("mnist: none of %q: %w", paths, last)
+}
+
+var _ source.Identifier = (*reader[int])(nil)

@@ -1,10 +1,12 @@
 package parquet
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/tensorfeed/tensorfeed/internal/dataid"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -120,3 +122,21 @@ func (r *ColumnRows) Resume(st source.State) (source.Reader[Row], error) {
 	}
 	return &ColumnRows{core: c, cols: r.cols}, nil
 }
+
+// Identity returns the identity of the files the reader reads: their base
+// names, sizes and modification times or ETags (source.Identifier), so
+// that a checkpoint of other files with the same row count is refused.
+func (r *Rows[T]) Identity(ctx context.Context) (string, error) {
+	return dataid.Files(ctx, r.core.paths, r.core.c.storage...)
+}
+
+// Identity returns the identity of the files the reader reads, as
+// [Rows.Identity] does.
+func (r *ColumnRows) Identity(ctx context.Context) (string, error) {
+	return dataid.Files(ctx, r.core.paths, r.core.c.storage...)
+}
+
+var (
+	_ source.Identifier = (*Rows[int])(nil)
+	_ source.Identifier = (*ColumnRows)(nil)
+)

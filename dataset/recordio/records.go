@@ -208,6 +208,10 @@ func (fs *files) readFile(ctx context.Context, log *zap.Logger, fi int, path str
 	defer f.Close()
 	start := sp.lo
 	if exact && start > 0 {
+		if err := fs.checkOffset(path, start, f.Size()); err != nil {
+			yield(Record{}, err)
+			return false
+		}
 		if _, err := f.Seek(start, io.SeekStart); err != nil {
 			yield(Record{}, err)
 			return false

@@ -1,11 +1,13 @@
 package recordio
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"path"
 	"strings"
 
+	"github.com/tensorfeed/tensorfeed/internal/dataid"
 	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -83,9 +85,33 @@ func (fs *files) Resume(st source.State) (source.Reader[Record], error) {
 		return nil, err
 	}
 	if st.Pos[0] >= int64(len(fs.paths)) {
-		return nil, &source.StateError{Want: kind, Got: st, Why: fmt.Sprintf("file %d of %d", st.Pos[0], len(fs.paths))}
+		return nil, &source.StateError{Want: kind, Got: st, Field: "pos[0]", Why: fmt.Sprintf("file %d of %d", st.Pos[0], len(fs.paths))}
+	}
+	if st.Pos[1]%4 != 0 { // every record starts at a multiple of 4 (align4)
+		return nil, &source.StateError{Want: kind, Got: st, Field: "pos[1]", Why: fmt.Sprintf("offset %d is not where a record can start (a multiple of 4)", st.Pos[1])}
 	}
 	return newFiles(fs.paths, fs.c, start{From: marks.From{Exact: true, N: st.Pos[2]}, file: int(st.Pos[0]), off: st.Pos[1]}), nil
 }
 
 var _ source.Resumable[Record] = (*files)(nil)
+
+// checkOffset refuses the offset a resumed pass starts at in a file of
+// size bytes when it is past the file's end: a state changed by hand, or
+// taken of a longer file. The error wraps source.ErrState and names the
+// state's field, so that a checkpoint says which of its numbers is wrong
+// instead of a failed seek.
+func (fs *files) checkOffset(path string, off, size int64) error {
+	if off <= size {
+		return nil
+	}
+	st := source.State{Kind: fs.kind(), Pos: []int64{int64(fs.from.file), off, fs.from.N}}
+	return &source.StateError{Want: fs.kind(), Got: st, Field: "pos[1]", Why: fmt.Sprintf("offset %d is past the end of %s (%d bytes)", off, path, size)}
+}
+
+// Identity returns the identity of the files a pass reads: their base
+// names, sizes and modification times or ETags (source.Identifier).
+func (fs *files) Identity(ctx context.Context) (string, error) {
+	return dataid.Files(ctx, fs.paths, fs.c.storage...)
+}
+
+var _ source.Identifier = (*files)(nil)

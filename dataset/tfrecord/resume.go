@@ -1,6 +1,7 @@
 package tfrecord
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path"
@@ -8,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tensorfeed/tensorfeed/internal/dataid"
 	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
@@ -70,6 +72,12 @@ func (r *Records) seek(f storage.File, rd *Reader, log *zap.Logger) error {
 			return rd.readError(m, err)
 		}
 	} else {
+		if size := f.Size(); off > size {
+			// A state changed by hand, or taken of a longer file: say
+			// which number is wrong rather than fail a seek or read nothing.
+			st := source.State{Kind: r.kind(), Pos: []int64{off, r.from.index, r.from.N}}
+			return &source.StateError{Want: r.kind(), Got: st, Field: "pos[0]", Why: fmt.Sprintf("offset %d is past the end of %s (%d bytes)", off, r.path, size)}
+		}
 		if _, err := f.Seek(off, io.SeekStart); err != nil {
 			return rd.ioError(off, err)
 		}
@@ -133,3 +141,11 @@ func (r *Records) Resume(st source.State) (source.Reader[Record], error) {
 	}
 	return newRecords(r.path, r.c, start{From: marks.From{Exact: true, N: st.Pos[2]}, off: st.Pos[0], index: st.Pos[1]}), nil
 }
+
+// Identity returns the identity of the file: its base name, size and
+// modification time or ETag (source.Identifier).
+func (r *Records) Identity(ctx context.Context) (string, error) {
+	return dataid.Files(ctx, []string{r.path}, r.c.storage...)
+}
+
+var _ source.Identifier = (*Records)(nil)

@@ -1,10 +1,12 @@
 package webdataset
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"strings"
 
+	"github.com/tensorfeed/tensorfeed/internal/dataid"
 	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -110,3 +112,11 @@ func (r *Reader) resume(st source.State) (*Reader, error) {
 	}
 	return newReader(r.paths, r.cfg, start{From: marks.From{Exact: true, N: st.Pos[2]}, file: int(st.Pos[0]), off: st.Pos[1], skipped: skipped}), nil
 }
+
+// Identity returns the identity of the shards: their base names, sizes and
+// modification times or ETags (source.Identifier).
+func (r *Reader) Identity(ctx context.Context) (string, error) {
+	return dataid.Files(ctx, r.paths, r.cfg.storage...)
+}
+
+var _ source.Identifier = (*Reader)(nil)
