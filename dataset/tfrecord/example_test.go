@@ -2,6 +2,7 @@ package tfrecord_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,4 +60,25 @@ func ExampleExample_Float32s() {
 	fmt.Println(err)
 	// Output:
 	// tfrecord: feature "label": holds a int64_list, not a float_list
+}
+
+// An Example with more bytes_list and int64_list values than the limit is
+// refused before anything is allocated for it; the limit is raised for
+// data that needs it.
+func ExampleMaxValues() {
+	var ex tfrecord.Example
+	ex.SetInt64s("ids", make([]int64, 1000)...)
+	rec := tfrecord.Record{File: "tokens.tfrecord", Offset: 0, Index: 0, Data: ex.Marshal()}
+
+	_, err := rec.Example(tfrecord.MaxValues(100))
+	fmt.Println(err)
+	fmt.Println("too large:", errors.Is(err, tfrecord.ErrTooLarge))
+
+	got, err := rec.Example(tfrecord.MaxValues(1000))
+	ids, _ := got.Int64s("ids")
+	fmt.Println(len(ids), err)
+	// Output:
+	// tfrecord: tokens.tfrecord: record 0 at offset 0: feature "ids" (offset 17): more than 100 bytes_list and int64_list values (MaxValues)
+	// too large: true
+	// 1000 <nil>
 }
