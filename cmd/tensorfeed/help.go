@@ -18,6 +18,12 @@ func help(args []string, e *env) int {
 		printUsage(e.stdout)
 		return exitOK
 	}
+	// "help -h" and "help help" describe help itself; a flag is no command's
+	// name.
+	if len(args) == 1 && (isHelpFlag(args[0]) || args[0] == "help") {
+		fmt.Fprint(e.stdout, helpUsage)
+		return exitOK
+	}
 	if len(args) == 1 && isGroup(args[0]) {
 		printGroup(e.stdout, args[0])
 		return exitOK
@@ -32,6 +38,15 @@ func help(args []string, e *env) int {
 	printHelp(e.stdout, c, fs)
 	return exitOK
 }
+
+// helpUsage is what "help -h" prints.
+const helpUsage = `usage: tensorfeed help [COMMAND]
+
+Help describes COMMAND: its synopsis, what it does, every flag it takes and the exit statuses. Without
+COMMAND it lists the commands; with a group's name ("rec") it lists the group's subcommands.
+"tensorfeed COMMAND -h" prints the same as "tensorfeed help COMMAND".
+
+` + exitStatusHelp + "\n"
 
 // printUsage prints the introduction, the command list and the exit
 // statuses.

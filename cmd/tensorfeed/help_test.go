@@ -76,3 +76,17 @@ func TestWrap(t *testing.T) {
 		t.Errorf("wrap = %q, want %q", got, want)
 	}
 }
+
+// "help -h" describes help itself, as every other command's -h does, rather
+// than taking -h for a command's name.
+func TestHelpOfHelp(t *testing.T) {
+	for _, args := range [][]string{{"help", "-h"}, {"help", "--help"}, {"help", "-help"}, {"help", "help"}, {"-h", "-h"}} {
+		code, stdout, stderr := runCmd(args...)
+		if code != 0 || stderr != "" {
+			t.Errorf("%q: exit %d, stderr %q", args, code, stderr)
+		}
+		if !strings.HasPrefix(stdout, "usage: tensorfeed help [COMMAND]\n") || !strings.Contains(stdout, "exit status:") {
+			t.Errorf("%q: not help's usage:\n%s", args, stdout)
+		}
+	}
+}

@@ -6,10 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"image"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+
+	"github.com/tensorfeed/tensorfeed"
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
@@ -22,23 +26,27 @@ import (
 
 var showCommand = command{
 	name:    "show",
-	args:    "[-n 64] [--cols 8] --grid OUT.png PATH",
+	args:    "[-n 64] [--cols 8] [--shape HxW[xC]] --grid OUT.png PATH",
 	summary: "draw the first images of a dataset into a PNG grid, each with its label",
 	doc: `Show draws the first N images of an image dataset into a PNG grid, each image's label written under it, so that you can see what a file holds before training on it.
 
-PATH is an IDX image file, plain or gzip (MNIST's train-images-idx3-ubyte.gz; the labels come from the labels file beside it, train-labels-idx1-ubyte.gz, when there is one), or a RecordIO image record file (.rec, as im2rec pack writes; the labels come from the record headers, and every image is resized to the size of the first).
+PATH is an IDX image file, plain or gzip (MNIST's train-images-idx3-ubyte.gz; the labels come from the labels file beside it, train-labels-idx1-ubyte.gz, when there is one), or a RecordIO image record file (.rec; the labels come from the record headers, and every image is resized to the size of the first). As check does, show decides from the first record what the records hold: JPEG or PNG images (as im2rec pack and convert --from images write) are decoded; other bytes are raw pixels, HWC (as convert --from mnist writes MNIST's 28x28 grey digits), of the size --shape gives or, without it, a square grey image when their length is a square number (784: 28x28) or a square RGB image when it is 3 times one (3072: 32x32x3).
+
+The grid's folder must exist (show makes none), and a grid holds at most 1024 images.
 
 Examples:
   tensorfeed show --grid digits.png data/mnist/t10k-images-idx3-ubyte.gz
   tensorfeed show -n 32 --grid photos.png photos_train.rec
+  tensorfeed show --shape 28x28 --grid digits.png mnist-00000.rec
 
 In Go, grid.FromBatch (package github.com/tensorfeed/tensorfeed/image/grid) draws a batch of a pipeline the same way, to look at what an augmentation does.`,
 	setup: func(fs *flag.FlagSet) runFunc {
-		out := fs.String("grid", "", "the PNG `file` to write (required)")
-		n := fs.Int("n", 64, "draw the first `N` images")
+		out := fs.String("grid", "", "the PNG `file` to write (required); its folder must exist")
+		n := fs.Int("n", 64, fmt.Sprintf("draw the first `N` images, at most %d", maxShowImages))
 		cols := fs.Int("cols", 8, "`N` images per row")
-		scale := fs.Int("scale", 0, "draw each pixel as `N`×N pixels (0: small images are enlarged to about 64 pixels)")
+		scale := fs.Int("scale", 0, fmt.Sprintf("draw each pixel as `N`×N pixels, at most %d (0: small images are enlarged to about 64 pixels)", maxShowScale))
 		format := fs.String("format", "", "the file's `format`: idx or imagerec; detected when empty")
+		shapeFlag := fs.String("shape", "", "image records of raw pixels: the `HxW[xC]` of each (C 1 or 3); without it a payload of a square number of bytes is grey, of 3 times one RGB")
 		return func(ctx context.Context, pos []string, e *env) error {
 			switch {
 			case len(pos) != 1:
@@ -47,13 +55,30 @@ In Go, grid.FromBatch (package github.com/tensorfeed/tensorfeed/image/grid) draw
 				return usagef("show needs --grid OUT.png, the file to write")
 			case *n < 1 || *cols < 1 || *scale < 0:
 				return usagef("need -n >= 1, --cols >= 1 and --scale >= 0")
+			case *n > maxShowImages:
+				return usagef("-n %d: show draws at most %d images, a grid a person can look at", *n, maxShowImages)
+			case *scale > maxShowScale:
+				return usagef("--scale %d: at most %d", *scale, maxShowScale)
+			}
+			var shape rawShape
+			if *shapeFlag != "" {
+				var err error
+				if shape, err = parseRawShape(*shapeFlag); err != nil {
+					return err
+				}
+			}
+			// The grid's folder is checked before the data is read, so that
+			// a mistyped path fails at once, and it is not created: a
+			// folder made by a typo would go unnoticed.
+			if err := checkOutDir(*out); err != nil {
+				return err
 			}
 			opts := []grid.Option{grid.Cols(*cols), grid.Scale(*scale)}
-			img, what, err := showGrid(ctx, pos[0], fileFormat(*format), *n, opts)
+			img, what, err := showGrid(ctx, pos[0], fileFormat(*format), *n, shape, opts)
 			if err != nil {
 				return err
 			}
-			if err := grid.WritePNG(*out, img); err != nil {
+			if err := writePNG(*out, img); err != nil {
 				return err
 			}
 			b := img.Bounds()
@@ -63,9 +88,126 @@ In Go, grid.FromBatch (package github.com/tensorfeed/tensorfeed/image/grid) draw
 	},
 }
 
+const (
+	// maxShowImages bounds -n: the grid of 1024 MNIST digits at the
+	// default scale is 457x9217 pixels, and more tiles are more than a
+	// person looks at.
+	maxShowImages = 1024
+	// maxShowScale bounds --scale: 1024 tiles of maxTile pixels at 16 are
+	// 8 columns of 2048-pixel tiles, 128 rows, already some 17 GB of RGBA;
+	// the auto scale stays far below.
+	maxShowScale = 16
+)
+
+// checkOutDir returns an error naming the folder of the file out when that
+// folder does not exist or is not a folder.
+func checkOutDir(out string) error {
+	dir := filepath.Dir(out)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("--grid %s: the folder %s does not exist", out, dir)
+	case err != nil:
+		return fmt.Errorf("--grid %s: %w", out, err)
+	case !st.IsDir():
+		return fmt.Errorf("--grid %s: %s is not a folder", out, dir)
+	}
+	return nil
+}
+
+// writePNG writes img to path through a temporary file beside it, so that
+// a failed write leaves no partial PNG; unlike grid.WritePNG it creates no
+// folder.
+func writePNG(path string, img image.Image) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	err = png.Encode(f, img)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644) // what os.Create would have given, not CreateTemp's 0600
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// rawShape is the size of an image record's raw pixels (HWC bytes); zero
+// when not given.
+type rawShape struct{ h, w, c int }
+
+// parseRawShape parses --shape: HxW (grey) or HxWxC, C 1 or 3.
+func parseRawShape(s string) (rawShape, error) {
+	parts := strings.Split(strings.ToLower(s), "x")
+	if len(parts) == 2 {
+		parts = append(parts, "1")
+	}
+	var v [3]int
+	for i, p := range parts {
+		if len(parts) != 3 {
+			break
+		}
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 1<<16 {
+			return rawShape{}, usagef("--shape %q: want HxW or HxWxC, each a number from 1 to 65536", s)
+		}
+		v[i] = n
+	}
+	if len(parts) != 3 {
+		return rawShape{}, usagef("--shape %q: want HxW or HxWxC (28x28, 32x32x3)", s)
+	}
+	if v[2] != 1 && v[2] != 3 {
+		return rawShape{}, usagef("--shape %q: C is 1 (grey) or 3 (RGB), not %d", s, v[2])
+	}
+	return rawShape{v[0], v[1], v[2]}, nil
+}
+
+// inferRawShape guesses the shape of n bytes of raw pixels: a square
+// number is a grey square image (MNIST's 784: 28x28), 3 times one an RGB
+// square image (CIFAR's 3072: 32x32x3). It returns false otherwise.
+func inferRawShape(n int) (rawShape, bool) {
+	if s := isqrt(n); s > 0 && s*s == n {
+		return rawShape{s, s, 1}, true
+	}
+	if n%3 == 0 {
+		if s := isqrt(n / 3); s > 0 && s*s == n/3 {
+			return rawShape{s, s, 3}, true
+		}
+	}
+	return rawShape{}, false
+}
+
+// isqrt returns the integer square root of n >= 0.
+func isqrt(n int) int {
+	s := int(math.Sqrt(float64(n)))
+	for s*s > n {
+		s--
+	}
+	for (s+1)*(s+1) <= n {
+		s++
+	}
+	return s
+}
+
+func (r rawShape) String() string {
+	if r.c == 1 {
+		return fmt.Sprintf("%dx%d", r.h, r.w)
+	}
+	return fmt.Sprintf("%dx%dx%d", r.h, r.w, r.c)
+}
+
 // showGrid draws the first n images of the file at path on a grid and
 // says what it drew.
-func showGrid(ctx context.Context, path string, format fileFormat, n int, opts []grid.Option) (image.Image, string, error) {
+func showGrid(ctx context.Context, path string, format fileFormat, n int, shape rawShape, opts []grid.Option) (image.Image, string, error) {
 	if format == "" {
 		head, err := readHead(ctx, path, nil)
 		if err != nil {
@@ -79,7 +221,7 @@ func showGrid(ctx context.Context, path string, format fileFormat, n int, opts [
 	case formatIDX:
 		return showIDX(path, n, opts)
 	case formatImageRec:
-		return showRec(ctx, path, n, opts)
+		return showRec(ctx, path, n, shape, opts)
 	}
 	return nil, "", usagef("%s: show draws IDX images or image records, not %s", path, format)
 }
@@ -194,24 +336,45 @@ const maxTile = 128
 
 // showRec draws the first n images of an image record file, each resized to
 // the size of the first (its longer side at most maxTile pixels), with the
-// labels of their record headers.
-func showRec(ctx context.Context, path string, n int, opts []grid.Option) (image.Image, string, error) {
+// labels of their record headers. As check does, it decides from the first
+// record what the records hold: a JPEG or PNG after the header is decoded;
+// other bytes are raw HWC pixels (what convert writes from MNIST) of the
+// shape given, or of the shape inferRawShape finds in the first payload.
+func showRec(ctx context.Context, path string, n int, shape rawShape, opts []grid.Option) (image.Image, string, error) {
 	var pix []uint8
 	var labels []float32
-	var h, w, count, width int // width: the most labels of a record
+	var h, w, c, count, width int // width: the most labels of a record
 	dec := decode.Default()
 	var rows [][]float32
+	raw := false
 	err := eachRecord(ctx, path, nil, func(i int, _ int64, payload []byte) (bool, error) {
 		hd, data, err := imagerec.ParseRecord(payload)
 		if err != nil {
 			return false, err
 		}
-		img, err := dec.Decode(data, decode.Options{Channels: 3})
-		if err != nil {
+		if i == 0 {
+			raw = decode.Sniff(data) == decode.FormatUnknown
+			switch {
+			case raw && shape == (rawShape{}):
+				var ok bool
+				if shape, ok = inferRawShape(len(data)); !ok {
+					return false, usagef("the image record holds %d bytes after its header, neither a JPEG, a PNG nor raw pixels of a square image (a square number of bytes, or 3 times one): give --shape HxW or HxWxC", len(data))
+				}
+			case !raw && shape != (rawShape{}):
+				return false, usagef("--shape %s is for raw pixels, and the image record holds a %s image", shape, decode.Sniff(data))
+			}
+		}
+		var img sample.Image
+		if raw {
+			if want := shape.h * shape.w * shape.c; len(data) != want {
+				return false, fmt.Errorf("%w: %d bytes of pixels after the image record header, not the %d of %s (the first record's shape, or --shape)", tensorfeed.ErrBadData, len(data), want, shape)
+			}
+			img = sample.Image{Height: shape.h, Width: shape.w, Channels: shape.c, Pix: data}
+		} else if img, err = dec.Decode(data, decode.Options{Channels: 3}); err != nil {
 			return false, err
 		}
 		if i == 0 {
-			w, h = img.Width, img.Height
+			w, h, c = img.Width, img.Height, img.Channels
 			if s := max(w, h); s > maxTile {
 				w, h = max(1, w*maxTile/s), max(1, h*maxTile/s)
 			}
@@ -219,7 +382,7 @@ func showRec(ctx context.Context, path string, n int, opts []grid.Option) (image
 		if img.Width != w || img.Height != h {
 			img = augment.ResizeImage(img, w, h, augment.AutoInterp)
 		}
-		pix = append(pix, img.Pix...)
+		pix = append(pix, img.Pix...) // a copy: the payload's buffer is reused
 		labels = hd.AppendLabels(labels[:0])
 		rows = append(rows, append([]float32(nil), labels...))
 		width = max(width, len(labels))
@@ -227,6 +390,10 @@ func showRec(ctx context.Context, path string, n int, opts []grid.Option) (image
 		return count < n, nil
 	})
 	if err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return nil, "", usagef("%s: %s", path, ue.msg)
+		}
 		return nil, "", err
 	}
 	if count == 0 {
@@ -243,11 +410,15 @@ func showRec(ctx context.Context, path string, n int, opts []grid.Option) (image
 			lt.F32[i*max(width, 1)+j] = v
 		}
 	}
-	data := tensor.Tensor{Name: "image", Shape: []int{count, h, w, 3}, DType: sample.Uint8, U8: pix}
+	data := tensor.Tensor{Name: "image", Shape: []int{count, h, w, c}, DType: sample.Uint8, U8: pix}
 	img, err := grid.FromBatch(tensor.NewBatch([]tensor.Tensor{data}, []tensor.Tensor{lt}, 0, nil), "image", "label",
 		append([]grid.Option{grid.WithLayout(grid.HWC)}, opts...)...)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", path, err)
 	}
-	return img, fmt.Sprintf("%d images drawn at %dx%d, labels from the record headers", count, w, h), nil
+	what := fmt.Sprintf("%d images drawn at %dx%d, labels from the record headers", count, w, h)
+	if raw {
+		what = fmt.Sprintf("%d images of raw pixels %s drawn at %dx%d, labels from the record headers", count, shape, w, h)
+	}
+	return img, what, nil
 }
