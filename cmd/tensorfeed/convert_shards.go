@@ -117,7 +117,7 @@ func (s *shardSet) write(it convItem) error {
 		}
 	}
 	if s.cur == nil {
-		if err := s.start(); err != nil {
+		if err := s.start(it); err != nil {
 			return err
 		}
 	}
@@ -128,8 +128,9 @@ func (s *shardSet) write(it convItem) error {
 	return nil
 }
 
-// start opens the next shard under a temporary name.
-func (s *shardSet) start() error {
+// start opens the next shard under a temporary name; first, the shard's
+// first record, sets the columns of a Parquet shard.
+func (s *shardSet) start(first convItem) error {
 	name := fmt.Sprintf("%s-%05d%s", s.prefix, len(s.done), outFormats[s.to])
 	f, err := os.CreateTemp(s.dir, "."+name+".tmp*")
 	if err != nil {
@@ -151,12 +152,10 @@ func (s *shardSet) start() error {
 			os.Remove(f.Name())
 			return err
 		}
-		w, err := parquet.Create[parquetRow](f.Name())
-		if err != nil {
+		if sh.sink, err = newParquetSink(f.Name(), first); err != nil {
 			os.Remove(f.Name())
 			return err
 		}
-		sh.sink = &parquetSink{w: w}
 	}
 	s.cur = sh
 	return nil
@@ -367,36 +366,67 @@ func (s *wdsSink) write(it convItem, _ *shard) error {
 func (s *wdsSink) size() int64  { return s.cw.n }
 func (s *wdsSink) close() error { return s.w.Close() }
 
-// parquetRow is a row of the Parquet shards convert writes: an image with
-// its label (mnist, images), or a record's payload (the registry), with
-// its key.
+// parquetRow is a row of the Parquet shards convert writes from images
+// with labels (mnist, images): the image's bytes and its label, with its
+// key.
 type parquetRow struct {
 	Key   string `parquet:"key"`
-	Image []byte `parquet:"image,optional"`
-	Label int64  `parquet:"label,optional"`
-	Data  []byte `parquet:"data,optional"`
+	Image []byte `parquet:"image"`
+	Label int64  `parquet:"label"`
 }
 
-// parquetSink writes Parquet rows through dataset/parquet, which writes
-// the file whole or not at all.
-type parquetSink struct {
-	w     *parquet.Writer[parquetRow]
+// parquetDataRow is a row of the Parquet shards convert writes from the
+// registry's records: the record's payload, with its key.
+type parquetDataRow struct {
+	Key  string `parquet:"key"`
+	Data []byte `parquet:"data"`
+}
+
+// parquetSink writes Parquet rows of type T through dataset/parquet, which
+// writes the file whole or not at all. A shard has the columns of what it
+// holds, images or payloads, and no column that would stay empty.
+type parquetSink[T any] struct {
+	w     *parquet.Writer[T]
+	row   func(it *convItem) (T, error)
 	n     int64 // the rows' bytes before encoding
 	group int64 // the bytes of n in the current row group
 }
 
-func (p *parquetSink) write(it convItem, _ *shard) error {
-	row := parquetRow{Key: it.key}
-	switch {
-	case it.fields != nil:
-		return fmt.Errorf("%s: sample %q: %s, which vary from input to input, and a Parquet shard has one schema: convert it to tfrecord or wds", it.where(), it.key, fieldsWhat)
-	case it.labels != nil:
-		if len(it.labels) != 1 || !integral(it.labels) {
-			return fmt.Errorf("record %q: labels %v: a Parquet shard holds one integer label per image; convert to tfrecord or wds", it.key, it.labels)
+// newParquetSink starts a Parquet shard at path whose columns are those of
+// first: key, image and label for an image with labels, key and data for a
+// record's payload.
+func newParquetSink(path string, first convItem) (recordSink, error) {
+	if first.labels == nil {
+		w, err := parquet.Create[parquetDataRow](path)
+		if err != nil {
+			return nil, err
 		}
-		row.Image, row.Label = it.data, int64(it.labels[0])
-	default:
-		row.Data = it.data
+		return &parquetSink[parquetDataRow]{w: w, row: func(it *convItem) (parquetDataRow, error) {
+			if it.labels != nil {
+				return parquetDataRow{}, fmt.Errorf("%s: record %q: labels %v in a shard of payloads without labels", it.where(), it.key, it.labels)
+			}
+			return parquetDataRow{Key: it.key, Data: it.data}, nil
+		}}, nil
+	}
+	w, err := parquet.Create[parquetRow](path)
+	if err != nil {
+		return nil, err
+	}
+	return &parquetSink[parquetRow]{w: w, row: func(it *convItem) (parquetRow, error) {
+		if len(it.labels) != 1 || !integral(it.labels) {
+			return parquetRow{}, fmt.Errorf("record %q: labels %v: a Parquet shard holds one integer label per image; convert to tfrecord or wds", it.key, it.labels)
+		}
+		return parquetRow{Key: it.key, Image: it.data, Label: int64(it.labels[0])}, nil
+	}}, nil
+}
+
+func (p *parquetSink[T]) write(it convItem, _ *shard) error {
+	if it.fields != nil {
+		return fmt.Errorf("%s: sample %q: %s (%s), and the Parquet shards convert writes have fixed columns (key and data for a payload; key, image and label for an image), not a column for each field: convert it to tfrecord or wds", it.where(), it.key, fieldsWhat, strings.Join(sortedNames(it.fields), ", "))
+	}
+	row, err := p.row(&it)
+	if err != nil {
+		return err
 	}
 	for _, v := range [][]byte{[]byte(it.key), it.data} {
 		if n := int64(len(v)); n+parquetPageSlack > limits.parquetPage {
@@ -416,6 +446,6 @@ func (p *parquetSink) write(it convItem, _ *shard) error {
 	return p.w.Write(row)
 }
 
-func (p *parquetSink) size() int64  { return p.n }
-func (p *parquetSink) close() error { return p.w.Close() }
-func (p *parquetSink) abort()       { p.w.Abort() }
+func (p *parquetSink[T]) size() int64  { return p.n }
+func (p *parquetSink[T]) close() error { return p.w.Close() }
+func (p *parquetSink[T]) abort()       { p.w.Abort() }

@@ -352,7 +352,7 @@ func TestConvertRegistry(t *testing.T) {
 		"recordio:"+filepath.Join(in, "*.rec"), filepath.Join(in, "b.csv")); code != 0 {
 		t.Fatalf("parquet: exit %d: %s", code, stderr)
 	}
-	rows, err := source.Collect(context.Background(), source.Reader[parquetRow](parquet.Read[parquetRow]([]string{filepath.Join(out, "q-00000.parquet")})))
+	rows, err := source.Collect(context.Background(), source.Reader[parquetDataRow](parquet.Read[parquetDataRow]([]string{filepath.Join(out, "q-00000.parquet")})))
 	if err != nil || len(rows) != 4 || string(rows[1].Data) != "r1" || rows[3].Key != "00000003" || string(rows[3].Data) != "y,2" {
 		t.Fatalf("parquet rows %+v, %v", rows, err)
 	}
