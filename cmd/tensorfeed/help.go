@@ -24,6 +24,9 @@ func help(args []string, e *env) int {
 		fmt.Fprint(e.stdout, helpUsage)
 		return exitOK
 	}
+	if len(args) > 1 && isHelpFlag(args[len(args)-1]) { // "help show -h" is "help show"
+		args = args[:len(args)-1]
+	}
 	if len(args) == 1 && isGroup(args[0]) {
 		printGroup(e.stdout, args[0])
 		return exitOK

@@ -90,3 +90,14 @@ func TestHelpOfHelp(t *testing.T) {
 		}
 	}
 }
+
+// "help COMMAND -h" is "help COMMAND".
+func TestHelpCommandFlag(t *testing.T) {
+	for _, args := range [][]string{{"help", "show", "-h"}, {"help", "rec", "ls", "--help"}, {"help", "rec", "-h"}} {
+		code, stdout, stderr := runCmd(args...)
+		want := "usage: tensorfeed " + strings.Join(args[1:len(args)-1], " ") + " "
+		if code != 0 || stderr != "" || !strings.HasPrefix(stdout, want) {
+			t.Errorf("%q: exit %d, stdout %.80q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+}
