@@ -74,7 +74,7 @@ In Go, grid.FromBatch (package github.com/tensorfeed/tensorfeed/image/grid) draw
 				return err
 			}
 			opts := []grid.Option{grid.Cols(*cols), grid.Scale(*scale)}
-			img, what, err := showGrid(ctx, pos[0], fileFormat(*format), *n, shape, opts)
+			img, what, err := showGrid(ctx, pos[0], fileFormat(*format), *n, *scale, shape, opts)
 			if err != nil {
 				return err
 			}
@@ -93,11 +93,37 @@ const (
 	// default scale is 457x9217 pixels, and more tiles are more than a
 	// person looks at.
 	maxShowImages = 1024
-	// maxShowScale bounds --scale: 1024 tiles of maxTile pixels at 16 are
-	// 8 columns of 2048-pixel tiles, 128 rows, already some 17 GB of RGBA;
-	// the auto scale stays far below.
+	// maxShowScale bounds --scale.
 	maxShowScale = 16
+	// maxGridPixels bounds the tiles' pixels of a grid, 256 MiB as RGBA,
+	// since -n and --scale within their bounds may still ask for more
+	// (1024 tiles of maxTile pixels at scale 16 are 16 Gi pixels): 1024
+	// MNIST digits at the default scale are 3.2 Mi pixels.
+	maxGridPixels = 64 << 20
 )
+
+// checkGridSize returns a usage error when n tiles of h×w pixels drawn at
+// scale (0: grid's automatic scale, which enlarges small images to about
+// 64 pixels) pass maxGridPixels.
+func checkGridSize(path string, n, h, w, scale int) error {
+	if scale == 0 {
+		scale = max(1, 64/max(h, w, 1))
+	}
+	// h and w are below 2^31 (an IDX dimension, or at most maxTile), and
+	// scale and n are bounded, so that the product is checked one factor
+	// at a time without overflowing.
+	px := int64(h) * int64(w)
+	for _, f := range []int64{int64(scale), int64(scale), int64(n)} {
+		if px > maxGridPixels {
+			break
+		}
+		px *= f
+	}
+	if px > maxGridPixels {
+		return usagef("%s: %d images of %dx%d pixels drawn at scale %d are more than the %d pixels a grid holds: give a smaller -n or --scale", path, n, w, h, scale, maxGridPixels)
+	}
+	return nil
+}
 
 // checkOutDir returns an error naming the folder of the file out when that
 // folder does not exist or is not a folder.
@@ -207,7 +233,7 @@ func (r rawShape) String() string {
 
 // showGrid draws the first n images of the file at path on a grid and
 // says what it drew.
-func showGrid(ctx context.Context, path string, format fileFormat, n int, shape rawShape, opts []grid.Option) (image.Image, string, error) {
+func showGrid(ctx context.Context, path string, format fileFormat, n, scale int, shape rawShape, opts []grid.Option) (image.Image, string, error) {
 	if format == "" {
 		head, err := readHead(ctx, path, nil)
 		if err != nil {
@@ -219,16 +245,16 @@ func showGrid(ctx context.Context, path string, format fileFormat, n int, shape 
 	}
 	switch format {
 	case formatIDX:
-		return showIDX(path, n, opts)
+		return showIDX(path, n, scale, opts)
 	case formatImageRec:
-		return showRec(ctx, path, n, shape, opts)
+		return showRec(ctx, path, n, scale, shape, opts)
 	}
 	return nil, "", usagef("%s: show draws IDX images or image records, not %s", path, format)
 }
 
 // showIDX draws the first n records of an IDX image file, with the labels
 // of the labels file beside it when there is one.
-func showIDX(path string, n int, opts []grid.Option) (image.Image, string, error) {
+func showIDX(path string, n, scale int, opts []grid.Option) (image.Image, string, error) {
 	x, closeFile, err := openIDX(path)
 	if err != nil {
 		return nil, "", err
@@ -239,6 +265,10 @@ func showIDX(path string, n int, opts []grid.Option) (image.Image, string, error
 	shape := append([]int{n}, h.Dims[1:]...)
 	if len(shape) < 2 {
 		return nil, "", fmt.Errorf("%s: IDX of dimensions %v holds no images", path, h.Dims)
+	}
+	// The pixels of a record: its rows by the rest (columns, channels).
+	if err := checkGridSize(path, n, shape[1], h.RecordElems()/max(shape[1], 1), scale); err != nil {
+		return nil, "", err
 	}
 	per := h.RecordElems()
 	data := tensor.Tensor{Name: "image", Shape: shape, DType: sample.Float32, F32: make([]float32, n*per)}
@@ -340,7 +370,7 @@ const maxTile = 128
 // record what the records hold: a JPEG or PNG after the header is decoded;
 // other bytes are raw HWC pixels (what convert writes from MNIST) of the
 // shape given, or of the shape inferRawShape finds in the first payload.
-func showRec(ctx context.Context, path string, n int, shape rawShape, opts []grid.Option) (image.Image, string, error) {
+func showRec(ctx context.Context, path string, n, scale int, shape rawShape, opts []grid.Option) (image.Image, string, error) {
 	var pix []uint8
 	var labels []float32
 	var h, w, c, count, width int // width: the most labels of a record
@@ -398,6 +428,9 @@ func showRec(ctx context.Context, path string, n int, shape rawShape, opts []gri
 	}
 	if count == 0 {
 		return nil, "", errors.New(path + ": no records")
+	}
+	if err := checkGridSize(path, count, h, w, scale); err != nil {
+		return nil, "", err
 	}
 	// Records without a label, or with fewer, show NaN in the missing places.
 	lt := tensor.Tensor{Name: "label", Shape: []int{count, max(width, 1)}, DType: sample.Float32, F32: make([]float32, count*max(width, 1))}

@@ -292,3 +292,31 @@ func TestShowRawShapes(t *testing.T) {
 		t.Errorf("--shape of images: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// A grid of more than 64 Mi pixels is refused before it is drawn, for an
+// IDX file before its images are read: -n and --scale within their bounds
+// could otherwise ask for gigabytes.
+func TestShowGridPixelBound(t *testing.T) {
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "big-images-idx3-ubyte")
+	writeIDX(t, idx, []int{2, 600, 600}, make([]byte, 2*600*600))
+	out := filepath.Join(dir, "g.png")
+	code, _, stderr := runCmd("show", "--scale", "16", "--grid", out, idx)
+	if code != 2 || !strings.Contains(stderr, "2 images of 600x600 pixels drawn at scale 16 are more than the 67108864 pixels a grid holds: give a smaller -n or --scale") {
+		t.Errorf("idx: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := runCmd("show", "--scale", "1", "--grid", out, idx); code != 0 {
+		t.Errorf("idx at scale 1: exit %d, stderr %q", code, stderr)
+	}
+
+	recs := make([][]byte, 17)
+	for i := range recs {
+		recs[i] = make([]byte, 128*128)
+	}
+	rec := filepath.Join(dir, "big.rec")
+	writeRec(t, rec, recs...)
+	code, _, stderr = runCmd("show", "--scale", "16", "--grid", out, rec)
+	if code != 2 || !strings.Contains(stderr, "17 images of 128x128 pixels drawn at scale 16 are more than") {
+		t.Errorf("rec: exit %d, stderr %q", code, stderr)
+	}
+}
