@@ -32,7 +32,7 @@ var showCommand = command{
 
 PATH is an IDX image file, plain or gzip (MNIST's train-images-idx3-ubyte.gz; the labels come from the labels file beside it, train-labels-idx1-ubyte.gz, when there is one), or a RecordIO image record file (.rec; the labels come from the record headers, and every image is resized to the size of the first). As check does, show decides from the first record what the records hold: JPEG or PNG images (as im2rec pack and convert --from images write) are decoded; other bytes are raw pixels, HWC (as convert --from mnist writes MNIST's 28x28 grey digits), of the size --shape gives or, without it, a square grey image when their length is a square number (784: 28x28) or a square RGB image when it is 3 times one (3072: 32x32x3).
 
-The grid's folder must exist (show makes none), and a grid holds at most 1024 images.
+The grid's folder must exist (show makes none), and a grid holds at most 1024 images and 64 Mi pixels.
 
 Examples:
   tensorfeed show --grid digits.png data/mnist/t10k-images-idx3-ubyte.gz
@@ -97,7 +97,7 @@ const (
 	maxShowScale = 16
 	// maxGridPixels bounds the tiles' pixels of a grid, 256 MiB as RGBA,
 	// since -n and --scale within their bounds may still ask for more
-	// (1024 tiles of maxTile pixels at scale 16 are 16 Gi pixels): 1024
+	// (1024 tiles of maxTile pixels at scale 16 are 4 Gi pixels): 1024
 	// MNIST digits at the default scale are 3.2 Mi pixels.
 	maxGridPixels = 64 << 20
 )
@@ -245,6 +245,9 @@ func showGrid(ctx context.Context, path string, format fileFormat, n, scale int,
 	}
 	switch format {
 	case formatIDX:
+		if shape != (rawShape{}) {
+			return nil, "", usagef("%s: --shape is for image records of raw pixels; an IDX file says its shape", path)
+		}
 		return showIDX(path, n, scale, opts)
 	case formatImageRec:
 		return showRec(ctx, path, n, scale, shape, opts)

@@ -115,6 +115,7 @@ func TestShowUsage(t *testing.T) {
 		{[]string{"show", "-n", "0", "--grid", "o.png", "x"}, 2, "-n >= 1"},
 		{[]string{"show", "--grid", "o.png", "no/such.rec"}, 1, "no/such.rec"},
 		{[]string{"show", "--grid", "o.png", "--format", "csv", "x.csv"}, 2, "IDX images or image records"},
+		{[]string{"show", "--grid", "o.png", "--shape", "28x28", "../../data/mnist/t10k-images-idx3-ubyte.gz"}, 2, "--shape is for image records of raw pixels; an IDX file says its shape"},
 	} {
 		code, _, stderr := runCmd(c.args...)
 		if code != c.code || !strings.Contains(stderr, c.msg) {
