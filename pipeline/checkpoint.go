@@ -318,7 +318,8 @@ func (p *Pipe[T]) EpochsFrom(ctx context.Context, c *Checkpoint, n int) (iter.Se
 		}
 		return nil, c.fail("state", "%w", err)
 	}
-	return p.epochs(ctx, c.Epoch, &checked[T]{r: first, c: c}, n), nil
+	p.pos.set(c.Epoch, c.Step) // a resumed feed knows where it is before its first item
+	return p.epochs(ctx, c.Epoch, c.Step, &checked[T]{r: first, c: c}, n), nil
 }
 
 // agrees checks the step against the state: want is the state p computes

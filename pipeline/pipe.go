@@ -23,6 +23,7 @@ import (
 type Pipe[T any] struct {
 	r    source.Reader[T] // the step's reader, instrumented
 	node *node
+	pos  position // where the consumer of Epochs stands
 }
 
 // From starts a pipeline at r. The first step is named "source" unless

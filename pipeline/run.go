@@ -39,18 +39,21 @@ import (
 // an epoch, printed, see Report. After an epoch in which ctx was cancelled
 // no further epoch starts.
 func (p *Pipe[T]) Epochs(ctx context.Context, n int) iter.Seq2[int, iter.Seq2[T, error]] {
-	return p.epochs(ctx, 0, p, n)
+	return p.epochs(ctx, 0, 0, p, n)
 }
 
-// epochs runs the passes of epochs start .. n-1, the first one with first.
-func (p *Pipe[T]) epochs(ctx context.Context, start int, first source.Reader[T], n int) iter.Seq2[int, iter.Seq2[T, error]] {
+// epochs runs the passes of epochs start .. n-1, the first one with first,
+// which begins after step items of its epoch (a resumed pass).
+func (p *Pipe[T]) epochs(ctx context.Context, start int, step int64, first source.Reader[T], n int) iter.Seq2[int, iter.Seq2[T, error]] {
 	return func(yield func(int, iter.Seq2[T, error]) bool) {
 		for e := start; n < 0 || e < n; e++ {
 			r := source.Reader[T](p)
+			var base int64
 			if e == start {
-				r = first
+				r, base = first, step
 			}
-			ep := epoch[T]{r: r, ctx: source.WithEpoch(ctx, e)}
+			p.pos.set(e, base)
+			ep := epoch[T]{r: r, ctx: source.WithEpoch(ctx, e), e: e, base: base, pos: &p.pos}
 			before := p.Stats()
 			start := time.Now()
 			more := yield(e, ep.all)
@@ -62,10 +65,14 @@ func (p *Pipe[T]) epochs(ctx context.Context, start int, first source.Reader[T],
 	}
 }
 
-// epoch is one pass of Epochs; it counts what the consumer received.
+// epoch is one pass of Epochs; it counts what the consumer received and
+// keeps the pipe's position.
 type epoch[T any] struct {
 	r       source.Reader[T]
 	ctx     context.Context
+	e       int
+	base    int64 // the items of the epoch before this pass (a resumed pass)
+	pos     *position
 	samples int64
 	err     error
 }
@@ -76,6 +83,7 @@ func (ep *epoch[T]) all(yield func(T, error) bool) {
 			ep.err = err
 		} else {
 			ep.samples++
+			ep.pos.set(ep.e, ep.base+ep.samples)
 		}
 		if !yield(v, err) {
 			return
