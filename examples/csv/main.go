@@ -9,7 +9,8 @@
 // Every fifth row is held out for testing (10 per class); the rest are
 // standardised with the training rows' mean and deviation, shuffled every
 // epoch, batched and assembled into "data" and "softmax_label" tensors. It
-// prints the held-out accuracy of each layout.
+// prints the held-out accuracy of each layout; -v logs every epoch of
+// every pipeline.
 //
 //	go run ./examples/csv
 package main
@@ -19,10 +20,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 
-	"go.uber.org/zap"
-
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 )
 
@@ -34,7 +33,8 @@ func main() {
 	flag.IntVar(&cfg.BatchSize, "batch", cfg.BatchSize, "batch size")
 	flag.Float64Var(&cfg.LR, "lr", cfg.LR, "Adam learning rate")
 	flag.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the shuffle and the weights")
-	debug := flag.Bool("debug", false, "log every pass of every pipeline step")
+	var logging cli.Logging
+	logging.Register(flag.CommandLine)
 	flag.Parse()
 	cli.CheckFlags(
 		cli.OneOf("layout", cfg.Layout, "csviter", "header", "all"),
@@ -43,18 +43,16 @@ func main() {
 		cli.Positive("lr", cfg.LR),
 	)
 
-	log := cli.Logger(*debug)
+	log := logging.Logger()
 	defer log.Sync() //nolint:errcheck // nothing to do about a failed flush of stderr
 	cfg.Log = log
 	cfg.Progress = os.Stderr
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := tensorfeed.NotifyStop(context.Background())
 	defer stop()
 	res, err := run(ctx, cfg, os.Stdout)
-	if err != nil {
-		log.Error("csv failed", zap.Error(err))
-		os.Exit(1)
-	}
+	stop() // a second signal kills at once
+	cli.Exit(ctx, err)
 	line := "held-out accuracy:"
 	for _, r := range res {
 		line += fmt.Sprintf(" %s %.4f", r.Layout, r.Accuracy)

@@ -55,10 +55,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 
-	"go.uber.org/zap"
-
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 )
 
@@ -78,7 +76,8 @@ func main() {
 	flag.IntVar(&cfg.Prefetch, "prefetch", cfg.Prefetch, "batches each rank assembles ahead of its loop (0: none)")
 	flag.IntVar(&cacheMB, "cache-mb", cacheMB, "size bound of the shard cache the ranks share, in MiB")
 	flag.StringVar(&cfg.IDs, "ids", "", "write a line per sample read (epoch, world, rank, id) to this file")
-	debug := flag.Bool("debug", false, "log the pipelines' statistics of every epoch and pass")
+	var logging cli.Logging
+	logging.Register(flag.CommandLine)
 	flag.Parse()
 	var s3Err error
 	if cfg.S3 != "" {
@@ -103,20 +102,16 @@ func main() {
 	)
 	cfg.CacheBytes = int64(cacheMB) << 20
 
-	log := cli.Logger(*debug)
+	log := logging.Logger()
 	defer log.Sync() //nolint:errcheck // nothing to do about a failed flush of stderr
-	cfg.PipeLog = cli.PipelineLogger(log, *debug)
+	cfg.PipeLog = logging.PipelineLogger(log)
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := tensorfeed.NotifyStop(context.Background())
 	defer stop()
 	res, err := run(ctx, cfg, os.Stdout)
-	if err != nil {
-		log.Error("distributed failed", zap.Error(err))
-		os.Exit(1)
+	stop() // a second signal kills at once
+	if err == nil && (res.Duplicates > 0 || res.Missing > 0) {
+		err = fmt.Errorf("the ranks did not read every sample of every epoch exactly once: %d duplicates, %d missing", res.Duplicates, res.Missing)
 	}
-	if res.Duplicates > 0 || res.Missing > 0 {
-		log.Error("the ranks did not read every sample of every epoch exactly once",
-			zap.Int("duplicates", res.Duplicates), zap.Int("missing", res.Missing))
-		os.Exit(1)
-	}
+	cli.Exit(ctx, err)
 }

@@ -98,6 +98,11 @@ type rankRun struct {
 // run uploads the shards, reads them with the ranks and checks every
 // sample id of every epoch; it prints to out.
 func run(ctx context.Context, cfg config, out io.Writer) (res result, err error) {
+	// The output is checked first: a bad path fails now, not after the
+	// run whose samples it would have listed.
+	if err := cli.WritableFile("ids", cfg.IDs); err != nil {
+		return res, err
+	}
 	if cfg.PipeLog == nil {
 		cfg.PipeLog = zap.NewNop()
 	}

@@ -37,11 +37,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 
-	"go.uber.org/zap"
-
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 )
 
@@ -58,7 +56,8 @@ func main() {
 	flag.IntVar(&cfg.SampleEvery, "sample-every", cfg.SampleEvery, "write a grid of generated digits every N steps (0: only at the end)")
 	flag.IntVar(&cfg.LogEvery, "log-every", cfg.LogEvery, "print the losses every N steps")
 	flag.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the shuffle, the noise and the weights")
-	debug := flag.Bool("debug", false, "log the pipeline's statistics of every epoch and pass")
+	var logging cli.Logging
+	logging.Register(flag.CommandLine)
 	flag.Parse()
 	cli.CheckFlags(
 		cli.AtLeast("steps", cfg.Steps, 1),
@@ -71,19 +70,17 @@ func main() {
 		cli.AtLeast("log-every", cfg.LogEvery, 1),
 	)
 
-	log := cli.Logger(*debug)
+	log := logging.Logger()
 	defer log.Sync() //nolint:errcheck // nothing to do about a failed flush of stderr
 	cfg.Log = log
-	cfg.PipeLog = cli.PipelineLogger(log, *debug)
+	cfg.PipeLog = logging.PipelineLogger(log)
 	cfg.Progress = os.Stderr
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := tensorfeed.NotifyStop(context.Background())
 	defer stop()
 	res, err := run(ctx, cfg, os.Stdout)
-	if err != nil {
-		log.Error("gan failed", zap.Error(err))
-		os.Exit(1)
-	}
+	stop() // a second signal kills at once
+	cli.Exit(ctx, err)
 	fmt.Printf("final losses: discriminator %.3f, generator %.3f\n", res.DLoss, res.GLoss)
 	fmt.Printf("wrote %s (generated digits), %s (a real batch), %s (both losses per step), %s (the discriminator's accuracy), %s (images/s)",
 		res.Generated, res.Real, res.LossPlot, res.AccPlot, res.RatePlot)

@@ -247,6 +247,11 @@ func (m *gan) sampleGrid(z *mat.Dense, path string) error {
 }
 
 func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
+	// The output folder is checked first: a bad path fails now, not
+	// after the training whose grids it would have held.
+	if err := cli.WritableDir("out", cfg.OutDir); err != nil {
+		return nil, err
+	}
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}

@@ -18,7 +18,9 @@
 // -prefetch), and -dump FILE writes a line per batch (epoch, step, SHA-256
 // of the image tensor and of the label values as int32). The iterator
 // resumes by replaying the epoch up to the checkpoint when it cannot start
-// part way.
+// part way. Ctrl-C (SIGINT) or SIGTERM stops the run at the next batch,
+// writes the checkpoint of that position to -checkpoint, prints where on
+// one line and exits with status 130 or 143.
 //
 // Any .rec works; for photographs give the output shape and a resize:
 //
@@ -30,12 +32,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 
-	"go.uber.org/zap"
-
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 )
 
@@ -58,7 +58,8 @@ func main() {
 	cfg.Run.Register(flag.CommandLine, "int32 (the label values, which the tensor holds as float32)")
 	flag.StringVar(&cfg.OutDir, "out", cfg.OutDir, "directory for the contact sheet")
 	flag.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the shuffle and the augmentation")
-	debug := flag.Bool("debug", false, "log every pass")
+	var logging cli.Logging
+	logging.Register(flag.CommandLine)
 	flag.Parse()
 	var shapeErr error
 	cfg.Shape, shapeErr = parseShape(shape)
@@ -77,18 +78,16 @@ func main() {
 		cfg.Run.Check(),
 	)
 
-	log := cli.Logger(*debug)
+	log := logging.Logger()
 	defer log.Sync() //nolint:errcheck // nothing to do about a failed flush of stderr
 	cfg.Log = log
 	cfg.Progress = os.Stderr
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := tensorfeed.NotifyStop(context.Background())
 	defer stop()
 	res, err := run(ctx, cfg, os.Stdout)
-	if err != nil {
-		log.Error("imagerec failed", zap.Error(err))
-		os.Exit(1)
-	}
+	stop() // a second signal kills at once
+	cli.Exit(ctx, err)
 	if res.Stopped {
 		return
 	}

@@ -39,10 +39,10 @@ func TestStopResume(t *testing.T) {
 // refused with exit status 1 and both pipelines' shapes.
 func TestResumeRefused(t *testing.T) {
 	resumetest.Refused(t, append(feedArgs, "-resume", filepath.Join("testdata", "mnist_checkpoint.json")),
-		"checkpoint of another pipeline", "mnist-train", "imagerec-example(")
+		"of another pipeline", "mnist-train", "imagerec-example(")
 	ck := filepath.Join(t.TempDir(), "checkpoint.json")
 	if code, _, stderr := clitest.Run(t, append(feedArgs, "-stop-after", "2", "-checkpoint", ck)...); code != 0 {
 		t.Fatalf("exit status %d: %s", code, stderr)
 	}
-	resumetest.Refused(t, append(feedArgs, "-batch", "64", "-resume", ck), "checkpoint of another pipeline", "batch=96", "batch=64")
+	resumetest.Refused(t, append(feedArgs, "-batch", "64", "-resume", ck), "of another pipeline", "batch=96", "batch=64")
 }

@@ -141,6 +141,15 @@ func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error
 	if cfg.Progress == nil {
 		cfg.Progress = io.Discard
 	}
+	// The outputs are checked first: a bad path fails now, not after the
+	// run it would have ended.
+	sheetDir := cfg.OutDir
+	if cfg.Run.FeedOnly {
+		sheetDir = "" // no contact sheet
+	}
+	if err := errors.Join(cli.WritableDir("out", sheetDir), cfg.Run.CheckOutputs()); err != nil {
+		return nil, err
+	}
 	if _, err := os.Stat(cfg.RecPath); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w (set -rec to an image RecordIO file)", err)
 	}
@@ -164,7 +173,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error
 		}
 	}()
 	if c := feed.Resumed(); c != nil {
-		fmt.Fprintf(out, "resumed from %s at epoch %d, step %d\n", cfg.Run.Resume, c.Epoch+1, c.Step)
+		fmt.Fprintf(out, "resumed from %s at epoch %d step %d\n", cfg.Run.Resume, c.Epoch, c.Step)
 	}
 
 	res = &result{}
@@ -209,8 +218,8 @@ func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error
 		fmt.Fprintf(out, "epoch %d/%d: %d images in %v: %.0f images/s (%d decoding goroutines)\n", epoch+1, cfg.Epochs, images,
 			elapsed.Round(time.Millisecond), rate, threads(cfg.Threads))
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if err := feed.Err(); err != nil {
+		return nil, err // stopped by a signal, and checkpointed
 	}
 	if total > 0 {
 		res.Rate = float64(all) / total.Seconds()
@@ -219,8 +228,8 @@ func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error
 	res.Batches = feed.Batches()
 	if c := feed.Stopped(); c != nil {
 		res.Stopped = true
-		fmt.Fprintf(out, "stopped after %d batches, at epoch %d, step %d; checkpoint: %s (%d bytes)\n",
-			res.Batches, c.Epoch+1, c.Step, cfg.Run.Checkpoint, feed.CheckpointBytes())
+		fmt.Fprintf(out, "stopped after %d batches, at epoch %d step %d; checkpoint: %s (%d bytes)\n",
+			res.Batches, c.Epoch, c.Step, cfg.Run.Checkpoint, feed.CheckpointBytes())
 		return res, nil
 	}
 	if !draw {

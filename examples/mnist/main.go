@@ -15,9 +15,13 @@
 // It prints the loss and throughput of every epoch, the pipeline's own
 // statistics, where it wrote its plots, and as its last line the accuracy
 // on the 10,000 test images (0.9765 after the default 3 epochs). On a
-// terminal, a progress bar shows each epoch's samples, rate and ETA.
+// terminal, a progress bar shows each epoch's samples, rate and ETA. It
+// logs nothing but warnings unless -v (or -debug) asks, and an error is one
+// line on stderr with exit status 1.
 //
-// Stop and resume: -stop-after N stops after the run's N-th batch and
+// Stop and resume: Ctrl-C (SIGINT) or SIGTERM stops the run at the next
+// batch, writes the checkpoint of that position to -checkpoint, prints
+// where on one line and exits with status 130 or 143. -stop-after N stops after the run's N-th batch and
 // writes the input pipeline's checkpoint to -checkpoint (also written at
 // the end of every epoch); -resume FILE continues from it exactly, with
 // any -threads and -prefetch. The checkpoint holds the pipeline's position
@@ -43,11 +47,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
 
-	"go.uber.org/zap"
-
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 )
 
@@ -66,7 +68,8 @@ func main() {
 	flag.StringVar(&cfg.PlotDir, "plots", cfg.PlotDir, `folder of the PNG plots of loss, accuracy and samples/s ("": none)`)
 	flag.IntVar(&cfg.PlotEvery, "plot-every", cfg.PlotEvery, "training steps per point of the plots")
 	cfg.Run.Register(flag.CommandLine, "int32")
-	debug := flag.Bool("debug", false, "log the pipeline's statistics of every epoch and pass")
+	var logging cli.Logging
+	logging.Register(flag.CommandLine)
 	flag.Parse()
 	cli.CheckFlags(
 		cli.AtLeast("epochs", cfg.Epochs, 1),
@@ -81,19 +84,17 @@ func main() {
 		cfg.Run.Check(),
 	)
 
-	log := cli.Logger(*debug)
+	log := logging.Logger()
 	defer log.Sync() //nolint:errcheck // nothing to do about a failed flush of stderr
 	cfg.Log = log
-	cfg.PipeLog = cli.PipelineLogger(log, *debug)
+	cfg.PipeLog = logging.PipelineLogger(log)
 	cfg.Progress = os.Stderr
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := tensorfeed.NotifyStop(context.Background())
 	defer stop()
 	res, err := run(ctx, cfg, os.Stdout)
-	if err != nil {
-		log.Error("mnist failed", zap.Error(err))
-		os.Exit(1)
-	}
+	stop() // a second signal kills at once
+	cli.Exit(ctx, err)
 	if res.Stopped || cfg.Run.FeedOnly {
 		return
 	}

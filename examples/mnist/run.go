@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -235,6 +236,11 @@ func newModel(hidden int, seed uint64) nn.Sequential {
 
 func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error) {
 	cfg.fillDefaults()
+	// The outputs are checked first: a bad path fails now, not after the
+	// training it would have ended.
+	if err := errors.Join(cli.WritableDir("plots", cfg.PlotDir), cfg.Run.CheckOutputs()); err != nil {
+		return nil, err
+	}
 	ctx = tensorfeed.WithLogger(ctx, cfg.PipeLog)
 	s := newSink(cfg.BatchSize)
 	pipe, perEpoch, err := trainPipe(ctx, cfg, s)
@@ -252,7 +258,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error
 	}()
 	train := !cfg.Run.FeedOnly
 	if c := feed.Resumed(); c != nil {
-		fmt.Fprintf(out, "resumed from %s at epoch %d, step %d\n", cfg.Run.Resume, c.Epoch+1, c.Step)
+		fmt.Fprintf(out, "resumed from %s at epoch %d step %d\n", cfg.Run.Resume, c.Epoch, c.Step)
 		if train {
 			fmt.Fprintln(out, "the model starts fresh: the checkpoint holds the input pipeline's position, not the model's weights")
 		}
@@ -333,15 +339,15 @@ func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error
 		}
 		cfg.Log.Debug("epoch stats", zap.Int("epoch", epoch), zap.Array("stages", st))
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if err := feed.Err(); err != nil {
+		return nil, err // stopped by a signal, and checkpointed
 	}
 	res.Batches = feed.Batches()
 	res.PipelineStats = pipe.Stats()
 	if c := feed.Stopped(); c != nil {
 		res.Stopped = true
-		fmt.Fprintf(out, "stopped after %d batches, at epoch %d, step %d; checkpoint: %s (%d bytes)\n",
-			res.Batches, c.Epoch+1, c.Step, cfg.Run.Checkpoint, feed.CheckpointBytes())
+		fmt.Fprintf(out, "stopped after %d batches, at epoch %d step %d; checkpoint: %s (%d bytes)\n",
+			res.Batches, c.Epoch, c.Step, cfg.Run.Checkpoint, feed.CheckpointBytes())
 		return res, nil
 	}
 	// The report's "waited" is the time the training loop waited for a

@@ -16,6 +16,12 @@
 // runs; a checkpoint of another pipeline (another program, another -batch,
 // other data) is refused.
 //
+// A run whose context is cancelled (tensorfeed.NotifyStop's, on SIGINT or
+// SIGTERM) stops at the loop's next batch, writes the checkpoint of the
+// position reached when -checkpoint names a file, and ends with a
+// *StopError that says where, so that it resumes as a run stopped by
+// -stop-after does.
+//
 // # Dump
 //
 // -dump FILE writes one line per batch the loop receives:
@@ -43,6 +49,8 @@ import (
 	"math"
 	"os"
 
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -70,6 +78,13 @@ func (f *Flags) Register(fs *flag.FlagSet, labels string) {
 	fs.StringVar(&f.Resume, "resume", f.Resume, "continue from this checkpoint file (same pipeline flags; -threads and -prefetch may differ)")
 }
 
+// CheckOutputs checks, before a run starts, that the checkpoint and the
+// dump can be written, so that a bad path fails at once rather than at
+// the end of the first epoch.
+func (f *Flags) CheckOutputs() error {
+	return errors.Join(cli.WritableFile("checkpoint", f.Checkpoint), cli.WritableFile("dump", f.Dump))
+}
+
 // Check returns an error for values that cannot work together, for
 // cli.CheckFlags; nil when they are good.
 func (f *Flags) Check() error {
@@ -87,6 +102,7 @@ func (f *Flags) Check() error {
 // -resume, writes the dump and the checkpoints, and stops at -stop-after.
 // Make one with Start, range Epochs, then call Close.
 type Run struct {
+	ctx    context.Context
 	flags  Flags
 	pipe   *pipeline.Pipe[*tensor.Batch]
 	from   *pipeline.Checkpoint
@@ -100,7 +116,38 @@ type Run struct {
 	batches int                  // batches the loop received in this run
 	stopped *pipeline.Checkpoint // where -stop-after stopped the run
 	size    int                  // bytes of the last checkpoint written
+
+	epoch       int        // the epoch the loop is in
+	step        int64      // batches of it the loop received
+	interrupted *StopError // where the context's cancellation stopped the run
 }
+
+// StopError is the error of a run whose context was cancelled: where the
+// loop stopped and where its checkpoint went. It wraps the context's
+// cause, a *tensorfeed.SignalError when a signal stopped the run, so that
+// tensorfeed.ExitCode gives the signal's exit status.
+type StopError struct {
+	Epoch      int    // the checkpoint's epoch, from 0
+	Step       int64  // the batches of the epoch the loop received: the checkpoint's step
+	Checkpoint string // the file written; "" without -checkpoint
+	Cause      error  // context.Cause of the run's context
+}
+
+func (e *StopError) Error() string {
+	var msg string
+	if se, ok := errors.AsType[*tensorfeed.SignalError](e.Cause); ok {
+		msg = fmt.Sprintf("%v at epoch %d step %d", se, e.Epoch, e.Step)
+	} else {
+		msg = fmt.Sprintf("stopped at epoch %d step %d (%v)", e.Epoch, e.Step, e.Cause)
+	}
+	if e.Checkpoint == "" {
+		return msg + "; no checkpoint written (-checkpoint not set)"
+	}
+	return msg + "; checkpoint written to " + e.Checkpoint
+}
+
+// Unwrap returns the context's cause.
+func (e *StopError) Unwrap() error { return e.Cause }
 
 // Start prepares a run of epochs 0 .. n-1 of pipe, or of the rest of them
 // from the -resume checkpoint. A checkpoint that cannot be read or belongs
@@ -108,7 +155,7 @@ type Run struct {
 // pipeline.ErrCheckpoint). It opens the dump: truncated for a new run,
 // appended to for a resumed one.
 func Start(ctx context.Context, f Flags, pipe *pipeline.Pipe[*tensor.Batch], n int) (*Run, error) {
-	r := &Run{flags: f, pipe: pipe}
+	r := &Run{ctx: ctx, flags: f, pipe: pipe}
 	if f.Resume != "" {
 		c, err := pipeline.ReadCheckpoint(f.Resume)
 		if err != nil {
@@ -118,7 +165,7 @@ func Start(ctx context.Context, f Flags, pipe *pipeline.Pipe[*tensor.Batch], n i
 		if err != nil {
 			return nil, fmt.Errorf("-resume %s: %w", f.Resume, err)
 		}
-		r.from = c
+		r.from, r.epoch, r.step = c, c.Epoch, c.Step
 	} else {
 		r.epochs = pipe.Epochs(ctx, n)
 	}
@@ -138,6 +185,36 @@ func Start(ctx context.Context, f Flags, pipe *pipeline.Pipe[*tensor.Batch], n i
 
 // Resumed returns the checkpoint the run continues from, or nil.
 func (r *Run) Resumed() *pipeline.Checkpoint { return r.from }
+
+// Err returns nil, or a *StopError when the run's context was cancelled:
+// the checkpoint of the position the loop reached is written (with
+// -checkpoint) and the error says where. A pass cancelled in its middle
+// yields the same error; call Err after the loop over Epochs for a
+// cancellation that came between two epochs, or after the last one.
+func (r *Run) Err() error {
+	if r.interrupted != nil {
+		return r.interrupted
+	}
+	if r.ctx.Err() == nil {
+		return nil
+	}
+	return r.interrupt()
+}
+
+// interrupt writes the checkpoint of the loop's position after the
+// context was cancelled and returns the *StopError that says where, or the
+// error that kept the checkpoint from being written.
+func (r *Run) interrupt() error {
+	e := &StopError{Epoch: r.epoch, Step: r.step, Cause: context.Cause(r.ctx)}
+	if r.flags.Checkpoint != "" {
+		if _, err := r.save(r.epoch, r.step); err != nil {
+			return fmt.Errorf("stopped at epoch %d step %d (%v), but the checkpoint was not written: %w", r.epoch, r.step, e.Cause, err)
+		}
+		e.Checkpoint = r.flags.Checkpoint
+	}
+	r.interrupted = e
+	return e
+}
 
 // Stopped returns where -stop-after stopped the run, or nil when it ran
 // every epoch (or has not stopped yet).
@@ -171,7 +248,18 @@ func (r *Run) Epochs() iter.Seq2[int, iter.Seq2[*tensor.Batch, error]] {
 
 func (r *Run) pass(e int, step int64, pass iter.Seq2[*tensor.Batch, error]) iter.Seq2[*tensor.Batch, error] {
 	return func(yield func(*tensor.Batch, error) bool) {
+		r.epoch, r.step = e, step
 		for b, err := range pass {
+			// A cancelled context stops the loop at its next pull: the
+			// batches a prefetch holds are not delivered, and the
+			// checkpoint is the position the loop reached.
+			if r.ctx.Err() != nil {
+				if err == nil {
+					b.Release()
+				}
+				yield(nil, r.interrupt())
+				return
+			}
 			if err != nil {
 				yield(nil, err)
 				return
@@ -186,6 +274,7 @@ func (r *Run) pass(e int, step int64, pass iter.Seq2[*tensor.Batch, error]) iter
 			}
 			step++
 			r.batches++
+			r.step = step
 			if r.flags.StopAfter > 0 && r.batches == r.flags.StopAfter {
 				c, err := r.save(e, step)
 				if err != nil {
