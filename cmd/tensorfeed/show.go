@@ -126,7 +126,7 @@ func checkGridSize(path string, n, h, w, scale int) error {
 }
 
 // checkOutDir returns an error naming the folder of the file out when that
-// folder does not exist or is not a folder.
+// folder does not exist or is not a folder, or when out is a folder.
 func checkOutDir(out string) error {
 	dir := filepath.Dir(out)
 	st, err := os.Stat(dir)
@@ -137,6 +137,9 @@ func checkOutDir(out string) error {
 		return fmt.Errorf("--grid %s: %w", out, err)
 	case !st.IsDir():
 		return fmt.Errorf("--grid %s: %s is not a folder", out, dir)
+	}
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		return fmt.Errorf("--grid %s: a folder, not a file", out)
 	}
 	return nil
 }

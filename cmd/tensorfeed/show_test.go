@@ -143,6 +143,11 @@ func TestShowGridFolderMissing(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "is not a folder") {
 		t.Errorf("file as folder: exit %d, stderr %q", code, stderr)
 	}
+	// A folder where the file should be.
+	code, _, stderr = runCmd("show", "--grid", root, filepath.Join(root, "missing.rec"))
+	if code != 1 || !strings.Contains(stderr, "--grid "+root+": a folder, not a file") {
+		t.Errorf("folder as file: exit %d, stderr %q", code, stderr)
+	}
 }
 
 // -n and --scale are bounded, with a usage error above the bound rather
