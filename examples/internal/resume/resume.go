@@ -74,7 +74,7 @@ func (f *Flags) Register(fs *flag.FlagSet, labels string) {
 	fs.StringVar(&f.Dump, "dump", f.Dump, "write one line per batch to this file: epoch<TAB>step<TAB>sha256 (step counts from 0 in each epoch; "+
 		"the hash is over the image tensor as little-endian float32 followed by the labels as little-endian "+labels+"); a -resume run appends")
 	fs.IntVar(&f.StopAfter, "stop-after", f.StopAfter, "stop after N batches of the run, write the checkpoint to -checkpoint and exit (0: run every epoch)")
-	fs.StringVar(&f.Checkpoint, "checkpoint", f.Checkpoint, "write the input pipeline's checkpoint to this file at the end of every epoch and at -stop-after")
+	fs.StringVar(&f.Checkpoint, "checkpoint", f.Checkpoint, "write the input pipeline's checkpoint to this file at the end of every epoch, at -stop-after, and where SIGINT or SIGTERM stops the run")
 	fs.StringVar(&f.Resume, "resume", f.Resume, "continue from this checkpoint file (same pipeline flags; -threads and -prefetch may differ)")
 }
 

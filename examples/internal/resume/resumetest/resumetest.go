@@ -4,6 +4,7 @@
 package resumetest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/internal/clitest"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 )
 
 // Case is one stopped run: it stops after Stop batches, with Args added to
@@ -54,9 +56,19 @@ func StopResume(t *testing.T, args []string, cases []Case) (lines []string, size
 				t.Fatal(err)
 			}
 			sizes = append(sizes, int(info.Size()))
+			// The messages name the checkpoint's own epoch and step (the
+			// dump's first two columns), not an epoch counted from 1.
+			cp, err := pipeline.ReadCheckpoint(ck)
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := fmt.Sprintf("at epoch %d step %d", cp.Epoch, cp.Step)
+			if !strings.Contains(out, at+";") {
+				t.Errorf("stdout of the stopped run does not say %q, the checkpoint's position:\n%s", at, out)
+			}
 			out = run(t, append(append(args, c.ResumeArgs...), "-dump", dump, "-resume", ck)...)
-			if !strings.Contains(out, "resumed from "+ck) {
-				t.Errorf("stdout of the resumed run does not say where it resumed:\n%s", out)
+			if !strings.Contains(out, "resumed from "+ck+" "+at+"\n") {
+				t.Errorf("stdout of the resumed run does not say it resumed %s:\n%s", at, out)
 			}
 			got := readLines(t, dump)
 			if len(got) != len(want) {
