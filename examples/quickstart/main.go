@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
@@ -22,9 +23,15 @@ import (
 var dataDir = cli.RepoPath("data/mnist")
 
 func main() {
-	if err := run(context.Background()); err != nil {
+	// Ctrl-C or SIGTERM cancels ctx: the pass ends at the next batch.
+	ctx, stop := tensorfeed.NotifyStop(context.Background())
+	defer stop()
+	if err := run(ctx); err != nil {
+		if cause := context.Cause(ctx); cause != nil {
+			err = fmt.Errorf("%w: %w", cause, err) // name the signal
+		}
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
-		os.Exit(1)
+		os.Exit(tensorfeed.ExitCode(err)) // 130 for SIGINT, 143 for SIGTERM, else 1
 	}
 }
 
