@@ -238,7 +238,11 @@ func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error
 	cfg.fillDefaults()
 	// The outputs are checked first: a bad path fails now, not after the
 	// training it would have ended.
-	if err := errors.Join(cli.WritableDir("plots", cfg.PlotDir), cfg.Run.CheckOutputs()); err != nil {
+	plots := cfg.PlotDir
+	if cfg.Run.FeedOnly {
+		plots = "" // no training, no plots
+	}
+	if err := errors.Join(cli.WritableDir("plots", plots), cfg.Run.CheckOutputs()); err != nil {
 		return nil, err
 	}
 	ctx = tensorfeed.WithLogger(ctx, cfg.PipeLog)
