@@ -88,22 +88,32 @@ func Fingerprint(st source.State) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// Checkpoint returns the checkpoint of p after its consumer received step
-// items of the given epoch. Call it between two items, on the pipe whose
-// items the consumer counts (for a training loop, the pipe of batches);
-// it reads no data and may be called while a pass is paused, as the
-// training loop does between steps. It asks the readers for the identity
-// of their data (a stat of their files, a HEAD request for a URL), with
-// context.Background(): CheckpointContext bounds that with a context. A
-// checkpoint at the end of an epoch (step = the epoch's length) resumes
-// with an empty pass and goes on with the next epoch.
-func (p *Pipe[T]) Checkpoint(epoch int, step int64) (*Checkpoint, error) {
-	return p.CheckpointContext(context.Background(), epoch, step)
+// Checkpoint returns the checkpoint of p at its position (Position): after
+// the items of the current epoch that the loop ranging p's Epochs (or
+// EpochsFrom, or Run) has received. The loop counts nothing: a run resumed
+// from a checkpoint goes on counting from it, so a checkpoint taken in a
+// resumed run is at the right place. Call it from the loop, between two
+// items, on the pipe whose items the loop receives (for a training loop,
+// the pipe of batches); it reads no data. It asks the readers for the
+// identity of their data (a stat of their files, a HEAD request for a
+// URL) with ctx. A checkpoint at the end of an epoch resumes with an empty
+// pass and goes on with the next epoch.
+//
+// An item counts once the loop has received it: take the checkpoint after
+// the step that used the last item. A loop that receives an item and then
+// drops it (it noticed a signal first) checkpoints the items it used with
+// CheckpointAt.
+func (p *Pipe[T]) Checkpoint(ctx context.Context) (*Checkpoint, error) {
+	epoch, step := p.Position()
+	return p.CheckpointAt(ctx, epoch, step)
 }
 
-// CheckpointContext is Checkpoint with a context for the readers' identity
-// requests.
-func (p *Pipe[T]) CheckpointContext(ctx context.Context, epoch int, step int64) (*Checkpoint, error) {
+// CheckpointAt returns the checkpoint of p after step items of the given
+// epoch, wherever p's own loop is: computed, nothing read. It starts a run
+// at a chosen place (resume from it with EpochsFrom), or checkpoints a
+// position the program knows better than p does (every rank of a
+// data-parallel job at the step they reached together).
+func (p *Pipe[T]) CheckpointAt(ctx context.Context, epoch int, step int64) (*Checkpoint, error) {
 	st, err := p.StateAt(epoch, step)
 	if err != nil {
 		return nil, fmt.Errorf("%w: epoch %d step %d: %w", ErrCheckpoint, epoch, step, err)

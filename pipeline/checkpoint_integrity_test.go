@@ -205,7 +205,10 @@ func takeAfter[T any](t *testing.T, p *pipeline.Pipe[T], k int) []byte {
 	if len(got) != k {
 		t.Fatalf("%d items, want %d", len(got), k)
 	}
-	ck, err := p.Checkpoint(e, step)
+	if pe, ps := p.Position(); pe != e || ps != step {
+		t.Fatalf("position (%d, %d), the loop counted (%d, %d)", pe, ps, e, step)
+	}
+	ck, err := p.Checkpoint(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +277,7 @@ func TestCheckpointCraftedEdits(t *testing.T) {
 // run of 3 epochs (which would end at once, having read nothing).
 func TestCheckpointEpochPastRun(t *testing.T) {
 	build := func() *pipeline.Pipe[batch.Batch[int]] { return mnistLike(100, 8)(0) }
-	ck, err := build().Checkpoint(99, 0)
+	ck, err := build().CheckpointAt(context.Background(), 99, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

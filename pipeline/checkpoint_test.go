@@ -61,7 +61,10 @@ func stopAndResume[T any](t *testing.T, build func(variant int) *pipeline.Pipe[T
 	want, _, _ := runEpochs[T](t, build(0).Epochs(ctx, epochs), -1)
 	p := build(0)
 	got, e, step := runEpochs[T](t, p.Epochs(ctx, epochs), k)
-	ck, err := p.Checkpoint(e, step)
+	if pe, ps := p.Position(); pe != e || ps != step {
+		t.Fatalf("position (%d, %d), the loop counted (%d, %d)", pe, ps, e, step)
+	}
+	ck, err := p.Checkpoint(ctx)
 	if err != nil {
 		t.Fatalf("checkpoint at epoch %d step %d: %v", e, step, err)
 	}
@@ -111,7 +114,7 @@ func TestCheckpointResumesExactly(t *testing.T) {
 func TestCheckpointRefusesAnotherPipeline(t *testing.T) {
 	ctx := context.Background()
 	p := mnistLike(1000, 32)(0)
-	ck, err := p.Checkpoint(1, 5)
+	ck, err := p.CheckpointAt(ctx, 1, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +147,7 @@ func TestCheckpointRefusesAnotherPipeline(t *testing.T) {
 func TestCheckpointIsSmall(t *testing.T) {
 	// The shape of the MNIST pipeline: 60000 samples with a global shuffle
 	// by index, map, batch, prefetch.
-	ck, err := mnistLike(60000, 128)(1).Checkpoint(3, 400)
+	ck, err := mnistLike(60000, 128)(1).CheckpointAt(context.Background(), 3, 400)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +251,7 @@ func TestResumeWithAnotherWorldSize(t *testing.T) {
 						step++
 					}
 					var err error
-					if ck, err = p.Checkpoint(3, int64(step)); err != nil {
+					if ck, err = p.CheckpointAt(ctx, 3, int64(step)); err != nil {
 						t.Fatal(err)
 					}
 					states = append(states, fmt.Sprint(ck.State))
@@ -318,7 +321,7 @@ func BenchmarkResume(b *testing.B) {
 				}
 				return pipeline.Batch(pipeline.Map(p, func(x int) int { return x + 1 }), size, batch.Keep)
 			}
-			ck, err := build().Checkpoint(0, n/size*9/10)
+			ck, err := build().CheckpointAt(context.Background(), 0, n/size*9/10)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -59,7 +59,7 @@ func TestPositionResumesTwice(t *testing.T) {
 	if e, s := p.Position(); e != 0 || s != 20 {
 		t.Fatalf("after 20 batches: position (%d, %d), want (0, 20)", e, s)
 	}
-	ck, err := p.Checkpoint(p.Position())
+	ck, err := p.Checkpoint(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestPositionResumesTwice(t *testing.T) {
 			t.Fatalf("resumed from (%d, %d), %d batches later: position (%d, %d), want (%d, %d)",
 				ck.Epoch, ck.Step, resumeAt.batches, e, s, resumeAt.wantEpoch, resumeAt.wantStep)
 		}
-		next, err := q.Checkpoint(e, s)
+		next, err := q.Checkpoint(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -350,7 +350,7 @@ func runRank(ctx context.Context, cfg config, pattern string, opts []storage.Opt
 		}
 		res.Batches[e] = step
 		if ph.StopAfter > 0 {
-			res.Checkpoint, err = feed.Checkpoint(e, int64(step))
+			res.Checkpoint, err = feed.Checkpoint(ctx) // at (e, step): the feed keeps its position
 			return res, err
 		}
 	}

@@ -318,7 +318,10 @@ func (r *Run) save(epoch int, step int64) (*pipeline.Checkpoint, error) {
 			return nil, fmt.Errorf("-dump: %w", err)
 		}
 	}
-	c, err := r.pipe.Checkpoint(epoch, step)
+	// The run's own count, not the feed's position: a run stopped by a
+	// signal has received one batch more from the feed than it hands on.
+	// Not the run's context either: a run stopped by a signal still saves.
+	c, err := r.pipe.CheckpointAt(context.Background(), epoch, step)
 	if err != nil {
 		return nil, err
 	}

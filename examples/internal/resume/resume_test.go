@@ -102,7 +102,7 @@ func TestStartRefuses(t *testing.T) {
 	ck := filepath.Join(dir, "other.json")
 	other := pipeline.Tensorize(pipeline.From(source.Slice([]int{1, 2, 3})),
 		sink.New(2, []sink.Field[int]{sink.Float32("x", nil, func(v int, dst []float32) { dst[0] = float32(v) })}, nil), batch.Keep)
-	c, err := other.Checkpoint(0, 1)
+	c, err := other.CheckpointAt(context.Background(), 0, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
