@@ -69,10 +69,22 @@ func (m mapIndexed[In, Out]) Get(i int) (Out, error) {
 	return m.f(v)
 }
 
+// Identity returns the identity of the data of the dataset it maps when
+// that is an Identifier, and "" otherwise: a map changes samples, not
+// which data they come from, so a checkpoint of a mapped table still
+// tells one file from another.
+func (m mapIndexed[In, Out]) Identity(ctx context.Context) (string, error) {
+	if id, ok := m.d.(Identifier); ok {
+		return id.Identity(ctx)
+	}
+	return "", nil
+}
+
 // MapIndexed returns the dataset whose sample i is f(d.Get(i)): a map that
 // keeps random access, so it can sit under a shuffle by index. f is
 // called once per Get, possibly from several goroutines at once; an error
-// of f is the error of that Get.
+// of f is the error of that Get. The result is an [Identifier] that
+// answers with the identity of d, if d is one.
 func MapIndexed[In, Out any](d Indexed[In], f func(In) (Out, error)) Indexed[Out] {
 	return mapIndexed[In, Out]{d: d, f: f}
 }

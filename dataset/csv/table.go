@@ -13,9 +13,13 @@ import (
 type Table struct {
 	rows []Row
 	path string
+	from *Reader // the reader loaded, which names the files and their storage
 }
 
-var _ source.Indexed[Row] = (*Table)(nil)
+var (
+	_ source.Indexed[Row] = (*Table)(nil)
+	_ source.Identifier   = (*Table)(nil)
+)
 
 // Load reads one pass of the reader (its options, bad-record policy
 // included, apply) and keeps its rows in memory. The memory is what the
@@ -28,7 +32,7 @@ func (r *Reader) Load(ctx context.Context) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Table{rows: rows, path: r.path}, nil
+	return &Table{rows: rows, path: r.path, from: r}, nil
 }
 
 // Len returns the number of rows.
@@ -46,3 +50,15 @@ func (t *Table) Get(i int) (Row, error) {
 
 // Path returns the path of the file the table was loaded from.
 func (t *Table) Path() string { return t.path }
+
+// Identity returns the identity of the data file and the label file the
+// table was loaded from, as [Reader.Identity] gives it (source.Identifier):
+// a checkpoint of source.ReadIndexed over the table is refused over a
+// table of another file with as many rows. It reads the files' metadata
+// again, not the table's rows.
+func (t *Table) Identity(ctx context.Context) (string, error) {
+	if t.from == nil {
+		return "", nil
+	}
+	return t.from.Identity(ctx)
+}

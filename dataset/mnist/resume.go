@@ -76,10 +76,14 @@ func (r *reader[T]) Resume(st source.State) (source.Reader[T], error) {
 // Identity returns the identity of the image and label files the reader
 // reads (the first of each list of candidates that exists): their base
 // names, sizes and modification times or ETags (source.Identifier).
-func (r *reader[T]) Identity(ctx context.Context) (string, error) {
+func (r *reader[T]) Identity(ctx context.Context) (string, error) { return r.d.identity(ctx) }
+
+// identity is the identity of the dataset's image and label files, for
+// its readers and the tables it loads.
+func (d *Dataset) identity(ctx context.Context) (string, error) {
 	var ids []string
-	for _, paths := range [][]string{r.d.images, r.d.labels} {
-		id, err := firstIdentity(ctx, paths, r.d.cfg.storage)
+	for _, paths := range [][]string{d.images, d.labels} {
+		id, err := firstIdentity(ctx, paths, d.cfg.storage)
 		if err != nil {
 			return "", err
 		}

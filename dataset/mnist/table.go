@@ -2,6 +2,7 @@ package mnist
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/tensorfeed/tensorfeed/source"
@@ -14,9 +15,13 @@ import (
 // safe for concurrent use.
 type Table struct {
 	samples []Sample
+	from    *Dataset // the dataset loaded, which names the files
 }
 
-var _ source.Indexed[Sample] = (*Table)(nil)
+var (
+	_ source.Indexed[Sample] = (*Table)(nil)
+	_ source.Identifier      = (*Table)(nil)
+)
 
 // Load reads one pass of the dataset and keeps its samples in memory, in
 // the order of the files whatever the Shuffle option says. The dataset's
@@ -41,7 +46,7 @@ func (d *Dataset) Load(ctx context.Context) (*Table, error) {
 	if d.cfg.shuffle {
 		slices.SortFunc(samples, func(a, b Sample) int { return a.Index - b.Index })
 	}
-	return &Table{samples: slices.Clip(samples)}, nil
+	return &Table{samples: slices.Clip(samples), from: d}, nil
 }
 
 // loadStep is the most samples Load allocates for before they arrive.
@@ -58,4 +63,24 @@ func (t *Table) Get(i int) (Sample, error) {
 		return Sample{}, source.IndexError(i, len(t.samples))
 	}
 	return t.samples[i], nil
+}
+
+// Identity returns the identity of the image and label files the table was
+// loaded from, as the dataset's own readers give it (source.Identifier):
+// a checkpoint of source.ReadIndexed over the table is refused over a
+// table of other files with as many samples. A table of a Shard of the
+// files says which, as two shards of one file can hold as many samples. It reads the files' metadata again, not the
+// table's samples.
+func (t *Table) Identity(ctx context.Context) (string, error) {
+	if t.from == nil {
+		return "", nil
+	}
+	id, err := t.from.identity(ctx)
+	if err != nil {
+		return "", err
+	}
+	if c := t.from.cfg; c.shards > 1 {
+		id += fmt.Sprintf(" (shard %d/%d)", c.shard, c.shards)
+	}
+	return id, nil
 }

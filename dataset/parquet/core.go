@@ -207,6 +207,7 @@ type Indexed[T any] struct {
 	dec    decoder[T]
 	mu     sync.Mutex
 	cache  []cached[T] // most recently used last
+	id     func(context.Context) (string, error)
 }
 
 type cached[T any] struct {
@@ -234,7 +235,7 @@ func (r *core[T]) indexed() (*Indexed[T], error) {
 		closeAll(files)
 		return nil, err
 	}
-	d := &Indexed[T]{files: files, units: units, dec: dec, starts: make([]int64, len(units)+1)}
+	d := &Indexed[T]{files: files, units: units, dec: dec, starts: make([]int64, len(units)+1), id: r.identity}
 	for i, u := range units {
 		d.starts[i+1] = d.starts[i] + files[u.file].pf.Metadata().RowGroups[u.group].NumRows
 	}
@@ -288,6 +289,15 @@ func (d *Indexed[T]) group(k int) group[T] {
 	d.mu.Unlock()
 	return g
 }
+
+// Identity returns the identity of the files the dataset reads, as the
+// sequential readers give it ([Rows.Identity]; source.Identifier): a
+// checkpoint of source.ReadIndexed over the dataset is refused over files
+// of as many rows that are not the same. It reads the files' metadata
+// again (a stat, a HEAD request), not their rows.
+func (d *Indexed[T]) Identity(ctx context.Context) (string, error) { return d.id(ctx) }
+
+var _ source.Identifier = (*Indexed[int])(nil)
 
 // Close closes the files.
 func (d *Indexed[T]) Close() error {

@@ -126,15 +126,17 @@ func (r *ColumnRows) Resume(st source.State) (source.Reader[Row], error) {
 // Identity returns the identity of the files the reader reads: their base
 // names, sizes and modification times or ETags (source.Identifier), so
 // that a checkpoint of other files with the same row count is refused.
-func (r *Rows[T]) Identity(ctx context.Context) (string, error) {
-	return dataid.Files(ctx, r.core.paths, r.core.c.storage...)
+func (r *Rows[T]) Identity(ctx context.Context) (string, error) { return r.core.identity(ctx) }
+
+// identity is the identity of the files at the reader's paths, for the
+// readers and the random-access datasets of the package.
+func (r *core[T]) identity(ctx context.Context) (string, error) {
+	return dataid.Files(ctx, r.paths, r.c.storage...)
 }
 
 // Identity returns the identity of the files the reader reads, as
 // [Rows.Identity] does.
-func (r *ColumnRows) Identity(ctx context.Context) (string, error) {
-	return dataid.Files(ctx, r.core.paths, r.core.c.storage...)
-}
+func (r *ColumnRows) Identity(ctx context.Context) (string, error) { return r.core.identity(ctx) }
 
 var (
 	_ source.Identifier = (*Rows[int])(nil)

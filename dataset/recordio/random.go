@@ -188,6 +188,11 @@ func (p *parser) fail(part, start int64, cause error, msg string) error {
 type IndexedFile struct {
 	*RandomReader
 	f storage.File
+
+	// paths are the .rec and .idx files and sopts the options they were
+	// opened with, for Identity.
+	paths []string
+	sopts []storage.Option
 }
 
 // OpenIndexed opens a .rec file and reads its index. Both may be local
@@ -221,7 +226,7 @@ func OpenIndexedContext(ctx context.Context, recPath, idxPath string, opts ...Op
 	}
 	rr := NewRandomReader(f, f.Size(), idx)
 	rr.Name = recPath
-	return &IndexedFile{RandomReader: rr, f: f}, nil
+	return &IndexedFile{RandomReader: rr, f: f, paths: []string{recPath, idxPath}, sopts: c.storage}, nil
 }
 
 // Validate checks the index against the .rec file (see [ValidateIndex]).

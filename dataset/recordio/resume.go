@@ -10,6 +10,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/internal/dataid"
 	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // A pass of Records is source.Resumable. Its state after the consumer
@@ -114,4 +115,30 @@ func (fs *files) Identity(ctx context.Context) (string, error) {
 	return dataid.Files(ctx, fs.paths, fs.c.storage...)
 }
 
-var _ source.Identifier = (*files)(nil)
+// Identity returns the identity of the .rec file and its .idx, in the
+// format of the sequential readers' (source.Identifier): a checkpoint of
+// source.ReadIndexed over the file is refused over another file (or
+// another index) of as many records. It reads the files' metadata again
+// (a stat, a HEAD request), not their records.
+func (f *IndexedFile) Identity(ctx context.Context) (string, error) {
+	return dataid.Files(ctx, f.paths, f.sopts...)
+}
+
+// Identity returns the identity of every shard's .rec file and .idx, in
+// order, as [IndexedFile.Identity] gives that of one (source.Identifier):
+// past three files, their count, the first and a digest of them all.
+func (s *ShardSet) Identity(ctx context.Context) (string, error) {
+	var paths []string
+	var sopts []storage.Option
+	for _, f := range s.files {
+		paths = append(paths, f.paths...)
+		sopts = f.sopts // every shard was opened with the set's options
+	}
+	return dataid.Files(ctx, paths, sopts...)
+}
+
+var (
+	_ source.Identifier = (*files)(nil)
+	_ source.Identifier = (*IndexedFile)(nil)
+	_ source.Identifier = (*ShardSet)(nil)
+)
