@@ -7,11 +7,12 @@ import (
 )
 
 // Report is a bottleneck report: the counters of every step of a pipe, how
-// long the pipe's consumer (the training loop) waited for data, and which
-// step spends the most time in its own code. It is what a profiler of
-// tf.data shows, from the counters every pipe keeps anyway. Pipe.Report
-// covers everything a pipe has run; Stats.Report covers any snapshot, such
-// as the difference that is one epoch:
+// long the pipe's consumer (the training loop) waited for data, and, when
+// that wait is long enough to matter, which step spends the most time in
+// its own code. It is what a profiler of tf.data shows, from the counters
+// every pipe keeps anyway. Pipe.Report covers everything a pipe has run;
+// Stats.Report covers any snapshot, such as the difference that is one
+// epoch:
 //
 //	for epoch, pass := range feed.Epochs(ctx, 10) {
 //		before := feed.Stats()
@@ -25,14 +26,15 @@ import (
 //
 // Waited is the time the consumer spent waiting for the pipe to deliver:
 // the Busy of the pipe's last step, measured between the consumer's request
-// for the next sample and its delivery. When it is a small part of Wall,
-// data is ready whenever the training loop asks, and a faster pipeline
-// would not make training faster. When it is a large part, the slowest
-// step is where to start: it is the step with the largest Self (see
+// for the next sample and its delivery. When it is under 5% of Wall
+// (InputBound is false), data is ready whenever the training loop asks, a
+// faster pipeline would not make training faster, and the report says that
+// the input is not the bottleneck instead of naming a step. Otherwise the
+// slowest step is where to start: it is the step with the largest Self (see
 // StageStats), the time spent in the step's own code and not in the steps
-// it reads. Behind Buffered the steps run on another goroutine while the
-// consumer trains, so their Self can be large while Waited stays small:
-// that is prefetching doing its job.
+// it reads nor waiting for the steps after it. Behind Buffered the steps
+// run on another goroutine while the consumer trains, so their Self can be
+// large while Waited stays small: that is prefetching doing its job.
 type Report struct {
 	// Stats are the counters of every step, sources first and the pipe's
 	// last step last.
@@ -44,32 +46,45 @@ type Report struct {
 	// Busy. The rest of Wall, the last step's Wait, is the consumer's own
 	// time (training).
 	Waited time.Duration
-	// Slowest is the step with the largest Self, the first of equals; the
-	// zero StageStats when no step has any time of its own.
+	// Slowest is the step with the largest Self, the first of equals, when
+	// the input is the bottleneck (InputBound); the zero StageStats when it
+	// is not, or when no step has any time of its own.
 	Slowest StageStats
 }
+
+// boundShare is the part of its time the consumer must wait for data for
+// the input to count as its bottleneck.
+const boundShare = 0.05
 
 // Report returns the bottleneck report of the snapshot st (see Report).
 func (st Stats) Report() Report {
 	last := st.Last()
 	r := Report{Stats: st, Wall: last.Wall, Waited: last.Busy}
-	if i := st.slowest(); i >= 0 {
+	if i := r.slowest(); i >= 0 {
 		r.Slowest = st[i]
 	}
 	return r
 }
 
-// slowest returns the index of the step with the largest Self, -1 when no
-// step has any.
-func (st Stats) slowest() int {
+// slowest returns the index of the step with the largest Self, -1 when the
+// input is not the bottleneck or no step has any Self.
+func (r Report) slowest() int {
+	if !r.InputBound() {
+		return -1
+	}
 	at := -1
-	for i, s := range st {
-		if s.Self > 0 && (at < 0 || s.Self > st[at].Self) {
+	for i, s := range r.Stats {
+		if s.Self > 0 && (at < 0 || s.Self > r.Stats[at].Self) {
 			at = i
 		}
 	}
 	return at
 }
+
+// InputBound reports whether the input is the bottleneck: the consumer
+// waited for data at least 5% of its time. When it did not, speeding up
+// any step would hardly speed up training.
+func (r Report) InputBound() bool { return r.Wall > 0 && r.WaitedFraction() >= boundShare }
 
 // WaitedFraction returns Waited / Wall: the part of its time the consumer
 // spent waiting for data (0 before any time passed).
@@ -81,24 +96,30 @@ func (r Report) WaitedFraction() float64 {
 }
 
 // String formats the report: a line for the consumer's wait, a line for
-// the slowest step, and the steps' table (see Stats.String), the slowest
-// marked. Times have four significant digits.
+// the slowest step, or for an input that is not the bottleneck, and the
+// steps' table (see Stats.String), the slowest marked. Times have four
+// significant digits.
 func (r Report) String() string {
 	var b strings.Builder
-	if r.Wall <= 0 {
+	switch s := r.Slowest; {
+	case r.Wall <= 0:
 		b.WriteString("waited for data: no pass has run\n")
-	} else {
-		fmt.Fprintf(&b, "waited for data: %v of %v (%.0f%%)\n", short(r.Waited), short(r.Wall), 100*r.WaitedFraction())
-	}
-	if s := r.Slowest; s.Self > 0 {
-		frac := 0.0
-		if s.Wall > 0 {
-			frac = float64(s.Self) / float64(s.Wall)
-		}
-		fmt.Fprintf(&b, "slowest step:    %s, %v of its own (%.0f%% of its wall)\n", s.Name, short(s.Self), 100*frac)
-	} else {
 		b.WriteString("slowest step:    none measured\n")
+	case !r.InputBound():
+		fmt.Fprintf(&b, "waited for data: %v of %v (%.0f%%)\n", short(r.Waited), short(r.Wall), 100*r.WaitedFraction())
+		fmt.Fprintf(&b, "the input is not the bottleneck: the loop waited for data %.1f%% of the time\n", 100*r.WaitedFraction())
+	default:
+		fmt.Fprintf(&b, "waited for data: %v of %v (%.0f%%)\n", short(r.Waited), short(r.Wall), 100*r.WaitedFraction())
+		if s.Self > 0 {
+			frac := 0.0
+			if s.Wall > 0 {
+				frac = float64(s.Self) / float64(s.Wall)
+			}
+			fmt.Fprintf(&b, "slowest step:    %s, %v of its own (%.0f%% of its wall)\n", s.Name, short(s.Self), 100*frac)
+		} else {
+			b.WriteString("slowest step:    none measured\n")
+		}
 	}
-	b.WriteString(r.Stats.table(r.Stats.slowest()))
+	b.WriteString(r.Stats.table(r.slowest()))
 	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -101,13 +102,27 @@ const (
 // as the stride was long. The cost per sample and step is a countdown and a
 // store (BenchmarkBuilder measures it).
 //
+// The chain's consumer (the training loop, or the goroutine of a
+// Buffered, ParallelMap or FanIn that reads the chain and blocks while its
+// own consumer is busy) is different: one of its turns can last as long as
+// a thousand samples' making, and a long turn that the sample misses would
+// be counted as the steps' time. So its turns are timed one by one,
+// between the delivery and the next request, whenever that is cheap or
+// needed: while the chain delivers one sample (or batch) in 128 events or
+// fewer, and while its deliveries, or the consumer's turns once timed,
+// take 4 µs or more on average (and for a while after, so that the next
+// long turn is seen). Their time is then none of the steps', and only the
+// steps' own time is shared out by the sample. A step's Busy and Self thus
+// exclude the time spent waiting for the steps after it, behind a
+// goroutine as well as on one.
+//
 // Because every timed interval is counted alike for all the steps of the
 // chain, a step's Busy can never come out below that of a step before it
 // in the chain, and a pass's times are final when it ends: the difference
 // of two snapshots taken between epochs (Sub) is exactly what the per-pass
 // log entries say. Wall, Samples and Skipped are exact. Timed says how many
-// samples' deliveries read the clock: when it equals Samples, Busy and Wait
-// are exact.
+// samples' deliveries read the clock: when it equals Samples for the last
+// step of a chain, its Busy and Wait are exact.
 //
 // # Self
 //
@@ -320,11 +335,26 @@ func (n *node) lineage() []*node {
 
 // The sampling of the clock (see StageStats).
 const (
-	slowEvent  = 2 * time.Microsecond // time every event while events are this far apart on average
+	slowEvent  = 2 * time.Microsecond // time every event while the steps' events are this far apart on average
 	window     = 64                   // events over which a timing chain judges that average
 	strideMin  = 64                   // otherwise time one interval in [strideMin, strideMin+strideSpan)
 	strideSpan = 128
 	publishGap = time.Millisecond // the longest a segment keeps its counts to itself
+	// slowDelivery: time the consumer's every turn while the chain's
+	// deliveries are this far apart on average. Two clock reads per
+	// delivery then cost no more, relative to the time that passes, than
+	// one per event at slowEvent.
+	slowDelivery = 2 * slowEvent
+	// Once slow, the consumer's turns stay timed for edgeKeep times the
+	// slow time seen (see segment.judge), at most edgeKeepMax: a long turn
+	// is still seen when the chain spends up to edgeKeep times as long
+	// producing until the next.
+	edgeKeep    = 8
+	edgeKeepMax = 100 * time.Millisecond
+	// Deliveries at most one in edgeRare events are rare enough to time
+	// the consumer's every turn whatever it takes: two clock reads per
+	// delivery then cost about what sampling does.
+	edgeRare = 128
 )
 
 // segment is the shared clock of the passes of a synchronous chain of
@@ -332,20 +362,41 @@ const (
 // step nearest the consumer) and the passes of the steps it reads
 // synchronously, which join it through the context. It lives as long as
 // that first pass.
+//
+// The time of a segment falls into intervals between events, each spent
+// by one step producing (that step and the steps after it are busy) or by
+// the segment's consumer (every step waits). An interval is timed exactly
+// (alone), sampled (it stands for weight intervals), or not timed. The
+// elapsed time of a publication period is exact, so the time of the
+// intervals not timed exactly is exact too: it is shared out among the
+// steps in the proportions of the sampled intervals.
 type segment struct {
 	active    *meter // the step producing now (nil: the chain's consumer has the sample)
+	first     *meter // the segment's first meter, which delivers to its consumer
 	countdown int    // events until the next that reads the clock
+	set       int    // countdown as the last tick left it
 	open      bool   // an interval is being timed
+	exact     bool   // the open interval is timed alone
 	t         time.Time
-	weight    int64     // intervals the open interval stands for
-	every     bool      // time every event
-	mark      time.Time // the start of the current judging period
-	marked    int64     // events since mark
-	lastPub   time.Time
-	pstart    time.Time // the start of the publication period
-	praw      int64     // ns counted in timed intervals since pstart
-	rng       uint64    // xorshift state for the stride
-	meters    []*meter  // running passes, downstream before upstream
+	weight    int64 // intervals a sampled interval stands for
+	every     bool  // time every event
+	edge      bool  // time every turn of the consumer: the deliveries of first and its requests
+	// judging: since mark, marked events, first's deliveries at mark, and
+	// the consumer's exact time
+	mark      time.Time
+	marked    int64
+	markCount int64
+	cons      time.Duration
+	edgeUntil time.Time // edge stays on until then at least
+	// perDelivery is the chain's time per delivery, without the
+	// consumer's, when it was last known (every turn timed).
+	perDelivery time.Duration
+	lastPub     time.Time
+	pstart      time.Time // the start of the publication period
+	px          int64     // ns timed exactly since pstart
+	praw        int64     // ns counted in sampled intervals since pstart, weighted
+	rng         uint64    // xorshift state for the stride
+	meters      []*meter  // running passes, downstream before upstream
 }
 
 // meter is one pass of an instrumented step.
@@ -356,7 +407,8 @@ type meter struct {
 	start time.Time
 	count int64 // samples delivered
 	timed int64 // deliveries that read the clock
-	raw   int64 // ns of timed intervals counted as busy since the last publication
+	exact int64 // ns of exactly timed intervals counted as busy since the last publication
+	raw   int64 // ns of sampled intervals counted as busy since the last publication, weighted
 	// logger is the pass's (tensorfeed.Logger of its context), fetched once.
 	logger *zap.Logger
 	// published so far
@@ -385,10 +437,10 @@ func begin(ctx context.Context, n *node, t time.Time) (*meter, context.Context) 
 		m.seg.meters = append(m.seg.meters, m)
 		m.seg.event(m, nil) // the pass starts with n producing
 	} else {
-		s := &segment{every: true, open: true, t: t, weight: 1, countdown: 1, mark: t, lastPub: t, pstart: t,
-			rng: 0x9e3779b97f4a7c15 ^ uint64(t.UnixNano())}
+		s := &segment{every: true, open: true, exact: true, t: t, weight: 1, countdown: 1, set: 1,
+			mark: t, lastPub: t, pstart: t, rng: 0x9e3779b97f4a7c15 ^ uint64(t.UnixNano())}
 		s.meters = append(s.meters, m)
-		s.active = m
+		s.active, s.first = m, m
 		m.seg = s
 	}
 	return m, context.WithValue(ctx, linkKey{}, &link{seg: m.seg, m: m, node: n})
@@ -399,57 +451,122 @@ func begin(ctx context.Context, n *node, t time.Time) (*meter, context.Context) 
 // delivered a sample, if any. The hot path, in instrument, only counts down
 // and stores next; this is the whole of it.
 func (s *segment) event(next, delivered *meter) {
-	if s.countdown--; s.countdown > 0 {
+	if s.countdown--; s.countdown > 0 && !(s.edge && (next == nil || s.active == nil)) {
 		s.active = next
 		return
 	}
 	s.tick(next, delivered)
 }
 
-// tick is an event that reads the clock: it closes or opens the timed
-// interval.
+// tick is an event that reads the clock: one the countdown chose, or a
+// turn of the consumer while edge is on. It closes the open interval and
+// opens the next one to time, if any.
 func (s *segment) tick(next, delivered *meter) {
 	t := now()
 	if delivered != nil {
 		delivered.timed++
 	}
-	if !s.open {
-		s.open, s.t, s.countdown = true, t, 1
-		s.active = next
-		return
+	due := s.countdown <= 0
+	s.marked += int64(s.set - s.countdown)
+	sampled := s.open && !s.exact // a sampled interval ends here
+	if s.open {
+		s.count(t)
 	}
-	s.count(t)
-	s.marked += s.weight
+	s.open = false
 	s.active = next
-	if s.every && s.marked >= window || !s.every {
-		// Judge the mean time per event since mark: slow events are all
-		// timed, fast ones sampled.
-		s.every = t.Sub(s.mark) >= slowEvent*time.Duration(s.marked)
-		s.mark, s.marked = t, 0
+	wasEvery := s.every
+	if s.marked >= window && next != nil { // not as the consumer's turn starts: judge it with its time
+		s.judge(t)
 	}
-	if s.every {
-		s.t, s.weight, s.countdown = t, 1, 1
-	} else {
-		s.open = false
-		s.rng ^= s.rng << 13
-		s.rng ^= s.rng >> 7
-		s.rng ^= s.rng << 17
-		stride := strideMin + int(s.rng%strideSpan)
-		s.countdown, s.weight = stride, int64(stride)+1
+	consumer := s.edge && next == nil // the consumer's turn starts, to be timed alone
+	switch {
+	case s.every:
+		s.open, s.exact, s.countdown = true, true, 1
+	case due && !sampled && wasEvery == s.every && !consumer:
+		// The stride has run out: time the interval that starts here.
+		s.open, s.exact, s.countdown = true, false, 1
+	default:
+		if due {
+			s.rng ^= s.rng << 13
+			s.rng ^= s.rng >> 7
+			s.rng ^= s.rng << 17
+			stride := strideMin + int(s.rng%strideSpan)
+			s.countdown, s.weight = stride, int64(stride)+1
+		}
+		if consumer {
+			s.open, s.exact = true, true
+		}
 	}
+	s.set = s.countdown
+	s.t = t
 	if t.Sub(s.lastPub) >= publishGap {
 		s.publish(t)
 	}
 }
 
-// count counts the open interval, from s.t to t, weighted: as busy for
-// s.active, which spent it producing for its consumer, and for every step
-// after it in the chain, which spent it waiting for their inputs.
+// judge decides, from the stretch since mark, whether to time every event
+// (the steps' events are slow on average; the consumer's exactly timed
+// turns are not theirs) and whether to time the consumer's every turn
+// (edge). Edge is on while deliveries are rare among events (a chain
+// that ends in Batch), and otherwise turned on when the consumer's turns
+// were slow on average: timed when every turn was, and otherwise the time
+// of the stretch that the chain's last measured pace does not explain,
+// since a long turn of the consumer hides among events that are not
+// timed. It then stays on for edgeKeep times the consumer's time that
+// turned it on or that it has taken since (at most edgeKeepMax): a
+// consumer that trains between batches is slow once per
+// batch, and each of its long turns that is not timed would be shared out
+// among the steps; a stall of the chain itself, mistaken for such a turn,
+// costs a few times its own length. A change of mode starts a new
+// publication period, so that the sampled intervals of a period stand for
+// the same kind of time.
+func (s *segment) judge(t time.Time) {
+	since := t.Sub(s.mark)
+	delivered := s.first.count
+	d := time.Duration(delivered - s.markCount)
+	cons := s.cons
+	if s.every || s.edge { // every turn of the consumer was timed
+		if d > 0 {
+			s.perDelivery = (since - cons) / d
+		}
+	} else { // what the chain's last known pace does not explain
+		cons = since - min(since, s.perDelivery*d)
+	}
+	slow := d > 0 && cons >= slowDelivery*d
+	rare := d*edgeRare <= time.Duration(s.marked)
+	every := since-s.cons >= slowEvent*time.Duration(s.marked)
+	edge := rare || slow || s.edge && t.Before(s.edgeUntil)
+	if slow {
+		s.edgeUntil = t.Add(min(edgeKeep*cons, edgeKeepMax))
+	}
+	if every != s.every || edge != s.edge {
+		s.publish(t)
+		s.pstart, s.praw, s.px = t, 0, 0 // what no sample explains is dropped
+	}
+	s.every, s.edge = every, edge
+	s.mark, s.marked, s.markCount, s.cons = t, 0, delivered, 0
+}
+
+// count counts the open interval, from s.t to t: as busy for s.active,
+// which spent it producing for its consumer, and for every step after it
+// in the chain, which spent it waiting for their inputs. A sampled
+// interval counts weight times.
 func (s *segment) count(t time.Time) {
-	d := int64(t.Sub(s.t)) * s.weight
-	s.praw += d
-	for m := s.active; m != nil; m = m.down {
-		m.raw += d
+	d := int64(t.Sub(s.t))
+	if s.exact {
+		s.px += d
+		if s.active == nil {
+			s.cons += time.Duration(d)
+		}
+		for m := s.active; m != nil; m = m.down {
+			m.exact += d
+		}
+	} else {
+		d *= s.weight
+		s.praw += d
+		for m := s.active; m != nil; m = m.down {
+			m.raw += d
+		}
 	}
 	s.t = t
 }
@@ -457,32 +574,52 @@ func (s *segment) count(t time.Time) {
 // publish adds what every running pass of the segment counted since its
 // last publication to its node, downstream passes first, so that a
 // concurrent snapshot, which reads upstream steps first, never sees a step
-// busier than the one after it. The counted intervals are scaled by one
-// factor for all the passes, the time since the period began over the
-// time counted: 1 when every event is timed, and otherwise the correction
-// that makes the sampled intervals add up to the time that passed.
+// busier than the one after it. The exactly timed intervals count as they
+// are. The sampled ones are scaled by one factor for all the passes: the
+// time since the period began that was not timed exactly, over the
+// sampled time counted. It is 1 when the sampled intervals are all there
+// is, and otherwise the correction that makes them add up to the time
+// that passed outside the exactly timed intervals, which include the
+// consumer's turns whenever they are long (see judge), so those never
+// count as a step's.
 func (s *segment) publish(t time.Time) {
 	s.lastPub = t
-	f := 0.0
-	if s.praw > 0 {
-		f = float64(t.Sub(s.pstart)) / float64(s.praw)
-		s.pstart, s.praw = t, 0
+	rest, raw := max(0, int64(t.Sub(s.pstart))-s.px), s.praw
+	switch {
+	case raw > 0:
+		s.pstart, s.praw, s.px = t, 0, 0
+	case s.edge || s.every:
+		// Nothing sampled, but the consumer's turns were all timed (a
+		// period has one mode, see judge): the rest is the steps'
+		// producing, all of it busy time for the first.
+		s.first.exact += rest
+		rest = -1
+		s.pstart, s.px = t, 0
+	default:
+		rest = -1 // nothing sampled: the period goes on
 	}
 	for _, m := range s.meters {
-		m.publish(t, f)
+		m.publish(t, rest, raw)
 	}
 }
 
 // publish adds m's counts since its last publication to its node, its
-// counted busy time scaled by f (see segment.publish); f = 0 means nothing
-// was counted. The busy time published is capped by the wall time and
-// never falls, so a pass's published totals are final when it ends.
-func (m *meter) publish(t time.Time, f float64) {
+// sampled busy time scaled by rest/raw (see segment.publish); rest < 0
+// means that the sampled time waits for the period's end. The busy time
+// published is capped by the wall time and never falls, so a pass's
+// published totals are final when it ends.
+func (m *meter) publish(t time.Time, rest, raw int64) {
 	n := m.n
 	wall := int64(t.Sub(m.start))
-	busy := m.pubBusy
-	if f > 0 {
-		busy += int64(float64(m.raw) * f)
+	busy := m.pubBusy + m.exact
+	m.exact = 0
+	if rest >= 0 {
+		// m.raw * rest / raw in 128 bits, exact for the steps that were
+		// busy in every sampled interval (m.raw == raw): m.raw <= raw, so
+		// the quotient fits.
+		hi, lo := bits.Mul64(uint64(m.raw), uint64(rest))
+		q, _ := bits.Div64(hi, lo, uint64(raw))
+		busy += int64(q)
 		m.raw = 0
 	}
 	busy = max(m.pubBusy, min(busy, wall))
@@ -560,6 +697,7 @@ func counted[T any](n *node, r source.Reader[T]) source.Reader[T] {
 			m, in := begin(ctx, n, now())
 			m.logger = tensorfeed.Logger(ctx)
 			s, down := m.seg, m.down
+			first := down == nil
 			stopped := false // the consumer stopped, or the pass failed
 			ended := false   // the upstream pass returned on its own
 			var perr error
@@ -577,8 +715,10 @@ func counted[T any](n *node, r source.Reader[T]) source.Reader[T] {
 					return false
 				}
 				m.count++
-				// Delivery: the consumer has the sample.
-				if s.countdown--; s.countdown > 0 {
+				// Delivery: the consumer has the sample. The first step of
+				// a segment hands it to the segment's consumer, whose turns
+				// may be timed alone (segment.edge).
+				if s.countdown--; s.countdown > 0 && !(first && s.edge) {
 					s.active = down
 				} else {
 					s.tick(down, m)
@@ -588,7 +728,7 @@ func counted[T any](n *node, r source.Reader[T]) source.Reader[T] {
 					return false
 				}
 				// Request: this step produces the next sample.
-				if s.countdown--; s.countdown > 0 {
+				if s.countdown--; s.countdown > 0 && !(first && s.edge) {
 					s.active = m
 				} else {
 					s.tick(m, nil)
