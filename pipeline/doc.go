@@ -72,6 +72,14 @@
 // not help, since the steps behind it are busy nearly all the time. Self,
 // a step's time in its own code, is exact along a chain of steps on one
 // goroutine and an estimate across ParallelMap and FanIn; see StageStats.
+// Time a step spends waiting for its consumer (the training step, a full
+// prefetch buffer) is not its own time.
+//
+// When the loop waited for data under 5% of the time, the input is not
+// what limits training, and the report says so instead of naming a slowest
+// step (Report.InputBound is false, Report.Slowest empty):
+//
+//	the input is not the bottleneck: the loop waited for data 0.3% of the time
 //
 // The logger of the context a pass runs with (tensorfeed.WithLogger; none,
 // and nothing is logged, by default) receives an Info entry per epoch with

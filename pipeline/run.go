@@ -34,7 +34,8 @@ import (
 // not ranged reads nothing. When the body returns, one Info entry "epoch
 // done" is logged, through tensorfeed.Logger(ctx), with the epoch, its
 // samples, time, error, the epoch's Report in brief (waited: how long the
-// loop waited for data; slowest: the slowest step's name) and an array of
+// loop waited for data; slowest: the slowest step's name, empty when the
+// input is not the bottleneck) and an array of
 // every step's counters for the epoch (see Stats). For the whole report of
 // an epoch, printed, see Report. After an epoch in which ctx was cancelled
 // no further epoch starts.
