@@ -256,6 +256,17 @@ func (p *passState[T]) shard(i int) bool {
 		off = p.r.from.off
 	}
 	sh, err := openShard(p.ctx, path, &p.r.cfg, off)
+	var bad *badOffset
+	if errors.As(err, &bad) {
+		// A state changed by hand, or taken of another file: say which
+		// number is wrong rather than read nothing or a header mid-member.
+		from := p.r.from
+		st := source.State{Kind: p.r.kind(), Pos: []int64{int64(from.file), from.off, from.N}}
+		if from.skipped > 0 {
+			st.Pos = append(st.Pos, from.skipped)
+		}
+		err = &source.StateError{Want: p.r.kind(), Got: st, Field: "pos[1]", Why: bad.Error()}
+	}
 	if err != nil {
 		p.yield(zero, err)
 		return false
@@ -398,6 +409,23 @@ type shard struct {
 	firstMember string
 }
 
+// tarBlock is the size of a tar block: every header starts at a multiple.
+const tarBlock = 512
+
+// badOffset is a resume offset that cannot be a header's in a plain shard:
+// past its end or not at a block.
+type badOffset struct {
+	path      string
+	off, size int64
+}
+
+func (e *badOffset) Error() string {
+	if e.off > e.size {
+		return fmt.Sprintf("offset %d is past the end of %s (%d bytes)", e.off, e.path, e.size)
+	}
+	return fmt.Sprintf("offset %d in %s is not at a tar block (a multiple of %d)", e.off, e.path, tarBlock)
+}
+
 // openShard opens the shard at p and starts reading its tar stream at
 // offset off (in the decompressed stream for gzip).
 func openShard(ctx context.Context, p string, cfg *config, off int64) (*shard, error) {
@@ -413,6 +441,10 @@ func openShard(ctx context.Context, p string, cfg *config, off int64) (*shard, e
 			return nil, fmt.Errorf("webdataset: %s: %w", p, err)
 		}
 		if plain = magic != [2]byte{0x1f, 0x8b}; plain {
+			if size := f.Size(); off > size || off%tarBlock != 0 {
+				f.Close()
+				return nil, &badOffset{path: p, off: off, size: size}
+			}
 			if _, err := f.Seek(off, io.SeekStart); err != nil {
 				f.Close()
 				return nil, fmt.Errorf("webdataset: %s: %w", p, err)
