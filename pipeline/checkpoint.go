@@ -37,7 +37,7 @@ const CheckpointVersion = 2
 //
 //	{"version":2,"fingerprint":"9f2c4e1ab0d3c7e5","epoch":1,"step":37,"data":"5be0c1d2e3f40617",
 //	 "state":{"kind":"tensorize","in":[{"kind":"batch(128,keep)","pos":[37],"in":[...]}]},
-//	 "sum":"0c9d...32 hex digits"}
+//	 "sum":"0c9d...32 hex digits","marks":"a1f0..."}
 //
 // fingerprint is the first 8 bytes, in hex, of the SHA-256 of the state's
 // shape (source.State.Shape: every step's kind and parameters, positions
@@ -48,8 +48,9 @@ const CheckpointVersion = 2
 // a checkpoint is resumed only over the same data. sum is the first 16
 // bytes, in hex, of the SHA-256 of the other fields (canonical JSON), so a
 // checkpoint changed after it was written, by hand or by damage, is
-// refused as a whole ("checksum mismatch") rather than resuming another
-// position.
+// refused ("checksum mismatch") rather than resuming another position;
+// marks, 2 bytes of a hash of each value (epoch, step, data, every counter
+// of the state), lets that refusal name the one value that was changed.
 //
 // # Checks
 //
@@ -71,6 +72,11 @@ type Checkpoint struct {
 	Data        string       `json:"data,omitempty"`
 	State       source.State `json:"state"`
 	Sum         string       `json:"sum,omitempty"`
+	// Marks locates an edit the checksum refuses: 2 bytes, in hex, of the
+	// SHA-256 of every value a reader of the file could change (epoch,
+	// step, data, each counter of the state), in order, so that an error
+	// names the field that no longer matches its mark.
+	Marks string `json:"marks,omitempty"`
 
 	// Source names the checkpoint in errors: ReadCheckpoint sets it to the
 	// file's path; a caller that parses bytes from elsewhere may set it.
@@ -124,6 +130,7 @@ func (p *Pipe[T]) CheckpointAt(ctx context.Context, epoch int, step int64) (*Che
 	}
 	c := &Checkpoint{Version: CheckpointVersion, Fingerprint: Fingerprint(st), Epoch: epoch, Step: step, Data: dataDigest(ids), State: st}
 	c.Sum = c.checksum()
+	_, c.Marks = c.marks()
 	return c, nil
 }
 
@@ -169,7 +176,52 @@ func (c *Checkpoint) checksum() string {
 func (c *Checkpoint) Encode() ([]byte, error) {
 	d := *c
 	d.Sum = d.checksum()
+	_, d.Marks = d.marks()
 	return json.Marshal(&d)
+}
+
+// marks returns the path of every value Marks covers, in order, and the
+// marks of their values as they are now.
+func (c *Checkpoint) marks() (paths []string, marks string) {
+	var b strings.Builder
+	mark := func(path, value string) {
+		paths = append(paths, path)
+		sum := sha256.Sum256([]byte(path + "=" + value))
+		b.WriteString(hex.EncodeToString(sum[:2]))
+	}
+	mark("epoch", fmt.Sprint(c.Epoch))
+	mark("step", fmt.Sprint(c.Step))
+	mark("data", c.Data)
+	var walk func(path string, st source.State)
+	walk = func(path string, st source.State) {
+		for i, v := range st.Pos {
+			mark(fmt.Sprintf("%s.pos[%d]", path, i), fmt.Sprint(v))
+		}
+		for i, in := range st.In {
+			walk(fmt.Sprintf("%s.in[%d]", path, i), in)
+		}
+	}
+	walk("state", c.State)
+	return paths, b.String()
+}
+
+// changed returns the one field whose mark no longer matches its value,
+// or "" when the marks cannot tell (none, several, or another shape).
+func (c *Checkpoint) changed() string {
+	paths, now := c.marks()
+	if len(now) != len(c.Marks) {
+		return ""
+	}
+	field := ""
+	for i, p := range paths {
+		if now[4*i:4*i+4] != c.Marks[4*i:4*i+4] {
+			if field != "" {
+				return ""
+			}
+			field = p
+		}
+	}
+	return field
 }
 
 // name is how errors name the checkpoint.
@@ -217,6 +269,9 @@ func parseCheckpoint(name string, data []byte) (*Checkpoint, error) {
 		return nil, c.fail("sum", "missing: the checksum of a version %d checkpoint was removed", CheckpointVersion)
 	}
 	if sum := c.checksum(); sum != c.Sum {
+		if field := c.changed(); field != "" {
+			return nil, c.fail(field, "changed after the checkpoint was written (sum: checksum mismatch, sum %s, content %s)", c.Sum, sum)
+		}
 		return nil, c.fail("sum", "checksum mismatch: the version, epoch, step, data or state was changed after the checkpoint was written (sum %s, content %s)", c.Sum, sum)
 	}
 	return &c, nil
