@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 // benchPass is the number of samples per pass: 100 batches of 128 and a

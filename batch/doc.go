@@ -25,7 +25,7 @@
 // (sink.Tensorize batches with the sink's size and recycles by itself):
 //
 //	batches := batch.Of(samples, 64, batch.Keep, batch.Recycling())
-//	seqs := batch.PadSeqsReader(stage.Buffered(batches, 2), 0, 0)
+//	seqs := batch.PadSeqsReader(batches, 0, 0)
 //
 // # The last batch of a pass
 //

@@ -29,7 +29,7 @@ type Option = option.Option[config]
 //     correctness.
 //
 // Because a batch is handed back explicitly, recycling is safe across
-// goroutines: a prefetching stage (stage.Buffered) may hold several
+// goroutines: a prefetching stage (pipeline's Buffered) may hold several
 // batches at once, and the reader then keeps as many slices as are in
 // flight. It is not safe with a stage that keeps batches after passing
 // them on (stage.Cache) or hands the same batch to two consumers (a tee):

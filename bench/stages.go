@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 // feat is the sample of the stage rows: a row of 16 float32 features, as a

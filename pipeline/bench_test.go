@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 const benchPass = 1 << 14 // samples per pass

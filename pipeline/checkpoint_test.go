@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 // item is one item a run delivered: its epoch, step and value.
@@ -189,7 +189,7 @@ func randomPipe(seed uint64) func(variant int) *pipeline.Pipe[batch.Batch[int]] 
 				p = pipeline.ParallelMap(p, 1+variant*rng.IntN(4), func(x int) (int, error) { return x * 5, nil })
 			case 7:
 				e := pipeline.Enumerate(p)
-				p = pipeline.Map(e, func(v stage.Indexed[int]) int { return v.Index*1000 + v.Value })
+				p = pipeline.Map(e, func(v stage.Numbered[int]) int { return v.Index*1000 + v.Value })
 			case 8:
 				z := pipeline.Zip2(p, source.Slice(seq(0, 10*n)), stage.Shortest())
 				p = pipeline.Map(z, func(v stage.Tuple2[int, int]) int { return v.A - v.B })

@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
-	"github.com/tensorfeed/tensorfeed/stage"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
 

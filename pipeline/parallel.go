@@ -1,11 +1,11 @@
 package pipeline
 
-import "github.com/tensorfeed/tensorfeed/stage"
+import "github.com/tensorfeed/tensorfeed/internal/stage"
 
-// ParallelMap adds stage.ParallelMap: f runs on workers goroutines, in input
-// order unless stage.Unordered is given; a panic in f reaches the consumer
+// ParallelMap adds a step where f runs on workers goroutines, in input
+// order unless Unordered is given; a panic in f reaches the consumer
 // as a *tensorfeed.PanicError. Step name "parallel-map".
-func ParallelMap[In, Out any](p *Pipe[In], workers int, f func(In) (Out, error), opts ...stage.ParallelOption) *Pipe[Out] {
+func ParallelMap[In, Out any](p *Pipe[In], workers int, f func(In) (Out, error), opts ...ParallelOption) *Pipe[Out] {
 	q := then(p, "parallel-map", stage.ParallelMap[In, Out](p, workers, f, opts...))
 	q.node.self = selfConcurrent
 	return q

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/pipeline"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 func TestParallelMap(t *testing.T) {

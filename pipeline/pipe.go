@@ -6,8 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 // Pipe is a pipeline under construction and a reader of its output: every
@@ -141,7 +141,7 @@ func (p *Pipe[T]) Stats() Stats {
 //	fmt.Print(feed.Stats().Sub(before).Report())
 func (p *Pipe[T]) Report() Report { return p.Stats().Report() }
 
-// Shuffle adds stage.Shuffle: a shuffle buffer of buffer samples whose order
+// Shuffle adds a shuffle buffer of buffer samples whose order
 // is drawn from (seed, epoch). A buffer of 0 turns shuffling off (the step
 // passes samples through in order, as PaddlePaddle's shuffle with buf_size
 // 0); a negative buffer panics. Step name "shuffle".
@@ -149,20 +149,20 @@ func (p *Pipe[T]) Shuffle(buffer int, seed uint64) *Pipe[T] {
 	return thenSync(p, "shuffle", stage.Shuffle[T](p, buffer, seed))
 }
 
-// Filter adds stage.Filter: only the samples for which keep is true pass.
+// Filter adds a step through which only the samples for which keep is true pass.
 // Step name "filter".
 func (p *Pipe[T]) Filter(keep func(T) bool) *Pipe[T] {
 	return thenSync(p, "filter", stage.Filter[T](p, keep))
 }
 
-// Take adds stage.Take: at most n samples per pass. Step name "take".
+// Take adds a step that passes at most n samples per pass. Step name "take".
 func (p *Pipe[T]) Take(n int) *Pipe[T] { return thenSync(p, "take", stage.Take[T](p, n)) }
 
-// Skip adds stage.Skip: the first n samples of every pass are dropped. Step
+// Skip adds a step where the first n samples of every pass are dropped. Step
 // name "skip".
 func (p *Pipe[T]) Skip(n int) *Pipe[T] { return thenSync(p, "skip", stage.Skip[T](p, n)) }
 
-// Buffered adds stage.Buffered: a goroutine reads up to n samples ahead of
+// Buffered adds prefetching: a goroutine reads up to n samples ahead of
 // the consumer. n = 0 turns prefetching off (the step passes samples
 // through, read by the consumer, as PaddlePaddle's buffered with size 0); a
 // negative n panics. Step name "buffered".
@@ -175,15 +175,15 @@ func (p *Pipe[T]) Buffered(n int) *Pipe[T] {
 	return q
 }
 
-// Repeat adds stage.Repeat: each pass runs n passes of p (n < 0: endless).
+// Repeat adds a step where each pass runs n passes of p (n < 0: endless).
 // Step name "repeat".
 func (p *Pipe[T]) Repeat(n int) *Pipe[T] { return thenSync(p, "repeat", stage.Repeat[T](p, n)) }
 
-// Cache adds stage.Cache: the first complete pass is kept in memory and
+// Cache adds a step where the first complete pass is kept in memory and
 // later passes replay it. Step name "cache".
 func (p *Pipe[T]) Cache() *Pipe[T] { return thenSync(p, "cache", stage.Cache[T](p)) }
 
-// Shard adds stage.Shard: part partIndex of numParts (one worker's share in
+// Shard adds a step that passes part partIndex of numParts (one worker's share in
 // distributed training). Step name "shard".
 func (p *Pipe[T]) Shard(numParts, partIndex int) *Pipe[T] {
 	return thenSync(p, "shard", stage.Shard[T](p, numParts, partIndex))

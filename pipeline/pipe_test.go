@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 func TestBuilderSteps(t *testing.T) {
@@ -134,7 +134,7 @@ func TestTypedSteps(t *testing.T) {
 	}
 
 	en, err := source.Collect(ctx, pipeline.Enumerate(p.Skip(5)))
-	if err != nil || len(en) != 2 || en[1] != (stage.Indexed[int]{Index: 1, Value: 6}) {
+	if err != nil || len(en) != 2 || en[1] != (stage.Numbered[int]{Index: 1, Value: 6}) {
 		t.Fatalf("Enumerate: %v %v", en, err)
 	}
 

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 // byName returns the step called name in st.

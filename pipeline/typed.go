@@ -2,25 +2,25 @@ package pipeline
 
 import (
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
-// Map adds stage.Map: f runs on the consumer's goroutine for every sample.
+// Map adds a step where f runs on the consumer's goroutine for every sample.
 // Step name "map".
 func Map[In, Out any](p *Pipe[In], f func(In) Out) *Pipe[Out] {
 	return thenSync(p, "map", stage.Map[In, Out](p, f))
 }
 
-// MapErr adds stage.MapErr: the first error from f ends the pass. Step name
+// MapErr is Map for an f that can fail: the first error from f ends the pass. Step name
 // "map".
 func MapErr[In, Out any](p *Pipe[In], f func(In) (Out, error)) *Pipe[Out] {
 	return thenSync(p, "map", stage.MapErr[In, Out](p, f))
 }
 
-// Enumerate adds stage.Enumerate: every sample with its index in the pass.
+// Enumerate adds a step that yields every sample with its index in the pass.
 // Step name "enumerate".
-func Enumerate[T any](p *Pipe[T]) *Pipe[stage.Indexed[T]] {
+func Enumerate[T any](p *Pipe[T]) *Pipe[Numbered[T]] {
 	return thenSync(p, "enumerate", stage.Enumerate[T](p))
 }
 
@@ -38,21 +38,21 @@ func BatchFill[T any](p *Pipe[T], size int, fill T, opts ...batch.Option) *Pipe[
 	return thenSync(p, "batch", batch.OfFill[T](p, size, fill, opts...))
 }
 
-// Zip2 adds stage.Zip2 of p and b: pairs of samples, one from each. When b
+// Zip2 zips p and b into pairs of samples, one from each. When b
 // is a Pipe its steps appear in the stats too. Step name "zip".
-func Zip2[A, B any](p *Pipe[A], b source.Reader[B], opts ...stage.ZipOption) *Pipe[stage.Tuple2[A, B]] {
+func Zip2[A, B any](p *Pipe[A], b source.Reader[B], opts ...ZipOption) *Pipe[Tuple2[A, B]] {
 	return zipped(then(p, "zip", stage.Zip2[A, B](p, b, opts...)), b)
 }
 
-// Zip3 adds stage.Zip3 of p, b and c: one sample from each, as Zip2 does
+// Zip3 zips p, b and c: one sample from each, as Zip2 does
 // for two. Inputs that are Pipes appear in the stats. Step name "zip".
-func Zip3[A, B, C any](p *Pipe[A], b source.Reader[B], c source.Reader[C], opts ...stage.ZipOption) *Pipe[stage.Tuple3[A, B, C]] {
+func Zip3[A, B, C any](p *Pipe[A], b source.Reader[B], c source.Reader[C], opts ...ZipOption) *Pipe[Tuple3[A, B, C]] {
 	return zipped(then(p, "zip", stage.Zip3[A, B, C](p, b, c, opts...)), b, c)
 }
 
-// Zip4 adds stage.Zip4 of p, b, c and d: one sample from each, as Zip2 does
+// Zip4 zips p, b, c and d: one sample from each, as Zip2 does
 // for two. Inputs that are Pipes appear in the stats. Step name "zip".
-func Zip4[A, B, C, D any](p *Pipe[A], b source.Reader[B], c source.Reader[C], d source.Reader[D], opts ...stage.ZipOption) *Pipe[stage.Tuple4[A, B, C, D]] {
+func Zip4[A, B, C, D any](p *Pipe[A], b source.Reader[B], c source.Reader[C], d source.Reader[D], opts ...ZipOption) *Pipe[Tuple4[A, B, C, D]] {
 	return zipped(then(p, "zip", stage.Zip4[A, B, C, D](p, b, c, d, opts...)), b, c, d)
 }
 
@@ -86,8 +86,8 @@ func PadSeqs[E any](p *Pipe[batch.Batch[[]E]], length int, pad E, opts ...batch.
 //	}).Named("bucket")
 //
 // For its Self time (see StageStats) the stage is taken to read its input
-// inside its own pulls, as the stages of package stage do.
-func Apply[In, Out any](p *Pipe[In], s stage.Stage[In, Out]) *Pipe[Out] {
+// inside its own pulls, as the built-in steps do.
+func Apply[In, Out any](p *Pipe[In], s Stage[In, Out]) *Pipe[Out] {
 	if s == nil {
 		panic("pipeline.Apply: nil stage")
 	}

@@ -31,7 +31,7 @@
 // or roll over into the next pass):
 //
 //	s := sink.New(128, data, label)
-//	for b, err := range stage.Buffered(sink.Tensorize(samples, s, batch.Keep), 2).All(ctx) {
+//	for b, err := range pipeline.Tensorize(pipeline.From(samples), s, batch.Keep).Buffered(2).All(ctx) {
 //		... // train on b
 //		b.Release()
 //	}
@@ -51,7 +51,7 @@
 // keeps a free list of released memory that Assemble and Tensorize draw
 // from, so steady-state assembly is allocation-free. Because only the
 // consumer decides when a batch is free, this is safe behind a prefetching
-// stage (stage.Buffered) that holds several batches at once. The Tensorize
+// stage (pipeline's Buffered) that holds several batches at once. The Tensorize
 // stages in turn hand every sample batch they have assembled back to its
 // batch reader (batch.Recycling), so the whole chain from samples to
 // tensors runs without allocating per batch.

@@ -37,8 +37,8 @@ type Field[T any] struct {
 // fill cannot fail, and the sink cannot see what it writes: a fill that
 // copies a slice of the wrong length leaves a truncated or zero-filled row
 // without an error. To copy a slice, use Slice, which checks its length;
-// otherwise validate samples upstream (stage.MapErr) when their size may be
-// wrong. A panic in fill unwinds through the caller, as with stage.Map. Float32 panics when name is empty, a dimension is below 1 or
+// otherwise validate samples upstream (pipeline.MapErr) when their size may be
+// wrong. A panic in fill unwinds through the caller, as with pipeline.Map. Float32 panics when name is empty, a dimension is below 1 or
 // fill is nil.
 func Float32[T any](name string, shape []int, fill func(s T, dst []float32)) Field[T] {
 	f := newField[T]("Float32", name, shape, sample.Float32, fill == nil)

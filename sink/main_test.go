@@ -6,6 +6,6 @@ import (
 	"go.uber.org/goleak"
 )
 
-// Tests that prefetch tensors (stage.Buffered) must leave no goroutine
+// Tests that prefetch tensors (pipeline's Buffered) must leave no goroutine
 // behind.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -167,7 +167,7 @@ func (s *Sink[T]) newArena(rows int) *arena {
 // is not kept (a later full batch would not fit).
 //
 // Only the consumer releases, never the sink on its own: a prefetching
-// stage (stage.Buffered) may still hold batches the consumer has not read.
+// stage (pipeline's Buffered) may still hold batches the consumer has not read.
 // Recycle panics when b is not the batch the arena handed out (a copy of
 // *b that kept its owner).
 func (a *arena) Recycle(b *tensor.Batch) {

@@ -20,7 +20,7 @@ import (
 // one given to New: it is written once, where the tensors are described.
 //
 // Every *tensor.Batch belongs to the consumer, who may keep it or hand its
-// memory back with Release when done (safe through stage.Buffered, however
+// memory back with Release when done (safe through pipeline's Buffered, however
 // far ahead it reads); every pass draws from the sink's free list, and the
 // sample batches in between are recycled too, so in steady state a
 // consumer that releases makes Tensorize allocation-free.

@@ -21,8 +21,8 @@ import (
 // The order of samples across readers is not deterministic: it depends on
 // which goroutine runs first. The samples of one reader keep their order
 // relative to each other, so with a single reader Concurrent is a prefetcher
-// that keeps the reader's order exactly (this is how stage.Buffered works).
-// Put a stage.Shuffle after Concurrent when the order must be repeatable.
+// that keeps the reader's order exactly (this is how pipeline's Buffered works).
+// Put a Shuffle step after Concurrent when the order must be repeatable.
 //
 // The consumer takes every sample that is ready in one block, so while it
 // works through a block the readers may fill the buffer again: up to

@@ -22,7 +22,7 @@
 // Random stages derive their generator from (seed, epoch). A stage learns
 // the epoch of its pass in one call, [Epochs.Start]: the epoch in the
 // context ([WithEpoch]) when the caller set one, as the pipeline runner and
-// stage.Repeat do; otherwise the stage's own count of its passes, so a
+// pipeline's Repeat do; otherwise the stage's own count of its passes, so a
 // plain loop over All still sees a fresh order every epoch. Start returns
 // the context with that epoch set, which the stage passes on to the readers
 // it runs, so the epoch travels by context only, never also by argument.

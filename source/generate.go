@@ -10,7 +10,7 @@ import (
 // Generate returns a reader whose passes call next for each sample, with a
 // generator derived from (seed, epoch) and the sample's index in the pass.
 // n is the number of samples per pass; n < 0 means endless (stop it with
-// stage.Take, a Zip with a finite reader, or the context).
+// a Take step, a Zip with a finite reader, or the context).
 //
 // This is PaddlePaddle's reader_creator_random_image: a seeded, repeatable
 // stream of random samples, different in every epoch.

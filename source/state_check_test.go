@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 // fileData is an in-memory dataset that describes its data as a file

@@ -15,10 +15,10 @@ import (
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/internal/fixture/recimages"
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 func collect(t *testing.T, r source.Reader[imagerec.Example]) []imagerec.Example {

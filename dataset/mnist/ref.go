@@ -7,9 +7,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 // Ref is a sample of a data set held in memory, by reference: the image

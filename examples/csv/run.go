@@ -21,9 +21,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/examples/internal/nn"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/pipeline"
-	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 type config struct {
@@ -109,9 +107,9 @@ func run(ctx context.Context, cfg config, out io.Writer) ([]result, error) {
 // split returns the rows of r whose index in the pass is (or is not, for
 // held == false) a multiple of every. Iris lists its classes in blocks of
 // 50, so every fifth row holds out 10 rows of each class.
-func split(r source.Reader[csv.Row], every int, held bool) source.Reader[csv.Row] {
-	kept := stage.Filter(stage.Enumerate(r), func(s stage.Indexed[csv.Row]) bool { return (s.Index%every == 0) == held })
-	return stage.Map(kept, func(s stage.Indexed[csv.Row]) csv.Row { return s.Value })
+func split(r source.Reader[csv.Row], every int, held bool) *pipeline.Pipe[csv.Row] {
+	kept := pipeline.Enumerate(pipeline.From(r)).Filter(func(s pipeline.Numbered[csv.Row]) bool { return (s.Index%every == 0) == held })
+	return pipeline.Map(kept, func(s pipeline.Numbered[csv.Row]) csv.Row { return s.Value })
 }
 
 // standardizer holds the mean and deviation of every feature.
@@ -217,9 +215,9 @@ func train(ctx context.Context, cfg config, name string, r *csv.Reader, out io.W
 	res.TrainStats = tensors.Stats()
 
 	// Held-out rows, standardised with the training statistics.
-	test := stage.Map(split(r, cfg.HoldEvery, true), std.apply)
+	test := pipeline.Map(split(r, cfg.HoldEvery, true), std.apply)
 	right := 0
-	for ts, err := range sink.Tensorize(test, s, batch.Keep).All(ctx) {
+	for ts, err := range pipeline.Tensorize(test, s, batch.Keep).All(ctx) {
 		if err != nil {
 			return result{}, err
 		}

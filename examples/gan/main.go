@@ -6,7 +6,7 @@
 //	noise vectors   (source.Uniform: 100 floats uniform in [-1, 1])
 //	true/false      (source.Constant: the discriminator's targets)
 //
-// stage.Zip3 with stage.Shortest() pairs them (the noise and the labels
+// pipeline.Zip3 with pipeline.Shortest() pairs them (the noise and the labels
 // are endless; the pass ends with the images), and pipeline.Tensorize
 // batches them through a sink into four tensors per batch: "image",
 // "noise", "real_label" and "fake_label".

@@ -24,7 +24,6 @@ import (
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 type config struct {
@@ -88,7 +87,7 @@ type targets struct{ Real, Fake float32 }
 
 // gsample is one composed sample: a real image, a noise vector and the
 // targets.
-type gsample = stage.Tuple3[mnist.Sample, []float32, targets]
+type gsample = pipeline.Tuple3[mnist.Sample, []float32, targets]
 
 // newSink describes the four tensors of a batch.
 func newSink(batchSize, noiseDim int) *sink.Sink[gsample] {
@@ -121,9 +120,7 @@ func newPipe(cfg config, s *sink.Sink[gsample]) (*pipeline.Pipe[*tensor.Batch], 
 	images = images.Cache().Shuffle(n, cfg.Seed)
 	noise := source.Uniform(cfg.NoiseDim, -1, 1, cfg.Seed+1)
 	labels := source.Constant(targets{Real: 1, Fake: 0}, -1)
-	composed := pipeline.Apply(images, func(r source.Reader[mnist.Sample]) source.Reader[gsample] {
-		return stage.Zip3(r, noise, labels, stage.Shortest())
-	}).Named("zip3")
+	composed := pipeline.Zip3(images, noise, labels, pipeline.Shortest()).Named("zip3")
 	return pipeline.Tensorize(composed, s, batch.Drop).Buffered(cfg.Prefetch).Named("prefetch"), n / cfg.BatchSize, nil
 }
 
@@ -276,7 +273,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 		zap.Stringers("data", s.ProvideData()), zap.Stringers("label", s.ProvideLabel()))
 
 	// 64 fixed noise vectors: every snapshot shows the same latent points.
-	fixed, err := source.Collect(ctx, stage.Take(source.Uniform(cfg.NoiseDim, -1, 1, cfg.Seed+2), 64))
+	fixed, err := source.Collect(ctx, pipeline.From(source.Uniform(cfg.NoiseDim, -1, 1, cfg.Seed+2)).Take(64))
 	if err != nil {
 		return nil, err
 	}

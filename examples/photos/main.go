@@ -25,8 +25,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
-	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 )
 
 // scale is how many times each digit is enlarged.
@@ -59,7 +58,7 @@ func write(ctx context.Context, dataDir, dir string, n int) (int, error) {
 	}
 	written := 0
 	var buf bytes.Buffer
-	for s, err := range stage.Take[mnist.Sample](source.Reader[mnist.Sample](mnist.Test(dataDir)), n).All(ctx) {
+	for s, err := range pipeline.From[mnist.Sample](mnist.Test(dataDir)).Take(n).All(ctx) {
 		if err != nil {
 			return written, err
 		}

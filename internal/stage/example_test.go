@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 // printPass runs one pass of r and prints its samples on one line, or the error

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 // vec is a small fixed-size sample, such as a row of tabular features.

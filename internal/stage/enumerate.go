@@ -7,8 +7,8 @@ import (
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-// Indexed is a sample with its position in the pass that produced it.
-type Indexed[T any] struct {
+// Numbered is a sample with its position in the pass that produced it.
+type Numbered[T any] struct {
 	Index int // 0 for the first sample of every pass
 	Value T
 }
@@ -17,7 +17,7 @@ type Indexed[T any] struct {
 // the pass, counting from 0 on every pass. Put it before Shuffle to keep
 // each sample's original position, or before ParallelMap to derive
 // per-sample randomness from the index (source.NewRand(seed, epoch, index)).
-func Enumerate[T any](r source.Reader[T]) source.Reader[Indexed[T]] {
+func Enumerate[T any](r source.Reader[T]) source.Reader[Numbered[T]] {
 	return &enumerate[T]{r: r}
 }
 
@@ -28,15 +28,15 @@ type enumerate[T any] struct {
 	from int
 }
 
-func (e *enumerate[T]) All(ctx context.Context) iter.Seq2[Indexed[T], error] {
-	return func(yield func(Indexed[T], error) bool) {
+func (e *enumerate[T]) All(ctx context.Context) iter.Seq2[Numbered[T], error] {
+	return func(yield func(Numbered[T], error) bool) {
 		i := e.from
 		for s, err := range e.r.All(ctx) {
 			if err != nil {
 				yieldErr(yield, err)
 				return
 			}
-			if !yield(Indexed[T]{Index: i, Value: s}, nil) {
+			if !yield(Numbered[T]{Index: i, Value: s}, nil) {
 				return
 			}
 			i++
@@ -51,7 +51,7 @@ func (e *enumerate[T]) StateAt(epoch int, n int64) (source.State, error) {
 }
 
 // Resume continues the numbering and r from st.
-func (e *enumerate[T]) Resume(st source.State) (source.Reader[Indexed[T]], error) {
+func (e *enumerate[T]) Resume(st source.State) (source.Reader[Numbered[T]], error) {
 	if err := st.Check("enumerate", 1, 1); err != nil {
 		return nil, err
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/samber/lo"
 
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 func TestRepeat(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/samber/lo"
 
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 // TestShardUnion: for every length and number of parts, the parts are

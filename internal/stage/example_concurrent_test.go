@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 // Buffered reads ahead of the consumer in its own goroutine; the samples and

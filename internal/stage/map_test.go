@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 func TestMap(t *testing.T) {

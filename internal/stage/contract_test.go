@@ -12,9 +12,9 @@ import (
 
 	"github.com/samber/lo"
 
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 var errBoom = errors.New("boom")
@@ -150,7 +150,7 @@ var contractStages = []struct {
 	{"Cache", stage.Cache[int]},
 	{"Shard", func(r source.Reader[int]) source.Reader[int] { return stage.Shard(r, 3, 1) }},
 	{"Enumerate", func(r source.Reader[int]) source.Reader[int] {
-		return stage.Map(stage.Enumerate(r), func(s stage.Indexed[int]) int { return s.Value })
+		return stage.Map(stage.Enumerate(r), func(s stage.Numbered[int]) int { return s.Value })
 	}},
 }
 

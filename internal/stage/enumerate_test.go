@@ -4,13 +4,13 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 func TestEnumerate(t *testing.T) {
 	r := stage.Enumerate(source.Slice([]string{"a", "b", "c"}))
-	want := []stage.Indexed[string]{{0, "a"}, {1, "b"}, {2, "c"}}
+	want := []stage.Numbered[string]{{0, "a"}, {1, "b"}, {2, "c"}}
 	for pass := range 3 { // the index restarts on every pass
 		if got := values(t, r); !slices.Equal(got, want) {
 			t.Errorf("pass %d: got %v, want %v", pass, got, want)

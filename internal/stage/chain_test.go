@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 func TestChain(t *testing.T) {

@@ -9,9 +9,9 @@ import (
 
 	"github.com/samber/lo"
 
+	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
-	"github.com/tensorfeed/tensorfeed/stage"
 )
 
 // concBenchSamples is the length of one pass in the benchmarks of the
