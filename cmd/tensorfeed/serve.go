@@ -1,0 +1,360 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"net"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"go.uber.org/zap"
+
+	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/dataset/format"
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/pipeline"
+	"github.com/tensorfeed/tensorfeed/sample"
+	"github.com/tensorfeed/tensorfeed/serve"
+	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/tensor"
+)
+
+var serveCommand = command{
+	name:    "serve",
+	args:    "[--listen ADDR] [--mnist DIR] [--rec FILE.rec --data-shape C,H,W] [--records SPEC --record-shape D,...]",
+	summary: "serve batches to training processes (PyTorch: python/tensorfeed_client) over a socket",
+	doc: `Serve serves the batches of one or more feeds over a Unix socket or TCP on a loopback address, to the Python client in the repository's python/ folder (tensorfeed_client) or any client of the protocol described in package serve. Each client names a feed, its rank and world size (each rank gets an exact, disjoint share of every epoch) and, to resume, the state it saved: the pipeline's checkpoint JSON, sent with every batch.
+
+Feeds:
+  --mnist DIR      "mnist-train" (the 60,000 training digits, a new global shuffle every epoch) and "mnist-test" (the 10,000 test digits in order): "image" float32[B 784], normalised as --scale says, and "label" int64[B].
+  --rec FILE.rec   "rec": MXNet image records through dataset/imagerec (the .idx beside it, if any, gives a shuffle by index and an exact resume): "data" float32[B C H W], "softmax_label" float32[B]. Ranks read MXNet's parts (imagerec.Shard: disjoint byte ranges).
+  --records SPEC   "records": fixed-shape records of any format of the registry (dataset/format: "recordio:shards/*.rec", "tfrecord:x.tfrecord", ...), each payload one "data" tensor of --record-shape and --record-dtype (raw, little-endian), in file order; ranks take every world-th record.
+
+The server runs until SIGINT or SIGTERM. It prints one line, "serving FEEDS on ADDR", once it listens.
+
+Examples:
+  tensorfeed serve --listen unix:/tmp/tensorfeed.sock --mnist data/mnist
+  tensorfeed serve --listen 127.0.0.1:5555 --rec photos_train.rec --data-shape 3,224,224 --rand-crop --rand-mirror
+  tensorfeed serve --records 'recordio:mnist-shards/train-*.rec' --record-shape 793 --record-dtype uint8`,
+	setup: func(fs *flag.FlagSet) runFunc {
+		listen := fs.String("listen", "127.0.0.1:5555", "where to listen: `ADDR` unix:PATH or HOST:PORT (a loopback address unless --public)")
+		public := fs.Bool("public", false, "allow a TCP address other than loopback (the batches are neither encrypted nor authenticated)")
+		mnistDir := fs.String("mnist", "", "serve the MNIST IDX files of `DIR` as mnist-train and mnist-test")
+		rec := fs.String("rec", "", "serve the image records of `FILE.rec` as rec")
+		records := fs.String("records", "", "serve the records of the format registry `SPEC` (comma-separated specs) as records")
+		batchSize := fs.Int("batch", 128, "`N` samples per batch")
+		seed := fs.Uint64("seed", 1, "the `SEED` of the shuffles (and of the image augmentations)")
+		last := fs.String("last", "keep", "the last, partial batch of an epoch: `POLICY` keep, drop or pad")
+		prefetch := fs.Int("prefetch", 4, "`N` batches assembled ahead of each client")
+		scale := fs.String("scale", "standard", "MNIST pixels: `SCALE` standard ((x/255-0.1307)/0.3081), unit (x/255), symmetric ([-1, 1]) or raw (0..255)")
+		dataShape := fs.String("data-shape", "", "image records: the `C,H,W` of a batch's images (required with --rec)")
+		randCrop := fs.Bool("rand-crop", false, "image records: crop at a random place")
+		randMirror := fs.Bool("rand-mirror", false, "image records: mirror half of the images at random")
+		resize := fs.Int("resize", 0, "image records: resize the shorter side to `N` pixels first (0: no resize)")
+		threads := fs.Int("threads", 2, "image records: `N` decoding goroutines per client")
+		recordShape := fs.String("record-shape", "", "--records: the `D,...` shape of one record's payload (required with --records)")
+		recordDType := fs.String("record-dtype", "uint8", "--records: the `DTYPE` of the payload: uint8, int32, int64 or float32")
+		verbose := fs.Bool("v", false, "log every connection and epoch to stderr")
+		return func(ctx context.Context, pos []string, e *env) error {
+			if len(pos) != 0 {
+				return usagef("serve takes no arguments, got %q: name data with --mnist, --rec or --records", pos)
+			}
+			if *batchSize < 1 || *prefetch < 0 || *threads < 1 {
+				return usagef("need --batch >= 1, --prefetch >= 0 and --threads >= 1")
+			}
+			policy, err := lastPolicy(*last)
+			if err != nil {
+				return err
+			}
+			c := feedConfig{batch: *batchSize, seed: *seed, last: policy, prefetch: *prefetch}
+			feeds := map[string]serve.Feed{}
+			var names []string
+			if *mnistDir != "" {
+				sc, err := mnistScale(*scale)
+				if err != nil {
+					return err
+				}
+				if err := mnistFeeds(ctx, feeds, *mnistDir, sc, c); err != nil {
+					return err
+				}
+				names = append(names, "mnist-train", "mnist-test")
+			}
+			if *rec != "" {
+				shape, err := parseDims(*dataShape, "--data-shape")
+				if err != nil {
+					return err
+				}
+				if len(shape) != 3 {
+					return usagef("--data-shape %q: want C,H,W", *dataShape)
+				}
+				opts := []imagerec.Option{imagerec.DataShape(shape[0], shape[1], shape[2]), imagerec.Batch(*batchSize),
+					imagerec.LastBatch(policy), imagerec.Shuffle(*seed), imagerec.Threads(*threads), imagerec.Prefetch(*prefetch)}
+				if *randCrop {
+					opts = append(opts, imagerec.RandCrop())
+				}
+				if *randMirror {
+					opts = append(opts, imagerec.RandMirror())
+				}
+				if *resize > 0 {
+					opts = append(opts, imagerec.Resize(*resize))
+				}
+				if _, err := imagerec.New(*rec, opts...); err != nil { // the files and options, checked now rather than at the first client
+					return err
+				}
+				path := *rec
+				feeds["rec"] = func(world, rank int) (*pipeline.Pipe[*tensor.Batch], error) {
+					it, err := imagerec.New(path, append(opts, imagerec.Shard(world, rank))...)
+					if err != nil {
+						return nil, err
+					}
+					return pipeline.From[*tensor.Batch](it, pipeline.WithName("rec")), nil
+				}
+				names = append(names, "rec")
+			}
+			if *records != "" {
+				shape, err := parseDims(*recordShape, "--record-shape")
+				if err != nil {
+					return err
+				}
+				feed, err := recordsFeed(strings.Split(*records, ","), shape, *recordDType, c)
+				if err != nil {
+					return err
+				}
+				feeds["records"] = feed
+				names = append(names, "records")
+			}
+			if len(feeds) == 0 {
+				return usagef("nothing to serve: name data with --mnist, --rec or --records")
+			}
+			l, err := listenAddr(*listen, *public)
+			if err != nil {
+				return err
+			}
+			log := zap.NewNop()
+			if *verbose {
+				zc := zap.NewDevelopmentConfig()
+				zc.OutputPaths = []string{"stderr"}
+				if log, err = zc.Build(); err != nil {
+					l.Close()
+					return err
+				}
+			}
+			s := serve.New(feeds, serve.Logger(log))
+			ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+			defer stop()
+			done := make(chan error, 1)
+			go func() { done <- s.Serve(l) }()
+			fmt.Fprintf(e.stdout, "serving %s on %s\n", strings.Join(names, ", "), *listen)
+			select {
+			case <-ctx.Done():
+				s.Close()
+				<-done
+				return nil
+			case err := <-done:
+				s.Close()
+				return err
+			}
+		}
+	},
+}
+
+// feedConfig is what every feed of the command shares.
+type feedConfig struct {
+	batch    int
+	seed     uint64
+	last     batch.Policy
+	prefetch int
+}
+
+// buffered adds the prefetch of c to p.
+func (c feedConfig) buffered(p *pipeline.Pipe[*tensor.Batch]) *pipeline.Pipe[*tensor.Batch] {
+	if c.prefetch > 0 {
+		return p.Buffered(c.prefetch)
+	}
+	return p
+}
+
+func lastPolicy(s string) (batch.Policy, error) {
+	switch s {
+	case "keep":
+		return batch.Keep, nil
+	case "drop":
+		return batch.Drop, nil
+	case "pad":
+		return batch.Pad, nil
+	}
+	return batch.Keep, usagef("--last %q: want keep, drop or pad", s)
+}
+
+// standard is examples/mnist's normalisation: zero mean, unit variance
+// over the training pixels.
+var standard = func() (t [256]float32) {
+	for x := range t {
+		t[x] = float32((float64(x)/255 - 0.1307) / 0.3081)
+	}
+	return t
+}()
+
+// mnistScale returns the table of the --scale.
+func mnistScale(s string) (*[256]float32, error) {
+	var sc mnist.Scale
+	switch s {
+	case "standard":
+		return &standard, nil
+	case "unit":
+		sc = mnist.ScaleUnit
+	case "symmetric":
+		sc = mnist.ScaleSymmetric
+	case "raw":
+		sc = mnist.ScaleRaw
+	default:
+		return nil, usagef("--scale %q: want standard, unit, symmetric or raw", s)
+	}
+	var t [256]float32
+	for x := range t {
+		t[x] = sc.Value(uint8(x))
+	}
+	return &t, nil
+}
+
+// mnistFeeds loads the MNIST sets of dir once and adds their feeds: the
+// training set shuffled by index every epoch, the test set in order, each
+// split exactly between ranks.
+func mnistFeeds(ctx context.Context, feeds map[string]serve.Feed, dir string, scale *[256]float32, c feedConfig) error {
+	s := sink.New(c.batch,
+		[]sink.Field[mnist.Sample]{sink.Float32("image", []int{mnist.Pixels}, func(s mnist.Sample, dst []float32) {
+			for i, p := range s.Image {
+				dst[i] = scale[p]
+			}
+		})},
+		[]sink.Field[mnist.Sample]{sink.Int64("label", nil, func(s mnist.Sample, dst []int64) { dst[0] = int64(s.Label) })})
+	for _, split := range []struct {
+		name    string
+		set     *mnist.Dataset
+		shuffle bool
+	}{{"mnist-train", mnist.Train(dir), true}, {"mnist-test", mnist.Test(dir), false}} {
+		table, err := split.set.Load(ctx)
+		if err != nil {
+			return err
+		}
+		name, shuffle := split.name, split.shuffle
+		feeds[name] = func(world, rank int) (*pipeline.Pipe[*tensor.Batch], error) {
+			opts := []source.IndexedOption{source.ShardIndex(world, rank, source.PadShards)}
+			if shuffle {
+				opts = append(opts, source.ShuffleIndex(c.seed))
+			}
+			p := pipeline.From[mnist.Sample](source.ReadIndexed(table, opts...), pipeline.WithName(name))
+			return c.buffered(pipeline.Tensorize(p, s, c.last)), nil
+		}
+	}
+	return nil
+}
+
+// recordsFeed returns the feed of fixed-shape records of the format
+// registry: every payload is one sample of shape and dtype, raw and
+// little-endian.
+func recordsFeed(specs []string, shape []int, dtype string, c feedConfig) (serve.Feed, error) {
+	dt, err := parseDType(dtype)
+	if err != nil {
+		return nil, err
+	}
+	want := sample.Elems(shape) * dt.Size()
+	check := func(r format.Record) error {
+		if len(r.Data) != want {
+			return fmt.Errorf("%s: record %d at offset %d: %d bytes, want %d (--record-shape %v of %v)", r.Path, r.Index, r.Offset, len(r.Data), want, shape, dt)
+		}
+		return nil
+	}
+	var field sink.Field[format.Record]
+	switch dt {
+	case sample.Uint8:
+		field = sink.Uint8("data", shape, func(r format.Record, dst []uint8) { copy(dst, r.Data) })
+	default:
+		// The payload is copied byte for byte into the tensor's memory:
+		// the wire and the record are both little-endian.
+		field = rawField(dt, shape)
+	}
+	s := sink.New(c.batch, []sink.Field[format.Record]{field}, nil)
+	return func(world, rank int) (*pipeline.Pipe[*tensor.Batch], error) {
+		p := pipeline.From(format.Open(specs), pipeline.WithName("records"))
+		if world > 1 {
+			p = p.Shard(world, rank)
+		}
+		p = pipeline.MapErr(p, func(r format.Record) (format.Record, error) { return r, check(r) })
+		return c.buffered(pipeline.Tensorize(p, s, c.last)), nil
+	}, nil
+}
+
+// rawField is the field of a payload of little-endian numbers.
+func rawField(dt sample.DType, shape []int) sink.Field[format.Record] {
+	switch dt {
+	case sample.Int32:
+		return sink.Int32("data", shape, func(r format.Record, dst []int32) {
+			for i := range dst {
+				dst[i] = int32(binary.LittleEndian.Uint32(r.Data[4*i:]))
+			}
+		})
+	case sample.Int64:
+		return sink.Int64("data", shape, func(r format.Record, dst []int64) {
+			for i := range dst {
+				dst[i] = int64(binary.LittleEndian.Uint32(r.Data[8*i:])) | int64(binary.LittleEndian.Uint32(r.Data[8*i+4:]))<<32
+			}
+		})
+	default: // Float32
+		return sink.Float32("data", shape, func(r format.Record, dst []float32) {
+			for i := range dst {
+				dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(r.Data[4*i:]))
+			}
+		})
+	}
+}
+
+func parseDType(s string) (sample.DType, error) {
+	switch s {
+	case "uint8":
+		return sample.Uint8, nil
+	case "int32":
+		return sample.Int32, nil
+	case "int64":
+		return sample.Int64, nil
+	case "float32":
+		return sample.Float32, nil
+	}
+	return 0, usagef("--record-dtype %q: want uint8, int32, int64 or float32", s)
+}
+
+// parseDims parses "3,224,224".
+func parseDims(s, flagName string) ([]int, error) {
+	if s == "" {
+		return nil, usagef("%s is required", flagName)
+	}
+	var dims []int
+	for _, f := range strings.Split(s, ",") {
+		d, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || d < 1 {
+			return nil, usagef("%s %q: want positive integers separated by commas", flagName, s)
+		}
+		dims = append(dims, d)
+	}
+	return dims, nil
+}
+
+// listenAddr listens on addr: loopback only unless public.
+func listenAddr(addr string, public bool) (net.Listener, error) {
+	if public && !strings.HasPrefix(addr, "unix:") {
+		return net.Listen("tcp", addr)
+	}
+	l, err := serve.Listen(addr)
+	if err != nil && !errors.Is(err, syscall.EADDRINUSE) && !strings.HasPrefix(addr, "unix:") && strings.Contains(err.Error(), "loopback") {
+		return nil, usagef("%v (--public to allow it)", err)
+	}
+	return l, err
+}
