@@ -118,6 +118,7 @@ var commands = []command{
 	recLsCommand,
 	recCatCommand,
 	showCommand,
+	serveCommand,
 }
 
 func main() {
