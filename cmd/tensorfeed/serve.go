@@ -62,6 +62,7 @@ Examples:
 		threads := fs.Int("threads", 2, "image records: `N` decoding goroutines per client")
 		recordShape := fs.String("record-shape", "", "--records: the `D,...` shape of one record's payload (required with --records)")
 		recordDType := fs.String("record-dtype", "uint8", "--records: the `DTYPE` of the payload: uint8, int32, int64 or float32")
+		index := fs.Bool("index", false, "MNIST: add an \"index\" int64[B] tensor, each digit's index in its files (to check what a rank received)")
 		verbose := fs.Bool("v", false, "log every connection and epoch to stderr")
 		return func(ctx context.Context, pos []string, e *env) error {
 			if len(pos) != 0 {
@@ -74,7 +75,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			c := feedConfig{batch: *batchSize, seed: *seed, last: policy, prefetch: *prefetch}
+			c := feedConfig{batch: *batchSize, seed: *seed, last: policy, prefetch: *prefetch, index: *index}
 			feeds := map[string]serve.Feed{}
 			var names []string
 			if *mnistDir != "" {
@@ -172,6 +173,7 @@ type feedConfig struct {
 	seed     uint64
 	last     batch.Policy
 	prefetch int
+	index    bool // MNIST: an "index" tensor
 }
 
 // buffered adds the prefetch of c to p.
@@ -229,13 +231,16 @@ func mnistScale(s string) (*[256]float32, error) {
 // training set shuffled by index every epoch, the test set in order, each
 // split exactly between ranks.
 func mnistFeeds(ctx context.Context, feeds map[string]serve.Feed, dir string, scale *[256]float32, c feedConfig) error {
+	labels := []sink.Field[mnist.Sample]{sink.Int64("label", nil, func(s mnist.Sample, dst []int64) { dst[0] = int64(s.Label) })}
+	if c.index {
+		labels = append(labels, sink.Int64("index", nil, func(s mnist.Sample, dst []int64) { dst[0] = int64(s.Index) }))
+	}
 	s := sink.New(c.batch,
 		[]sink.Field[mnist.Sample]{sink.Float32("image", []int{mnist.Pixels}, func(s mnist.Sample, dst []float32) {
 			for i, p := range s.Image {
 				dst[i] = scale[p]
 			}
-		})},
-		[]sink.Field[mnist.Sample]{sink.Int64("label", nil, func(s mnist.Sample, dst []int64) { dst[0] = int64(s.Label) })})
+		})}, labels)
 	for _, split := range []struct {
 		name    string
 		set     *mnist.Dataset
