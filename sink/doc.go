@@ -1,9 +1,25 @@
 // Package sink turns batches of typed samples into named, shaped, contiguous
 // tensors: the data and label arrays a training step consumes.
 //
+// # Struct tags
+//
+// For the common case the sample's struct says which of its fields are
+// tensors, and [Of] builds the sink from the tags once, when it is made:
+//
+//	type Digit struct {
+//		Image *[784]uint8 `tensor:"image,float32"`     // [batch 784] float32 in [0, 1]
+//		Label uint8       `tensor:"label,label,int32"` // [batch] int32, a label tensor
+//	}
+//	s := sink.Of[Digit](128, sink.Scale("image", -1, 1))
+//
+// Filling a batch then copies each tagged field from its offset in the
+// sample: no reflection and no function call per sample, as fast as a fill
+// written by hand.
+//
 // # Fields
 //
-// A [Field] names one tensor, gives its per-sample shape and element type,
+// For tensors computed from a sample rather than copied from one field, a
+// [Field] names one tensor, gives its per-sample shape and element type,
 // and says how to write one sample into it. [Slice] builds one from a
 // function that returns a sample's member as a slice: the sink copies it
 // and checks its length against the field's shape, so a sample of the

@@ -2,6 +2,7 @@ package sink
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/tensorfeed/tensorfeed/sample"
 )
@@ -24,6 +25,9 @@ type Field[T any] struct {
 	gi32 func(T) []int32
 	gi64 func(T) []int64
 	gu8  func(T) []uint8
+	// Of's copy of a struct field into whole rows of dst, the tensor's
+	// elements: the row and length of the first sample that does not fit.
+	rows func(samples []T, dst unsafe.Pointer) (row, got int)
 }
 
 // Float32 returns a field named name holding a float32 tensor of the given

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"unsafe"
 
 	"github.com/samber/lo"
 	"go.uber.org/zap"
@@ -48,7 +49,7 @@ type recycler struct {
 //
 // New panics when batchSize < 1, when there is no field at all, when a field
 // was not made by Float32, Int32, Int64, Uint8 or Slice, or when two fields
-// share a name.
+// share a name. Of builds a sink from the struct tags of T instead.
 func New[T any](batchSize int, data []Field[T], label []Field[T]) *Sink[T] {
 	if batchSize < 1 {
 		panic(fmt.Sprintf("sink: New: batch size %d", batchSize))
@@ -241,28 +242,36 @@ func (s *Sink[T]) assemble(b batch.Batch[T], logger *zap.Logger) (*tensor.Batch,
 		switch f.dtype {
 		case sample.Float32:
 			t.F32 = a.f32[lo:hi:hi]
-			if f.g32 != nil {
+			if f.rows != nil {
+				row, got = f.rows(b.Samples, unsafe.Pointer(unsafe.SliceData(t.F32)))
+			} else if f.g32 != nil {
 				row, got = copyRows(t.F32, f.elems, b.Samples, f.g32)
 			} else {
 				fillRows(t.F32, f.elems, b.Samples, f.f32, clearRows)
 			}
 		case sample.Int32:
 			t.I32 = a.i32[lo:hi:hi]
-			if f.gi32 != nil {
+			if f.rows != nil {
+				row, got = f.rows(b.Samples, unsafe.Pointer(unsafe.SliceData(t.I32)))
+			} else if f.gi32 != nil {
 				row, got = copyRows(t.I32, f.elems, b.Samples, f.gi32)
 			} else {
 				fillRows(t.I32, f.elems, b.Samples, f.i32, clearRows)
 			}
 		case sample.Int64:
 			t.I64 = a.i64[lo:hi:hi]
-			if f.gi64 != nil {
+			if f.rows != nil {
+				row, got = f.rows(b.Samples, unsafe.Pointer(unsafe.SliceData(t.I64)))
+			} else if f.gi64 != nil {
 				row, got = copyRows(t.I64, f.elems, b.Samples, f.gi64)
 			} else {
 				fillRows(t.I64, f.elems, b.Samples, f.i64, clearRows)
 			}
 		case sample.Uint8:
 			t.U8 = a.u8[lo:hi:hi]
-			if f.gu8 != nil {
+			if f.rows != nil {
+				row, got = f.rows(b.Samples, unsafe.Pointer(unsafe.SliceData(t.U8)))
+			} else if f.gu8 != nil {
 				row, got = copyRows(t.U8, f.elems, b.Samples, f.gu8)
 			} else {
 				fillRows(t.U8, f.elems, b.Samples, f.u8, clearRows)
@@ -270,6 +279,10 @@ func (s *Sink[T]) assemble(b batch.Batch[T], logger *zap.Logger) (*tensor.Batch,
 		}
 		if row >= 0 {
 			s.putBack(a)
+			if got < 0 {
+				return nil, fmt.Errorf("%w: field %q, row %d of the batch: nil pointer, want %d elements (shape %v)",
+					ErrSampleShape, f.name, row, f.elems, f.shape)
+			}
 			return nil, fmt.Errorf("%w: field %q, row %d of the batch: %d elements, want %d (shape %v)",
 				ErrSampleShape, f.name, row, got, f.elems, f.shape)
 		}

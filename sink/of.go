@@ -1,0 +1,311 @@
+package sink
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/sample"
+)
+
+// Option configures Of.
+type Option = option.Option[ofConfig]
+
+type ofConfig struct {
+	scales map[string][2]float32
+}
+
+// Scale maps the values 0..255 of the uint8 field name to [lo, hi] in its
+// float32 tensor (lo + (hi-lo)·v/255, through a table of 256 values), where
+// Of's default for a uint8 field read as float32 is [0, 1]: Scale("image",
+// -1, 1) for a tanh generator, Scale("image", 0, 255) for raw pixel values.
+// Of panics when name is not a uint8 field read as float32.
+func Scale(name string, lo, hi float32) Option {
+	return option.New(func(c *ofConfig) {
+		if c.scales == nil {
+			c.scales = map[string][2]float32{}
+		}
+		c.scales[name] = [2]float32{lo, hi}
+	})
+}
+
+// Of returns a sink for batches of at most batchSize samples whose tensors
+// are the tagged fields of the struct T, worked out once, here, by
+// reflection: filling a batch copies each field of each sample from its
+// offset in the struct, with no reflection and no call per sample.
+//
+//	type Digit struct {
+//		Image *[784]uint8 `tensor:"image,float32"`     // [batch 784] float32 in [0, 1]
+//		Label uint8       `tensor:"label,label,int32"` // [batch] int32, a label tensor
+//		Index int                                     // no tag: not a tensor
+//	}
+//	s := sink.Of[Digit](128, sink.Scale("image", -1, 1))
+//
+// A tag is `tensor:"NAME[,label][,DTYPE][,shape=AxB...]"`: the tensor's
+// name; label to make it a label tensor (ProvideLabel) instead of a data
+// tensor; the tensor's element type, float32, int32, int64 or uint8; and,
+// for a slice field, its shape per sample. Data and label tensors keep the
+// order of the struct's fields. The Go field may be a number (a scalar per
+// sample), an array of numbers (of any depth: [28][28]uint8 is a [28 28]
+// tensor), a pointer to such an array (a sample that refers to shared
+// memory) or a slice with a shape in its tag. Without a DTYPE the element
+// type follows the field's: float32 and float64 become float32; int8, int16,
+// uint16 and int32 become int32; int, int64, uint32, uint and uint64 become
+// int64; uint8 and bool stay uint8. Numbers are converted as Go converts
+// them, except that a uint8 field read as float32 is scaled to [0, 1] (see
+// Scale), as image pixels are.
+//
+// A slice of the wrong length or a nil pointer makes Assemble (and every
+// step that tensorizes) fail with an error wrapping ErrSampleShape that
+// names the field and the row, never a truncated or zero-filled row. The
+// sink copies every value: no tensor shares memory with a sample.
+//
+// Of panics when T is not a struct, has no tagged field, or a tag or a
+// field's type is not one of the above: mistakes in the program, found when
+// the sink is built and not at the first batch. For tensors computed from
+// several fields, write the fields with New.
+func Of[T any](batchSize int, opts ...Option) *Sink[T] {
+	cfg := &ofConfig{}
+	option.Apply(cfg, opts)
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Struct {
+		panic(fmt.Sprintf("sink: Of[%v]: not a struct", t))
+	}
+	var data, label []Field[T]
+	used := map[string]bool{}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag, ok := sf.Tag.Lookup("tensor")
+		if !ok || tag == "-" {
+			continue
+		}
+		if !sf.IsExported() {
+			panic(fmt.Sprintf("sink: Of[%v]: field %s is tagged but not exported", t, sf.Name))
+		}
+		f, isLabel := taggedField[T](t, sf, tag, cfg)
+		used[f.name] = true
+		if isLabel {
+			label = append(label, f)
+		} else {
+			data = append(data, f)
+		}
+	}
+	if len(data)+len(label) == 0 {
+		panic(fmt.Sprintf("sink: Of[%v]: no field tagged `tensor:\"name\"`", t))
+	}
+	for name := range cfg.scales {
+		if !used[name] {
+			panic(fmt.Sprintf("sink: Of[%v]: Scale(%q): no such tensor", t, name))
+		}
+	}
+	return New(batchSize, data, label)
+}
+
+// taggedField builds the field of struct field sf of T from its tag.
+func taggedField[T any](t reflect.Type, sf reflect.StructField, tag string, cfg *ofConfig) (Field[T], bool) {
+	where := fmt.Sprintf("sink: Of[%v]: field %s", t, sf.Name)
+	parts := strings.Split(tag, ",")
+	name := parts[0]
+	if name == "" {
+		panic(where + ": empty tensor name in its tag")
+	}
+	var (
+		isLabel  bool
+		dt       sample.DType
+		tagShape []int
+	)
+	for _, p := range parts[1:] {
+		switch {
+		case p == "label":
+			isLabel = true
+		case p == "float32" || p == "int32" || p == "int64" || p == "uint8":
+			dt = map[string]sample.DType{"float32": sample.Float32, "int32": sample.Int32, "int64": sample.Int64, "uint8": sample.Uint8}[p]
+		case strings.HasPrefix(p, "shape="):
+			for d := range strings.SplitSeq(strings.TrimPrefix(p, "shape="), "x") {
+				n, err := strconv.Atoi(d)
+				if err != nil || n < 1 {
+					panic(fmt.Sprintf("%s: bad shape %q in its tag", where, p))
+				}
+				tagShape = append(tagShape, n)
+			}
+		default:
+			panic(fmt.Sprintf("%s: unknown tag option %q (want label, float32, int32, int64, uint8 or shape=AxB)", where, p))
+		}
+	}
+
+	// The field's layout: through a pointer or a slice header, then arrays
+	// down to a number.
+	var lay layout
+	lay.off = sf.Offset
+	ft := sf.Type
+	switch ft.Kind() {
+	case reflect.Pointer:
+		if ft.Elem().Kind() != reflect.Array {
+			panic(fmt.Sprintf("%s: %v: a pointer field must point to an array", where, ft))
+		}
+		lay.ptr = true
+		ft = ft.Elem()
+	case reflect.Slice:
+		if tagShape == nil {
+			panic(fmt.Sprintf("%s: %v: a slice field needs shape=AxB in its tag", where, ft))
+		}
+		lay.slice = true
+		ft = ft.Elem()
+	}
+	var shape []int
+	for ft.Kind() == reflect.Array {
+		shape = append(shape, ft.Len())
+		ft = ft.Elem()
+	}
+	if lay.slice {
+		if len(shape) > 0 {
+			panic(fmt.Sprintf("%s: %v: a slice of arrays is not supported; use a flat slice", where, sf.Type))
+		}
+		shape = tagShape
+	} else if tagShape != nil {
+		panic(fmt.Sprintf("%s: shape= is for slice fields; the shape of %v is %v", where, sf.Type, shape))
+	}
+	conv, defaultDT, ok := converter(ft.Kind())
+	if !ok {
+		panic(fmt.Sprintf("%s: %v: element type %v is not a number or bool", where, sf.Type, ft))
+	}
+	if dt == 0 {
+		dt = defaultDT
+	}
+	lay.elems = sample.Elems(shape)
+	lay.stride = reflect.TypeFor[T]().Size()
+	copyElems := conv(dt)
+	if sc, ok := cfg.scales[name]; ok || (ft.Kind() == reflect.Uint8 && dt == sample.Float32) {
+		if ft.Kind() != reflect.Uint8 || dt != sample.Float32 {
+			panic(fmt.Sprintf("%s: Scale(%q) is for a uint8 field read as float32, not %v as %v", where, name, ft, dt))
+		}
+		if !ok {
+			sc = [2]float32{0, 1}
+		}
+		copyElems = scaled(sc[0], sc[1])
+	}
+	lay.copy = copyElems
+
+	f := newField[T]("Of", name, shape, dt, false)
+	f.writesAll = true // every row is written whole, or the batch fails
+	f.rows = func(samples []T, dst unsafe.Pointer) (row, got int) {
+		return lay.rows(unsafe.Pointer(unsafe.SliceData(samples)), len(samples), dst, dt.Size())
+	}
+	return f, isLabel
+}
+
+// layout is where a tagged field's values lie in a sample and how they are
+// copied into a row.
+type layout struct {
+	off, stride uintptr // the field's offset in a sample, a sample's size
+	ptr, slice  bool    // the values are behind a pointer or a slice header
+	elems       int     // values per sample
+	copy        func(dst, src unsafe.Pointer, n int)
+}
+
+// rows writes the field of each of the n samples at base into its row of
+// dst, elements of size es bytes. It returns the index of the first sample
+// whose values are missing and how many it had (-1 for a nil pointer); row
+// is -1 when every sample fit.
+func (l *layout) rows(base unsafe.Pointer, n int, dst unsafe.Pointer, es int) (row, got int) {
+	rowBytes := uintptr(l.elems * es)
+	for i := range n {
+		p := unsafe.Add(base, uintptr(i)*l.stride+l.off)
+		switch {
+		case l.ptr:
+			p = *(*unsafe.Pointer)(p)
+			if p == nil {
+				return i, -1
+			}
+		case l.slice:
+			s := *(*[]byte)(p) // only the header's pointer and length are read
+			if len(s) != l.elems {
+				return i, len(s)
+			}
+			p = unsafe.Pointer(unsafe.SliceData(s))
+		}
+		l.copy(unsafe.Add(dst, uintptr(i)*rowBytes), p, l.elems)
+	}
+	return -1, 0
+}
+
+// number is the set of Go element types a tagged field may hold.
+type number interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~int | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uint | ~float32 | ~float64
+}
+
+// converter returns, for a Go element kind, the copy into each tensor
+// element type and the element type the kind becomes by default.
+func converter(k reflect.Kind) (func(sample.DType) func(dst, src unsafe.Pointer, n int), sample.DType, bool) {
+	switch k {
+	case reflect.Float32:
+		return convFrom[float32], sample.Float32, true
+	case reflect.Float64:
+		return convFrom[float64], sample.Float32, true
+	case reflect.Int8:
+		return convFrom[int8], sample.Int32, true
+	case reflect.Int16:
+		return convFrom[int16], sample.Int32, true
+	case reflect.Uint16:
+		return convFrom[uint16], sample.Int32, true
+	case reflect.Int32:
+		return convFrom[int32], sample.Int32, true
+	case reflect.Int:
+		return convFrom[int], sample.Int64, true
+	case reflect.Int64:
+		return convFrom[int64], sample.Int64, true
+	case reflect.Uint32:
+		return convFrom[uint32], sample.Int64, true
+	case reflect.Uint:
+		return convFrom[uint], sample.Int64, true
+	case reflect.Uint64:
+		return convFrom[uint64], sample.Int64, true
+	case reflect.Uint8, reflect.Bool: // a bool is one byte, 0 or 1
+		return convFrom[uint8], sample.Uint8, true
+	}
+	return nil, 0, false
+}
+
+// convFrom returns the copy of n values of type S into elements of dt.
+func convFrom[S number](dt sample.DType) func(dst, src unsafe.Pointer, n int) {
+	switch dt {
+	case sample.Float32:
+		return convert[S, float32]
+	case sample.Int32:
+		return convert[S, int32]
+	case sample.Int64:
+		return convert[S, int64]
+	}
+	return convert[S, uint8]
+}
+
+// convert copies n values of type S at src into n values of type D at dst,
+// with Go's conversion; a plain copy when the types are the same.
+func convert[S, D number](dst, src unsafe.Pointer, n int) {
+	d := unsafe.Slice((*D)(dst), n)
+	s := unsafe.Slice((*S)(src), n)
+	if ds, same := any(d).([]S); same {
+		copy(ds, s)
+		return
+	}
+	for i, v := range s {
+		d[i] = D(v)
+	}
+}
+
+// scaled returns the copy of uint8 values into float32 values in [lo, hi].
+func scaled(lo, hi float32) func(dst, src unsafe.Pointer, n int) {
+	var table [256]float32
+	for v := range table {
+		table[v] = lo + (hi-lo)*float32(v)/255
+	}
+	return func(dst, src unsafe.Pointer, n int) {
+		d := unsafe.Slice((*float32)(dst), n)
+		for i, v := range unsafe.Slice((*uint8)(src), n) {
+			d[i] = table[v]
+		}
+	}
+}
