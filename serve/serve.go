@@ -203,11 +203,14 @@ func (s *Server) handle(conn net.Conn) {
 		s.fail(conn, log, refuse(codeRankBusy, "serve: feed %q rank %d is being read by another client (world %d): one client per rank; stop it, or give this client another rank", h.Feed, h.Rank, world))
 		return
 	}
-	defer func() {
+	// The rank is released as soon as the run ends, before its last frame
+	// is written: a client that reconnects on reading it finds it free.
+	release := sync.OnceFunc(func() {
 		s.mu.Lock()
 		delete(s.ranks, key)
 		s.mu.Unlock()
-	}()
+	})
+	defer release()
 
 	// The client sends nothing after its hello: the end of its stream
 	// means it is gone, and the run stops at once rather than at its next
@@ -226,6 +229,13 @@ func (s *Server) handle(conn net.Conn) {
 	log.Info("serve: client connected")
 	start := time.Now()
 	n, err := s.run(ctx, conn, feed, &h)
+	release()
+	if err == nil && ctx.Err() == nil {
+		var end []byte
+		if end, err = frame(header{Type: "end"}); err == nil {
+			_, err = conn.Write(end)
+		}
+	}
 	switch {
 	case ctx.Err() != nil:
 		log.Info("serve: client gone", zap.Int64("batches", n), zap.Duration("wall", time.Since(start)))
@@ -289,8 +299,8 @@ func (s *Server) fail(conn net.Conn, log *zap.Logger, err error) {
 }
 
 // run builds the client's pipe, sends where the run starts and then every
-// batch with the checkpoint after it, and returns how many batches it
-// sent.
+// batch with the checkpoint after it (all but the final "end" frame), and
+// returns how many batches it sent.
 func (s *Server) run(ctx context.Context, conn net.Conn, feed Feed, h *hello) (int64, error) {
 	pipe, err := feed(h.World, h.Rank)
 	if err != nil {
@@ -341,15 +351,7 @@ func (s *Server) run(ctx context.Context, conn net.Conn, feed Feed, h *hello) (i
 			return sent, err
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return sent, err
-	}
-	end, err := frame(header{Type: "end"})
-	if err != nil {
-		return sent, err
-	}
-	_, err = conn.Write(end)
-	return sent, err
+	return sent, ctx.Err()
 }
 
 // writer writes a run's frames.
