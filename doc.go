@@ -1,6 +1,8 @@
 // Package tensorfeed feeds machine-learning training from Go. This root
 // package holds what every other package shares: [ErrBadData], which every
-// error about bad input data wraps; [PanicError], which a panic in a
+// error about bad input data wraps; [Error], the one positioned error that
+// says in which file and where (byte offset, record, line and column,
+// member) for every format; [PanicError], which a panic in a
 // goroutine of a pass becomes; and the logger of a pass, set once on its
 // context with [WithLogger] ([SlogLogger] adapts a log/slog handler).
 //
@@ -26,8 +28,8 @@
 //
 // A new stage is a function from a source.Reader[In] to a
 // source.Reader[Out], checked with source/sourcetest.TestStage; a new
-// format is a package under dataset/ whose positioned errors wrap
-// ErrBadData and whose readers take a SkipBad option. The README's
+// format is a package under dataset/ whose errors are an *Error whose
+// cause wraps ErrBadData, and whose readers take a SkipBad option. The README's
 // Architecture section says more.
 package tensorfeed
 
@@ -37,7 +39,7 @@ import "errors"
 // the format: a truncated file, a wrong magic number, a shape that does not
 // match, an image that does not decode, a header that claims more bytes than
 // the file holds. Each format's own sentinel (mnist.ErrFormat,
-// csv.ErrParse, recordio.ErrFormat, imagerec.ErrImage, ...) wraps it, so
+// csv.ErrFormat, recordio.ErrFormat, decode.ErrImage, ...) wraps it, so
 //
 //	errors.Is(err, tensorfeed.ErrBadData)
 //
