@@ -116,7 +116,7 @@ func PadSeqsReader[E any](r source.Reader[Batch[[]E]], length int, pad E, opts .
 	if length < 0 {
 		panic(fmt.Sprintf("batch: PadSeqsReader: negative length %d", length))
 	}
-	return source.Follow("pad_seqs", r, func(r source.Reader[Batch[[]E]]) source.Reader[Seqs[E]] {
+	return source.Follow("pad-seqs", r, func(r source.Reader[Batch[[]E]]) source.Reader[Seqs[E]] {
 		return source.Func[Seqs[E]](func(ctx context.Context) iter.Seq2[Seqs[E], error] {
 			return func(yield func(Seqs[E], error) bool) {
 				i := 0

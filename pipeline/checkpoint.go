@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tensorfeed/tensorfeed/internal/kind"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -355,7 +356,8 @@ func (p *Pipe[T]) EpochsFrom(ctx context.Context, c *Checkpoint, n int) (iter.Se
 		return nil, fmt.Errorf("%w %s: %w", ErrCheckpoint, c.name(), err)
 	}
 	if f := Fingerprint(here); f != c.Fingerprint {
-		return nil, fmt.Errorf("%w %s of another pipeline (%w): it has %s, this pipeline has %s", ErrCheckpoint, c.name(), source.ErrState, c.State.Shape(), here.Shape())
+		return nil, fmt.Errorf("%w %s of another pipeline (%w): %s; it has %s, this pipeline has %s", ErrCheckpoint, c.name(), source.ErrState,
+			shapeDiff(here, c.State), c.State.Shape(), here.Shape())
 	}
 	if c.Data != "" {
 		ids, err := here.DataIdentity(ctx)
@@ -477,4 +479,43 @@ func (k *checked[T]) All(ctx context.Context) iter.Seq2[T, error] {
 			}
 		}
 	}
+}
+
+// shapeDiff names the first step, inputs first, whose kind differs between
+// the pipeline's state here and a checkpoint's state there, and the
+// parameters that differ when the kinds say them (kind.Diff); for states of
+// other structures (steps added or removed) it says so.
+func shapeDiff(here, there source.State) string {
+	if !sameTree(here, there) {
+		return "other steps"
+	}
+	return kindDiff(here, there)
+}
+
+func sameTree(a, b source.State) bool {
+	if len(a.In) != len(b.In) {
+		return false
+	}
+	for i := range a.In {
+		if !sameTree(a.In[i], b.In[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func kindDiff(here, there source.State) string {
+	for i := range here.In {
+		if d := kindDiff(here.In[i], there.In[i]); d != "" {
+			return d
+		}
+	}
+	if here.Kind == there.Kind {
+		return ""
+	}
+	word, _, _ := strings.Cut(here.Kind, "(")
+	if d := kind.Diff(here.Kind, there.Kind); d != "" {
+		return fmt.Sprintf("step %s differs in %s", word, d)
+	}
+	return fmt.Sprintf("step %s here is %s in the checkpoint", here.Kind, there.Kind)
 }

@@ -48,7 +48,7 @@ func Concurrent[T any](readers []Reader[T], buffer int) Reader[T] {
 	readers = slices.Clone(readers)
 	if len(readers) == 1 {
 		// One reader keeps its order: the state is the reader's own.
-		return Follow("concurrent", readers[0], func(r Reader[T]) Reader[T] { return concurrent([]Reader[T]{r}, buffer) })
+		return Follow("fan-in", readers[0], func(r Reader[T]) Reader[T] { return concurrent([]Reader[T]{r}, buffer) })
 	}
 	return NotResumable("Concurrent over several readers", concurrent(readers, buffer), "the order of their samples depends on timing")
 }

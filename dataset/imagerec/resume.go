@@ -3,6 +3,8 @@ package imagerec
 import (
 	"fmt"
 
+	"github.com/tensorfeed/tensorfeed/internal/kind"
+
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -20,17 +22,16 @@ import (
 // images up across batches, so an Iter with a bad-record policy resumes by
 // replay too: exact, at the cost of decoding what it skips.
 
-// kind names the Iter in states: what decides its batches' content.
+// kind names the Iter in states: every parameter that decides its batches'
+// content, derived from the configuration (internal/kind), so that a
+// parameter added to config is in the kind without a line here and a
+// checkpoint of other augmentation is refused naming it. Left out: where
+// the data is (the checkpoint's data digest covers the files), how it is
+// read (threads, prefetch, limits, storage, the decoder) and the shard,
+// which resume may change.
 func (it *Iter) kind() string {
-	c := it.cfg
-	k := fmt.Sprintf("imagerec(%dx%dx%d,%v,crop=%v,mirror=%v,resize=%d,pad=%d", c.shape[0], c.shape[1], c.shape[2], c.dtype, c.crop, c.mirror, c.resize, c.pad)
-	if c.shuffle {
-		k += fmt.Sprintf(",shuffle=%d", c.seed)
-	}
-	if c.skipBad != nil {
-		k += ",skipbad"
-	}
-	return k + ")"
+	return kind.Of("imagerec", it.cfg, "idxPath", "listPath", "recPaths", "idxPaths", "shardCount", "shardIdx",
+		"labels", "meanImgPath", "computeMean", "threads", "prefetch", "decoder", "maxDecodeBytes", "channels", "maxPixels", "storage")
 }
 
 // StateAt returns {imagerec(...), the record batches' state after n}, or

@@ -192,7 +192,7 @@ func ParallelMap[In, Out any](r source.Reader[In], workers int, f func(In) (Out,
 	// In order, the state is the upstream's after the samples the consumer
 	// received: what workers hold is recomputed after a resume, and the
 	// number of workers is not part of it.
-	return source.Follow("parallel_map", r, pass)
+	return source.Follow("parallel-map", r, pass)
 }
 
 // nextChunk returns how many samples a worker takes next, given that the
