@@ -19,7 +19,6 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/dataset/parquet"
-	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
@@ -282,18 +281,18 @@ func (e *checkError) Unwrap() error { return tensorfeed.ErrBadData }
 // names none.
 func positioned(path string, err error) string {
 	var (
-		re *imagerec.RecordError
-		le *imagerec.ListError
-		pe *csv.ParseError
-		me *mnist.FormatError
-		fe *recordio.FormatError
-		te *tfrecord.FormatError
-		we *webdataset.Error
-		ce *checkError
-		xe *format.FormatError
-		ie *imagerec.MeanImageError
-		qe *parquet.FormatError
-		ge *imageFileError
+		re  *imagerec.RecordError
+		le  *imagerec.ListError
+		pe  *csv.ParseError
+		me  *mnist.FormatError
+		pe0 *tensorfeed.Error
+		te  *tfrecord.FormatError
+		we  *webdataset.Error
+		ce  *checkError
+		xe  *format.FormatError
+		ie  *imagerec.MeanImageError
+		qe  *parquet.FormatError
+		ge  *imageFileError
 	)
 	file := func(f string) string {
 		if f == "" {
@@ -302,6 +301,12 @@ func positioned(path string, err error) string {
 		return f
 	}
 	switch {
+	case errors.As(err, &pe0):
+		e := *pe0
+		if e.Path == "" {
+			e.Path = path
+		}
+		return e.Error()
 	case errors.As(err, &ge):
 		return ge.Error()
 	case errors.As(err, &ce):
@@ -342,15 +347,6 @@ func positioned(path string, err error) string {
 			return fmt.Sprintf("%s: offset %d: %v", file(we.Shard), we.Offset, we.Err)
 		}
 		return fmt.Sprintf("%s: offset %d: member %q: %v", file(we.Shard), we.Offset, we.Member, we.Err)
-	case errors.As(err, &fe):
-		msg := fe.Msg
-		if fe.Record != fe.Offset {
-			msg += fmt.Sprintf(" (record at offset %d)", fe.Record)
-		}
-		if fe.Err != nil {
-			msg += ": " + fe.Err.Error()
-		}
-		return fmt.Sprintf("%s: offset %d: %s", file(fe.File), fe.Offset, msg)
 	}
 	// Not about a position in the data: the file cannot be opened or
 	// read.

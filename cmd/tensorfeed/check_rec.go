@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/decode"
@@ -190,9 +191,9 @@ func checkRecIndex(ctx context.Context, path string, rep *reporter, stdout io.Wr
 		return nil
 	}
 	err := checkRecordIO(ctx, rec, path, false, rep, stdout)
-	var fe *recordio.FormatError
-	if errors.As(err, &fe) && fe.File == "" {
-		fe.File = rec
+	var fe *tensorfeed.Error
+	if errors.As(err, &fe) && fe.Path == "" {
+		fe.Path = rec
 	}
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -59,12 +60,11 @@ func TestPositionedError(t *testing.T) {
 	}
 	for _, workers := range []int{1, 3} {
 		_, err := source.Collect(context.Background(), format.Open([]string{filepath.Join(dir, "*.rec")}, format.Workers(workers)))
-		var fe *recordio.FormatError
-		if !errors.As(err, &fe) {
-			t.Fatalf("workers %d: error %v is not a *recordio.FormatError", workers, err)
+		var fe *tensorfeed.Error
+		if !errors.As(err, &fe) || !errors.Is(err, recordio.ErrFormat) {
+			t.Fatalf("workers %d: error %v is not a *tensorfeed.Error wrapping recordio.ErrFormat", workers, err)
 		}
-		var named interface{ FilePath() string }
-		if !errors.As(err, &named) || named.FilePath() != bad {
+		if fe.Path != bad {
 			t.Fatalf("workers %d: error %v does not name %s", workers, err, bad)
 		}
 	}

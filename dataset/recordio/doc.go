@@ -50,7 +50,7 @@
 //
 // # Errors
 //
-// Malformed input gives a [*FormatError] with the file name and byte offset
+// Malformed input gives a [*tensorfeed.Error] with the file name and byte offset
 // of the part at fault (for an .idx file, its line), which wraps [ErrFormat]
 // (and io.ErrUnexpectedEOF when the input is truncated). ErrFormat wraps
 // tensorfeed.ErrBadData.

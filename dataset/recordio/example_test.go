@@ -145,5 +145,5 @@ func ExampleValidateIndex() {
 	}
 	// Output:
 	// <nil>
-	// recordio: data.idx: offset 4: line 2: key 1 at offset 8 of data.rec: inside the record at offset 0, which runs to offset 20
+	// data.idx: line 2 at byte 4: recordio: bad format: key 1 at offset 8 of data.rec: inside the record at offset 0, which runs to offset 20
 }

@@ -31,8 +31,11 @@ var magicBytes = binary.LittleEndian.AppendUint32(nil, Magic)
 
 // ErrFormat is wrapped by every error about malformed RecordIO input (a .rec
 // file's framing, an .idx file, an index that does not match its .rec); test
-// it with errors.Is. The concrete error is a *FormatError that says where.
-// ErrFormat wraps tensorfeed.ErrBadData.
+// it with errors.Is. The concrete error is a [*tensorfeed.Error] that says
+// where: the file, the byte offset of the record's first part header (the
+// offset of the part at fault is in the message when it differs), the
+// record's index when the reader read the file from its start, or an .idx
+// file's line. ErrFormat wraps tensorfeed.ErrBadData.
 var ErrFormat error = &badData{"recordio: bad format"}
 
 // badData is a sentinel that wraps tensorfeed.ErrBadData while keeping its
@@ -46,40 +49,25 @@ func (e *badData) Unwrap() error { return tensorfeed.ErrBadData }
 // MaxRecordSize bytes.
 var ErrTooLarge = errors.New("recordio: record too large")
 
-// FormatError describes malformed input: which file, which byte offset, what
-// is wrong. It wraps ErrFormat, and also Err when that is set (for example
+// formatError returns the error about malformed input in file at byte
+// offset off (-1 when unknown), in record rec (-1 when unknown): it wraps
+// ErrFormat, and cause when that is not nil (for example
 // io.ErrUnexpectedEOF for a truncated file).
-type FormatError struct {
-	File   string // name of the input, empty when unknown
-	Offset int64  // byte offset of the part header or word at fault
-	Record int64  // byte offset of the record the part belongs to
-	Msg    string // what is wrong
-	Err    error  // underlying cause, may be nil
+func formatError(file string, off, rec int64, cause error, msg string) *tensorfeed.Error {
+	err := fmt.Errorf("%w: %s", ErrFormat, msg)
+	if cause != nil {
+		err = fmt.Errorf("%w: %s: %w", ErrFormat, msg, cause)
+	}
+	return &tensorfeed.Error{Path: file, Offset: off, Record: rec, Err: err}
 }
 
-// FilePath returns the file the error is about, so that source.Files does
-// not name it a second time.
-func (e *FormatError) FilePath() string { return e.File }
-
-// Error formats the error as "recordio: FILE: offset N: MSG".
-func (e *FormatError) Error() string {
-	file := e.File
-	if file == "" {
-		file = "<input>"
+// partMsg prefixes msg with the offset of the part at fault when it is not
+// the record's first.
+func partMsg(part, start int64, msg string) string {
+	if part == start {
+		return msg
 	}
-	s := fmt.Sprintf("recordio: %s: offset %d: %s", file, e.Offset, e.Msg)
-	if e.Record != e.Offset {
-		s += fmt.Sprintf(" (record at offset %d)", e.Record)
-	}
-	return s
-}
-
-// Unwrap returns ErrFormat and the underlying cause, if any.
-func (e *FormatError) Unwrap() []error {
-	if e.Err != nil {
-		return []error{ErrFormat, e.Err}
-	}
-	return []error{ErrFormat}
+	return fmt.Sprintf("part at byte %d: %s", part, msg)
 }
 
 // encodeLRec packs a continuation flag and a length into a length word.

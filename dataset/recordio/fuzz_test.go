@@ -55,12 +55,12 @@ func FuzzReader(f *testing.F) {
 			payloads = append(payloads, p)
 		}
 		if readErr != nil {
-			var fe *recordio.FormatError
+			var fe *tensorfeed.Error
 			if !errors.As(readErr, &fe) || !errors.Is(readErr, recordio.ErrFormat) {
-				t.Fatalf("error %v is not a FormatError", readErr)
+				t.Fatalf("error %v is not a tensorfeed.Error", readErr)
 			}
-			if fe.Offset < fe.Record || fe.Offset > int64(len(data)) {
-				t.Fatalf("error offset %d (record %d) out of place in %d bytes", fe.Offset, fe.Record, len(data))
+			if fe.Offset < 0 || fe.Offset > int64(len(data)) || fe.Record != int64(len(payloads)) {
+				t.Fatalf("error offset %d (record %d) out of place in %d bytes after %d records", fe.Offset, fe.Record, len(data), len(payloads))
 			}
 			return
 		}
@@ -135,7 +135,7 @@ func FuzzWriter(f *testing.F) {
 
 // FuzzParseIndex feeds arbitrary bytes to the .idx parser and validates what
 // it accepts against the edge-case .rec. Neither may panic; every error is a
-// *FormatError wrapping ErrFormat and tensorfeed.ErrBadData that names the
+// *tensorfeed.Error wrapping ErrFormat and tensorfeed.ErrBadData that names the
 // index; an accepted index writes back to lines that parse to the same
 // entries; ValidateIndex accepts only an index whose records a RandomReader
 // reads, one record per entry.
@@ -153,9 +153,9 @@ func FuzzParseIndex(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ix, err := recordio.ParseIndex(bytes.NewReader(data), "fuzz.idx")
 		if err != nil {
-			var fe *recordio.FormatError
+			var fe *tensorfeed.Error
 			if !errors.As(err, &fe) || !errors.Is(err, recordio.ErrFormat) || !errors.Is(err, tensorfeed.ErrBadData) {
-				t.Fatalf("error %v is not a FormatError wrapping ErrFormat and ErrBadData", err)
+				t.Fatalf("error %v is not a tensorfeed.Error wrapping ErrFormat and ErrBadData", err)
 			}
 			if !strings.Contains(err.Error(), "fuzz.idx") {
 				t.Fatalf("error %q does not name the index", err)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -88,8 +89,8 @@ func ReadIndexContext(ctx context.Context, path string, opts ...Option) (*Index,
 // ParseIndex reads an index from r; name names the input in errors. Lines
 // hold a key and an offset separated by a tab (or other white space, as
 // dmlc-core's reader accepts); blank lines are ignored. A malformed line, a
-// duplicate key or a negative offset gives a *FormatError with the line's
-// number and byte offset.
+// duplicate key or a negative offset gives a *tensorfeed.Error with the
+// line's number and byte offset.
 func ParseIndex(r io.Reader, name string) (*Index, error) {
 	sc := bufio.NewScanner(r)
 	var entries []IndexEntry
@@ -98,8 +99,9 @@ func ParseIndex(r io.Reader, name string) (*Index, error) {
 	var off int64
 	seen := make(map[int64]int)
 	fail := func(format string, args ...any) error {
-		return &FormatError{File: name, Offset: off, Record: off,
-			Msg: fmt.Sprintf("line %d: ", line) + fmt.Sprintf(format, args...)}
+		e := formatError(name, off, -1, nil, fmt.Sprintf(format, args...))
+		e.Line = line
+		return e
 	}
 	for ; sc.Scan(); off += int64(len(sc.Bytes())) + 1 {
 		line++
@@ -128,10 +130,11 @@ func ParseIndex(r io.Reader, name string) (*Index, error) {
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
 			line++
-			return nil, &FormatError{File: name, Offset: off, Record: off,
-				Msg: fmt.Sprintf("line %d: longer than %d bytes", line, bufio.MaxScanTokenSize), Err: err}
+			e := formatError(name, off, -1, err, fmt.Sprintf("longer than %d bytes", bufio.MaxScanTokenSize))
+			e.Line = line
+			return nil, e
 		}
-		return nil, fmt.Errorf("recordio: %s: line %d: %w", name, line+1, err)
+		return nil, &tensorfeed.Error{Path: name, Offset: off, Record: -1, Line: line + 1, Err: fmt.Errorf("recordio: %w", err)}
 	}
 	ix, err := NewIndex(entries)
 	if err != nil {
@@ -145,15 +148,15 @@ func ParseIndex(r io.Reader, name string) (*Index, error) {
 // name, ReadIndex's path), or "" for an index built by NewIndex.
 func (ix *Index) Name() string { return ix.name }
 
-// where says where entry i came from: "x.idx: line 3" for a parsed index,
-// "index entry 2" for a built one, and the byte offset of its line (0 for a
-// built one).
-func (ix *Index) where(i int) (file string, off int64, at string) {
+// where says where entry i came from: the .idx file, the byte offset and
+// number of its line, and "line 3"; for an index built by NewIndex, "", -1,
+// 0 and "entry 2".
+func (ix *Index) where(i int) (file string, off int64, line int, at string) {
 	if ix.lines == nil {
-		return "<index>", 0, fmt.Sprintf("entry %d", i)
+		return "", -1, 0, fmt.Sprintf("entry %d", i)
 	}
 	p := ix.lines[i]
-	return ix.name, p.off, fmt.Sprintf("line %d", p.line)
+	return ix.name, p.off, p.line, fmt.Sprintf("line %d", p.line)
 }
 
 // Len returns the number of entries.

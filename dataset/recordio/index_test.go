@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 )
 
@@ -56,20 +57,28 @@ func TestParseIndex(t *testing.T) {
 }
 
 func TestParseIndexErrors(t *testing.T) {
-	cases := []struct{ name, in, msg string }{
-		{"one field", "0\t0\n1\n", "line 2: want"},
-		{"three fields", "0\t0\t0\n", "line 1: want"},
-		{"bad key", "0\t0\nabc\t8\n", "line 2: bad key \"abc\""},
-		{"bad offset", "0\t0x10\n", "line 1: bad offset"},
-		{"negative offset", "0\t-4\n", "line 1: bad offset"},
-		{"duplicate key", "0\t0\n1\t8\n0\t16\n", "line 3: duplicate key 0 (first on line 1)"},
+	cases := []struct {
+		name, in string
+		line     int
+		off      int64
+		msg      string
+	}{
+		{"one field", "0\t0\n1\n", 2, 4, "want"},
+		{"three fields", "0\t0\t0\n", 1, 0, "want"},
+		{"bad key", "0\t0\nabc\t8\n", 2, 4, "bad key \"abc\""},
+		{"bad offset", "0\t0x10\n", 1, 0, "bad offset"},
+		{"negative offset", "0\t-4\n", 1, 0, "bad offset"},
+		{"duplicate key", "0\t0\n1\t8\n0\t16\n", 3, 8, "duplicate key 0 (first on line 1)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := recordio.ParseIndex(strings.NewReader(c.in), "x.idx")
-			var fe *recordio.FormatError
+			var fe *tensorfeed.Error
 			if !errors.As(err, &fe) || !errors.Is(err, recordio.ErrFormat) {
-				t.Fatalf("error %v, want a FormatError", err)
+				t.Fatalf("error %v, want a tensorfeed.Error", err)
+			}
+			if fe.Line != c.line || fe.Offset != c.off || fe.Record != -1 {
+				t.Errorf("error at line %d byte %d record %d, want line %d byte %d", fe.Line, fe.Offset, fe.Record, c.line, c.off)
 			}
 			if !strings.Contains(err.Error(), c.msg) || !strings.Contains(err.Error(), "x.idx") {
 				t.Errorf("error %q does not say %q", err, c.msg)

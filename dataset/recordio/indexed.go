@@ -9,7 +9,7 @@ var _ source.Indexed[[]byte] = (*IndexedFile)(nil)
 // [IndexedFile] a random-access dataset (source.Indexed[[]byte]) to read
 // with source.ReadIndexed, in order or shuffled by index. An index outside
 // [0, Len()) is an error wrapping source.ErrIndex; a record that is not
-// where its entry says is a [*FormatError]. It is safe for concurrent use.
+// where its entry says is a [*tensorfeed.Error]. It is safe for concurrent use.
 func (rr *RandomReader) Get(i int) ([]byte, error) {
 	n := rr.Len()
 	if uint(i) >= uint(n) {

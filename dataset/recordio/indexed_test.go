@@ -89,7 +89,7 @@ func TestIndexedFileBadEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var fe *recordio.FormatError
+	var fe *tensorfeed.Error
 	if _, err := f.Get(4); !errors.As(err, &fe) || !errors.Is(err, tensorfeed.ErrBadData) {
 		t.Fatalf("Get of a bad entry: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -50,7 +51,7 @@ func (rr *RandomReader) Len() int {
 }
 
 // At returns the payload of the record whose first part header is at byte
-// offset off. An offset that is not a record start gives a *FormatError.
+// offset off. An offset that is not a record start gives a *tensorfeed.Error.
 func (rr *RandomReader) At(off int64) ([]byte, error) { return rr.AppendAt(nil, off) }
 
 // Key returns the payload of the record with the given index key, or an error
@@ -179,9 +180,9 @@ func (p *parser) parse(start int64) ([]byte, error) {
 
 func (p *parser) fail(part, start int64, cause error, msg string) error {
 	if p.short && p.shortErr != nil && p.shortErr != io.EOF {
-		return fmt.Errorf("recordio: %s: offset %d: %w", p.rr.Name, part, p.shortErr)
+		return &tensorfeed.Error{Path: p.rr.Name, Offset: part, Record: -1, Err: fmt.Errorf("recordio: %w", p.shortErr)}
 	}
-	return &FormatError{File: p.rr.Name, Offset: part, Record: start, Msg: msg, Err: cause}
+	return formatError(p.rr.Name, start, -1, cause, partMsg(part, start, msg))
 }
 
 // IndexedFile is a .rec file opened for random access through its .idx.

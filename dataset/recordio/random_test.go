@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 )
 
@@ -81,9 +82,9 @@ func TestRandomReaderErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := f.At(c.off)
-		var fe *recordio.FormatError
+		var fe *tensorfeed.Error
 		if !errors.As(err, &fe) || fe.Offset != c.off || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%s: At(%d): %v, want a FormatError at %d saying %q", c.name, c.off, err, c.off, c.msg)
+			t.Errorf("%s: At(%d): %v, want a tensorfeed.Error at %d saying %q", c.name, c.off, err, c.off, c.msg)
 		}
 	}
 	if _, err := f.Key(99); !errors.Is(err, recordio.ErrNoKey) {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/tensorfeed/tensorfeed"
 )
 
 // readChunk bounds how much memory one read may claim ahead of the data that
@@ -35,6 +37,7 @@ type Reader struct {
 	br  *bufio.Reader
 	pos int64 // bytes consumed from br
 	off int64 // start of the record last returned, relative to pos 0
+	n   int64 // records returned
 	buf []byte
 	err error // sticky: once set, Next returns it
 }
@@ -50,8 +53,8 @@ func NewReader(r io.Reader) *Reader {
 }
 
 // Next returns the payload of the next record. At the end of the input it
-// returns io.EOF; a malformed input gives a *FormatError that wraps
-// ErrFormat. After an error, every later call returns the same error.
+// returns io.EOF; a malformed input gives a *tensorfeed.Error whose
+// cause wraps ErrFormat. After an error, every later call returns the same error.
 //
 // Unless ReuseBuffer is set, the returned slice belongs to the caller.
 func (r *Reader) Next() ([]byte, error) {
@@ -133,6 +136,7 @@ func (r *Reader) next() ([]byte, error) {
 		buf = []byte{}
 	}
 	r.off = start
+	r.n++
 	return buf, nil
 }
 
@@ -189,13 +193,19 @@ func (r *Reader) truncated(err error, part, start int64, n, got int) error {
 }
 
 func (r *Reader) formatError(part, start int64, cause error, msg string) error {
-	return &FormatError{File: r.Name, Offset: r.BaseOffset + part, Record: r.BaseOffset + start, Msg: msg, Err: cause}
+	return formatError(r.Name, r.BaseOffset+start, r.record(), cause, partMsg(r.BaseOffset+part, r.BaseOffset+start, msg))
+}
+
+// record returns the index of the record being read, or -1 when the input
+// does not start at the start of its file.
+func (r *Reader) record() int64 {
+	if r.BaseOffset != 0 {
+		return -1
+	}
+	return r.n
 }
 
 func (r *Reader) ioError(at int64, err error) error {
-	name := r.Name
-	if name == "" {
-		name = "<input>"
-	}
-	return fmt.Errorf("recordio: %s: offset %d: %w", name, r.BaseOffset+at, err)
+	return &tensorfeed.Error{Path: r.Name, Offset: r.BaseOffset + at, Record: r.record(),
+		Err: fmt.Errorf("recordio: %w", err)}
 }

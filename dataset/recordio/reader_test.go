@@ -3,11 +3,13 @@ package recordio_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
 	"testing/iotest"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 )
 
@@ -17,8 +19,8 @@ func TestReaderBadInput(t *testing.T) {
 		name      string
 		in        []byte
 		records   int    // good records before the error
-		offset    int64  // FormatError.Offset
-		record    int64  // FormatError.Record
+		offset    int64  // byte offset of the part at fault, named in the message when it is not the record's first
+		record    int64  // tensorfeed.Error.Offset: the record's first part
 		msg       string // part of the message
 		truncated bool   // wraps io.ErrUnexpectedEOF
 	}{
@@ -56,12 +58,15 @@ func TestReaderBadInput(t *testing.T) {
 			if n != c.records {
 				t.Errorf("read %d good records, want %d", n, c.records)
 			}
-			var fe *recordio.FormatError
+			var fe *tensorfeed.Error
 			if !errors.As(err, &fe) || !errors.Is(err, recordio.ErrFormat) {
-				t.Fatalf("error %v (%T), want a *FormatError wrapping ErrFormat", err, err)
+				t.Fatalf("error %v (%T), want a *tensorfeed.Error wrapping ErrFormat", err, err)
 			}
-			if fe.File != "bad.rec" || fe.Offset != c.offset || fe.Record != c.record {
-				t.Errorf("error at %s offset %d record %d, want bad.rec %d %d", fe.File, fe.Offset, fe.Record, c.offset, c.record)
+			if fe.Path != "bad.rec" || fe.Offset != c.record || fe.Record != int64(c.records) {
+				t.Errorf("error at %s offset %d record %d, want bad.rec %d %d", fe.Path, fe.Offset, fe.Record, c.record, c.records)
+			}
+			if part := fmt.Sprintf("part at byte %d:", c.offset); (c.offset != c.record) != strings.Contains(err.Error(), part) {
+				t.Errorf("error %q: says %q: %v, want %v", err, part, !(c.offset != c.record), c.offset != c.record)
 			}
 			if !strings.Contains(err.Error(), c.msg) || !strings.Contains(err.Error(), "bad.rec") {
 				t.Errorf("error %q does not say %q and the file name", err, c.msg)
@@ -98,7 +103,7 @@ func TestReaderIOError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := rd.Next()
-	if !errors.Is(err, boom) || errors.Is(err, recordio.ErrFormat) || !strings.Contains(err.Error(), "offset 12") {
+	if !errors.Is(err, boom) || errors.Is(err, recordio.ErrFormat) || !strings.Contains(err.Error(), "byte 12") {
 		t.Errorf("error %v, want the I/O error at offset 12, not ErrFormat", err)
 	}
 }
@@ -170,9 +175,9 @@ func TestReaderBaseOffset(t *testing.T) {
 	rd = recordio.NewReader(bytes.NewReader(file[52:]))
 	rd.BaseOffset = 52
 	_, err = rd.Next()
-	var fe *recordio.FormatError
-	if !errors.As(err, &fe) || fe.Offset != 52 {
-		t.Errorf("error %v, want a FormatError at offset 52", err)
+	var fe *tensorfeed.Error
+	if !errors.As(err, &fe) || fe.Offset != 52 || fe.Record != -1 {
+		t.Errorf("error %v, want a tensorfeed.Error at offset 52 in a record of unknown index", err)
 	}
 }
 

@@ -74,7 +74,7 @@ func Open(path string, opts ...Option) source.Reader[Record] {
 // Records returns a reader over the records of several files, read one after
 // another in the given order. Each pass opens the files one at a time and
 // closes each before the next. A malformed file ends the pass with a
-// *FormatError naming the file and byte offset. It panics if paths is empty.
+// *tensorfeed.Error naming the file and byte offset. It panics if paths is empty.
 func Records(paths []string, opts ...Option) source.Reader[Record] {
 	if len(paths) == 0 {
 		panic("recordio: Records needs at least one path")

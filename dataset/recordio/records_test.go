@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
@@ -180,8 +181,8 @@ func TestRecordsBadFile(t *testing.T) {
 		}
 		n++
 	}
-	var fe *recordio.FormatError
-	if n != 2 || errs != 1 || !errors.As(last, &fe) || fe.File != bad || fe.Record != 612 {
+	var fe *tensorfeed.Error
+	if n != 2 || errs != 1 || !errors.As(last, &fe) || fe.Path != bad || fe.Offset != 612 || fe.Record != 2 {
 		t.Errorf("%d records, %d errors, last %v; want 2 records and one error at %s offset 612", n, errs, last, bad)
 	}
 

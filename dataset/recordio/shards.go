@@ -43,7 +43,7 @@ var _ source.Indexed[[]byte] = (*ShardSet)(nil)
 // Patterns that match nothing give an error wrapping ErrNoShards; a shard
 // or an index that cannot be opened, the storage's error (storage.ErrNotFound
 // for a missing .idx, naming its URL); an index that does not describe its
-// shard, a *FormatError.
+// shard, a *tensorfeed.Error.
 func OpenShards(ctx context.Context, patterns []string, opts ...Option) (_ *ShardSet, err error) {
 	var c config
 	option.Apply(&c, opts)
@@ -90,7 +90,7 @@ func (s *ShardSet) Len() int { return s.starts[len(s.starts)-1] }
 
 // Get returns the payload of record i in a new slice. An index outside
 // [0, Len()) is an error wrapping source.ErrIndex; a record that is not
-// where its entry says is a *FormatError naming its shard.
+// where its entry says is a *tensorfeed.Error naming its shard.
 func (s *ShardSet) Get(i int) ([]byte, error) {
 	if uint(i) >= uint(s.Len()) {
 		return nil, source.IndexError(i, s.Len())

@@ -200,8 +200,8 @@ func TestOpenShardsBad(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := recordio.OpenShards(ctx, []string{filepath.Join(dir, "part-*.rec")})
-		var fe *recordio.FormatError
-		if !errors.As(err, &fe) || !errors.Is(err, tensorfeed.ErrBadData) || fe.FilePath() != filepath.Join(dir, "part-3.idx") ||
+		var fe *tensorfeed.Error
+		if !errors.As(err, &fe) || !errors.Is(err, tensorfeed.ErrBadData) || fe.Path != filepath.Join(dir, "part-3.idx") ||
 			!strings.Contains(err.Error(), "part-3.rec") {
 			t.Fatalf("stale index: %v", err)
 		}

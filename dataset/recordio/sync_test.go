@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 )
 
@@ -118,9 +119,9 @@ func TestSyncRecovery(t *testing.T) {
 		if err == io.EOF {
 			break
 		}
-		var fe *recordio.FormatError
-		if !errors.As(err, &fe) || fe.Record != rows[500].offset {
-			t.Fatalf("error %v, want a FormatError at record 500", err)
+		var fe *tensorfeed.Error
+		if !errors.As(err, &fe) || fe.Offset != rows[500].offset {
+			t.Fatalf("error %v, want a tensorfeed.Error at record 500", err)
 		}
 		if from, err = recordio.Sync(r, fe.Offset+1); err != nil {
 			t.Fatal(err)

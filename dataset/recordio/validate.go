@@ -23,21 +23,25 @@ import (
 // it would skip them without a word. What is checked costs one 8-byte
 // ReadAt per record part; payloads are not read.
 //
-// A mismatch gives a *FormatError wrapping ErrFormat that names the index
-// (its file and line, or "entry i" for a built index), the .rec file and the
-// offset at fault. An I/O error from rec is returned wrapped, not as a
-// FormatError.
+// A mismatch gives a *tensorfeed.Error wrapping ErrFormat that names the
+// index (its file and line, or "entry i" for a built index), the .rec file
+// and the offset at fault. An I/O error from rec is returned wrapped, and
+// does not wrap ErrFormat.
 func ValidateIndex(rec io.ReaderAt, size int64, recName string, idx *Index) error {
 	n := idx.Len()
 	if recName == "" {
 		recName = "<input>"
 	}
 	fail := func(i int, format string, args ...any) error {
-		file, off, at := idx.where(i)
+		file, off, line, at := idx.where(i)
 		e := idx.entries[i]
-		return &FormatError{File: file, Offset: off, Record: off,
-			Msg: fmt.Sprintf("%s: key %d at offset %d of %s: ", at, e.Key, e.Offset, recName) +
-				fmt.Sprintf(format, args...)}
+		msg := fmt.Sprintf("key %d at offset %d of %s: ", e.Key, e.Offset, recName) + fmt.Sprintf(format, args...)
+		if line == 0 {
+			msg = at + ": " + msg
+		}
+		fe := formatError(file, off, -1, nil, msg)
+		fe.Line = line
+		return fe
 	}
 	order := make([]int, n)
 	for i := range order {
@@ -58,7 +62,7 @@ func ValidateIndex(rec io.ReaderAt, size int64, recName string, idx *Index) erro
 		case off%4 != 0:
 			return fail(i, "not 4-byte aligned: records start at multiples of 4")
 		case k > 0 && off == idx.entries[order[k-1]].Offset:
-			_, _, first := idx.where(order[k-1])
+			_, _, _, first := idx.where(order[k-1])
 			return fail(i, "the same offset as %s (key %d): one record would be read twice",
 				first, idx.entries[order[k-1]].Key)
 		case off > end && k == 0:
@@ -109,11 +113,7 @@ func ValidateIndex(rec io.ReaderAt, size int64, recName string, idx *Index) erro
 	}
 	if end < size {
 		if n == 0 {
-			name := idx.name
-			if name == "" {
-				name = "<index>"
-			}
-			return &FormatError{File: name, Msg: fmt.Sprintf("the index is empty, but %s holds %d bytes", recName, size)}
+			return formatError(idx.name, -1, -1, nil, fmt.Sprintf("the index is empty, but %s holds %d bytes", recName, size))
 		}
 		return fail(order[n-1], "the last indexed record ends at offset %d, but the file holds %d bytes: the rest is not indexed",
 			end, size)

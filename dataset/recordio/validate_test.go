@@ -64,11 +64,20 @@ func TestValidateIndex(t *testing.T) {
 				sz = c.size
 			}
 			err = recordio.ValidateIndex(bytes.NewReader(rec[:sz]), sz, "x.rec", ix)
-			var fe *recordio.FormatError
+			var fe *tensorfeed.Error
 			if !errors.As(err, &fe) || !errors.Is(err, recordio.ErrFormat) || !errors.Is(err, tensorfeed.ErrBadData) {
-				t.Fatalf("err = %v, want a *FormatError wrapping ErrFormat and ErrBadData", err)
+				t.Fatalf("err = %v, want a *tensorfeed.Error wrapping ErrFormat and ErrBadData", err)
 			}
-			if !strings.Contains(err.Error(), c.msg) || !strings.Contains(err.Error(), "x.idx") {
+			// "line N: " at the start of msg is the error's Line.
+			msg := c.msg
+			var line int
+			if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
+				msg = msg[strings.Index(msg, ":")+2:]
+				if fe.Line != line || fe.Path != "x.idx" {
+					t.Errorf("err at %s line %d, want x.idx line %d", fe.Path, fe.Line, line)
+				}
+			}
+			if !strings.Contains(err.Error(), msg) || !strings.Contains(err.Error(), "x.idx") {
 				t.Errorf("err = %q, want it to name x.idx and say %q", err, c.msg)
 			}
 		})
@@ -103,7 +112,9 @@ func TestIndexedFileValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer bad.Close()
-	if err := bad.Validate(); !errors.Is(err, recordio.ErrFormat) || !strings.Contains(err.Error(), "bad.idx: offset 4: line 2") {
+	var fe *tensorfeed.Error
+	if err := bad.Validate(); !errors.Is(err, recordio.ErrFormat) || !errors.As(err, &fe) || fe.Path != idx || fe.Offset != 4 || fe.Line != 2 ||
+		!strings.Contains(err.Error(), "bad.idx: line 2 at byte 4:") {
 		t.Errorf("Validate = %v, want an error at line 2 of bad.idx", err)
 	}
 }
