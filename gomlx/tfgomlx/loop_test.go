@@ -31,7 +31,7 @@ import (
 func labelSink(size int) *sink.Sink[mnist.Sample] {
 	return sink.New(size,
 		[]sink.Field[mnist.Sample]{sink.Float32("image", []int{mnist.Pixels}, fillImage)},
-		[]sink.Field[mnist.Sample]{sink.Int32("label", []int{1}, mnist.FillLabelInt32)})
+		[]sink.Field[mnist.Sample]{sink.Int32("label", []int{1}, fillLabel)})
 }
 
 func linear(ctx *mlctx.Context, _ any, inputs []*graph.Node) []*graph.Node {
@@ -40,7 +40,7 @@ func linear(ctx *mlctx.Context, _ any, inputs []*graph.Node) []*graph.Node {
 
 func newTrainer(t *testing.T) *train.Trainer {
 	t.Helper()
-	backend, err := backends.NewWithConfig("go")
+	backend, err := backends.NewWithConfig("go:ops_sequential") // one op at a time: GoMLX's parallel ops race under go test -race
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,7 @@ type config struct {
 }
 
 func defaults() config {
-	return config{Batch: 100, Steps: 1800, Seed: 42, Hidden: 128, LR: 1e-3, Prefetch: 4, Model: "mlp", EvalBatch: 1000}
+	return config{Batch: 100, Steps: 2400, Seed: 42, Hidden: 128, LR: 1e-3, Prefetch: 4, Model: "mlp", EvalBatch: 1000}
 }
 
 // data is the MNIST sets in memory: random-access tables, so that the
@@ -100,13 +100,15 @@ func fillImage(s mnist.Sample, dst []float32) {
 	}
 }
 
+func fillLabel(s mnist.Sample, dst []int32) { dst[0] = int32(s.Label) }
+
 // newSink describes the tensors the model reads: "image" float32[B 784]
 // and "label" int32[B 1] (GoMLX's sparse losses and accuracy want the
 // label's last axis of size 1).
 func newSink(batchSize int) *sink.Sink[mnist.Sample] {
 	return sink.New(batchSize,
 		[]sink.Field[mnist.Sample]{sink.Float32("image", []int{mnist.Pixels}, fillImage)},
-		[]sink.Field[mnist.Sample]{sink.Int32("label", []int{1}, mnist.FillLabelInt32)})
+		[]sink.Field[mnist.Sample]{sink.Int32("label", []int{1}, fillLabel)})
 }
 
 // trainFeed is the training pipeline: the table, a global shuffle by index
