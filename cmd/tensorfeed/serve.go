@@ -205,24 +205,25 @@ var standard = func() (t [256]float32) {
 	return t
 }()
 
-// mnistScale returns the table of the --scale.
+// mnistScale returns the table of the --scale: the float32 value of every
+// pixel byte, computed in float64 and rounded once.
 func mnistScale(s string) (*[256]float32, error) {
-	var sc mnist.Scale
+	var f func(x float64) float64
 	switch s {
 	case "standard":
 		return &standard, nil
 	case "unit":
-		sc = mnist.ScaleUnit
+		f = func(x float64) float64 { return x / 255 }
 	case "symmetric":
-		sc = mnist.ScaleSymmetric
+		f = func(x float64) float64 { return x/255*2 - 1 }
 	case "raw":
-		sc = mnist.ScaleRaw
+		f = func(x float64) float64 { return x }
 	default:
 		return nil, usagef("--scale %q: want standard, unit, symmetric or raw", s)
 	}
 	var t [256]float32
 	for x := range t {
-		t[x] = sc.Value(uint8(x))
+		t[x] = float32(f(float64(x)))
 	}
 	return &t, nil
 }
