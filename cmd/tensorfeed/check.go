@@ -19,7 +19,6 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/dataset/parquet"
-	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/storage"
@@ -286,7 +285,6 @@ func positioned(path string, err error) string {
 		pe  *csv.ParseError
 		me  *mnist.FormatError
 		pe0 *tensorfeed.Error
-		te  *tfrecord.FormatError
 		we  *webdataset.Error
 		ce  *checkError
 		xe  *format.FormatError
@@ -336,12 +334,6 @@ func positioned(path string, err error) string {
 			msg += ": " + me.Err.Error()
 		}
 		return fmt.Sprintf("%s: offset %d: %s", file(me.File), me.Offset, msg)
-	case errors.As(err, &te):
-		msg := te.Msg
-		if te.Err != nil && te.Err != tfrecord.ErrDataChecksum && te.Err != tfrecord.ErrTooLarge && !strings.Contains(msg, te.Err.Error()) {
-			msg += ": " + te.Err.Error()
-		}
-		return fmt.Sprintf("%s: record %d: offset %d: %s", file(te.File), te.Record, te.Offset, msg)
 	case errors.As(err, &we):
 		if we.Member == "" {
 			return fmt.Sprintf("%s: offset %d: %v", file(we.Shard), we.Offset, we.Err)

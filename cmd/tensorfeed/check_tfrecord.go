@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -83,10 +84,10 @@ func (s *featureStats) add(r tfrecord.Record, rep *reporter) bool {
 		return true
 	}
 	err, s.held = s.held, nil
-	var fe *tfrecord.FormatError
+	var fe *tensorfeed.Error
 	if s.heldMore > 0 && errors.As(err, &fe) {
-		fe.Msg += fmt.Sprintf(" (and %d more records before record %d, the first tf.train.Example with features, do not parse either)",
-			s.heldMore, r.Index)
+		fe.Err = fmt.Errorf("%w (and %d more records before record %d, the first tf.train.Example with features, do not parse either)",
+			fe.Err, s.heldMore, r.Index)
 	}
 	return rep.report(err)
 }

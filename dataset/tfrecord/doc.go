@@ -58,7 +58,7 @@
 //
 // # Errors
 //
-// Malformed input gives a [*FormatError] with the file name, the record's
+// Malformed input gives a [*tensorfeed.Error] with the file name, the record's
 // index and its byte offset (counted in the decompressed stream for gzip),
 // which wraps [ErrFormat] and, for a truncated input, io.ErrUnexpectedEOF.
 // ErrFormat wraps tensorfeed.ErrBadData.

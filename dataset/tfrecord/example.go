@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tensorfeed/tensorfeed"
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/tensorfeed/tensorfeed/internal/option"
@@ -65,39 +66,16 @@ var ErrNoFeature error = &badData{"tfrecord: no such feature"}
 // kind than the feature holds. It wraps tensorfeed.ErrBadData.
 var ErrKind error = &badData{"tfrecord: feature of another kind"}
 
-// ExampleError is an error about a serialized tf.train.Example or one of its
-// features. It wraps Err: ErrExample, ErrNoFeature or ErrKind; for an
-// Example over a limit ([MaxValues], [MaxFeatures]), an error that wraps
-// both ErrExample and ErrTooLarge.
-type ExampleError struct {
-	Feature string // name of the feature at fault, "" when outside any (or not yet known)
-	Offset  int    // byte offset in the serialized Example, -1 for an accessor's error
-	Msg     string // what is wrong
-	Err     error
+// exampleError returns an error about a serialized tf.train.Example or one
+// of its features: a *tensorfeed.Error whose Member is the feature at fault
+// ("" when outside any, or not yet known), whose Offset is the byte offset
+// in the serialized Example (-1 for an accessor's error) and whose Err
+// wraps sentinel: ErrExample, ErrNoFeature or ErrKind; for an Example over
+// a limit ([MaxValues], [MaxFeatures]), an error that wraps both
+// ErrExample and ErrTooLarge.
+func exampleError(feature string, at int, sentinel error, msg string) *tensorfeed.Error {
+	return &tensorfeed.Error{Offset: int64(at), Record: -1, Member: feature, Err: &why{sentinel, nil, msg}}
 }
-
-// maxNameInError is how much of a feature name an error message quotes: a
-// name may be as long as its record.
-const maxNameInError = 256
-
-// Error formats the error as `tfrecord: feature "NAME": MSG`, with the
-// offset when the error is about the encoding. A name longer than 256
-// bytes is cut, with its length.
-func (e *ExampleError) Error() string {
-	s := "tfrecord: Example"
-	if len(e.Feature) > maxNameInError {
-		s = fmt.Sprintf("tfrecord: feature %q... (%d bytes)", e.Feature[:maxNameInError], len(e.Feature))
-	} else if e.Feature != "" {
-		s = fmt.Sprintf("tfrecord: feature %q", e.Feature)
-	}
-	if e.Offset >= 0 {
-		s += fmt.Sprintf(" (offset %d)", e.Offset)
-	}
-	return s + ": " + e.Msg
-}
-
-// Unwrap returns Err.
-func (e *ExampleError) Unwrap() error { return e.Err }
 
 // Float32s returns the float_list of the feature name. An empty Feature
 // reads as an empty list of any kind.
@@ -123,11 +101,10 @@ func (e Example) Bytes(name string) ([][]byte, error) {
 func (e Example) feature(name string, want Kind) (Feature, error) {
 	f, ok := e.Features[name]
 	if !ok {
-		return Feature{}, &ExampleError{Feature: name, Offset: -1, Msg: "no such feature", Err: ErrNoFeature}
+		return Feature{}, exampleError(name, -1, ErrNoFeature, "not in the Example")
 	}
 	if f.Kind != want && f.Kind != KindNone {
-		return Feature{}, &ExampleError{Feature: name, Offset: -1, Err: ErrKind,
-			Msg: fmt.Sprintf("holds a %s, not a %s", f.Kind, want)}
+		return Feature{}, exampleError(name, -1, ErrKind, fmt.Sprintf("holds a %s, not a %s", f.Kind, want))
 	}
 	return f, nil
 }
@@ -214,7 +191,7 @@ func MaxFeatures(n int) ExampleOption {
 	return option.New(func(c *exampleConfig) { c.maxFeatures = int64(n) })
 }
 
-// errLimit is the Err of an *ExampleError about a limit: it wraps both
+// errLimit is the sentinel of an Example error about a limit: it wraps both
 // ErrExample and ErrTooLarge.
 var errLimit error = limitError{}
 
@@ -243,7 +220,7 @@ func (limitError) Unwrap() []error { return []error{ErrExample, ErrTooLarge} }
 // allocator's rounding of each list to its size class): with the default
 // limits, 4 times len(b) plus 20 MiB.
 //
-// A malformed input gives an *ExampleError that wraps ErrExample and names
+// A malformed input gives a *tensorfeed.Error that wraps ErrExample and names
 // the feature when the fault is inside one; one over a limit also wraps
 // ErrTooLarge.
 func ParseExample(b []byte, opts ...ExampleOption) (Example, error) {
@@ -288,7 +265,7 @@ type parser struct {
 }
 
 func (p *parser) errorf(at int, format string, args ...any) error {
-	return &ExampleError{Feature: string(p.feature), Offset: at, Msg: fmt.Sprintf(format, args...), Err: ErrExample}
+	return exampleError(string(p.feature), at, ErrExample, fmt.Sprintf(format, args...))
 }
 
 // fields calls f for every field of the message b, which starts at offset
@@ -338,8 +315,7 @@ func (p *parser) features(b []byte, off int, ex *Example) error {
 		if ex == nil {
 			p.entries++
 			if int64(p.entries) > p.cfg.maxFeatures {
-				return &ExampleError{Offset: at, Err: errLimit,
-					Msg: fmt.Sprintf("more than %d features (MaxFeatures)", p.cfg.maxFeatures)}
+				return exampleError("", at, errLimit, fmt.Sprintf("more than %d features (MaxFeatures)", p.cfg.maxFeatures))
 			}
 		}
 		return p.entry(v, voff, ex)
@@ -467,8 +443,8 @@ func (p *parser) count(b []byte, off int, s *featureShape, count bool) error {
 		if count && s.kind != KindFloat {
 			p.values += int64(n)
 			if p.values > p.cfg.maxValues {
-				return &ExampleError{Feature: string(p.feature), Offset: at, Err: errLimit,
-					Msg: fmt.Sprintf("more than %d bytes_list and int64_list values (MaxValues)", p.cfg.maxValues)}
+				return exampleError(string(p.feature), at, errLimit,
+					fmt.Sprintf("more than %d bytes_list and int64_list values (MaxValues)", p.cfg.maxValues))
 			}
 		}
 		return nil

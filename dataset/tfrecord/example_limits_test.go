@@ -56,9 +56,9 @@ func TestExampleLimitsRefuse(t *testing.T) {
 			rec := tfrecord.Record{File: "bomb.tfrecord", Offset: 1234, Index: 7, Data: s.make(n)}
 			var err error
 			alloc := allocated(func() { _, err = rec.Example() })
-			var fe *tfrecord.FormatError
-			if !errors.As(err, &fe) || fe.File != "bomb.tfrecord" || fe.Record != 7 || fe.Offset != 1234 {
-				t.Fatalf("%d-byte record: error %v, want a *FormatError at record 7, offset 1234", len(rec.Data), err)
+			var fe *tensorfeed.Error
+			if !errors.As(err, &fe) || fe.Path != "bomb.tfrecord" || fe.Record != 7 || fe.Offset != 1234 {
+				t.Fatalf("%d-byte record: error %v, want a *tensorfeed.Error at record 7, offset 1234", len(rec.Data), err)
 			}
 			for _, target := range []error{tensorfeed.ErrBadData, tfrecord.ErrExample, tfrecord.ErrTooLarge} {
 				if !errors.Is(err, target) {
@@ -69,7 +69,7 @@ func TestExampleLimitsRefuse(t *testing.T) {
 			if s.features(n) > 1 {
 				want = "(MaxFeatures)"
 			}
-			if !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "tfrecord: bomb.tfrecord: record 7 at offset 1234: ") {
+			if !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "bomb.tfrecord: record 7 at byte 1234: ") {
 				t.Errorf("error %q does not name the record and %s", err, want)
 			}
 			if alloc > uint64(len(rec.Data)) {
@@ -140,8 +140,8 @@ func TestExampleLimitsCount(t *testing.T) {
 		t.Fatalf("at the limits: %v", err)
 	}
 	_, err := tfrecord.ParseExample(b, tfrecord.MaxValues(4))
-	var ee *tfrecord.ExampleError
-	if !errors.As(err, &ee) || ee.Feature != "b" || ee.Offset <= 0 || !errors.Is(err, tfrecord.ErrTooLarge) ||
+	var ee *tensorfeed.Error
+	if !errors.As(err, &ee) || ee.Member != "b" || ee.Offset <= 0 || !errors.Is(err, tfrecord.ErrTooLarge) ||
 		!errors.Is(err, tfrecord.ErrExample) {
 		t.Errorf("MaxValues(4): %v", err)
 	}

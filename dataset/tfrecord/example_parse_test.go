@@ -100,8 +100,8 @@ func TestParseExampleBad(t *testing.T) {
 	// A float_list of 3 bytes inside feature "x".
 	bad := []byte{0x0a, 0x0c, 0x0a, 0x0a, 0x0a, 0x01, 'x', 0x12, 0x05, 0x12, 0x03, 0x0a, 0x01, 0x00}
 	_, err := tfrecord.ParseExample(bad)
-	var ee *tfrecord.ExampleError
-	if !errors.As(err, &ee) || ee.Feature != "x" || ee.Offset != 11 || !errors.Is(err, tfrecord.ErrExample) ||
+	var ee *tensorfeed.Error
+	if !errors.As(err, &ee) || ee.Member != "x" || ee.Offset != 11 || !errors.Is(err, tfrecord.ErrExample) ||
 		!errors.Is(err, tensorfeed.ErrBadData) {
 		t.Fatalf("bad float_list: %v (%+v)", err, ee)
 	}
@@ -113,8 +113,8 @@ func TestParseExampleBad(t *testing.T) {
 	// A record holding it names the file and record too.
 	rec := tfrecord.Record{File: "f.tfrecord", Offset: 40, Index: 2, Data: bad}
 	_, err = rec.Example()
-	var fe *tfrecord.FormatError
-	if !errors.As(err, &fe) || fe.FilePath() != "f.tfrecord" || fe.Record != 2 || !errors.Is(err, tfrecord.ErrExample) {
+	var fe *tensorfeed.Error
+	if !errors.As(err, &fe) || fe.Path != "f.tfrecord" || fe.Record != 2 || fe.Offset != 40 || fe.Member != "x" || !errors.Is(err, tfrecord.ErrExample) {
 		t.Fatalf("Record.Example: %v", err)
 	}
 }

@@ -59,7 +59,7 @@ func ExampleExample_Float32s() {
 	_, err := ex.Float32s("label")
 	fmt.Println(err)
 	// Output:
-	// tfrecord: feature "label": holds a int64_list, not a float_list
+	// member "label": tfrecord: feature of another kind: holds a int64_list, not a float_list
 }
 
 // An Example with more bytes_list and int64_list values than the limit is
@@ -78,7 +78,7 @@ func ExampleMaxValues() {
 	ids, _ := got.Int64s("ids")
 	fmt.Println(len(ids), err)
 	// Output:
-	// tfrecord: tokens.tfrecord: record 0 at offset 0: feature "ids" (offset 17): more than 100 bytes_list and int64_list values (MaxValues)
+	// tokens.tfrecord: record 0 at byte 0: member "ids": byte 17 of its tf.train.Example: tfrecord: tf.train.Example over a limit: more than 100 bytes_list and int64_list values (MaxValues)
 	// too large: true
 	// 1000 <nil>
 }

@@ -2,7 +2,6 @@ package tfrecord
 
 import (
 	"errors"
-	"fmt"
 	"hash/crc32"
 
 	"github.com/tensorfeed/tensorfeed"
@@ -33,11 +32,12 @@ func mask(crc uint32) uint32 { return (crc>>15 | crc<<17) + maskDelta }
 
 // ErrFormat is wrapped by every error about malformed TFRecord input (its
 // framing, its checksums, its gzip stream); test it with errors.Is. The
-// concrete error is a *FormatError that says where. ErrFormat wraps
+// concrete error is a [*tensorfeed.Error] that says where: the file, the
+// record's index and the byte offset of its header. ErrFormat wraps
 // tensorfeed.ErrBadData.
 var ErrFormat error = &badData{"tfrecord: bad format"}
 
-// ErrDataChecksum is wrapped by the *FormatError of a record whose data does
+// ErrDataChecksum is wrapped by the *tensorfeed.Error of a record whose data does
 // not match its CRC. The framing around it is intact, so the record can be
 // skipped (see [SkipBad]) and the records after it read.
 var ErrDataChecksum = errors.New("tfrecord: data checksum mismatch")
@@ -54,38 +54,29 @@ type badData struct{ msg string }
 func (e *badData) Error() string { return e.msg }
 func (e *badData) Unwrap() error { return tensorfeed.ErrBadData }
 
-// FormatError describes malformed input: which file, which record, which
-// byte offset, what is wrong. It wraps ErrFormat, and also Err when that is
-// set (io.ErrUnexpectedEOF for a truncated input, ErrDataChecksum,
-// ErrTooLarge, a gzip error).
-//
-// For a gzip-compressed file, Offset counts bytes of the decompressed
-// stream.
-type FormatError struct {
-	File   string // name of the input, empty when unknown
-	Offset int64  // byte offset of the record's header
-	Record int64  // index of the record in the input, from 0
-	Msg    string // what is wrong
-	Err    error  // underlying cause, may be nil
+// formatError returns the error about malformed input in file, in record
+// rec (its index, -1 when unknown) at byte offset off: it wraps ErrFormat,
+// and cause when that is not nil (io.ErrUnexpectedEOF for a truncated
+// input, ErrDataChecksum, ErrTooLarge, a gzip error). For a
+// gzip-compressed file, off counts bytes of the decompressed stream.
+func formatError(file string, off, rec int64, cause error, msg string) *tensorfeed.Error {
+	return &tensorfeed.Error{Path: file, Offset: off, Record: rec, Err: &why{ErrFormat, cause, msg}}
 }
 
-// FilePath returns the file the error is about, so that source.Files does
-// not name it a second time.
-func (e *FormatError) FilePath() string { return e.File }
-
-// Error formats the error as "tfrecord: FILE: record R at offset N: MSG".
-func (e *FormatError) Error() string {
-	file := e.File
-	if file == "" {
-		file = "<input>"
-	}
-	return fmt.Sprintf("tfrecord: %s: record %d at offset %d: %s", file, e.Record, e.Offset, e.Msg)
+// why is an error's cause: a sentinel and what is wrong. It reads as
+// "SENTINEL: msg" and wraps the sentinel and cause, whose text msg already
+// says when it matters.
+type why struct {
+	sentinel error
+	cause    error // may be nil
+	msg      string
 }
 
-// Unwrap returns ErrFormat and the underlying cause, if any.
-func (e *FormatError) Unwrap() []error {
-	if e.Err != nil {
-		return []error{ErrFormat, e.Err}
+func (w *why) Error() string { return w.sentinel.Error() + ": " + w.msg }
+
+func (w *why) Unwrap() []error {
+	if w.cause == nil {
+		return []error{w.sentinel}
 	}
-	return []error{ErrFormat}
+	return []error{w.sentinel, w.cause}
 }

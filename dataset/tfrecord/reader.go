@@ -11,6 +11,8 @@ import (
 	"io"
 	"math"
 	"slices"
+
+	"github.com/tensorfeed/tensorfeed"
 )
 
 // readChunk bounds how much memory one read may claim ahead of the data that
@@ -81,9 +83,9 @@ func NewReader(r io.Reader) *Reader {
 }
 
 // Next returns the data of the next record. At the end of the input it
-// returns io.EOF; malformed input gives a *FormatError that wraps ErrFormat.
+// returns io.EOF; malformed input gives a *tensorfeed.Error that wraps ErrFormat.
 //
-// A record whose data does not match its CRC gives a *FormatError that
+// A record whose data does not match its CRC gives a *tensorfeed.Error that
 // wraps ErrDataChecksum; the reader stays in step and the next call reads
 // the following record. After any other error every later call returns the
 // same error: once a length or its CRC is wrong, nothing after it can be
@@ -209,8 +211,8 @@ func (r *Reader) next() (data []byte, skippable bool, err error) {
 	r.off = start
 	r.index++
 	if stored, want := binary.LittleEndian.Uint32(r.foot[:]), mask(crc32.Checksum(buf, castagnoli)); stored != want {
-		return nil, true, &FormatError{File: r.Name, Offset: start, Record: r.index - 1, Err: ErrDataChecksum,
-			Msg: fmt.Sprintf("data checksum mismatch: stored 0x%08x, computed 0x%08x", stored, want)}
+		return nil, true, formatError(r.Name, start, r.index-1, ErrDataChecksum,
+			fmt.Sprintf("data checksum mismatch: stored 0x%08x, computed 0x%08x", stored, want))
 	}
 	if buf == nil {
 		buf = []byte{}
@@ -262,13 +264,9 @@ func (r *Reader) readError(at int64, err error) error {
 }
 
 func (r *Reader) formatError(at int64, cause error, msg string) error {
-	return &FormatError{File: r.Name, Offset: at, Record: r.index, Msg: msg, Err: cause}
+	return formatError(r.Name, at, r.index, cause, msg)
 }
 
 func (r *Reader) ioError(at int64, err error) error {
-	name := r.Name
-	if name == "" {
-		name = "<input>"
-	}
-	return fmt.Errorf("tfrecord: %s: offset %d: %w", name, at, err)
+	return &tensorfeed.Error{Path: r.Name, Offset: at, Record: r.index, Err: fmt.Errorf("tfrecord: %w", err)}
 }

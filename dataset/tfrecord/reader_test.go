@@ -105,11 +105,11 @@ func TestSourcetest(t *testing.T) {
 }
 
 // checkBad checks that err is a positioned bad-data error about path.
-func checkBad(t *testing.T, err error, path string, record, offset int64, also ...error) *tfrecord.FormatError {
+func checkBad(t *testing.T, err error, path string, record, offset int64, also ...error) *tensorfeed.Error {
 	t.Helper()
-	var fe *tfrecord.FormatError
+	var fe *tensorfeed.Error
 	if !errors.As(err, &fe) {
-		t.Fatalf("error %v (%T), want a *FormatError", err, err)
+		t.Fatalf("error %v (%T), want a *tensorfeed.Error", err, err)
 	}
 	if !errors.Is(err, tfrecord.ErrFormat) || !errors.Is(err, tensorfeed.ErrBadData) {
 		t.Errorf("%v: does not wrap ErrFormat and ErrBadData", err)
@@ -119,8 +119,8 @@ func checkBad(t *testing.T, err error, path string, record, offset int64, also .
 			t.Errorf("%v: does not wrap %v", err, e)
 		}
 	}
-	if fe.FilePath() != path {
-		t.Errorf("%v: FilePath %q, want %q", err, fe.FilePath(), path)
+	if fe.Path != path {
+		t.Errorf("%v: Path %q, want %q", err, fe.Path, path)
 	}
 	if record >= 0 && (fe.Record != record || fe.Offset != offset) {
 		t.Errorf("%v: record %d offset %d, want record %d offset %d", err, fe.Record, fe.Offset, record, offset)
@@ -230,16 +230,16 @@ func TestTruncatedInDataCRC(t *testing.T) {
 	path := writeFile(t, file)
 	_, _, err := readAll(tfrecord.Open(path))
 	fe := checkBad(t, err, path, 1, 18, io.ErrUnexpectedEOF)
-	if want := "length 83 goes past the end of the input: the record needs 87 bytes after its header (the data and a 4-byte CRC), 85 are left"; fe.Msg != want {
-		t.Errorf("sized: %q\nwant %q", fe.Msg, want)
+	if want := "length 83 goes past the end of the input: the record needs 87 bytes after its header (the data and a 4-byte CRC), 85 are left"; fe.Err.Error() != "tfrecord: bad format: "+want {
+		t.Errorf("sized: %q\nwant %q", fe.Err, want)
 	}
 	r := tfrecord.NewReader(bytes.NewReader(file))
 	if _, err := r.Next(); err != nil {
 		t.Fatal(err)
 	}
 	_, err = r.Next()
-	var ue *tfrecord.FormatError
-	if !errors.As(err, &ue) || ue.Msg != "truncated data checksum: 2 of 4 bytes" || ue.Offset != 18 {
+	var ue *tensorfeed.Error
+	if !errors.As(err, &ue) || ue.Err.Error() != "tfrecord: bad format: truncated data checksum: 2 of 4 bytes" || ue.Offset != 18 {
 		t.Errorf("unsized: %v", err)
 	}
 }

@@ -2,11 +2,11 @@ package tfrecord
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"iter"
-	"strings"
 
 	"go.uber.org/zap"
 
@@ -100,7 +100,7 @@ type Records struct {
 // Open returns a reader over the records of the TFRecord file at path (a
 // local path or a URL, see [Storage]), plain or gzip-compressed. The file is
 // opened when a pass starts, with the pass's context, and closed when it
-// ends. Malformed input ends the pass with a *FormatError naming the
+// ends. Malformed input ends the pass with a *tensorfeed.Error naming the
 // file, the record and its byte offset.
 //
 // For sharding over ranks, use stage.Shard on the reader: TFRecord has no
@@ -194,7 +194,7 @@ func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
 				return
 			}
 			if err != nil {
-				if fe, ok := err.(*FormatError); ok && fe.Err == ErrDataChecksum {
+				if errors.Is(err, ErrDataChecksum) {
 					if err = skips.Bad(err); err == nil {
 						continue
 					}
@@ -217,26 +217,38 @@ func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
 
 // Example parses the record's data as a tf.train.Example, within the limits
 // of [ParseExample] (opts: [MaxValues], [MaxFeatures]). A malformed one, or
-// one over a limit, gives a *FormatError that names the file, the record
-// and its offset, and wraps the *ExampleError (so ErrExample too, and
-// ErrTooLarge for a limit), before anything is allocated for the Example.
+// one over a limit, gives a *tensorfeed.Error that names the file, the
+// record, its offset and the feature at fault (Member), and wraps
+// ErrFormat and ErrExample (and ErrTooLarge for a limit), before anything
+// is allocated for the Example.
 func (r Record) Example(opts ...ExampleOption) (Example, error) {
 	ex, err := ParseExample(r.Data, opts...)
 	if err != nil {
-		msg := strings.TrimPrefix(err.Error(), "tfrecord: ")
-		return Example{}, &FormatError{File: r.File, Offset: r.Offset, Record: r.Index,
-			Msg: msg, Err: exampleCause{msg, err}}
+		e := &tensorfeed.Error{Path: r.File, Offset: r.Offset, Record: int64(r.Index), Err: inExample{err}}
+		var pe *tensorfeed.Error
+		if errors.As(err, &pe) {
+			e.Member = pe.Member
+		}
+		return Example{}, e
 	}
 	return ex, nil
 }
 
-// exampleCause is the Err of a record's *FormatError about its Example: it
-// reads as the FormatError's Msg, so that whoever prints Msg and Err does
-// not say it twice, and unwraps to the *ExampleError.
-type exampleCause struct {
-	msg string
-	err error
+// inExample is the cause of a record's error about its Example: the
+// Example's error, whose offset counts bytes of the record's data and so
+// goes into the text, not into the record's Offset in the file.
+type inExample struct{ err error }
+
+func (e inExample) Error() string {
+	var pe *tensorfeed.Error
+	if errors.As(e.err, &pe) && pe.Err != nil {
+		if pe.Offset < 0 {
+			return pe.Err.Error()
+		}
+		return fmt.Sprintf("byte %d of its tf.train.Example: %v", pe.Offset, pe.Err)
+	}
+	return e.err.Error()
 }
 
-func (e exampleCause) Error() string { return e.msg }
-func (e exampleCause) Unwrap() error { return e.err }
+// Unwrap returns ErrFormat and the Example's error.
+func (e inExample) Unwrap() []error { return []error{ErrFormat, e.err} }

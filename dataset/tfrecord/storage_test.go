@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 	"github.com/tensorfeed/tensorfeed/storage"
@@ -55,8 +56,8 @@ func TestRemoteTruncated(t *testing.T) {
 	_, _, lerr := readAll(tfrecord.Open(writeFile(t, cut)))
 	u := s3.Put("data", "cut.tfrecord", cut)
 	_, _, rerr := readAll(tfrecord.Open(u, tfrecord.Storage(s3.Options()...)))
-	var le, re *tfrecord.FormatError
-	if !errors.As(lerr, &le) || !errors.As(rerr, &re) || re.File != u || re.Offset != le.Offset || re.Record != le.Record || re.Msg != le.Msg {
+	var le, re *tensorfeed.Error
+	if !errors.As(lerr, &le) || !errors.As(rerr, &re) || re.Path != u || re.Offset != le.Offset || re.Record != le.Record || re.Err.Error() != le.Err.Error() {
 		t.Errorf("remote %v, local %v", rerr, lerr)
 	}
 }
