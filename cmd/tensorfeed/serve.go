@@ -43,7 +43,7 @@ The server runs until SIGINT or SIGTERM. It prints one line, "serving FEEDS on A
 Examples:
   tensorfeed serve --listen unix:/tmp/tensorfeed.sock --mnist data/mnist
   tensorfeed serve --listen 127.0.0.1:5555 --rec photos_train.rec --data-shape 3,224,224 --rand-crop --rand-mirror
-  tensorfeed serve --records 'recordio:mnist-shards/train-*.rec' --record-shape 793 --record-dtype uint8`,
+  tensorfeed serve --records 'recordio:mnist-shards/train-*.rec' --record-shape 808 --record-dtype uint8`,
 	setup: func(fs *flag.FlagSet) runFunc {
 		listen := fs.String("listen", "127.0.0.1:5555", "where to listen: `ADDR` unix:PATH or HOST:PORT (a loopback address unless --public)")
 		public := fs.Bool("public", false, "allow a TCP address other than loopback (the batches are neither encrypted nor authenticated)")

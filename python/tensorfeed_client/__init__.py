@@ -247,7 +247,8 @@ def _torch_feed():
 
     class TorchFeed(tud.IterableDataset):
         """A Feed as a torch IterableDataset of dicts of tensors: use it with
-        DataLoader(TorchFeed(...), batch_size=None) (the server batches), or iterate it directly."""
+        DataLoader(TorchFeed(...), batch_size=None, num_workers=0) (the server batches and
+        prefetches), or iterate it directly. Arguments are Feed's."""
 
         def __init__(self, *args, **kwargs):
             super().__init__()
@@ -255,6 +256,9 @@ def _torch_feed():
             self.feed = Feed(*args, **kwargs)
 
         def __iter__(self):
+            if tud.get_worker_info() is not None:
+                raise RuntimeError("TorchFeed in a DataLoader worker: use num_workers=0; the server "
+                                   "assembles and prefetches the batches, and each worker would hold the same rank")
             return iter(self.feed)
 
         def state_dict(self):

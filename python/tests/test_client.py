@@ -225,6 +225,8 @@ for i, b in enumerate(f):
             n += 1
         self.assertEqual(n, 10)
         self.assertEqual(ds.state_dict()["epoch"], 1)
+        with self.assertRaisesRegex(RuntimeError, "num_workers=0"):
+            list(torch.utils.data.DataLoader(ds, batch_size=None, num_workers=1))
 
 
 class RestartTest(unittest.TestCase):
