@@ -149,6 +149,7 @@ class Feed:
     def __iter__(self):
         """Serve the rest of the current epoch."""
         end = self.position[0] + 1
+        delivered = 0
         failures = 0
         busy_since = None
         last_err = None
@@ -169,8 +170,13 @@ class Feed:
                 busy_since = None
                 try:
                     for batch in self._batches(sock):
-                        failures = 0
+                        failures, delivered = 0, delivered + 1
                         yield batch
+                    if delivered == 0 and self.position[0] == end:
+                        # The state was the end of its epoch (a checkpoint taken
+                        # after its last batch): this iteration is the next epoch.
+                        end += 1
+                        continue
                     return
                 except (OSError, _Broken, ValueError) as e:
                     last_err = e

@@ -33,8 +33,10 @@ BIN = None
 def setUpModule():
     global TMP, BIN
     TMP = tempfile.mkdtemp(prefix="tensorfeed-serve-test-")
-    BIN = os.path.join(TMP, "tensorfeed")
-    subprocess.run(["go", "build", "-o", BIN, "./cmd/tensorfeed"], cwd=ROOT, check=True, timeout=300)
+    BIN = os.environ.get("TENSORFEED_TEST_BIN")  # a binary built already; else built from this tree
+    if not BIN:
+        BIN = os.path.join(TMP, "tensorfeed")
+        subprocess.run(["go", "build", "-o", BIN, "./cmd/tensorfeed"], cwd=ROOT, check=True, timeout=300)
 
 
 def tearDownModule():
@@ -165,6 +167,18 @@ for i, b in enumerate(f):
         self.assertEqual(f.position, (0, 7))
         rest = indices(f)
         self.assertEqual(seen + rest, straight)
+
+    def test_state_at_the_end_of_an_epoch(self):
+        f = self.feed("mnist-test")
+        it = iter(f)
+        for _ in range(10):
+            next(it)
+        it.close()  # the loop stopped after the last batch, before the end of the epoch was read
+        self.assertEqual(f.position, (0, 10))
+        g = self.feed("mnist-test")
+        g.load_state_dict(f.state_dict())
+        self.assertEqual(len(list(g)), 10)  # the next iteration is the next epoch, whole
+        self.assertEqual(g.position, (2, 0))
 
     def test_unknown_feed(self):
         with self.assertRaises(TensorfeedError) as cm:
