@@ -18,7 +18,6 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
-	"github.com/tensorfeed/tensorfeed/dataset/parquet"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/storage"
@@ -289,7 +288,6 @@ func positioned(path string, err error) string {
 		ce  *checkError
 		xe  *format.FormatError
 		ie  *imagerec.MeanImageError
-		qe  *parquet.FormatError
 		ge  *imageFileError
 	)
 	file := func(f string) string {
@@ -311,8 +309,6 @@ func positioned(path string, err error) string {
 		return ce.Error()
 	case errors.As(err, &xe):
 		return fmt.Sprintf("%s: line %d: offset %d: %v", file(xe.File), xe.Line, xe.Offset, xe.Err)
-	case errors.As(err, &qe):
-		return parquetPosition(file(qe.File), qe)
 	case errors.As(err, &ie):
 		return fmt.Sprintf("%s: offset %d: %s", file(ie.File), ie.Offset, ie.Msg)
 	case errors.As(err, &re):

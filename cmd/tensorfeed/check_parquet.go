@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	pq "github.com/parquet-go/parquet-go"
+	"github.com/tensorfeed/tensorfeed"
 
 	"github.com/tensorfeed/tensorfeed/dataset/parquet"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -46,14 +47,13 @@ func checkParquet(ctx context.Context, path string, rep *reporter, stdout io.Wri
 		return err
 	}
 	for {
-		var failed *parquet.FormatError
+		var failed error
 		for r, err := range src.All(ctx) {
 			if err != nil {
-				var fe *parquet.FormatError
-				if !errors.As(err, &fe) || fe.RowGroup < 0 {
+				if parquet.RowGroup(err) < 0 {
 					return err // the file, its magics or its footer
 				}
-				failed = fe
+				failed = err
 				break
 			}
 			rows++
@@ -64,7 +64,7 @@ func checkParquet(ctx context.Context, path string, rep *reporter, stdout io.Wri
 		if failed == nil {
 			break
 		}
-		if failed.RowGroup <= last {
+		if parquet.RowGroup(failed) <= last {
 			// Found again on the next pass's opening (a row count or a
 			// column chunk range the footer gets wrong): the rest of the
 			// file cannot be read.
@@ -73,7 +73,7 @@ func checkParquet(ctx context.Context, path string, rep *reporter, stdout io.Wri
 		if err := loadMeta(); err != nil {
 			return err
 		}
-		last = failed.RowGroup
+		last = parquet.RowGroup(failed)
 		rep.report(meta.place(failed))
 		if !rep.all || last+1 >= len(meta.rowStart) {
 			return nil
@@ -195,51 +195,22 @@ func describeColumns(root *pq.Column) string {
 	return s + strings.Join(cols, ", ")
 }
 
-// place returns e with a byte offset when it has none: the first byte of
-// the column chunk it names, or of its row group.
-func (m *parquetMeta) place(e *parquet.FormatError) *parquet.FormatError {
-	if e.Offset >= 0 || e.RowGroup < 0 || e.RowGroup >= len(m.chunks) || len(m.chunks[e.RowGroup]) == 0 {
-		return e
+// place gives err's position a byte offset when it has none: the first
+// byte of the column chunk it names, or of its row group.
+func (m *parquetMeta) place(err error) error {
+	var e *tensorfeed.Error
+	g := parquet.RowGroup(err)
+	if !errors.As(err, &e) || e.Offset >= 0 || g < 0 || g >= len(m.chunks) || len(m.chunks[g]) == 0 {
+		return err
 	}
 	c := *e
-	chunks := m.chunks[e.RowGroup]
+	chunks := m.chunks[g]
 	c.Offset = chunks[0].start
 	for _, ch := range chunks {
-		if e.Column != "" && (ch.path == e.Column || strings.HasPrefix(ch.path, e.Column+".")) {
+		if e.Member != "" && (ch.path == e.Member || strings.HasPrefix(ch.path, e.Member+".")) {
 			c.Offset = ch.start
 			break
 		}
 	}
 	return &c
-}
-
-// parquetPosition formats a Parquet error as "FILE: row group G: column
-// "C": row R: offset N: why", leaving out what does not apply.
-func parquetPosition(file string, e *parquet.FormatError) string {
-	var b strings.Builder
-	b.WriteString(file)
-	add := func(format string, args ...any) {
-		b.WriteString(": ")
-		fmt.Fprintf(&b, format, args...)
-	}
-	if e.RowGroup >= 0 {
-		add("row group %d", e.RowGroup)
-	}
-	if e.Column != "" {
-		add("column %q", e.Column)
-	}
-	if e.Row >= 0 {
-		add("row %d", e.Row)
-	}
-	if e.Offset >= 0 {
-		add("offset %d", e.Offset)
-	}
-	msg := e.Msg
-	if e.Err != nil && !errors.Is(e.Err, parquet.ErrTooLarge) && !errors.Is(e.Err, io.ErrUnexpectedEOF) &&
-		!strings.Contains(msg, e.Err.Error()) {
-		msg += ": " + e.Err.Error()
-	}
-	b.WriteString(": ")
-	b.WriteString(msg)
-	return b.String()
 }

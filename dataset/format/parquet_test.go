@@ -91,8 +91,8 @@ func TestParquetBad(t *testing.T) {
 	bad := writeFile(t, dir, "bad.parquet", func(b *bytes.Buffer) { b.WriteString("PAR1 and then nothing of a file") })
 	for _, opts := range [][]format.Option{nil, {format.SkipBad(0.5)}} {
 		_, err := source.Collect(context.Background(), format.Open([]string{good, bad}, append(opts, format.WithRegistry(parquetRegistry()))...))
-		var fe *parquet.FormatError
-		if !errors.As(err, &fe) || fe.FilePath() != bad || !errors.Is(err, tensorfeed.ErrBadData) {
+		var fe *tensorfeed.Error
+		if !errors.As(err, &fe) || fe.Path != bad || !errors.Is(err, tensorfeed.ErrBadData) {
 			t.Fatalf("%v", err)
 		}
 	}

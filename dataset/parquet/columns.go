@@ -89,7 +89,7 @@ var (
 // than its DType, or nested more than one list deep, is an error wrapping
 // ErrColumnType that names the file, the column, its type and the type
 // asked for. A row whose value does not fit the column's shape (a list of
-// another length, a null) is a *FormatError naming the file, the row
+// another length, a null) is a *tensorfeed.Error naming the file, the row
 // group, the row and the column, wrapping ErrShape: a bad record that
 // [SkipBad] may skip. It panics when cols is empty.
 func ReadColumns(paths []string, cols []Column, opts ...Option) *ColumnRows {
@@ -172,8 +172,7 @@ func kindFor(dt sample.DType) []pq.Kind {
 
 func resolve(f *file, c Column) (leaf, error) {
 	bad := func(format string, args ...any) error {
-		return &FormatError{File: f.path, Offset: -1, RowGroup: -1, Row: -1, Column: c.Name, Err: ErrColumnType,
-			Msg: fmt.Sprintf(format, args...)}
+		return posError(f.path, -1, -1, -1, c.Name, ErrColumnType, fmt.Sprintf(format, args...))
 	}
 	col := f.pf.Root()
 	for _, part := range strings.Split(c.Name, ".") {
@@ -242,8 +241,7 @@ func decodeColumns(f *file, g int, leaves []leaf, c *config) group[Row] {
 	for k, l := range leaves {
 		rows, err := decodeLeaf(f, g, k, n, l, &out, want)
 		if err == nil && rows != int64(len(out.rows)) {
-			err = &FormatError{File: f.path, Offset: -1, RowGroup: g, Row: f.rowStart[g] + rows, Column: l.col.Name,
-				Err: io.ErrUnexpectedEOF, Msg: fmt.Sprintf("the column holds %d rows, the row group %d", rows, len(out.rows))}
+			err = posError(f.path, -1, g, f.rowStart[g]+rows, l.col.Name, io.ErrUnexpectedEOF, fmt.Sprintf("the column holds %d rows, the row group %d", rows, len(out.rows)))
 		}
 		if err != nil {
 			out.rows, out.err = out.rows[:0], err
@@ -253,8 +251,7 @@ func decodeColumns(f *file, g int, leaves []leaf, c *config) group[Row] {
 	}
 	if got := int64(len(out.rows)); got != want {
 		out.rows, out.bad = out.rows[:0], nil
-		out.err = &FormatError{File: f.path, Offset: -1, RowGroup: g, Row: -1, Err: io.ErrUnexpectedEOF,
-			Msg: fmt.Sprintf("the row group holds %d rows, its metadata says %d", got, want)}
+		out.err = posError(f.path, -1, g, -1, "", io.ErrUnexpectedEOF, fmt.Sprintf("the row group holds %d rows, its metadata says %d", got, want))
 	}
 	return out
 }
@@ -284,8 +281,7 @@ func decodeLeaf(f *file, g, k, n int, l leaf, out *group[Row], want int64) (rows
 		}
 	})
 	if err != nil {
-		return d.row + 1, &FormatError{File: f.path, Offset: -1, RowGroup: g, Row: f.rowStart[g] + max(d.row, 0),
-			Column: l.col.Name, Msg: err.Error(), Err: err}
+		return d.row + 1, posError(f.path, -1, g, f.rowStart[g]+max(d.row, 0), l.col.Name, err, err.Error())
 	}
 	d.finish()
 	return d.row + 1, nil
@@ -483,8 +479,7 @@ func (d *leafDecoder) shapeErr(r int64, msg string) {
 		out.bad = append(out.bad, nil)
 	}
 	if out.bad[r] == nil {
-		out.bad[r] = &FormatError{File: d.f.path, Offset: -1, RowGroup: d.g, Row: d.f.rowStart[d.g] + r, Column: d.l.col.Name,
-			Err: ErrShape, Msg: msg}
+		out.bad[r] = posError(d.f.path, -1, d.g, d.f.rowStart[d.g]+r, d.l.col.Name, ErrShape, msg)
 	}
 }
 

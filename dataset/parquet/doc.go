@@ -36,7 +36,7 @@
 //
 // # Errors and limits
 //
-// Malformed input gives a [*FormatError] naming the file and, where they
+// Malformed input gives a [*tensorfeed.Error] naming the file and, where they
 // apply, the row group, the row, the column and the byte offset; it wraps
 // [ErrFormat] (and so tensorfeed.ErrBadData) and the cause:
 // io.ErrUnexpectedEOF for a truncated file, [ErrTooLarge], [ErrShape],
@@ -51,7 +51,7 @@
 // for all the pages of a column in a row group; a snappy block's claimed
 // length too). Pages compressed with gzip, zstd or lz4 grow as their
 // decoder produces bytes. A panic of parquet-go on malformed input becomes
-// a *FormatError.
+// a *tensorfeed.Error.
 //
 // A row whose value does not fit its column (a list of another length, a
 // null) is a bad record: [SkipBad] and [OnBad] skip such rows under a

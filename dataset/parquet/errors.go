@@ -3,15 +3,17 @@ package parquet
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/tensorfeed/tensorfeed"
+	errcause "github.com/tensorfeed/tensorfeed/internal/cause"
 )
 
 // ErrFormat is wrapped by every error about malformed Parquet input (its
 // magic, its footer, its pages, a row that does not fit the column asked
-// for); test it with errors.Is. The concrete error is a *FormatError that
-// says where. ErrFormat wraps tensorfeed.ErrBadData.
+// for); test it with errors.Is. The concrete error is a [*tensorfeed.Error]
+// that says where: the file, the byte offset, the row (Record), the column
+// (Member); the row group is in its text. ErrFormat wraps
+// tensorfeed.ErrBadData.
 var ErrFormat error = &badData{"parquet: bad format"}
 
 // ErrTooLarge is wrapped by the error for a footer, a page or a page's
@@ -36,67 +38,44 @@ type badData struct{ msg string }
 func (e *badData) Error() string { return e.msg }
 func (e *badData) Unwrap() error { return tensorfeed.ErrBadData }
 
-// FormatError describes malformed input: which file and where in it (a
-// byte offset, a row group, a row, a column; each is -1 or empty when it
-// does not apply), and what is wrong. It wraps ErrFormat, and Err when that
-// is set (io.ErrUnexpectedEOF for a truncated file, ErrTooLarge, ErrShape,
-// ErrColumnType, an error of parquet-go).
-type FormatError struct {
-	File     string // name of the file, empty when unknown
-	Offset   int64  // byte offset in the file, or -1
-	RowGroup int    // index of the row group in the file, or -1
-	Row      int64  // index of the row in the file, from 0, or -1
-	Column   string // the column's name or dotted path, or ""
-	Msg      string // what is wrong
-	Err      error  // underlying cause, may be nil
+// posError returns the error about malformed input in file: at byte offset
+// off, in row group group, at row row (its index in the file, from 0), in
+// column col (its name or dotted path); each is -1 or "" when it does not
+// apply. The column is the error's Member, the row its Record, and the row
+// group is named in the message. It wraps ErrFormat, and cause when that is
+// not nil (io.ErrUnexpectedEOF for a truncated file, ErrTooLarge, ErrShape,
+// ErrColumnType, an error of parquet-go), whose text msg says.
+func posError(file string, off int64, group int, row int64, col string, cause error, msg string) *tensorfeed.Error {
+	err := errcause.New(ErrFormat, cause, msg)
+	if group >= 0 {
+		err = &inGroup{group, err}
+	}
+	return &tensorfeed.Error{Path: file, Offset: off, Record: row, Member: col, Err: err}
 }
 
-// FilePath returns the file the error is about, so that source.Files does
-// not name it a second time.
-func (e *FormatError) FilePath() string { return e.File }
-
-// Error formats the error as "parquet: FILE: row group G, row R, column
-// "C", offset N: MSG", leaving out the parts that do not apply.
-func (e *FormatError) Error() string {
-	file := e.File
-	if file == "" {
-		file = "<input>"
-	}
-	var b strings.Builder
-	b.WriteString("parquet: ")
-	b.WriteString(file)
-	sep := ": "
-	add := func(s string) {
-		b.WriteString(sep)
-		b.WriteString(s)
-		sep = ", "
-	}
-	if e.RowGroup >= 0 {
-		add(fmt.Sprintf("row group %d", e.RowGroup))
-	}
-	if e.Row >= 0 {
-		add(fmt.Sprintf("row %d", e.Row))
-	}
-	if e.Column != "" {
-		add(fmt.Sprintf("column %q", e.Column))
-	}
-	if e.Offset >= 0 {
-		add(fmt.Sprintf("offset %d", e.Offset))
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Msg)
-	return b.String()
+// inGroup is the cause of an error about a row group: it reads "row group
+// G: " and the error.
+type inGroup struct {
+	group int
+	err   error
 }
 
-// Unwrap returns ErrFormat and the underlying cause, if any.
-func (e *FormatError) Unwrap() []error {
-	if e.Err != nil {
-		return []error{ErrFormat, e.Err}
+func (e *inGroup) Error() string { return fmt.Sprintf("row group %d: %v", e.group, e.err) }
+func (e *inGroup) Unwrap() error { return e.err }
+
+// RowGroup returns the index of the row group in its file that err, an
+// error of this package, is about, or -1 when err is about no row group
+// (the file's magic, its footer, the columns asked for) or not about
+// Parquet data. The rest of the position is err's [*tensorfeed.Error].
+func RowGroup(err error) int {
+	var g *inGroup
+	if errors.As(err, &g) {
+		return g.group
 	}
-	return []error{ErrFormat}
+	return -1
 }
 
-// fileError returns a *FormatError about the file as a whole at offset off.
-func fileError(path string, off int64, cause error, format string, args ...any) *FormatError {
-	return &FormatError{File: path, Offset: off, RowGroup: -1, Row: -1, Msg: fmt.Sprintf(format, args...), Err: cause}
+// fileError returns the error about the file as a whole at offset off.
+func fileError(path string, off int64, cause error, format string, args ...any) *tensorfeed.Error {
+	return posError(path, off, -1, -1, "", cause, fmt.Sprintf(format, args...))
 }

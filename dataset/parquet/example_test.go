@@ -79,7 +79,7 @@ func ExampleRead() {
 	// names, and decodes one row group at a time.
 	for p, err := range parquet.Read[Point]([]string{path}).All(context.Background()) {
 		if err != nil {
-			panic(err) // a *parquet.FormatError names the file, row group, row and column
+			panic(err) // a *tensorfeed.Error names the file, row, column and row group
 		}
 		fmt.Println(p.Features, p.Label)
 	}

@@ -170,8 +170,7 @@ func (fi *file) checkGroups() error {
 		rg := &md.RowGroups[g]
 		fi.rowStart[g] = fi.rows
 		if rg.NumRows < 0 || rg.NumRows > fi.size {
-			return &FormatError{File: fi.path, Offset: -1, RowGroup: g, Row: -1,
-				Msg: fmt.Sprintf("row count %d is impossible in a file of %d bytes", rg.NumRows, fi.size)}
+			return posError(fi.path, -1, g, -1, "", nil, fmt.Sprintf("row count %d is impossible in a file of %d bytes", rg.NumRows, fi.size))
 		}
 		fi.rows += rg.NumRows
 		for ci := range rg.Columns {
@@ -193,10 +192,8 @@ func (fi *file) chunkRange(g, ci int) (start, end int64, err error) {
 	}
 	end = start + md.TotalCompressedSize
 	if start < int64(len(magic)) || md.TotalCompressedSize < 0 || end > fi.dataEnd || end < start {
-		return 0, 0, &FormatError{File: fi.path, Offset: start, RowGroup: g, Row: -1,
-			Column: strings.Join(md.PathInSchema, "."), Err: io.ErrUnexpectedEOF,
-			Msg: fmt.Sprintf("column chunk of %d bytes at offset %d is not between the magic and the footer (offset %d)",
-				md.TotalCompressedSize, start, fi.dataEnd)}
+		return 0, 0, posError(fi.path, start, g, -1, strings.Join(md.PathInSchema, "."), io.ErrUnexpectedEOF, fmt.Sprintf("column chunk of %d bytes at offset %d is not between the magic and the footer (offset %d)",
+			md.TotalCompressedSize, start, fi.dataEnd))
 	}
 	return start, end, nil
 }
@@ -212,8 +209,7 @@ func (fi *file) checkPages(g, ci int, c *config) error {
 	md := &fi.pf.Metadata().RowGroups[g].Columns[ci].MetaData
 	col := strings.Join(md.PathInSchema, ".")
 	bad := func(at int64, cause error, format string, args ...any) error {
-		return &FormatError{File: fi.path, Offset: at, RowGroup: g, Row: -1, Column: col,
-			Msg: fmt.Sprintf(format, args...), Err: cause}
+		return posError(fi.path, at, g, -1, col, cause, fmt.Sprintf(format, args...))
 	}
 	switch md.Codec {
 	case format.Uncompressed, format.Snappy, format.Gzip, format.Zstd, format.Lz4Raw:

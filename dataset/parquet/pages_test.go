@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	pq "github.com/parquet-go/parquet-go"
+	"github.com/tensorfeed/tensorfeed"
 
 	"github.com/tensorfeed/tensorfeed/dataset/parquet"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -91,8 +92,8 @@ func TestPages(t *testing.T) {
 				}
 				// Without a policy, the first bad row ends the pass.
 				_, err = source.Collect(context.Background(), parquet.ReadColumns([]string{path}, cols))
-				var fe *parquet.FormatError
-				if !errors.As(err, &fe) || !errors.Is(err, parquet.ErrShape) || fe.Row != 7 || fe.Column != "l" {
+				var fe *tensorfeed.Error
+				if !errors.As(err, &fe) || !errors.Is(err, parquet.ErrShape) || fe.Record != 7 || fe.Member != "l" {
 					t.Fatalf("no policy: %v", err)
 				}
 			})
@@ -133,8 +134,8 @@ func TestRowGroupValues(t *testing.T) {
 		},
 	} {
 		err := read()
-		var fe *parquet.FormatError
-		if !errors.Is(err, parquet.ErrTooLarge) || !errors.As(err, &fe) || fe.RowGroup != 0 || fe.Column != "l.list.element" {
+		var fe *tensorfeed.Error
+		if !errors.Is(err, parquet.ErrTooLarge) || !errors.As(err, &fe) || parquet.RowGroup(err) != 0 || fe.Member != "l.list.element" {
 			t.Fatalf("MaxRowGroupValues(1 Mi): %v", err)
 		}
 		t.Log(err)

@@ -44,7 +44,7 @@ var (
 // only it: a list column "image" (stored as image.list.element) is
 // "image". It reads any schema, and is slower than [ReadColumns] (a map
 // per row, one value at a time): it is meant for tools, not training.
-// Malformed input ends the pass with a *FormatError; there are no per-row
+// Malformed input ends the pass with a *tensorfeed.Error; there are no per-row
 // errors. The files are opened when a pass starts and closed when it ends.
 func ReadRaw(paths []string, opts ...Option) *RawRows {
 	return &RawRows{core: core[RawRow]{paths: paths, c: newConfig(opts), prepare: prepareRaw, passes: &passes{}}}
@@ -173,15 +173,13 @@ func decodeRaw(f *file, g int, cols []rawColumn, c *config) group[RawRow] {
 		if err != nil {
 			off, _, _ := f.chunkRange(g, col.index) // the column chunk's start
 			out.rows = nil
-			out.err = &FormatError{File: f.path, Offset: off, RowGroup: g, Row: f.rowStart[g] + max(row, 0),
-				Column: col.name, Msg: err.Error(), Err: err}
+			out.err = posError(f.path, off, g, f.rowStart[g]+max(row, 0), col.name, err, err.Error())
 			return out
 		}
 	}
 	if got := int64(len(out.rows)); got != want {
 		out.rows = nil
-		out.err = &FormatError{File: f.path, Offset: offset, RowGroup: g, Row: -1, Err: io.ErrUnexpectedEOF,
-			Msg: fmt.Sprintf("the row group holds %d rows, its metadata says %d", got, want)}
+		out.err = posError(f.path, offset, g, -1, "", io.ErrUnexpectedEOF, fmt.Sprintf("the row group holds %d rows, its metadata says %d", got, want))
 	}
 	return out
 }

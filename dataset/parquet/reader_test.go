@@ -137,9 +137,9 @@ func TestBadRows(t *testing.T) {
 	path := writeDigits(t, rows, parquet.RowGroupRows(8))
 	ctx := context.Background()
 	_, err := source.Collect(ctx, parquet.ReadColumns([]string{path}, cols))
-	var fe *parquet.FormatError
+	var fe *tensorfeed.Error
 	if !errors.As(err, &fe) || !errors.Is(err, parquet.ErrShape) || !errors.Is(err, tensorfeed.ErrBadData) ||
-		fe.Row != 5 || fe.RowGroup != 0 || fe.Column != "image" || fe.FilePath() != path {
+		fe.Record != 5 || parquet.RowGroup(err) != 0 || fe.Member != "image" || fe.Path != path {
 		t.Fatalf("got %v", err)
 	}
 	t.Log(err)
@@ -149,7 +149,7 @@ func TestBadRows(t *testing.T) {
 		t.Fatalf("skip: %d rows, %d skipped, %v", len(got), skip.Skipped(), err)
 	}
 	_, err = source.Collect(ctx, parquet.ReadColumns([]string{path}, []parquet.Column{parquet.Int32("image", 4)}))
-	if !errors.Is(err, parquet.ErrColumnType) || !errors.As(err, &fe) || fe.Column != "image" {
+	if !errors.Is(err, parquet.ErrColumnType) || !errors.As(err, &fe) || fe.Member != "image" {
 		t.Fatalf("wrong type: %v", err)
 	}
 	t.Log(err)
@@ -176,8 +176,8 @@ func TestTruncated(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := source.Collect(context.Background(), parquet.Read[digit]([]string{p}))
-		var fe *parquet.FormatError
-		if !errors.As(err, &fe) || !errors.Is(err, tensorfeed.ErrBadData) || fe.FilePath() != p {
+		var fe *tensorfeed.Error
+		if !errors.As(err, &fe) || !errors.Is(err, tensorfeed.ErrBadData) || fe.Path != p {
 			t.Fatalf("truncated at %d: %v", n, err)
 		}
 	}

@@ -32,7 +32,7 @@ var (
 // T's field, is an error wrapping ErrColumnType that names the file, the
 // column and both types. Every page header of a row group is checked
 // against the file and the limits before the row group is decoded.
-// Malformed input ends the pass with a *FormatError.
+// Malformed input ends the pass with a *tensorfeed.Error.
 func Read[T any](paths []string, opts ...Option) *Rows[T] {
 	c := newConfig(opts)
 	return &Rows[T]{core: core[T]{paths: paths, c: c, prepare: prepareStructs[T], passes: &passes{}}}
@@ -66,12 +66,10 @@ func prepareStructs[T any](files []*file, c *config) (decoder[T], error) {
 			name := strings.Join(path, ".")
 			h, ok := have.Lookup(path...)
 			if !ok {
-				return nil, &FormatError{File: f.path, Offset: -1, RowGroup: -1, Row: -1, Column: name, Err: ErrColumnType,
-					Msg: fmt.Sprintf("no such column in the file (asked for %s)", w.Node.Type())}
+				return nil, posError(f.path, -1, -1, -1, name, ErrColumnType, fmt.Sprintf("no such column in the file (asked for %s)", w.Node.Type()))
 			}
 			if hk, wk := h.Node.Type().Kind(), w.Node.Type().Kind(); hk != wk {
-				return nil, &FormatError{File: f.path, Offset: -1, RowGroup: -1, Row: -1, Column: name, Err: ErrColumnType,
-					Msg: fmt.Sprintf("the file holds %s, asked for %s", hk, wk)}
+				return nil, posError(f.path, -1, -1, -1, name, ErrColumnType, fmt.Sprintf("the file holds %s, asked for %s", hk, wk))
 			}
 		}
 	}
@@ -101,8 +99,7 @@ func decodeStructs[T any](fi *file, g int, c *config) group[T] {
 	}
 	want := fi.pf.Metadata().RowGroups[g].NumRows
 	bad := func(err error, msg string) group[T] {
-		out.err = &FormatError{File: fi.path, Offset: -1, RowGroup: g, Row: fi.rowStart[g] + int64(len(out.rows)),
-			Msg: msg, Err: err}
+		out.err = posError(fi.path, -1, g, fi.rowStart[g]+int64(len(out.rows)), "", err, msg)
 		return out
 	}
 	err := guard(func() error {

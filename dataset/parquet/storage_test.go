@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/parquet"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
@@ -62,8 +63,8 @@ func TestRemoteBad(t *testing.T) {
 	}
 	u := s3.Put("data", "cut.parquet", data[:len(data)-5])
 	_, err = source.Collect(context.Background(), parquet.Read[digit]([]string{u}, parquet.Storage(s3.Options()...)))
-	var fe *parquet.FormatError
-	if !errors.As(err, &fe) || fe.FilePath() != u {
+	var fe *tensorfeed.Error
+	if !errors.As(err, &fe) || fe.Path != u {
 		t.Fatalf("cut: %v", err)
 	}
 	missing := u + ".missing"

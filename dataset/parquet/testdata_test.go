@@ -114,8 +114,8 @@ func TestSparkPageV2(t *testing.T) {
 	// As a [3] int32 column, the rows with another length are bad records.
 	cols := []parquet.Column{parquet.Int32("b"), parquet.Int32("e", 3)}
 	_, err = source.Collect(ctx, parquet.ReadColumns(paths, cols))
-	var fe *parquet.FormatError
-	if !errors.As(err, &fe) || !errors.Is(err, parquet.ErrShape) || fe.Row != 1 || fe.Column != "e" {
+	var fe *tensorfeed.Error
+	if !errors.As(err, &fe) || !errors.Is(err, parquet.ErrShape) || fe.Record != 1 || fe.Member != "e" {
 		t.Fatalf("list of 0 values: %v", err)
 	}
 	skip := source.SkipBad(1)
@@ -167,8 +167,8 @@ func TestMalformedFiles(t *testing.T) {
 			func() error { _, err := source.Collect(ctx, parquet.Read[record]([]string{path})); return err }(),
 			func() error { _, err := source.Collect(ctx, parquet.ReadColumns([]string{path}, cols)); return err }(),
 		} {
-			var fe *parquet.FormatError
-			if !errors.As(err, &fe) || !errors.Is(err, tensorfeed.ErrBadData) || fe.FilePath() != path {
+			var fe *tensorfeed.Error
+			if !errors.As(err, &fe) || !errors.Is(err, tensorfeed.ErrBadData) || fe.Path != path {
 				t.Fatalf("%s: %v", name, err)
 			}
 			t.Log(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/cause"
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/tensorfeed/tensorfeed/internal/option"
@@ -74,7 +75,7 @@ var ErrKind error = &badData{"tfrecord: feature of another kind"}
 // a limit ([MaxValues], [MaxFeatures]), an error that wraps both
 // ErrExample and ErrTooLarge.
 func exampleError(feature string, at int, sentinel error, msg string) *tensorfeed.Error {
-	return &tensorfeed.Error{Offset: int64(at), Record: -1, Member: feature, Err: &why{sentinel, nil, msg}}
+	return &tensorfeed.Error{Offset: int64(at), Record: -1, Member: feature, Err: cause.New(sentinel, nil, msg)}
 }
 
 // Float32s returns the float_list of the feature name. An empty Feature

@@ -5,6 +5,7 @@ import (
 	"hash/crc32"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/cause"
 )
 
 // headerSize is the size of a record header: the length (uint64) and the
@@ -56,27 +57,9 @@ func (e *badData) Unwrap() error { return tensorfeed.ErrBadData }
 
 // formatError returns the error about malformed input in file, in record
 // rec (its index, -1 when unknown) at byte offset off: it wraps ErrFormat,
-// and cause when that is not nil (io.ErrUnexpectedEOF for a truncated
+// and err when that is not nil (io.ErrUnexpectedEOF for a truncated
 // input, ErrDataChecksum, ErrTooLarge, a gzip error). For a
 // gzip-compressed file, off counts bytes of the decompressed stream.
-func formatError(file string, off, rec int64, cause error, msg string) *tensorfeed.Error {
-	return &tensorfeed.Error{Path: file, Offset: off, Record: rec, Err: &why{ErrFormat, cause, msg}}
-}
-
-// why is an error's cause: a sentinel and what is wrong. It reads as
-// "SENTINEL: msg" and wraps the sentinel and cause, whose text msg already
-// says when it matters.
-type why struct {
-	sentinel error
-	cause    error // may be nil
-	msg      string
-}
-
-func (w *why) Error() string { return w.sentinel.Error() + ": " + w.msg }
-
-func (w *why) Unwrap() []error {
-	if w.cause == nil {
-		return []error{w.sentinel}
-	}
-	return []error{w.sentinel, w.cause}
+func formatError(file string, off, rec int64, err error, msg string) *tensorfeed.Error {
+	return &tensorfeed.Error{Path: file, Offset: off, Record: rec, Err: cause.New(ErrFormat, err, msg)}
 }
