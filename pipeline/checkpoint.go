@@ -356,8 +356,11 @@ func (p *Pipe[T]) EpochsFrom(ctx context.Context, c *Checkpoint, n int) (iter.Se
 		return nil, fmt.Errorf("%w %s: %w", ErrCheckpoint, c.name(), err)
 	}
 	if f := Fingerprint(here); f != c.Fingerprint {
-		return nil, fmt.Errorf("%w %s of another pipeline (%w): %s; it has %s, this pipeline has %s", ErrCheckpoint, c.name(), source.ErrState,
-			shapeDiff(here, c.State), c.State.Shape(), here.Shape())
+		if d := shapeDiff(here, c.State); d != "" {
+			return nil, fmt.Errorf("%w %s of another pipeline (%w): %s", ErrCheckpoint, c.name(), source.ErrState, d)
+		}
+		return nil, fmt.Errorf("%w %s of another pipeline (%w): other steps; it has %s, this pipeline has %s", ErrCheckpoint, c.name(), source.ErrState,
+			c.State.Shape(), here.Shape())
 	}
 	if c.Data != "" {
 		ids, err := here.DataIdentity(ctx)
@@ -483,11 +486,11 @@ func (k *checked[T]) All(ctx context.Context) iter.Seq2[T, error] {
 
 // shapeDiff names the first step, inputs first, whose kind differs between
 // the pipeline's state here and a checkpoint's state there, and the
-// parameters that differ when the kinds say them (kind.Diff); for states of
-// other structures (steps added or removed) it says so.
+// parameters that differ when the kinds say them (kind.Diff); "" for states
+// of other structures (steps added or removed) or the same kinds.
 func shapeDiff(here, there source.State) string {
 	if !sameTree(here, there) {
-		return "other steps"
+		return ""
 	}
 	return kindDiff(here, there)
 }

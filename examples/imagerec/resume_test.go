@@ -35,14 +35,15 @@ func TestStopResume(t *testing.T) {
 }
 
 // TestResumeRefused gives the program checkpoints that are not its own:
-// one of examples/mnist, and its own taken with another -batch. Each is
-// refused with exit status 1 and both pipelines' shapes.
+// one of examples/mnist, and its own taken with another -batch or another
+// rotation. Each is refused with exit status 1, naming what differs.
 func TestResumeRefused(t *testing.T) {
 	resumetest.Refused(t, append(feedArgs, "-resume", filepath.Join("testdata", "mnist_checkpoint.json")),
-		"of another pipeline", "mnist-train", "imagerec-example(")
+		"of another pipeline", "mnist-train", "imagerec(")
 	ck := filepath.Join(t.TempDir(), "checkpoint.json")
 	if code, _, stderr := clitest.Run(t, append(feedArgs, "-stop-after", "2", "-checkpoint", ck)...); code != 0 {
 		t.Fatalf("exit status %d: %s", code, stderr)
 	}
-	resumetest.Refused(t, append(feedArgs, "-batch", "64", "-resume", ck), "of another pipeline", "batch=96", "batch=64")
+	resumetest.Refused(t, append(feedArgs, "-batch", "64", "-resume", ck), "of another pipeline", "step batch differs in parameter 1: 64 here, 96 in the checkpoint")
+	resumetest.Refused(t, append(feedArgs, "-rotate", "5", "-resume", ck), "of another pipeline", "step imagerec differs in affine: {maxrotateangle:5")
 }

@@ -23,7 +23,6 @@ import (
 	imgrid "github.com/tensorfeed/tensorfeed/image/grid"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/pipeline"
-	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
@@ -99,16 +98,6 @@ func idxPath(cfg config) string {
 	return ""
 }
 
-// streamKind names what decides the stream of batches: the file, the
-// shape, the batch size, the augmentation and the seed, never the threads
-// or the prefetch, which do not change it. It is part of a checkpoint's
-// state, so a checkpoint taken with other values is refused.
-func streamKind(cfg config) string {
-	return fmt.Sprintf("imagerec-example(%s,shape=%dx%dx%d,batch=%d,resize=%d,rotate=%d,scale=%g..%g,pad=%d,mirror=%t,seed=%d)",
-		filepath.Base(cfg.RecPath), cfg.Shape[0], cfg.Shape[1], cfg.Shape[2], cfg.BatchSize, cfg.Resize, cfg.Rotate,
-		cfg.MinScale, cfg.MaxScale, cfg.Pad, cfg.Mirror, cfg.Seed)
-}
-
 // iterOptions maps the example's flags to ImageRecordIter options.
 func iterOptions(cfg config, idx string) []imagerec.Option {
 	opts := []imagerec.Option{
@@ -162,7 +151,10 @@ func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error
 	cfg.Log.Info("ImageRecordIter", zap.String("rec", cfg.RecPath), zap.String("idx", idx),
 		zap.Stringers("data", it.ProvideData()), zap.Stringers("label", it.ProvideLabel()),
 		zap.Int("threads", threads(cfg.Threads)))
-	p := pipeline.From(resume.Tagged(streamKind(cfg), source.Reader[*tensor.Batch](it)), pipeline.WithName("imagerec"))
+	// The iterator's state kind holds every parameter that decides its
+	// stream, so a checkpoint of other flags is refused naming the
+	// parameter.
+	p := pipeline.From[*tensor.Batch](it, pipeline.WithName("imagerec"))
 	feed, err := resume.Start(ctx, cfg.Run, p, cfg.Epochs)
 	if err != nil {
 		return nil, err
