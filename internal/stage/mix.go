@@ -2,7 +2,6 @@ package stage
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"iter"
 	"math"
@@ -10,12 +9,14 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // ErrEmptyInput is wrapped by the error of a Mix that must re-iterate an
-// input whose fresh pass yields nothing: it would never make progress.
-var ErrEmptyInput = errors.New("stage: input to re-iterate is empty")
+// input whose fresh pass yields nothing: it would never make progress. It
+// wraps tensorfeed.ErrBadData, which is how a caller outside tells it.
+var ErrEmptyInput = fmt.Errorf("stage: input to re-iterate is empty: %w", tensorfeed.ErrBadData)
 
 // Mix returns a reader that draws every sample from one of readers,
 // chosen at random with probability weights[k]/sum(weights): tf.data's
