@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestServeUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"serve"}, 2, "nothing to serve"},
+		{[]string{"serve", "data/mnist"}, 2, "serve takes no arguments"},
+		{[]string{"serve", "--mnist", "x", "--last", "most"}, 2, `--last "most"`},
+		{[]string{"serve", "--mnist", "x", "--scale", "big"}, 2, `--scale "big"`},
+		{[]string{"serve", "--rec", "x.rec"}, 2, "--data-shape is required"},
+		{[]string{"serve", "--rec", "x.rec", "--data-shape", "3,224"}, 2, "want C,H,W"},
+		{[]string{"serve", "--records", "x.rec", "--record-shape", "0"}, 2, "positive integers"},
+		{[]string{"serve", "--records", "x.rec", "--record-shape", "4", "--record-dtype", "f16"}, 2, `--record-dtype "f16"`},
+		{[]string{"serve", "--mnist", "../../data/mnist", "--listen", "0.0.0.0:0"}, 2, "not a loopback address"},
+		{[]string{"serve", "--mnist", filepath.Join(t.TempDir(), "none")}, 1, "mnist"},
+	} {
+		code, _, stderr := runCmd(tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.want)
+		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader on two
+// goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// The command serves MNIST on a Unix socket until its context ends, and
+// exits 0 then.
+func TestServeMNIST(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "s.sock")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--listen", "unix:" + sock, "--mnist", "../../data/mnist", "--batch", "32", "--index"}, &stdout, &stderr)
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(stdout.String(), "serving mnist-train, mnist-test on unix:"+sock) {
+		select {
+		case code := <-done:
+			t.Fatalf("serve exited %d: %s", code, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("serve did not start")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	conn, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	hello, _ := json.Marshal(map[string]any{"protocol": 1, "feed": "mnist-test", "world": 1, "rank": 0, "end_epoch": 1})
+	conn.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(hello))))
+	conn.Write(hello)
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var h struct {
+		Type       string `json:"type"`
+		StateBytes int    `json:"state_bytes"`
+		Arrays     []struct {
+			Name   string `json:"name"`
+			DType  string `json:"dtype"`
+			Shape  []int  `json:"shape"`
+			NPY    int    `json:"npy"`
+			NBytes int    `json:"nbytes"`
+		} `json:"arrays"`
+	}
+	for _, want := range []string{"ready", "batch"} {
+		var n [4]byte
+		if _, err := io.ReadFull(conn, n[:]); err != nil {
+			t.Fatal(err)
+		}
+		js := make([]byte, binary.LittleEndian.Uint32(n[:]))
+		if _, err := io.ReadFull(conn, js); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(js, &h); err != nil || h.Type != want {
+			t.Fatalf("frame %s (%v), want %s", js, err, want)
+		}
+		if _, err := io.CopyN(io.Discard, conn, int64(h.StateBytes)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := ""
+	for _, a := range h.Arrays {
+		got += fmt.Sprintf("%s %s %v; ", a.Name, a.DType, a.Shape)
+	}
+	if want := "image <f4 [32 784]; label <i8 [32]; index <i8 [32]; "; got != want {
+		t.Errorf("arrays %q, want %q", got, want)
+	}
+	conn.Close()
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("serve exited %d after its context ended: %s", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}
