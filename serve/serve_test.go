@@ -70,7 +70,7 @@ func start(t *testing.T, feeds map[string]Feed) (*Server, string) {
 
 // client is a test client of the protocol.
 type client struct {
-	t    *testing.T
+	t    testing.TB
 	conn net.Conn
 }
 
@@ -82,7 +82,7 @@ type msg struct {
 	arrays map[string][]byte
 }
 
-func dial(t *testing.T, network, addr string, h hello) *client {
+func dial(t testing.TB, network, addr string, h hello) *client {
 	t.Helper()
 	conn, err := net.DialTimeout(network, addr, 5*time.Second)
 	if err != nil {
