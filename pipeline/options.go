@@ -1,10 +1,17 @@
 package pipeline
 
-import "github.com/tensorfeed/tensorfeed/internal/option"
+import (
+	"sync"
+
+	"github.com/tensorfeed/tensorfeed/internal/option"
+)
 
 type config struct {
 	stats bool
 	name  string // name of the first step; empty means the default
+
+	tune     *tuning   // the budget of the Auto steps (autotune.go)
+	tuneOnce sync.Once // makes the default budget on first use
 }
 
 // An Option configures a pipeline where it starts: From and FanIn take

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"slices"
 	"time"
@@ -164,9 +165,16 @@ func (p *Pipe[T]) Skip(n int) *Pipe[T] { return thenSync(p, "skip", stage.Skip[T
 
 // Buffered adds prefetching: a goroutine reads up to n samples ahead of
 // the consumer. n = 0 turns prefetching off (the step passes samples
-// through, read by the consumer, as PaddlePaddle's buffered with size 0); a
+// through, read by the consumer, as PaddlePaddle's buffered with size 0);
+// n = Auto reads ahead within the prefetch budget (see Autotune); another
 // negative n panics. Step name "buffered".
 func (p *Pipe[T]) Buffered(n int) *Pipe[T] {
+	if n == Auto { // bounded by the prefetch budget: see Autotune
+		r, held := autoBuffered(p)
+		q := then(p, "buffered", r)
+		q.node.self, q.node.tuned = selfRelay, func() string { return fmt.Sprintf("auto peak %d B", held.Load()) }
+		return q
+	}
 	if n == 0 { // no goroutine: p is read by the step's reader
 		return thenSync(p, "buffered", stage.Buffered[T](p, n))
 	}

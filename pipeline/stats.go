@@ -33,8 +33,9 @@ type node struct {
 	// the step, inside the step's own pull (Map, Shuffle, Batch, ...), so
 	// the input's passes join this step's segment (see segment).
 	sync    bool
-	self    selfRule     // how StageStats.Self follows from Busy
-	skipped func() int64 // the reader's skip count (source.SkipCounted), or nil
+	self    selfRule      // how StageStats.Self follows from Busy
+	skipped func() int64  // the reader's skip count (source.SkipCounted), or nil
+	tuned   func() string // what an Auto step chose (autotune.go), or nil
 
 	passes  atomic.Int64
 	errors  atomic.Int64
@@ -161,6 +162,7 @@ type StageStats struct {
 	Busy    time.Duration // time producing, in the step and upstream
 	Wait    time.Duration // time waiting for the consumer
 	Self    time.Duration // time producing in the step's own code (see Self above)
+	Auto    string        // what an Auto step chose ("auto 3/4" workers, "auto peak 65536 B" held), "" for others
 }
 
 // Rate returns the samples per second of Wall (0 before any time passed).
@@ -193,6 +195,7 @@ func (s StageStats) Sub(before StageStats) StageStats {
 		Busy:    s.Busy - before.Busy,
 		Wait:    s.Wait - before.Wait,
 		Self:    s.Self - before.Self,
+		Auto:    s.Auto,
 	}
 }
 
@@ -257,7 +260,11 @@ func (st Stats) String() string { return st.table(-1) }
 func (st Stats) table(mark int) string {
 	rows := [][]string{{"stage", "passes", "samples", "skipped", "wall", "busy", "wait", "self", "per s"}}
 	for _, s := range st {
-		rows = append(rows, []string{s.Name, fmt.Sprint(s.Passes), fmt.Sprint(s.Samples), fmt.Sprint(s.Skipped),
+		name := s.Name
+		if s.Auto != "" {
+			name += " (" + s.Auto + ")"
+		}
+		rows = append(rows, []string{name, fmt.Sprint(s.Passes), fmt.Sprint(s.Samples), fmt.Sprint(s.Skipped),
 			short(s.Wall).String(), short(s.Busy).String(), short(s.Wait).String(), short(s.Self).String(),
 			fmt.Sprintf("%.0f", s.Rate())})
 	}
@@ -308,6 +315,9 @@ func (n *node) snapshot() StageStats {
 	}
 	if n.skipped != nil {
 		s.Skipped = n.skipped()
+	}
+	if n.tuned != nil {
+		s.Auto = n.tuned()
 	}
 	s.Wait = s.Wall - s.Busy
 	return s
