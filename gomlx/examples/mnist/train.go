@@ -15,6 +15,7 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 	_ "github.com/gomlx/gomlx/backends/simplego" // the pure-Go backend: no PJRT plugin to download
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
@@ -26,6 +27,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/train/losses"
 	"github.com/gomlx/gomlx/pkg/ml/train/metrics"
 	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+	"github.com/gomlx/gomlx/pkg/ml/train/optimizers/cosineschedule"
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
@@ -52,7 +54,7 @@ type config struct {
 }
 
 func defaults() config {
-	return config{Batch: 100, Steps: 2400, Seed: 42, Hidden: 128, LR: 1e-3, Prefetch: 4, Model: "mlp", EvalBatch: 1000}
+	return config{Batch: 100, Steps: 2400, Seed: 42, Hidden: 128, LR: 2e-3, Prefetch: 4, Model: "mlp", EvalBatch: 1000}
 }
 
 // data is the MNIST sets in memory: random-access tables, so that the
@@ -147,6 +149,11 @@ func testDataset(ctx context.Context, cfg config, d *data) (*tfgomlx.Dataset, er
 // model is the classifier: logits [B 10] of images [B 784].
 func model(cfg config) train.ModelFn {
 	return func(ctx *mlctx.Context, _ any, inputs []*graph.Node) []*graph.Node {
+		// The learning rate follows a cosine from cfg.LR down to nearly 0
+		// over the run's steps; its step counter is a variable of the
+		// context, saved and resumed with the model.
+		cosineschedule.New(ctx, inputs[0].Graph(), dtypes.Float32).LearningRate(cfg.LR).
+			MinLearningRate(cfg.LR / 100).PeriodSteps(cfg.Steps).Done()
 		ctx = ctx.In("model")
 		x := inputs[0]
 		batchSize := x.Shape().Dimensions[0]
