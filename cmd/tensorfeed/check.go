@@ -15,10 +15,8 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
-	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
-	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -284,9 +282,7 @@ func positioned(path string, err error) string {
 		pe  *csv.ParseError
 		me  *mnist.FormatError
 		pe0 *tensorfeed.Error
-		we  *webdataset.Error
 		ce  *checkError
-		xe  *format.FormatError
 		ie  *imagerec.MeanImageError
 		ge  *imageFileError
 	)
@@ -307,8 +303,6 @@ func positioned(path string, err error) string {
 		return ge.Error()
 	case errors.As(err, &ce):
 		return ce.Error()
-	case errors.As(err, &xe):
-		return fmt.Sprintf("%s: line %d: offset %d: %v", file(xe.File), xe.Line, xe.Offset, xe.Err)
 	case errors.As(err, &ie):
 		return fmt.Sprintf("%s: offset %d: %s", file(ie.File), ie.Offset, ie.Msg)
 	case errors.As(err, &re):
@@ -330,11 +324,6 @@ func positioned(path string, err error) string {
 			msg += ": " + me.Err.Error()
 		}
 		return fmt.Sprintf("%s: offset %d: %s", file(me.File), me.Offset, msg)
-	case errors.As(err, &we):
-		if we.Member == "" {
-			return fmt.Sprintf("%s: offset %d: %v", file(we.Shard), we.Offset, we.Err)
-		}
-		return fmt.Sprintf("%s: offset %d: member %q: %v", file(we.Shard), we.Offset, we.Member, we.Err)
 	}
 	// Not about a position in the data: the file cannot be opened or
 	// read.

@@ -160,7 +160,7 @@ func idxFormat(opts []mnist.IDXOption, sopts []storage.Option) Format {
 
 // CSV returns the csv format: the lines of a text file, each Record's Data
 // one line without its "\n" or "\r\n"; a last line without a line ending
-// is a record too. Lines longer than maxLineBytes are a *FormatError
+// is a record too. Lines longer than maxLineBytes are a *tensorfeed.Error
 // (maxLineBytes < 1 means DefaultMaxLineBytes). Files are recognised as
 // text holding a comma in their first HeadSize bytes. Fields are not split:
 // any CSV parser can be used on the lines (dataset/csv reads typed rows).

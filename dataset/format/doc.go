@@ -53,16 +53,16 @@
 // user-registered formats are asked first, in the order they were
 // registered, then the built-in ones in the order listed above. A format
 // with a nil Detect is used only through its tag. A file that no format
-// recognises is an *[UnknownError], which wraps [ErrUnknownFormat] and
+// recognises is a [*tensorfeed.Error], which wraps [ErrUnknownFormat] and
 // tensorfeed.ErrBadData.
 //
 // # Bad input
 //
 // Errors of the formats' readers reach the consumer as the formats return
 // them (positioned, naming the file, wrapping tensorfeed.ErrBadData); the
-// csv format's own errors are *[FormatError]s. Memory is bounded by each
-// format's limits; a csv line is at most [DefaultMaxLineBytes] unless [CSV]
-// is given another maximum.
+// csv format's own errors are [*tensorfeed.Error]s with the line. Memory is
+// bounded by each format's limits; a csv line is at most
+// [DefaultMaxLineBytes] unless [CSV] is given another maximum.
 //
 // By default the first error ends the pass. [SkipBad] and [OnBad] read
 // every file under one source.SkipPolicy: records a format can step over

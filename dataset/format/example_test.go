@@ -133,6 +133,6 @@ func ExampleSkipBad() {
 	// labels.csv: cat,0
 	// labels.csv: dog,1
 	// 2 bad records skipped:
-	// tfrecord: part.tfrecord: record 1 at offset 20: data checksum mismatch: stored 0x86bb413a, computed 0xe51df770
-	// format: labels.csv: line 2 (offset 6): line longer than the configured maximum
+	// part.tfrecord: record 1 at byte 20: tfrecord: bad format: data checksum mismatch: stored 0x86bb413a, computed 0xe51df770
+	// labels.csv: line 2 at byte 6: format: line longer than the configured maximum
 }

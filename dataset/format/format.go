@@ -1,11 +1,13 @@
 package format
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/cause"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -70,25 +72,18 @@ const HeadSize = 512
 // format recognises.
 var ErrUnknownFormat = fmt.Errorf("format: unknown format: %w", tensorfeed.ErrBadData)
 
-// UnknownError is the error of a file without a tag that no format
-// recognises. It wraps ErrUnknownFormat.
-type UnknownError struct {
-	Path string // the file
-	Head []byte // up to its first 8 bytes
-}
-
-func (e *UnknownError) Error() string {
-	if len(e.Head) == 0 {
-		return "format: " + e.Path + ": unknown format: an empty file; name its format with a tag (csv:PATH)"
+// unknownError returns the error of a file without a tag that no format
+// recognises: a *tensorfeed.Error naming it, which wraps ErrUnknownFormat
+// and quotes its first bytes (up to 8 of head).
+func unknownError(path string, head []byte) error {
+	head = head[:min(len(head), 8)]
+	msg := fmt.Sprintf("it starts % x", head)
+	if len(head) == 0 {
+		msg = "an empty file"
 	}
-	return fmt.Sprintf("format: %s: unknown format: it starts % x; name its format with a tag (csv:PATH)", e.Path, e.Head)
+	return &tensorfeed.Error{Path: path, Offset: -1, Record: -1,
+		Err: cause.Prefixed("format: unknown format: ", ErrUnknownFormat, errors.New(msg+"; name its format with a tag (csv:PATH)"))}
 }
-
-// Unwrap returns ErrUnknownFormat.
-func (e *UnknownError) Unwrap() error { return ErrUnknownFormat }
-
-// FilePath returns Path.
-func (e *UnknownError) FilePath() string { return e.Path }
 
 // Registry maps format names to formats. Its methods are safe for
 // concurrent use. The zero value is not usable; see NewRegistry and Default.

@@ -192,7 +192,7 @@ func TestLinesTooLong(t *testing.T) {
 		}
 		got = append(got, string(r.Data))
 	}
-	var fe *format.FormatError
+	var fe *tensorfeed.Error
 	if !errors.As(err, &fe) || fe.Line != 2 || fe.Offset != 3 || !errors.Is(err, format.ErrLineTooLong) || !errors.Is(err, tensorfeed.ErrBadData) {
 		t.Fatalf("error %v", err)
 	}

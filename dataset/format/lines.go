@@ -9,6 +9,7 @@ import (
 	"iter"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/cause"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -23,30 +24,19 @@ var ErrFormat = fmt.Errorf("format: bad text file: %w", tensorfeed.ErrBadData)
 // ErrLineTooLong is wrapped by the error of a line longer than the maximum.
 var ErrLineTooLong = errors.New("line longer than the configured maximum")
 
-// FormatError reports a bad line of a text file and where it is. It wraps
-// ErrFormat and the cause (ErrLineTooLong, or a read error).
-type FormatError struct {
-	File   string // the file's path
-	Line   int64  // the line, from 1
-	Offset int64  // byte offset of the line's start
-	Err    error  // the cause
+// lineError returns the error about the line of a text file that starts at
+// byte off, line the count of lines before it: a *tensorfeed.Error with the
+// line (from 1) and the offset, which wraps ErrFormat and err
+// (ErrLineTooLong, or a read error).
+func lineError(path string, line, off int64, err error) error {
+	return &tensorfeed.Error{Path: path, Offset: off, Record: -1, Line: int(line + 1), Err: cause.Prefixed("format: ", ErrFormat, err)}
 }
-
-func (e *FormatError) Error() string {
-	return fmt.Sprintf("format: %s: line %d (offset %d): %v", e.File, e.Line, e.Offset, e.Err)
-}
-
-// Unwrap returns ErrFormat and Err.
-func (e *FormatError) Unwrap() []error { return []error{ErrFormat, e.Err} }
-
-// FilePath returns File.
-func (e *FormatError) FilePath() string { return e.File }
 
 // Lines yields the lines of r as Records named path: Data is a line
 // without its "\n" or "\r\n", Index its number from 0, Offset the byte
 // offset of its start. A last line without a line ending is yielded too; an
 // empty input yields nothing. A line longer than maxLineBytes ends the
-// sequence with a *FormatError; memory is bounded by maxLineBytes, whatever
+// sequence with a *tensorfeed.Error; memory is bounded by maxLineBytes, whatever
 // the input. The sequence is single-use.
 func Lines(r io.Reader, path string, maxLineBytes int) iter.Seq2[Record, error] {
 	return lines(r, path, maxLineBytes, nil)
@@ -65,7 +55,7 @@ func lines(r io.Reader, path string, maxLineBytes int, counter *source.SkipCount
 		// the rest of the line when rest is set, and reports whether the
 		// input goes on. Otherwise it yields the error and returns false.
 		tooLong := func(n int64, rest bool) (more bool) {
-			err := error(&FormatError{File: path, Line: line + 1, Offset: off, Err: ErrLineTooLong})
+			err := lineError(path, line, off, ErrLineTooLong)
 			if counter != nil {
 				err = counter.Bad(err)
 			}
@@ -83,7 +73,7 @@ func lines(r io.Reader, path string, maxLineBytes int, counter *source.SkipCount
 				case rerr == io.EOF:
 					more = false
 				case rerr != nil:
-					yield(Record{}, &FormatError{File: path, Line: line + 1, Offset: off, Err: rerr})
+					yield(Record{}, lineError(path, line, off, rerr))
 					return false
 				}
 				rest = false
@@ -107,7 +97,7 @@ func lines(r io.Reader, path string, maxLineBytes int, counter *source.SkipCount
 				continue
 			}
 			if err != nil && err != io.EOF {
-				yield(Record{}, &FormatError{File: path, Line: line + 1, Offset: off, Err: err})
+				yield(Record{}, lineError(path, line, off, err))
 				return
 			}
 			data := append(long, chunk...)

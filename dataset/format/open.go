@@ -71,7 +71,7 @@ var ErrSpec = errors.New("format: bad spec")
 // recognised from its first HeadSize bytes (see the package doc). Files
 // and URLs are read through package storage (see Storage). An unknown tag
 // or a pattern that matches nothing fails the pass with an error wrapping
-// ErrSpec; a file no format recognises, with an *UnknownError; a missing
+// ErrSpec; a file no format recognises, with a *tensorfeed.Error that wraps ErrUnknownFormat; a missing
 // object, with the storage's error naming its URL (storage.ErrNotFound).
 // Errors of the formats' readers end the pass and name their file, unless
 // a policy (SkipBad, OnBad) lets the formats skip bad records.
@@ -188,7 +188,7 @@ func openOne(reg *Registry, path, tag string, bad *source.SkipPolicy, sopts []st
 		}
 		name, ok := reg.Detect(head)
 		if !ok {
-			return source.Fail[Record](&UnknownError{Path: path, Head: head[:min(len(head), 8)]})
+			return source.Fail[Record](unknownError(path, head))
 		}
 		f, _ := reg.Lookup(name)
 		return wrap(name, f.withStorage(sopts).open(path, bad)).All(ctx)

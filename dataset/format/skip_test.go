@@ -84,19 +84,19 @@ func TestSkipBadTwoFormats(t *testing.T) {
 		}
 		var files []string
 		for _, err := range skipped {
-			var named interface{ FilePath() string }
+			var named *tensorfeed.Error
 			if !errors.As(err, &named) || !errors.Is(err, tensorfeed.ErrBadData) {
 				t.Fatalf("workers %d: skipped error %v is not positioned bad data", workers, err)
 			}
-			files = append(files, named.FilePath())
+			files = append(files, named.Path)
 		}
 		slices.Sort(files)
 		if !slices.Equal(files, badPaths) {
 			t.Fatalf("workers %d: skipped errors name %q, want %q", workers, files, badPaths)
 		}
-		var fe *format.FormatError
+		var fe *tensorfeed.Error
 		for _, err := range skipped {
-			if errors.As(err, &fe) && (fe.Line != 2 || fe.Offset != 4 || !errors.Is(err, format.ErrLineTooLong)) {
+			if errors.Is(err, format.ErrFormat) && (!errors.As(err, &fe) || fe.Line != 2 || fe.Offset != 4 || !errors.Is(err, format.ErrLineTooLong)) {
 				t.Fatalf("csv error %v: want line 2 at offset 4", err)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -59,11 +60,11 @@ func TestOpenWDSSplitAcrossFiles(t *testing.T) {
 					}
 					continue
 				}
-				var e *webdataset.Error
+				var e *tensorfeed.Error
 				if !errors.Is(err, webdataset.ErrSplit) || !errors.As(err, &e) {
 					t.Fatalf("%s: %d records, then %v; want ErrSplit", name, n, err)
 				}
-				if e.Shard != b || e.Offset != 0 || !strings.Contains(err.Error(), `key "k1" ends shard `+a) {
+				if e.Path != b || e.Offset != 0 || !strings.Contains(err.Error(), `key "k1" ends shard `+a) {
 					t.Fatalf("%s: error %v, want one at %s offset 0 naming %s and k1", name, err, b, a)
 				}
 				if workers == 1 && n != 2 {
@@ -100,8 +101,8 @@ func TestOpenWDSJoinedArchives(t *testing.T) {
 	})
 	sa, _ := os.Stat(a)
 	got, err := source.Collect(context.Background(), format.Open([]string{joined}))
-	var e *webdataset.Error
-	if !errors.Is(err, webdataset.ErrAfterEnd) || !errors.As(err, &e) || e.Shard != joined || e.Offset != sa.Size() {
+	var e *tensorfeed.Error
+	if !errors.Is(err, webdataset.ErrAfterEnd) || !errors.As(err, &e) || e.Path != joined || e.Offset != sa.Size() {
 		t.Fatalf("%d records, then %v; want ErrAfterEnd at %d", len(got), err, sa.Size())
 	}
 	reg := format.NewRegistry()

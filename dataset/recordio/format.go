@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/cause"
 )
 
 // Magic is the 32-bit word that starts every part of a record. It is stored
@@ -51,14 +52,10 @@ var ErrTooLarge = errors.New("recordio: record too large")
 
 // formatError returns the error about malformed input in file at byte
 // offset off (-1 when unknown), in record rec (-1 when unknown): it wraps
-// ErrFormat, and cause when that is not nil (for example
+// ErrFormat, and err when that is not nil (for example
 // io.ErrUnexpectedEOF for a truncated file).
-func formatError(file string, off, rec int64, cause error, msg string) *tensorfeed.Error {
-	err := fmt.Errorf("%w: %s", ErrFormat, msg)
-	if cause != nil {
-		err = fmt.Errorf("%w: %s: %w", ErrFormat, msg, cause)
-	}
-	return &tensorfeed.Error{Path: file, Offset: off, Record: rec, Err: err}
+func formatError(file string, off, rec int64, err error, msg string) *tensorfeed.Error {
+	return &tensorfeed.Error{Path: file, Offset: off, Record: rec, Err: cause.New(ErrFormat, err, msg)}
 }
 
 // partMsg prefixes msg with the offset of the part at fault when it is not

@@ -5,13 +5,14 @@ import (
 	"fmt"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/cause"
 )
 
 // ErrFormat is wrapped by every error about bad data in a shard or in a
 // field of a sample. It wraps tensorfeed.ErrBadData.
 var ErrFormat = fmt.Errorf("webdataset: bad shard: %w", tensorfeed.ErrBadData)
 
-// The causes an [*Error] wraps besides ErrFormat. ErrHeader, ErrTruncated,
+// The causes an [*tensorfeed.Error] wraps besides ErrFormat. ErrHeader, ErrTruncated,
 // ErrAfterEnd, ErrTooLarge and ErrSplit are structural: they end a pass under any
 // bad-record policy. ErrMissingField, ErrDuplicateField and ErrDecode are
 // about one sample, which a policy (OnBad, SkipBad) may skip.
@@ -49,41 +50,25 @@ var (
 	ErrDecode = errors.New("field does not decode")
 )
 
-// Error reports bad data in a shard: which shard, the byte offset of the
-// tar header of the member concerned (of the first member of a sample for
-// errors about a whole sample) and the member's name. For a .tar.gz shard
-// the offset counts bytes of the decompressed tar stream. It wraps
-// ErrFormat (and so tensorfeed.ErrBadData) and Err.
-type Error struct {
-	Shard  string // path of the shard
-	Offset int64  // byte offset of the member's tar header
-	Member string // the member's name (key.field); empty when the header did not parse
-	Err    error  // the cause: wraps ErrHeader, ErrTruncated, ... and the underlying error if any
+// shardError returns the error about bad data in a shard: the byte offset
+// of the tar header of the member concerned (of the first member of a
+// sample for errors about a whole sample) and the member's name ("" when
+// the header did not parse). For a .tar.gz shard the offset counts bytes
+// of the decompressed tar stream. It wraps ErrFormat (and so
+// tensorfeed.ErrBadData) and err, which wraps ErrHeader, ErrTruncated, ...
+// and the underlying error if any.
+func shardError(shard string, off int64, member string, err error) *tensorfeed.Error {
+	return &tensorfeed.Error{Path: shard, Offset: off, Record: -1, Member: member, Err: cause.Prefixed("webdataset: ", ErrFormat, err)}
 }
-
-// FilePath returns the shard the error is about, so that source.Files does
-// not name it a second time.
-func (e *Error) FilePath() string { return e.Shard }
-
-func (e *Error) Error() string {
-	if e.Member == "" {
-		return fmt.Sprintf("webdataset: %s: offset %d: %v", e.Shard, e.Offset, e.Err)
-	}
-	return fmt.Sprintf("webdataset: %s: offset %d: member %q: %v", e.Shard, e.Offset, e.Member, e.Err)
-}
-
-// Unwrap returns ErrFormat and the cause.
-func (e *Error) Unwrap() []error { return []error{ErrFormat, e.Err} }
 
 // perSample tells whether err is about one sample only, which a
 // SkipPolicy may skip.
 func perSample(err error) bool {
-	var e *Error
-	if !errors.As(err, &e) {
-		return errors.Is(err, tensorfeed.ErrBadData)
+	if !errors.Is(err, tensorfeed.ErrBadData) {
+		return false
 	}
 	for _, structural := range []error{ErrHeader, ErrTruncated, ErrAfterEnd, ErrTooLarge, ErrSplit} {
-		if errors.Is(e.Err, structural) {
+		if errors.Is(err, structural) {
 			return false
 		}
 	}
@@ -97,7 +82,6 @@ func perSample(err error) bool {
 // readers that take shards one by one, dataset/format's Open and the
 // tensorfeed command's check, so that such a sample is refused the same
 // way wherever shards are read.
-func SplitAcross(prev, shard, key string, offset int64) *Error {
-	return &Error{Shard: shard, Offset: offset,
-		Err: fmt.Errorf("%w: key %q ends shard %s and starts this one", ErrSplit, key, prev)}
+func SplitAcross(prev, shard, key string, offset int64) *tensorfeed.Error {
+	return shardError(shard, offset, "", fmt.Errorf("%w: key %q ends shard %s and starts this one", ErrSplit, key, prev))
 }

@@ -15,7 +15,7 @@ import (
 // FuzzReader reads arbitrary shard contents with small limits, every bad
 // sample skipped: the reader must never panic nor take more memory than
 // its limit, every sample must have a key and fields, and every failure
-// must be a *webdataset.Error about the shard that wraps ErrBadData. Half
+// must be a *tensorfeed.Error about the shard that wraps ErrBadData. Half
 // the inputs (an odd last byte) are read under IgnoreZeros.
 func FuzzReader(f *testing.F) {
 	f.Add(rawTar(f, "a.jpg", "a.cls", "b.jpg", "a.txt"))
@@ -40,9 +40,9 @@ func FuzzReader(f *testing.F) {
 		r := webdataset.Open(path, opts...)
 		for s, err := range r.All(context.Background()) {
 			if err != nil {
-				var e *webdataset.Error
-				if !errors.As(err, &e) || !errors.Is(err, tensorfeed.ErrBadData) || e.Shard != path || e.Offset < 0 {
-					t.Fatalf("error %v is not a positioned *webdataset.Error", err)
+				var e *tensorfeed.Error
+				if !errors.As(err, &e) || !errors.Is(err, tensorfeed.ErrBadData) || e.Path != path || e.Offset < 0 {
+					t.Fatalf("error %v is not a positioned *tensorfeed.Error", err)
 				}
 				return
 			}
@@ -58,7 +58,7 @@ func FuzzReader(f *testing.F) {
 
 // FuzzNPY parses arbitrary bytes as a .npy array: it must never panic nor
 // allocate from the header, an array's data must be exactly its shape's
-// bytes, and every failure must be an *NPYError inside the bytes.
+// bytes, and every failure must be an *tensorfeed.Error inside the bytes.
 func FuzzNPY(f *testing.F) {
 	f.Add(npyBytes("<f4", []int{2, 3}, make([]byte, 24)))
 	f.Add(npyBytes("|u1", nil, []byte{1}))
@@ -67,9 +67,9 @@ func FuzzNPY(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		a, err := webdataset.NPY(b)
 		if err != nil {
-			var ne *webdataset.NPYError
-			if !errors.As(err, &ne) || !errors.Is(err, tensorfeed.ErrBadData) || ne.Offset < 0 || ne.Offset > len(b) {
-				t.Fatalf("error %v is not an NPYError inside the bytes", err)
+			var ne *tensorfeed.Error
+			if !errors.As(err, &ne) || !errors.Is(err, tensorfeed.ErrBadData) || ne.Offset < 0 || ne.Offset > int64(len(b)) {
+				t.Fatalf("error %v is not a *tensorfeed.Error inside the bytes", err)
 			}
 			return
 		}

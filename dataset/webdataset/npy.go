@@ -9,21 +9,20 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tensorfeed/tensorfeed"
+	errcause "github.com/tensorfeed/tensorfeed/internal/cause"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
-// NPYError reports a bad NumPy .npy array: the byte offset in its bytes
-// where the problem is, and why. It wraps ErrFormat (and so
-// tensorfeed.ErrBadData).
-type NPYError struct {
-	Offset int    // byte offset in the .npy bytes
-	Msg    string // what is wrong
+// npyError returns the error about a bad NumPy .npy array: a
+// *tensorfeed.Error whose Offset is the byte offset in the .npy bytes where
+// the problem is. It wraps ErrFormat (and so tensorfeed.ErrBadData).
+func npyError(at int, msg string) error {
+	return &tensorfeed.Error{Offset: int64(at), Record: -1, Err: errcause.New(errNPY, nil, msg)}
 }
 
-func (e *NPYError) Error() string { return fmt.Sprintf("npy: offset %d: %s", e.Offset, e.Msg) }
-
-// Unwrap returns ErrFormat.
-func (e *NPYError) Unwrap() error { return ErrFormat }
+// errNPY is the sentinel of an .npy array's errors.
+var errNPY = errcause.Sentinel("npy: bad array", ErrFormat)
 
 // Array is a NumPy array read from .npy bytes: its element type, its shape
 // (C order: row-major) and its little-endian data.
@@ -51,11 +50,11 @@ const MaxNPYDims = 32
 // accepts the element types '<f4', '<f8', '<i4', '<i8' and '|u1' in C
 // order. Nothing is allocated from what the header claims: the header must
 // fit in b and the data must be exactly the bytes that follow it, so a
-// bad or lying header is an [*NPYError] saying where, never a large
+// bad or lying header is an [*tensorfeed.Error] saying where, never a large
 // allocation.
 func NPY(b []byte) (Array, error) {
 	if len(b) < 10 || !bytes.Equal(b[:6], npyMagic) {
-		return Array{}, &NPYError{0, "not a .npy array: no \\x93NUMPY magic"}
+		return Array{}, npyError(0, "not a .npy array: no \\x93NUMPY magic")
 	}
 	var hlen, start int
 	switch b[6] {
@@ -63,18 +62,18 @@ func NPY(b []byte) (Array, error) {
 		hlen, start = int(binary.LittleEndian.Uint16(b[8:10])), 10
 	case 2, 3:
 		if len(b) < 12 {
-			return Array{}, &NPYError{8, "truncated header length"}
+			return Array{}, npyError(8, "truncated header length")
 		}
 		n := binary.LittleEndian.Uint32(b[8:12])
 		if int64(n) > int64(len(b)-12) {
-			return Array{}, &NPYError{8, fmt.Sprintf("header length %d, only %d bytes follow", n, len(b)-12)}
+			return Array{}, npyError(8, fmt.Sprintf("header length %d, only %d bytes follow", n, len(b)-12))
 		}
 		hlen, start = int(n), 12
 	default:
-		return Array{}, &NPYError{6, fmt.Sprintf("unsupported version %d.%d", b[6], b[7])}
+		return Array{}, npyError(6, fmt.Sprintf("unsupported version %d.%d", b[6], b[7]))
 	}
 	if hlen > len(b)-start {
-		return Array{}, &NPYError{8, fmt.Sprintf("header length %d, only %d bytes follow", hlen, len(b)-start)}
+		return Array{}, npyError(8, fmt.Sprintf("header length %d, only %d bytes follow", hlen, len(b)-start))
 	}
 	p := &npyParser{b: b[:start+hlen], i: start}
 	a, err := p.header()
@@ -84,10 +83,10 @@ func NPY(b []byte) (Array, error) {
 	data := b[start+hlen:]
 	want, ok := dataBytes(a.Shape, a.DType.Size())
 	if !ok {
-		return Array{}, &NPYError{p.shapeAt, fmt.Sprintf("shape %v of %s is too large: its data would be more than %d bytes", a.Shape, a.DType, int64(math.MaxInt64))}
+		return Array{}, npyError(p.shapeAt, fmt.Sprintf("shape %v of %s is too large: its data would be more than %d bytes", a.Shape, a.DType, int64(math.MaxInt64)))
 	}
 	if want != int64(len(data)) {
-		return Array{}, &NPYError{start + hlen, fmt.Sprintf("shape %v of %s needs %d data bytes, %d follow the header", a.Shape, a.DType, want, len(data))}
+		return Array{}, npyError(start+hlen, fmt.Sprintf("shape %v of %s needs %d data bytes, %d follow the header", a.Shape, a.DType, want, len(data)))
 	}
 	a.Data = data
 	return a, nil
@@ -150,7 +149,7 @@ type npyParser struct {
 	shapeAt int // where the shape's tuple starts
 }
 
-func (p *npyParser) fail(msg string) error { return &NPYError{p.i, msg} }
+func (p *npyParser) fail(msg string) error { return npyError(p.i, msg) }
 
 func (p *npyParser) space() {
 	for p.i < len(p.b) && (p.b[p.i] == ' ' || p.b[p.i] == '\n' || p.b[p.i] == '\t' || p.b[p.i] == '\r') {
@@ -215,7 +214,7 @@ func (p *npyParser) header() (Array, error) {
 			}
 			dt, ok := npyDTypes[d]
 			if !ok {
-				return a, &NPYError{at, fmt.Sprintf("unsupported dtype %q (want '<f4', '<f8', '<i4', '<i8' or '|u1')", d)}
+				return a, npyError(at, fmt.Sprintf("unsupported dtype %q (want '<f4', '<f8', '<i4', '<i8' or '|u1')", d))
 			}
 			a.DType, haveDescr = dt, true
 		case "fortran_order":
@@ -223,9 +222,9 @@ func (p *npyParser) header() (Array, error) {
 			switch p.word() {
 			case "False":
 			case "True":
-				return a, &NPYError{at, "Fortran order is not supported (want C order)"}
+				return a, npyError(at, "Fortran order is not supported (want C order)")
 			default:
-				return a, &NPYError{at, "fortran_order is not True or False"}
+				return a, npyError(at, "fortran_order is not True or False")
 			}
 			haveOrder = true
 		case "shape":
@@ -237,7 +236,7 @@ func (p *npyParser) header() (Array, error) {
 			}
 			a.Shape, haveShape = shape, true
 		default:
-			return a, &NPYError{at, fmt.Sprintf("unknown key %q", key)}
+			return a, npyError(at, fmt.Sprintf("unknown key %q", key))
 		}
 		if !p.eat(',') {
 			if !p.eat('}') {
@@ -268,7 +267,7 @@ func (p *npyParser) shape() ([]int, error) {
 		}
 		d, err := strconv.Atoi(strings.TrimSuffix(w, "L"))
 		if err != nil || d < 0 {
-			return nil, &NPYError{at, fmt.Sprintf("bad dimension %q", w)}
+			return nil, npyError(at, fmt.Sprintf("bad dimension %q", w))
 		}
 		shape = append(shape, d)
 		if !p.eat(',') {

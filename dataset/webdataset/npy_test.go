@@ -102,15 +102,15 @@ func TestNPYBad(t *testing.T) {
 		{"unterminated", withHeader("{'descr: ", nil), "unterminated"},
 	} {
 		_, err := webdataset.NPY(tc.b)
-		var ne *webdataset.NPYError
+		var ne *tensorfeed.Error
 		if !errors.As(err, &ne) || !errors.Is(err, tensorfeed.ErrBadData) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: error %v, want an NPYError about %q", tc.name, err, tc.want)
+			t.Errorf("%s: error %v, want a *tensorfeed.Error about %q", tc.name, err, tc.want)
 			continue
 		}
 		if strings.Contains(err.Error(), "-1") {
 			t.Errorf("%s: error %v speaks of a negative size", tc.name, err)
 		}
-		if ne.Offset < 0 || ne.Offset > len(tc.b) {
+		if ne.Offset < 0 || ne.Offset > int64(len(tc.b)) {
 			t.Errorf("%s: offset %d outside the %d bytes", tc.name, ne.Offset, len(tc.b))
 		}
 	}
@@ -121,11 +121,11 @@ func TestNPYBad(t *testing.T) {
 func TestNPYShapeOverflow(t *testing.T) {
 	b := npyBytes("<f4", []int{1 << 40, 1 << 40}, nil)
 	_, err := webdataset.NPY(b)
-	var ne *webdataset.NPYError
-	if !errors.As(err, &ne) || !strings.Contains(ne.Msg, "too large") {
+	var ne *tensorfeed.Error
+	if !errors.As(err, &ne) || !strings.Contains(ne.Err.Error(), "too large") {
 		t.Fatalf("error %v, want a shape too large", err)
 	}
-	if at := bytes.Index(b, []byte("(1099511627776")); ne.Offset != at {
+	if at := bytes.Index(b, []byte("(1099511627776")); ne.Offset != int64(at) {
 		t.Errorf("error at offset %d, want %d where the shape starts", ne.Offset, at)
 	}
 	a, err := webdataset.NPY(npyBytes("<f4", []int{1 << 40, 1 << 40, 0}, nil))

@@ -46,7 +46,7 @@ type config struct {
 type Option = option.Option[config]
 
 // MaxMemberBytes sets the largest member a pass reads (default
-// [DefaultMaxMemberBytes]). A larger member ends the pass with an [*Error]
+// [DefaultMaxMemberBytes]). A larger member ends the pass with an [*tensorfeed.Error]
 // wrapping [ErrTooLarge], from its header, before any of it is read,
 // under any bad-record policy: the fix is a larger limit. A pass holds
 // one sample and the first member of the next at a time, so its memory is
@@ -62,7 +62,7 @@ func MaxMemberBytes(n int64) Option {
 // together (default [DefaultMaxSampleBytes]), so that a sample of many
 // members, such as a gzip shard that decompresses to a flood of them,
 // cannot take more memory than that. A member that would pass the bound
-// ends the pass with an [*Error] wrapping [ErrTooLarge], from its header,
+// ends the pass with an [*tensorfeed.Error] wrapping [ErrTooLarge], from its header,
 // before it is read, under any bad-record policy. MaxSampleBytes panics
 // unless 1 <= n <= 1<<40.
 func MaxSampleBytes(n int64) Option {
@@ -78,7 +78,7 @@ func MaxSampleBytes(n int64) Option {
 // then gives the samples of every archive, read as one shard (a key that
 // appears in two of them is [ErrSplit]). Without it, only zero padding may
 // follow the end-of-archive blocks, and a block that is not zero is an
-// [*Error] wrapping [ErrAfterEnd] at its offset, so that what follows is
+// [*tensorfeed.Error] wrapping [ErrAfterEnd] at its offset, so that what follows is
 // never dropped silently. Either way, at most [MaxMemberBytes] of zero
 // blocks are read in a row after an end of archive ([ErrTooLarge] past
 // that), which bounds the work a small gzip shard of zeros can cause. A
@@ -167,7 +167,7 @@ func newReader(paths []string, c config, from start) *Reader {
 func (r *Reader) Skipped() int64 { return r.cfg.bad.Skipped() }
 
 // All starts a pass over the samples of the shards. A bad sample ends the
-// pass with its [*Error], unless a bad-record policy (OnBad, SkipBad)
+// pass with its [*tensorfeed.Error], unless a bad-record policy (OnBad, SkipBad)
 // skips it. The pass logs through tensorfeed.Logger(ctx): a debug entry
 // for each shard it opens, and a warning for each sample the policy skips.
 func (r *Reader) All(ctx context.Context) iter.Seq2[Sample, error] {
@@ -462,7 +462,7 @@ func openShard(ctx context.Context, p string, cfg *config, off int64) (*shard, e
 			if rec.err != nil {
 				return nil, rec.err
 			}
-			return nil, &Error{Shard: p, Err: fmt.Errorf("%w: gzip: %w", ErrHeader, err)}
+			return nil, shardError(p, 0, "", fmt.Errorf("%w: gzip: %w", ErrHeader, err))
 		}
 		zr.Multistream(true)
 		stream = zr
@@ -493,7 +493,7 @@ func (s *shard) nextOffset() (int64, bool) {
 	if s.pending != nil {
 		return s.pending.offset, true
 	}
-	if e, ok := s.pendingErr.(*Error); ok {
+	if e, ok := s.pendingErr.(*tensorfeed.Error); ok {
 		if errors.Is(e.Err, ErrAfterEnd) {
 			// A pass resumed here reads the end blocks and what follows
 			// them again, and fails again: resumed at the data after them,
@@ -509,7 +509,7 @@ func (s *shard) nextOffset() (int64, bool) {
 // or returns the file's own I/O error.
 func (s *shard) fail(off int64, name string, err error) error {
 	if s.file.err != nil {
-		return fmt.Errorf("webdataset: %s: %w", s.path, s.file.err)
+		return &tensorfeed.Error{Path: s.path, Offset: -1, Record: -1, Err: fmt.Errorf("webdataset: %w", s.file.err)}
 	}
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
@@ -519,7 +519,7 @@ func (s *shard) fail(off int64, name string, err error) error {
 	default:
 		err = fmt.Errorf("%w: %w", ErrHeader, err)
 	}
-	return &Error{Shard: s.path, Offset: off, Member: name, Err: err}
+	return shardError(s.path, off, name, err)
 }
 
 // member reads the next member that belongs to a sample, skipping
@@ -533,11 +533,10 @@ func (s *shard) member() (member, error) {
 		hdr, err := s.tr.Next()
 		if err == io.EOF {
 			if s.file.err != nil {
-				return member{}, fmt.Errorf("webdataset: %s: %w", s.path, s.file.err)
+				return member{}, &tensorfeed.Error{Path: s.path, Offset: -1, Record: -1, Err: fmt.Errorf("webdataset: %w", s.file.err)}
 			}
 			if s.cnt.n < off+512 {
-				return member{}, &Error{Shard: s.path, Offset: off,
-					Err: fmt.Errorf("%w: no end-of-archive blocks", ErrTruncated)}
+				return member{}, shardError(s.path, off, "", fmt.Errorf("%w: no end-of-archive blocks", ErrTruncated))
 			}
 			s.endAt = off
 			more, err := s.afterEnd()
@@ -558,8 +557,7 @@ func (s *shard) member() (member, error) {
 		if sparse(hdr) {
 			// Reading a sparse member through archive/tar expands its holes,
 			// whatever the bytes present: refuse it.
-			return member{}, &Error{Shard: s.path, Offset: off, Member: hdr.Name,
-				Err: fmt.Errorf("%w: sparse members are not supported", ErrHeader)}
+			return member{}, shardError(s.path, off, hdr.Name, fmt.Errorf("%w: sparse members are not supported", ErrHeader))
 		}
 		if hdr.Typeflag != tar.TypeReg {
 			if _, err := io.Copy(io.Discard, s.tr); err != nil {
@@ -575,20 +573,17 @@ func (s *shard) member() (member, error) {
 			continue
 		}
 		if hdr.Size > s.cfg.maxMember {
-			return member{}, &Error{Shard: s.path, Offset: off, Member: hdr.Name,
-				Err: fmt.Errorf("%w: %d bytes, at most %d (MaxMemberBytes)", ErrTooLarge, hdr.Size, s.cfg.maxMember)}
+			return member{}, shardError(s.path, off, hdr.Name, fmt.Errorf("%w: %d bytes, at most %d (MaxMemberBytes)", ErrTooLarge, hdr.Size, s.cfg.maxMember))
 		}
 		used := int64(0)
 		if key == s.curKey {
 			used = s.curBytes
 		}
 		if hdr.Size > s.cfg.maxSample-used {
-			return member{}, &Error{Shard: s.path, Offset: off, Member: hdr.Name,
-				Err: fmt.Errorf("%w: sample %q would hold more than %d bytes (MaxSampleBytes)", ErrTooLarge, key, s.cfg.maxSample)}
+			return member{}, shardError(s.path, off, hdr.Name, fmt.Errorf("%w: sample %q would hold more than %d bytes (MaxSampleBytes)", ErrTooLarge, key, s.cfg.maxSample))
 		}
 		if s.size >= 0 && hdr.Size > s.size-s.cnt.n {
-			return member{}, &Error{Shard: s.path, Offset: off, Member: hdr.Name,
-				Err: fmt.Errorf("%w: the member claims %d bytes, the file holds %d after its header", ErrTruncated, hdr.Size, s.size-s.cnt.n)}
+			return member{}, shardError(s.path, off, hdr.Name, fmt.Errorf("%w: the member claims %d bytes, the file holds %d after its header", ErrTruncated, hdr.Size, s.size-s.cnt.n))
 		}
 		data, err := s.read(hdr.Size)
 		if err != nil {
@@ -622,11 +617,10 @@ func (s *shard) afterEnd() (bool, error) {
 		if !zero(blk[:n]) {
 			switch {
 			case !s.cfg.ignoreZeros:
-				return false, &Error{Shard: s.path, Offset: at, Err: fmt.Errorf(
-					"%w: the block at this offset is not zero padding: tar archives joined end to end? (webdataset.IgnoreZeros reads on, as tar --ignore-zeros does)", ErrAfterEnd)}
+				return false, shardError(s.path, at, "", fmt.Errorf(
+					"%w: the block at this offset is not zero padding: tar archives joined end to end? (webdataset.IgnoreZeros reads on, as tar --ignore-zeros does)", ErrAfterEnd))
 			case n < len(blk):
-				return false, &Error{Shard: s.path, Offset: at,
-					Err: fmt.Errorf("%w: the shard ends inside a header", ErrTruncated)}
+				return false, shardError(s.path, at, "", fmt.Errorf("%w: the shard ends inside a header", ErrTruncated))
 			}
 			s.cnt.unread(blk[:])
 			return true, nil
@@ -635,8 +629,7 @@ func (s *shard) afterEnd() (bool, error) {
 			return false, nil // the end, maybe after a partial block of zeros
 		}
 		if zeros += int64(n); zeros > s.cfg.maxMember {
-			return false, &Error{Shard: s.path, Offset: at,
-				Err: fmt.Errorf("%w: more than %d bytes of zero padding after the end-of-archive blocks (MaxMemberBytes)", ErrTooLarge, s.cfg.maxMember)}
+			return false, shardError(s.path, at, "", fmt.Errorf("%w: more than %d bytes of zero padding after the end-of-archive blocks (MaxMemberBytes)", ErrTooLarge, s.cfg.maxMember))
 		}
 	}
 }
@@ -714,8 +707,7 @@ func (s *shard) next() (smp Sample, bad, err error) {
 	m := *s.pending
 	s.pending = nil
 	if _, dup := s.seen[m.key]; dup {
-		return Sample{}, nil, &Error{Shard: s.path, Offset: m.offset, Member: m.name,
-			Err: fmt.Errorf("%w: key %q appears again after other keys", ErrSplit, m.key)}
+		return Sample{}, nil, shardError(s.path, m.offset, m.name, fmt.Errorf("%w: key %q appears again after other keys", ErrSplit, m.key))
 	}
 	s.seen[m.key] = struct{}{}
 	s.firstMember = m.name
@@ -727,7 +719,7 @@ func (s *shard) next() (smp Sample, bad, err error) {
 			s.eof = true
 			break
 		}
-		if e, ok := err.(*Error); ok && (e.Member != "" || errors.Is(e.Err, ErrAfterEnd)) {
+		if e, ok := err.(*tensorfeed.Error); ok && (e.Member != "" || errors.Is(e.Err, ErrAfterEnd)) {
 			// The member that failed starts another sample, or the archive
 			// ended before the data that is refused: this sample is whole,
 			// and the error comes next.
@@ -746,8 +738,7 @@ func (s *shard) next() (smp Sample, bad, err error) {
 		s.curBytes += int64(len(n.data))
 		if _, dup := smp.Fields[n.field]; dup {
 			if bad == nil {
-				bad = &Error{Shard: s.path, Offset: n.offset, Member: n.name,
-					Err: fmt.Errorf("%w: %q", ErrDuplicateField, n.field)}
+				bad = shardError(s.path, n.offset, n.name, fmt.Errorf("%w: %q", ErrDuplicateField, n.field))
 			}
 			continue
 		}
@@ -756,8 +747,7 @@ func (s *shard) next() (smp Sample, bad, err error) {
 	if bad == nil {
 		for _, f := range s.cfg.required {
 			if _, ok := smp.Fields[f]; !ok {
-				bad = &Error{Shard: s.path, Offset: smp.Offset, Member: s.firstMember,
-					Err: fmt.Errorf("%w: sample %q has no %q", ErrMissingField, smp.Key, f)}
+				bad = shardError(s.path, smp.Offset, s.firstMember, fmt.Errorf("%w: sample %q has no %q", ErrMissingField, smp.Key, f))
 				break
 			}
 		}

@@ -22,19 +22,19 @@ func collect(t *testing.T, r source.Reader[webdataset.Sample]) ([]webdataset.Sam
 	return source.Collect(context.Background(), r)
 }
 
-// wdError checks that err is a positioned *webdataset.Error about shard
+// wdError checks that err is a positioned *tensorfeed.Error about shard
 // that wraps cause, ErrFormat and tensorfeed.ErrBadData, and returns it.
-func wdError(t *testing.T, err error, shard string, cause error) *webdataset.Error {
+func wdError(t *testing.T, err error, shard string, cause error) *tensorfeed.Error {
 	t.Helper()
-	var e *webdataset.Error
+	var e *tensorfeed.Error
 	if !errors.As(err, &e) {
-		t.Fatalf("error %v is not a *webdataset.Error", err)
+		t.Fatalf("error %v is not a *tensorfeed.Error", err)
 	}
 	if !errors.Is(err, cause) || !errors.Is(err, webdataset.ErrFormat) || !errors.Is(err, tensorfeed.ErrBadData) {
 		t.Fatalf("error %v does not wrap %v, ErrFormat and ErrBadData", err, cause)
 	}
-	if e.FilePath() != shard {
-		t.Fatalf("error %v names shard %q, want %q", err, e.FilePath(), shard)
+	if e.Path != shard {
+		t.Fatalf("error %v names shard %q, want %q", err, e.Path, shard)
 	}
 	return e
 }
@@ -263,8 +263,8 @@ func TestDecodeErrors(t *testing.T) {
 	if err := s.JSON("json", new(any)); !errors.Is(err, webdataset.ErrDecode) {
 		t.Fatalf("JSON of bad JSON: %v", err)
 	}
-	var ne *webdataset.NPYError
-	if _, err := s.NPY("npy"); !errors.Is(err, webdataset.ErrDecode) || !errors.As(err, &ne) {
+	var ne *tensorfeed.Error
+	if _, err := s.NPY("npy"); !errors.Is(err, webdataset.ErrDecode) || !errors.As(err, &ne) || ne.Path != p || ne.Member != "k.npy" {
 		t.Fatalf("NPY of bad bytes: %v", err)
 	}
 }
@@ -332,8 +332,8 @@ func TestTruncated(t *testing.T) {
 			}
 			writeFile(t, dir, tc.name, tc.data[:c])
 			_, err := collect(t, webdataset.Open(p))
-			var e *webdataset.Error
-			if !errors.As(err, &e) || !errors.Is(err, tensorfeed.ErrBadData) || e.Shard != p ||
+			var e *tensorfeed.Error
+			if !errors.As(err, &e) || !errors.Is(err, tensorfeed.ErrBadData) || e.Path != p ||
 				!(errors.Is(err, webdataset.ErrTruncated) || tc.gz && errors.Is(err, webdataset.ErrHeader)) {
 				t.Fatalf("%s cut at %d of %d: error %v", tc.name, c, len(tc.data), err)
 			}

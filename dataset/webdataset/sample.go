@@ -39,10 +39,10 @@ func (s Sample) Names() []string {
 
 // errField returns an error about field of s, positioned at the sample.
 func (s Sample) errField(field string, err error) error {
-	return &Error{Shard: s.Shard, Offset: s.Offset, Member: s.Key + "." + field, Err: err}
+	return shardError(s.Shard, s.Offset, s.Key+"."+field, err)
 }
 
-// Bytes returns the bytes of field, or an [*Error] wrapping
+// Bytes returns the bytes of field, or an [*tensorfeed.Error] wrapping
 // [ErrMissingField] when the sample has no such field.
 func (s Sample) Bytes(field string) ([]byte, error) {
 	b, ok := s.Fields[field]
@@ -61,7 +61,7 @@ func (s Sample) Text(field string) (string, error) {
 
 // Int parses field as a base-10 integer after trimming white space, as
 // WebDataset's .cls, .cls2 and .index decoders do. A field that is not an
-// integer gives an [*Error] wrapping [ErrDecode].
+// integer gives an [*tensorfeed.Error] wrapping [ErrDecode].
 func (s Sample) Int(field string) (int, error) {
 	b, err := s.Bytes(field)
 	if err != nil {
@@ -76,7 +76,7 @@ func (s Sample) Int(field string) (int, error) {
 
 // JSON decodes field into v with encoding/json (v is a pointer to a
 // struct, a map or any other type json.Unmarshal takes). Bad JSON gives an
-// [*Error] wrapping [ErrDecode].
+// [*tensorfeed.Error] wrapping [ErrDecode].
 func (s Sample) JSON(field string, v any) error {
 	b, err := s.Bytes(field)
 	if err != nil {
@@ -89,8 +89,8 @@ func (s Sample) JSON(field string, v any) error {
 }
 
 // NPY parses field as a NumPy .npy array (see [NPY]). The array's data
-// are the field's bytes, not a copy. A bad array gives an [*Error] wrapping
-// [ErrDecode] and the [*NPYError].
+// are the field's bytes, not a copy. A bad array gives an [*tensorfeed.Error] wrapping
+// [ErrDecode] and the array's [*tensorfeed.Error].
 func (s Sample) NPY(field string) (Array, error) {
 	b, err := s.Bytes(field)
 	if err != nil {
@@ -105,7 +105,7 @@ func (s Sample) NPY(field string) (Array, error) {
 
 // Image decodes field (JPEG or PNG) with decode.Default and opts, whose
 // MaxPixels and MaxBytes bound the memory one decode takes. An image that
-// does not decode gives an [*Error] wrapping [ErrDecode] and the decoder's
+// does not decode gives an [*tensorfeed.Error] wrapping [ErrDecode] and the decoder's
 // error (decode.ErrImage).
 func (s Sample) Image(field string, opts decode.Options) (sample.Image, error) {
 	b, err := s.Bytes(field)

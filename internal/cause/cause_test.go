@@ -19,3 +19,20 @@ func TestNew(t *testing.T) {
 		t.Errorf("without: %q", err)
 	}
 }
+
+func TestSentinel(t *testing.T) {
+	parent := errors.New("fmt: bad format")
+	s := cause.Sentinel("fmt: bad header", parent)
+	err := cause.New(s, nil, "short")
+	if s.Error() != "fmt: bad header" || err.Error() != "fmt: bad header: short" || !errors.Is(err, parent) || !errors.Is(err, s) {
+		t.Errorf("%q %q", s, err)
+	}
+}
+
+func TestPrefixed(t *testing.T) {
+	sentinel := errors.New("fmt: bad format")
+	err := cause.Prefixed("fmt: ", sentinel, io.ErrUnexpectedEOF)
+	if err.Error() != "fmt: unexpected EOF" || !errors.Is(err, sentinel) || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("%q", err)
+	}
+}
