@@ -152,6 +152,7 @@ type workload struct {
 // workloads lists every group in table order.
 var workloads = []workload{
 	{"mnist-epoch", mnistEpoch},
+	{"mnist-epoch-", mnistAutoRows}, // the Auto rows (auto.go)
 	{"gan-compose", ganCompose},
 	{"stage-", stageOverheads},
 	{"csv", csvRows},
