@@ -1,8 +1,9 @@
 // Command tensorfeed works with the data files tensorfeed reads: it checks
 // them, converts datasets into RecordIO, TFRecord, WebDataset or Parquet
 // shards, packs folders of images into RecordIO image records as MXNet's
-// tools/im2rec.py does, lists and extracts records, and draws the images of
-// a dataset into a PNG grid.
+// tools/im2rec.py does, lists and extracts records, draws the images of a
+// dataset into a PNG grid, and serves batches to trainers in other
+// processes (a Python client in python/).
 //
 // Usage:
 //
@@ -18,6 +19,7 @@
 //	rec ls       list the records of a .rec file
 //	rec cat      write one record's image to stdout
 //	show         draw the first images of a dataset into a PNG grid, labelled
+//	serve        serve MNIST, image records or fixed-shape records as batches over a socket
 //	help         describe a command and its flags
 //
 // "tensorfeed help COMMAND" and "tensorfeed COMMAND -h" describe a command
