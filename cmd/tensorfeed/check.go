@@ -279,7 +279,6 @@ func positioned(path string, err error) string {
 	var (
 		re  *imagerec.RecordError
 		le  *imagerec.ListError
-		pe  *csv.ParseError
 		me  *mnist.FormatError
 		pe0 *tensorfeed.Error
 		ce  *checkError
@@ -309,15 +308,6 @@ func positioned(path string, err error) string {
 		return fmt.Sprintf("%s: record %d: offset %d: %v", file(re.File), re.Index, re.Offset, re.Err)
 	case errors.As(err, &le):
 		return fmt.Sprintf("%s: line %d: %s", file(le.File), le.Line, le.Msg)
-	case errors.As(err, &pe):
-		pos := fmt.Sprintf("line %d", pe.Line)
-		if pe.Column > 0 {
-			pos += fmt.Sprintf(" column %d", pe.Column)
-		}
-		if pe.Field > 0 {
-			return fmt.Sprintf("%s: %s: field %d: %v", file(pe.File), pos, pe.Field, pe.Err)
-		}
-		return fmt.Sprintf("%s: %s: %v", file(pe.File), pos, pe.Err)
 	case errors.As(err, &me):
 		msg := me.Msg
 		if me.Err != nil {

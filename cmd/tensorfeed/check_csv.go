@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -62,12 +63,12 @@ var csvOptionFlags = strings.NewReplacer(
 	"bytes (MaxFieldBytes)", "bytes, the most a field may hold",
 )
 
-// csvFlagNames returns err with the message of its *csv.ParseError's cause
-// naming check's flags rather than dataset/csv's options; the cause stays
-// in the chain, for errors.Is.
+// csvFlagNames returns err with the message of its *tensorfeed.Error's
+// cause naming check's flags rather than dataset/csv's options; the cause
+// stays in the chain, for errors.Is.
 func csvFlagNames(err error) error {
-	var pe *csv.ParseError
-	if !errors.As(err, &pe) || pe.Err == nil {
+	var pe *tensorfeed.Error
+	if !errors.Is(err, csv.ErrFormat) || !errors.As(err, &pe) || pe.Err == nil {
 		return err
 	}
 	if msg := csvOptionFlags.Replace(pe.Err.Error()); msg != pe.Err.Error() {

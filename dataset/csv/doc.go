@@ -52,8 +52,9 @@
 //
 // # Errors
 //
-// A bad row gives a [*ParseError] with the file, line, column (1-based
-// byte, as encoding/csv) and field, wrapping [ErrFormat] (which wraps
+// A bad row gives a [*tensorfeed.Error] with the file, Line, Column
+// (1-based byte, as encoding/csv) and, as Member, the field ("field 3"),
+// wrapping [ErrFormat] (which wraps
 // tensorfeed.ErrBadData) and one of [ErrFieldCount], [ErrNumber],
 // [ErrClass], [ErrShape], [ErrColumn], [ErrRowCount], [ErrEmpty],
 // [ErrLineTooLong], [ErrFieldTooLong] (or encoding/csv's ErrQuote /
@@ -67,7 +68,7 @@
 // row (a stray quote, a field over MaxFieldBytes, the wrong number of
 // fields, a value that does not parse, an unknown class, inf or nan under
 // [Finite]) is skipped, counted ([Reader.Skipped]) and logged at warn level
-// with its ParseError (through the logger of the pass's context,
+// with its error (through the logger of the pass's context,
 // tensorfeed.WithLogger), and the pass fails once the skipped rows are more
 // than the policy's share. Problems with the file rather than a row fail
 // the pass under any policy: a missing or unreadable file, a row over

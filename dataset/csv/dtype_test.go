@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
 	"github.com/tensorfeed/tensorfeed/sample"
@@ -106,8 +107,8 @@ func TestCSVIterDTypeBadValues(t *testing.T) {
 	} {
 		p := write(t, dir, "bad.csv", tt.content)
 		_, err := source.Collect(context.Background(), csv.New(p, csv.DType(tt.dtype)))
-		var pe *csv.ParseError
-		if !errors.As(err, &pe) || !errors.Is(err, csv.ErrNumber) || pe.Line != tt.line || pe.Column != tt.col || pe.Field != tt.field || !strings.Contains(err.Error(), tt.errContain) {
+		var pe *tensorfeed.Error
+		if !errors.As(err, &pe) || !errors.Is(err, csv.ErrNumber) || pe.Line != tt.line || pe.Column != tt.col || pe.Member != fieldMember(tt.field) || !strings.Contains(err.Error(), tt.errContain) {
 			t.Errorf("%v %q: error %v, want %d:%d field %d %q", tt.dtype, tt.content, err, tt.line, tt.col, tt.field, tt.errContain)
 		}
 	}

@@ -3,15 +3,17 @@ package csv
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/cause"
 )
 
 // ErrFormat is wrapped by every error about bad data in a CSV file. It
 // wraps tensorfeed.ErrBadData.
 var ErrFormat = fmt.Errorf("csv: bad format: %w", tensorfeed.ErrBadData)
 
-// The causes a ParseError wraps besides ErrFormat.
+// The causes a row's error wraps besides ErrFormat.
 var (
 	// ErrFieldCount: a row has a different number of fields than the
 	// first row (or the header).
@@ -40,32 +42,20 @@ var (
 	ErrFieldTooLong = errors.New("field too long")
 )
 
-// ParseError reports a bad row, as encoding/csv's ParseError does, with the
-// file it is in. It wraps ErrFormat (and so tensorfeed.ErrBadData) and Err.
-type ParseError struct {
-	File   string // path of the file
-	Line   int    // line of the error (1-based)
-	Column int    // byte column of the field (1-based), 0 when not known
-	Field  int    // the field's number in its row (1-based), 0 when not known
-	Err    error  // the cause: wraps ErrFieldCount, ErrNumber, ... or encoding/csv's ErrQuote or ErrBareQuote
-}
-
-// FilePath returns the file the error is about, so that source.Files does
-// not name it a second time.
-func (e *ParseError) FilePath() string { return e.File }
-
-func (e *ParseError) Error() string {
-	switch {
-	case e.Field > 0:
-		return fmt.Sprintf("csv: %s:%d:%d: field %d: %v", e.File, e.Line, e.Column, e.Field, e.Err)
-	case e.Column > 0:
-		return fmt.Sprintf("csv: %s:%d:%d: %v", e.File, e.Line, e.Column, e.Err)
+// parseError returns the error about a bad row: a *tensorfeed.Error with
+// the file, the line (from 1), the byte column of the field (from 1, 0 when
+// not known) and, as Member, "field N" for the field's number in its row
+// (from 1; 0 when not known gives no Member), as encoding/csv's ParseError
+// says Line and Column. It wraps ErrFormat (and so tensorfeed.ErrBadData)
+// and err, which wraps ErrFieldCount, ErrNumber, ... or encoding/csv's
+// ErrQuote or ErrBareQuote.
+func parseError(path string, line, col, field int, err error) *tensorfeed.Error {
+	e := &tensorfeed.Error{Path: path, Offset: -1, Record: -1, Line: line, Column: col, Err: cause.Prefixed("csv: ", ErrFormat, err)}
+	if field > 0 {
+		e.Member = "field " + strconv.Itoa(field)
 	}
-	return fmt.Sprintf("csv: %s:%d: %v", e.File, e.Line, e.Err)
+	return e
 }
-
-// Unwrap returns ErrFormat and the cause.
-func (e *ParseError) Unwrap() []error { return []error{ErrFormat, e.Err} }
 
 // rowLevel tells whether err is about one row only, which a SkipPolicy may
 // skip: a row that cannot be split into fields or whose fields cannot be
@@ -73,12 +63,11 @@ func (e *ParseError) Unwrap() []error { return []error{ErrFormat, e.Err} }
 // header or layout and data and label files that differ in rows are not:
 // they end the pass under any policy.
 func rowLevel(err error) bool {
-	var pe *ParseError
-	if !errors.As(err, &pe) {
+	if !errors.Is(err, ErrFormat) {
 		return false
 	}
 	for _, structural := range []error{ErrLineTooLong, ErrRowCount, ErrShape, ErrColumn, ErrEmpty} {
-		if errors.Is(pe.Err, structural) {
+		if errors.Is(err, structural) {
 			return false
 		}
 	}

@@ -115,7 +115,7 @@ func ExampleReader_Layout() {
 	// Output: [SepalLength SepalWidth PetalLength PetalWidth Name] [2 3] [2] [1]
 }
 
-func ExampleParseError() {
+func Example_errorPosition() {
 	// Without Classes, iris.data's string labels are not numbers.
 	r := csv.New("testdata/iris.data", csv.Header(), csv.LabelColumns(csv.Name("Name")))
 	for _, err := range r.All(context.Background()) {
@@ -124,7 +124,7 @@ func ExampleParseError() {
 			break
 		}
 	}
-	// Output: csv: testdata/iris.data:2:17: field 5: not a number: "Iris-setosa" (string labels need Classes)
+	// Output: testdata/iris.data: line 2, column 17: member "field 5": csv: not a number: "Iris-setosa" (string labels need Classes)
 }
 
 // writeTemp writes content to a file in a new temporary directory and
@@ -149,7 +149,7 @@ func ExampleSkipBad() {
 	path, cleanup := writeTemp("x,y,label\n1,2,0\n3,oops,1\n5,6\n7,8,nan\n9,10,1\n")
 	defer cleanup()
 	report := func(err error) {
-		var pe *csv.ParseError
+		var pe *tensorfeed.Error
 		if errors.As(err, &pe) {
 			fmt.Printf("line %d, column %d: %v\n", pe.Line, pe.Column, pe.Err)
 		}
@@ -159,9 +159,9 @@ func ExampleSkipBad() {
 	rows, err := source.Collect(context.Background(), r)
 	fmt.Println(len(rows), "rows,", r.Skipped(), "skipped, error:", err)
 	// Output:
-	// line 3, column 3: not a number: "oops"
-	// line 4, column 4: wrong number of fields: 2 fields, want 3
-	// line 5, column 5: not a number: "nan" is not finite (Finite)
+	// line 3, column 3: csv: not a number: "oops"
+	// line 4, column 4: csv: wrong number of fields: 2 fields, want 3
+	// line 5, column 5: csv: not a number: "nan" is not finite (Finite)
 	// 2 rows, 3 skipped, error: <nil>
 }
 
@@ -172,13 +172,13 @@ func ExampleMaxLineBytes() {
 	path, cleanup := writeTemp("1,2\n" + strings.Repeat("3", 1<<20) + ",4\n")
 	defer cleanup()
 	_, err := source.Collect(context.Background(), csv.New(path, csv.MaxLineBytes(64<<10)))
-	var pe *csv.ParseError
+	var pe *tensorfeed.Error
 	if errors.As(err, &pe) {
 		fmt.Printf("line %d, column %d: %v\n", pe.Line, pe.Column, pe.Err)
 	}
 	fmt.Println(errors.Is(err, csv.ErrLineTooLong), errors.Is(err, tensorfeed.ErrBadData))
 	// Output:
-	// line 2, column 65537: line too long: a row of more than 65536 bytes (MaxLineBytes)
+	// line 2, column 65537: csv: line too long: a row of more than 65536 bytes (MaxLineBytes)
 	// true true
 }
 
@@ -209,7 +209,7 @@ func ExampleDType() {
 	path2, cleanup2 := writeTemp("1,2147483648\n1.5,2\n")
 	defer cleanup2()
 	report := func(err error) {
-		var pe *csv.ParseError
+		var pe *tensorfeed.Error
 		if errors.As(err, &pe) {
 			fmt.Printf("line %d, column %d: %v\n", pe.Line, pe.Column, pe.Err)
 		}
@@ -219,7 +219,7 @@ func ExampleDType() {
 	// Output:
 	// [data int32[2 2]] [softmax_label int32[2 1]]
 	// [200000001 7 -3 2147483647]
-	// line 1, column 3: not a number: "2147483648" is out of the int32 range (DType)
-	// line 2, column 1: not a number: "1.5" is not an int32 (DType)
+	// line 1, column 3: csv: not a number: "2147483648" is out of the int32 range (DType)
+	// line 2, column 1: csv: not a number: "1.5" is not an int32 (DType)
 	// <nil>
 }

@@ -44,9 +44,9 @@ func FuzzRows(f *testing.F) {
 		rows := 0
 		for row, err := range r.All(context.Background()) {
 			if err != nil {
-				var pe *csv.ParseError
-				if !errors.As(err, &pe) || !errors.Is(err, csv.ErrFormat) || pe.File != path || pe.Line < 1 {
-					t.Fatalf("error %v is not a positioned ParseError", err)
+				var pe *tensorfeed.Error
+				if !errors.As(err, &pe) || !errors.Is(err, csv.ErrFormat) || pe.Path != path || pe.Line < 1 {
+					t.Fatalf("error %v is not a positioned *tensorfeed.Error", err)
 				}
 				if rows == 0 && lerr == nil && !errors.Is(err, csv.ErrNumber) && !errors.Is(err, csv.ErrFieldCount) && !errors.Is(err, csv.ErrClass) {
 					// Layout succeeded, so the pass's start did too.
@@ -82,12 +82,12 @@ func FuzzSkipAll(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		var skipped []*csv.ParseError
+		var skipped []*tensorfeed.Error
 		opts := []csv.Option{csv.LabelColumns(csv.Index(-1)), csv.MaxLineBytes(64), csv.MaxFieldBytes(16), csv.Finite(),
 			csv.SkipBad(1, source.OnSkip(func(err error) {
-				var pe *csv.ParseError
-				if !errors.As(err, &pe) || !errors.Is(err, tensorfeed.ErrBadData) || pe.File != path || pe.Line < 1 {
-					t.Fatalf("skipped %v: not a positioned ParseError", err)
+				var pe *tensorfeed.Error
+				if !errors.As(err, &pe) || !errors.Is(err, tensorfeed.ErrBadData) || pe.Path != path || pe.Line < 1 {
+					t.Fatalf("skipped %v: not a positioned *tensorfeed.Error", err)
 				}
 				if n := len(skipped); n > 0 && pe.Line <= skipped[n-1].Line {
 					t.Fatalf("skipped %v after %v", err, skipped[n-1])
@@ -143,9 +143,9 @@ func FuzzIntRows(f *testing.F) {
 		l, lerr := r.Layout()
 		for row, err := range r.All(context.Background()) {
 			if err != nil {
-				var pe *csv.ParseError
-				if !errors.As(err, &pe) || !errors.Is(err, csv.ErrFormat) || pe.File != path || pe.Line < 1 {
-					t.Fatalf("error %v is not a positioned ParseError", err)
+				var pe *tensorfeed.Error
+				if !errors.As(err, &pe) || !errors.Is(err, csv.ErrFormat) || pe.Path != path || pe.Line < 1 {
+					t.Fatalf("error %v is not a positioned *tensorfeed.Error", err)
 				}
 				return
 			}

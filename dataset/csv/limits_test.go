@@ -75,9 +75,9 @@ func TestLongLineBoundedMemory(t *testing.T) {
 	if rows != 2 {
 		t.Errorf("%d rows before the error, want 2", rows)
 	}
-	var pe *csv.ParseError
-	if !errors.As(err, &pe) || !errors.Is(err, tensorfeed.ErrBadData) || pe.File != path || pe.Line != 3 || pe.Column < 2 {
-		t.Fatalf("error %.300v: want a ParseError at line 3 wrapping tensorfeed.ErrBadData", err)
+	var pe *tensorfeed.Error
+	if !errors.As(err, &pe) || !errors.Is(err, tensorfeed.ErrBadData) || pe.Path != path || pe.Line != 3 || pe.Column < 2 {
+		t.Fatalf("error %.300v: want a *tensorfeed.Error at line 3 wrapping tensorfeed.ErrBadData", err)
 	}
 	if len(err.Error()) > 300 {
 		t.Errorf("error text is %d bytes long", len(err.Error()))
@@ -131,8 +131,8 @@ func TestHugeBadFieldShortError(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			path, _ := writeFile(t, tt.head, tt.fill, 200<<10, "\n")
 			rows, _, err := readAll(t, csv.New(path, tt.opts...))
-			var pe *csv.ParseError
-			if rows != 1 || !errors.As(err, &pe) || pe.Line != 2 || pe.Column != 3 || pe.Field != 2 {
+			var pe *tensorfeed.Error
+			if rows != 1 || !errors.As(err, &pe) || pe.Line != 2 || pe.Column != 3 || pe.Member != "field 2" {
 				t.Fatalf("%d rows, error %.300v", rows, err)
 			}
 			if !errors.Is(err, tensorfeed.ErrBadData) {

@@ -231,7 +231,7 @@ func DType(d sample.DType) Option {
 // MaxLineBytes sets the most bytes a row may hold (default
 // [DefaultMaxLineBytes]), line ends aside; a row whose quoted fields hold
 // line breaks counts the bytes of all its lines. A longer row ends the pass
-// with a [*ParseError] wrapping [ErrLineTooLong] at the line and column
+// with a [*tensorfeed.Error] wrapping [ErrLineTooLong] at the line and column
 // where it passes n, after reading at most about n bytes of it, under any
 // bad-record policy: where the next row starts cannot be known when the
 // row may hold quotes, and the fix is a larger limit. Comment lines are
@@ -430,7 +430,7 @@ func (r *Reader) start(ctx context.Context, head bool) (p *pass, err error) {
 				idx = col.index
 			}
 			if idx < 0 {
-				return nil, &ParseError{File: r.path, Line: where, Err: fmt.Errorf("%w: %s among %d columns", ErrColumn, col, p.ncols)}
+				return nil, parseError(r.path, where, 0, 0, fmt.Errorf("%w: %s among %d columns", ErrColumn, col, p.ncols))
 			}
 			out[i] = idx
 		}
@@ -451,12 +451,12 @@ func (r *Reader) start(ctx context.Context, head bool) (p *pass, err error) {
 	}
 	p.dn = len(p.layout.DataCols)
 	if p.dn == 0 {
-		return p, &ParseError{File: r.path, Line: where, Err: fmt.Errorf("%w: no data columns", ErrShape)}
+		return p, parseError(r.path, where, 0, 0, fmt.Errorf("%w: no data columns", ErrShape))
 	}
 	p.layout.DataShape = []int{p.dn}
 	if c.dataShape != nil {
 		if n := sample.Elems(c.dataShape); n != p.dn {
-			return p, &ParseError{File: r.path, Line: where, Err: fmt.Errorf("%w: %d data columns for data shape %v (%d values)", ErrShape, p.dn, c.dataShape, n)}
+			return p, parseError(r.path, where, 0, 0, fmt.Errorf("%w: %d data columns for data shape %v (%d values)", ErrShape, p.dn, c.dataShape, n))
 		}
 		p.layout.DataShape = append([]int(nil), c.dataShape...)
 	}
@@ -469,7 +469,7 @@ func (r *Reader) start(ctx context.Context, head bool) (p *pass, err error) {
 		}
 		err := p.lab.read()
 		if err == io.EOF {
-			return p, &ParseError{File: r.path, Line: firstLine, Err: fmt.Errorf("%w: no label for this row: %s is empty", ErrRowCount, c.labelFile)}
+			return p, parseError(r.path, firstLine, 0, 0, fmt.Errorf("%w: no label for this row: %s is empty", ErrRowCount, c.labelFile))
 		}
 		if err != nil {
 			return p, err
@@ -486,7 +486,7 @@ func (r *Reader) start(ctx context.Context, head bool) (p *pass, err error) {
 	default:
 		n := sample.Elems(c.labelShape)
 		if p.ln != 0 && n != p.ln {
-			return p, &ParseError{File: labPath, Line: labLine, Err: fmt.Errorf("%w: %d labels for label shape %v (%d values)", ErrShape, p.ln, c.labelShape, n)}
+			return p, parseError(labPath, labLine, 0, 0, fmt.Errorf("%w: %d labels for label shape %v (%d values)", ErrShape, p.ln, c.labelShape, n))
 		}
 		p.ln = n
 		p.layout.LabelShape = append([]int(nil), c.labelShape...)
@@ -508,7 +508,7 @@ func (p *pass) noRows(err error, where string) error {
 	if p.data.rows > 0 {
 		line = p.data.recLine + 1
 	}
-	return &ParseError{File: p.data.path, Line: line, Err: err}
+	return parseError(p.data.path, line, 0, 0, err)
 }
 
 func (p *pass) close() {
@@ -533,8 +533,7 @@ func (p *pass) fieldCount(f *file, want int) error {
 		l, c := f.pos(n - 1)
 		line, col, field = l, c+len(f.field(n-1)), n+1
 	}
-	return &ParseError{File: f.path, Line: line, Column: col, Field: field,
-		Err: fmt.Errorf("%w: %d fields, want %d", ErrFieldCount, n, want)}
+	return parseError(f.path, line, col, field, fmt.Errorf("%w: %d fields, want %d", ErrFieldCount, n, want))
 }
 
 // blockFloats is about how many values the rows of one allocation hold:
@@ -601,7 +600,7 @@ func decode[E float32 | int64](p *pass, block *[]E, parse, parseLabel func(strin
 
 func (p *pass) fieldErr(f *file, i int, err error) error {
 	line, col := f.pos(i)
-	return &ParseError{File: f.path, Line: line, Column: col, Field: i + 1, Err: err}
+	return parseError(f.path, line, col, i+1, err)
 }
 
 // parseNum parses a float32, accepting spaces around it, and inf and nan
@@ -674,7 +673,7 @@ func (p *pass) parseLabel(s string) (float32, error) {
 const checkEvery = 256
 
 // All starts a pass over the rows. A bad row ends the pass with its
-// *ParseError, unless a bad-record policy (OnBad, SkipBad) skips it. The
+// *tensorfeed.Error, unless a bad-record policy (OnBad, SkipBad) skips it. The
 // pass logs through tensorfeed.Logger(ctx): one debug entry when it starts,
 // and a warning for each row the policy skips.
 func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
@@ -739,7 +738,7 @@ func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 					// the files stay in step.
 					labErr := p.lab.read()
 					if labErr == io.EOF {
-						labErr = &ParseError{File: r.path, Line: p.data.recLine, Err: fmt.Errorf("%w: no label for this row: %s ends after %d rows", ErrRowCount, r.cfg.labelFile, p.lab.rows)}
+						labErr = parseError(r.path, p.data.recLine, 0, 0, fmt.Errorf("%w: no label for this row: %s ends after %d rows", ErrRowCount, r.cfg.labelFile, p.lab.rows))
 					}
 					if labErr != nil && !rowLevel(labErr) {
 						yield(Row{}, labErr)
@@ -790,7 +789,7 @@ func (p *pass) checkLabelEnd() error {
 	case err != nil && !rowLevel(err):
 		return err
 	}
-	return &ParseError{File: p.lab.path, Line: p.lab.recLine, Err: fmt.Errorf("%w: %s ends after %d rows", ErrRowCount, p.data.path, p.data.rows-p.skipped())}
+	return parseError(p.lab.path, p.lab.recLine, 0, 0, fmt.Errorf("%w: %s ends after %d rows", ErrRowCount, p.data.path, p.data.rows-p.skipped()))
 }
 
 // skipped is the number of data-file records that are not rows.

@@ -4,6 +4,7 @@ import (
 	"context"
 	stdcsv "encoding/csv"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -196,16 +197,24 @@ func TestVeterans(t *testing.T) {
 	}
 }
 
-// checkErr checks a ParseError's position and cause. col and field 0 are
+// fieldMember is the Member of an error about field n (from 1) of a row.
+func fieldMember(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("field %d", n)
+}
+
+// checkErr checks a row error's position and cause. col and field 0 are
 // not checked.
 func checkErr(t *testing.T, err error, file string, line, col, field int, cause error, text string) {
 	t.Helper()
-	var pe *csv.ParseError
+	var pe *tensorfeed.Error
 	if !errors.As(err, &pe) || !errors.Is(err, csv.ErrFormat) || !errors.Is(err, tensorfeed.ErrBadData) || !errors.Is(err, cause) {
-		t.Fatalf("error %v: want a ParseError wrapping ErrFormat, tensorfeed.ErrBadData and %v", err, cause)
+		t.Fatalf("error %v: want a *tensorfeed.Error wrapping ErrFormat, tensorfeed.ErrBadData and %v", err, cause)
 	}
-	if pe.File != file || pe.Line != line || (col != 0 && pe.Column != col) || (field != 0 && pe.Field != field) {
-		t.Errorf("error %q at %s:%d:%d field %d, want %s:%d:%d field %d", err, pe.File, pe.Line, pe.Column, pe.Field, file, line, col, field)
+	if pe.Path != file || pe.Line != line || (col != 0 && pe.Column != col) || (field != 0 && pe.Member != fieldMember(field)) {
+		t.Errorf("error %q at %s:%d:%d %s, want %s:%d:%d field %d", err, pe.Path, pe.Line, pe.Column, pe.Member, file, line, col, field)
 	}
 	if !strings.Contains(err.Error(), text) || !strings.Contains(err.Error(), file) {
 		t.Errorf("error %q does not say %q", err, text)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
 	"github.com/tensorfeed/tensorfeed/internal/marks/markstest"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -92,7 +93,7 @@ func TestResumeSkipBadAndErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = source.Collect(source.WithEpoch(context.Background(), 0), r2)
-	var pe *csv.ParseError
+	var pe *tensorfeed.Error
 	if !errors.As(err, &pe) || pe.Line != 6 {
 		t.Fatalf("resumed pass: %v, want the bad row on line 6", err)
 	}

@@ -155,8 +155,7 @@ func (f *file) readLine(budget int) ([]byte, error) {
 		line = line[:n-1]
 	}
 	if len(line)-lengthNL(line) > budget || err == bufio.ErrBufferFull {
-		return nil, &ParseError{File: f.path, Line: f.line, Column: f.col0 + budget,
-			Err: fmt.Errorf("%w: a row of more than %d bytes (MaxLineBytes)", ErrLineTooLong, f.maxLine)}
+		return nil, parseError(f.path, f.line, f.col0+budget, 0, fmt.Errorf("%w: a row of more than %d bytes (MaxLineBytes)", ErrLineTooLong, f.maxLine))
 	}
 	return line, nil
 }
@@ -196,7 +195,7 @@ func nextRune(b []byte) rune {
 }
 
 // read reads the next record. It returns io.EOF at the end of the file, a
-// *ParseError for a record that cannot be split into fields (after which
+// *tensorfeed.Error for a record that cannot be split into fields (after which
 // the next record can still be read: the bad one is consumed), or a fatal
 // error (ErrLineTooLong, a read error) which every later call returns too.
 func (f *file) read() error {
@@ -348,14 +347,13 @@ func (f *file) endField(line, col int) error {
 	f.ends = append(f.ends, int32(len(f.buf)))
 	f.cols = append(f.cols, int32(col))
 	if len(f.buf)-f.fstart > f.maxField {
-		return &ParseError{File: f.path, Line: line, Column: col, Field: n + 1,
-			Err: fmt.Errorf("%w: more than %d bytes (MaxFieldBytes): %s", ErrFieldTooLong, f.maxField, quotePrefix(string(f.buf[f.fstart:min(len(f.buf), f.fstart+excerptLen+1)])))}
+		return parseError(f.path, line, col, n+1, fmt.Errorf("%w: more than %d bytes (MaxFieldBytes): %s", ErrFieldTooLong, f.maxField, quotePrefix(string(f.buf[f.fstart:min(len(f.buf), f.fstart+excerptLen+1)]))))
 	}
 	return nil
 }
 
 func (f *file) errAt(line, col, field int, cause error) error {
-	return &ParseError{File: f.path, Line: line, Column: col, Field: field, Err: cause}
+	return parseError(f.path, line, col, field, cause)
 }
 
 // n is the number of fields of the record last read.

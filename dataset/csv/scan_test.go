@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/tensorfeed/tensorfeed"
 )
 
 // FuzzScanMatchesEncodingCSV checks that the reader's scanner splits any
@@ -56,7 +58,7 @@ func FuzzScanMatchesEncodingCSV(f *testing.F) {
 			}
 			var wpe *stdcsv.ParseError
 			if errors.As(werr, &wpe) {
-				var gpe *ParseError
+				var gpe *tensorfeed.Error
 				if !errors.As(gerr, &gpe) || !errors.Is(gerr, wpe.Err) || gpe.Line != wpe.Line || gpe.Column != wpe.Column {
 					t.Fatalf("record %d: encoding/csv %v, scanner %v", n, werr, gerr)
 				}

@@ -4,6 +4,7 @@ import (
 	"context"
 	stdcsv "encoding/csv"
 	"errors"
+	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
@@ -17,7 +18,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-// pos is where a ParseError points.
+// pos is where a row's error points.
 type pos struct {
 	line, col, field int
 	cause            error
@@ -50,9 +51,9 @@ func positions(t *testing.T, errs []error) []pos {
 	t.Helper()
 	var out []pos
 	for _, err := range errs {
-		var pe *csv.ParseError
+		var pe *tensorfeed.Error
 		if !errors.As(err, &pe) || !errors.Is(err, tensorfeed.ErrBadData) {
-			t.Fatalf("skipped %v: not a ParseError wrapping tensorfeed.ErrBadData", err)
+			t.Fatalf("skipped %v: not a *tensorfeed.Error wrapping tensorfeed.ErrBadData", err)
 		}
 		var cause error
 		for _, c := range []error{csv.ErrNumber, csv.ErrFieldCount, csv.ErrClass, csv.ErrFieldTooLong, stdcsv.ErrQuote, stdcsv.ErrBareQuote} {
@@ -60,7 +61,13 @@ func positions(t *testing.T, errs []error) []pos {
 				cause = c
 			}
 		}
-		out = append(out, pos{pe.Line, pe.Column, pe.Field, cause})
+		field := 0
+		if pe.Member != "" {
+			if _, err := fmt.Sscanf(pe.Member, "field %d", &field); err != nil {
+				t.Fatalf("skipped %v: Member %q is not a field", err, pe.Member)
+			}
+		}
+		out = append(out, pos{pe.Line, pe.Column, field, cause})
 	}
 	return out
 }
@@ -174,8 +181,8 @@ func TestSkipBadLabelFile(t *testing.T) {
 			if err != nil || len(rows) != 2 || rows[0].Data[0] != 1 || rows[1].Data[0] != 3 || rows[1].Label[0] != 2 || rows[1].Line != 3 {
 				t.Fatalf("rows %+v, %v", rows, err)
 			}
-			var pe *csv.ParseError
-			if got := positions(t, skipped); len(got) != 1 || got[0] != tt.bad || !errors.As(skipped[0], &pe) || (pe.File == lp) != tt.inLabel {
+			var pe *tensorfeed.Error
+			if got := positions(t, skipped); len(got) != 1 || got[0] != tt.bad || !errors.As(skipped[0], &pe) || (pe.Path == lp) != tt.inLabel {
 				t.Errorf("skipped %v, want %+v", skipped, tt.bad)
 			}
 		})
