@@ -42,7 +42,8 @@ const DefaultPrefetchBytes = 256 << 20
 // throughput (samples mapped per second, over periods of at least 20 ms
 // and 64 samples): it is lowered while that costs under 5% of the
 // throughput, which leaves cores to other steps when the consumer, not the
-// step, is the bottleneck, and raised again to probe every few periods.
+// step, is the bottleneck, and every 8 steady periods a width one wider
+// and one narrower are tried in turn.
 // A Buffered(Auto) step reads ahead until the bytes it holds (the tensors
 // of a *tensor.Batch, the elements of a slice of numbers, else the size of
 // the value) would pass the shared budget, and always at least one sample.
@@ -107,7 +108,8 @@ type gate struct {
 	start   time.Time // of this period
 	rate    float64   // throughput at lastW
 	lastW   int       // the width rate was measured at (0: none yet)
-	periods int       // since the last probe of a wider width
+	periods int       // since the last probe
+	up      bool      // the last probe was of a wider width
 
 	now atomic.Int64 // width, for Report
 }
@@ -141,7 +143,7 @@ func (g *gate) leave() {
 	<-g.t.tokens
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.count()
+	g.count(time.Now())
 	if g.reserved < g.t.cores-g.width {
 		g.reserved++ // narrower: the gate keeps this slot
 		return
@@ -160,13 +162,14 @@ const (
 	tuneProbe   = 8 // periods between two probes of a wider width
 )
 
-// count adds a mapped sample and, at the end of a period, moves the width:
-// one narrower while that keeps 95% of the throughput at the wider width,
-// back when it does not; one wider every tuneProbe periods, kept when it
-// gains 5%. Called with mu held.
-func (g *gate) count() {
+// count adds a sample mapped at now and, at the end of a period, moves
+// the width: one narrower while that keeps 95% of the throughput of the
+// wider width, back when it does not; one wider after a narrowing that
+// cost throughput is undone only by a probe. Once steady, every tuneProbe
+// periods it probes one wider and one narrower in turn, kept when wider
+// gains 5% or narrower loses under 5%. Called with mu held.
+func (g *gate) count(now time.Time) {
 	g.done++
-	now := time.Now()
 	if g.start.IsZero() {
 		g.start = now
 		return
@@ -182,17 +185,14 @@ func (g *gate) count() {
 	switch {
 	case g.lastW == 0: // first period: the reference
 		g.lastW, g.rate = w, rate
-		if w > 1 {
-			w--
-		}
+		w = max(w-1, 1)
 	case g.lastW > w: // we went narrower
 		if rate < 0.95*g.rate {
 			w = g.lastW // it cost throughput: back
+			g.periods = 0
 		} else {
 			g.lastW, g.rate = w, rate
-			if w > 1 {
-				w--
-			}
+			w = max(w-1, 1)
 		}
 	case g.lastW < w: // we probed wider
 		if rate > 1.05*g.rate {
@@ -200,11 +200,18 @@ func (g *gate) count() {
 		} else {
 			w = g.lastW
 		}
-	default: // steady: probe now and then
+		g.periods = 0
+	default: // steady: follow the rate, probe now and then
 		g.rate = 0.5*g.rate + 0.5*rate
-		if g.periods >= tuneProbe && w < g.t.cores {
+		if g.periods >= tuneProbe {
 			g.periods = 0
-			w++
+			g.up = !g.up
+			switch {
+			case g.up && w < g.t.cores:
+				w++
+			case !g.up && w > 1:
+				w--
+			}
 		}
 	}
 	g.width = w
