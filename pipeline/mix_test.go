@@ -25,19 +25,6 @@ func mixed(workers int) *pipeline.Pipe[batch.Batch[int]] {
 	return pipeline.Batch(sq, 8, batch.Keep)
 }
 
-// interleaved is a pipeline of batches from an interleave of five shards
-// of different lengths, each prefetched, through a ParallelMap.
-func interleaved(workers int) *pipeline.Pipe[batch.Batch[int]] {
-	var shards []source.Reader[int]
-	for i, n := range []int{30, 7, 0, 45, 12} {
-		shard := source.ReadIndexed(source.IndexSlice(seq(100*i, 100*i+n)), source.ShuffleIndex(uint64(i)))
-		shards = append(shards, pipeline.From[int](shard).Buffered(4))
-	}
-	l := pipeline.Interleave(shards, 3, 4)
-	sq := pipeline.ParallelMap(l, workers, func(v int) (int, error) { return v * 10, nil })
-	return pipeline.Batch(sq, 8, batch.Keep)
-}
-
 // batchesOf collects the batches of every epoch of epochs.
 func batchesOf(t *testing.T, epochs iter.Seq2[int, iter.Seq2[batch.Batch[int], error]]) [][]int {
 	t.Helper()
@@ -107,12 +94,6 @@ func TestMixResumeWithOtherWorkers(t *testing.T) {
 	}
 }
 
-func TestInterleaveResumeWithOtherWorkers(t *testing.T) {
-	for _, stop := range []int64{1, 5, 12} {
-		checkResume(t, interleaved, stop)
-	}
-}
-
 // TestMixAndInterleaveSteps: the steps are named as their state kinds,
 // with the pipes they read as inputs, and the counts add up.
 func TestMixAndInterleaveSteps(t *testing.T) {
@@ -176,17 +157,4 @@ func ExampleMix() {
 	// Output:
 	// 0 [a0 b0 a1 b1 a2 a3 a4 b0 a5 a6 a7 a8]
 	// 1 [a0 b0 a1 b1 a2 a3 b0 b1 a4 a5 a6 b0]
-}
-
-// Four shards read two at a time, three samples from each in turn.
-func ExampleInterleave() {
-	shards := []source.Reader[string]{
-		source.Slice([]string{"a0", "a1", "a2", "a3"}),
-		source.Slice([]string{"b0", "b1"}),
-		source.Slice([]string{"c0", "c1", "c2"}),
-		source.Slice([]string{"d0"}),
-	}
-	all, _ := source.Collect(context.Background(), pipeline.Interleave(shards, 2, 3))
-	fmt.Println(all)
-	// Output: [a0 a1 a2 b0 b1 a3 c0 c1 c2 d0]
 }
