@@ -265,3 +265,20 @@ func TestMixIdentity(t *testing.T) {
 		t.Fatalf("reader identity %q", id)
 	}
 }
+
+// BenchmarkMixGet reads every item of a mixture of 8 parts by index: the
+// cost of locating an item's part (3 halvings) and of the part's Get.
+func BenchmarkMixGet(b *testing.B) {
+	parts := make([]source.Indexed[int], 8)
+	for k := range parts {
+		parts[k] = mixPart(k, 1000*(k+1))
+	}
+	m := source.Mix(100_000, []float64{1, 2, 3, 4, 5, 6, 7, 8}, parts...)
+	b.ReportAllocs()
+	sum := 0
+	for i := 0; b.Loop(); i++ {
+		v, _ := m.Get(i % 100_000)
+		sum += v
+	}
+	_ = sum
+}

@@ -189,3 +189,19 @@ func readEpoch[T any](r source.Reader[T], e int) source.Reader[T] {
 		return r.All(source.WithEpoch(ctx, e))
 	})
 }
+
+// BenchmarkMix draws passes of 100000 samples from 4 slices at random.
+func BenchmarkMix(b *testing.B) {
+	in := []source.Reader[int]{ints(0, 1000), ints(0, 2000), ints(0, 3000), ints(0, 4000)}
+	sourcetest.Passes(b, stage.Mix(in, []float64{1, 2, 3, 4}, 1, 100_000), 100_000)
+}
+
+// BenchmarkInterleave reads 16 slices of 1000 samples, 4 at a time in
+// blocks of 8.
+func BenchmarkInterleave(b *testing.B) {
+	var in []source.Reader[int]
+	for i := range 16 {
+		in = append(in, ints(1000*i, 1000))
+	}
+	sourcetest.Passes(b, stage.Interleave(in, 4, 8), 16_000)
+}
