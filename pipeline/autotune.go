@@ -24,17 +24,17 @@ import (
 // panic as the mistakes they are.
 const Auto = math.MinInt32
 
-// DefaultPrefetchBytes is the prefetch budget of a pipeline whose
-// Autotune gives none.
-const DefaultPrefetchBytes = 256 << 20
+// defaultPrefetchBytes is the prefetch budget of a pipeline whose
+// Autotune gives none: 256 MiB.
+const defaultPrefetchBytes = 256 << 20
 
 // Autotune sets the budget the Auto steps of a pipeline share: cores
 // goroutines at work in all its ParallelMap(Auto) steps together (0:
 // GOMAXPROCS), and prefetchBytes held ahead of their consumers by all its
-// Buffered(Auto) steps together (0: DefaultPrefetchBytes). Give it to
+// Buffered(Auto) steps together (0: 256 MiB). Give it to
 // From (or FanIn, Mix, Interleave); steps built on the pipe inherit it.
-// Without it, Auto steps share a budget of GOMAXPROCS cores and
-// DefaultPrefetchBytes of their own.
+// Without it, Auto steps share a budget of GOMAXPROCS cores and 256 MiB
+// of their own.
 //
 // A ParallelMap(Auto) step starts cores workers, of which at most its
 // current width work at once, and at most cores over all Auto steps: the
@@ -74,7 +74,7 @@ func newTuning(cores int, bytes int64) *tuning {
 		cores = runtime.GOMAXPROCS(0)
 	}
 	if bytes == 0 {
-		bytes = DefaultPrefetchBytes
+		bytes = defaultPrefetchBytes
 	}
 	return &tuning{cores: cores, tokens: make(chan struct{}, cores), bytes: bytes, released: make(chan struct{}, 1)}
 }
