@@ -15,8 +15,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/internal/cause"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -218,7 +217,7 @@ func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 			return false
 		}
 		if format, err = detectFormat(path, head); err != nil {
-			rep.report(&checkError{File: path, Offset: 0, Msg: err.Error()})
+			rep.report(checkError(path, 0, err.Error()))
 			return false
 		}
 	}
@@ -253,70 +252,31 @@ func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 	return rep.bad == 0 && err == nil
 }
 
-// checkError is a bad-data error found by check itself, with its position:
-// a byte offset (when Offset >= 0) or a line (when Line > 0).
-type checkError struct {
-	File   string
-	Offset int64
-	Line   int
-	Msg    string
+// checkError returns a bad-data error that check itself found in path at
+// byte offset off: a *tensorfeed.Error, as the readers' are, whose cause
+// reads msg and wraps tensorfeed.ErrBadData.
+func checkError(path string, off int64, msg string) error {
+	return &tensorfeed.Error{Path: path, Offset: off, Record: -1, Err: cause.Prefixed("", tensorfeed.ErrBadData, errors.New(msg))}
 }
 
-func (e *checkError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s: line %d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: offset %d: %s", e.File, e.Offset, e.Msg)
-}
-
-// Unwrap returns tensorfeed.ErrBadData: a checkError is about the data.
-func (e *checkError) Unwrap() error { return tensorfeed.ErrBadData }
-
-// positioned formats err as "FILE: POSITION: why", taking the file and
-// position from the readers' error types; path is the file when the error
-// names none.
+// positioned formats err as "FILE: POSITION: why" from its
+// *tensorfeed.Error, whatever the format; path is the file when the error
+// names none, or has no position.
 func positioned(path string, err error) string {
-	var (
-		re  *imagerec.RecordError
-		le  *imagerec.ListError
-		me  *mnist.FormatError
-		pe0 *tensorfeed.Error
-		ce  *checkError
-		ie  *imagerec.MeanImageError
-		ge  *imageFileError
-	)
-	file := func(f string) string {
-		if f == "" {
-			return path
-		}
-		return f
-	}
-	switch {
-	case errors.As(err, &pe0):
-		e := *pe0
+	var e *tensorfeed.Error
+	if errors.As(err, &e) {
 		if e.Path == "" {
-			e.Path = path
+			c := *e
+			c.Path = path
+			e = &c
 		}
 		return e.Error()
-	case errors.As(err, &ge):
-		return ge.Error()
-	case errors.As(err, &ce):
-		return ce.Error()
-	case errors.As(err, &ie):
-		return fmt.Sprintf("%s: offset %d: %s", file(ie.File), ie.Offset, ie.Msg)
-	case errors.As(err, &re):
-		return fmt.Sprintf("%s: record %d: offset %d: %v", file(re.File), re.Index, re.Offset, re.Err)
-	case errors.As(err, &le):
-		return fmt.Sprintf("%s: line %d: %s", file(le.File), le.Line, le.Msg)
-	case errors.As(err, &me):
-		msg := me.Msg
-		if me.Err != nil {
-			msg += ": " + me.Err.Error()
-		}
-		return fmt.Sprintf("%s: offset %d: %s", file(me.File), me.Offset, msg)
 	}
 	// Not about a position in the data: the file cannot be opened or
-	// read.
+	// read. An error that names the file already is printed as it is.
+	if strings.HasPrefix(err.Error(), path+":") {
+		return err.Error()
+	}
 	return fmt.Sprintf("%s: %v", path, err)
 }
 

@@ -41,7 +41,7 @@ func TestCorpus(t *testing.T) {
 }
 
 // positionRE matches the positioned form of check's reports.
-var positionRE = regexp.MustCompile(`(?m)^[^\n]+: (offset \d+|line \d+( column \d+)?|record \d+): \S`)
+var positionRE = regexp.MustCompile(`(?m)^[^\n]+: (record \d+|line \d+|column \d+|byte \d+|offset \d+)(, (line|column) \d+)*( at byte \d+)?: \S`)
 
 // checkLimits bound one run of "tensorfeed check" on any corpus file.
 const (

@@ -15,9 +15,9 @@ func TestCheckCSVHintsNameFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--header", "--label-cols", "-1", iris}, `iris.data: line 2 column 17: field 5: not a number: "Iris-setosa" (string labels need --classes)`},
-		{[]string{"--all", "--header", "--label-cols", "Name", iris}, `iris.data: line 151 column 17: field 5: not a number: "Iris-virginica" (string labels need --classes)`},
-		{[]string{"--finite", filepath.Join(dir, "inf.csv")}, `inf.csv: line 2 column 3: field 2: not a number: "inf" is not finite (--finite)`},
+		{[]string{"--header", "--label-cols", "-1", iris}, `iris.data: line 2, column 17: member "field 5": csv: not a number: "Iris-setosa" (string labels need --classes)`},
+		{[]string{"--all", "--header", "--label-cols", "Name", iris}, `iris.data: line 151, column 17: member "field 5": csv: not a number: "Iris-virginica" (string labels need --classes)`},
+		{[]string{"--finite", filepath.Join(dir, "inf.csv")}, `inf.csv: line 2, column 3: member "field 2": csv: not a number: "inf" is not finite (--finite)`},
 		{[]string{"--max-line-bytes", "100", filepath.Join(dir, "long.csv")}, `bytes (--max-line-bytes)`},
 	} {
 		code, stdout, stderr := runCmd(append([]string{"check"}, c.args...)...)

@@ -48,12 +48,12 @@ func TestCheckTFRecord(t *testing.T) {
 	badPath := filepath.Join(dir, "bad.tfrecord")
 	writeFile(t, badPath, bad)
 	code, _, stderr = runCmd("check", badPath)
-	if code != 1 || !strings.HasPrefix(stderr, badPath+": record 1: offset "+strconv.Itoa(recLen)+": data checksum mismatch") || strings.Count(stderr, "\n") != 1 {
+	if code != 1 || !strings.HasPrefix(stderr, badPath+": record 1 at byte "+strconv.Itoa(recLen)+": tfrecord: bad format: data checksum mismatch") || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("bad: exit %d, stderr %q", code, stderr)
 	}
 	code, _, stderr = runCmd("check", "--all", badPath)
 	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
-	if code != 1 || len(lines) != 2 || !strings.HasPrefix(lines[0], badPath+": record 1: offset ") || !strings.HasPrefix(lines[1], badPath+": record 3: offset "+strconv.Itoa(3*recLen)+": data checksum mismatch") {
+	if code != 1 || len(lines) != 2 || !strings.HasPrefix(lines[0], badPath+": record 1 at byte ") || !strings.HasPrefix(lines[1], badPath+": record 3 at byte "+strconv.Itoa(3*recLen)+": tfrecord: bad format: data checksum mismatch") {
 		t.Errorf("--all: exit %d, stderr %q", code, stderr)
 	}
 
@@ -66,7 +66,7 @@ func TestCheckTFRecord(t *testing.T) {
 	if code, _, stderr = runCmd("check", oddPath); code != 1 || !strings.Contains(stderr, "unknown format") {
 		t.Errorf("odd: exit %d, stderr %q", code, stderr)
 	}
-	if code, _, stderr = runCmd("check", "--format", "tfrecord", oddPath); code != 1 || !strings.HasPrefix(stderr, oddPath+": record 0: offset 0: length checksum mismatch") {
+	if code, _, stderr = runCmd("check", "--format", "tfrecord", oddPath); code != 1 || !strings.HasPrefix(stderr, oddPath+": record 0 at byte 0: tfrecord: bad format: length checksum mismatch") {
 		t.Errorf("--format tfrecord: exit %d, stderr %q", code, stderr)
 	}
 }
@@ -103,18 +103,18 @@ func TestCheckWebDataset(t *testing.T) {
 	}
 	bad := write("bad.tar", false, s("a", "x", "{}"), s("b", "2", "[1]"), s("c", "3", "{"))
 	code, _, stderr = runCmd("check", bad)
-	if code != 1 || stderr != bad+`: offset 0: member "a.cls": field does not decode: strconv.Atoi: parsing "x": invalid syntax`+"\n" {
+	if code != 1 || stderr != bad+`: byte 0: member "a.cls": webdataset: field does not decode: strconv.Atoi: parsing "x": invalid syntax`+"\n" {
 		t.Errorf("bad: exit %d, stderr %q", code, stderr)
 	}
 	code, _, stderr = runCmd("check", "--all", bad)
 	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
-	if code != 1 || len(lines) != 2 || !strings.HasPrefix(lines[1], bad+`: offset 6144: member "c.json": field does not decode`) {
+	if code != 1 || len(lines) != 2 || !strings.HasPrefix(lines[1], bad+`: byte 6144: member "c.json": webdataset: field does not decode`) {
 		t.Errorf("--all: exit %d, stderr %q", code, stderr)
 	}
 	// --format wds on a file that is not a tar says where it breaks.
 	notTar := filepath.Join(t.TempDir(), "x")
 	writeFile(t, notTar, bytes.Repeat([]byte("x"), 600))
-	if code, _, stderr = runCmd("check", "--format", "wds", notTar); code != 1 || !strings.HasPrefix(stderr, notTar+": offset 0: ") {
+	if code, _, stderr = runCmd("check", "--format", "wds", notTar); code != 1 || !strings.HasPrefix(stderr, notTar+": byte 0: ") {
 		t.Errorf("--format wds: exit %d, stderr %q", code, stderr)
 	}
 }

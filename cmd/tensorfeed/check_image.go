@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/internal/stage"
@@ -43,12 +44,11 @@ const (
 // pngSignature starts every PNG file.
 const pngSignature = "\x89PNG\r\n\x1a\n"
 
-// imageFileError is a bare JPEG or PNG file that does not decode.
+// imageFileError says why a bare JPEG or PNG file does not decode: it is
+// the cause of a *tensorfeed.Error whose Offset is where the damage lies as
+// far as check can tell: the end of the data for a truncated file, else 0,
+// the image as a whole.
 type imageFileError struct {
-	File string
-	// Offset is where the damage lies as far as check can tell: the end
-	// of the data for a truncated file, else 0, the image as a whole.
-	Offset int64
 	Why    string // whyNotImage, whyTruncated, whyTooLarge or whyCorrupt
 	Detail string // what check itself found, or ""
 	// Err is the decoder's error (wrapping decode.ErrImage and so
@@ -62,7 +62,7 @@ func (e *imageFileError) Error() string {
 	if e.Detail != "" {
 		why += " (" + e.Detail + ")"
 	}
-	return fmt.Sprintf("%s: offset %d: %s: %v", e.File, e.Offset, why, e.Err)
+	return fmt.Sprintf("%s: %v", why, e.Err)
 }
 
 func (e *imageFileError) Unwrap() error { return e.Err }
@@ -167,8 +167,8 @@ func readImageFile(ctx context.Context, path string, opts []storage.Option) ([]b
 	}
 	defer f.Close()
 	tooLarge := func(size string) error {
-		return &imageFileError{File: path, Why: whyTooLarge,
-			Err: fmt.Errorf("%w: a file of %s, larger than the bound of %d MiB on one image file", decode.ErrImage, size, maxImageFileBytes>>20)}
+		return &tensorfeed.Error{Path: path, Offset: 0, Record: -1, Err: &imageFileError{Why: whyTooLarge,
+			Err: fmt.Errorf("%w: a file of %s, larger than the bound of %d MiB on one image file", decode.ErrImage, size, maxImageFileBytes>>20)}}
 	}
 	if n := f.Size(); n > maxImageFileBytes {
 		return nil, tooLarge(fmt.Sprintf("%d bytes", n))
@@ -189,7 +189,8 @@ func readImageFile(ctx context.Context, path string, opts []storage.Option) ([]b
 // again: the magic bytes, the header as image/jpeg and image/png read it,
 // and the end-of-image marker (JPEG) or IEND chunk (PNG).
 func imageError(path string, data []byte, err error) error {
-	e := &imageFileError{File: path, Why: whyCorrupt, Err: err}
+	e := &imageFileError{Why: whyCorrupt, Err: err}
+	pe := &tensorfeed.Error{Path: path, Offset: 0, Record: -1, Err: e}
 	f := decode.Sniff(data)
 	if f == decode.FormatUnknown {
 		e.Why = whyNotImage
@@ -197,10 +198,10 @@ func imageError(path string, data []byte, err error) error {
 		case len(data) == 0:
 			e.Detail = "the file is empty"
 		case len(data) >= 4 && bytes.HasPrefix([]byte(pngSignature), data):
-			e.Why, e.Offset = whyTruncated, int64(len(data))
+			e.Why, pe.Offset = whyTruncated, int64(len(data))
 			e.Detail = "the file ends inside the PNG signature"
 		}
-		return e
+		return pe
 	}
 	var cfg image.Config
 	var cerr error
@@ -211,7 +212,7 @@ func imageError(path string, data []byte, err error) error {
 	}
 	switch {
 	case errors.Is(cerr, io.ErrUnexpectedEOF) || errors.Is(cerr, io.EOF):
-		e.Why, e.Offset = whyTruncated, int64(len(data))
+		e.Why, pe.Offset = whyTruncated, int64(len(data))
 		e.Detail = "the file ends inside the header"
 	case cerr == nil && int64(cfg.Width)*int64(cfg.Height) > decode.DefaultMaxPixels,
 		strings.Contains(err.Error(), "more than the bound"):
@@ -220,15 +221,15 @@ func imageError(path string, data []byte, err error) error {
 		// decoder's error gives the size and the bound.
 		e.Why = whyTooLarge
 	case f == decode.FormatJPEG && !jpegHasEnd(data):
-		e.Why, e.Offset = whyTruncated, int64(len(data))
+		e.Why, pe.Offset = whyTruncated, int64(len(data))
 		e.Detail = "no end-of-image marker after the last scan"
 	case f == decode.FormatPNG && !pngHasEnd(data):
-		e.Why, e.Offset = whyTruncated, int64(len(data))
+		e.Why, pe.Offset = whyTruncated, int64(len(data))
 		e.Detail = "the chunks end before an IEND chunk"
 	case strings.Contains(err.Error(), "unsupported"):
 		e.Why = whyUnsupported
 	}
-	return e
+	return pe
 }
 
 // jpegHasEnd reports whether an end-of-image marker (FF D9) follows the

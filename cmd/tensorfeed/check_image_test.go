@@ -128,10 +128,10 @@ func TestCheckImageFolder(t *testing.T) {
 	}
 	// im2rec's order: a folder's files, then its sub-folders.
 	wantErr := []*regexp.Regexp{
-		regexp.MustCompile(`^` + regexp.QuoteMeta(at("g.jpg")) + `: offset 0: not an image: .*not a JPEG or PNG image \(starts with 47 49 46 38\)$`),
-		regexp.MustCompile(`^` + regexp.QuoteMeta(at("cat/c.jpg")) + `: offset ` + strconv.Itoa(len(j)/2) + `: truncated \(no end-of-image marker after the last scan\): decode: bad image: jpeg: `),
-		regexp.MustCompile(`^` + regexp.QuoteMeta(at("dog/e.png")) + `: offset 0: corrupt data: decode: bad image: png: .*(checksum|corrupt)`),
-		regexp.MustCompile(`^` + regexp.QuoteMeta(at("dog/puppy/huge.png")) + `: offset 0: over the bound: decode: bad image: png: 100000x100000 image \(at most 67108864 pixels\)$`),
+		regexp.MustCompile(`^` + regexp.QuoteMeta(at("g.jpg")) + `: byte 0: not an image: .*not a JPEG or PNG image \(starts with 47 49 46 38\)$`),
+		regexp.MustCompile(`^` + regexp.QuoteMeta(at("cat/c.jpg")) + `: byte ` + strconv.Itoa(len(j)/2) + `: truncated \(no end-of-image marker after the last scan\): decode: bad image: jpeg: `),
+		regexp.MustCompile(`^` + regexp.QuoteMeta(at("dog/e.png")) + `: byte 0: corrupt data: decode: bad image: png: .*(checksum|corrupt)`),
+		regexp.MustCompile(`^` + regexp.QuoteMeta(at("dog/puppy/huge.png")) + `: byte 0: over the bound: decode: bad image: png: 100000x100000 image \(at most 67108864 pixels\)$`),
 	}
 	outLines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
 	errLines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
@@ -183,14 +183,14 @@ func TestCheckImageFiles(t *testing.T) {
 	}{
 		{"img_bare_good_jpeg", 0, ": OK: JPEG 16x12 pixels, 3 channels", ""},
 		{"img_bare_good_png", 0, ": OK: PNG 8x6 pixels, 3 channels", ""},
-		{"img_bare_truncated_jpeg", 1, "", `: offset \d+: truncated \(no end-of-image marker after the last scan\): decode: bad image: jpeg: \S`},
-		{"img_bare_truncated_header", 1, "", `: offset 40: truncated \(the file ends inside the header\): decode: bad image: jpeg: \S`},
-		{"img_bare_truncated_png", 1, "", `: offset \d+: truncated \(the chunks end before an IEND chunk\): decode: bad image: png: \S`},
-		{"img_bare_corrupt_chunk_png", 1, "", `: offset 0: corrupt data: decode: bad image: png: .*(checksum|corrupt)`},
-		{"img_bare_png_100000", 1, "", `: offset 0: over the bound: decode: bad image: png: 100000x100000 image \(at most 67108864 pixels\)$`},
-		{"img_bare_sof2_8000", 1, "", `: offset 0: over the bound: decode: bad image: jpeg: 8000x8000 progressive 3-component image: decoding needs about \d+ MiB, more than the bound of 128 MiB`},
-		{"img_bare_not_image", 1, "", `: offset 0: not an image: decode: bad image: unknown: not a JPEG or PNG image \(starts with 74 68 69 73\)$`},
-		{"img_bare_gif", 1, "", `: offset 0: not an image: .*\(starts with 47 49 46 38\)$`},
+		{"img_bare_truncated_jpeg", 1, "", `: byte \d+: truncated \(no end-of-image marker after the last scan\): decode: bad image: jpeg: \S`},
+		{"img_bare_truncated_header", 1, "", `: byte 40: truncated \(the file ends inside the header\): decode: bad image: jpeg: \S`},
+		{"img_bare_truncated_png", 1, "", `: byte \d+: truncated \(the chunks end before an IEND chunk\): decode: bad image: png: \S`},
+		{"img_bare_corrupt_chunk_png", 1, "", `: byte 0: corrupt data: decode: bad image: png: .*(checksum|corrupt)`},
+		{"img_bare_png_100000", 1, "", `: byte 0: over the bound: decode: bad image: png: 100000x100000 image \(at most 67108864 pixels\)$`},
+		{"img_bare_sof2_8000", 1, "", `: byte 0: over the bound: decode: bad image: jpeg: 8000x8000 progressive 3-component image: decoding needs about \d+ MiB, more than the bound of 128 MiB`},
+		{"img_bare_not_image", 1, "", `: byte 0: not an image: decode: bad image: unknown: not a JPEG or PNG image \(starts with 74 68 69 73\)$`},
+		{"img_bare_gif", 1, "", `: byte 0: not an image: .*\(starts with 47 49 46 38\)$`},
 	}
 	for _, c := range cases {
 		path := corpus[c.name]
@@ -215,7 +215,8 @@ func TestCheckImageFiles(t *testing.T) {
 			}
 			r := checkOneImage(t.Context(), path, nil)
 			var ie *imageFileError
-			if !errors.Is(r.err, tensorfeed.ErrBadData) || !errors.As(r.err, &ie) || ie.File != path {
+			var pe *tensorfeed.Error
+			if !errors.Is(r.err, tensorfeed.ErrBadData) || !errors.As(r.err, &ie) || !errors.As(r.err, &pe) || pe.Path != path {
 				t.Errorf("%s: error %v (%d bytes) does not wrap ErrBadData in an imageFileError naming the file", c.name, r.err, len(data))
 			}
 		}
@@ -239,7 +240,7 @@ func TestCheckImageFileTooLarge(t *testing.T) {
 	}
 	f.Close()
 	code, _, stderr := runCmd("check", path)
-	want := path + ": offset 0: over the bound: decode: bad image: a file of 134217729 bytes, larger than the bound of 128 MiB on one image file\n"
+	want := path + ": byte 0: over the bound: decode: bad image: a file of 134217729 bytes, larger than the bound of 128 MiB on one image file\n"
 	if code != 1 || stderr != want {
 		t.Errorf("exit %d, stderr %q; want 1, %q", code, stderr, want)
 	}

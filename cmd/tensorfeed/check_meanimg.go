@@ -29,8 +29,7 @@ func checkMeanImage(ctx context.Context, path string, rep *reporter, stdout io.W
 		return err
 	}
 	if len(data) > maxMeanImageBytes {
-		return &checkError{File: path, Offset: maxMeanImageBytes,
-			Msg: fmt.Sprintf("larger than the %d MiB a mean image file may be here", maxMeanImageBytes>>20)}
+		return checkError(path, maxMeanImageBytes, fmt.Sprintf("larger than the %d MiB a mean image file may be here", maxMeanImageBytes>>20))
 	}
 	shape, mean, err := imagerec.ParseMeanImage(data, path)
 	if err != nil {
@@ -39,8 +38,7 @@ func checkMeanImage(ctx context.Context, path string, rep *reporter, stdout io.W
 	start := meanDataOffset(data, len(shape))
 	for i, v := range mean {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			if !rep.report(&checkError{File: path, Offset: int64(start + 4*i),
-				Msg: fmt.Sprintf("value %d of the mean is %v", i, v)}) {
+			if !rep.report(checkError(path, int64(start+4*i), fmt.Sprintf("value %d of the mean is %v", i, v))) {
 				return nil
 			}
 		}

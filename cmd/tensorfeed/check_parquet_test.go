@@ -25,9 +25,9 @@ func TestCheckParquetTestdata(t *testing.T) {
 		{"alltypes_plain.parquet", 0, "Parquet: 8 rows in 1 row group, 464 value bytes; 11 columns: id INT32 optional, bool_col BOOLEAN optional, "},
 		{"datapage_v2.snappy.parquet", 0, "Parquet: 5 rows in 1 row group, 109 value bytes; 5 columns: a STRING optional, b INT32, c DOUBLE, d BOOLEAN, e INT32 repeated\n"},
 		{"lz4_raw_compressed.parquet", 0, "Parquet: 4 rows in 1 row group, 76 value bytes; 3 columns: c0 INT64, c1 BYTE_ARRAY, v11 DOUBLE optional\n"},
-		{"negative_page_size.parquet", 1, `row group 0: column "id": offset 4: page of -4001 bytes goes past the end of the column chunk`},
-		{"negative_row_group_num_rows.parquet", 1, "offset 8837: footer: "},
-		{"num_values_exceeds_data.parquet", 1, `row group 0: column "id": row 0: offset 4: `},
+		{"negative_page_size.parquet", 1, `byte 4: member "id": row group 0: parquet: bad format: page of -4001 bytes goes past the end of the column chunk`},
+		{"negative_row_group_num_rows.parquet", 1, "byte 8837: parquet: bad format: footer: "},
+		{"num_values_exceeds_data.parquet", 1, `record 0 at byte 4: member "id": row group 0: `},
 	} {
 		path := filepath.Join(parquetTestdata, c.file)
 		code, stdout, stderr := runCmd("check", path)
@@ -53,7 +53,7 @@ func TestCheckParquetTestdata(t *testing.T) {
 	}
 	named := filepath.Join(dir, "x.parquet")
 	writeFile(t, named, append([]byte("XXXX"), data[4:]...))
-	if code, _, stderr := runCmd("check", named); code != 1 || !strings.HasPrefix(stderr, named+`: offset 0: bad magic "XXXX"`) {
+	if code, _, stderr := runCmd("check", named); code != 1 || !strings.HasPrefix(stderr, named+`: byte 0: parquet: bad format: bad magic "XXXX"`) {
 		t.Errorf("bad magic: exit %d, stderr %q", code, stderr)
 	}
 }
@@ -74,7 +74,7 @@ func TestCheckParquetAll(t *testing.T) {
 	if path == "" {
 		t.Fatal("no corpus case parquet_values_past_data_two_groups")
 	}
-	line := regexp.QuoteMeta(path) + `: row group %d: column "id": row \d+: offset \d+: \S`
+	line := regexp.QuoteMeta(path) + `: record \d+ at byte \d+: member "id": row group %d: \S`
 	code, stdout, stderr := runCmd("check", path)
 	if code != 1 || stdout != "" || !regexp.MustCompile(`^`+strings.ReplaceAll(line, "%d", "0")+`.*\n$`).MatchString(stderr) {
 		t.Errorf("first: exit %d, stdout %q, stderr %q", code, stdout, stderr)
@@ -98,7 +98,7 @@ func TestCheckParquetS3(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, want)
 	}
 	bad := s3.PutFile("data", "bad.parquet", filepath.Join(parquetTestdata, "negative_page_size.parquet"))
-	if code, _, stderr := runS3(s3, "check", bad); code != 1 || !strings.HasPrefix(stderr, bad+`: row group 0: column "id": offset 4: `) {
+	if code, _, stderr := runS3(s3, "check", bad); code != 1 || !strings.HasPrefix(stderr, bad+`: byte 4: member "id": row group 0: `) {
 		t.Errorf("bad: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -78,10 +78,10 @@ func TestCheckAll(t *testing.T) {
 		args []string
 		want []string // the lines of stderr, in order, after the folder
 	}{
-		{[]string{lst}, []string{"bad.lst: line 2: label 1:"}},
-		{[]string{"--all", lst}, []string{"bad.lst: line 2: label 1:", "bad.lst: line 3: image path", "bad.lst: line 4: index 0 repeated: line 1"}},
-		{[]string{csvBad}, []string{"bad.csv: line 2 column 3: field 2: not a number"}},
-		{[]string{"--all", csvBad}, []string{"bad.csv: line 2 column 3: field 2: not a number", "bad.csv: line 3 column 4: field 3: wrong number of fields"}},
+		{[]string{lst}, []string{"bad.lst: line 2: imagerec: bad .lst file: label 1:"}},
+		{[]string{"--all", lst}, []string{"bad.lst: line 2: imagerec: bad .lst file: label 1:", "bad.lst: line 3: imagerec: bad .lst file: image path", "bad.lst: line 4: imagerec: bad .lst file: index 0 repeated: line 1"}},
+		{[]string{csvBad}, []string{`bad.csv: line 2, column 3: member "field 2": csv: not a number`}},
+		{[]string{"--all", csvBad}, []string{`bad.csv: line 2, column 3: member "field 2": csv: not a number`, `bad.csv: line 3, column 4: member "field 3": csv: wrong number of fields`}},
 		{[]string{csvGood, "--all", lst, csvBad}, []string{"bad.lst: line 2", "bad.lst: line 3", "bad.lst: line 4", "bad.csv: line 2", "bad.csv: line 3"}},
 	}
 	for _, c := range cases {
@@ -132,11 +132,11 @@ func TestCheckRecordsAll(t *testing.T) {
 	two := filepath.Join(dir, "two.rec")
 	writeFile(t, two, append(data, data...))
 	code, _, stderr := runCmd("check", two)
-	if code != 1 || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, two+": record 1: offset ") {
+	if code != 1 || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, two+": record 1 at byte ") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 	code, _, stderr = runCmd("check", "--all", two)
-	if code != 1 || strings.Count(stderr, "\n") != 2 || !strings.Contains(stderr, two+": record 4: offset ") {
+	if code != 1 || strings.Count(stderr, "\n") != 2 || !strings.Contains(stderr, two+": record 4 at byte ") {
 		t.Errorf("--all: exit %d, stderr %q", code, stderr)
 	}
 	code, stdout, stderr := runCmd("check", "--format", "rec", two)
@@ -160,7 +160,7 @@ func TestCheckIndexFile(t *testing.T) {
 		if c.Good && (code != 0 || !strings.Contains(stdout, "RecordIO: 3 records")) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", c.Name, code, stdout, stderr)
 		}
-		if !c.Good && (code != 1 || !strings.HasPrefix(stderr, c.Index+": offset ")) {
+		if !c.Good && (code != 1 || !strings.HasPrefix(stderr, c.Index+": line ")) {
 			t.Errorf("%s: exit %d, stderr %q", c.Name, code, stderr)
 		}
 	}

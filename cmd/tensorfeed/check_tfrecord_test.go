@@ -59,7 +59,7 @@ func TestCheckTFRecordMalformedExample(t *testing.T) {
 		recs[at] = malformed
 		path, offs := tfrecordFile(t, recs...)
 		code, stdout, stderr := runCmd("check", path)
-		want := fmt.Sprintf("%s: record %d: offset %d: feature \"x\" (offset 11): packed float_list of 1 bytes, not a multiple of 4\n", path, at, offs[at])
+		want := fmt.Sprintf("%s: record %d at byte %d: member \"x\": byte 11 of its tf.train.Example: tfrecord: bad tf.train.Example: packed float_list of 1 bytes, not a multiple of 4\n", path, at, offs[at])
 		if code != 1 || stderr != want || stdout != "" {
 			t.Errorf("record %d malformed: exit %d, stdout %q, stderr %q\nwant stderr %q", at, code, stdout, stderr, want)
 		}
@@ -77,9 +77,9 @@ func TestCheckTFRecordMalformedExample(t *testing.T) {
 	code, _, stderr := runCmd("check", "--all", path)
 	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
 	if code != 1 || len(lines) != 2 ||
-		!strings.HasPrefix(lines[0], fmt.Sprintf("%s: record 0: offset 0: ", path)) ||
+		!strings.HasPrefix(lines[0], fmt.Sprintf("%s: record 0 at byte 0: ", path)) ||
 		!strings.HasSuffix(lines[0], "(and 2 more records before record 3, the first tf.train.Example with features, do not parse either)") ||
-		!strings.HasPrefix(lines[1], fmt.Sprintf("%s: record 6: offset %d: ", path, offs[6])) {
+		!strings.HasPrefix(lines[1], fmt.Sprintf("%s: record 6 at byte %d: ", path, offs[6])) {
 		t.Errorf("--all: exit %d, stderr %q", code, stderr)
 	}
 
@@ -98,7 +98,7 @@ func TestCheckTFRecordExampleLimits(t *testing.T) {
 	path, offs := tfrecordFile(t, append(examples(2), bomb)...)
 	for _, args := range [][]string{{"check", path}, {"check", "--mixed", path}} {
 		code, _, stderr := runCmd(args...)
-		want := fmt.Sprintf("%s: record 2: offset %d: feature \"b\" (offset %d): more than %d bytes_list and int64_list values (MaxValues)\n",
+		want := fmt.Sprintf("%s: record 2 at byte %d: member \"b\": byte %d of its tf.train.Example: tfrecord: tf.train.Example over a limit: more than %d bytes_list and int64_list values (MaxValues)\n",
 			path, offs[2], 2*tfrecord.DefaultMaxValues+23, tfrecord.DefaultMaxValues)
 		if code != 1 || stderr != want {
 			t.Errorf("%q: exit %d, stderr %q\nwant %q", args, code, stderr, want)

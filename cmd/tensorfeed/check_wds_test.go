@@ -39,7 +39,7 @@ func TestWDSJoinedArchives(t *testing.T) {
 	if err := os.WriteFile(p, append(bytes.Clone(a), b...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	where := p + ": offset " + strconv.Itoa(len(a))
+	where := p + ": byte " + strconv.Itoa(len(a))
 	for _, args := range [][]string{
 		{"check", p},
 		{"ls", p},
@@ -74,7 +74,7 @@ func TestWDSSplitAcrossShards(t *testing.T) {
 		{"convert", "--to", "wds", "--out", filepath.Join(dir, "out"), "--prefix", "x", a, b},
 	} {
 		code, _, stderr := runCmd(args...)
-		if code != 1 || !strings.Contains(stderr, b+": offset 0") || !strings.Contains(stderr, `key "k1" ends shard `+a) {
+		if code != 1 || !strings.Contains(stderr, b+": byte 0") || !strings.Contains(stderr, `key "k1" ends shard `+a) {
 			t.Errorf("%s: exit %d, stderr %q, want the split sample refused", args[0], code, stderr)
 		}
 	}

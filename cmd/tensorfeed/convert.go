@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
@@ -125,15 +126,11 @@ func convertSetup(fs *flag.FlagSet) runFunc {
 // convertErr formats a bad-data error as check does, "PATH: POSITION:
 // why".
 func convertErr(err error) error {
-	var named interface{ FilePath() string }
-	if err == nil || !errors.As(err, &named) {
+	var e *tensorfeed.Error
+	if err == nil || !errors.As(err, &e) {
 		return err
 	}
-	p := positioned(named.FilePath(), err)
-	if p == named.FilePath()+": "+err.Error() && strings.Contains(err.Error(), named.FilePath()) {
-		return err // an error check does not know, that names its file already
-	}
-	return errors.New(p)
+	return errors.New(positioned(e.Path, err))
 }
 
 // convItem is one record on its way to a shard.
@@ -150,13 +147,13 @@ type convItem struct {
 	fields map[string][]byte // a WebDataset sample's members
 }
 
-// where names the input record it came from: "FILE: record N: offset O",
-// or the image file.
+// where names the input record it came from as a *tensorfeed.Error
+// does: "FILE: record N at byte O", or the image file.
 func (it *convItem) where() string {
 	if it.offset < 0 {
 		return it.src
 	}
-	return fmt.Sprintf("%s: record %d: offset %d", it.src, it.index, it.offset)
+	return fmt.Sprintf("%s: record %d at byte %d", it.src, it.index, it.offset)
 }
 
 // convInput is what convert reads: its records and, when known, how many.

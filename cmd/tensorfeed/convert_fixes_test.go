@@ -94,7 +94,7 @@ func TestCheckRawRecordIO(t *testing.T) {
 	w.Write([]byte("not an image record at all, but long enough for a header"))
 	mixed := filepath.Join(out, "mixed.rec")
 	writeFile(t, mixed, append(data, b.Bytes()...))
-	if code, _, stderr := runCmd("check", mixed); code != 1 || !strings.HasPrefix(stderr, mixed+": record 4: offset ") {
+	if code, _, stderr := runCmd("check", mixed); code != 1 || !strings.HasPrefix(stderr, mixed+": record 4 at byte ") {
 		t.Fatalf("mixed: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -76,7 +76,7 @@ func TestConvertParquetFieldsMessage(t *testing.T) {
 	}
 	shard := filepath.Join(out, "w-00000.tar")
 	code, _, stderr := runCmd("convert", "--to", "parquet", "--out", out, "--prefix", "q", shard)
-	want := shard + `: record 0: offset 0: sample "00000000": its fields (a WebDataset sample's members, a Parquet row's columns) have names (bin, cls), and the Parquet shards convert writes have fixed columns (key and data for a payload; key, image and label for an image), not a column for each field: convert it to tfrecord or wds`
+	want := shard + `: record 0 at byte 0: sample "00000000": its fields (a WebDataset sample's members, a Parquet row's columns) have names (bin, cls), and the Parquet shards convert writes have fixed columns (key and data for a payload; key, image and label for an image), not a column for each field: convert it to tfrecord or wds`
 	if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "vary") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}

@@ -329,7 +329,7 @@ func TestConvertLimits(t *testing.T) {
 		}
 		_, stderr := converts(to, lo+1)
 		src := filepath.Join(in, fmt.Sprintf("r%d.rec", lo+1))
-		if !strings.HasPrefix(stderr, "tensorfeed convert: "+src+": record 0: offset 0: ") ||
+		if !strings.HasPrefix(stderr, "tensorfeed convert: "+src+": record 0 at byte 0: ") ||
 			!strings.Contains(stderr, "more than the") || !strings.Contains(stderr, "("+option[to]+")") {
 			t.Errorf("%s: %d bytes: %q", to, lo+1, stderr)
 		}

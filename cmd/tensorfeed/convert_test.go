@@ -359,7 +359,7 @@ func TestConvertRegistry(t *testing.T) {
 }
 
 // positionedRE matches an error that names a file and a place in it.
-var positionedRE = regexp.MustCompile(`^tensorfeed convert: \S+: (offset \d+|line \d+|record \d+): \S`)
+var positionedRE = regexp.MustCompile(`^tensorfeed convert: \S+: (byte \d+|line \d+|record \d+)( at byte \d+)?: \S`)
 
 // Unreadable input: exit 1 with a positioned message, and no shard left
 // behind, not even the ones finished before the bad record.
@@ -435,7 +435,7 @@ func TestConvertSkipBad(t *testing.T) {
 	out := t.TempDir()
 	code, stdout, stderr := runCmd("convert", "--to", "wds", "--out", out, "--workers", "2", "--skip-bad", "0.2", bad)
 	if code != 0 || !strings.HasPrefix(stdout, "convert: 9 records, 1 shard, ") || !strings.HasSuffix(stdout, "; 1 bad records skipped\n") ||
-		!strings.HasPrefix(stderr, "convert: skipped "+bad+": record 0: offset 0: ") {
+		!strings.HasPrefix(stderr, "convert: skipped "+bad+": record 0 at byte 0: ") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if code, _, stderr := runCmd("convert", "--to", "wds", "--out", out, bad); code != 1 || !positionedRE.MatchString(stderr) {

@@ -116,11 +116,11 @@ func TestIm2recPackRejectsBadList(t *testing.T) {
 		name, lst string
 		want      []string // parts of stderr
 	}{
-		{"repeated index", "0\t0\ta.png\n\n1\t0\tb.png\n0\t1\tc.png\n", []string{"data.lst:4:", "index 0 repeated", "line 1"}},
-		{"dot-dot path", "0\t0\ta.png\n1\t0\t../secret.png\n", []string{"data.lst:2:", `"../secret.png"`, "leaves the image root"}},
-		{"dot-dot inside path", "0\t0\tsub/../../secret.png\n", []string{"data.lst:1:", "leaves the image root"}},
-		{"absolute path", "0\t0\ta.png\n1\t0\t" + "/SECRET\n", []string{"data.lst:2:", "absolute"}},
-		{"backslash dot-dot", "0\t0\t..\\secret.png\n", []string{"data.lst:1:", "leaves the image root"}},
+		{"repeated index", "0\t0\ta.png\n\n1\t0\tb.png\n0\t1\tc.png\n", []string{"data.lst: line 4:", "index 0 repeated", "line 1"}},
+		{"dot-dot path", "0\t0\ta.png\n1\t0\t../secret.png\n", []string{"data.lst: line 2:", `"../secret.png"`, "leaves the image root"}},
+		{"dot-dot inside path", "0\t0\tsub/../../secret.png\n", []string{"data.lst: line 1:", "leaves the image root"}},
+		{"absolute path", "0\t0\ta.png\n1\t0\t" + "/SECRET\n", []string{"data.lst: line 2:", "absolute"}},
+		{"backslash dot-dot", "0\t0\t..\\secret.png\n", []string{"data.lst: line 1:", "leaves the image root"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

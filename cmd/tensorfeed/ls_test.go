@@ -64,7 +64,7 @@ func TestLs(t *testing.T) {
 	writeFile(t, cut, rec.Bytes()[:rec.Len()-3])
 	code, stdout, stderr = runCmd("ls", "--no-header", cut)
 	if code != 1 || !strings.HasPrefix(stdout, cut+"\t0\t0\t-\t2\t") || strings.Count(stdout, "\n") != 1 ||
-		!strings.HasPrefix(stderr, "tensorfeed ls: "+cut+": offset ") {
+		!strings.HasPrefix(stderr, "tensorfeed ls: "+cut+": record ") {
 		t.Fatalf("truncated: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -29,10 +30,10 @@ const maxListLine = 16 << 20
 // entry, or with the error of a line that is malformed: one that
 // imagerec.ParseList rejects, whose index appeared on an earlier line, or
 // whose path is empty, absolute or climbs out of the image root with "..".
-// Each such error is an *imagerec.ListError naming the line. f returns
+// Each such error is a *tensorfeed.Error naming the line that wraps imagerec.ErrList. f returns
 // false to stop. Blank lines are skipped. The error returned is one that
 // ends the scan early: the file cannot be opened or read, or a line is
-// longer than maxListLine (an *imagerec.ListError too).
+// longer than maxListLine (such an error too).
 //
 // Memory holds one line plus, per entry, its index and line number: the
 // repeated-index check needs them.
@@ -56,7 +57,7 @@ func scanList(ctx context.Context, name string, opts []storage.Option, f func(e 
 		// is given the real line here.
 		es, err := imagerec.ParseList(strings.NewReader(s), name)
 		if err != nil {
-			if le, ok := err.(*imagerec.ListError); ok {
+			if le, ok := err.(*tensorfeed.Error); ok {
 				le.Line = line
 			}
 			if !f(listLine{Line: line}, err) {
@@ -67,21 +68,20 @@ func scanList(ctx context.Context, name string, opts []storage.Option, f func(e 
 		if len(es) != 1 {
 			// A line that ParseList reads as several (a lone '\r'
 			// inside it): report rather than guess.
-			if !f(listLine{Line: line}, &imagerec.ListError{File: name, Line: line, Msg: "line holds a line break"}) {
+			if !f(listLine{Line: line}, listError(name, line, "line holds a line break")) {
 				return nil
 			}
 			continue
 		}
 		e := listLine{ListEntry: es[0], Line: line}
 		if msg := checkListPath(e.Path); msg != "" {
-			if !f(e, &imagerec.ListError{File: name, Line: line, Msg: msg}) {
+			if !f(e, listError(name, line, msg)) {
 				return nil
 			}
 			continue
 		}
 		if prev, dup := first[e.Index]; dup {
-			err := &imagerec.ListError{File: name, Line: line,
-				Msg: fmt.Sprintf("index %d repeated: line %d has it too", e.Index, prev)}
+			err := listError(name, line, fmt.Sprintf("index %d repeated: line %d has it too", e.Index, prev))
 			if !f(e, err) {
 				return nil
 			}
@@ -94,9 +94,9 @@ func scanList(ctx context.Context, name string, opts []storage.Option, f func(e 
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return &imagerec.ListError{File: name, Line: line + 1, Msg: fmt.Sprintf("line longer than %d bytes", maxListLine)}
+			return listError(name, line+1, fmt.Sprintf("line longer than %d bytes", maxListLine))
 		}
-		return fmt.Errorf("%s:%d: %w", name, line+1, err)
+		return &tensorfeed.Error{Path: name, Offset: -1, Record: -1, Line: line + 1, Err: err}
 	}
 	return nil
 }
@@ -149,4 +149,11 @@ func clipPath(s string) string {
 		return s[:200] + "..."
 	}
 	return s
+}
+
+// listError returns the error about line of the .lst file name: what
+// imagerec.ParseList would give, a *tensorfeed.Error wrapping
+// imagerec.ErrList.
+func listError(name string, line int, msg string) error {
+	return &tensorfeed.Error{Path: name, Offset: -1, Record: -1, Line: line, Err: fmt.Errorf("%w: %s", imagerec.ErrList, msg)}
 }

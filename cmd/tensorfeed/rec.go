@@ -11,6 +11,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/storage"
@@ -82,7 +83,7 @@ func eachRecord(ctx context.Context, path string, opts []storage.Option, f func(
 		}
 		more, err := f(i, rd.Offset(), payload)
 		if err != nil {
-			return fmt.Errorf("%s: record %d at offset %d: %w", path, i, rd.Offset(), err)
+			return &tensorfeed.Error{Path: path, Offset: rd.Offset(), Record: int64(i), Err: err}
 		}
 		if !more {
 			return nil

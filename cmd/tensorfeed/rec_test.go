@@ -157,7 +157,7 @@ func TestRecCat(t *testing.T) {
 // record, and a truncated file. What was listed before the error is kept.
 func TestRecErrors(t *testing.T) {
 	code, stdout, stderr := runCmd("rec", "ls", "--no-header", filepath.Join(testdata, "multipart_edge_cases.rec"))
-	if code != 1 || stdout != "" || !strings.Contains(stderr, "multipart_edge_cases.rec: record 0 at offset 0: imagerec: bad record header") {
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "multipart_edge_cases.rec: record 0 at byte 0: imagerec: bad record header") {
 		t.Errorf("ls of non-image payloads: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 
@@ -170,11 +170,11 @@ func TestRecErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stdout, stderr = runCmd("rec", "ls", short)
-	if code != 1 || strings.Count(stdout, "\n") != 3 || !strings.Contains(stderr, short+": offset 612") {
+	if code != 1 || strings.Count(stdout, "\n") != 3 || !strings.Contains(stderr, short+": record 2 at byte 612") {
 		t.Errorf("ls of a truncated file: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	code, _, stderr = runCmd("rec", "cat", short, "2")
-	if code != 1 || !strings.Contains(stderr, "offset 612") {
+	if code != 1 || !strings.Contains(stderr, "byte 612") {
 		t.Errorf("cat of a truncated record: exit %d, stderr %q", code, stderr)
 	}
 }

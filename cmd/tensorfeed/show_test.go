@@ -270,11 +270,11 @@ func TestShowRawShapes(t *testing.T) {
 		{[]string{"odd.rec"}, 2, "holds 10 bytes after its header, neither a JPEG, a PNG nor raw pixels of a square image (a square number of bytes, or 3 times one): give --shape HxW or HxWxC"},
 		{[]string{"--shape", "2x5", "odd.rec"}, 0, "2 images of raw pixels 2x5 drawn at 5x2"},
 		{[]string{"--shape", "5x2x1", "odd.rec"}, 0, "2 images of raw pixels 5x2 drawn at 2x5"},
-		{[]string{"--shape", "3x3", "odd.rec"}, 1, "record 0 at offset 0: tensorfeed: bad data: 10 bytes of pixels after the image record header, not the 9 of 3x3"},
+		{[]string{"--shape", "3x3", "odd.rec"}, 1, "record 0 at byte 0: tensorfeed: bad data: 10 bytes of pixels after the image record header, not the 9 of 3x3"},
 		{[]string{"--shape", "2x5x2", "odd.rec"}, 2, "C is 1 (grey) or 3 (RGB), not 2"},
 		{[]string{"--shape", "2by5", "odd.rec"}, 2, "want HxW or HxWxC"},
 		{[]string{"--shape", "0x5", "odd.rec"}, 2, "each a number from 1"},
-		{[]string{"uneven.rec"}, 1, "record 1 at offset 48: tensorfeed: bad data: 25 bytes of pixels after the image record header, not the 16 of 4x4"},
+		{[]string{"uneven.rec"}, 1, "record 1 at byte 48: tensorfeed: bad data: 25 bytes of pixels after the image record header, not the 16 of 4x4"},
 	} {
 		args := append([]string{"show", "--grid", png}, c.args...)
 		args[len(args)-1] = filepath.Join(dir, args[len(args)-1])
