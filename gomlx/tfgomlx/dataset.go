@@ -171,6 +171,7 @@ type Dataset struct {
 	endless bool
 	keep    bool
 
+	ctx    context.Context
 	mu     sync.Mutex
 	epochs iter.Seq2[int, iter.Seq2[*tensor.Batch, error]]
 	pullE  func() (int, iter.Seq2[*tensor.Batch, error], bool)
@@ -188,7 +189,8 @@ var _ train.Dataset = (*Dataset)(nil)
 // New returns the Dataset of feed, whose batches have the data and label
 // tensors described by data and label (the sink's ProvideData and
 // ProvideLabel). Passes run with ctx; cancelling it ends the pass, and
-// Yield returns the pass's error. A feed that is a *pipeline.Pipe is used
+// Yield returns the pass's error, then, after a Reset, the context's
+// error: never io.EOF, which GoMLX would take for the end of an epoch. A feed that is a *pipeline.Pipe is used
 // as it is, so its Report and Stats count what the Dataset read; another
 // reader is wrapped in pipeline.From. Call Close when done, to end the
 // pass in progress and its goroutines.
@@ -201,7 +203,7 @@ func New(ctx context.Context, feed source.Reader[*tensor.Batch], data, label []t
 	if !ok {
 		p = pipeline.From(feed)
 	}
-	d := &Dataset{name: cfg.name, feed: p, endless: cfg.endless, keep: cfg.keepPartial}
+	d := &Dataset{name: cfg.name, feed: p, endless: cfg.endless, keep: cfg.keepPartial, ctx: ctx}
 	if d.name == "" {
 		d.name = p.Name()
 	}
@@ -375,8 +377,10 @@ func (d *Dataset) Yield() (spec any, inputs, labels []*tensors.Tensor, err error
 			return nil, nil, nil, io.EOF
 		}
 		if d.next == nil && !d.startPass() {
+			// No next epoch: ctx was cancelled. Its error, not io.EOF,
+			// which GoMLX would take for the end of an epoch.
 			d.done = true
-			return nil, nil, nil, io.EOF
+			return nil, nil, nil, fmt.Errorf("tfgomlx: %s: no next epoch: %w", d.name, context.Cause(d.ctx))
 		}
 		b, err, ok := d.next()
 		if !ok {

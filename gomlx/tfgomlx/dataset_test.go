@@ -422,3 +422,36 @@ func TestDTypes(t *testing.T) {
 }
 
 func fillLabel(s mnist.Sample, dst []int32) { dst[0] = int32(s.Label) }
+
+// A cancelled context ends the feed with the context's error, not with
+// io.EOF, which GoMLX would take for the normal end of an epoch.
+func TestCancelledIsNotEOF(t *testing.T) {
+	digits := testDigits(t, 100)
+	s := allSink(10)
+	ctx, cancel := context.WithCancel(context.Background())
+	ds, err := tfgomlx.New(ctx, feedOf(digits, s, batch.Keep, 1), s.ProvideData(), s.ProvideLabel())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	_, in, lab, err := ds.Yield()
+	if err != nil {
+		t.Fatal(err)
+	}
+	finalize(in, lab)
+	cancel()
+	for range 3 {
+		_, _, _, err = ds.Yield()
+		if err == nil || err == io.EOF {
+			continue
+		}
+		break
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Yield after cancel: %v, want context.Canceled", err)
+	}
+	ds.Reset()
+	if _, _, _, err := ds.Yield(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Yield after cancel and Reset: %v, want context.Canceled", err)
+	}
+}
