@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/scope"
 )
 
@@ -87,8 +88,8 @@ func concurrent[T any](readers []Reader[T], buffer int) Reader[T] {
 //
 // A failing file stops the pass: the other workers are cancelled, the
 // samples already buffered reach the consumer, then the error, once. The
-// error names the file: it is a *[FileError] unless it already names that
-// file (see FileError). When the consumer stops early or ctx is cancelled,
+// error names the file: it is a [*tensorfeed.Error] for the file unless it
+// already names that file. When the consumer stops early or ctx is cancelled,
 // every worker is cancelled and joined before the pass returns.
 //
 // Files panics if workers < 1, buffer < 1 or open is nil. More workers than
@@ -133,28 +134,19 @@ func Files[T any](paths []string, workers int, open func(path string) Reader[T],
 	return Replayed(fmt.Sprintf("files(%d)", len(paths)), r)
 }
 
-// FileError is the error of a file that [Files] read: it names the file.
-// Files wraps an error in one unless the error already names the file: its
-// chain holds a *FileError or an *fs.PathError for the same path, or an
-// error with a method FilePath() string that returns it (the positioned
-// errors of the format readers, which carry their file).
-type FileError struct {
-	Path string // the file, as given to Files
-	Err  error  // what went wrong
-}
-
-func (e *FileError) Error() string { return "source: " + e.Path + ": " + e.Err.Error() }
-
-// Unwrap returns Err.
-func (e *FileError) Unwrap() error { return e.Err }
-
-// FilePath returns Path.
-func (e *FileError) FilePath() string { return e.Path }
-
-// fileError names path in err unless err already does. Context errors are
-// left as they are: they are about the pass, not the file.
+// fileError names path in err unless err already does: its chain holds a
+// *tensorfeed.Error or an *fs.PathError for path, or an error with a method
+// FilePath() string that returns it (the errors of the few readers whose
+// errors are not yet a *tensorfeed.Error: mnist, jetstream). Otherwise err
+// becomes the Err of a *tensorfeed.Error for path, without a position.
+// Context errors are left as they are: they are about the pass, not the
+// file.
 func fileError(path string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var te *tensorfeed.Error
+	if errors.As(err, &te) && te.Path == path {
 		return err
 	}
 	var named interface{ FilePath() string }
@@ -165,7 +157,7 @@ func fileError(path string, err error) error {
 	if errors.As(err, &pe) && pe.Path == path {
 		return err
 	}
-	return &FileError{Path: path, Err: err}
+	return &tensorfeed.Error{Path: path, Offset: -1, Record: -1, Err: err}
 }
 
 // fanIn runs produce for producers 0..producers-1, each in its own

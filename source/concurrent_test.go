@@ -305,7 +305,7 @@ type namedError struct{ file string }
 func (e *namedError) Error() string    { return "format: " + e.file + ": offset 12: bad" }
 func (e *namedError) FilePath() string { return e.file }
 
-func TestFilesWrapsInFileError(t *testing.T) {
+func TestFilesNamesTheFile(t *testing.T) {
 	fail := func(err error) source.Reader[int] { return sourcetest.FailAfter(fixture.Count(2), 2, err) }
 	open := func(path string) source.Reader[int] {
 		switch path {
@@ -317,7 +317,7 @@ func TestFilesWrapsInFileError(t *testing.T) {
 			// names another file: wrapped all the same
 			return fail(&namedError{"elsewhere"})
 		}
-		return fail(&source.FileError{Path: path, Err: errBoom})
+		return fail(&tensorfeed.Error{Path: path, Offset: -1, Record: -1, Err: errBoom})
 	}
 	for _, tc := range []struct {
 		path    string
@@ -327,10 +327,10 @@ func TestFilesWrapsInFileError(t *testing.T) {
 		if len(errs) != 1 {
 			t.Fatalf("%s: errors = %v, want one", tc.path, errs)
 		}
-		var fe *source.FileError
+		var fe *tensorfeed.Error
 		isFE := errors.As(errs[0], &fe)
-		if tc.wrapped && (!isFE || fe.Path != tc.path || fe != errs[0]) {
-			t.Errorf("%s: error %v, want a *FileError for the file", tc.path, errs[0])
+		if tc.wrapped && (!isFE || fe.Path != tc.path || fe != errs[0] || fe.Offset != -1 || fe.Record != -1) {
+			t.Errorf("%s: error %v, want a *tensorfeed.Error for the file", tc.path, errs[0])
 		}
 		if !tc.wrapped && isFE && fe == errs[0] && tc.path != "already" {
 			t.Errorf("%s: error %v wrapped again", tc.path, errs[0])
@@ -439,7 +439,7 @@ func TestFilesNamesEachFileOnce(t *testing.T) {
 		return sourcetest.FailAfter(source.Slice([]int{1}), 1, errBoom)
 	}
 	for _, tc := range []struct{ path, want string }{
-		{"a", "source: a: boom"},  // the error does not know its file: Files names it
+		{"a", "a: boom"},          // the error does not know its file: Files names it
 		{"b", "b: offset 3: bad"}, // it does: left as it is
 	} {
 		_, err := source.Collect(context.Background(), source.Files([]string{tc.path}, 1, open, 4))
