@@ -26,8 +26,9 @@
 // # End of archive
 //
 // A tar archive ends with two zero blocks. Zero padding may follow them
-// (GNU tar pads to whole records); anything else is an [*Error] wrapping
-// [ErrAfterEnd] at the offset of the first block that is not zero, after
+// (GNU tar pads to whole records); anything else is a [*tensorfeed.Error]
+// wrapping [ErrAfterEnd] at the offset of the first block that is not zero,
+// after
 // the samples before it were given. That is what tar archives joined end
 // to end look like (cat a.tar b.tar > c.tar, or .tar.gz shards joined the
 // same way), and what most readers silently stop at: [IgnoreZeros] reads
@@ -44,8 +45,8 @@
 //
 // # Bad input
 //
-// Every error about the data is an [*Error] that names the shard, the byte
-// offset of the tar header of the member concerned (in the decompressed
+// Every error about the data is a [*tensorfeed.Error] that names the shard
+// (Path), the byte offset of the tar header of the member concerned (in the decompressed
 // stream of a .tar.gz shard) and the member, and wraps [ErrFormat] (and so
 // tensorfeed.ErrBadData) and its cause. A bad tar header or gzip stream
 // ([ErrHeader]), a truncated shard ([ErrTruncated]: it ends inside a
