@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/image/decode"
@@ -12,7 +13,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-// The Iter refuses a bomb in a record with a *RecordError naming the record,
+// The Iter refuses a bomb in a record with a *tensorfeed.Error naming the record,
 // whatever the thread count, and SkipBad skips it.
 func TestIterBomb(t *testing.T) {
 	good := recimages.Records(t, tdPath(mnistJPG, ".rec"))
@@ -30,9 +31,9 @@ func TestIterBomb(t *testing.T) {
 		cfg.Backend.Threads = threads
 		var err error
 		n := fixture.Allocated(func() { err = passErr(newIter(t, cfg)) })
-		var re *imagerec.RecordError
-		if !errors.As(err, &re) || re.Index != 1 || re.Offset != offs[1] || !errors.Is(err, decode.ErrImage) {
-			t.Fatalf("threads %d: %v, want a *RecordError for record 1", threads, err)
+		var re *tensorfeed.Error
+		if !errors.As(err, &re) || re.Record != 1 || re.Offset != offs[1] || !errors.Is(err, decode.ErrImage) {
+			t.Fatalf("threads %d: %v, want a *tensorfeed.Error for record 1", threads, err)
 		}
 		if n > 64<<20 {
 			t.Errorf("threads %d: %d bytes allocated", threads, n)

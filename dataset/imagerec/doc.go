@@ -54,7 +54,7 @@
 // Every error about bad data wraps one of the package's sentinels (ErrHeader,
 // ErrLabel, ErrList), decode.ErrImage, decode.ErrSize or recordio.ErrFormat,
 // and all of them wrap tensorfeed.ErrBadData; errors about a record are
-// *RecordError values naming its file, index and byte offset. An image whose
+// *tensorfeed.Error values naming its file, index and byte offset. An image whose
 // decode would take more than MaxDecodeBytes is refused from its header, so
 // a decompression bomb costs nothing. An .idx file is checked against its
 // .rec before the first record is read (recordio.ValidateIndex): a stale or

@@ -1,9 +1,9 @@
 package imagerec
 
 import (
-	"fmt"
-
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/internal/cause"
 )
 
 // badData is a sentinel that wraps tensorfeed.ErrBadData while keeping its
@@ -14,59 +14,25 @@ func (e *badData) Error() string { return e.msg }
 func (e *badData) Unwrap() error { return tensorfeed.ErrBadData }
 
 // ErrList is wrapped by every error about a malformed .lst file. The
-// concrete error is a *ListError that says which line.
+// concrete error is a *tensorfeed.Error that says which line.
 var ErrList error = &badData{"imagerec: bad .lst file"}
 
 // ErrLabel is wrapped by errors about labels: a record whose id is missing
 // from the .lst file, or whose label count does not match the label width.
 var ErrLabel error = &badData{"imagerec: bad label"}
 
-// RecordError reports a record that could not be turned into a sample: the
-// file it came from, its index in the input and the byte offset where it
-// starts. It wraps the cause, which in turn wraps a sentinel such as
-// decode.ErrImage, decode.ErrSize, ErrLabel or ErrHeader.
-type RecordError struct {
-	File   string // the .rec file, empty when unknown
-	Index  int    // the record's index in the input
-	Offset int64  // the byte offset of the record's first part
-	Err    error  // the cause
+// recordErr returns the error about a record that could not be turned
+// into a sample: a *tensorfeed.Error with the file it came from, its index
+// in the input (Record) and the byte offset where it starts. It wraps err,
+// which in turn wraps a sentinel such as decode.ErrImage, decode.ErrSize,
+// ErrLabel or ErrHeader.
+func recordErr(rec recordio.Record, err error) error {
+	return &tensorfeed.Error{Path: rec.File, Offset: rec.Offset, Record: int64(rec.Index), Err: err}
 }
 
-// FilePath returns the file the error is about, so that source.Files does
-// not name it a second time.
-func (e *RecordError) FilePath() string { return e.File }
-
-// Error formats the error as "imagerec: FILE: record N at byte OFFSET: CAUSE".
-func (e *RecordError) Error() string {
-	file := e.File
-	if file == "" {
-		file = "<input>"
-	}
-	return fmt.Sprintf("imagerec: %s: record %d at byte %d: %v", file, e.Index, e.Offset, e.Err)
+// listError returns the error about a malformed line of a .lst file: a
+// *tensorfeed.Error with the file and the line (from 1), which wraps
+// ErrList.
+func listError(file string, line int, msg string) error {
+	return &tensorfeed.Error{Path: file, Offset: -1, Record: -1, Line: line, Err: cause.New(ErrList, nil, msg)}
 }
-
-// Unwrap returns the cause.
-func (e *RecordError) Unwrap() error { return e.Err }
-
-// ListError reports a malformed line of a .lst file. It wraps ErrList.
-type ListError struct {
-	File string // the .lst file, empty when unknown
-	Line int    // 1-based line number
-	Msg  string // what is wrong
-}
-
-// FilePath returns the file the error is about, so that source.Files does
-// not name it a second time.
-func (e *ListError) FilePath() string { return e.File }
-
-// Error formats the error as "imagerec: FILE:LINE: MSG".
-func (e *ListError) Error() string {
-	file := e.File
-	if file == "" {
-		file = "<input>"
-	}
-	return fmt.Sprintf("imagerec: %s:%d: %s", file, e.Line, e.Msg)
-}
-
-// Unwrap returns ErrList.
-func (e *ListError) Unwrap() error { return ErrList }

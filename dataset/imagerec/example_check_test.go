@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/decode"
@@ -41,7 +42,7 @@ func ExampleDecode_check() {
 		imagerec.Threads(2),
 		imagerec.MaxDecodeBytes(64<<20),
 		imagerec.OnBad(source.SkipBad(1, source.OnSkip(func(err error) {
-			fmt.Println("bad:", filepath.Base(err.(*imagerec.RecordError).File), err.(*imagerec.RecordError).Err)
+			fmt.Println("bad:", filepath.Base(err.(*tensorfeed.Error).Path), err.(*tensorfeed.Error).Err)
 		}))),
 	)
 	good := 0

@@ -116,7 +116,7 @@ func ExampleParseList() {
 	// Output:
 	// 0 [7] train/a.jpg
 	// 1 [2 0.5] train/b c.jpg
-	// <nil> imagerec: bad.lst:1: 2 tab-separated fields, want index, label(s) and path
+	// <nil> bad.lst: line 1: imagerec: bad .lst file: 2 tab-separated fields, want index, label(s) and path
 }
 
 func ExampleNewLabels() {

@@ -15,7 +15,7 @@ import (
 
 // FuzzDecodeRecord feeds record payloads to DecodeRecord: it must never
 // panic, and must either decode an image whose pixels match its shape or
-// fail with a *RecordError wrapping one of the package's sentinels. The
+// fail with a *tensorfeed.Error wrapping one of the package's sentinels. The
 // seed corpus holds real records of every kind in testdata, and broken
 // copies of them.
 func FuzzDecodeRecord(f *testing.F) {
@@ -36,9 +36,9 @@ func FuzzDecodeRecord(f *testing.F) {
 			rec := recordio.Record{File: "fuzz.rec", Offset: 64, Index: 2, Data: payload}
 			ex, err := imagerec.DecodeRecord(rec, imagerec.Decoder(dec), imagerec.Channels(channels), imagerec.MaxPixels(1<<20))
 			if err != nil {
-				var re *imagerec.RecordError
-				if !errors.As(err, &re) || re.Index != 2 || re.Offset != 64 || re.File != "fuzz.rec" {
-					t.Fatalf("%s: error %v is not a *RecordError for the record", dec.Name(), err)
+				var re *tensorfeed.Error
+				if !errors.As(err, &re) || re.Record != 2 || re.Offset != 64 || re.Path != "fuzz.rec" {
+					t.Fatalf("%s: error %v is not a *tensorfeed.Error for the record", dec.Name(), err)
 				}
 				if !errors.Is(err, imagerec.ErrHeader) && !errors.Is(err, decode.ErrImage) {
 					t.Fatalf("%s: error %v wraps no sentinel", dec.Name(), err)
@@ -60,7 +60,7 @@ func FuzzDecodeRecord(f *testing.F) {
 }
 
 // FuzzParseList feeds arbitrary bytes to the .lst parser. It must never
-// panic; an error is a *ListError wrapping ErrList and tensorfeed.ErrBadData
+// panic; an error is a *tensorfeed.Error wrapping ErrList and tensorfeed.ErrBadData
 // with the file and a line number inside the input; accepted entries have a
 // path, labels and unique indexes, and written back with WriteList they
 // parse to the same indexes, label counts and paths.
@@ -77,11 +77,11 @@ func FuzzParseList(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		entries, err := imagerec.ParseList(bytes.NewReader(data), "fuzz.lst")
 		if err != nil {
-			var le *imagerec.ListError
+			var le *tensorfeed.Error
 			if !errors.As(err, &le) || !errors.Is(err, imagerec.ErrList) || !errors.Is(err, tensorfeed.ErrBadData) {
-				t.Fatalf("error %v is not a *ListError wrapping ErrList and ErrBadData", err)
+				t.Fatalf("error %v is not a *tensorfeed.Error wrapping ErrList and ErrBadData", err)
 			}
-			if le.File != "fuzz.lst" || le.Line < 1 || le.Line > bytes.Count(data, []byte("\n"))+1 {
+			if le.Path != "fuzz.lst" || le.Line < 1 || le.Line > bytes.Count(data, []byte("\n"))+1 {
 				t.Fatalf("error %v: line %d of a %d-line input", err, le.Line, bytes.Count(data, []byte("\n"))+1)
 			}
 			return

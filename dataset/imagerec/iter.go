@@ -277,7 +277,7 @@ func checkIndex(ctx context.Context, path string, idx *recordio.Index, sopts []s
 
 // All returns one pass (epoch) over the data. Its first error (a bad
 // record, an unreadable file, an .idx that does not match the .rec) is
-// yielded once and ends the pass; record errors are *RecordError values.
+// yielded once and ends the pass; record errors are *tensorfeed.Error values.
 // With SkipBad, bad records are skipped instead, within its bound. The
 // consumer calls Release on each batch when done with it.
 func (it *Iter) All(ctx context.Context) iter.Seq2[*tensor.Batch, error] {

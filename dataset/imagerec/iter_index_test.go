@@ -73,7 +73,17 @@ func TestIterIndexMismatch(t *testing.T) {
 				if batches != 0 || !errors.Is(err, recordio.ErrFormat) || !errors.Is(err, tensorfeed.ErrBadData) {
 					t.Fatalf("%d batches, then %v; want no batch and an index error", batches, err)
 				}
-				if !strings.Contains(err.Error(), cfg.Data.IdxPath) || !strings.Contains(err.Error(), c.msg) {
+				// "line N: " at the start of msg is the error's Line.
+				msg := c.msg
+				var line int
+				if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
+					msg = msg[strings.Index(msg, ":")+2:]
+					var pe *tensorfeed.Error
+					if !errors.As(err, &pe) || pe.Line != line || pe.Path != cfg.Data.IdxPath {
+						t.Errorf("error %v: not at line %d of %s", err, line, cfg.Data.IdxPath)
+					}
+				}
+				if !strings.Contains(err.Error(), cfg.Data.IdxPath) || !strings.Contains(err.Error(), msg) {
 					t.Errorf("error %q does not name %s and say %q", err, cfg.Data.IdxPath, c.msg)
 				}
 			})

@@ -12,7 +12,6 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/internal/fixture/recimages"
 	"github.com/tensorfeed/tensorfeed/sample"
@@ -97,8 +96,8 @@ func TestIterSkipBad(t *testing.T) {
 				t.Fatalf("last=%v threads=%d: Skipped() = %d, %d reported; want %d", last, threads, it.Skipped(), len(skipped), len(bad))
 			}
 			for k, err := range skipped {
-				var re *imagerec.RecordError
-				if !errors.As(err, &re) || re.Index != bad[k] || re.Offset != offs[bad[k]] || re.File != rec {
+				var re *tensorfeed.Error
+				if !errors.As(err, &re) || re.Record != int64(bad[k]) || re.Offset != offs[bad[k]] || re.Path != rec {
 					t.Errorf("skip %d: %v, want record %d at offset %d of %s", k, err, bad[k], offs[bad[k]], rec)
 				}
 			}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
@@ -201,8 +202,8 @@ func TestIterLabels(t *testing.T) {
 	// Width 1 with 3 labels in the header is an error naming the record.
 	cfg.Data.LabelWidth = 1
 	err := passErr(newIter(t, cfg))
-	var re *imagerec.RecordError
-	if !errors.Is(err, imagerec.ErrLabel) || !errors.As(err, &re) || re.Index != 0 {
+	var re *tensorfeed.Error
+	if !errors.Is(err, imagerec.ErrLabel) || !errors.As(err, &re) || re.Record != 0 {
 		t.Errorf("label width 1 over 3-label records: %v", err)
 	}
 	// A .lst whose labels are looked up by id: reverse the ids' labels.
@@ -381,8 +382,8 @@ func TestIterGeometry(t *testing.T) {
 	// Too small for the shape without resizing: an error naming the record.
 	cfg.Aug = augOptions{}
 	err := passErr(newIter(t, cfg))
-	var re *imagerec.RecordError
-	if !errors.Is(err, decode.ErrSize) || !errors.As(err, &re) || re.Index != 0 || re.Offset != 0 {
+	var re *tensorfeed.Error
+	if !errors.Is(err, decode.ErrSize) || !errors.As(err, &re) || re.Record != 0 || re.Offset != 0 {
 		t.Errorf("28x28 images for a 32x32 shape: %v", err)
 	}
 }
@@ -437,12 +438,12 @@ func TestIterBadRecords(t *testing.T) {
 				}
 				got = append(got, b)
 			}
-			var re *imagerec.RecordError
+			var re *tensorfeed.Error
 			if !errors.As(err, &re) {
-				t.Fatalf("%s: err = %v, want a *RecordError", name, err)
+				t.Fatalf("%s: err = %v, want a *tensorfeed.Error", name, err)
 			}
-			if re.File != path || re.Index != 2 || re.Offset != offs[2] || offs[2] == 0 {
-				t.Errorf("%s: error at %s record %d offset %d, want record 2 at offset %d", name, re.File, re.Index, re.Offset, offs[2])
+			if re.Path != path || re.Record != 2 || re.Offset != offs[2] || offs[2] == 0 {
+				t.Errorf("%s: error at %s record %d offset %d, want record 2 at offset %d", name, re.Path, re.Record, re.Offset, offs[2])
 			}
 			if c.target != nil && !errors.Is(err, c.target) {
 				t.Errorf("%s: %v does not wrap %v", name, err, c.target)

@@ -51,7 +51,7 @@ const maxListLine = 16 << 20
 // (stripping it would make the last label the path). A line with fewer than
 // three fields, an empty path, an index that is not an unsigned integer or
 // that an earlier line already has, or a label that is not a number gives a
-// *ListError naming the line. name is used in errors.
+// *tensorfeed.Error naming the line. name is used in errors.
 func ParseList(r io.Reader, name string) ([]ListEntry, error) {
 	var out []ListEntry
 	sc := bufio.NewScanner(r)
@@ -71,14 +71,14 @@ func ParseList(r io.Reader, name string) ([]ListEntry, error) {
 			}
 		}
 		if msg != "" {
-			return out, &ListError{File: name, Line: line, Msg: msg}
+			return out, listError(name, line, msg)
 		}
 		lineOf[e.Index] = line
 		out = append(out, e)
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return out, &ListError{File: name, Line: line + 1, Msg: fmt.Sprintf("line longer than %d bytes", maxListLine)}
+			return out, listError(name, line+1, fmt.Sprintf("line longer than %d bytes", maxListLine))
 		}
 		return out, fmt.Errorf("imagerec: %s: line %d: %w", name, line+1, err)
 	}

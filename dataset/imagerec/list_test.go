@@ -49,12 +49,12 @@ func TestParseListErrors(t *testing.T) {
 		{"0\t1\ta.jpg\n\n5\t1\tb.jpg\n0\t2\tc.jpg\n", 4, "index 0 already on line 1"},
 	} {
 		_, err := imagerec.ParseList(strings.NewReader(c.in), "bad.lst")
-		var le *imagerec.ListError
+		var le *tensorfeed.Error
 		if !errors.As(err, &le) || !errors.Is(err, imagerec.ErrList) {
-			t.Errorf("%q: err = %v, want a *ListError wrapping ErrList", c.in, err)
+			t.Errorf("%q: err = %v, want a *tensorfeed.Error wrapping ErrList", c.in, err)
 			continue
 		}
-		if le.Line != c.line || le.File != "bad.lst" || !strings.Contains(err.Error(), c.msg) ||
+		if le.Line != c.line || le.Path != "bad.lst" || !strings.Contains(err.Error(), c.msg) ||
 			!errors.Is(err, tensorfeed.ErrBadData) {
 			t.Errorf("%q: %v (line %d), want line %d and %q", c.in, err, le.Line, c.line, c.msg)
 		}

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/cause"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
@@ -41,33 +43,15 @@ const (
 )
 
 // ErrMeanImage is wrapped by every error about a malformed mean image file.
-// The concrete error is a *MeanImageError that says where.
+// The concrete error is a *tensorfeed.Error that says where.
 var ErrMeanImage error = &badData{"imagerec: bad mean image file"}
 
-// MeanImageError reports a malformed mean image file: the file, the byte
-// offset of the field that is wrong and what is wrong. It wraps
-// ErrMeanImage.
-type MeanImageError struct {
-	File   string // the file, empty when unknown
-	Offset int64  // byte offset of the bad field
-	Msg    string // what is wrong
+// meanImageError returns the error about a malformed mean image file: a
+// *tensorfeed.Error with the file and the byte offset of the field that is
+// wrong, which wraps ErrMeanImage.
+func meanImageError(file string, at int64, msg string) error {
+	return &tensorfeed.Error{Path: file, Offset: at, Record: -1, Err: cause.New(ErrMeanImage, nil, msg)}
 }
-
-// FilePath returns the file the error is about, so that source.Files does
-// not name it a second time.
-func (e *MeanImageError) FilePath() string { return e.File }
-
-// Error formats the error as "imagerec: FILE: byte OFFSET: MSG".
-func (e *MeanImageError) Error() string {
-	file := e.File
-	if file == "" {
-		file = "<input>"
-	}
-	return fmt.Sprintf("imagerec: %s: byte %d: %s", file, e.Offset, e.Msg)
-}
-
-// Unwrap returns ErrMeanImage.
-func (e *MeanImageError) Unwrap() error { return ErrMeanImage }
 
 // ndReader reads the fields of an NDArray file held in memory.
 type ndReader struct {
@@ -77,7 +61,7 @@ type ndReader struct {
 }
 
 func (r *ndReader) fail(at int, format string, args ...any) error {
-	return &MeanImageError{File: r.file, Offset: int64(at), Msg: fmt.Sprintf(format, args...)}
+	return meanImageError(r.file, int64(at), fmt.Sprintf(format, args...))
 }
 
 func (r *ndReader) u32(what string) (uint32, error) {
@@ -104,7 +88,7 @@ func (r *ndReader) u64(what string) (uint64, error) {
 //
 // Every count and size in the file is checked against the bytes present
 // before anything is allocated, so the memory taken is bounded by len(data).
-// Errors are *MeanImageError values wrapping ErrMeanImage and
+// Errors are *tensorfeed.Error values wrapping ErrMeanImage and
 // tensorfeed.ErrBadData: a file with several arrays (MXNet refuses it too),
 // a sparse array, or an element type other than float32 is refused.
 func ParseMeanImage(data []byte, file string) (shape []int, mean []float32, err error) {
@@ -317,16 +301,14 @@ func readMeanImage(ctx context.Context, path string, shape [3]int, sopts []stora
 		}
 	}
 	if f.Size() > limit || int64(len(data)) > limit {
-		return nil, &MeanImageError{File: path, Offset: limit,
-			Msg: fmt.Sprintf("larger than a mean image of shape %v can be", shape)}
+		return nil, meanImageError(path, limit, fmt.Sprintf("larger than a mean image of shape %v can be", shape))
 	}
 	got, mean, err := ParseMeanImage(data, path)
 	if err != nil {
 		return nil, err
 	}
 	if len(got) != 3 || got[0] != shape[0] || got[1] != shape[1] || got[2] != shape[2] {
-		return nil, &MeanImageError{File: path, Offset: 0,
-			Msg: fmt.Sprintf("shape %v, DataShape is %v", got, shape)}
+		return nil, meanImageError(path, 0, fmt.Sprintf("shape %v, DataShape is %v", got, shape))
 	}
 	return mean, nil
 }

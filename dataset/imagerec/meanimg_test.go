@@ -154,8 +154,8 @@ func TestParseMeanImageBad(t *testing.T) {
 		{"name beyond the file", nd(slices.Clone(good[:len(good)-16])).u64(1 << 50)},
 	} {
 		_, _, err := imagerec.ParseMeanImage(tc.file, "m.nd")
-		var me *imagerec.MeanImageError
-		if !errors.Is(err, imagerec.ErrMeanImage) || !errors.Is(err, tensorfeed.ErrBadData) || !errors.As(err, &me) || me.FilePath() != "m.nd" {
+		var me *tensorfeed.Error
+		if !errors.Is(err, imagerec.ErrMeanImage) || !errors.Is(err, tensorfeed.ErrBadData) || !errors.As(err, &me) || me.Path != "m.nd" {
 			t.Errorf("%s: %v", tc.name, err)
 		}
 	}
@@ -163,7 +163,7 @@ func TestParseMeanImageBad(t *testing.T) {
 
 // FuzzParseMeanImage feeds arbitrary bytes to the NDArray parser: it must
 // never panic, allocate no more than the input's size in values, and either
-// return values matching the shape or a *MeanImageError.
+// return values matching the shape or a *tensorfeed.Error.
 func FuzzParseMeanImage(f *testing.F) {
 	f.Add(imagerec.AppendMeanImage(nil, []int{3, 2, 2}, make([]float32, 12)))
 	f.Add([]byte(nd(nil).u64(0x112).u64(0).u64(1).u32(2).u32(1).u32(1).u32(1).u32(0).u32(0).f32(5).u64(0)))
@@ -171,7 +171,7 @@ func FuzzParseMeanImage(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		shape, mean, err := imagerec.ParseMeanImage(data, "f.nd")
 		if err != nil {
-			var me *imagerec.MeanImageError
+			var me *tensorfeed.Error
 			if !errors.As(err, &me) || !errors.Is(err, tensorfeed.ErrBadData) {
 				t.Fatalf("error of another kind: %v", err)
 			}

@@ -162,7 +162,7 @@ func Names(data, label string) Option {
 }
 
 // SkipBad sets the bad-record policy to source.SkipBad(maxFraction, opts...).
-// Without it, the pass ends at the first bad record with its *RecordError.
+// Without it, the pass ends at the first bad record with its *tensorfeed.Error.
 // With it, a record whose header, labels or image cannot be parsed or
 // decoded (any error wrapping tensorfeed.ErrBadData, an image over
 // MaxDecodeBytes included) is skipped, counted (Iter.Skipped) and logged at
@@ -283,7 +283,7 @@ func Decoder(d decode.Decoder) Option { return option.New(func(c *config) { c.de
 // MaxDecodeBytes bounds the memory one decode may take (see
 // decode.Options.MaxBytes); the default is decode.DefaultMaxBytes. At most
 // Threads images are decoded at once, so decoding holds at most Threads x
-// MaxDecodeBytes. A record over the bound is a *RecordError wrapping
+// MaxDecodeBytes. A record over the bound is a *tensorfeed.Error wrapping
 // decode.ErrImage (and can be skipped, see SkipBad).
 func MaxDecodeBytes(n int64) Option { return option.New(func(c *config) { c.maxDecodeBytes = n }) }
 

@@ -25,7 +25,7 @@ type Example struct {
 }
 
 // DecodeRecord parses rec's image record header and decodes its image. Any
-// error is a *RecordError naming rec's file, index and byte offset; it
+// error is a *tensorfeed.Error naming rec's file, index and byte offset; it
 // wraps the header parser's error for a malformed header (such as a label
 // count that runs past the record), ErrImage for bytes that do not decode
 // and ErrLabel for a missing label. It takes the options of Decode but
@@ -50,10 +50,6 @@ func decodeRecord(rec recordio.Record, c *config) (Example, error) {
 		return Example{}, recordErr(rec, err)
 	}
 	return Example{Index: rec.Index, ID: h.ID, Label: append([]float32(nil), label...), Image: img}, nil
-}
-
-func recordErr(rec recordio.Record, err error) error {
-	return &RecordError{File: rec.File, Index: rec.Index, Offset: rec.Offset, Err: err}
 }
 
 // recordLabels returns the labels of a record with header h: from labels by

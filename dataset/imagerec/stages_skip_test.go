@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -20,11 +21,11 @@ func TestDecodeSkipBad(t *testing.T) {
 	for _, threads := range []int{1, 3} {
 		var reported []int
 		opts := []imagerec.Option{imagerec.Threads(threads), imagerec.OnBad(source.SkipBad(1, source.OnSkip(func(err error) {
-			var re *imagerec.RecordError
-			if !errors.As(err, &re) || re.Offset != offs[re.Index] || re.File != rec {
-				t.Errorf("skipped %v: not a *RecordError for its record", err)
+			var re *tensorfeed.Error
+			if !errors.As(err, &re) || re.Offset != offs[int(re.Record)] || re.Path != rec {
+				t.Errorf("skipped %v: not a *tensorfeed.Error for its record", err)
 			}
-			reported = append(reported, re.Index)
+			reported = append(reported, int(re.Record))
 		})))}
 		d := imagerec.Decode(recordio.Open(rec), opts...)
 		exs, err := source.Collect(t.Context(), d)
@@ -49,8 +50,8 @@ func TestDecodeSkipBad(t *testing.T) {
 		}
 
 		_, err = source.Collect(t.Context(), imagerec.Decode(recordio.Open(rec), imagerec.Threads(threads)))
-		var re *imagerec.RecordError
-		if !errors.As(err, &re) || re.Index != 2 {
+		var re *tensorfeed.Error
+		if !errors.As(err, &re) || re.Record != 2 {
 			t.Errorf("threads %d, no policy: %v, want the error of record 2", threads, err)
 		}
 	}

@@ -59,7 +59,7 @@ func TestDecodeStage(t *testing.T) {
 	}
 }
 
-// A bad record ends Decode's pass with a *RecordError; records before it
+// A bad record ends Decode's pass with a *tensorfeed.Error; records before it
 // come first.
 func TestDecodeStageError(t *testing.T) {
 	good := recimages.Records(t, tdPath(mnistJPG, ".rec"))
@@ -75,8 +75,8 @@ func TestDecodeStageError(t *testing.T) {
 			}
 			got = append(got, ex)
 		}
-		var re *imagerec.RecordError
-		if len(got) != 1 || !errors.As(err, &re) || re.Index != 1 || re.Offset != offs[1] || !errors.Is(err, decode.ErrImage) {
+		var re *tensorfeed.Error
+		if len(got) != 1 || !errors.As(err, &re) || re.Record != 1 || re.Offset != offs[1] || !errors.Is(err, decode.ErrImage) {
 			t.Errorf("%d threads: %d examples, then %v", threads, len(got), err)
 		}
 	}
