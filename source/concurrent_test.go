@@ -316,13 +316,19 @@ func TestFilesNamesTheFile(t *testing.T) {
 		case "other":
 			// names another file: wrapped all the same
 			return fail(&namedError{"elsewhere"})
+		case "positioned":
+			// a *tensorfeed.Error names the file at fault, this one or not
+			return fail(fmt.Errorf("seam: %w", &tensorfeed.Error{Path: "next", Offset: 0, Record: -1, Err: errBoom}))
+		case "unnamed":
+			// a position without a file: Files names the file
+			return fail(&tensorfeed.Error{Offset: 8, Record: -1, Err: errBoom})
 		}
 		return fail(&tensorfeed.Error{Path: path, Offset: -1, Record: -1, Err: errBoom})
 	}
 	for _, tc := range []struct {
 		path    string
 		wrapped bool
-	}{{"plain", true}, {"named", false}, {"other", true}, {"already", false}} {
+	}{{"plain", true}, {"named", false}, {"other", true}, {"already", false}, {"positioned", false}, {"unnamed", true}} {
 		_, errs := fixture.Drain(context.Background(), source.Files([]string{tc.path}, 1, open, 4))
 		if len(errs) != 1 {
 			t.Fatalf("%s: errors = %v, want one", tc.path, errs)
@@ -332,10 +338,17 @@ func TestFilesNamesTheFile(t *testing.T) {
 		if tc.wrapped && (!isFE || fe.Path != tc.path || fe != errs[0] || fe.Offset != -1 || fe.Record != -1) {
 			t.Errorf("%s: error %v, want a *tensorfeed.Error for the file", tc.path, errs[0])
 		}
-		if !tc.wrapped && isFE && fe == errs[0] && tc.path != "already" {
+		if !tc.wrapped && isFE && fe == errs[0] && tc.path != "already" && tc.path != "positioned" {
 			t.Errorf("%s: error %v wrapped again", tc.path, errs[0])
 		}
-		if n := strings.Count(errs[0].Error(), tc.path); n != 1 {
+		name := tc.path
+		if tc.path == "positioned" {
+			name = "next"
+			if !isFE || fe.Path != "next" || fe.Offset != 0 {
+				t.Errorf("%s: error %v, want the reader's *tensorfeed.Error for next", tc.path, errs[0])
+			}
+		}
+		if n := strings.Count(errs[0].Error(), name); n != 1 {
 			t.Errorf("%s: error %q names the file %d times, want once", tc.path, errs[0], n)
 		}
 	}
