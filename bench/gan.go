@@ -30,15 +30,16 @@ const (
 // ganSample is one composed sample: an image, its noise vector (N is
 // []float32 or [100]float32) and the discriminator's constant true and
 // false labels.
-type ganSample[N any] = stage.Tuple4[mnist.Ref, N, bool, bool]
+type ganSample[N any] = stage.Tuple4[mnist.Sample, N, bool, bool]
 
 // ganPipeline builds: Zip4(images, noise, Constant(true), Constant(false),
 // Shortest) -> Tensorize(sink of 128, Keep) with the image, noise, real and
-// fake tensors; the consumer releases every batch. The images come by
-// reference (Dataset.Refs: the files decoded once per process). Every fill writes its whole row (WritesAll), so
-// recycled rows are not cleared first.
-func ganPipeline[N any](ds *mnist.Dataset, noise source.Reader[N], fillNoise func(N, []float32)) source.Reader[*tensor.Batch] {
-	z := stage.Zip4[mnist.Ref, N, bool, bool](ds.Refs(), noise, source.Constant(true, -1), source.Constant(false, -1),
+// fake tensors; the consumer releases every batch. The images come from
+// the table in memory (Dataset.Load: the files decoded once per process),
+// by reference. Every fill writes its whole row (WritesAll), so recycled
+// rows are not cleared first.
+func ganPipeline[N any](tab *mnist.Table, noise source.Reader[N], fillNoise func(N, []float32)) source.Reader[*tensor.Batch] {
+	z := stage.Zip4[mnist.Sample, N, bool, bool](source.ReadIndexed(tab), noise, source.Constant(true, -1), source.Constant(false, -1),
 		stage.Shortest())
 	boolF32 := func(v bool) float32 {
 		if v {
@@ -48,7 +49,11 @@ func ganPipeline[N any](ds *mnist.Dataset, noise source.Reader[N], fillNoise fun
 	}
 	s := sink.New(mnistBatch,
 		[]sink.Field[ganSample[N]]{
-			sink.Float32("image", []int{mnist.Pixels}, func(s ganSample[N], dst []float32) { ds.FillRefImage(s.A, dst) }).WritesAll(),
+			sink.Float32("image", []int{mnist.Pixels}, func(s ganSample[N], dst []float32) {
+				for i, x := range s.A.Image {
+					dst[i] = bestLUT[x]
+				}
+			}).WritesAll(),
 			sink.Float32("noise", []int{ganNoise}, func(s ganSample[N], dst []float32) { fillNoise(s.B, dst) }).WritesAll(),
 		},
 		[]sink.Field[ganSample[N]]{
@@ -74,7 +79,10 @@ func ganCompose(cfg config) ([]Row, error) {
 	}
 	defer f.remove()
 	outBytes := int64(f.n) * ganOut
-	ds := mnist.New(f.images, f.labels, mnist.Flat(), mnist.Scaling(mnist.ScaleSymmetric))
+	tab, err := mnist.New(f.images, f.labels).Load(context.Background())
+	if err != nil {
+		return nil, err
+	}
 	noiseArray := source.Generate(-1, ganSeed, func(r *rand.Rand, _ int) (v [ganNoise]float32) {
 		for i := range v {
 			v[i] = -1 + 2*r.Float32() // as source.Uniform(ganNoise, -1, 1, ganSeed)
@@ -86,9 +94,9 @@ func ganCompose(cfg config) ([]Row, error) {
 		r          source.Reader[*tensor.Batch]
 	}
 	uniform := variant{name: "uniform", note: "Zip4(images by reference, source.Uniform(100), Constant(true), Constant(false), Shortest) -> Tensorize(sink of 128, Keep), the consumer releasing tensors; plain: one loop reading the files"}
-	uniform.r = ganPipeline(ds, source.Uniform(ganNoise, -1, 1, ganSeed), func(v []float32, dst []float32) { copy(dst, v) })
+	uniform.r = ganPipeline(tab, source.Uniform(ganNoise, -1, 1, ganSeed), func(v []float32, dst []float32) { copy(dst, v) })
 	array := variant{name: "noise-array", note: "as uniform, with source.Generate of [100]float32 values instead of Uniform's slices"}
-	array.r = ganPipeline(ds, noiseArray, func(v [ganNoise]float32, dst []float32) { copy(dst, v[:]) })
+	array.r = ganPipeline(tab, noiseArray, func(v [ganNoise]float32, dst []float32) { copy(dst, v[:]) })
 	variants := []variant{uniform, array}
 
 	floor, err := measureFloor(cfg.cheapReps(), outBytes, mnistBatch*ganOut)
@@ -142,7 +150,7 @@ func consumeGAN(sum uint64, img, noise, real, fake []float32) uint64 {
 }
 
 // ganPlain is the hand loop: read the files, normalise each image into its
-// batch row (with the pipeline's kernel, mnist.Scale.Pixels), draw the noise into its row (from the generator
+// batch row (through a table, as the pipeline does), draw the noise into its row (from the generator
 // source.Uniform uses, so the checksums agree), set the labels, consume.
 func ganPlain(f *mnistFiles) (uint64, error) {
 	imgF, err := os.Open(f.images)
@@ -180,7 +188,9 @@ func ganPlain(f *mnistFiles) (uint64, error) {
 		if _, err := lab.ReadByte(); err != nil {
 			return 0, err
 		}
-		mnist.ScaleSymmetric.Pixels(pix[:], images[k*mnist.Pixels:(k+1)*mnist.Pixels])
+		for j, x := range pix {
+			images[k*mnist.Pixels+j] = bestLUT[x]
+		}
 		for j := range ganNoise {
 			noise[k*ganNoise+j] = -1 + 2*rng.Float32()
 		}

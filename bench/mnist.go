@@ -29,6 +29,12 @@ const (
 	mnistOut = mnist.Pixels*4 + 8
 )
 
+// The magic numbers of MNIST's image and label files.
+const (
+	imagesMagic = 0x00000803
+	labelsMagic = 0x00000801
+)
+
 // mnistFiles is the MNIST training set, decompressed into a temporary
 // directory (outside the timing).
 type mnistFiles struct {
@@ -61,11 +67,11 @@ func prepareMNIST(cfg config, n int) (*mnistFiles, error) {
 	f := &mnistFiles{dir: dir, n: n,
 		images: filepath.Join(dir, "train-images-idx3-ubyte"),
 		labels: filepath.Join(dir, "train-labels-idx1-ubyte")}
-	if err := writeIDX(f.images, mnist.ImagesMagic, []int{n, mnist.Rows, mnist.Cols}, img.Raw[:n*mnist.Pixels]); err != nil {
+	if err := writeIDX(f.images, imagesMagic, []int{n, mnist.Rows, mnist.Cols}, img.Raw[:n*mnist.Pixels]); err != nil {
 		f.remove()
 		return nil, err
 	}
-	if err := writeIDX(f.labels, mnist.LabelsMagic, []int{n}, lab.Raw[:n]); err != nil {
+	if err := writeIDX(f.labels, labelsMagic, []int{n}, lab.Raw[:n]); err != nil {
 		f.remove()
 		return nil, err
 	}
@@ -173,11 +179,11 @@ func mnistVariants(threads []int) []mnistVariant {
 	for _, t := range threads {
 		switch {
 		case t == 2:
-			vs = append(vs, mnistVariant{"", "README: New(IDX, Shuffle(seed)).Refs() -> Tensorize(RefImageField, 128, Keep) -> Buffered(4), " +
+			vs = append(vs, mnistVariant{"", "README: Load(IDX) -> ReadIndexed(ShuffleIndex(seed)) -> Tensorize(sink.Of[mnist.Sample](128), Keep) -> Buffered(4), " +
 				"against the best plain loop: data in memory, a shuffled index, a 256-entry table straight into a reused batch, " +
 				"producer and consumer goroutines", 2, false})
 		case t > 2:
-			vs = append(vs, mnistVariant{"", fmt.Sprintf("New(IDX, Shuffle(seed)).Refs() -> Batch(128, Keep, Recycling) -> "+
+			vs = append(vs, mnistVariant{"", fmt.Sprintf("Load(IDX) -> ReadIndexed(ShuffleIndex(seed)) -> Batch(128, Keep, Recycling) -> "+
 				"ParallelMap(%d, Sink.Assemble) -> Buffered(4), against the best plain loop with %d goroutines, each filling "+
 				"one batch in %d, consumed in order by the caller", t-1, t-1, t-1), t, false})
 		}
@@ -190,62 +196,82 @@ func mnistVariants(threads []int) []mnistVariant {
 
 // mnistPipeline is the pipeline a user builds for a training epoch.
 type mnistPipeline struct {
-	r source.Reader[*tensor.Batch]
+	ds    *mnist.Dataset
+	v     mnistVariant
+	naive source.Reader[*tensor.Batch] // the shuffle stage's, built once
 }
 
-// newMNISTPipeline builds the variant's pipeline: IDX files shuffled by
-// the dataset and read by reference (or samples shuffled by a shuffle
-// stage) -> Tensorize(128, Keep) with an
-// image field in [-1, 1] and an int64 label, with Buffered(4) on two
+// mnistImageScale is the rows' pixel range, a tanh model's.
+func mnistSink() *sink.Sink[mnist.Sample] {
+	return sink.Of[mnist.Sample](mnistBatch, sink.Scale("image", -1, 1))
+}
+
+// newMNISTPipeline builds the variant's pipeline: the README's, the
+// training set loaded into memory (from the decoded-file cache after the
+// first time) and read shuffled by index -> Tensorize(sink.Of(128), Keep)
+// with the image in [-1, 1] and an int32 label, with Buffered(4) on two
 // threads or more (and the batches assembled by a ParallelMap of threads-1
-// workers on more than two). Nothing is allocated per batch: batches are recycled
-// (Tensorize hands them back), tensors are released by the consumer
-// (Batch.Release), and both fields write their whole row (WritesAll), so
-// recycled rows are not cleared first.
+// workers on more than two); or the files streamed in their order through
+// a shuffle stage. Nothing is allocated per batch: batches are recycled
+// (Tensorize hands them back) and tensors are released by the consumer
+// (Batch.Release); sink.Of writes whole rows, so recycled rows are not
+// cleared first.
 func newMNISTPipeline(f *mnistFiles, v mnistVariant) *mnistPipeline {
-	opts := []mnist.Option{mnist.Flat(), mnist.Scaling(mnist.ScaleSymmetric)}
-	var t *pipeline.Pipe[*tensor.Batch]
+	p := &mnistPipeline{ds: mnist.New(f.images, f.labels), v: v}
 	if v.naive {
-		ds := mnist.New(f.images, f.labels, opts...)
-		s := sink.New(mnistBatch,
-			[]sink.Field[mnist.Sample]{ds.ImageField("image")},
-			[]sink.Field[mnist.Sample]{sink.Int64("label", nil, func(s mnist.Sample, dst []int64) { dst[0] = int64(s.Label) }).WritesAll()})
-		t = pipeline.Tensorize(pipeline.From[mnist.Sample](ds).Shuffle(mnistShuffle, mnistSeed), s, batch.Keep)
-	} else {
-		ds := mnist.New(f.images, f.labels, append(opts, mnist.Shuffle(mnistSeed))...)
-		s := sink.New(mnistBatch,
-			[]sink.Field[mnist.Ref]{ds.RefImageField("image")},
-			[]sink.Field[mnist.Ref]{sink.Int64("label", nil, func(r mnist.Ref, dst []int64) { dst[0] = int64(r.Label) }).WritesAll()})
-		if v.threads > 2 {
-			// threads-1 goroutines assemble batches, the caller consumes
-			// them: the parallel form of Tensorize (whose two steps run
-			// on the consumer's goroutine, or on Buffered's).
-			b := pipeline.Batch(pipeline.From(ds.Refs()), mnistBatch, batch.Keep, batch.Recycling())
-			t = pipeline.ParallelMap(b, v.threads-1, func(b batch.Batch[mnist.Ref]) (*tensor.Batch, error) {
-				t, err := s.Assemble(b)
-				b.Release() // Assemble copied it
-				return t, err
-			})
-		} else {
-			t = pipeline.Tensorize(pipeline.From(ds.Refs()), s, batch.Keep)
-		}
+		t := pipeline.Tensorize(pipeline.From[mnist.Sample](p.ds).Shuffle(mnistShuffle, mnistSeed), mnistSink(), batch.Keep)
+		p.naive = t.Buffered(4)
 	}
-	if v.threads > 1 {
+	return p
+}
+
+// feed loads the table (the epoch of a training run: Load takes it from
+// the decoded-file cache after the first time) and builds the variant's
+// pipeline over it.
+func (p *mnistPipeline) feed(ctx context.Context) (source.Reader[*tensor.Batch], error) {
+	if p.naive != nil {
+		return p.naive, nil
+	}
+	tab, err := p.ds.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	samples := pipeline.From(source.ReadIndexed(tab, source.ShuffleIndex(mnistSeed)))
+	s := mnistSink()
+	var t *pipeline.Pipe[*tensor.Batch]
+	if p.v.threads > 2 {
+		// threads-1 goroutines assemble batches, the caller consumes
+		// them: the parallel form of Tensorize (whose two steps run on
+		// the consumer's goroutine, or on Buffered's).
+		b := pipeline.Batch(samples, mnistBatch, batch.Keep, batch.Recycling())
+		t = pipeline.ParallelMap(b, p.v.threads-1, func(b batch.Batch[mnist.Sample]) (*tensor.Batch, error) {
+			t, err := s.Assemble(b)
+			b.Release() // Assemble copied it
+			return t, err
+		})
+	} else {
+		t = pipeline.Tensorize(samples, s, batch.Keep)
+	}
+	if p.v.threads > 1 {
 		t = t.Buffered(4)
 	}
-	return &mnistPipeline{r: t}
+	return t, nil
 }
 
 // epoch runs one pass (always epoch 0, so every run shuffles alike) and
 // returns the checksum of what the consumer saw.
 func (p *mnistPipeline) epoch() (uint64, error) {
 	ctx := source.WithEpoch(context.Background(), 0)
+	r, err := p.feed(ctx)
+	if err != nil {
+		return 0, err
+	}
 	var sum uint64
-	for t, err := range p.r.All(ctx) {
+	for t, err := range r.All(ctx) {
 		if err != nil {
 			return 0, err
 		}
-		sum = consumeBatch(sum, t.Data[0].F32, t.Label[0].I64)
+		sum = consumeBatch(sum, t.Data[0].F32, t.Label[0].I32)
 		t.Release() // the next batches are written into this memory
 	}
 	return sum, nil
@@ -254,7 +280,7 @@ func (p *mnistPipeline) epoch() (uint64, error) {
 // consumeBatch stands for the training step: it reads every label and a
 // sample of the pixels, so that nothing can be optimised away, and folds
 // them into an order-sensitive checksum.
-func consumeBatch(sum uint64, img []float32, lab []int64) uint64 {
+func consumeBatch[L int32 | int64](sum uint64, img []float32, lab []L) uint64 {
 	for _, l := range lab {
 		sum = sum*31 + uint64(l)
 	}
@@ -301,7 +327,7 @@ func loadMNIST(f *mnistFiles) (*mnistData, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(img) < 16 || binary.BigEndian.Uint32(img) != mnist.ImagesMagic || len(lab) < 8 || binary.BigEndian.Uint32(lab) != mnist.LabelsMagic {
+	if len(img) < 16 || binary.BigEndian.Uint32(img) != imagesMagic || len(lab) < 8 || binary.BigEndian.Uint32(lab) != labelsMagic {
 		return nil, fmt.Errorf("%s: not MNIST", f.dir)
 	}
 	n := int(binary.BigEndian.Uint32(img[4:]))
@@ -319,9 +345,20 @@ var bestLUT = func() (t [256]float32) {
 	return t
 }()
 
+// shuffleIndex returns the order of epoch 0 of n samples under
+// source.ShuffleIndex(mnistSeed), so that the checksums agree.
+func shuffleIndex(n int) []int {
+	p := source.NewPermutation(n, mnistSeed, 0)
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = p.At(i)
+	}
+	return perm
+}
+
 // mnistBest is the best plain loop a skilled Go programmer writes for the
 // epoch: the data set in memory, a shuffled index (the same permutation
-// as the dataset's Shuffle, so that the checksums agree), each image
+// as source.ShuffleIndex's, so that the checksums agree), each image
 // gathered by index and normalised through a 256-entry table straight
 // into a reused [128, 784] batch. With two threads one goroutine produces
 // batches and the caller consumes them, three batch buffers recycled
@@ -329,7 +366,7 @@ var bestLUT = func() (t [256]float32) {
 // (mnistBestParallel).
 func mnistBest(d *mnistData, threads int) (uint64, error) {
 	produce := func(get func() *mnistBatchBuf, put func(*mnistBatchBuf)) {
-		perm := source.NewRand(mnistSeed, 0, -1).Perm(d.n)
+		perm := shuffleIndex(d.n)
 		b := get()
 		for _, j := range perm {
 			src := d.img[j*mnist.Pixels : (j+1)*mnist.Pixels]
@@ -384,7 +421,7 @@ func mnistBest(d *mnistData, threads int) (uint64, error) {
 // on its own channel, so the caller, taking batch k from worker k%workers,
 // consumes them in order with no lock and no reordering buffer.
 func mnistBestParallel(d *mnistData, workers int) uint64 {
-	perm := source.NewRand(mnistSeed, 0, -1).Perm(d.n)
+	perm := shuffleIndex(d.n)
 	nb := (d.n + mnistBatch - 1) / mnistBatch
 	const nbuf = 3
 	free := make([]chan *mnistBatchBuf, workers)
@@ -431,8 +468,8 @@ func mnistBestParallel(d *mnistData, workers int) uint64 {
 // files through bufio, shuffle with a sliding buffer of 10,000 samples
 // drawn from the same generator as stage.Shuffle, normalise into a
 // [128, 784] float32 batch and int64 labels, consume. It normalises with
-// the same kernel as the pipeline (mnist.Scale.Pixels, a lookup table,
-// faster than float32(p)*(2.0/255)-1 written out), so that the ratio is the
+// a lookup table, as the pipeline's sink does (faster than
+// float32(p)*(2.0/255)-1 written out), so that the ratio is the
 // pipeline's own cost. With two threads one
 // goroutine prepares the batches and the caller consumes them, handed over
 // by a channel, with three batch buffers recycled through a second one.
@@ -489,7 +526,7 @@ func mnistPlainProduce(f *mnistFiles, get func() *mnistBatchBuf, put func(*mnist
 	if _, err := io.ReadFull(img, hdr[:16]); err != nil {
 		return err
 	}
-	if binary.BigEndian.Uint32(hdr[:]) != mnist.ImagesMagic {
+	if binary.BigEndian.Uint32(hdr[:]) != imagesMagic {
 		return fmt.Errorf("%s: not MNIST images", f.images)
 	}
 	n := int(binary.BigEndian.Uint32(hdr[4:]))
@@ -501,7 +538,10 @@ func mnistPlainProduce(f *mnistFiles, get func() *mnistBatchBuf, put func(*mnist
 	buf := make([]mnistRecord, 0, mnistShuffle)
 	b := get()
 	emit := func(r *mnistRecord) {
-		mnist.ScaleSymmetric.Pixels(r.img[:], b.img[b.n*mnist.Pixels:(b.n+1)*mnist.Pixels])
+		dst := b.img[b.n*mnist.Pixels : (b.n+1)*mnist.Pixels]
+		for k, x := range r.img {
+			dst[k] = bestLUT[x]
+		}
 		b.lab[b.n] = int64(r.lab)
 		b.n++
 		if b.n == mnistBatch {

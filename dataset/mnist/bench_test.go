@@ -2,14 +2,18 @@ package mnist_test
 
 import (
 	"context"
+	"iter"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // benchEpoch reads one pass of ds per iteration and reports samples/s,
 // ns/sample and MB/s of uncompressed IDX data (785 bytes per sample).
-func benchEpoch(b *testing.B, ds *mnist.Dataset, n int) {
+func benchEpoch(b *testing.B, ds source.Reader[mnist.Sample], n int) {
 	b.ReportAllocs()
 	b.SetBytes(int64(n) * (mnist.Pixels + 1))
 	ctx := context.Background()
@@ -39,9 +43,25 @@ func benchEpoch(b *testing.B, ds *mnist.Dataset, n int) {
 // original .gz files: gunzip, parse and yield.
 func BenchmarkTrainEpochGzip(b *testing.B) { benchEpoch(b, mnist.Train(dataDir), 60000) }
 
-// BenchmarkTrainEpochGzipShuffled is the same with a full shuffle.
-func BenchmarkTrainEpochGzipShuffled(b *testing.B) {
-	benchEpoch(b, mnist.Train(dataDir, mnist.Shuffle(1)), 60000)
+// BenchmarkTrainEpochLoad loads the training set (from the decoded-file
+// cache after the first time) and reads it shuffled by index.
+func BenchmarkTrainEpochLoad(b *testing.B) {
+	ds := mnist.Train(dataDir)
+	load := source.Func[mnist.Sample](func(ctx context.Context) iter.Seq2[mnist.Sample, error] {
+		return func(yield func(mnist.Sample, error) bool) {
+			tab, err := ds.Load(ctx)
+			if err != nil {
+				yield(mnist.Sample{}, err)
+				return
+			}
+			for s, err := range source.ReadIndexed(tab, source.ShuffleIndex(1)).All(ctx) {
+				if !yield(s, err) || err != nil {
+					return
+				}
+			}
+		}
+	})
+	benchEpoch(b, load, 60000)
 }
 
 // BenchmarkTrainEpochPlain reads the uncompressed training files.
@@ -50,41 +70,6 @@ func BenchmarkTrainEpochPlain(b *testing.B) {
 	gunzipTo(b, dir, "train-images-idx3-ubyte")
 	gunzipTo(b, dir, "train-labels-idx1-ubyte")
 	benchEpoch(b, mnist.Train(dir), 60000)
-}
-
-// BenchmarkTrainEpochDecode reads the training set and converts every
-// image to float32 (x/255), as a sink would.
-func BenchmarkTrainEpochDecode(b *testing.B) {
-	ds := mnist.Train(dataDir)
-	dst := make([]float32, mnist.Pixels)
-	b.ReportAllocs()
-	b.SetBytes(60000 * (mnist.Pixels + 1))
-	for b.Loop() {
-		for s, err := range ds.All(context.Background()) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			ds.FillImage(s, dst)
-		}
-	}
-	total := 60000 * float64(b.N)
-	b.ReportMetric(total/b.Elapsed().Seconds(), "samples/s")
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/total, "ns/sample")
-}
-
-// BenchmarkFillImage converts one image to float32.
-func BenchmarkFillImage(b *testing.B) {
-	ds := mnist.Test(dataDir)
-	var s mnist.Sample
-	for i := range s.Image {
-		s.Image[i] = uint8(i)
-	}
-	dst := make([]float32, mnist.Pixels)
-	b.ReportAllocs()
-	b.SetBytes(mnist.Pixels)
-	for b.Loop() {
-		ds.FillImage(s, dst)
-	}
 }
 
 // BenchmarkReadIDX reads the whole t10k image file into memory.
@@ -98,43 +83,23 @@ func BenchmarkReadIDX(b *testing.B) {
 	}
 }
 
-// BenchmarkTrainEpochRefs reads shuffled epochs of the training set by
-// reference: after the first, from the decoded-file cache.
-func BenchmarkTrainEpochRefs(b *testing.B) {
-	ds := mnist.Train(dataDir, mnist.Shuffle(1))
-	b.ReportAllocs()
-	b.SetBytes(60000 * (mnist.Pixels + 1))
-	ctx := context.Background()
-	sum := 0
-	for b.Loop() {
-		for r, err := range ds.Refs().All(ctx) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			sum += int(r.Label)
-		}
+// BenchmarkTrainEpochTensors reads shuffled epochs of the training set
+// from its table into batches of 128 tensors, the pixels in [-1, 1].
+func BenchmarkTrainEpochTensors(b *testing.B) {
+	tab, err := mnist.Train(dataDir).Load(context.Background())
+	if err != nil {
+		b.Fatal(err)
 	}
-	if sum == 0 {
-		b.Fatal("no labels")
-	}
-	total := 60000 * float64(b.N)
-	b.ReportMetric(total/b.Elapsed().Seconds(), "samples/s")
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/total, "ns/sample")
-}
-
-// BenchmarkTrainEpochRefsFill is BenchmarkTrainEpochRefs with every image
-// normalised to [-1, 1] float32, as a sink's field does.
-func BenchmarkTrainEpochRefsFill(b *testing.B) {
-	ds := mnist.Train(dataDir, mnist.Shuffle(1), mnist.Scaling(mnist.ScaleSymmetric))
-	dst := make([]float32, mnist.Pixels)
+	s := sink.Of[mnist.Sample](128, sink.Scale("image", -1, 1))
+	feed := sink.Tensorize(source.ReadIndexed(tab, source.ShuffleIndex(1)), s, batch.Keep)
 	b.ReportAllocs()
 	b.SetBytes(60000 * (mnist.Pixels + 1))
 	for b.Loop() {
-		for r, err := range ds.Refs().All(context.Background()) {
+		for t, err := range feed.All(context.Background()) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			ds.FillRefImage(r, dst)
+			t.Release()
 		}
 	}
 	total := 60000 * float64(b.N)

@@ -16,22 +16,22 @@ const DefaultCacheBytes = 256 << 20 // 256 MiB
 // SetCacheBytes bounds the memory of the process-wide cache of decoded
 // MNIST files and returns the previous bound; 0 turns the cache off.
 //
-// A shuffled pass ([Shuffle], [ShuffleOnce]) of a whole data set (no
-// [Shard]) decodes its image and label files once per process: the
+// [Dataset.Load] decodes its image and label files once per process: the
 // decoded, checked bytes are kept, keyed by both files' paths, sizes and
 // modification times (a remote file's URL, size and ETag) and by the
-// [WithIDX] limits, and every later shuffled pass over the same files, by
-// any Dataset, reads them from memory instead of reading (and gunzipping)
-// the files again. A file that changes gets a new size or modification
-// time (or ETag) and is decoded again; a local one rewritten within the
-// file system's timestamp resolution, keeping its size, is not noticed.
+// [WithIDX] limits, and every later Load of the same files, by any
+// Dataset, takes them from memory instead of reading (and gunzipping) the
+// files again; the tables share the images. A file that changes gets a new
+// size or modification time (or ETag) and is decoded again; a local one
+// rewritten within the file system's timestamp resolution, keeping its
+// size, is not noticed.
 //
 // The cache holds the data sets most recently used while their decoded
 // bytes (784 per image, 1 per label) stay within the bound; a data set
-// larger than the bound is not kept, and its passes read the files as
-// before. Passes under way keep the memory they read from until they end,
-// even when the cache drops it. Files whose decoding fails are not kept.
-// SetCacheBytes panics if n < 0.
+// larger than the bound is not kept, and every Load of it reads the files.
+// Tables keep the memory they use until they are dropped, even when the
+// cache drops it. Files whose decoding fails are not kept. SetCacheBytes
+// panics if n < 0.
 func SetCacheBytes(n int64) (previous int64) {
 	if n < 0 {
 		panic("mnist: SetCacheBytes: negative bound")
@@ -63,16 +63,6 @@ func (d *decoded) bytes() int64 {
 func (d *decoded) image(j int) []byte {
 	at := j % blockSamples * Pixels
 	return d.images[j/blockSamples][at : at+Pixels : at+Pixels]
-}
-
-// touch reads one byte of every cache line of image j and returns sum
-// plus them.
-func (d *decoded) touch(j int, sum uint8) uint8 {
-	img := d.image(j)
-	for o := 0; o < len(img); o += 64 {
-		sum += img[o]
-	}
-	return sum + img[len(img)-1]
 }
 
 // fileKey identifies a file's version.

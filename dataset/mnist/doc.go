@@ -14,51 +14,35 @@
 //
 // # MNIST
 //
-// [New], [Train] and [Test] return a [Dataset], a source.Reader of [Sample]:
-// one 28x28 image as raw bytes with its label. A sample holds no pointers,
-// so a pass allocates nothing per sample; the conversion to float32 happens
-// where the batch is assembled, through [Dataset.FillImage] (or
-// [Scale.Pixels]), which writes straight into the batch's tensor.
+// [Train], [Test] and [New] name a [Dataset]: a pair of image and label
+// files, local or remote. [Dataset.Load] decodes them into a [Table], a
+// random-access set of [Sample] (source.Indexed) that source.ReadIndexed
+// reads in order, shuffled by index or split over ranks, and resumes at
+// any position directly. A Sample's struct tags are its tensors, so
+// sink.Of builds the batches with no field list:
 //
-// # The fast path
+//	train, err := mnist.Train("data/mnist").Load(ctx)
+//	if err != nil {
+//		return err
+//	}
+//	feed := pipeline.Tensorize(pipeline.From(source.ReadIndexed(train, source.ShuffleIndex(42))),
+//		sink.Of[mnist.Sample](128, sink.Scale("image", -1, 1)), batch.Keep).Buffered(4)
 //
-// [Dataset.Refs] reads the same samples as a [Ref] each: a reference to
-// the image in the decoded data set, 24 bytes instead of 800, so stages,
-// batches and a sink move pointers, not images. With [Shuffle] the order
-// is a permutation of indices over the data set in memory (no shuffle
-// buffer to copy samples through), and the image is normalised straight
-// from the decoded bytes into the batch's tensor ([Dataset.RefImageField],
-// marked WritesAll, so recycled tensors are not cleared first). A
-// shuffled pass, and every pass of Refs, over the whole files decodes them
-// once per process: [SetCacheBytes] bounds that cache (default 256 MiB)
-// and says when a file is read again.
+// A Sample refers to its image (24 bytes, not 800), so stages, batches and
+// the sink move pointers; the images of a table are decoded once per
+// process and shared ([SetCacheBytes] bounds that cache, default 256 MiB).
+// The Dataset itself is a source.Reader of the files in their order, one
+// record at a time, for a set that is not to be held in memory.
 //
-//	train := mnist.Train(dir, mnist.Scaling(mnist.ScaleSymmetric), mnist.Shuffle(42))
-//	tensors := sink.New(128,
-//		[]sink.Field[mnist.Ref]{train.RefImageField("image")},
-//		[]sink.Field[mnist.Ref]{sink.Int32("label", nil, mnist.FillRefLabelInt32)})
-//	feed := pipeline.Tensorize(pipeline.From(train.Refs()), tensors, batch.Keep).Buffered(4)
-//
-// # Options
-//
-// The options follow MXNet's MNISTIter: [Flat] (784 values instead of
-// 1x28x28), [Shuffle] with a seed (a new order every epoch), [ShuffleOnce]
-// (MXNet's own shuffle: one order, repeated every epoch), [NoShuffle],
-// [Scaling]
-// (raw bytes, [0,1], [-1,1] as PaddlePaddle's reader, or MXNet's x/256),
-// [Shard] (contiguous ranges, as MXNet's parts) and [Prefetch]. Beyond
-// MNISTIter, [Classes] says which labels are valid, [SkipBad] and [OnBad]
-// choose what a bad record does, and [WithIDX] passes the limits of the
-// IDX readers. A pass logs through the logger of its context
-// (tensorfeed.WithLogger), as every reader of tensorfeed does.
-//
-// [MNISTIter] returns a dataset with MNISTIter's defaults (shuffle=True
-// and seed=0 as ShuffleOnce(0), x/256 scaling), to batch by
-// [MXNetBatchSize] (128) with batch.Drop, as MNISTIter keeps only full
-// batches:
-//
-//	ds := mnist.MNISTIter(images, labels)
-//	batches := sink.Tensorize(ds, ds.Sink(mnist.MXNetBatchSize), batch.Drop)
+// The package reads its format and says how many records there are:
+// shuffling, sharding, prefetching and batching are the pipeline's
+// (source.ReadIndexed with source.ShuffleIndex and source.ShardIndex,
+// pipeline's Buffered and Tensorize), and MXNet's MNISTIter is in package
+// compat/mxnet. [Classes] says which labels are valid, [SkipBad] and
+// [OnBad] choose what a bad record does, [Storage] how remote files are
+// reached, and [WithIDX] passes the limits of the IDX readers. A pass and a
+// load log through the logger of their context (tensorfeed.WithLogger),
+// as every reader of tensorfeed does.
 //
 // # Errors
 //
@@ -89,7 +73,8 @@
 // The only bad record of an MNIST pair is a label that names no class
 // (not below [Classes], default 10); images have no invalid pixel values.
 // By default it ends the pass with its [FormatError]; [SkipBad] or [OnBad]
-// skip such records up to a bound and count them ([Dataset.Skipped]).
+// skip such records up to a bound and count them ([Dataset.Skipped]); a
+// skipped record is not in a [Table].
 // Damage to a file's structure always ends the pass, whatever the policy.
 //
 // # Checking files

@@ -8,49 +8,80 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-func ExampleTrain() {
-	ds := mnist.Train("../../data/mnist") // finds train-images-idx3-ubyte[.gz] and its labels
-	n := 0
-	var first []uint8
-	for s, err := range ds.All(context.Background()) {
+// The README's pipeline: the training set in memory, a new order every
+// epoch (a shuffle by index), batches of 128 tensors built from the
+// Sample's struct tags, the pixels in [-1, 1].
+func Example() {
+	ctx := context.Background()
+	train, err := mnist.Train("../../data/mnist").Load(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	feed := pipeline.Tensorize(pipeline.From(source.ReadIndexed(train, source.ShuffleIndex(42))),
+		sink.Of[mnist.Sample](128, sink.Scale("image", -1, 1)), batch.Keep).Buffered(4)
+	batches := 0
+	for t, err := range feed.All(ctx) {
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		if n < 5 {
-			first = append(first, s.Label)
+		if batches == 0 {
+			x, _ := t.Get("image")
+			y, _ := t.Get("label")
+			fmt.Println(x.Shape, x.DType, slices.Min(x.F32), slices.Max(x.F32), y.Shape, y.DType)
 		}
-		n++
+		batches++
+		t.Release()
 	}
-	fmt.Println(n, "samples, first labels", first)
+	fmt.Println(batches, "batches")
+	// Output:
+	// [128 784] float32 -1 1 [128] int32
+	// 469 batches
+}
+
+func ExampleTrain() {
+	// Finds train-images-idx3-ubyte[.gz] and its labels, and decodes them.
+	train, err := mnist.Train("../../data/mnist").Load(context.Background())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var first []uint8
+	for i := range 5 {
+		s, _ := train.Get(i)
+		first = append(first, s.Label)
+	}
+	fmt.Println(train.Len(), "samples, first labels", first)
 	// Output: 60000 samples, first labels [5 0 4 1 9]
 }
 
 func ExampleTest() {
-	// Shard 1 of 4 of the test set, a new order every epoch, as MXNet's
-	// MNISTIter reads the second of four parts with shuffle=True.
-	ds := mnist.Test("../../data/mnist", mnist.Shard(4, 1), mnist.Shuffle(7))
-	n, _ := ds.Len()
-	lo, hi := 10000, 0
-	for s, err := range ds.All(context.Background()) {
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		lo, hi = min(lo, s.Index), max(hi, s.Index)
+	// Part 1 of 4 of the test set, a new order every epoch: the rank
+	// split and the shuffle are source.ReadIndexed's.
+	test, err := mnist.Test("../../data/mnist").Load(context.Background())
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
-	fmt.Printf("%d samples, file positions %d..%d\n", n, lo, hi)
-	// Output: 2500 samples, file positions 2500..4999
+	r := source.ReadIndexed(test, source.ShuffleIndex(7), source.ShardIndex(4, 1, source.PadShards))
+	n, err := source.Count(context.Background(), r)
+	fmt.Println(n, "samples", err)
+	// Output: 2500 samples <nil>
 }
 
+// A Dataset is also a reader of the files in their order, one record at a
+// time, for a set that is not to be held in memory.
 func ExampleNew() {
 	ds := mnist.New("../../data/mnist/t10k-images-idx3-ubyte.gz", "../../data/mnist/t10k-labels-idx1-ubyte.gz")
 	for s, err := range ds.All(context.Background()) {
@@ -58,70 +89,14 @@ func ExampleNew() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Printf("label %d, %d pixels, pixel sum %d\n", s.Label, len(s.Image), s.Sum())
+		sum := 0
+		for _, p := range s.Image {
+			sum += int(p)
+		}
+		fmt.Printf("label %d, %d pixels, pixel sum %d\n", s.Label, len(s.Image), sum)
 		break
 	}
 	// Output: label 7, 784 pixels, pixel sum 18454
-}
-
-func ExampleDataset_FillImage() {
-	// Batches of 32 as MXNet's MNISTIter(flat=True) gives them; the pixels
-	// are scaled by 1/256 as there.
-	ds := mnist.Test("../../data/mnist", mnist.Flat(), mnist.Scaling(mnist.ScaleMXNet))
-	shape := ds.ImageShape()
-	data := make([]float32, 32*shape[0])
-	label := make([]float32, 32)
-	for b, err := range batch.Of(ds, 32, batch.Keep).All(context.Background()) {
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		for i, s := range b.Samples {
-			ds.FillImage(s, data[i*784:(i+1)*784])
-			mnist.FillLabel(s, label[i:i+1])
-		}
-		break
-	}
-	var maxPix float32
-	for _, v := range data {
-		maxPix = max(maxPix, v)
-	}
-	fmt.Println("shape", shape, "labels", label[:5], "max pixel", maxPix)
-	// Output: shape [784] labels [7 2 1 0 4] max pixel 0.99609375
-}
-
-// The whole MNISTIter in four lines: samples, batches of 100, tensors.
-func ExampleDataset_Sink() {
-	ds := mnist.Train("../../data/mnist", mnist.Shuffle(1), mnist.Scaling(mnist.ScaleMXNet))
-	s := ds.Sink(100)
-	fmt.Println(s.ProvideData(), s.ProvideLabel())
-	batches, samples := 0, 0
-	for b, err := range sink.Tensorize(ds, s, batch.Keep).All(context.Background()) {
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		batches++
-		samples += b.Len() - b.Padded
-		b.Release() // the sink may fill this memory again
-	}
-	fmt.Println(batches, "batches,", samples, "samples")
-	// Output:
-	// [data float32[100 1 28 28]] [softmax_label float32[100]]
-	// 600 batches, 60000 samples
-}
-
-func ExampleScale_Pixels() {
-	dst := make([]float32, 3)
-	for _, s := range []mnist.Scale{mnist.ScaleUnit, mnist.ScaleMXNet, mnist.ScaleSymmetric, mnist.ScaleRaw} {
-		s.Pixels([]uint8{0, 51, 255}, dst)
-		fmt.Println(s, dst)
-	}
-	// Output:
-	// unit [0 0.2 1]
-	// mxnet [0 0.19921875 0.99609375]
-	// symmetric [-1 -0.6 1]
-	// raw [0 51 255]
 }
 
 func ExampleReadIDX() {
@@ -238,114 +213,4 @@ func ExampleSkipBad() {
 	n, err := source.Count(context.Background(), ds)
 	fmt.Println(n, "samples,", ds.Skipped(), "skipped,", err)
 	// Output: 6989 samples, 3011 skipped, <nil>
-}
-
-// MXNet's MNISTIter(image=..., label=...) with its defaults: shuffled once
-// with seed 0, pixels scaled by 1/256, batches of 128, the last 16 samples
-// of the test set's 10000 dropped. Every epoch gives the same batches.
-func ExampleMNISTIter() {
-	ds := mnist.MNISTIter("../../data/mnist/t10k-images-idx3-ubyte.gz", "../../data/mnist/t10k-labels-idx1-ubyte.gz")
-	s := ds.Sink(mnist.MXNetBatchSize)
-	fmt.Println(s.ProvideData(), s.ProvideLabel())
-	for range 2 {
-		batches := 0
-		var first []float32
-		for b, err := range sink.Tensorize(ds, s, batch.Drop).All(context.Background()) {
-			if err != nil {
-				fmt.Println(err)
-				return
-			}
-			if batches == 0 {
-				label, _ := b.Get("softmax_label")
-				first = append(first, label.F32[:5]...)
-			}
-			batches++
-			b.Release()
-		}
-		fmt.Println(batches, "batches, first labels", first)
-	}
-	// Output:
-	// [data float32[128 1 28 28]] [softmax_label float32[128]]
-	// 78 batches, first labels [1 9 6 1 6]
-	// 78 batches, first labels [1 9 6 1 6]
-}
-
-// ShuffleOnce draws one order and repeats it every epoch, as MXNet's
-// MNISTIter does; Shuffle draws a new one each epoch.
-func ExampleShuffleOnce() {
-	dir := "../../data/mnist"
-	firsts := func(ds *mnist.Dataset) (out []int) {
-		for range 3 {
-			for s, err := range ds.All(context.Background()) {
-				if err != nil {
-					fmt.Println(err)
-					return nil
-				}
-				out = append(out, s.Index)
-				break
-			}
-		}
-		return out
-	}
-	fmt.Println("ShuffleOnce:", firsts(mnist.Test(dir, mnist.ShuffleOnce(7))))
-	fmt.Println("Shuffle:    ", firsts(mnist.Test(dir, mnist.Shuffle(7))))
-	// Output:
-	// ShuffleOnce: [2638 2638 2638]
-	// Shuffle:     [2638 9311 8308]
-}
-
-// MXNet's MNISTIter(..., shuffle=False, flat=True): options after
-// MNISTIter's defaults override them.
-func ExampleNoShuffle() {
-	ds := mnist.MNISTIter("../../data/mnist/t10k-images-idx3-ubyte.gz", "../../data/mnist/t10k-labels-idx1-ubyte.gz",
-		mnist.NoShuffle(), mnist.Flat())
-	for s, err := range ds.All(context.Background()) {
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		fmt.Println("index", s.Index, "label", s.Label, "shape", ds.ImageShape())
-		break
-	}
-	// Output: index 0 label 7 shape [784]
-}
-
-// Refs feeds a sink without copying images: the data set is decoded once
-// per process and each sample moves as a reference, the image normalised
-// straight from the decoded bytes into the batch's tensor.
-func ExampleDataset_Refs() {
-	train := mnist.Test("../../data/mnist", mnist.Scaling(mnist.ScaleSymmetric), mnist.Shuffle(42), mnist.Flat())
-	tensors := sink.New(128,
-		[]sink.Field[mnist.Ref]{train.RefImageField("image")},
-		[]sink.Field[mnist.Ref]{sink.Int32("label", nil, mnist.FillRefLabelInt32).WritesAll()})
-	samples := 0
-	for epoch := range 2 { // the second epoch reads no file data: the decoded set is cached
-		ctx := source.WithEpoch(context.Background(), epoch)
-		for t, err := range sink.Tensorize(train.Refs(), tensors, batch.Keep).All(ctx) {
-			if err != nil {
-				fmt.Println(err)
-				return
-			}
-			samples += t.Len()
-			t.Release()
-		}
-	}
-	fmt.Println(tensors.ProvideData(), samples, "samples")
-	// Output: [image float32[128 784]] 20000 samples
-}
-
-// Sample copies a referenced sample, to change it without changing the
-// shared data set.
-func ExampleRef_Sample() {
-	for r, err := range mnist.Test("../../data/mnist").Refs().All(context.Background()) {
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		s := r.Sample()
-		s.Image[0] = 255 // the copy only
-		fmt.Println(r.Label, r.Index, r.Image()[0], s.Image[0])
-		break
-	}
-	// Output: 7 0 0 255
 }

@@ -11,15 +11,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/samber/lo"
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/option"
-	"github.com/tensorfeed/tensorfeed/internal/stage"
-	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -37,113 +34,47 @@ const (
 	LabelsMagic = 0x00000801 // ubyte, 1 dimension (N)
 )
 
-// Sample is one MNIST image with its label. It holds no pointers: passing
-// it by value allocates nothing, and a pass yields samples without any
-// allocation per sample.
+// Sample is one MNIST digit: its image, label and position in the files.
+// Its struct tags make it a sample for sink.Of: sink.Of[mnist.Sample](128)
+// gives an "image" tensor of float32 [128 784] in [0, 1] and a "label"
+// tensor of int32 [128]; sink.Scale("image", -1, 1) maps the pixels to
+// [-1, 1] instead.
+//
+// A Sample is 24 bytes: the image is a pointer. The image of a sample of
+// a [Table] is the table's (and, through the decoded-file cache, shared by
+// every table of the same files): read it, never change it; copy it
+// (img := *s.Image) to change one. A pass of [Dataset.All] gives each
+// sample an image of its own.
 type Sample struct {
-	Image [Pixels]uint8 // row-major pixels, 0 = background, 255 = ink
-	Label uint8         // the digit
-	Index int           // the sample's position in its file (0-based)
+	Image *[Pixels]uint8 `tensor:"image,float32"`     // row-major pixels, 0 = background, 255 = ink; shared, read-only
+	Label uint8          `tensor:"label,label,int32"` // the digit
+	Index int            // the sample's position in its files (0-based)
 }
 
-// Sum returns the sum of the image's pixel values.
-func (s *Sample) Sum() int {
-	n := 0
-	for _, p := range s.Image {
-		n += int(p)
-	}
-	return n
-}
-
-// Dataset reads MNIST samples from an image file and a label file. It is a
-// source.Reader[Sample]: every call to All opens the files, reads one pass
-// and closes them. It is safe for concurrent passes.
+// Dataset is an MNIST pair of image and label files and how to read them.
+// [Dataset.Load] decodes them into a [Table], the random-access set to
+// read with source.ReadIndexed (in order, shuffled by index, split over
+// ranks) and to resume anywhere directly; the Dataset itself is a
+// source.Reader of the files in their order, one record at a time, for
+// sets that are not to be held in memory. It has no shuffle, shard or
+// prefetch of its own: those are source.ReadIndexed's (ShuffleIndex,
+// ShardIndex) and the pipeline's. It is safe for concurrent passes.
 type Dataset struct {
 	images, labels []string // candidate paths, the first that exists is used
 	cfg            config
-	r              source.Reader[Sample]
+	epochs         *source.Epochs
+	from           int // the record a pass starts at (Resume)
 }
 
 type config struct {
-	flat     bool
-	scale    Scale
-	shuffle  bool
-	once     bool // ShuffleOnce: every epoch has the order of epoch 0
-	seed     uint64
-	shards   int
-	shard    int
-	prefetch int
-	classes  int
-	skip     *source.SkipPolicy
-	idx      []IDXOption
-	storage  []storage.Option
+	classes int
+	skip    *source.SkipPolicy
+	idx     []IDXOption
+	storage []storage.Option
 }
 
 // An Option configures a Dataset.
 type Option = option.Option[config]
-
-// Flat makes FillImage and ImageShape describe an image as 784 values
-// rather than 1x28x28 (MXNet's flat=True).
-func Flat() Option { return option.New(func(c *config) { c.flat = true }) }
-
-// Scaling chooses how FillImage converts pixel bytes (default ScaleUnit,
-// x/255; MXNet's MNISTIter uses x/256, ScaleMXNet).
-func Scaling(s Scale) Option {
-	s.table() // panics on an unknown scale
-	return option.New(func(c *config) { c.scale = s })
-}
-
-// Shuffle yields every pass in a random order drawn from (seed, epoch):
-// epochs differ and runs repeat. The pass reads its samples into memory
-// (785 bytes each, 47 MB for the training set) before it yields the first.
-// Unlike MXNet, which shuffles once, every epoch gets a new order; see
-// [ShuffleOnce] for MXNet's behaviour.
-func Shuffle(seed uint64) Option {
-	return option.New(func(c *config) { c.shuffle, c.once, c.seed = true, false, seed })
-}
-
-// ShuffleOnce yields every pass in the same random order, drawn from seed
-// alone: MXNet's MNISTIter shuffle (on by default there, with seed 0),
-// which shuffles the samples once when it loads them, so that every reset
-// repeats that order. The order is the one [Shuffle] with the same seed
-// gives its first epoch. As with Shuffle, a pass reads its samples (of its
-// shard) into memory before it yields the first; the last of Shuffle and
-// ShuffleOnce given wins. Prefer Shuffle for training: a new order every
-// epoch is what SGD expects, and ShuffleOnce is there to reproduce MXNet.
-func ShuffleOnce(seed uint64) Option {
-	return option.New(func(c *config) { c.shuffle, c.once, c.seed = true, true, seed })
-}
-
-// NoShuffle yields every pass in the files' order, undoing an earlier
-// Shuffle or ShuffleOnce: MXNet's shuffle=False, for [MNISTIter], which
-// shuffles by default.
-func NoShuffle() Option {
-	return option.New(func(c *config) { c.shuffle, c.once = false, false })
-}
-
-// Shard makes the dataset read only shard index of count, for
-// data-parallel training. Shards are contiguous ranges of the files, as
-// MXNet's num_parts / part_index are: shard i of a file of n samples holds
-// the samples [n*i/count, n*(i+1)/count). Every sample is in exactly one
-// shard, and shard sizes differ by at most one. A pass reads only up to
-// the end of its shard, so it checks the files' headers and its own range,
-// not the data after it (the last shard checks the files' ends). Shard
-// panics if count < 1 or index is not in [0, count).
-func Shard(count, index int) Option {
-	if count < 1 || index < 0 || index >= count {
-		panic(fmt.Sprintf("mnist: Shard(%d, %d): need count >= 1 and 0 <= index < count", count, index))
-	}
-	return option.New(func(c *config) { c.shards, c.shard = count, index })
-}
-
-// Prefetch reads up to n samples ahead of the consumer in a goroutine of
-// the pass (stage.Buffered). Prefetch panics if n < 1.
-func Prefetch(n int) Option {
-	if n < 1 {
-		panic(fmt.Sprintf("mnist: Prefetch(%d): need n >= 1", n))
-	}
-	return option.New(func(c *config) { c.prefetch = n })
-}
 
 // Classes sets how many classes the labels name: a label must be below n
 // (default 10, the digits). A label outside the range is a bad record: it
@@ -157,8 +88,8 @@ func Classes(n int) Option {
 	return option.New(func(c *config) { c.classes = n })
 }
 
-// SkipBad makes a pass skip bad records, while they are at most maxFraction
-// of the pass's records, instead of failing at the first one; see
+// SkipBad makes a pass (and Load) skip bad records, while they are at most
+// maxFraction of the records, instead of failing at the first one; see
 // [source.SkipBad], whose options it takes. A bad record of MNIST is a
 // sample whose label is not below [Classes]. Damage to the files'
 // structure is never skipped, because no record after it can be trusted:
@@ -203,38 +134,22 @@ func Storage(opts ...storage.Option) Option {
 	return option.New(func(c *config) { c.storage = append(c.storage, opts...) })
 }
 
-// New returns a dataset of the images in imagesPath (magic 0x00000803,
+// New returns the dataset of the images in imagesPath (magic 0x00000803,
 // N x 28 x 28 bytes) and the labels in labelsPath (magic 0x00000801, N
 // bytes). Either file may be gzipped. Either may be a URL (see [Storage]).
 func New(imagesPath, labelsPath string, opts ...Option) *Dataset {
 	return newDataset([]string{imagesPath}, []string{labelsPath}, opts)
 }
 
-// MXNetBatchSize is the batch size MXNet's MNISTIter uses by default
-// (batch_size=128).
-const MXNetBatchSize = 128
-
-// MNISTIter returns a dataset of imagesPath and labelsPath with the
-// defaults of MXNet's MNISTIter: shuffle=True with seed=0 ([ShuffleOnce](0):
-// one order, repeated every epoch) and pixels scaled by 1/256
-// ([Scaling](ScaleMXNet)); opts come after them, so Shuffle(seed),
-// ShuffleOnce(seed), Scaling and Flat override them as MNISTIter's seed,
-// shuffle and flat parameters do. The order is tensorfeed's permutation
-// for the seed, not MXNet's own. MNISTIter yields only full batches of
-// batch_size and drops the rest of an epoch; the same batches come from
-//
-//	sink.Tensorize(ds, ds.Sink(mnist.MXNetBatchSize), batch.Drop)
-func MNISTIter(imagesPath, labelsPath string, opts ...Option) *Dataset {
-	return New(imagesPath, labelsPath, slices.Concat([]Option{ShuffleOnce(0), Scaling(ScaleMXNet)}, opts)...)
-}
-
 // Train returns the training set in dir, found by its standard names:
 // train-images-idx3-ubyte and train-labels-idx1-ubyte, or the same names
 // with ".gz", or with a dot before "idx" (train-images.idx3-ubyte). The
-// files are looked for when a pass starts, in that order. dir may be a URL
+// files are looked for when they are read, in that order. dir may be a URL
 // prefix (s3://bucket/mnist, https://host/mnist; see [Storage]), to which
 // "/" and the names are appended: a candidate the server does not have
 // (storage.ErrNotFound) is skipped as a missing local file is.
+//
+//	train, err := mnist.Train("data/mnist").Load(ctx)
 func Train(dir string, opts ...Option) *Dataset {
 	return newDataset(candidates(dir, "train-images", "idx3-ubyte"), candidates(dir, "train-labels", "idx1-ubyte"), opts)
 }
@@ -257,83 +172,29 @@ func candidates(dir, stem, ext string) []string {
 }
 
 func newDataset(images, labels []string, opts []Option) *Dataset {
-	d := &Dataset{images: images, labels: labels, cfg: config{shards: 1, classes: 10}}
+	d := &Dataset{images: images, labels: labels, cfg: config{classes: 10}, epochs: new(source.Epochs)}
 	option.Apply(&d.cfg, opts)
-	d.r = newReader(d, "samples", d.pass)
-	if d.cfg.prefetch > 0 {
-		d.r = stage.Buffered(d.r, d.cfg.prefetch)
-	}
 	return d
 }
 
-// All starts a pass over the dataset (or its shard). The pass logs through
-// tensorfeed.Logger(ctx): one debug entry when it starts, and a warning for
-// each record a bad-record policy skips.
-func (d *Dataset) All(ctx context.Context) iter.Seq2[Sample, error] { return d.r.All(ctx) }
+// All starts a pass over the files in their order, one record at a time:
+// it holds one image at a time, not the set, and gives each sample an
+// image of its own. The pass logs through tensorfeed.Logger(ctx): one
+// debug entry when it starts, and a warning for each record a bad-record
+// policy skips. For a shuffled or sharded pass, read the [Table] of
+// [Dataset.Load] with source.ReadIndexed.
+func (d *Dataset) All(ctx context.Context) iter.Seq2[Sample, error] { return d.pass(ctx) }
 
-var _ source.SkipCounted = (*Dataset)(nil)
+var (
+	_ source.SkipCounted       = (*Dataset)(nil)
+	_ source.Resumable[Sample] = (*Dataset)(nil)
+	_ source.Identifier        = (*Dataset)(nil)
+)
 
-// Skipped returns how many bad records the dataset's passes have skipped
-// under [SkipBad] or [OnBad], over all passes (and, for a shared policy,
-// all readers that share it). It is 0 under the default policy.
+// Skipped returns how many bad records the dataset's passes and loads have
+// skipped under [SkipBad] or [OnBad], over all of them (and, for a shared
+// policy, all readers that share it). It is 0 under the default policy.
 func (d *Dataset) Skipped() int64 { return d.cfg.skip.Skipped() }
-
-// ImageShape returns the shape of one image as FillImage writes it: [784]
-// with Flat, else [1, 28, 28] (channel, height, width, as MXNet).
-func (d *Dataset) ImageShape() []int {
-	if d.cfg.flat {
-		return []int{Pixels}
-	}
-	return []int{1, Rows, Cols}
-}
-
-// FillImage writes the sample's pixels, scaled as the Scaling option says,
-// into dst (at least 784 values). It is the fill function of a float32
-// data field of a sink.
-func (d *Dataset) FillImage(s Sample, dst []float32) { d.cfg.scale.Pixels(s.Image[:], dst) }
-
-// ImageField returns a float32 sink field named name that holds the
-// images as FillImage writes them, of shape ImageShape. It is marked
-// WritesAll (FillImage sets every element of its row), so a sink writes
-// each recycled batch once instead of clearing it first:
-//
-//	sink.New(128, []sink.Field[mnist.Sample]{train.ImageField("image")}, labels)
-func (d *Dataset) ImageField(name string) sink.Field[Sample] {
-	return sink.Float32(name, d.ImageShape(), d.FillImage).WritesAll()
-}
-
-// FillLabel writes the sample's label into dst[0] as a float32 (MXNet's
-// softmax_label).
-func FillLabel(s Sample, dst []float32) { dst[0] = float32(s.Label) }
-
-// FillLabelInt32 writes the sample's label into dst[0].
-func FillLabelInt32(s Sample, dst []int32) { dst[0] = int32(s.Label) }
-
-// Sink returns a sink for batches of up to batchSize samples with the
-// tensors MXNet's MNISTIter provides: "data", float32 of ImageShape scaled
-// as the Scaling option says, and "softmax_label", the float32 digit (one
-// value per sample, so the tensor's shape is [batch]).
-func (d *Dataset) Sink(batchSize int) *sink.Sink[Sample] {
-	return sink.New(batchSize,
-		[]sink.Field[Sample]{d.ImageField("data")},
-		[]sink.Field[Sample]{sink.Float32("softmax_label", nil, FillLabel).WritesAll()})
-}
-
-// Len returns the number of samples a pass yields (of this shard). It reads
-// the files' headers.
-func (d *Dataset) Len() (int, error) {
-	f, err := d.open()
-	if err != nil {
-		return 0, err
-	}
-	defer f.close()
-	start, end := d.cfg.shardRange(f.n)
-	return end - start, nil
-}
-
-func (c *config) shardRange(n int) (start, end int) {
-	return n * c.shard / c.shards, n * (c.shard + 1) / c.shards
-}
 
 // files is a pair of open, checked image and label files.
 type files struct {
@@ -479,11 +340,10 @@ func openIDX(f *idxFile, opts []IDXOption) (*IDXReader, error) {
 // context.
 const checkEvery = 256
 
-// pass is one pass of the samples; from is the position in the epoch's
-// order where it starts, 0 unless the pass is shuffled (see resumes).
-func (d *Dataset) pass(ctx context.Context, epochs *source.Epochs, from int) iter.Seq2[Sample, error] {
+// pass is one pass of the files in their order, from record d.from.
+func (d *Dataset) pass(ctx context.Context) iter.Seq2[Sample, error] {
 	return func(yield func(Sample, error) bool) {
-		ctx, ep := epochs.Start(ctx)
+		ctx, ep := d.epochs.Start(ctx)
 		log := tensorfeed.Logger(ctx)
 		f, err := d.openContext(ctx)
 		if err != nil {
@@ -491,12 +351,14 @@ func (d *Dataset) pass(ctx context.Context, epochs *source.Epochs, from int) ite
 			return
 		}
 		defer f.close()
-		start, end := d.cfg.shardRange(f.n)
+		start := min(d.from, f.n)
 		if ce := log.Check(zap.DebugLevel, "mnist pass"); ce != nil {
 			ce.Write(zap.String("images", f.img.Name()), zap.String("labels", f.lab.Name()),
-				zap.Int("epoch", ep), zap.Int("start", start), zap.Int("end", end),
-				zap.Bool("gzip", f.img.Gzipped()), zap.Bool("shuffle", d.cfg.shuffle), zap.Bool("shuffle_once", d.cfg.once))
+				zap.Int("epoch", ep), zap.Int("start", start), zap.Int("end", f.n), zap.Bool("gzip", f.img.Gzipped()))
 		}
+		// Resume skips the records before its position, without
+		// yielding them (a plain file's bytes are read past, a gzipped
+		// one's decompressed).
 		if err := f.img.Skip(start); err != nil {
 			yield(Sample{}, err)
 			return
@@ -505,15 +367,10 @@ func (d *Dataset) pass(ctx context.Context, epochs *source.Epochs, from int) ite
 			yield(Sample{}, err)
 			return
 		}
-		if d.cfg.shuffle {
-			d.shuffled(ctx, log, f, start, end, ep, from, yield)
-			return
-		}
-		cnt := d.cfg.skip.Pass(int64(end-start), log)
+		cnt := d.cfg.skip.Pass(int64(f.n-start), log)
 		done := ctx.Done()
-		var s Sample
 		var lab [1]byte
-		for i := start; i < end; i++ {
+		for i := start; i < f.n; i++ {
 			if done != nil && (i-start)%checkEvery == 0 {
 				select {
 				case <-done:
@@ -522,7 +379,8 @@ func (d *Dataset) pass(ctx context.Context, epochs *source.Epochs, from int) ite
 				default:
 				}
 			}
-			if err := f.img.ReadRaw(s.Image[:]); err != nil {
+			img := new([Pixels]uint8) // the sample's own: a consumer may keep it
+			if err := f.img.ReadRaw(img[:]); err != nil {
 				yield(Sample{}, err)
 				return
 			}
@@ -531,7 +389,7 @@ func (d *Dataset) pass(ctx context.Context, epochs *source.Epochs, from int) ite
 				yield(Sample{}, err)
 				return
 			}
-			if bad := d.badLabel(f, i, off, lab[0]); bad != nil {
+			if bad := d.badLabel(f.lab.Name(), i, off, lab[0]); bad != nil {
 				if err := cnt.Bad(bad); err != nil {
 					yield(Sample{}, err)
 					return
@@ -539,16 +397,13 @@ func (d *Dataset) pass(ctx context.Context, epochs *source.Epochs, from int) ite
 				continue
 			}
 			cnt.Good()
-			s.Label, s.Index = lab[0], i
-			if !yield(s, nil) {
+			if !yield(Sample{Image: img, Label: lab[0], Index: i}, nil) {
 				return
 			}
 		}
-		if end == f.n {
-			if err := checkEnds(f); err != nil {
-				yield(Sample{}, err)
-				return
-			}
+		if err := checkEnds(f); err != nil {
+			yield(Sample{}, err)
+			return
 		}
 		if err := cnt.End(); err != nil {
 			yield(Sample{}, err)
@@ -556,13 +411,13 @@ func (d *Dataset) pass(ctx context.Context, epochs *source.Epochs, from int) ite
 	}
 }
 
-// badLabel returns the error of a sample whose label, read at offset off of
-// the label file, names no class, or nil for a good label.
-func (d *Dataset) badLabel(f *files, i int, off int64, label uint8) error {
+// badLabel returns the error of sample i whose label, read at offset off
+// of the label file, names no class, or nil for a good label.
+func (d *Dataset) badLabel(file string, i int, off int64, label uint8) error {
 	if int(label) < d.cfg.classes {
 		return nil
 	}
-	return &FormatError{File: f.lab.Name(), Offset: off, Record: i,
+	return &FormatError{File: file, Offset: off, Record: i,
 		Msg: fmt.Sprintf("record %d: label %d is not below %d (Classes)", i, label, d.cfg.classes)}
 }
 
@@ -578,47 +433,25 @@ func checkEnds(f *files) error {
 	return nil
 }
 
-// blockSamples is how many images a shuffled pass allocates at a time
+// blockSamples is how many images a decoded set allocates at a time
 // (3 MiB).
 const blockSamples = 4096
 
-// shuffled yields samples [start, end) in an order drawn from (seed,
-// epoch), or from (seed, 0) under ShuffleOnce. It reads them all into
-// memory first, or takes them from the decoded-file cache (see
-// [SetCacheBytes]) when the pass covers the whole files.
-func (d *Dataset) shuffled(ctx context.Context, log *zap.Logger, f *files, start, end, ep, from int, yield func(Sample, error) bool) {
-	dec, err := decodedOf(f, start, end, d.cfg.idx)
+// decodedOf returns the samples of f (whose readers are at their first
+// record) in memory: from the decoded-file cache when it holds them, else
+// read (and kept in the cache).
+func decodedOf(f *files, idx []IDXOption) (*decoded, error) {
+	key, useCache, err := keyOf(f, newIDXConfig(idx))
 	if err != nil {
-		yield(Sample{}, err)
-		return
+		return nil, err
 	}
-	var s Sample
-	d.inMemory(ctx, log, dec, start, ep, from, func(j int) bool {
-		copy(s.Image[:], dec.image(j))
-		s.Label, s.Index = dec.labels[j], start+j
-		return yield(s, nil)
-	}, func(err error) { yield(Sample{}, err) })
-}
-
-// decodedOf returns samples [start, end) of f (whose readers are at
-// start) in memory: from the decoded-file cache when they are the whole
-// files and the cache holds them, else read (and kept in the cache when
-// they are the whole files).
-func decodedOf(f *files, start, end int, idx []IDXOption) (*decoded, error) {
-	var key cacheKey
-	useCache := start == 0 && end == f.n && cache.max.Load() > 0
-	if useCache {
-		var err error
-		if key, useCache, err = keyOf(f, newIDXConfig(idx)); err != nil {
-			return nil, err
-		}
-	}
+	useCache = useCache && cache.max.Load() > 0
 	if useCache {
 		if dec := cache.get(key); dec != nil {
 			return dec, nil
 		}
 	}
-	dec, err := readDecoded(f, end-start, end == f.n)
+	dec, err := readDecoded(f, f.n, true)
 	if err != nil {
 		return nil, err
 	}
@@ -664,99 +497,6 @@ func readDecoded(f *files, n int, checkEnd bool) (*decoded, error) {
 	dec.labels = slices.Clip(labs)
 	return dec, nil
 }
-
-// inMemory checks the labels of dec, whose first sample is sample start
-// of the files, under the bad-record policy, and calls yield with the
-// index in dec of every good sample, in the order of the epoch when the
-// dataset shuffles, else in the files' order, while yield returns true.
-// A failure (too many bad records, cancellation) goes to fail.
-func (d *Dataset) inMemory(ctx context.Context, log *zap.Logger, dec *decoded, start, ep, from int, yield func(j int) bool, fail func(error)) {
-	n := dec.n()
-	cnt := d.cfg.skip.Pass(int64(n), log)
-	var good []int // the indices of the good samples, once one is bad
-	for i, l := range dec.labels {
-		if int(l) < d.cfg.classes {
-			cnt.Good()
-			if good != nil {
-				good = append(good, i)
-			}
-			continue
-		}
-		bad := &FormatError{File: dec.labName, Offset: labelsHeader + int64(start+i), Record: start + i,
-			Msg: fmt.Sprintf("record %d: label %d is not below %d (Classes)", start+i, l, d.cfg.classes)}
-		if err := cnt.Bad(bad); err != nil {
-			fail(err)
-			return
-		}
-		if good == nil {
-			good = make([]int, i, i+1)
-			for j := range good {
-				good[j] = j
-			}
-		}
-	}
-	if err := cnt.End(); err != nil {
-		fail(err)
-		return
-	}
-	m := n
-	if good != nil {
-		m = len(good)
-	}
-	var perm []int
-	if d.cfg.shuffle {
-		if d.cfg.once {
-			ep = 0
-		}
-		perm = source.NewRand(d.cfg.seed, ep, -1).Perm(m)
-	}
-	done := ctx.Done()
-	var touch uint8
-	for k := from; k < m; k++ {
-		if done != nil && (k-from)%checkEvery == 0 {
-			select {
-			case <-done:
-				fail(ctx.Err())
-				return
-			default:
-			}
-		}
-		j := k
-		if perm != nil {
-			j = perm[k]
-			if a := k + touchAhead; a < m {
-				touch = dec.touch(at(perm[a], good), touch)
-			}
-		}
-		if good != nil {
-			j = good[j]
-		}
-		if !yield(j) {
-			return
-		}
-	}
-	touched.Store(uint32(touch))
-}
-
-// at returns the index in the data set of the good sample i.
-func at(i int, good []int) int {
-	if good != nil {
-		return good[i]
-	}
-	return i
-}
-
-// touchAhead is how many positions of a shuffled order ahead of the
-// sample it yields a pass reads one byte of each cache line of an image,
-// so that the memory fetches the image while the pass and the stages
-// after it work on earlier samples: a shuffled order reads the data set at
-// random, which the processor cannot predict, and an image whose lines
-// are already on their way costs one memory latency instead of several.
-const touchAhead = 16
-
-// touched keeps the sum of the bytes a pass touched, so that the reads
-// are not optimised away.
-var touched atomic.Uint32
 
 // labelsHeader is the size of an MNIST label file's header: the offset of
 // its first label.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.uber.org/zap"
@@ -49,10 +50,62 @@ func collect(t testing.TB, r source.Reader[mnist.Sample]) []mnist.Sample {
 	return s
 }
 
+// The tables of the real sets, loaded once for every test that reads them
+// (Load takes them from the decoded-file cache after the first time, but
+// the tests that turn the cache off or change its bound are not to pay for
+// the next test).
+var (
+	tablesOnce        sync.Once
+	trainTab, t10kTab *mnist.Table
+	tablesErr         error
+)
+
+func tables(t testing.TB) (train, t10k *mnist.Table) {
+	t.Helper()
+	tablesOnce.Do(func() {
+		if trainTab, tablesErr = mnist.Train(dataDir).Load(context.Background()); tablesErr == nil {
+			t10kTab, tablesErr = mnist.Test(dataDir).Load(context.Background())
+		}
+	})
+	if tablesErr != nil {
+		t.Fatal(tablesErr)
+	}
+	return trainTab, t10kTab
+}
+
+// samplesOf returns every sample of a table.
+func samplesOf(t testing.TB, tab *mnist.Table) []mnist.Sample {
+	return collect(t, source.ReadIndexed(tab))
+}
+
+// same reports whether two samples have the same pixels, label and index.
+func same(a, b mnist.Sample) bool {
+	return a.Label == b.Label && a.Index == b.Index && a.Image != nil && b.Image != nil && *a.Image == *b.Image
+}
+
+// sameSamples reports whether two lists hold the same samples, in order.
+func sameSamples(a, b []mnist.Sample) bool { return slices.EqualFunc(a, b, same) }
+
+func sum(s mnist.Sample) int {
+	n := 0
+	for _, p := range s.Image {
+		n += int(p)
+	}
+	return n
+}
+
+// TestRealFiles checks both real sets against sums computed from the
+// gunzipped bytes: the training set through Load, the test set through a
+// pass of the files and through Load, which must agree.
 func TestRealFiles(t *testing.T) {
+	train, t10k := tables(t)
+	stream := collect(t, mnist.Test(dataDir))
+	if !sameSamples(stream, samplesOf(t, t10k)) {
+		t.Fatal("the test set's pass and table differ")
+	}
 	for _, tt := range []struct {
 		set        string
-		ds         *mnist.Dataset
+		got        []mnist.Sample
 		n          int
 		first      []uint8
 		firstSums  []int
@@ -61,37 +114,34 @@ func TestRealFiles(t *testing.T) {
 		lastLabel  uint8
 		lastPixSum int
 	}{
-		{"train", mnist.Train(dataDir), 60000, []uint8{5, 0, 4, 1, 9}, []int{27525, 31095, 19443, 17135, 23214}, 1567298545,
+		{"train", samplesOf(t, train), 60000, []uint8{5, 0, 4, 1, 9}, []int{27525, 31095, 19443, 17135, 23214}, 1567298545,
 			[10]int{5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949}, 8, 20920},
-		{"t10k", mnist.Test(dataDir), 10000, []uint8{7, 2, 1, 0, 4}, []int{18454, 28850, 9871, 37014, 19237}, 264923200,
+		{"t10k", stream, 10000, []uint8{7, 2, 1, 0, 4}, []int{18454, 28850, 9871, 37014, 19237}, 264923200,
 			[10]int{980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009}, 6, 41833},
 	} {
 		t.Run(tt.set, func(t *testing.T) {
-			got := collect(t, tt.ds)
+			got := tt.got
 			if len(got) != tt.n {
 				t.Fatalf("%d samples, want %d", len(got), tt.n)
-			}
-			if n, err := tt.ds.Len(); err != nil || n != tt.n {
-				t.Errorf("Len = %d, %v", n, err)
 			}
 			sums, labels := rawSums(t, tt.set)
 			var hist [10]int
 			total := 0
 			for i, s := range got {
-				if s.Index != i || s.Label != labels[i] || s.Sum() != sums[i] {
-					t.Fatalf("sample %d: index %d label %d sum %d, want label %d sum %d", i, s.Index, s.Label, s.Sum(), labels[i], sums[i])
+				if s.Index != i || s.Label != labels[i] || sum(s) != sums[i] {
+					t.Fatalf("sample %d: index %d label %d sum %d, want label %d sum %d", i, s.Index, s.Label, sum(s), labels[i], sums[i])
 				}
 				hist[s.Label]++
-				total += s.Sum()
+				total += sum(s)
 			}
 			for i, l := range tt.first {
-				if got[i].Label != l || got[i].Sum() != tt.firstSums[i] {
-					t.Errorf("sample %d: label %d sum %d, want %d %d", i, got[i].Label, got[i].Sum(), l, tt.firstSums[i])
+				if got[i].Label != l || sum(got[i]) != tt.firstSums[i] {
+					t.Errorf("sample %d: label %d sum %d, want %d %d", i, got[i].Label, sum(got[i]), l, tt.firstSums[i])
 				}
 			}
 			last := got[len(got)-1]
-			if hist != tt.histogram || total != tt.totalSum || last.Label != tt.lastLabel || last.Sum() != tt.lastPixSum {
-				t.Errorf("histogram %v total %d last %d/%d", hist, total, last.Label, last.Sum())
+			if hist != tt.histogram || total != tt.totalSum || last.Label != tt.lastLabel || sum(last) != tt.lastPixSum {
+				t.Errorf("histogram %v total %d last %d/%d", hist, total, last.Label, sum(last))
 			}
 		})
 	}
@@ -131,79 +181,81 @@ func stageTake(r source.Reader[mnist.Sample], n int) source.Reader[mnist.Sample]
 }
 
 func TestGzipAndPlainAreIdentical(t *testing.T) {
-	plain := collect(t, mnist.Test(plainT10k(t)))
-	zipped := collect(t, mnist.Test(dataDir))
-	if len(plain) != 10000 || !slices.Equal(plain, zipped) {
+	_, t10k := tables(t)
+	zipped := samplesOf(t, t10k)
+	dir := plainT10k(t)
+	plain := collect(t, mnist.Test(dir))
+	if len(plain) != 10000 || !sameSamples(plain, zipped) {
 		t.Fatalf("plain (%d) and gzipped (%d) samples differ", len(plain), len(zipped))
 	}
 	// New with explicit paths, one plain and one gzipped, reads the same.
-	dir := plainT10k(t)
-	mixed := collect(t, mnist.New(filepath.Join(dir, "t10k-images-idx3-ubyte"), gz("t10k-labels-idx1-ubyte")))
-	if !slices.Equal(mixed, zipped) {
-		t.Fatal("mixed plain/gzipped samples differ")
+	tab, err := mnist.New(filepath.Join(dir, "t10k-images-idx3-ubyte"), gz("t10k-labels-idx1-ubyte")).Load(context.Background())
+	if err != nil || !sameSamples(samplesOf(t, tab), zipped) {
+		t.Fatalf("mixed plain/gzipped samples differ: %v", err)
 	}
 }
 
-func TestShard(t *testing.T) {
-	dir := plainT10k(t)
-	all := collect(t, mnist.Test(dir))
-	for _, shards := range []int{1, 2, 3, 7} {
-		seen := make([]int, len(all))
-		for i := range shards {
-			for _, shuffle := range []bool{false, true} {
-				opts := []mnist.Option{mnist.Shard(shards, i)}
+// TestShardIndex: the parts of source.ShardIndex over a table (the rank
+// split that replaced the dataset's own Shard) hold every sample of the
+// epoch once, in order or shuffled, each the table's.
+func TestShardIndex(t *testing.T) {
+	_, t10k := tables(t)
+	all := samplesOf(t, t10k)
+	for _, parts := range []int{1, 3, 7} {
+		for _, shuffle := range []bool{false, true} {
+			seen := make([]int, len(all))
+			for i := range parts {
+				opts := []source.IndexedOption{source.ShardIndex(parts, i, source.DropShards)}
 				if shuffle {
-					opts = append(opts, mnist.Shuffle(9))
+					opts = append(opts, source.ShuffleIndex(9))
 				}
-				ds := mnist.Test(dir, opts...)
-				got := collect(t, ds)
-				n, err := ds.Len()
-				if err != nil || n != len(got) {
-					t.Errorf("shard %d/%d: Len %d, %v; pass %d", i, shards, n, err, len(got))
-				}
-				if d := len(got) - len(all)/shards; d < 0 || d > 1 {
-					t.Errorf("shard %d/%d has %d samples", i, shards, len(got))
+				got := collect(t, source.ReadIndexed(t10k, opts...))
+				if len(got) != len(all)/parts {
+					t.Errorf("part %d/%d has %d samples", i, parts, len(got))
 				}
 				for _, s := range got {
-					if s != all[s.Index] {
-						t.Fatalf("shard %d/%d: sample %d differs from the full pass", i, shards, s.Index)
+					if !same(s, all[s.Index]) {
+						t.Fatalf("part %d/%d: sample %d differs from the full pass", i, parts, s.Index)
 					}
-					if !shuffle {
-						seen[s.Index]++
-					}
+					seen[s.Index]++
 				}
 			}
-		}
-		for i, c := range seen {
-			if c != 1 {
-				t.Fatalf("%d shards: sample %d is in %d shards", shards, i, c)
+			for i, c := range seen {
+				if c > 1 || c == 0 && len(all)%parts == 0 {
+					t.Fatalf("%d parts: sample %d is in %d parts", parts, i, c)
+				}
 			}
 		}
 	}
 }
 
-func TestShuffle(t *testing.T) {
-	dir := plainT10k(t)
-	ds := mnist.Test(dir, mnist.Shuffle(42))
-	e0 := collect(t, ds)
-	e1 := collect(t, ds)
-	again := collect(t, mnist.Test(dir, mnist.Shuffle(42)))
-	other := collect(t, mnist.Test(dir, mnist.Shuffle(43)))
-	fixed := collect(t, epoch(mnist.Test(dir, mnist.Shuffle(42)), 1))
-	if !slices.Equal(e0, again) {
+// TestShuffleIndex: a table read with source.ShuffleIndex (the global
+// shuffle that replaced the dataset's Shuffle) gives a permutation of the
+// samples, another every epoch and for every seed, the same again for the
+// same seed and epoch, whether the epoch comes from the reader's counter
+// or from the context.
+func TestShuffleIndex(t *testing.T) {
+	_, t10k := tables(t)
+	r := source.ReadIndexed(t10k, source.ShuffleIndex(42))
+	e0 := collect(t, r)
+	e1 := collect(t, r)
+	again := collect(t, source.ReadIndexed(t10k, source.ShuffleIndex(42)))
+	other := collect(t, source.ReadIndexed(t10k, source.ShuffleIndex(43)))
+	fixed := collect(t, epoch(source.ReadIndexed(t10k, source.ShuffleIndex(42)), 1))
+	if !sameSamples(e0, again) {
 		t.Error("same seed, same epoch: different orders")
 	}
-	if slices.Equal(e0, e1) || slices.Equal(e0, other) {
+	if sameSamples(e0, e1) || sameSamples(e0, other) {
 		t.Error("epochs or seeds give the same order")
 	}
-	if !slices.Equal(e1, fixed) {
+	if !sameSamples(e1, fixed) {
 		t.Error("epoch 1 from the counter differs from epoch 1 from the context")
 	}
-	plain := collect(t, mnist.Test(dir))
+	plain := samplesOf(t, t10k)
 	for _, perm := range [][]mnist.Sample{e0, e1, other} {
 		seen := make([]bool, len(plain))
 		for _, s := range perm {
-			if seen[s.Index] || s != plain[s.Index] {
+			if seen[s.Index] || !same(s, plain[s.Index]) {
 				t.Fatalf("sample %d repeated or changed", s.Index)
 			}
 			seen[s.Index] = true
@@ -223,39 +275,18 @@ func TestShuffle(t *testing.T) {
 	}
 }
 
-func TestPrefetch(t *testing.T) {
-	want := collect(t, mnist.Test(dataDir))
-	ds := mnist.Test(dataDir, mnist.Prefetch(64))
-	if got := collect(t, ds); !slices.Equal(got, want) {
-		t.Fatalf("prefetched pass differs (%d samples)", len(got))
-	}
-	// Early break and cancellation stop the reading goroutine (goleak).
-	sourcetest.BreakAfter(t, ds, 10)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	n := 0
-	var last error
-	for _, err := range ds.All(ctx) {
-		if err != nil {
-			last = err
-			break
-		}
-		if n++; n == 100 {
-			cancel()
-		}
-	}
-	if !errors.Is(last, context.Canceled) || n >= 10000 {
-		t.Errorf("cancelled pass: %d samples, error %v", n, last)
-	}
-}
-
+// TestCancel: a pass of the files and a shuffled pass of a table end soon
+// after their context is cancelled, with context.Canceled; a pass the
+// consumer breaks stops (goleak).
 func TestCancel(t *testing.T) {
-	for _, opts := range [][]mnist.Option{nil, {mnist.Shuffle(1)}} {
+	_, t10k := tables(t)
+	for _, r := range []source.Reader[mnist.Sample]{mnist.Test(dataDir), source.ReadIndexed(t10k, source.ShuffleIndex(1))} {
+		sourcetest.BreakAfter(t, r, 10)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		n := 0
 		var last error
-		for _, err := range mnist.Test(dataDir, opts...).All(ctx) {
+		for _, err := range r.All(ctx) {
 			if err != nil {
 				last = err
 				break
@@ -279,8 +310,8 @@ func TestMissingFiles(t *testing.T) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
-	if _, err := mnist.Test(t.TempDir()).Len(); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("Len of missing files: %v", err)
+	if _, err := mnist.Test(t.TempDir()).Load(context.Background()); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Load of missing files: %v", err)
 	}
 }
 
@@ -351,27 +382,31 @@ func TestBadFiles(t *testing.T) {
 			dir := t.TempDir()
 			ip := writeFile(t, dir, "images", tt.images(img))
 			lp := writeFile(t, dir, "labels", tt.labels(lab))
-			for oi, opts := range [][]mnist.Option{nil, {mnist.Shuffle(3)}, {mnist.Prefetch(16)}} {
-				n := 0
-				var got error
-				for _, err := range mnist.New(ip, lp, opts...).All(context.Background()) {
-					if err != nil {
-						if got != nil {
-							t.Fatal("a second error")
-						}
-						got = err
-						continue
+			n := 0
+			var got error
+			for _, err := range mnist.New(ip, lp).All(context.Background()) {
+				if err != nil {
+					if got != nil {
+						t.Fatal("a second error")
 					}
-					n++
+					got = err
+					continue
 				}
-				if got == nil {
-					t.Fatalf("options %d: no error after %d samples", oi, n)
-				}
-				if n > tt.maxYield {
-					t.Errorf("%d samples before the error, want at most %d", n, tt.maxYield)
-				}
-				checkFormatError(t, got, filepath.Join(dir, tt.file), tt.msg, tt.offset, tt.cause)
+				n++
 			}
+			if got == nil {
+				t.Fatalf("pass: no error after %d samples", n)
+			}
+			if n > tt.maxYield {
+				t.Errorf("%d samples before the error, want at most %d", n, tt.maxYield)
+			}
+			checkFormatError(t, got, filepath.Join(dir, tt.file), tt.msg, tt.offset, tt.cause)
+			// Load checks the same and gives no table.
+			tab, err := mnist.New(ip, lp).Load(context.Background())
+			if tab != nil || err == nil {
+				t.Fatalf("Load: a table of %d samples, %v", tab.Len(), err)
+			}
+			checkFormatError(t, err, filepath.Join(dir, tt.file), tt.msg, tt.offset, tt.cause)
 		})
 	}
 }
@@ -390,27 +425,17 @@ func checkFormatError(t *testing.T, err error, file, msg string, offset int64, c
 	}
 }
 
-func TestShuffledBadFileYieldsNothing(t *testing.T) {
+func TestTruncatedFileLoadsNothing(t *testing.T) {
 	dir := t.TempDir()
 	ip := writeFile(t, dir, "images", gunzipBytes(t, "t10k-images-idx3-ubyte")[:5_000_000])
-	n := 0
-	for _, err := range mnist.New(ip, gz("t10k-labels-idx1-ubyte"), mnist.Shuffle(1)).All(context.Background()) {
-		if err == nil {
-			n++
-		}
-	}
-	if n != 0 {
-		t.Errorf("a shuffled pass over a truncated file yielded %d samples", n)
+	tab, err := mnist.New(ip, gz("t10k-labels-idx1-ubyte")).Load(context.Background())
+	if tab != nil || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("Load of a truncated file: %v, %v", tab, err)
 	}
 }
 
 func TestOptionsPanic(t *testing.T) {
 	for name, f := range map[string]func(){
-		"shards 0":        func() { mnist.Shard(0, 0) },
-		"shard index = n": func() { mnist.Shard(2, 2) },
-		"shard index < 0": func() { mnist.Shard(2, -1) },
-		"prefetch 0":      func() { mnist.Prefetch(0) },
-		"unknown scaling": func() { mnist.Scaling(mnist.Scale(9)) },
 		"classes 0":       func() { mnist.Classes(0) },
 		"classes 257":     func() { mnist.Classes(257) },
 		"skip fraction 2": func() { mnist.SkipBad(2) },
@@ -429,73 +454,6 @@ func TestOptionsPanic(t *testing.T) {
 	}
 }
 
-func TestFillImage(t *testing.T) {
-	s := mnist.Sample{Label: 7}
-	s.Image[0], s.Image[1], s.Image[783] = 255, 128, 1
-	for _, tt := range []struct {
-		opts  []mnist.Option
-		shape []int
-		want  [3]float32 // pixels 0, 1, 783
-	}{
-		{nil, []int{1, 28, 28}, [3]float32{1, 128.0 / 255, 1.0 / 255}},
-		{[]mnist.Option{mnist.Flat(), mnist.Scaling(mnist.ScaleMXNet)}, []int{784}, [3]float32{255.0 / 256, 0.5, 1.0 / 256}},
-		{[]mnist.Option{mnist.Scaling(mnist.ScaleSymmetric)}, []int{1, 28, 28}, [3]float32{1, float32(128.0/255*2 - 1), float32(1.0/255*2 - 1)}},
-		{[]mnist.Option{mnist.Scaling(mnist.ScaleRaw)}, []int{1, 28, 28}, [3]float32{255, 128, 1}},
-	} {
-		ds := mnist.Test(dataDir, tt.opts...)
-		if !slices.Equal(ds.ImageShape(), tt.shape) {
-			t.Errorf("shape %v, want %v", ds.ImageShape(), tt.shape)
-		}
-		dst := make([]float32, 784)
-		for i := range dst {
-			dst[i] = -99
-		}
-		ds.FillImage(s, dst)
-		if got := [3]float32{dst[0], dst[1], dst[783]}; got != tt.want {
-			t.Errorf("pixels %v, want %v", got, tt.want)
-		}
-		bg := mnist.ScaleUnit.Value(0)
-		if len(tt.opts) > 0 {
-			bg = dst[2]
-		}
-		if dst[2] != bg || dst[500] != bg {
-			t.Errorf("background %v %v", dst[2], dst[500])
-		}
-	}
-	var l [1]float32
-	mnist.FillLabel(s, l[:])
-	var li [1]int32
-	mnist.FillLabelInt32(s, li[:])
-	if l[0] != 7 || li[0] != 7 {
-		t.Errorf("labels %v %v", l, li)
-	}
-}
-
-func TestScale(t *testing.T) {
-	for _, tt := range []struct {
-		s      mnist.Scale
-		name   string
-		lo, hi float32
-	}{
-		{mnist.ScaleUnit, "unit", 0, 1},
-		{mnist.ScaleMXNet, "mxnet", 0, 255.0 / 256},
-		{mnist.ScaleSymmetric, "symmetric", -1, 1},
-		{mnist.ScaleRaw, "raw", 0, 255},
-	} {
-		if tt.s.String() != tt.name || tt.s.Value(0) != tt.lo || tt.s.Value(255) != tt.hi {
-			t.Errorf("%v: [%v, %v], want %s [%v, %v]", tt.s, tt.s.Value(0), tt.s.Value(255), tt.name, tt.lo, tt.hi)
-		}
-		for x := 1; x < 256; x++ {
-			if tt.s.Value(uint8(x)) <= tt.s.Value(uint8(x-1)) {
-				t.Fatalf("%v is not increasing at %d", tt.s, x)
-			}
-		}
-	}
-	if mnist.Scale(7).String() != "Scale(7)" {
-		t.Error(mnist.Scale(7).String())
-	}
-}
-
 // epoch runs every pass of r as the given epoch.
 func epoch(r source.Reader[mnist.Sample], e int) source.Reader[mnist.Sample] {
 	return source.Func[mnist.Sample](func(ctx context.Context) iter.Seq2[mnist.Sample, error] {
@@ -503,36 +461,55 @@ func epoch(r source.Reader[mnist.Sample], e int) source.Reader[mnist.Sample] {
 	})
 }
 
-func TestSink(t *testing.T) {
-	ds := mnist.Test(dataDir, mnist.Flat(), mnist.Scaling(mnist.ScaleSymmetric))
-	s := ds.Sink(4)
-	if d := s.ProvideData(); len(d) != 1 || d[0].Name != "data" || !slices.Equal(d[0].Shape, []int{4, 784}) {
-		t.Errorf("provide data %v", d)
-	}
+// TestSinkOf: a Sample's tags give sink.Of the tensors the package's fill
+// functions used to write: the image as float32 [batch 784] in [0, 1]
+// (x/255), or in [-1, 1] with sink.Scale, and the label as int32 [batch].
+func TestSinkOf(t *testing.T) {
+	_, t10k := tables(t)
 	img := gunzipBytes(t, "t10k-images-idx3-ubyte")
-	for ts, err := range sink.Tensorize(ds, s, batch.Keep).All(context.Background()) {
-		if err != nil {
-			t.Fatal(err)
+	for _, tt := range []struct {
+		opts   []sink.Option
+		lo, hi float32
+	}{
+		{nil, 0, 1},
+		{[]sink.Option{sink.Scale("image", -1, 1)}, -1, 1},
+	} {
+		s := sink.Of[mnist.Sample](4, tt.opts...)
+		if d := s.ProvideData(); len(d) != 1 || d[0].Name != "image" || !slices.Equal(d[0].Shape, []int{4, 784}) {
+			t.Errorf("provide data %v", d)
 		}
-		data, _ := ts.Get("data")
-		label, _ := ts.Get("softmax_label")
-		if !slices.Equal(label.F32, []float32{7, 2, 1, 0}) || !slices.Equal(label.Shape, []int{4}) {
-			t.Errorf("labels %v %v", label.Shape, label.F32)
+		if l := s.ProvideLabel(); len(l) != 1 || l[0].Name != "label" || !slices.Equal(l[0].Shape, []int{4}) {
+			t.Errorf("provide label %v", l)
 		}
-		for i, v := range data.F32 {
-			if want := float32(float64(img[16+i])/255*2 - 1); v != want {
-				t.Fatalf("value %d = %v, want %v", i, v, want)
+		for ts, err := range sink.Tensorize(source.ReadIndexed(t10k), s, batch.Keep).All(context.Background()) {
+			if err != nil {
+				t.Fatal(err)
 			}
+			data, _ := ts.Get("image")
+			label, _ := ts.Get("label")
+			if !slices.Equal(label.I32, []int32{7, 2, 1, 0}) || !slices.Equal(label.Shape, []int{4}) {
+				t.Errorf("labels %v %v", label.Shape, label.I32)
+			}
+			for i, v := range data.F32 {
+				want := tt.lo + (tt.hi-tt.lo)*float32(img[16+i])/255
+				if d := v - want; d > 1e-6 || d < -1e-6 {
+					t.Fatalf("value %d = %v, want %v", i, v, want)
+				}
+			}
+			break
 		}
-		break
 	}
 }
 
 func TestLogger(t *testing.T) {
 	core, logs := observer.New(zap.DebugLevel)
 	ctx := tensorfeed.WithLogger(context.Background(), zap.New(core))
-	ds := mnist.Test(dataDir, mnist.Shard(10, 9))
-	if n, err := source.Count(ctx, ds); n != 1000 || err != nil {
+	ds := mnist.Test(dataDir)
+	r, err := ds.Resume(source.State{Kind: stateKind(t, ds), Pos: []int64{9000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := source.Count(ctx, r); n != 1000 || err != nil {
 		t.Fatal(n, err)
 	}
 	if logs.Len() != 1 {
@@ -544,6 +521,15 @@ func TestLogger(t *testing.T) {
 	}
 }
 
+// stateKind returns the kind of the states of a pass of ds.
+func stateKind(t *testing.T, ds *mnist.Dataset) string {
+	st, err := ds.StateAt(0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Kind
+}
+
 func TestNilLoggerMeansNone(t *testing.T) {
 	ctx := tensorfeed.WithLogger(context.Background(), nil)
 	n, err := source.Count(ctx, mnist.Test(dataDir))
@@ -552,26 +538,35 @@ func TestNilLoggerMeansNone(t *testing.T) {
 	}
 }
 
-// TestContract checks the datasets against the contract of source.Reader,
-// on shards small enough for the several passes it runs.
+// TestContract checks the pass of the files and the reader of a table
+// against the contract of source.Reader, resumes included, on sets small
+// enough for the several passes it runs.
 func TestContract(t *testing.T) {
-	plain := plainT10k(t)
-	for name, ds := range map[string]*mnist.Dataset{
-		"test shard":           mnist.Test(dataDir, mnist.Shard(20, 3)),
-		"train shard":          mnist.Train(dataDir, mnist.Shard(120, 0)),
-		"last shard, shuffled": mnist.Test(plain, mnist.Shard(20, 19), mnist.Shuffle(5)),
-		"prefetch":             mnist.Test(plain, mnist.Shard(20, 7), mnist.Prefetch(16)),
-		// Nines are bad records, skipped: a state counts positions among
-		// the good samples.
-		"skipped, shuffled": mnist.Test(plain, mnist.Shard(20, 4), mnist.Shuffle(6), mnist.Classes(9), mnist.SkipBad(0.2)),
-		"skipped, in order": mnist.Test(plain, mnist.Shard(20, 4), mnist.Classes(9), mnist.SkipBad(0.2)),
+	dir := t.TempDir()
+	images, labels := writeSet(t, dir, "small", 300, 3)
+	small := func(opts ...mnist.Option) *mnist.Dataset { return mnist.New(images, labels, opts...) }
+	tab, err := small().Load(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Nines are bad records, skipped: a state counts positions among
+	// the good samples.
+	skipped, err := small(mnist.Classes(9), mnist.SkipBad(0.2)).Load(context.Background())
+	if err != nil || skipped.Len() != 270 {
+		t.Fatalf("skipped table: %v", err)
+	}
+	for name, r := range map[string]source.Reader[mnist.Sample]{
+		"files":             small(),
+		"files, skipped":    small(mnist.Classes(9), mnist.SkipBad(0.2)),
+		"table":             source.ReadIndexed(tab),
+		"table, shuffled":   source.ReadIndexed(tab, source.ShuffleIndex(5), source.ShardIndex(3, 2, source.PadShards)),
+		"skipped, shuffled": source.ReadIndexed(skipped, source.ShuffleIndex(6)),
 	} {
-		if err := sourcetest.TestReader(ds); err != nil {
+		if err := sourcetest.TestReader(r); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
 	// A pass that fails keeps the contract too: the error comes once, last.
-	dir := t.TempDir()
 	ip := writeFile(t, dir, "images.gz", badinput.Gzip(gunzipBytes(t, "t10k-images-idx3-ubyte")[:16+784*700+100]))
 	if err := sourcetest.TestReader(mnist.New(ip, gz("t10k-labels-idx1-ubyte"))); err != nil {
 		t.Errorf("truncated images: %v", err)

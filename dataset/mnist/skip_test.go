@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"iter"
 	"slices"
 	"testing"
 
@@ -29,6 +30,36 @@ func badLabelFile(t *testing.T) string {
 	return writeFile(t, t.TempDir(), "labels", lab)
 }
 
+// loaded reads ds through Load: every pass loads a table and reads it
+// with source.ReadIndexed and opts.
+func loaded(ds *mnist.Dataset, opts ...source.IndexedOption) source.Reader[mnist.Sample] {
+	return source.Func[mnist.Sample](func(ctx context.Context) iter.Seq2[mnist.Sample, error] {
+		return func(yield func(mnist.Sample, error) bool) {
+			tab, err := ds.Load(ctx)
+			if err != nil {
+				yield(mnist.Sample{}, err)
+				return
+			}
+			for s, err := range source.ReadIndexed(tab, opts...).All(ctx) {
+				if !yield(s, err) || err != nil {
+					return
+				}
+			}
+		}
+	})
+}
+
+// ways are the ways to read a dataset that the tests compare: a pass of
+// the files, a table in order and a table shuffled by index.
+var ways = []struct {
+	name string
+	r    func(ds *mnist.Dataset) source.Reader[mnist.Sample]
+}{
+	{"in order", func(ds *mnist.Dataset) source.Reader[mnist.Sample] { return ds }},
+	{"table", func(ds *mnist.Dataset) source.Reader[mnist.Sample] { return loaded(ds) }},
+	{"table shuffled", func(ds *mnist.Dataset) source.Reader[mnist.Sample] { return loaded(ds, source.ShuffleIndex(2)) }},
+}
+
 // pass runs one pass and returns the indices of the samples it yielded and
 // its error.
 func pass(r source.Reader[mnist.Sample]) (indices []int, err error) {
@@ -47,25 +78,17 @@ func pass(r source.Reader[mnist.Sample]) (indices []int, err error) {
 
 func TestBadLabelFailsByDefault(t *testing.T) {
 	lp := badLabelFile(t)
-	for _, tt := range []struct {
-		name     string
-		opts     []mnist.Option
-		maxYield int
-	}{
-		{"in order", nil, 3},
-		{"shuffled", []mnist.Option{mnist.Shuffle(1)}, 0},
-		{"prefetch", []mnist.Option{mnist.Prefetch(8)}, 3},
-		{"shard with the second", []mnist.Option{mnist.Shard(20, 1)}, 0},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := pass(mnist.New(gz("t10k-images-idx3-ubyte"), lp, tt.opts...))
-			if len(got) > tt.maxYield {
-				t.Errorf("%d samples before the error, want at most %d", len(got), tt.maxYield)
+	for _, rd := range ways {
+		t.Run(rd.name, func(t *testing.T) {
+			maxYield := 3
+			if rd.name != "in order" {
+				maxYield = 0 // Load checks every label first
+			}
+			got, err := pass(rd.r(mnist.New(gz("t10k-images-idx3-ubyte"), lp)))
+			if len(got) > maxYield {
+				t.Errorf("%d samples before the error, want at most %d", len(got), maxYield)
 			}
 			want := badLabels[0]
-			if len(tt.opts) > 0 && tt.name == "shard with the second" {
-				want = badLabels[1]
-			}
 			fe := wantFormatError(t, err, lp, int64(8+want), "label 200 is not below 10", nil)
 			if fe.Record != want {
 				t.Errorf("record %d, want %d", fe.Record, want)
@@ -77,17 +100,8 @@ func TestBadLabelFailsByDefault(t *testing.T) {
 func TestSkipBadLabels(t *testing.T) {
 	lp := badLabelFile(t)
 	img := gz("t10k-images-idx3-ubyte")
-	for _, tt := range []struct {
-		name string
-		opts []mnist.Option
-		want []int // the records of the pass, before skipping
-	}{
-		{"in order", nil, nil},
-		{"shuffled", []mnist.Option{mnist.Shuffle(2)}, nil},
-		{"prefetch", []mnist.Option{mnist.Prefetch(8)}, nil},
-		{"shard", []mnist.Option{mnist.Shard(2, 1)}, []int{5000, 10000}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
+	for _, rd := range ways {
+		t.Run(rd.name, func(t *testing.T) {
 			var reported []int
 			onSkip := source.OnSkip(func(err error) {
 				var fe *mnist.FormatError
@@ -97,24 +111,16 @@ func TestSkipBadLabels(t *testing.T) {
 				}
 				reported = append(reported, fe.Record)
 			})
-			ds := mnist.New(img, lp, append(slices.Clone(tt.opts), mnist.SkipBad(0.01, onSkip))...)
-			start, end := 0, 10000
-			if tt.want != nil {
-				start, end = tt.want[0], tt.want[1]
-			}
-			var skipped []int
-			for _, i := range badLabels {
-				if i >= start && i < end {
-					skipped = append(skipped, i)
-				}
-			}
+			ds := mnist.New(img, lp, mnist.SkipBad(0.01, onSkip))
+			r := rd.r(ds)
+			skipped := badLabels
 			for epoch := 1; epoch <= 2; epoch++ {
-				got, err := pass(ds)
+				got, err := pass(r)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(got) != end-start-len(skipped) {
-					t.Errorf("%d samples, want %d", len(got), end-start-len(skipped))
+				if len(got) != 10000-len(skipped) {
+					t.Errorf("%d samples, want %d", len(got), 10000-len(skipped))
 				}
 				slices.Sort(got)
 				for _, i := range skipped {
@@ -137,13 +143,17 @@ func TestSkipBadBound(t *testing.T) {
 	lp := badLabelFile(t)
 	img := gz("t10k-images-idx3-ubyte")
 	// 3 bad of 10000 is more than 2/10000.
-	for _, opts := range [][]mnist.Option{
+	for i, opts := range [][]mnist.Option{
 		{mnist.SkipBad(0.0002)},
-		{mnist.SkipBad(0.0002), mnist.Shuffle(4)},
+		{mnist.SkipBad(0.0002)},
 		{mnist.OnBad(source.SkipBad(0.0002))},
 	} {
 		ds := mnist.New(img, lp, opts...)
-		got, err := pass(ds)
+		r := source.Reader[mnist.Sample](ds)
+		if i == 1 {
+			r = loaded(ds, source.ShuffleIndex(4))
+		}
+		got, err := pass(r)
 		if !errors.Is(err, source.ErrTooManyBad) || !errors.Is(err, mnist.ErrFormat) {
 			t.Fatalf("error %v does not wrap ErrTooManyBad and the last record's error", err)
 		}
@@ -164,15 +174,16 @@ func TestSkipBadShared(t *testing.T) {
 	lp := badLabelFile(t)
 	img := gz("t10k-images-idx3-ubyte")
 	p := source.SkipBad(0.5)
-	a := mnist.New(img, lp, mnist.OnBad(p), mnist.Shard(2, 0))
-	b := mnist.New(img, lp, mnist.OnBad(p), mnist.Shard(2, 1))
-	for _, ds := range []*mnist.Dataset{a, b} {
-		if _, err := pass(ds); err != nil {
-			t.Fatal(err)
-		}
+	a := mnist.New(img, lp, mnist.OnBad(p))
+	b := mnist.New(img, lp, mnist.OnBad(p))
+	if _, err := pass(a); err != nil {
+		t.Fatal(err)
 	}
-	if p.Skipped() != 3 || a.Skipped() != 3 || b.Skipped() != 3 {
-		t.Errorf("shared policy: %d, %d, %d skipped, want 3", p.Skipped(), a.Skipped(), b.Skipped())
+	if _, err := b.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if p.Skipped() != 6 || a.Skipped() != 6 || b.Skipped() != 6 {
+		t.Errorf("shared policy: %d, %d, %d skipped, want 6", p.Skipped(), a.Skipped(), b.Skipped())
 	}
 	var _ source.SkipCounted = a
 }
@@ -185,7 +196,7 @@ func TestClasses(t *testing.T) {
 	}
 	// The real labels are 0..9: with 7 classes, 7, 8 and 9 are bad.
 	ds := mnist.Test(dataDir, mnist.Classes(7), mnist.SkipBad(0.5))
-	got, err = pass(ds)
+	got, err = pass(loaded(ds))
 	if err != nil || len(got) != 10000-1028-974-1009 || ds.Skipped() != 1028+974+1009 {
 		t.Errorf("Classes(7): %d samples, %d skipped, %v", len(got), ds.Skipped(), err)
 	}
@@ -216,9 +227,9 @@ func TestStructuralErrorsAreNeverSkipped(t *testing.T) {
 			dir := t.TempDir()
 			ip := writeFile(t, dir, "images", tt.images)
 			lp := writeFile(t, dir, "labels", tt.labels)
-			for _, opts := range [][]mnist.Option{{mnist.SkipBad(1)}, {mnist.SkipBad(1), mnist.Shuffle(1)}} {
-				ds := mnist.New(ip, lp, opts...)
-				_, err := pass(ds)
+			for _, rd := range ways {
+				ds := mnist.New(ip, lp, mnist.SkipBad(1))
+				_, err := pass(rd.r(ds))
 				wantFormatError(t, err, dir+"/"+tt.file, tt.offset, tt.msg, tt.cause)
 				if ds.Skipped() != 0 {
 					t.Errorf("Skipped() = %d", ds.Skipped())
@@ -228,9 +239,9 @@ func TestStructuralErrorsAreNeverSkipped(t *testing.T) {
 	}
 }
 
-func TestShuffledPassGrowsWithTheData(t *testing.T) {
-	// A gzipped images file that declares 60000 images and holds 10: a
-	// shuffled pass must not make room for 60000 before they arrive.
+func TestLoadGrowsWithTheData(t *testing.T) {
+	// A gzipped images file that declares 60000 images and holds 10: Load
+	// must not make room for 60000 before they arrive.
 	img := gunzipBytes(t, "t10k-images-idx3-ubyte")[:16+10*784]
 	binary.BigEndian.PutUint32(img[4:], 60000)
 	lab := gunzipBytes(t, "t10k-labels-idx1-ubyte")
@@ -239,7 +250,7 @@ func TestShuffledPassGrowsWithTheData(t *testing.T) {
 	ip := writeFile(t, dir, "images.gz", badinput.Gzip(img))
 	lp := writeFile(t, dir, "labels.gz", badinput.Gzip(lab))
 	var err error
-	n := fixture.Allocated(func() { _, err = pass(mnist.New(ip, lp, mnist.Shuffle(1))) })
+	n := fixture.Allocated(func() { _, err = mnist.New(ip, lp).Load(context.Background()) })
 	wantFormatError(t, err, ip, 16+10*784, "record 10 of 60000", io.ErrUnexpectedEOF)
 	if n > 8<<20 {
 		t.Errorf("a pass over 10 images allocated %d bytes", n)

@@ -27,13 +27,13 @@ func collectSamples(t *testing.T, r source.Reader[mnist.Sample]) []mnist.Sample 
 	return got
 }
 
-func sameSamples(t *testing.T, what string, got, want []mnist.Sample) {
+func wantSame(t *testing.T, what string, got, want []mnist.Sample) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d samples, want %d", what, len(got), len(want))
 	}
 	for i := range want {
-		if got[i] != want[i] {
+		if !same(got[i], want[i]) {
 			t.Fatalf("%s: sample %d (index %d, label %d) differs from the local read (index %d, label %d)",
 				what, i, got[i].Index, got[i].Label, want[i].Index, want[i].Label)
 		}
@@ -49,32 +49,28 @@ func TestRemoteT10kMatchesLocal(t *testing.T) {
 		// Dotted plain names: the prefix's earlier candidates are missing.
 		s3.Put("data", "plain/"+strings.Replace(n, "-idx", ".idx", 1), gunzipBytes(t, n))
 	}
-	want := collectSamples(t, mnist.Test(dataDir))
-	wantShuffled := collectSamples(t, mnist.Test(dataDir, mnist.Shuffle(7)))
+	_, t10k := tables(t)
+	want := samplesOf(t, t10k)
+	wantShuffled := collectSamples(t, source.ReadIndexed(t10k, source.ShuffleIndex(7)))
 	for _, prefix := range []string{"s3://data/gz", "s3://data/plain/"} {
 		for _, ra := range []storage.Option{nil, storage.ReadAhead(3, 65539)} {
 			opts := mnist.Storage(s3.Options(ra)...)
-			sameSamples(t, prefix, collectSamples(t, mnist.Test(prefix, opts)), want)
-			sameSamples(t, prefix+" shuffled", collectSamples(t, mnist.Test(prefix, opts, mnist.Shuffle(7))), wantShuffled)
-		}
-		n, err := mnist.Test(prefix, mnist.Storage(s3.Options()...)).Len()
-		if err != nil || n != len(want) {
-			t.Errorf("%s: Len = %d, %v; want %d", prefix, n, err, len(want))
+			wantSame(t, prefix, collectSamples(t, mnist.Test(prefix, opts)), want)
+			tab, err := mnist.Test(prefix, opts).Load(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantSame(t, prefix+" shuffled", collectSamples(t, source.ReadIndexed(tab, source.ShuffleIndex(7))), wantShuffled)
 		}
 	}
 	images, labels := "s3://data/gz/t10k-images-idx3-ubyte.gz", "s3://data/gz/t10k-labels-idx1-ubyte.gz"
-	ds := mnist.New(images, labels, mnist.Storage(s3.Options()...), mnist.Shard(3, 2))
-	sameSamples(t, "shard", collectSamples(t, ds), collectSamples(t, mnist.New(gz("t10k-images-idx3-ubyte"), gz("t10k-labels-idx1-ubyte"), mnist.Shard(3, 2))))
 	// Without keep-alive: a pass cut short drops the connections of its
 	// requests, and the connections a later pass dials in their place
 	// would stay in the pool, as goroutines the contract's check counts.
 	single := &http.Transport{DisableKeepAlives: true}
 	defer single.CloseIdleConnections()
 	contract := mnist.Storage(s3.Options(storage.Transport(single))...)
-	if err := sourcetest.TestReader(mnist.New(images, labels, contract, mnist.Shuffle(1))); err != nil {
-		t.Error(err)
-	}
-	if err := sourcetest.TestReader(mnist.New(images, labels, contract)); err != nil {
+	if err := sourcetest.TestReader(stageTake(mnist.New(images, labels, contract), 500)); err != nil {
 		t.Error(err)
 	}
 }
@@ -86,14 +82,26 @@ func TestRemoteCacheKeyedByETag(t *testing.T) {
 	images := s3.Put("data", "images", gunzipBytes(t, "t10k-images-idx3-ubyte"))
 	labels := gunzipBytes(t, "t10k-labels-idx1-ubyte")
 	labelsURL := s3.Put("data", "labels", labels)
-	ds := mnist.New(images, labelsURL, mnist.Storage(s3.Options()...), mnist.ShuffleOnce(3))
-	first := collectSamples(t, ds)
-	sameSamples(t, "cached", collectSamples(t, ds), first)
+	ds := mnist.New(images, labelsURL, mnist.Storage(s3.Options()...))
+	load := func() []mnist.Sample {
+		tab, err := ds.Load(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return samplesOf(t, tab)
+	}
+	first := load()
+	if second := load(); &second[0].Image[0] != &first[0].Image[0] {
+		t.Error("a second Load of the same object decoded it again")
+	}
 
 	changed := bytes.Clone(labels)
 	changed[8] = (changed[8] + 1) % 10 // the first label, same size
 	s3.Put("data", "labels", changed)
-	again := collectSamples(t, ds)
+	again := load()
+	if &again[0].Image[0] == &first[0].Image[0] {
+		t.Error("the decoded set of the old object was reused")
+	}
 	for _, s := range again {
 		if s.Index == 0 {
 			if s.Label != changed[8] {
@@ -115,7 +123,7 @@ func TestRemoteMissing(t *testing.T) {
 	if !errors.Is(err, storage.ErrNotFound) || !errors.As(err, &se) || se.URL != "s3://data/nope-images" {
 		t.Errorf("missing object: %v", err)
 	}
-	_, err = mnist.Train("s3://data/mnist", mnist.Storage(s3.Options()...)).Len()
+	_, err = mnist.Train("s3://data/mnist", mnist.Storage(s3.Options()...)).Load(context.Background())
 	if !errors.Is(err, storage.ErrNotFound) || !strings.Contains(err.Error(), "s3://data/mnist/train-images-idx3-ubyte.gz") {
 		t.Errorf("missing training set: %v", err)
 	}
@@ -157,7 +165,8 @@ func TestHTTPFiles(t *testing.T) {
 	if _, err := mnist.CheckIDXFile(base + "/nothing"); !errors.Is(err, storage.ErrNotFound) || !strings.Contains(err.Error(), base+"/nothing") {
 		t.Errorf("CheckIDXFile of a missing URL: %v", err)
 	}
-	sameSamples(t, "http", collectSamples(t, mnist.Test(base)), collectSamples(t, mnist.Test(dataDir)))
+	_, t10k := tables(t)
+	wantSame(t, "http", collectSamples(t, mnist.Test(base)), samplesOf(t, t10k))
 }
 
 // Storage reads the MNIST files under a URL prefix, here from an HTTP

@@ -3,16 +3,29 @@ package mnist
 import (
 	"context"
 	"fmt"
-	"slices"
 
+	"go.uber.org/zap"
+
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // Table is an MNIST set decoded into memory: a random-access dataset
 // (source.Indexed[Sample]) to read with source.ReadIndexed, in order or
-// shuffled by index, and to resume at any position of an epoch. The 60,000
-// training samples take about 47 MB. Make one with [Dataset.Load]. It is
-// safe for concurrent use.
+// shuffled by index (source.ShuffleIndex), split over ranks
+// (source.ShardIndex), and resumed at any position of an epoch directly,
+// without reading what comes before it:
+//
+//	train, err := mnist.Train("data/mnist").Load(ctx)
+//	...
+//	feed := pipeline.Tensorize(pipeline.From(source.ReadIndexed(train, source.ShuffleIndex(42))),
+//		sink.Of[mnist.Sample](128), batch.Keep).Buffered(4)
+//
+// The 60,000 training images take 47 MB, shared by every table of the same
+// files through the decoded-file cache ([SetCacheBytes]); a sample is 24
+// bytes, with a pointer to its image. A Table is a source.Identifier: a
+// checkpoint of a pass over it is refused over a table of other files. It
+// is safe for concurrent use.
 type Table struct {
 	samples []Sample
 	from    *Dataset // the dataset loaded, which names the files
@@ -23,34 +36,47 @@ var (
 	_ source.Identifier      = (*Table)(nil)
 )
 
-// Load reads one pass of the dataset and keeps its samples in memory, in
-// the order of the files whatever the Shuffle option says. The dataset's
-// other options apply: its shard, its classes, its bad-record policy (a
-// skipped sample is not in the table) and its IDX limits, which bound the
-// memory by what the files really hold ([MaxFileBytes]). The first error
-// of the pass is returned, with no table.
+// Load reads the dataset's files into memory, in their order, and checks
+// them whole: headers, counts, truncation, data after the last record, and
+// every label against [Classes] under the bad-record policy (a skipped
+// sample is not in the table, and the Index of every sample says where it
+// is in the files). The files are read and decompressed once per process
+// while the decoded-file cache holds them ([SetCacheBytes]); the memory is
+// bounded by what the files really hold and by the [WithIDX] limits
+// ([MaxFileBytes]). The first error is returned, with no table; ctx bounds
+// the requests of remote files.
 func (d *Dataset) Load(ctx context.Context) (*Table, error) {
-	n, err := d.Len()
+	f, err := d.openContext(ctx)
 	if err != nil {
 		return nil, err
 	}
-	// A gzipped file's header is not checked against the bytes behind it:
-	// allocate a bounded start and grow as samples arrive.
-	samples := make([]Sample, 0, min(n, loadStep))
-	for s, err := range d.All(ctx) {
-		if err != nil {
-			return nil, err
+	defer f.close()
+	dec, err := decodedOf(f, d.cfg.idx)
+	if err != nil {
+		return nil, err
+	}
+	log := tensorfeed.Logger(ctx)
+	if ce := log.Check(zap.DebugLevel, "mnist load"); ce != nil {
+		ce.Write(zap.String("images", f.img.Name()), zap.String("labels", f.lab.Name()),
+			zap.Int("samples", dec.n()), zap.Bool("gzip", f.img.Gzipped()))
+	}
+	cnt := d.cfg.skip.Pass(int64(dec.n()), log)
+	samples := make([]Sample, 0, dec.n())
+	for i, l := range dec.labels {
+		if bad := d.badLabel(dec.labName, i, labelsHeader+int64(i), l); bad != nil {
+			if err := cnt.Bad(bad); err != nil {
+				return nil, err
+			}
+			continue
 		}
-		samples = append(samples, s)
+		cnt.Good()
+		samples = append(samples, Sample{Image: (*[Pixels]uint8)(dec.image(i)), Label: l, Index: i})
 	}
-	if d.cfg.shuffle {
-		slices.SortFunc(samples, func(a, b Sample) int { return a.Index - b.Index })
+	if err := cnt.End(); err != nil {
+		return nil, err
 	}
-	return &Table{samples: slices.Clip(samples), from: d}, nil
+	return &Table{samples: samples[:len(samples):len(samples)], from: d}, nil
 }
-
-// loadStep is the most samples Load allocates for before they arrive.
-const loadStep = 4096
 
 // Len returns the number of samples.
 func (t *Table) Len() int { return len(t.samples) }
@@ -66,21 +92,20 @@ func (t *Table) Get(i int) (Sample, error) {
 }
 
 // Identity returns the identity of the image and label files the table was
-// loaded from, as the dataset's own readers give it (source.Identifier):
-// a checkpoint of source.ReadIndexed over the table is refused over a
-// table of other files with as many samples. A table of a Shard of the
-// files says which, as two shards of one file can hold as many samples. It reads the files' metadata again, not the
-// table's samples.
+// loaded from (source.Identifier): their base names, sizes and
+// modification times or ETags, so that a checkpoint of source.ReadIndexed
+// over the table is refused over a table of other files with as many
+// samples. It reads the files' metadata again, not the table's samples.
 func (t *Table) Identity(ctx context.Context) (string, error) {
 	if t.from == nil {
 		return "", nil
 	}
-	id, err := t.from.identity(ctx)
+	id, err := t.from.Identity(ctx)
 	if err != nil {
 		return "", err
 	}
-	if c := t.from.cfg; c.shards > 1 {
-		id += fmt.Sprintf(" (shard %d/%d)", c.shard, c.shards)
+	if t.from.cfg.classes != 10 {
+		id += fmt.Sprintf(" (classes %d)", t.from.cfg.classes)
 	}
 	return id, nil
 }

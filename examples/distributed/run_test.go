@@ -85,6 +85,7 @@ func testSamples(n int) []mnist.Sample {
 	s := make([]mnist.Sample, n)
 	for i := range s {
 		s[i].Index, s[i].Label = 100+i, uint8(i%10)
+		s[i].Image = new([mnist.Pixels]uint8)
 		s[i].Image[0] = byte(i)
 	}
 	return s

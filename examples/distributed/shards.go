@@ -56,14 +56,10 @@ func encodeShards(samples []mnist.Sample, n int) (recs, idxs [][]byte, err error
 // loadSamples reads the first limit samples of the MNIST training set in
 // file order (all of them when limit is 0).
 func loadSamples(ctx context.Context, dir string, limit int) ([]mnist.Sample, error) {
-	ds := mnist.Train(dir, mnist.NoShuffle())
-	if _, err := ds.Len(); err != nil {
-		return nil, fmt.Errorf("MNIST training set (set -data to the folder of the MNIST IDX files): %w", err)
-	}
 	var samples []mnist.Sample
-	for s, err := range ds.All(ctx) {
+	for s, err := range mnist.Train(dir).All(ctx) { // the files in their order, one record at a time
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("MNIST training set (set -data to the folder of the MNIST IDX files): %w", err)
 		}
 		samples = append(samples, s)
 		if len(samples) == limit {

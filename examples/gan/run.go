@@ -89,12 +89,23 @@ type targets struct{ Real, Fake float32 }
 // targets.
 type gsample = pipeline.Tuple3[mnist.Sample, []float32, targets]
 
-// newSink describes the four tensors of a batch.
+// symmetric maps a pixel byte x to x/255*2 - 1, in [-1, 1].
+var symmetric = func() (t [256]float32) {
+	for x := range t {
+		t[x] = float32(float64(x)/255*2 - 1)
+	}
+	return t
+}()
+
+// newSink describes the four tensors of a batch: a sample of three parts
+// has its fields written by hand (sink.Of is for a struct's tags).
 func newSink(batchSize, noiseDim int) *sink.Sink[gsample] {
 	return sink.New(batchSize,
 		[]sink.Field[gsample]{
 			sink.Float32("image", []int{mnist.Pixels}, func(s gsample, dst []float32) {
-				mnist.ScaleSymmetric.Pixels(s.A.Image[:], dst) // [-1, 1], the generator's tanh range
+				for i, p := range s.A.Image {
+					dst[i] = symmetric[p] // [-1, 1], the generator's tanh range
+				}
 			}),
 			// Slice checks every noise vector's length against noiseDim.
 			sink.Slice("noise", []int{noiseDim}, func(s gsample) []float32 { return s.B }),
@@ -106,18 +117,24 @@ func newSink(batchSize, noiseDim int) *sink.Sink[gsample] {
 }
 
 // newPipe composes the three readers and turns them into batches of
-// tensors.
-func newPipe(cfg config, s *sink.Sink[gsample]) (*pipeline.Pipe[*tensor.Batch], int, error) {
-	ds := mnist.Train(cfg.DataDir)
-	n, err := ds.Len()
+// tensors. The images are the training set in memory, a new order every
+// epoch (a shuffle by index); with TrainLimit, its first TrainLimit
+// samples.
+func newPipe(ctx context.Context, cfg config, s *sink.Sink[gsample]) (*pipeline.Pipe[*tensor.Batch], int, error) {
+	train, err := mnist.Train(cfg.DataDir).Load(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("MNIST training set (run from the repository root, or pass -data): %w", err)
 	}
-	images := pipeline.From[mnist.Sample](ds, pipeline.WithName("mnist"))
-	if cfg.TrainLimit > 0 && cfg.TrainLimit < n {
-		images, n = images.Take(cfg.TrainLimit), cfg.TrainLimit
+	var set source.Indexed[mnist.Sample] = train
+	if n := cfg.TrainLimit; n > 0 && n < train.Len() {
+		first := make([]mnist.Sample, n)
+		for i := range first {
+			first[i], _ = train.Get(i)
+		}
+		set = source.IndexSlice(first)
 	}
-	images = images.Cache().Shuffle(n, cfg.Seed)
+	n := set.Len()
+	images := pipeline.From(source.ReadIndexed(set, source.ShuffleIndex(cfg.Seed)), pipeline.WithName("mnist"))
 	noise := source.Uniform(cfg.NoiseDim, -1, 1, cfg.Seed+1)
 	labels := source.Constant(targets{Real: 1, Fake: 0}, -1)
 	composed := pipeline.Zip3(images, noise, labels, pipeline.Shortest()).Named("zip3")
@@ -260,7 +277,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 	}
 	ctx = tensorfeed.WithLogger(ctx, cfg.PipeLog)
 	s := newSink(cfg.BatchSize, cfg.NoiseDim)
-	pipe, perEpoch, err := newPipe(cfg, s)
+	pipe, perEpoch, err := newPipe(ctx, cfg, s)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/sink"
 )
@@ -31,10 +32,14 @@ func TestTrainPipeAlignment(t *testing.T) {
 	cfg.BatchSize = 32
 	s := sink.New(cfg.BatchSize,
 		[]sink.Field[mnist.Sample]{
-			sink.Float32("image", []int{mnist.Pixels}, fillImage),
+			sink.Float32("image", []int{mnist.Pixels}, func(s mnist.Sample, dst []float32) {
+				for i, p := range s.Image {
+					dst[i] = float32((float64(p)/255 - pixelMean) / pixelStd)
+				}
+			}),
 		},
 		[]sink.Field[mnist.Sample]{
-			sink.Int32("label", nil, mnist.FillLabelInt32),
+			sink.Int32("label", nil, func(s mnist.Sample, dst []int32) { dst[0] = int32(s.Label) }),
 			sink.Int32("index", nil, func(s mnist.Sample, dst []int32) { dst[0] = int32(s.Index) }),
 		})
 	pipe, perEpoch, err := trainPipe(context.Background(), cfg, s)
@@ -87,5 +92,31 @@ func TestTrainPipeAlignment(t *testing.T) {
 	}
 	if slices.IsSorted(orders[0]) {
 		t.Error("epoch 0 is in file order: not shuffled")
+	}
+}
+
+// TestNewSinkNormalises: the model's sink, built from mnist.Sample's tags
+// with sink.Scale, writes (x/255 - mean)/std for every pixel byte x, and
+// the label as int32.
+func TestNewSinkNormalises(t *testing.T) {
+	var img [mnist.Pixels]uint8
+	for i := range img {
+		img[i] = uint8(i % 256)
+	}
+	s := newSink(1)
+	ts, err := s.Assemble(batch.Batch[mnist.Sample]{Samples: []mnist.Sample{{Image: &img, Label: 7}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := ts.Get("image")
+	y, _ := ts.Get("label")
+	for i, p := range img {
+		want := (float64(p)/255 - pixelMean) / pixelStd
+		if math.Abs(float64(x.F32[i])-want) > 1e-5 {
+			t.Fatalf("pixel %d (%d): %v, want %v", i, p, x.F32[i], want)
+		}
+	}
+	if !slices.Equal(y.I32, []int32{7}) || !slices.Equal(x.Shape, []int{1, mnist.Pixels}) {
+		t.Errorf("label %v, image shape %v", y.I32, x.Shape)
 	}
 }

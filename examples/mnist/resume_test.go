@@ -46,5 +46,5 @@ func TestResumeRefused(t *testing.T) {
 	if code, _, stderr := clitest.Run(t, append(feedArgs, "-stop-after", "2", "-checkpoint", ck)...); code != 0 {
 		t.Fatalf("exit status %d: %s", code, stderr)
 	}
-	resumetest.Refused(t, append(feedArgs, "-batch", "64", "-resume", ck), "of another pipeline", "batch(96,drop)", "batch(64,drop)")
+	resumetest.Refused(t, append(feedArgs, "-batch", "64", "-resume", ck), "of another pipeline", "step batch differs", "64 here, 96 in the checkpoint")
 }

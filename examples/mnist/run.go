@@ -125,34 +125,14 @@ func (w *window) add(c *curve, step, every int, now time.Time) {
 
 // The mean and standard deviation of the MNIST training pixels (in [0, 1]):
 // the pixels are normalised to zero mean and unit variance, which trains
-// faster than raw [0, 1] values.
+// faster than raw [0, 1] values. (x/255 - mean)/std is linear in the byte
+// x, so sink.Scale maps 0..255 to it: 0 to -mean/std, 255 to (1-mean)/std.
 const pixelMean, pixelStd = 0.1307, 0.3081
 
-// normTable maps a pixel byte to its normalised value.
-var normTable = func() (t [256]float32) {
-	for x := range t {
-		t[x] = float32((float64(x)/255 - pixelMean) / pixelStd)
-	}
-	return t
-}()
-
-// fillImage writes the sample's normalised pixels into dst.
-func fillImage(s mnist.Sample, dst []float32) {
-	for i, p := range s.Image {
-		dst[i] = normTable[p]
-	}
-}
-
-// newSink describes the tensors the model reads: "image" float32[B 784]
-// and "label" int32[B].
+// newSink describes the tensors the model reads, from the struct tags of
+// mnist.Sample: "image" float32[B 784], normalised, and "label" int32[B].
 func newSink(batchSize int) *sink.Sink[mnist.Sample] {
-	return sink.New(batchSize,
-		[]sink.Field[mnist.Sample]{
-			sink.Float32("image", []int{mnist.Pixels}, fillImage),
-		},
-		[]sink.Field[mnist.Sample]{
-			sink.Int32("label", nil, mnist.FillLabelInt32),
-		})
+	return sink.Of[mnist.Sample](batchSize, sink.Scale("image", -pixelMean/pixelStd, (1-pixelMean)/pixelStd))
 }
 
 // loadTrain reads the training set into memory once: a random-access
@@ -161,20 +141,17 @@ func newSink(batchSize int) *sink.Sink[mnist.Sample] {
 // TrainLimit samples of the files, and reads no further.
 func loadTrain(ctx context.Context, cfg config) (source.Indexed[mnist.Sample], error) {
 	ds := mnist.Train(cfg.DataDir)
-	if _, err := ds.Len(); err != nil {
-		return nil, fmt.Errorf("MNIST training set (set -data to the folder of the MNIST IDX files): %w", err)
-	}
 	if cfg.TrainLimit == 0 {
 		t, err := ds.Load(ctx)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("MNIST training set (set -data to the folder of the MNIST IDX files): %w", err)
 		}
 		return t, nil
 	}
 	samples := make([]mnist.Sample, 0, cfg.TrainLimit)
 	for s, err := range ds.All(ctx) {
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("MNIST training set (set -data to the folder of the MNIST IDX files): %w", err)
 		}
 		samples = append(samples, s)
 		if len(samples) == cfg.TrainLimit {
@@ -415,7 +392,7 @@ func writePlots(dir string, every int, res *result) ([]string, error) {
 // evaluate returns the model's accuracy on the test set.
 func evaluate(ctx context.Context, cfg config, model nn.Sequential) (float64, int, error) {
 	const evalBatch = 1000
-	p := pipeline.From[mnist.Sample](mnist.Test(cfg.DataDir), pipeline.WithName("mnist-test"))
+	p := pipeline.From[mnist.Sample](mnist.Test(cfg.DataDir), pipeline.WithName("mnist-test")) // the files in their order, one record at a time
 	total := 10000
 	if cfg.TestLimit > 0 {
 		p, total = p.Take(cfg.TestLimit), cfg.TestLimit

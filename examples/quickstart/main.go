@@ -17,6 +17,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // dataDir is the repository's data/mnist, wherever the program starts.
@@ -36,19 +37,21 @@ func main() {
 }
 
 func run(ctx context.Context) error {
-	// 60,000 digits, pixels in [-1, 1], a new order every epoch (a global
-	// shuffle of the decoded set, decoded once per process).
-	train := mnist.Train(dataDir, mnist.Scaling(mnist.ScaleSymmetric), mnist.Shuffle(42))
-	tensors := sink.New(128, // the batch size, written once
-		[]sink.Field[mnist.Ref]{train.RefImageField("image")},
-		[]sink.Field[mnist.Ref]{sink.Int32("label", nil, mnist.FillRefLabelInt32)})
-	// Refs passes each digit by reference, not as an 800-byte copy.
-	feed := pipeline.Tensorize(pipeline.From(train.Refs()), tensors, batch.Keep).Buffered(4) // assembled while the model trains
+	// 60,000 digits decoded into memory (once per process), read in a new
+	// order every epoch: a global shuffle by index, which a checkpoint
+	// resumes directly. The tensors are the struct tags of mnist.Sample:
+	// "image" float32 [128 784], here in [-1, 1], and "label" int32 [128].
+	train, err := mnist.Train(dataDir).Load(ctx)
+	if err != nil {
+		return err // a bad file says which file and where
+	}
+	feed := pipeline.Tensorize(pipeline.From(source.ReadIndexed(train, source.ShuffleIndex(42))),
+		sink.Of[mnist.Sample](128, sink.Scale("image", -1, 1)), batch.Keep).Buffered(4) // assembled while the model trains
 
 	for epoch, pass := range feed.Epochs(ctx, 2) {
 		for t, err := range pass {
 			if err != nil {
-				return err // a bad file says which file and where
+				return err
 			}
 			x, _ := t.Get("image") // x.Shape is [128 784], x.F32 is contiguous
 			y, _ := t.Get("label")
