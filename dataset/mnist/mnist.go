@@ -280,13 +280,9 @@ func openFirst(ctx context.Context, paths []string, sopts []storage.Option) (*id
 	return nil, fmt.Errorf("mnist: none of %q: %w", paths, fs.ErrNotExist)
 }
 
-// open opens both files, reads their headers and checks that they are MNIST
-// images and labels of the same count. It is openContext without a
-// context.
-func (d *Dataset) open() (*files, error) { return d.openContext(context.Background()) }
-
-// openContext is open with a context that bounds the requests of remote
-// files until they are closed.
+// openContext opens both files, reads their headers and checks that they
+// are MNIST images and labels of the same count; ctx bounds the requests of
+// remote files until they are closed.
 func (d *Dataset) openContext(ctx context.Context) (*files, error) {
 	imgF, err := openFirst(ctx, d.images, d.cfg.storage)
 	if err != nil {
