@@ -19,11 +19,7 @@ import (
 // loop with as many goroutines as the budget has cores. The note says what
 // the steps chose by the end of the last timed epoch.
 func mnistAutoRows(cfg config) ([]Row, error) {
-	n := 0
-	if cfg.tiny {
-		n = 1000
-	}
-	f, err := prepareMNIST(cfg, n)
+	f, err := prepareMNIST(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -213,7 +213,7 @@ func TestBadFlagsPrintUsage(t *testing.T) {
 //	go test ./bench -run '^$' -bench MNIST -cpuprofile cpu.out
 
 func BenchmarkMNISTEpoch(b *testing.B) {
-	f, err := prepareMNIST(config{repo: ".."}, 0)
+	f, err := prepareMNIST(config{repo: ".."})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -69,11 +69,7 @@ func ganPipeline[N any](tab *mnist.Table, noise source.Reader[N], fillNoise func
 // cut from shared slabs); the second with source.Generate returning a
 // [100]float32 array.
 func ganCompose(cfg config) ([]Row, error) {
-	n := 0
-	if cfg.tiny {
-		n = 1000
-	}
-	f, err := prepareMNIST(cfg, n)
+	f, err := prepareMNIST(cfg)
 	if err != nil {
 		return nil, err
 	}

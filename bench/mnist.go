@@ -45,9 +45,13 @@ type mnistFiles struct {
 func (f *mnistFiles) remove() { os.RemoveAll(f.dir) }
 
 // prepareMNIST decompresses the training images and labels of data/mnist
-// into a new temporary directory, keeping only the first n samples when n
-// is positive (tiny runs).
-func prepareMNIST(cfg config, n int) (*mnistFiles, error) {
+// into a new temporary directory, keeping only the first 1000 samples for a
+// tiny run.
+func prepareMNIST(cfg config) (*mnistFiles, error) {
+	n := 0 // the whole set
+	if cfg.tiny {
+		n = 1000
+	}
 	src := filepath.Join(cfg.repo, "data", "mnist")
 	img, err := mnist.ReadIDX(filepath.Join(src, "train-images-idx3-ubyte.gz"))
 	if err != nil {
@@ -95,11 +99,7 @@ func writeIDX(path string, magic uint32, dims []int, raw []byte) error {
 // shuffle stage (two threads), against the plain loop that streams the
 // files through a shuffle buffer alike.
 func mnistEpoch(cfg config) ([]Row, error) {
-	n := 0
-	if cfg.tiny {
-		n = 1000
-	}
-	f, err := prepareMNIST(cfg, n)
+	f, err := prepareMNIST(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,8 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+
+	"github.com/tensorfeed/tensorfeed/internal/mixargs"
 )
 
 // Mix returns the weighted mixture of parts as one random-access dataset
@@ -41,22 +43,7 @@ import (
 // an error wrapping [ErrIndex]. The result is an [Identifier] over the
 // parts that are.
 func Mix[T any](length int, weights []float64, parts ...Indexed[T]) Indexed[T] {
-	if len(parts) == 0 {
-		panic("source.Mix: no part")
-	}
-	if len(weights) != len(parts) {
-		panic(fmt.Sprintf("source.Mix: %d weights for %d parts", len(weights), len(parts)))
-	}
-	if length < 0 {
-		panic(fmt.Sprintf("source.Mix: negative length %d", length))
-	}
-	sum := 0.0
-	for k, w := range weights {
-		if !(w > 0) || math.IsInf(w, 0) {
-			panic(fmt.Sprintf("source.Mix: weight %d is %v, want a positive finite number", k, w))
-		}
-		sum += w
-	}
+	sum := mixargs.Check("source.Mix", "part", len(parts), weights, length)
 	m := &mixIndexed[T]{parts: parts, lens: make([]int, len(parts))}
 	for k, p := range parts {
 		if p == nil {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/mixargs"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -46,24 +47,11 @@ var ErrEmptyInput = fmt.Errorf("stage: input to re-iterate is empty: %w", tensor
 // (a programmer's error) when there is no reader, the weights are not one
 // positive finite number per reader, or length < 0.
 func Mix[T any](readers []source.Reader[T], weights []float64, seed uint64, length int) source.Reader[T] {
-	if len(readers) == 0 {
-		panic("stage.Mix: no reader")
-	}
-	if len(weights) != len(readers) {
-		panic(fmt.Sprintf("stage.Mix: %d weights for %d readers", len(weights), len(readers)))
-	}
-	if length < 0 {
-		panic(fmt.Sprintf("stage.Mix: negative length %d", length))
-	}
-	sum := 0.0
-	for k, w := range weights {
-		if !(w > 0) || math.IsInf(w, 0) {
-			panic(fmt.Sprintf("stage.Mix: weight %d is %v, want a positive finite number", k, w))
-		}
-		if readers[k] == nil {
+	sum := mixargs.Check("stage.Mix", "reader", len(readers), weights, length)
+	for k, r := range readers {
+		if r == nil {
 			panic(fmt.Sprintf("stage.Mix: reader %d is nil", k))
 		}
-		sum += w
 	}
 	m := &mix[T]{
 		readers: readers,
