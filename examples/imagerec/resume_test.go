@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/examples/internal/resume/resumetest"
+	"github.com/tensorfeed/tensorfeed/examples/internal/dump/dumptest"
 	"github.com/tensorfeed/tensorfeed/internal/clitest"
 )
 
@@ -21,7 +21,7 @@ var feedArgs = []string{"-feed-only", "-epochs", "2", "-batch", "96", "-mirror",
 // second. The iterator resumes by replay, which decodes what it skips, so
 // the cases are few.
 func TestStopResume(t *testing.T) {
-	lines, sizes := resumetest.StopResume(t, feedArgs, []resumetest.Case{
+	lines, sizes := dumptest.StopResume(t, feedArgs, []dumptest.Case{
 		{Name: "first batch", Stop: 1, ResumeArgs: []string{"-threads", "1", "-prefetch", "0"}},
 		{Name: "epoch boundary", Stop: 11, ResumeArgs: []string{"-threads", "1", "-prefetch", "8"}},
 		{Name: "mid-epoch", Stop: 15, Args: []string{"-threads", "1"}, ResumeArgs: []string{"-threads", "2", "-prefetch", "2"}},
@@ -38,12 +38,12 @@ func TestStopResume(t *testing.T) {
 // one of examples/mnist, and its own taken with another -batch or another
 // rotation. Each is refused with exit status 1, naming what differs.
 func TestResumeRefused(t *testing.T) {
-	resumetest.Refused(t, append(feedArgs, "-resume", filepath.Join("testdata", "mnist_checkpoint.json")),
+	dumptest.Refused(t, append(feedArgs, "-resume", filepath.Join("testdata", "mnist_checkpoint.json")),
 		"of another pipeline", "mnist-train", "imagerec(")
 	ck := filepath.Join(t.TempDir(), "checkpoint.json")
 	if code, _, stderr := clitest.Run(t, append(feedArgs, "-stop-after", "2", "-checkpoint", ck)...); code != 0 {
 		t.Fatalf("exit status %d: %s", code, stderr)
 	}
-	resumetest.Refused(t, append(feedArgs, "-batch", "64", "-resume", ck), "of another pipeline", "step batch differs in parameter 1: 64 here, 96 in the checkpoint")
-	resumetest.Refused(t, append(feedArgs, "-rotate", "5", "-resume", ck), "of another pipeline", "step imagerec differs in affine: {maxrotateangle:5")
+	dumptest.Refused(t, append(feedArgs, "-batch", "64", "-resume", ck), "of another pipeline", "step batch differs in parameter 1: 64 here, 96 in the checkpoint")
+	dumptest.Refused(t, append(feedArgs, "-rotate", "5", "-resume", ck), "of another pipeline", "step imagerec differs in affine: {maxrotateangle:5")
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/examples/internal/resume/resumetest"
+	"github.com/tensorfeed/tensorfeed/examples/internal/dump/dumptest"
 	"github.com/tensorfeed/tensorfeed/internal/clitest"
 )
 
@@ -19,7 +19,7 @@ var feedArgs = []string{"-feed-only", "-epochs", "2", "-train-limit", "1000", "-
 // the first epoch, exactly at the end of it, and in the second. Each
 // checkpoint is a few hundred bytes.
 func TestStopResume(t *testing.T) {
-	lines, sizes := resumetest.StopResume(t, feedArgs, []resumetest.Case{
+	lines, sizes := dumptest.StopResume(t, feedArgs, []dumptest.Case{
 		{Name: "first batch", Stop: 1, ResumeArgs: []string{"-threads", "3", "-prefetch", "0"}},
 		{Name: "mid-epoch", Stop: 4, Args: []string{"-threads", "2"}, ResumeArgs: []string{"-prefetch", "1"}},
 		{Name: "epoch boundary", Stop: 10, Args: []string{"-prefetch", "0"}, ResumeArgs: []string{"-threads", "2", "-prefetch", "8"}},
@@ -40,11 +40,11 @@ func TestStopResume(t *testing.T) {
 // one of examples/imagerec, and its own taken with another -batch. Each is
 // refused with exit status 1 and both pipelines' shapes.
 func TestResumeRefused(t *testing.T) {
-	resumetest.Refused(t, append(feedArgs, "-resume", filepath.Join("testdata", "imagerec_checkpoint.json")),
-		"of another pipeline", "imagerec-example(", "mnist-train")
+	dumptest.Refused(t, append(feedArgs, "-resume", filepath.Join("testdata", "imagerec_checkpoint.json")),
+		"of another pipeline", "step indexed(1000,shuffle=1) here is records(1 files,shuffle=1) in the checkpoint")
 	ck := filepath.Join(t.TempDir(), "checkpoint.json")
 	if code, _, stderr := clitest.Run(t, append(feedArgs, "-stop-after", "2", "-checkpoint", ck)...); code != 0 {
 		t.Fatalf("exit status %d: %s", code, stderr)
 	}
-	resumetest.Refused(t, append(feedArgs, "-batch", "64", "-resume", ck), "of another pipeline", "step batch differs", "64 here, 96 in the checkpoint")
+	dumptest.Refused(t, append(feedArgs, "-batch", "64", "-resume", ck), "of another pipeline", "step batch differs", "64 here, 96 in the checkpoint")
 }

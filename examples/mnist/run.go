@@ -21,7 +21,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 	"github.com/tensorfeed/tensorfeed/examples/internal/nn"
 	"github.com/tensorfeed/tensorfeed/examples/internal/plot"
-	"github.com/tensorfeed/tensorfeed/examples/internal/resume"
+	"github.com/tensorfeed/tensorfeed/examples/internal/dump"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
@@ -44,7 +44,7 @@ type config struct {
 	TestLimit  int    // test samples; 0 means all
 	PlotDir    string // where the PNG plots go; "" for none
 	PlotEvery  int    // steps per point of the plots (loss, accuracy and samples/s averaged over them)
-	Run        resume.Flags
+	Run        dump.Flags
 
 	Log      *zap.Logger
 	PipeLog  *zap.Logger // the logger of the passes (tensorfeed.WithLogger): one entry per epoch, per pass at debug level
@@ -177,10 +177,10 @@ func trainPipe(ctx context.Context, cfg config, s *sink.Sink[mnist.Sample]) (*pi
 		return nil, 0, err
 	}
 	n := table.Len()
-	// The tag names what decides the stream beyond the steps' own kinds
-	// (the table's length, the seed and the batch size are in them), so
-	// a checkpoint of another program is refused by name.
-	train := resume.Tagged("mnist-train", source.ReadIndexed(table, source.ShuffleIndex(cfg.Seed)))
+	// The steps' kinds hold what decides the stream (the table's length,
+	// the seed, the batch size), so a checkpoint of another program or
+	// with other values is refused naming the difference.
+	train := source.ReadIndexed(table, source.ShuffleIndex(cfg.Seed))
 	p := pipeline.From(train, pipeline.WithName("mnist"))
 	b := pipeline.Batch(p, s.BatchSize(), batch.Drop, batch.Recycling())
 	t := pipeline.ParallelMap(b, max(cfg.Threads, 1), func(b batch.Batch[mnist.Sample]) (*tensor.Batch, error) {
@@ -228,18 +228,60 @@ func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error
 	if err != nil {
 		return nil, err
 	}
-	feed, err := resume.Start(ctx, cfg.Run, pipe, cfg.Epochs)
+	// Stop and resume with the public API: the pipeline keeps its own
+	// position (the batches the loop received), Checkpoint saves it and
+	// EpochsFrom continues from it.
+	epochs := pipe.Epochs(ctx, cfg.Epochs)
+	var from *pipeline.Checkpoint
+	if cfg.Run.Resume != "" {
+		if from, err = pipeline.ReadCheckpoint(cfg.Run.Resume); err != nil {
+			return nil, fmt.Errorf("-resume: %w", err)
+		}
+		if epochs, err = pipe.EpochsFrom(ctx, from, cfg.Epochs); err != nil {
+			return nil, fmt.Errorf("-resume %s: %w", cfg.Run.Resume, err)
+		}
+	}
+	d, err := dump.Open(cfg.Run.Dump, from != nil)
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
-		if cerr := feed.Close(); err == nil && cerr != nil {
+		if cerr := d.Close(); err == nil && cerr != nil {
 			res, err = nil, cerr
 		}
 	}()
+	// save writes the checkpoint of the pipeline's position, after the
+	// dump, so that the dump on disk never lags behind it. Not under the
+	// run's context: a run stopped by a signal still saves.
+	save := func() (*pipeline.Checkpoint, error) {
+		if err := d.Flush(); err != nil {
+			return nil, err
+		}
+		c, err := pipe.Checkpoint(context.WithoutCancel(ctx))
+		if err != nil {
+			return nil, err
+		}
+		if err := c.WriteFile(cfg.Run.Checkpoint); err != nil {
+			return nil, fmt.Errorf("-checkpoint: %w", err)
+		}
+		return c, nil
+	}
+	// stopped is the error of a run whose context was cancelled (SIGINT,
+	// SIGTERM): the checkpoint of the position reached is written first.
+	stopped := func() error {
+		e, st := pipe.Position()
+		se := &dump.StopError{Epoch: e, Step: st, Cause: context.Cause(ctx)}
+		if cfg.Run.Checkpoint != "" {
+			if _, err := save(); err != nil {
+				return fmt.Errorf("stopped at epoch %d step %d (%v), but the checkpoint was not written: %w", e, st, se.Cause, err)
+			}
+			se.Checkpoint = cfg.Run.Checkpoint
+		}
+		return se
+	}
 	train := !cfg.Run.FeedOnly
-	if c := feed.Resumed(); c != nil {
-		fmt.Fprintf(out, "resumed from %s at epoch %d step %d\n", cfg.Run.Resume, c.Epoch, c.Step)
+	if from != nil {
+		fmt.Fprintf(out, "resumed from %s at epoch %d step %d\n", cfg.Run.Resume, from.Epoch, from.Step)
 		if train {
 			fmt.Fprintln(out, "the model starts fresh: the checkpoint holds the input pipeline's position, not the model's weights")
 		}
@@ -258,7 +300,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error
 	labels := make([]int, 0, cfg.BatchSize)
 	every := plotEvery(cfg)
 	win, step := window{start: time.Now()}, 0
-	for epoch, pass := range feed.Epochs() {
+	for epoch, pass := range epochs {
 		bar := progress.New(cfg.Progress, fmt.Sprintf("epoch %d/%d", epoch+1, cfg.Epochs), int64(perEpoch), "samples", progress.Quiet())
 		before := pipe.Stats()
 		opt.LR = cfg.LR * math.Pow(cfg.LRDecay, float64(epoch))
@@ -266,42 +308,75 @@ func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error
 		for ts, err := range pass {
 			if err != nil {
 				bar.Finish()
+				if ctx.Err() != nil {
+					return nil, stopped()
+				}
+				return nil, err
+			}
+			_, pos := pipe.Position() // ts is the pos-th batch of the epoch, from 1
+			if err := d.Write(epoch, pos-1, ts); err != nil {
+				ts.Release()
 				return nil, err
 			}
 			img, lbl := ts.Data[0], ts.Label[0]
 			rows := img.Len()
 			batches++
 			step++
+			res.Batches++
 			bar.Add(rows)
-			if !train {
-				ts.Release()
-				continue
-			}
-			x = nn.FromFloat32(x, rows, mnist.Pixels, img.F32)
-			labels = labels[:0]
-			for _, l := range lbl.I32 {
-				labels = append(labels, int(l))
-			}
-			nn.ZeroGrad(params)
-			logits := model.Forward(x, true)
-			pred = nn.Argmax(logits, pred)
-			for i, l := range labels {
-				if pred[i] == l {
-					win.right++
+			if train {
+				x = nn.FromFloat32(x, rows, mnist.Pixels, img.F32)
+				labels = labels[:0]
+				for _, l := range lbl.I32 {
+					labels = append(labels, int(l))
 				}
+				nn.ZeroGrad(params)
+				logits := model.Forward(x, true)
+				pred = nn.Argmax(logits, pred)
+				for i, l := range labels {
+					if pred[i] == l {
+						win.right++
+					}
+				}
+				var loss float64
+				loss, grad = nn.SoftmaxCrossEntropy(logits, labels, grad)
+				model.Backward(grad)
+				opt.Step(params)
+				lossSum += loss
+				win.steps, win.samples, win.loss = win.steps+1, win.samples+rows, win.loss+loss
+				win.add(&res.Curve, step, every, time.Now())
 			}
-			var loss float64
-			loss, grad = nn.SoftmaxCrossEntropy(logits, labels, grad)
-			model.Backward(grad)
-			opt.Step(params)
-			lossSum += loss
-			win.steps, win.samples, win.loss = win.steps+1, win.samples+rows, win.loss+loss
-			win.add(&res.Curve, step, every, time.Now())
 			ts.Release() // the next batch may reuse this memory
+			// A signal stops the run after the batch it trained on: the
+			// checkpoint is the position reached, this batch included.
+			if ctx.Err() != nil {
+				bar.Finish()
+				return nil, stopped()
+			}
+			if res.Batches == cfg.Run.StopAfter {
+				bar.Finish()
+				c, err := save()
+				if err != nil {
+					return nil, err
+				}
+				data, _ := c.Encode()
+				res.Stopped = true
+				fmt.Fprintf(out, "stopped after %d batches, at epoch %d step %d; checkpoint: %s (%d bytes)\n",
+					res.Batches, c.Epoch, c.Step, cfg.Run.Checkpoint, len(data))
+				return res, nil
+			}
 		}
 		elapsed, rate := bar.Finish()
+		if cfg.Run.Checkpoint != "" {
+			if _, err := save(); err != nil {
+				return nil, err
+			}
+		}
+		if ctx.Err() != nil {
+			return nil, stopped() // between two epochs
+		}
 		if batches == 0 {
-			if c := feed.Resumed(); c != nil && epoch == c.Epoch {
+			if from != nil && epoch == from.Epoch {
 				continue // resumed at the end of this epoch
 			}
 			return nil, fmt.Errorf("epoch %d: no batch (fewer samples than the batch size?)", epoch)
@@ -320,17 +395,10 @@ func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error
 		}
 		cfg.Log.Debug("epoch stats", zap.Int("epoch", epoch), zap.Array("stages", st))
 	}
-	if err := feed.Err(); err != nil {
-		return nil, err // stopped by a signal, and checkpointed
+	if ctx.Err() != nil {
+		return nil, stopped()
 	}
-	res.Batches = feed.Batches()
 	res.PipelineStats = pipe.Stats()
-	if c := feed.Stopped(); c != nil {
-		res.Stopped = true
-		fmt.Fprintf(out, "stopped after %d batches, at epoch %d step %d; checkpoint: %s (%d bytes)\n",
-			res.Batches, c.Epoch, c.Step, cfg.Run.Checkpoint, feed.CheckpointBytes())
-		return res, nil
-	}
 	// The report's "waited" is the time the training loop waited for a
 	// batch; the steps behind the prefetch run on their own goroutines and
 	// share the two cores with training, so their busy times include time

@@ -1,7 +1,7 @@
-// Package resumetest checks an example program's stop and resume flags
-// (package resume) by running its main in child processes of the test
+// Package dumptest checks an example program's stop and resume flags
+// (package dump) by running its main in child processes of the test
 // binary (internal/clitest).
-package resumetest
+package dumptest
 
 import (
 	"fmt"
