@@ -19,7 +19,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
-	"github.com/tensorfeed/tensorfeed/image/grid"
+	"github.com/tensorfeed/tensorfeed/internal/grid"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
@@ -37,9 +37,7 @@ The grid's folder must exist (show makes none), and a grid holds at most 1024 im
 Examples:
   tensorfeed show --grid digits.png data/mnist/t10k-images-idx3-ubyte.gz
   tensorfeed show -n 32 --grid photos.png photos_train.rec
-  tensorfeed show --shape 28x28 --grid digits.png mnist-00000.rec
-
-In Go, grid.FromBatch (package github.com/tensorfeed/tensorfeed/image/grid) draws a batch of a pipeline the same way, to look at what an augmentation does.`,
+  tensorfeed show --shape 28x28 --grid digits.png mnist-00000.rec`,
 	setup: func(fs *flag.FlagSet) runFunc {
 		out := fs.String("grid", "", "the PNG `file` to write (required); its folder must exist")
 		n := fs.Int("n", 64, fmt.Sprintf("draw the first `N` images, at most %d", maxShowImages))

@@ -20,7 +20,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/examples/internal/nn"
 	"github.com/tensorfeed/tensorfeed/examples/internal/plot"
 	"github.com/tensorfeed/tensorfeed/examples/internal/progress"
-	imgrid "github.com/tensorfeed/tensorfeed/image/grid"
+	imgrid "github.com/tensorfeed/tensorfeed/internal/grid"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"

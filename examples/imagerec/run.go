@@ -20,7 +20,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 	"github.com/tensorfeed/tensorfeed/examples/internal/resume"
 	"github.com/tensorfeed/tensorfeed/image/augment"
-	imgrid "github.com/tensorfeed/tensorfeed/image/grid"
+	imgrid "github.com/tensorfeed/tensorfeed/internal/grid"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/tensor"

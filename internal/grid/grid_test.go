@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/image/grid"
+	"github.com/tensorfeed/tensorfeed/internal/grid"
 )
 
 func TestGridLayoutAndValues(t *testing.T) {

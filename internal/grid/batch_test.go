@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/image/grid"
+	"github.com/tensorfeed/tensorfeed/internal/grid"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
