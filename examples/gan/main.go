@@ -56,6 +56,7 @@ func main() {
 	flag.IntVar(&cfg.SampleEvery, "sample-every", cfg.SampleEvery, "write a grid of generated digits every N steps (0: only at the end)")
 	flag.IntVar(&cfg.LogEvery, "log-every", cfg.LogEvery, "print the losses every N steps")
 	flag.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the shuffle, the noise and the weights")
+	flag.IntVar(&cfg.JudgeEpochs, "judge-epochs", cfg.JudgeEpochs, "epochs of the classifier that scores the generated digits at the end (0: no score)")
 	var logging cli.Logging
 	logging.Register(flag.CommandLine)
 	flag.Parse()
@@ -68,6 +69,7 @@ func main() {
 		cli.InRange("ema", cfg.EMA, 0, 1),
 		cli.AtLeast("sample-every", cfg.SampleEvery, 0),
 		cli.AtLeast("log-every", cfg.LogEvery, 1),
+		cli.AtLeast("judge-epochs", cfg.JudgeEpochs, 0),
 	)
 
 	log := logging.Logger()

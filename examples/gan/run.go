@@ -17,6 +17,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
+	"github.com/tensorfeed/tensorfeed/examples/internal/judge"
 	"github.com/tensorfeed/tensorfeed/examples/internal/nn"
 	"github.com/tensorfeed/tensorfeed/examples/internal/plot"
 	"github.com/tensorfeed/tensorfeed/examples/internal/progress"
@@ -41,6 +42,7 @@ type config struct {
 	SampleEvery int
 	LogEvery    int
 	Seed        uint64
+	JudgeEpochs int // epochs of the classifier that scores the generated digits; 0: no score
 	TrainLimit  int // use only the first TrainLimit training images; 0 means all
 	Prefetch    int
 
@@ -65,6 +67,7 @@ func defaultConfig() config {
 		SampleEvery: 500,
 		LogEvery:    100,
 		Seed:        1,
+		JudgeEpochs: 2,
 		Prefetch:    4,
 	}
 }
@@ -79,7 +82,13 @@ type result struct {
 	AccPlot      string // PNG of the discriminator's accuracy per step
 	RatePlot     string // PNG of the real images fed per second, per step
 	Stats        pipeline.Stats
+	Readable     float64 // share of the generated digits the judge reads with probability >= 0.9
+	RealReadable float64 // the same share of real test digits
 }
+
+// judged is how many generated digits are scored, in batches of 64 (the
+// averaged generator's batch normalisation uses its batch's statistics).
+const judged = 1024
 
 // targets are the discriminator's labels, the same for every sample: 1 for
 // a real image, 0 for a generated one (PaddlePaddle's reader_creator_bool).
@@ -394,7 +403,56 @@ epochs:
 		plot.Series{Name: "images/s", Y: rates}); err != nil {
 		return nil, err
 	}
+	if cfg.JudgeEpochs > 0 {
+		if err := score(ctx, cfg, m, res, out); err != nil {
+			return nil, err
+		}
+	}
 	cfg.Log.Info("wrote samples", zap.Int("step", step), zap.String("png", res.Generated), zap.String("real", res.Real),
 		zap.String("losses", res.LossPlot), zap.String("accuracy", res.AccPlot), zap.String("rate", res.RatePlot))
 	return res, nil
+}
+
+// score trains the judge (examples/mnist's classifier) and prints the share
+// of 1,024 generated digits, from new noise, that it reads with a
+// probability of at least 0.9, beside the same share of real test digits.
+func score(ctx context.Context, cfg config, m *gan, res *result, out io.Writer) error {
+	j, err := judge.Train(ctx, cfg.DataDir, cfg.JudgeEpochs, cfg.Seed)
+	if err != nil {
+		return err
+	}
+	noise, err := source.Collect(ctx, pipeline.From(source.Uniform(cfg.NoiseDim, -1, 1, cfg.Seed+3)).Take(judged))
+	if err != nil {
+		return err
+	}
+	const batch = 64
+	images := mat.NewDense(judged, mnist.Pixels, nil)
+	z := mat.NewDense(batch, cfg.NoiseDim, nil)
+	for i := 0; i < judged; i += batch {
+		for r := range batch {
+			for c, v := range noise[i+r] {
+				z.Set(r, c, float64(v))
+			}
+		}
+		images.Slice(i, i+batch, 0, mnist.Pixels).(*mat.Dense).Copy(m.avg.Forward(z, true))
+	}
+	var per [10]int
+	res.Readable, per = j.Readable(images, 0.9)
+	real := mat.NewDense(judged, mnist.Pixels, nil)
+	i := 0
+	for s, err := range mnist.Test(cfg.DataDir).All(ctx) {
+		if err != nil {
+			return err
+		}
+		for k, p := range s.Image {
+			real.Set(i, k, float64(symmetric[p]))
+		}
+		if i++; i == judged {
+			break
+		}
+	}
+	res.RealReadable, _ = j.Readable(real.Slice(0, i, 0, mnist.Pixels).(*mat.Dense), 0.9)
+	fmt.Fprintf(out, "readable: %.2f of %d generated digits (a classifier of test accuracy %.4f gives one digit a probability >= 0.9; per digit %v); real test digits: %.2f\n",
+		res.Readable, judged, j.Accuracy, per, res.RealReadable)
+	return nil
 }

@@ -23,6 +23,7 @@ func TestRunSmall(t *testing.T) {
 	cfg.Steps = 8
 	cfg.SampleEvery = 3
 	cfg.LogEvery = 4
+	cfg.JudgeEpochs = 1
 	cfg.Log = zaptest.NewLogger(t)
 	cfg.PipeLog = cfg.Log
 	var out bytes.Buffer
@@ -37,7 +38,12 @@ func TestRunSmall(t *testing.T) {
 	if math.IsNaN(res.DLoss) || res.DLoss <= 0 || math.IsNaN(res.GLoss) || res.GLoss <= 0 {
 		t.Errorf("losses D %v G %v", res.DLoss, res.GLoss)
 	}
-	for _, want := range []string{"step     4 (epoch 0)", "step     8 (epoch 1)", "discriminator loss", "generator loss", "zip3", "steps/s"} {
+	// Eight steps make blobs, not digits: the judge reads almost none of
+	// them, and most real digits.
+	if res.Readable > 0.1 || res.RealReadable < 0.7 {
+		t.Errorf("readable: %.3f of generated digits, %.3f of real ones; want at most 0.1 and at least 0.7", res.Readable, res.RealReadable)
+	}
+	for _, want := range []string{"step     4 (epoch 0)", "step     8 (epoch 1)", "discriminator loss", "generator loss", "zip3", "steps/s", "readable: "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q", want)
 		}

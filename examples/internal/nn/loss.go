@@ -10,7 +10,10 @@ import (
 // SoftmaxCrossEntropy returns the mean over the batch of the cross-entropy
 // between softmax(logits) and the integer labels, and writes its gradient
 // with respect to the logits into grad (reallocated when its shape does not
-// match; pass nil the first time). It panics on a label out of range.
+// match; pass nil the first time). A label of -1 asks for the uniform
+// distribution over the classes: the target of an input that is none of
+// them (outlier exposure), which teaches the model to be unsure of it. It
+// panics on a label out of range.
 func SoftmaxCrossEntropy(logits *mat.Dense, labels []int, grad *mat.Dense) (float64, *mat.Dense) {
 	n, k := logits.Dims()
 	if len(labels) != n {
@@ -21,7 +24,7 @@ func SoftmaxCrossEntropy(logits *mat.Dense, labels []int, grad *mat.Dense) (floa
 	inv := 1 / float64(n)
 	loss := 0.0
 	for i, y := range labels {
-		if y < 0 || y >= k {
+		if y < -1 || y >= k {
 			panic(fmt.Sprintf("nn.SoftmaxCrossEntropy: label %d out of [0, %d)", y, k))
 		}
 		row, grow := z[i*k:(i+1)*k], g[i*k:(i+1)*k]
@@ -35,11 +38,20 @@ func SoftmaxCrossEntropy(logits *mat.Dense, labels []int, grad *mat.Dense) (floa
 			grow[j] = e
 			sum += e
 		}
-		loss += math.Log(sum) + m - row[y]
 		for j := range grow {
 			grow[j] *= inv / sum
 		}
-		grow[y] -= inv
+		if y >= 0 {
+			loss += math.Log(sum) + m - row[y]
+			grow[y] -= inv
+			continue
+		}
+		mean := 0.0
+		for j, v := range row {
+			mean += v
+			grow[j] -= inv / float64(k)
+		}
+		loss += math.Log(sum) + m - mean/float64(k)
 	}
 	return loss * inv, grad
 }

@@ -72,7 +72,7 @@ func TestGradientSoftmax(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			model := nn.Sequential{nn.NewLinear(5, 7, 1, r), tc.act(), nn.NewLinear(7, 4, 1, r)}
 			x := randDense(r, 6, 5)
-			labels := []int{0, 3, 1, 2, 2, 0}
+			labels := []int{0, 3, 1, -1, 2, 0} // -1: the uniform target
 			var grad *mat.Dense
 			gradCheck(t, model, x, func(z *mat.Dense) (float64, *mat.Dense) {
 				l, g := nn.SoftmaxCrossEntropy(z, labels, grad)
@@ -109,6 +109,17 @@ func TestSoftmaxCrossEntropyValues(t *testing.T) {
 	}
 	if got := g.At(0, 1); math.Abs(got-0.125) > 1e-12 {
 		t.Errorf("grad[0,1] = %v", got)
+	}
+	// The uniform target (-1): equal logits are its minimum, log k, with
+	// no gradient; logits (2, 0) give log(1+e^-2) + 1 and the gradient
+	// p - 1/2.
+	if l, g := nn.SoftmaxCrossEntropy(mat.NewDense(1, 4, []float64{1, 1, 1, 1}), []int{-1}, nil); math.Abs(l-math.Log(4)) > 1e-12 || mat.Norm(g, 2) > 1e-12 {
+		t.Errorf("uniform target, equal logits: loss %v, gradient %v", l, mat.Formatted(g))
+	}
+	p := 1 / (1 + math.Exp(-2))
+	if l, g := nn.SoftmaxCrossEntropy(mat.NewDense(1, 2, []float64{2, 0}), []int{-1}, nil); math.Abs(l-(math.Log1p(math.Exp(-2))+1)) > 1e-12 ||
+		math.Abs(g.At(0, 0)-(p-0.5)) > 1e-12 || math.Abs(g.At(0, 1)-(0.5-p)) > 1e-12 {
+		t.Errorf("uniform target, logits (2, 0): loss %v, gradient %v", l, mat.Formatted(g))
 	}
 	// Huge logits do not overflow.
 	z = mat.NewDense(1, 2, []float64{1000, 0})
