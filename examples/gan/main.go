@@ -51,6 +51,7 @@ func main() {
 	flag.IntVar(&cfg.BatchSize, "batch", cfg.BatchSize, "batch size")
 	flag.IntVar(&cfg.Width, "width", cfg.Width, "channels of the first convolution of the discriminator and the last of the generator (the others have twice as many)")
 	flag.Float64Var(&cfg.LR, "lr", cfg.LR, "Adam learning rate of both networks")
+	flag.Float64Var(&cfg.Beta1, "beta1", cfg.Beta1, "Adam's first-moment decay of both networks")
 	flag.Float64Var(&cfg.Dropout, "dropout", cfg.Dropout, "dropout rate of the discriminator's last hidden layer")
 	flag.Float64Var(&cfg.EMA, "ema", cfg.EMA, "decay of the moving average of the generator's weights that draws the grids (0: the latest weights)")
 	flag.IntVar(&cfg.SampleEvery, "sample-every", cfg.SampleEvery, "write a grid of generated digits every N steps (0: only at the end)")
@@ -66,6 +67,7 @@ func main() {
 		cli.AtLeast("width", cfg.Width, 1),
 		cli.Positive("lr", cfg.LR),
 		cli.InRange("dropout", cfg.Dropout, 0, 1),
+		cli.InRange("beta1", cfg.Beta1, 0, 1),
 		cli.InRange("ema", cfg.EMA, 0, 1),
 		cli.AtLeast("sample-every", cfg.SampleEvery, 0),
 		cli.AtLeast("log-every", cfg.LogEvery, 1),
