@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/batch"
-	"github.com/tensorfeed/tensorfeed/internal/fixture"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/fixture"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/internal/clitest"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/clitest"
 	"go.uber.org/goleak"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/samber/lo"
 
-	"github.com/tensorfeed/tensorfeed/internal/fixture"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/fixture"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )

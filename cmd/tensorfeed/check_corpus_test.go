@@ -25,11 +25,11 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/image/decode"
-	"github.com/tensorfeed/tensorfeed/internal/badinput"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/badinput"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-// TestCorpus writes the adversarial corpus (internal/badinput) once and
+// TestCorpus writes the adversarial corpus (internal/testkit/badinput) once and
 // runs the readers and the tensorfeed binary over it.
 func TestCorpus(t *testing.T) {
 	cases, err := badinput.Write(t.TempDir(), true)

@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed"
-	"github.com/tensorfeed/tensorfeed/internal/badinput"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/badinput"
 )
 
 // testPhoto returns a w x h image with a pattern that compresses to more

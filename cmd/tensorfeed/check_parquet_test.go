@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/internal/badinput"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/badinput"
 	"github.com/tensorfeed/tensorfeed/storage/storagetest"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/internal/badinput"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/badinput"
 )
 
 func TestCheckUsage(t *testing.T) {

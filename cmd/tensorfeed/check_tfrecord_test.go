@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
-	"github.com/tensorfeed/tensorfeed/internal/badinput"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/badinput"
 )
 
 // tfrecordFile writes payloads as a TFRecord file in a temporary folder

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
-	"github.com/tensorfeed/tensorfeed/internal/checkpointtest"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/checkpointtest"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 

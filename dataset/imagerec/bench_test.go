@@ -11,7 +11,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
-	"github.com/tensorfeed/tensorfeed/internal/fixture/recimages"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/recimages"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 

@@ -8,8 +8,8 @@ import (
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/image/decode"
-	"github.com/tensorfeed/tensorfeed/internal/fixture"
-	"github.com/tensorfeed/tensorfeed/internal/fixture/recimages"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/fixture"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/recimages"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
-	"github.com/tensorfeed/tensorfeed/internal/fixture/recimages"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/recimages"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
-	"github.com/tensorfeed/tensorfeed/internal/badinput"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/badinput"
 )
 
 // FuzzIDX feeds arbitrary bytes to the IDX readers: they must never panic,

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
-	"github.com/tensorfeed/tensorfeed/internal/badinput"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/badinput"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 

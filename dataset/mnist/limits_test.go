@@ -12,8 +12,8 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
-	"github.com/tensorfeed/tensorfeed/internal/badinput"
-	"github.com/tensorfeed/tensorfeed/internal/fixture"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/badinput"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/fixture"
 )
 
 // wantFormatError checks that err is a *FormatError about file at offset

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
-	"github.com/tensorfeed/tensorfeed/internal/checkpointtest"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/checkpointtest"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/examples/internal/cli/clierr"
-	"github.com/tensorfeed/tensorfeed/internal/clitest"
+	"github.com/tensorfeed/tensorfeed/examples/internal/cli/errtest"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/clitest"
 )
 
 // TestQuietByDefault runs the program with its defaults: its results go
@@ -28,5 +28,5 @@ func TestQuietByDefault(t *testing.T) {
 
 // TestPlainError: a missing data folder is one plain line and status 1.
 func TestPlainError(t *testing.T) {
-	clierr.Check(t, "csv", []string{"-data", filepath.Join(t.TempDir(), "nonexistent")}, "nonexistent")
+	errtest.Check(t, "csv", []string{"-data", filepath.Join(t.TempDir(), "nonexistent")}, "nonexistent")
 }

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/examples/internal/cli/clierr"
+	"github.com/tensorfeed/tensorfeed/examples/internal/cli/errtest"
 )
 
 // TestPlainErrors: a missing data folder, or an -ids file that cannot be
@@ -16,8 +16,8 @@ func TestPlainErrors(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	clierr.Check(t, "distributed", []string{"-data", filepath.Join(dir, "nonexistent")}, "nonexistent")
-	if out := clierr.Check(t, "distributed", []string{"-limit", "100", "-ids", filepath.Join(file, "ids.tsv")}, "-ids"); out != "" {
+	errtest.Check(t, "distributed", []string{"-data", filepath.Join(dir, "nonexistent")}, "nonexistent")
+	if out := errtest.Check(t, "distributed", []string{"-limit", "100", "-ids", filepath.Join(file, "ids.tsv")}, "-ids"); out != "" {
 		t.Errorf("stdout %q: want nothing, the run must not start", out)
 	}
 }

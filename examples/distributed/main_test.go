@@ -16,7 +16,7 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"go.uber.org/goleak"
 
-	"github.com/tensorfeed/tensorfeed/internal/clitest"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/clitest"
 )
 
 // The ranks and their pipelines start goroutines; every test must leave

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/examples/internal/cli/clierr"
+	"github.com/tensorfeed/tensorfeed/examples/internal/cli/errtest"
 )
 
 // TestPlainErrors: a missing data folder, or an output folder that cannot
@@ -16,8 +16,8 @@ func TestPlainErrors(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	clierr.Check(t, "gan", []string{"-data", filepath.Join(dir, "nonexistent"), "-out", dir}, "nonexistent")
-	if out := clierr.Check(t, "gan", []string{"-steps", "5", "-out", filepath.Join(file, "out")}, "-out"); out != "" {
+	errtest.Check(t, "gan", []string{"-data", filepath.Join(dir, "nonexistent"), "-out", dir}, "nonexistent")
+	if out := errtest.Check(t, "gan", []string{"-steps", "5", "-out", filepath.Join(file, "out")}, "-out"); out != "" {
 		t.Errorf("stdout %q: want nothing, the run must not start", out)
 	}
 }

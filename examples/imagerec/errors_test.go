@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/examples/internal/cli/clierr"
+	"github.com/tensorfeed/tensorfeed/examples/internal/cli/errtest"
 )
 
 // TestPlainErrors: a missing file, or an output that cannot be written, is
@@ -16,12 +16,12 @@ func TestPlainErrors(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	clierr.Check(t, "imagerec", []string{"-rec", filepath.Join(dir, "none.rec"), "-out", dir}, "none.rec")
+	errtest.Check(t, "imagerec", []string{"-rec", filepath.Join(dir, "none.rec"), "-out", dir}, "none.rec")
 	for _, args := range [][]string{
 		{"-out", filepath.Join(file, "out")},
 		{"-feed-only", "-checkpoint", filepath.Join(file, "ck.json")},
 	} {
-		if out := clierr.Check(t, "imagerec", args, args[len(args)-2]); out != "" {
+		if out := errtest.Check(t, "imagerec", args, args[len(args)-2]); out != "" {
 			t.Errorf("%q: stdout %q: want nothing, the run must not start", args, out)
 		}
 	}

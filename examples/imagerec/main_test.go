@@ -6,7 +6,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/tensorfeed/tensorfeed/internal/clitest"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/clitest"
 )
 
 // The pipelines start goroutines (prefetch, parallel decoding) inside their

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/examples/internal/cli/clierr"
+	"github.com/tensorfeed/tensorfeed/examples/internal/cli/errtest"
 )
 
 // TestPlainErrors runs the program into errors: each is one plain line on
@@ -30,7 +30,7 @@ func TestPlainErrors(t *testing.T) {
 		{"dump", append(short, "-plots", "", "-dump", filepath.Join(file, "d.tsv")), "-dump"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if out := clierr.Check(t, "mnist", tt.args, tt.msg); out != "" {
+			if out := errtest.Check(t, "mnist", tt.args, tt.msg); out != "" {
 				t.Errorf("stdout %q: want nothing, the run must not start", out)
 			}
 		})

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/examples/internal/dump/dumptest"
-	"github.com/tensorfeed/tensorfeed/internal/clitest"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/clitest"
 )
 
 // feedArgs is a short run of the input pipeline alone: 1000 samples, 10

@@ -15,8 +15,8 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/image/decode"
-	"github.com/tensorfeed/tensorfeed/internal/fixture"
-	"github.com/tensorfeed/tensorfeed/internal/fixture/recimages"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/fixture"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/recimages"
 )
 
 // pngChunk appends a PNG chunk with its CRC.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
-	"github.com/tensorfeed/tensorfeed/internal/fixture/recimages"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/recimages"
 )
 
 // A decoder that decodes only around a crop (libjpeg-turbo's) gives the

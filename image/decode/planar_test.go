@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/image/decode"
-	"github.com/tensorfeed/tensorfeed/internal/fixture/recimages"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/recimages"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 

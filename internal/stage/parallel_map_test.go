@@ -13,8 +13,8 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/tensorfeed/tensorfeed"
-	"github.com/tensorfeed/tensorfeed/internal/fixture"
 	"github.com/tensorfeed/tensorfeed/internal/stage"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/fixture"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )

@@ -7,7 +7,7 @@ import (
 	"github.com/reugn/go-streams/flow"
 
 	"github.com/tensorfeed/tensorfeed/batch"
-	"github.com/tensorfeed/tensorfeed/internal/fixture"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/fixture"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/pipeline/gostreams"
 )

@@ -14,7 +14,7 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/tensorfeed/tensorfeed"
-	"github.com/tensorfeed/tensorfeed/internal/fixture"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/fixture"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/pipeline/gostreams"
 	"github.com/tensorfeed/tensorfeed/source"

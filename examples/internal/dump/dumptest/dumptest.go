@@ -1,6 +1,6 @@
 // Package dumptest checks an example program's stop and resume flags
 // (package dump) by running its main in child processes of the test
-// binary (internal/clitest).
+// binary (internal/testkit/clitest).
 package dumptest
 
 import (
@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/internal/clitest"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/clitest"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 )
 

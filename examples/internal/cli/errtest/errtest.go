@@ -1,14 +1,14 @@
-// Package clierr checks how an example program fails: with one plain line
+// Package errtest checks how an example program fails: with one plain line
 // on stderr, "name: error", and exit status 1, never a log entry or a
 // panic's trace. It runs the program's main in a child process of the
-// test binary (internal/clitest).
-package clierr
+// test binary (internal/testkit/clitest).
+package errtest
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/internal/clitest"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/clitest"
 )
 
 // Check runs the program with args and fails the test unless it exits

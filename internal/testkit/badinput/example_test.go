@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/tensorfeed/tensorfeed/internal/badinput"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/badinput"
 )
 
 // Write the small cases of the corpus and count the good and bad files.
