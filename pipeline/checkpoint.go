@@ -17,11 +17,11 @@ import (
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-// CheckpointVersion is the version of the checkpoint format that
+// checkpointVersion is the version of the checkpoint format that
 // Checkpoint writes and ParseCheckpoint reads. Version 1 (no checksum, no
 // data digest) is refused with a message that says so: it cannot be told
 // from a checkpoint edited by hand, nor checked against the data.
-const CheckpointVersion = 2
+const checkpointVersion = 2
 
 // Checkpoint is where a pipeline's run stands: after Step items of epoch
 // Epoch reached the consumer. It is a few numbers, not samples: the state
@@ -129,7 +129,7 @@ func (p *Pipe[T]) CheckpointAt(ctx context.Context, epoch int, step int64) (*Che
 	if err != nil {
 		return nil, fmt.Errorf("%w: epoch %d step %d: data: %w", ErrCheckpoint, epoch, step, err)
 	}
-	c := &Checkpoint{Version: CheckpointVersion, Fingerprint: Fingerprint(st), Epoch: epoch, Step: step, Data: dataDigest(ids), State: st}
+	c := &Checkpoint{Version: checkpointVersion, Fingerprint: Fingerprint(st), Epoch: epoch, Step: step, Data: dataDigest(ids), State: st}
 	c.Sum = c.checksum()
 	_, c.Marks = c.marks()
 	return c, nil
@@ -252,9 +252,9 @@ func parseCheckpoint(name string, data []byte) (*Checkpoint, error) {
 	c.Source = name
 	switch {
 	case c.Version == 1:
-		return nil, c.fail("version", "1 is the format without checksum and data digest, which this tensorfeed does not resume (it reads version %d): resume with the version that wrote it, or start the epoch again", CheckpointVersion)
-	case c.Version != CheckpointVersion:
-		return nil, c.fail("version", "%d, this tensorfeed reads version %d", c.Version, CheckpointVersion)
+		return nil, c.fail("version", "1 is the format without checksum and data digest, which this tensorfeed does not resume (it reads version %d): resume with the version that wrote it, or start the epoch again", checkpointVersion)
+	case c.Version != checkpointVersion:
+		return nil, c.fail("version", "%d, this tensorfeed reads version %d", c.Version, checkpointVersion)
 	case c.Epoch < 0:
 		return nil, c.fail("epoch", "negative (%d)", c.Epoch)
 	case c.Step < 0:
@@ -267,7 +267,7 @@ func parseCheckpoint(name string, data []byte) (*Checkpoint, error) {
 		return nil, c.fail("fingerprint", "%s does not match the kinds of its state (%s): the file was changed", c.Fingerprint, f)
 	}
 	if c.Sum == "" {
-		return nil, c.fail("sum", "missing: the checksum of a version %d checkpoint was removed", CheckpointVersion)
+		return nil, c.fail("sum", "missing: the checksum of a version %d checkpoint was removed", checkpointVersion)
 	}
 	if sum := c.checksum(); sum != c.Sum {
 		if field := c.changed(); field != "" {

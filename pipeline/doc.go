@@ -9,7 +9,7 @@
 // type are methods (Shuffle, Filter, Take, Skip, Buffered, Repeat, Cache,
 // Shard); steps that change it are free functions, because Go methods
 // cannot add type parameters (Map, MapErr, ParallelMap, Enumerate, Zip2,
-// Zip3, Zip4, Batch, BatchFill, PadSeqs, Tensorize, TensorizeBatches,
+// Zip3, Zip4, Batch, PadSeqs, Tensorize, TensorizeBatches,
 // Apply). FanIn starts a
 // pipe at several readers read at once. Each returns a new Pipe, so a whole
 // pipeline reads top to bottom, with the batch size written once, in the

@@ -128,10 +128,6 @@ func TestTypedSteps(t *testing.T) {
 	if err != nil || len(bs) != 3 || !slices.Equal(bs[2].Samples, []int{6}) || !slices.Equal(bs[0].Samples, []int{0, 1, 2}) {
 		t.Fatalf("Batch: %v %v", bs, err)
 	}
-	bf, err := source.Collect(ctx, pipeline.BatchFill(p, 3, -1))
-	if err != nil || len(bf) != 3 || !slices.Equal(bf[2].Samples, []int{6, -1, -1}) || bf[2].Padded != 2 {
-		t.Fatalf("BatchFill: %v %v", bf, err)
-	}
 
 	en, err := source.Collect(ctx, pipeline.Enumerate(p.Skip(5)))
 	if err != nil || len(en) != 2 || en[1] != (stage.Numbered[int]{Index: 1, Value: 6}) {

@@ -133,7 +133,7 @@ const (
 //
 //   - A source, and a step that reads its input inside its own pulls, on
 //     its consumer's goroutine (Map, MapErr, Filter, Shuffle, Take, Skip,
-//     Repeat, Cache, Shard, Enumerate, Batch, BatchFill, Tensorize,
+//     Repeat, Cache, Shard, Enumerate, Batch, Tensorize,
 //     TensorizeBatches, PadSeqs, the Zips, Apply): Busy minus the Busy of
 //     its inputs. Along a synchronous chain the Self times add up to the
 //     last step's Busy. A stage given to Apply is taken to read its input

@@ -32,12 +32,6 @@ func Batch[T any](p *Pipe[T], size int, last batch.Policy, opts ...batch.Option)
 	return thenSync(p, "batch", batch.Of[T](p, size, last, opts...))
 }
 
-// BatchFill adds batch.OfFill: a short last batch is padded with fill. Step
-// name "batch".
-func BatchFill[T any](p *Pipe[T], size int, fill T, opts ...batch.Option) *Pipe[batch.Batch[T]] {
-	return thenSync(p, "batch", batch.OfFill[T](p, size, fill, opts...))
-}
-
 // Zip2 zips p and b into pairs of samples, one from each. When b
 // is a Pipe its steps appear in the stats too. Step name "zip".
 func Zip2[A, B any](p *Pipe[A], b source.Reader[B], opts ...ZipOption) *Pipe[Tuple2[A, B]] {

@@ -186,17 +186,6 @@ func (r *IndexedReader[T]) From(position int) *IndexedReader[T] {
 	return &IndexedReader[T]{d: r.d, cfg: r.cfg, from: position, epochs: new(Epochs), skips: new(SkipLog)}
 }
 
-// Order returns the permutation a pass of the given epoch follows: the
-// sample at position p is d.Get(perm.At(p)). Without [ShuffleIndex] it is
-// nil, and the sample at position p is d.Get(p).
-func (r *IndexedReader[T]) Order(epoch int) *Permutation {
-	if !r.cfg.shuffle {
-		return nil
-	}
-	p := NewPermutation(r.d.Len(), r.cfg.seed, epoch)
-	return &p
-}
-
 // Skipped returns how many samples the reader's policy has skipped.
 func (r *IndexedReader[T]) Skipped() int64 { return r.cfg.bad.Skipped() }
 

@@ -67,14 +67,6 @@ func SkipBad(maxFraction float64, opts ...SkipOption) *SkipPolicy {
 	return p
 }
 
-// MaxFraction returns the bound the policy was made with (0 for nil).
-func (p *SkipPolicy) MaxFraction() float64 {
-	if p == nil {
-		return 0
-	}
-	return p.maxFraction
-}
-
 // Skipped returns how many records the policy has skipped, over all passes
 // and all readers that share it (0 for nil).
 func (p *SkipPolicy) Skipped() int64 {
