@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tensorfeed/tensorfeed"
 )
 
 // Cache keeps whole remote objects in a local directory, at most maxBytes
@@ -39,13 +41,10 @@ func NewCache(dir string, maxBytes int64) (*Cache, error) {
 		panic("storage: NewCache needs maxBytes >= 1")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, &Error{Op: "cache", URL: dir, Len: -1, Err: fmt.Errorf("%w: %w", ErrCacheWrite, err)}
+		return nil, objectError("cache", dir, 0, -1, fmt.Errorf("%w: %w", ErrCacheWrite, err))
 	}
 	return &Cache{dir: dir, max: maxBytes}, nil
 }
-
-// Dir returns the cache's directory.
-func (c *Cache) Dir() string { return c.dir }
 
 type entryMeta struct {
 	URL  string `json:"url"`
@@ -64,7 +63,7 @@ func (c *Cache) Remove(url string) error {
 	data, meta := c.paths(url)
 	err := errors.Join(ignoreMissing(os.Remove(meta)), ignoreMissing(os.Remove(data)))
 	if err != nil {
-		return &Error{Op: "cache", URL: url, Len: -1, Err: err}
+		return objectError("cache", url, 0, -1, err)
 	}
 	return nil
 }
@@ -97,7 +96,7 @@ func (c *Cache) open(ctx context.Context, o *Object) (*Object, error) {
 		return obj, err
 	}
 	cacheErr := func(err error) error {
-		return &Error{Op: "cache", URL: o.name, Len: -1, Err: fmt.Errorf("%w: %w", ErrCacheWrite, err)}
+		return objectError("cache", o.name, 0, -1, fmt.Errorf("%w: %w", ErrCacheWrite, err))
 	}
 	if o.size > c.max {
 		return nil, cacheErr(fmt.Errorf("the object's %d bytes exceed the cache's limit of %d", o.size, c.max))
@@ -121,14 +120,14 @@ func (c *Cache) open(ctx context.Context, o *Object) (*Object, error) {
 	n, err := io.CopyBuffer(struct{ io.Writer }{tmp}, r, buf)
 	r.Close()
 	if err != nil {
-		var se *Error
+		var se *tensorfeed.Error
 		if errors.As(err, &se) {
 			return nil, err // a read error: the object's, not the cache's
 		}
 		return nil, cacheErr(err)
 	}
 	if n != o.size {
-		return nil, &Error{Op: "cache", URL: o.name, Len: -1, Err: fmt.Errorf("downloaded %d bytes, want %d", n, o.size)}
+		return nil, objectError("cache", o.name, 0, -1, fmt.Errorf("downloaded %d bytes, want %d", n, o.size))
 	}
 	if err := tmp.Sync(); err != nil {
 		return nil, cacheErr(err)
@@ -165,8 +164,8 @@ func (c *Cache) hit(o *Object, data, meta string) (*Object, error) {
 		return nil, nil // damaged, or a hash collision: replaced on download
 	}
 	if m.ETag != o.etag {
-		return nil, &Error{Op: "cache", URL: o.name, Len: -1, Err: fmt.Errorf(
-			"%w: cached with ETag %s, %s now (remove it from the cache to fetch the new version)", ErrChanged, m.ETag, o.etag)}
+		return nil, objectError("cache", o.name, 0, -1, fmt.Errorf(
+			"%w: cached with ETag %s, %s now (remove it from the cache to fetch the new version)", ErrChanged, m.ETag, o.etag))
 	}
 	f, err := os.Open(data)
 	if err != nil {

@@ -95,12 +95,13 @@ func TestCacheCannotWrite(t *testing.T) {
 	f.put(t, bucket, "o", data)
 
 	small := newCache(t, t.TempDir(), 1000)
-	notDir := newCache(t, filepath.Join(t.TempDir(), "c"), 1<<20)
+	notDirPath := filepath.Join(t.TempDir(), "c")
+	notDir := newCache(t, notDirPath, 1<<20)
 	// The directory replaced by a file: every write fails, even as root.
-	if err := os.RemoveAll(notDir.Dir()); err != nil {
+	if err := os.RemoveAll(notDirPath); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(notDir.Dir(), nil, 0o444); err != nil {
+	if err := os.WriteFile(notDirPath, nil, 0o444); err != nil {
 		t.Fatal(err)
 	}
 	for name, c := range map[string]*storage.Cache{"smaller than the object": small, "unwritable": notDir} {

@@ -29,14 +29,22 @@
 //
 // # Failures
 //
-// Every error is an [*Error] naming the operation, the URL and, for reads,
-// the byte range, and wraps a sentinel: [ErrNotFound], [ErrDenied],
+// Every error is a [*tensorfeed.Error], the positioned error of every
+// tensorfeed reader: its Path is the path or URL of the object (the
+// directory, for a cache that cannot be created), its Offset the first byte
+// of the range a read asked for (-1 for an operation on the whole object:
+// open, list, cache), and its Err names the operation and the range and
+// wraps a sentinel when one applies: [ErrNotFound], [ErrDenied],
 // [ErrRange], [ErrChanged], [ErrUnvalidated], [ErrBadResponse],
-// [ErrCacheWrite] or [ErrTransient]. Transient failures (5xx and 429
-// answers, refused or reset connections, timeouts, a body cut short) are
-// retried a bounded number of times with exponential backoff and jitter
-// ([Retry]), logged through tensorfeed.Logger; 4xx answers such as refused
-// credentials or a missing object are not retried.
+// [ErrCacheWrite] or [ErrTransient]. For example:
+//
+//	s3://data/train.rec: byte 100: storage: read bytes 100-149: storage: transient failure: 5 attempts: HTTP 503 Service Unavailable: SlowDown: Please reduce your request rate.
+//
+// Transient failures (5xx and 429 answers, refused or reset connections,
+// timeouts, a body cut short) are retried a bounded number of times with
+// exponential backoff and jitter ([Retry]), logged through
+// tensorfeed.Logger; 4xx answers such as refused credentials or a missing
+// object are not retried.
 //
 // # One version per object
 //

@@ -3,6 +3,7 @@ package storage_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
@@ -69,11 +71,14 @@ func Example() {
 
 	_, err = storage.Open(ctx, "s3://datasets/mnist/missing.rec", opts...)
 	fmt.Println(err)
+	var e *tensorfeed.Error // every error of storage: Path, Offset (-1: the whole object)
+	fmt.Println(errors.As(err, &e), e.Path, e.Offset, errors.Is(err, storage.ErrNotFound))
 	// Output:
 	// [s3://datasets/mnist/train-000.rec s3://datasets/mnist/train-001.rec s3://datasets/mnist/train-002.rec]
 	// s3://datasets/mnist/train-000.rec: 10 bytes "shard zero" <nil>
 	// bytes 6-8 of s3://datasets/mnist/train-002.rec: "two" <nil>
-	// storage: open s3://datasets/mnist/missing.rec: HTTP 404 Not Found: NoSuchKey: The specified key does not exist.
+	// s3://datasets/mnist/missing.rec: storage: open: HTTP 404 Not Found: NoSuchKey: The specified key does not exist.
+	// true s3://datasets/mnist/missing.rec -1 true
 }
 
 // A cache keeps whole objects in a directory under a byte limit; the second

@@ -60,7 +60,7 @@ func (f *remoteFile) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	if f.r == nil {
-		f.r = f.obj.ReaderFrom(f.ctx, f.pos)
+		f.r = f.obj.readerFrom(f.ctx, f.pos)
 	}
 	n, err := f.r.Read(p)
 	f.pos += int64(n)
@@ -81,10 +81,10 @@ func (f *remoteFile) Seek(offset int64, whence int) (int64, error) {
 	case io.SeekEnd:
 		pos = f.obj.size + offset
 	default:
-		return f.pos, &Error{Op: "seek", URL: f.obj.name, Len: -1, Err: errors.New("invalid whence")}
+		return f.pos, objectError("seek", f.obj.name, 0, -1, errors.New("invalid whence"))
 	}
 	if pos < 0 {
-		return f.pos, &Error{Op: "seek", URL: f.obj.name, Len: -1, Err: errors.New("negative position")}
+		return f.pos, objectError("seek", f.obj.name, 0, -1, errors.New("negative position"))
 	}
 	if pos != f.pos && f.r != nil {
 		f.r.Close()

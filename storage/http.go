@@ -73,7 +73,7 @@ func openHTTP(ctx context.Context, name string, cfg config) (*Object, error) {
 		return nil
 	}, func(attempt int, err error) { logRetry(ctx, name, 0, 1, attempt, err) })
 	if err != nil {
-		return nil, &Error{Op: "open", URL: name, Len: -1, Err: err}
+		return nil, objectError("open", name, 0, -1, err)
 	}
 	etag := h.etag
 	if etag == "" {

@@ -5,15 +5,18 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
@@ -153,12 +156,34 @@ func TestLocal(t *testing.T) {
 	wantContains(t, err, "ftp://host/x", "unknown scheme")
 }
 
+// An error is a *tensorfeed.Error: Path is the object, Offset the first
+// byte of the range a read asked for; its text says the operation and the
+// range, and errors.Is finds the sentinel.
 func TestErrorNamesURLAndRange(t *testing.T) {
-	err := &storage.Error{Op: "read", URL: "s3://b/k", Off: 100, Len: 50, Err: storage.ErrTransient}
-	if got, want := err.Error(), "storage: read s3://b/k bytes 100-149: storage: transient failure"; got != want {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "ten.bin")
+	if err := os.WriteFile(name, make([]byte, 10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := mustOpen(t, name)
+	_, err := o.ReadAt(make([]byte, 50), 100)
+	var te *tensorfeed.Error
+	if !errors.As(err, &te) || te.Path != name || te.Offset != 100 || te.Record != -1 || !errors.Is(err, storage.ErrRange) {
+		t.Fatalf("ReadAt past the end: %v (%#v), want a *tensorfeed.Error at byte 100 of %s wrapping ErrRange", err, te, name)
+	}
+	if got, want := err.Error(), name+": byte 100: storage: read bytes 100-149: storage: range past the end of the object (size 10)"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
-	if err.FilePath() != "s3://b/k" || !errors.Is(err, storage.ErrTransient) {
-		t.Error("FilePath or Unwrap wrong")
+	if _, err := o.ReadAt(nil, 11); err == nil || !strings.HasSuffix(err.Error(), ": byte 11: storage: read 0 bytes at 11: storage: range past the end of the object (size 10)") {
+		t.Errorf("an empty read past the end: %v", err)
+	}
+
+	missing := filepath.Join(dir, "none.bin")
+	_, err = storage.Open(context.Background(), missing)
+	if !errors.As(err, &te) || te.Path != missing || te.Offset != -1 || !errors.Is(err, storage.ErrNotFound) || !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Open of a missing file: %v, want a *tensorfeed.Error for %s wrapping ErrNotFound and fs.ErrNotExist", err, missing)
+	}
+	if want := missing + ": storage: open: storage: object not found: open " + missing + ": "; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Error() = %q, want it to start with %q", err, want)
 	}
 }

@@ -26,12 +26,12 @@ func (l localFile) close() error { return l.f.Close() }
 func openLocal(name string, cfg config) (*Object, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, &Error{Op: "open", URL: name, Len: -1, Err: localErr(err)}
+		return nil, objectError("open", name, 0, -1, localErr(err))
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, &Error{Op: "open", URL: name, Len: -1, Err: err}
+		return nil, objectError("open", name, 0, -1, err)
 	}
 	etag := fmt.Sprintf("%x-%x", fi.Size(), fi.ModTime().UnixNano())
 	return &Object{name: name, size: fi.Size(), etag: etag, be: localFile{f}, cfg: cfg, local: true, validated: true}, nil
@@ -51,7 +51,7 @@ func localErr(err error) error {
 func listLocal(pattern string) ([]string, error) {
 	names, err := filepath.Glob(pattern)
 	if err != nil {
-		return nil, &Error{Op: "list", URL: pattern, Len: -1, Err: err}
+		return nil, objectError("list", pattern, 0, -1, err)
 	}
 	slices.Sort(names)
 	return names, nil

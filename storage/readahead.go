@@ -36,10 +36,10 @@ type Reader struct {
 // Reader returns a sequential reader of the whole object with read-ahead.
 // For a local file it reads the file directly (the OS reads ahead). ctx
 // bounds its requests; Close stops them and waits for its goroutines.
-func (o *Object) Reader(ctx context.Context) *Reader { return o.ReaderFrom(ctx, 0) }
+func (o *Object) Reader(ctx context.Context) *Reader { return o.readerFrom(ctx, 0) }
 
-// ReaderFrom is Reader starting at byte off (clamped to [0, Size]).
-func (o *Object) ReaderFrom(ctx context.Context, off int64) *Reader {
+// readerFrom is Reader starting at byte off (clamped to [0, Size]).
+func (o *Object) readerFrom(ctx context.Context, off int64) *Reader {
 	off = min(max(off, 0), o.size)
 	r := &Reader{obj: o, start: off, lpos: off}
 	if o.local || off == o.size {
@@ -97,7 +97,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 		return 0, r.err
 	}
 	if r.closed {
-		return 0, &Error{Op: "read", URL: r.obj.name, Len: -1, Err: io.ErrClosedPipe}
+		return 0, objectError("read", r.obj.name, 0, -1, io.ErrClosedPipe)
 	}
 	if len(p) == 0 {
 		return 0, nil
@@ -116,7 +116,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 		select {
 		case b, ok = <-r.queue:
 		case <-r.ctx.Done():
-			r.err = &Error{Op: "read", URL: r.obj.name, Len: -1, Err: context.Cause(r.ctx)}
+			r.err = objectError("read", r.obj.name, 0, -1, context.Cause(r.ctx))
 			return 0, r.err
 		}
 		if !ok {
@@ -126,7 +126,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 		select {
 		case <-b.done:
 		case <-r.ctx.Done():
-			r.err = &Error{Op: "read", URL: r.obj.name, Len: -1, Err: context.Cause(r.ctx)}
+			r.err = objectError("read", r.obj.name, 0, -1, context.Cause(r.ctx))
 			return 0, r.err
 		}
 		if b.err != nil {
@@ -142,7 +142,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 
 func (r *Reader) readLocal(p []byte) (int, error) {
 	if r.closed {
-		return 0, &Error{Op: "read", URL: r.obj.name, Len: -1, Err: io.ErrClosedPipe}
+		return 0, objectError("read", r.obj.name, 0, -1, io.ErrClosedPipe)
 	}
 	n, err := r.obj.ReadAt(p, r.lpos)
 	r.lpos += int64(n)

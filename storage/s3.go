@@ -113,7 +113,7 @@ type s3Object struct {
 
 func openS3(ctx context.Context, name string, cfg config) (*Object, error) {
 	fail := func(err error) (*Object, error) {
-		return nil, &Error{Op: "open", URL: name, Len: -1, Err: err}
+		return nil, objectError("open", name, 0, -1, err)
 	}
 	bucket, key, err := splitS3(name)
 	if err != nil {
@@ -189,7 +189,7 @@ func (s *s3Object) close() error { return nil }
 // syntax) in lexical order; a pattern without glob characters is a prefix.
 func listS3(ctx context.Context, pattern string, cfg config) ([]string, error) {
 	fail := func(err error) ([]string, error) {
-		return nil, &Error{Op: "list", URL: pattern, Len: -1, Err: err}
+		return nil, objectError("list", pattern, 0, -1, err)
 	}
 	bucket, keyPattern, err := splitS3(pattern)
 	if err != nil {
@@ -247,5 +247,5 @@ func List(ctx context.Context, pattern string, opts ...Option) ([]string, error)
 	case "":
 		return listLocal(pattern)
 	}
-	return nil, &Error{Op: "list", URL: pattern, Len: -1, Err: errors.New("unknown scheme (want a path, s3://, http:// or https://)")}
+	return nil, objectError("list", pattern, 0, -1, errors.New("unknown scheme (want a path, s3://, http:// or https://)"))
 }

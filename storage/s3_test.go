@@ -204,6 +204,10 @@ func TestS3RetriesBounded(t *testing.T) {
 		t.Fatalf("err = %v, want ErrTransient", err)
 	}
 	wantContains(t, err, "s3://data/o", "bytes 20-29", "3 attempts", "503")
+	if want := "s3://data/o: byte 20: storage: read bytes 20-29: storage: transient failure: 3 attempts: " +
+		"HTTP 503 Service Unavailable: SlowDown: Please reduce your request rate."; err.Error() != want {
+		t.Errorf("Error() = %q, want %q", err, want)
+	}
 	if n := f.gets.Load(); n != 3 {
 		t.Errorf("%d GETs, want 3", n)
 	}

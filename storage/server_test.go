@@ -3,6 +3,8 @@ package storage_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -16,6 +18,7 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
@@ -200,12 +203,29 @@ func mustOpen(t testing.TB, name string, opts ...storage.Option) *storage.Object
 	return o
 }
 
-func wantContains(t testing.TB, err error, parts ...string) {
+// wantContains checks that err is a *tensorfeed.Error whose Path is path,
+// whose Offset is the start of the range "bytes A-B" when one of parts
+// names one (-1 when none does), and whose text holds path and parts.
+func wantContains(t testing.TB, err error, path string, parts ...string) {
 	t.Helper()
 	if err == nil {
-		t.Fatalf("no error, want one containing %q", parts)
+		t.Fatalf("no error, want one naming %s and containing %q", path, parts)
 	}
+	var te *tensorfeed.Error
+	if !errors.As(err, &te) {
+		t.Fatalf("error %q (%T) is not a *tensorfeed.Error", err, err)
+	}
+	wantOff := int64(-1)
 	for _, p := range parts {
+		var a, b int64
+		if n, _ := fmt.Sscanf(p, "bytes %d-%d", &a, &b); n == 2 {
+			wantOff = a
+		}
+	}
+	if te.Path != path || te.Offset != wantOff || te.Record != -1 {
+		t.Errorf("error %q: Path %q, Offset %d, Record %d; want %q, %d, -1", err, te.Path, te.Offset, te.Record, path, wantOff)
+	}
+	for _, p := range append([]string{path}, parts...) {
 		if !strings.Contains(err.Error(), p) {
 			t.Errorf("error %q does not contain %q", err, p)
 		}

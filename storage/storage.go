@@ -47,28 +47,37 @@ var (
 	ErrTransient = errors.New("storage: transient failure")
 )
 
-// Error is an error of one operation on one object: which URL, which byte
-// range (Off, Len; Len -1 for an operation on the whole object) and why.
-type Error struct {
-	Op  string // "open", "read", "list", "cache"
-	URL string
-	Off int64
-	Len int64
-	Err error
+// opError is the cause of this package's *tensorfeed.Error: the
+// operation, the byte range of a read, and why it failed.
+type opError struct {
+	op  string // "open", "read", "list", "cache", "seek"
+	off int64  // the first byte of a read
+	n   int64  // the length of a read; -1 for an operation on the whole object
+	err error
 }
 
-func (e *Error) Error() string {
-	if e.Len < 0 {
-		return fmt.Sprintf("storage: %s %s: %v", e.Op, e.URL, e.Err)
+func (e *opError) Error() string {
+	switch {
+	case e.n < 0:
+		return "storage: " + e.op + ": " + e.err.Error()
+	case e.n == 0:
+		return fmt.Sprintf("storage: %s 0 bytes at %d: %v", e.op, e.off, e.err)
 	}
-	return fmt.Sprintf("storage: %s %s bytes %d-%d: %v", e.Op, e.URL, e.Off, e.Off+e.Len-1, e.Err)
+	return fmt.Sprintf("storage: %s bytes %d-%d: %v", e.op, e.off, e.off+e.n-1, e.err)
 }
 
-func (e *Error) Unwrap() error { return e.Err }
+func (e *opError) Unwrap() error { return e.err }
 
-// FilePath returns the URL or path of the object, as the positioned errors
-// of tensorfeed's readers do.
-func (e *Error) FilePath() string { return e.URL }
+// objectError returns the error of op on the object name (its path or URL): a
+// *tensorfeed.Error at byte off for a range of n bytes, or without an
+// offset for an operation on the whole object (n < 0).
+func objectError(op, name string, off, n int64, err error) error {
+	e := &tensorfeed.Error{Path: name, Offset: -1, Record: -1, Err: &opError{op: op, off: off, n: n, err: err}}
+	if n >= 0 {
+		e.Offset = off
+	}
+	return e
+}
 
 // statusError is an HTTP answer that is not a success.
 type statusError struct {
@@ -254,7 +263,7 @@ func (o *Object) Close() error { return o.be.close() }
 
 // ReadAt reads len(p) bytes at offset off, as io.ReaderAt: fewer bytes
 // come with io.EOF when the range passes the end. A range that starts after
-// the end is an *Error wrapping ErrRange.
+// the end is a *tensorfeed.Error wrapping ErrRange.
 func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 	return o.ReadAtContext(context.Background(), p, off)
 }
@@ -263,7 +272,7 @@ func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 // retries.
 func (o *Object) ReadAtContext(ctx context.Context, p []byte, off int64) (int, error) {
 	if off < 0 || off > o.size {
-		return 0, &Error{Op: "read", URL: o.name, Off: off, Len: int64(len(p)), Err: fmt.Errorf("%w (size %d)", ErrRange, o.size)}
+		return 0, objectError("read", o.name, off, int64(len(p)), fmt.Errorf("%w (size %d)", ErrRange, o.size))
 	}
 	if len(p) == 0 {
 		return 0, nil
@@ -293,10 +302,10 @@ func (o *Object) readFull(ctx context.Context, p []byte, off int64) (int, error)
 	whole := off == 0 && int64(len(p)) == o.size
 	if !o.local && !o.validated && !whole {
 		if !o.cfg.unvalidated {
-			return 0, &Error{Op: "read", URL: o.name, Off: off, Len: int64(len(p)), Err: fmt.Errorf(
+			return 0, objectError("read", o.name, off, int64(len(p)), fmt.Errorf(
 				"%w: the server sent neither ETag nor Last-Modified at open, so reads of parts of the object in several requests "+
 					"could mix two versions of it unnoticed; only a read of the whole object in one request is allowed "+
-					"(pass storage.AllowUnvalidated() to accept the risk)", ErrUnvalidated)}
+					"(pass storage.AllowUnvalidated() to accept the risk)", ErrUnvalidated))
 		}
 		o.warned.Do(func() {
 			tensorfeed.Logger(ctx).Warn("storage: the object has neither ETag nor Last-Modified; "+
@@ -324,7 +333,7 @@ func (o *Object) readFull(ctx context.Context, p []byte, off int64) (int, error)
 		logRetry(ctx, o.name, off+int64(done), int64(len(p)-done), attempt, err)
 	})
 	if err != nil {
-		return done, &Error{Op: "read", URL: o.name, Off: off, Len: int64(len(p)), Err: err}
+		return done, objectError("read", o.name, off, int64(len(p)), err)
 	}
 	return done, nil
 }
@@ -332,7 +341,7 @@ func (o *Object) readFull(ctx context.Context, p []byte, off int64) (int, error)
 // Open opens a local path, an s3://bucket/key object or an http(s):// URL.
 // It learns the object's size and ETag with one request (retried when the
 // failure is transient); a missing object or refused credentials fail at
-// once with an *Error wrapping ErrNotFound or ErrDenied.
+// once with a *tensorfeed.Error wrapping ErrNotFound or ErrDenied.
 func Open(ctx context.Context, name string, opts ...Option) (*Object, error) {
 	cfg := defaults()
 	option.Apply(&cfg, opts)
@@ -352,7 +361,7 @@ func Open(ctx context.Context, name string, opts ...Option) (*Object, error) {
 	case "":
 		return openLocal(name, cfg)
 	}
-	return nil, &Error{Op: "open", URL: name, Len: -1, Err: errors.New("unknown scheme (want a path, s3://, http:// or https://)")}
+	return nil, objectError("open", name, 0, -1, errors.New("unknown scheme (want a path, s3://, http:// or https://)"))
 }
 
 // remote returns an opened remote object, through the cache when one is

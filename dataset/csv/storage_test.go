@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
@@ -108,9 +109,9 @@ func TestRemoteMissing(t *testing.T) {
 		{csv.New(data, opt, csv.LabelFile("s3://data/labels.csv")), "s3://data/labels.csv"},
 	} {
 		_, err := source.Collect(context.Background(), tt.r)
-		var se *storage.Error
-		if !errors.Is(err, storage.ErrNotFound) || !errors.As(err, &se) || se.URL != tt.missing || !strings.Contains(err.Error(), tt.missing) {
-			t.Errorf("%v, want a storage.Error naming %s", err, tt.missing)
+		var se *tensorfeed.Error
+		if !errors.Is(err, storage.ErrNotFound) || !errors.As(err, &se) || se.Path != tt.missing || !strings.Contains(err.Error(), tt.missing) {
+			t.Errorf("%v, want a *tensorfeed.Error naming %s", err, tt.missing)
 		}
 		if _, err := tt.r.Layout(); !errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("Layout: %v, want storage.ErrNotFound", err)

@@ -130,8 +130,8 @@ func TestS3Errors(t *testing.T) {
 	ctx := context.Background()
 	for _, spec := range []string{"s3://data/none.rec", "recordio:s3://data/none.rec"} {
 		_, err := source.Collect(ctx, format.Open([]string{"s3://data/a.rec", spec}, format.Storage(s3.Options()...)))
-		var se *storage.Error
-		if !errors.Is(err, storage.ErrNotFound) || !errors.As(err, &se) || se.FilePath() != "s3://data/none.rec" {
+		var se *tensorfeed.Error
+		if !errors.Is(err, storage.ErrNotFound) || !errors.As(err, &se) || se.Path != "s3://data/none.rec" {
 			t.Errorf("%s: %v, want a not-found error naming the URL", spec, err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
@@ -119,8 +120,8 @@ func TestRemoteMissing(t *testing.T) {
 	s3 := storagetest.NewS3(t, "data")
 	labels := s3.PutFile("data", "labels.gz", gz("t10k-labels-idx1-ubyte"))
 	_, err := source.Count(context.Background(), mnist.New("s3://data/nope-images", labels, mnist.Storage(s3.Options()...)))
-	var se *storage.Error
-	if !errors.Is(err, storage.ErrNotFound) || !errors.As(err, &se) || se.URL != "s3://data/nope-images" {
+	var se *tensorfeed.Error
+	if !errors.Is(err, storage.ErrNotFound) || !errors.As(err, &se) || se.Path != "s3://data/nope-images" {
 		t.Errorf("missing object: %v", err)
 	}
 	_, err = mnist.Train("s3://data/mnist", mnist.Storage(s3.Options()...)).Load(context.Background())

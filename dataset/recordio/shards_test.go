@@ -211,8 +211,8 @@ func TestOpenShardsBad(t *testing.T) {
 		putShardSet(t, s3)
 		s3.Put("shards", "part-5.rec", nil) // an empty shard without its .idx
 		_, err := recordio.OpenShards(ctx, []string{"s3://shards/part-*.rec"}, recordio.Storage(s3.Options()...))
-		var se *storage.Error
-		if !errors.Is(err, storage.ErrNotFound) || !errors.As(err, &se) || se.FilePath() != "s3://shards/part-5.idx" {
+		var se *tensorfeed.Error
+		if !errors.Is(err, storage.ErrNotFound) || !errors.As(err, &se) || se.Path != "s3://shards/part-5.idx" {
 			t.Fatalf("missing index: %v", err)
 		}
 	})

@@ -17,6 +17,7 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
@@ -171,13 +172,13 @@ func TestRemoteMissing(t *testing.T) {
 	_, errs["ReadIndex"] = recordio.ReadIndex("s3://data/missing.idx", opt)
 	_, errs["OpenIndexed"] = recordio.OpenIndexed(rec, "", opt) // only.idx is missing
 	for what, err := range errs {
-		var se *storage.Error
-		if !errors.Is(err, storage.ErrNotFound) || !errors.As(err, &se) || !strings.HasPrefix(se.URL, "s3://data/missing") && se.URL != "s3://data/only.idx" {
-			t.Errorf("%s: %v, want a storage.Error naming the missing URL", what, err)
+		var se *tensorfeed.Error
+		if !errors.Is(err, storage.ErrNotFound) || !errors.As(err, &se) || !strings.HasPrefix(se.Path, "s3://data/missing") && se.Path != "s3://data/only.idx" {
+			t.Errorf("%s: %v, want a *tensorfeed.Error naming the missing URL", what, err)
 			continue
 		}
-		if !strings.Contains(err.Error(), se.URL) {
-			t.Errorf("%s: %q does not name %s", what, err, se.URL)
+		if !strings.Contains(err.Error(), se.Path) {
+			t.Errorf("%s: %q does not name %s", what, err, se.Path)
 		}
 	}
 	_, err := source.Collect(ctx, recordio.Open("testdata/no-such.rec"))
@@ -248,9 +249,9 @@ func TestRemoteRetries5xx(t *testing.T) {
 	// Once the attempts run out, the error names the URL and the range.
 	down.Store(true)
 	_, err = source.Collect(ctx, recordio.Open("s3://data/g.rec", opt))
-	var se *storage.Error
-	if !errors.Is(err, storage.ErrTransient) || !errors.As(err, &se) || se.URL != "s3://data/g.rec" || se.Len < 1 ||
-		!strings.Contains(err.Error(), fmt.Sprintf("bytes %d-%d", se.Off, se.Off+se.Len-1)) {
-		t.Errorf("a server that is down: %v, want a transient storage.Error naming the URL and the range", err)
+	var se *tensorfeed.Error
+	if !errors.Is(err, storage.ErrTransient) || !errors.As(err, &se) || se.Path != "s3://data/g.rec" || se.Offset < 0 ||
+		!strings.Contains(err.Error(), fmt.Sprintf("bytes %d-", se.Offset)) {
+		t.Errorf("a server that is down: %v, want a transient *tensorfeed.Error naming the URL and the range", err)
 	}
 }

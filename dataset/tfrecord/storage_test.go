@@ -68,9 +68,9 @@ func TestRemoteMissing(t *testing.T) {
 	s3 := storagetest.NewS3(t, "data")
 	const missing = "s3://data/none.tfrecord"
 	_, _, err := readAll(tfrecord.Open(missing, tfrecord.Storage(s3.Options()...)))
-	var se *storage.Error
-	if !errors.Is(err, storage.ErrNotFound) || !errors.As(err, &se) || se.URL != missing || !strings.Contains(err.Error(), missing) {
-		t.Errorf("%v, want a storage.Error naming %s", err, missing)
+	var se *tensorfeed.Error
+	if !errors.Is(err, storage.ErrNotFound) || !errors.As(err, &se) || se.Path != missing || !strings.Contains(err.Error(), missing) {
+		t.Errorf("%v, want a *tensorfeed.Error naming %s", err, missing)
 	}
 	none := t.TempDir() + "/none.tfrecord"
 	if _, _, err := readAll(tfrecord.Open(none)); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), none) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 	"github.com/tensorfeed/tensorfeed/storage"
@@ -89,9 +90,9 @@ func TestRemoteMissing(t *testing.T) {
 	a := s3.Put("data", "a.tar", shardBytes(t, makeSamples(t, 3)))
 	const missing = "s3://data/none.tar"
 	got, err := collect(t, webdataset.OpenShards([]string{a, missing}, webdataset.Storage(s3.Options()...)))
-	var se *storage.Error
-	if len(got) != 3 || !errors.Is(err, storage.ErrNotFound) || !errors.As(err, &se) || se.URL != missing || !strings.Contains(err.Error(), missing) {
-		t.Errorf("%d samples, %v; want 3 and a storage.Error naming %s", len(got), err, missing)
+	var se *tensorfeed.Error
+	if len(got) != 3 || !errors.Is(err, storage.ErrNotFound) || !errors.As(err, &se) || se.Path != missing || !strings.Contains(err.Error(), missing) {
+		t.Errorf("%d samples, %v; want 3 and a *tensorfeed.Error naming %s", len(got), err, missing)
 	}
 	none := t.TempDir() + "/none.tar"
 	if _, err := collect(t, webdataset.Open(none)); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), none) {
