@@ -24,8 +24,8 @@ import (
 //
 // That is the library's one signal that a batch has been used, and it
 // comes from the training loop itself, however far ahead a prefetching
-// stage (stage.Buffered) reads. So a message is acknowledged exactly when
-// the batch that carried it has been released, and:
+// step (pipeline.Pipe.Buffered) reads. So a message is acknowledged
+// exactly when the batch that carried it has been released, and:
 //
 //   - a batch that is never released is never acknowledged: its messages
 //     come again after the consumer's AckWait (at-least-once). A pass that

@@ -27,7 +27,7 @@
 //     been used, and safe through prefetching stages;
 //   - [Values] acknowledges a message when the consumer asks for the next
 //     sample, for loops that use each sample before taking the next;
-//   - [Message.Ack] and [AckAll] for batches made by hand.
+//   - [Message.Ack] for batches made by hand.
 //
 // A pass that fails, is cancelled or stopped loses nothing: what it yielded
 // and was not acknowledged comes again after AckWait, and what it received
@@ -46,14 +46,42 @@
 // # Bad messages
 //
 // A message whose decode error wraps tensorfeed.ErrBadData, or whose data
-// is larger than [MaxMessageBytes], is a bad record: a [*MessageError]
-// naming the stream, the subject and the stream sequence. By default it
+// is larger than [MaxMessageBytes], is a bad record: an error naming the
+// stream, the subject and the stream sequence (see Errors). By default it
 // ends the pass (and is handed back, so a later pass meets it again);
-// under [SkipBad] or [OnBad] it is counted, logged and terminated, so that
-// the server never delivers it again. A consumer that cannot be found, or
-// a server that does not answer for longer than [MaxOutage] while the
-// connection reconnects, ends the pass with a [*ConsumerError]; a later
-// pass of the same durable consumer resumes with nothing lost.
+// under a policy of [OnBad] that skips it, it is counted, logged and
+// terminated, so that the server never delivers it again. A consumer that
+// cannot be found, or a server that does not answer for longer than
+// [MaxOutage] while the connection reconnects, ends the pass with an error
+// naming the stream and the durable consumer; a later pass of the same
+// durable consumer resumes with nothing lost.
+//
+// # Errors
+//
+// Errors are *tensorfeed.Error values, the positioned error of every
+// tensorfeed reader, so that one errors.As finds the position:
+//
+//   - a message that could not become a sample: Path is "jetstream:" and
+//     the stream's name, Record the message's stream sequence (from 1, the
+//     same however often it is delivered), Member its subject; Err reads
+//     "jetstream: decode, delivery N: " and the cause, which it wraps (the
+//     decode function's error, or one wrapping [ErrTooLarge]);
+//   - a pass that could not go on: Path is "jetstream:" and the stream's
+//     name, Record -1, Member the durable consumer's name; Err names what
+//     failed ("jetstream: look up the consumer: ", "jetstream: fetch: ",
+//     ...) and wraps the client's error (jetstream.ErrConsumerNotFound,
+//     nats.ErrConnectionClosed, ...);
+//   - a sample a [Writer] could not publish: Path is "jetstream:" and the
+//     stream named by [ExpectStream] ("" without it: a subject does not say
+//     which stream stores it), Record the writer's index of the sample (from
+//     0), Member the subject; Err reads "jetstream: encode: " or
+//     "jetstream: publish: " and the cause, which it wraps.
+//
+// Offset is -1. For example:
+//
+//	jetstream:S: record 6: member "s.bad": jetstream: decode, delivery 1: not a number: tensorfeed: bad data: "x"
+//	jetstream:S: member "c": jetstream: look up the consumer: nats: API error: code=404 err_code=10014 description=consumer not found
+//	jetstream:S: record 3: member "s.data": jetstream: publish: nats: API error: code=400 err_code=10060 description=expected stream does not match
 //
 // # Writing
 //

@@ -15,8 +15,8 @@ import (
 // FuzzReadMessage publishes arbitrary bytes and reads them back with a
 // strict decoder, a small MaxMessageBytes and a policy that skips every bad
 // message: each message is either a sample equal to what strconv makes of
-// it, or skipped with a *MessageError wrapping tensorfeed.ErrBadData that
-// names its stream sequence (ErrTooLarge when it is over the limit), and
+// it, or skipped with a *tensorfeed.Error wrapping tensorfeed.ErrBadData
+// whose Record is its stream sequence (ErrTooLarge when it is over the limit), and
 // the pass ends at the tail.
 func FuzzReadMessage(f *testing.F) {
 	for _, s := range []string{"0", "-17", "12345678", "x", "", "9999999999999999999999", "\x00\xff"} {
@@ -46,8 +46,10 @@ func FuzzReadMessage(f *testing.F) {
 			}
 			got = append(got, m)
 		}
-		if err := jetstream.AckAll(got); err != nil {
-			t.Fatal(err)
+		for _, m := range got {
+			if err := m.Ack(); err != nil {
+				t.Fatal(err)
+			}
 		}
 		want, werr := strconv.Atoi(string(data))
 		if len(data) <= 16 && werr == nil {
@@ -56,9 +58,10 @@ func FuzzReadMessage(f *testing.F) {
 			}
 			return
 		}
-		var me *jetstream.MessageError
-		if len(got) != 0 || !errors.As(skipped, &me) || !errors.Is(skipped, tensorfeed.ErrBadData) || me.Seq != seq {
-			t.Fatalf("%q: %d samples, skipped %v; want a *MessageError at sequence %d", data, len(got), skipped, seq)
+		var me *tensorfeed.Error
+		if len(got) != 0 || !errors.As(skipped, &me) || !errors.Is(skipped, tensorfeed.ErrBadData) || me.Record != int64(seq) ||
+			me.Path != "jetstream:S" || me.Member != "s.fuzz" {
+			t.Fatalf("%q: %d samples, skipped %v; want a *tensorfeed.Error at sequence %d", data, len(got), skipped, seq)
 		}
 		if len(data) > 16 && !errors.Is(skipped, jetstream.ErrTooLarge) {
 			t.Fatalf("%q: skipped %v, want ErrTooLarge", data, skipped)

@@ -171,3 +171,13 @@ func newConsumer(t testing.TB, js njs.JetStream, d string, cfg njs.ConsumerConfi
 		t.Fatal(err)
 	}
 }
+
+// ackAll acknowledges every message of msgs.
+func ackAll[T any](t testing.TB, msgs []jetstream.Message[T]) {
+	t.Helper()
+	for _, m := range msgs {
+		if err := m.Ack(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

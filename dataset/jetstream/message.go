@@ -17,7 +17,7 @@ var errNoMessage = errors.New("jetstream: no message")
 //
 // [Tensorize] acknowledges the messages of each batch when the batch is
 // released, [Values] acknowledges a message when the next sample is asked
-// for; a consumer that batches by hand calls [Message.Ack] or [AckAll].
+// for; a consumer that batches by hand calls [Message.Ack] for each.
 type Message[T any] struct {
 	Value T
 	msg   njs.Msg
@@ -50,20 +50,4 @@ func (m Message[T]) Seq() uint64 {
 		return 0
 	}
 	return md.Sequence.Stream
-}
-
-// AckAll acknowledges every message of msgs (a batch's Real samples, for
-// instance) and returns the errors of those it could not acknowledge,
-// joined. Messages already acknowledged and zero Messages are passed over.
-func AckAll[T any](msgs []Message[T]) error {
-	var errs []error
-	for _, m := range msgs {
-		if m.msg == nil {
-			continue
-		}
-		if err := m.msg.Ack(); err != nil && !errors.Is(err, njs.ErrMsgAlreadyAckd) {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
 }

@@ -16,21 +16,6 @@ import (
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-// Defaults of the reader's options.
-const (
-	// DefaultFetchBatch is how many messages a pass asks the server for
-	// ahead of its consumer.
-	DefaultFetchBatch = 256
-	// DefaultMaxWait is how long a pass waits for a message before it
-	// looks at the consumer's state.
-	DefaultMaxWait = 5 * time.Second
-	// DefaultMaxOutage is how long a pass keeps retrying while the server
-	// does not answer before it ends with a *ConsumerError.
-	DefaultMaxOutage = time.Minute
-	// DefaultMaxMessageBytes is the largest message a reader decodes.
-	DefaultMaxMessageBytes = 64 << 20
-)
-
 type config struct {
 	batch     int
 	maxWait   time.Duration
@@ -45,7 +30,7 @@ type config struct {
 type Option = option.Option[config]
 
 // FetchBatch sets how many messages a pass asks the server for ahead of its
-// consumer (default [DefaultFetchBatch]), through one continuous pull
+// consumer (default 256), through one continuous pull
 // (jetstream.Consumer.Messages with PullMaxMessages(n)) that asks for more
 // when half of them were taken. A pass holds at most that many messages that
 // it has received and not yet yielded. It panics when n < 1.
@@ -57,7 +42,7 @@ func FetchBatch(n int) Option {
 }
 
 // MaxWait sets how long a pass waits for a message before it asks the
-// server for the consumer's state (default [DefaultMaxWait]), and bounds
+// server for the consumer's state (default 5s), and bounds
 // each request a pass makes to the server (looking up the consumer, asking
 // for its state). An idle pass goes on waiting after each look; it never
 // ends for lack of messages unless [EndAtTail] is set. It panics when d <=
@@ -71,8 +56,8 @@ func MaxWait(d time.Duration) Option {
 
 // MaxOutage sets how long a pass keeps retrying while the server does not
 // answer (the connection is reconnecting, JetStream is recovering after a
-// restart) before it ends with a *ConsumerError (default
-// [DefaultMaxOutage]). It panics when d <= 0.
+// restart) before it ends with an error naming the consumer (default one
+// minute). It panics when d <= 0.
 func MaxOutage(d time.Duration) Option {
 	if d <= 0 {
 		panic(fmt.Sprintf("jetstream: MaxOutage(%v): want a positive duration", d))
@@ -81,8 +66,8 @@ func MaxOutage(d time.Duration) Option {
 }
 
 // MaxMessageBytes sets the largest message data the reader hands to the
-// decode function (default [DefaultMaxMessageBytes]). A larger message is a
-// bad record: a *MessageError wrapping [ErrTooLarge]. The bytes of a
+// decode function (default 64 MiB). A larger message is a bad record: an
+// error that names it and wraps [ErrTooLarge]. The bytes of a
 // message are already in memory when it arrives (the server's max_payload
 // bounds them); the limit keeps a decode function from being handed more
 // than the program expects. It panics when n < 1.
@@ -115,20 +100,13 @@ func Create(cfg njs.ConsumerConfig) Option {
 // consumer's AckWait, to the pass that is running then.
 func EndAtTail() Option { return option.New(func(c *config) { c.endAtTail = true }) }
 
-// SkipBad skips messages that do not decode while they are at most
-// maxFraction of a pass's messages (see [source.SkipBad], which it calls
-// with these arguments, and [OnBad]).
-func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
-	return OnBad(source.SkipBad(maxFraction, opts...))
-}
-
-// OnBad sets the bad-record policy, which may be shared with other
-// readers. A message whose decode error wraps tensorfeed.ErrBadData, or
+// OnBad sets the bad-record policy (source.SkipBad), which may be shared
+// with other readers. A message whose decode error wraps tensorfeed.ErrBadData, or
 // that is larger than MaxMessageBytes, is bad: under a policy that skips it
 // the message is counted, logged at warn level through the logger of the
 // pass's context, and terminated (jetstream.Msg.TermWithReason), so that
 // the server never delivers it again. A message the policy does not skip
-// ends the pass with its *MessageError and is handed back (Nak): a later
+// ends the pass with its error (see the package doc) and is handed back (Nak): a later
 // pass gets it again. Decode errors that do not wrap ErrBadData end the
 // pass under any policy. The default, a nil policy, fails the pass at the
 // first bad message.
@@ -167,17 +145,17 @@ func Read[T any](js njs.JetStream, stream, durable string, decode func([]byte) (
 		panic("jetstream: Read needs a stream and a durable consumer name")
 	}
 	cfg := config{
-		batch:     DefaultFetchBatch,
-		maxWait:   DefaultMaxWait,
-		maxOutage: DefaultMaxOutage,
-		maxBytes:  DefaultMaxMessageBytes,
+		batch:     256,
+		maxWait:   5 * time.Second,
+		maxOutage: time.Minute,
+		maxBytes:  64 << 20,
 	}
 	option.Apply(&cfg, opts)
 	return &Reader[T]{js: js, stream: stream, durable: durable, decode: decode, cfg: cfg}
 }
 
-// Skipped returns how many bad messages the reader's policy (OnBad,
-// SkipBad) has skipped, over all passes and all readers that share the
+// Skipped returns how many bad messages the reader's policy (OnBad) has
+// skipped, over all passes and all readers that share the
 // policy; 0 without one. It makes the reader a source.SkipCounted.
 func (r *Reader[T]) Skipped() int64 { return r.cfg.bad.Skipped() }
 
@@ -185,9 +163,9 @@ func (r *Reader[T]) Skipped() int64 { return r.cfg.bad.Skipped() }
 // from it continuously, up to FetchBatch messages ahead, and yields the
 // samples of the messages it delivers, in the order it delivers them. The pass ends when the consumer stops ranging, when
 // ctx is cancelled (yielding ctx.Err() once), with [EndAtTail] at the
-// consumer's tail, or with an error: a *MessageError for a bad message the
-// policy does not skip, a *ConsumerError when the consumer is gone or the
-// server stayed silent for longer than [MaxOutage]. While the connection
+// consumer's tail, or with an error (a *tensorfeed.Error, see the package
+// doc): a bad message the policy does not skip, the consumer gone or the
+// server silent for longer than [MaxOutage]. While the connection
 // reconnects the pass waits, and pulls again once it is back.
 //
 // No message is acknowledged by the reader: the consumer acknowledges the
@@ -227,7 +205,7 @@ func (p *pass[T]) run(yield func(Message[T], error) bool) {
 	counter := p.r.cfg.bad.Pass(-1, p.logger)
 	it, err := p.cons.Messages(njs.PullMaxMessages(p.r.cfg.batch))
 	if err != nil {
-		yield(zero, &ConsumerError{Stream: p.r.stream, Durable: p.r.durable, Op: "start fetching", Err: err})
+		yield(zero, consumerError(p.r.stream, p.r.durable, "start fetching", err))
 		return
 	}
 	p.it = it
@@ -255,7 +233,7 @@ func (p *pass[T]) run(yield func(Message[T], error) bool) {
 			continue
 		}
 		if err != nil {
-			yield(zero, &ConsumerError{Stream: p.r.stream, Durable: p.r.durable, Op: "fetch", Err: err})
+			yield(zero, consumerError(p.r.stream, p.r.durable, "fetch", err))
 			return
 		}
 		p.silent = time.Time{}
@@ -310,26 +288,18 @@ func (p *pass[T]) lookup() error {
 	})
 }
 
-// decode turns m into a sample, or a *MessageError.
+// decode turns m into a sample, or the message's error.
 func (p *pass[T]) decode(m njs.Msg) (T, error) {
 	data := m.Data()
 	if len(data) > p.r.cfg.maxBytes {
 		var zero T
-		return zero, p.messageError(m, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(data), p.r.cfg.maxBytes))
+		return zero, messageError(p.r.stream, m, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(data), p.r.cfg.maxBytes))
 	}
 	v, err := p.r.decode(data)
 	if err != nil {
-		return v, p.messageError(m, err)
+		return v, messageError(p.r.stream, m, err)
 	}
 	return v, nil
-}
-
-func (p *pass[T]) messageError(m njs.Msg, err error) *MessageError {
-	e := &MessageError{Stream: p.r.stream, Subject: m.Subject(), Err: err}
-	if md, merr := m.Metadata(); merr == nil {
-		e.Stream, e.Seq, e.Delivered = md.Stream, md.Sequence.Stream, md.NumDelivered
-	}
-	return e
 }
 
 // atTail reports whether m was delivered for the first time and its
@@ -422,15 +392,15 @@ func (p *pass[T]) retry(op string, f func(ctx context.Context) error) error {
 			return nil
 		}
 		if !transient(err) {
-			return &ConsumerError{Stream: p.r.stream, Durable: p.r.durable, Op: op, Err: err}
+			return consumerError(p.r.stream, p.r.durable, op, err)
 		}
 		now := time.Now()
 		if p.silent.IsZero() {
 			p.silent = now
 		}
 		if now.Sub(p.silent) > p.r.cfg.maxOutage {
-			return &ConsumerError{Stream: p.r.stream, Durable: p.r.durable, Op: op,
-				Err: fmt.Errorf("%w for more than %v: %w", errNoAnswer, p.r.cfg.maxOutage, err)}
+			return consumerError(p.r.stream, p.r.durable, op,
+				fmt.Errorf("%w for more than %v: %w", errNoAnswer, p.r.cfg.maxOutage, err))
 		}
 		if ce := p.logger.Check(zap.DebugLevel, "jetstream: the server did not answer; retrying"); ce != nil {
 			ce.Write(zap.String("stream", p.r.stream), zap.String("op", op), zap.Error(err))

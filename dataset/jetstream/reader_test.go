@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	njs "github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 	"go.uber.org/zap/zaptest/observer"
@@ -151,9 +153,7 @@ func TestRedeliveryWithoutAck(t *testing.T) {
 	if !slices.Equal(first, second) {
 		t.Fatalf("redelivered %v, want %v", second, first)
 	}
-	if err := jetstream.AckAll(msgs); err != nil {
-		t.Fatal(err)
-	}
+	ackAll(t, msgs)
 	eventually(t, "acks reached the server", func() bool { return info(t, js, "c").NumAckPending == 0 })
 	time.Sleep(2 * ackWait)
 	short, cancelShort := context.WithTimeout(ctx, 4*ackWait)
@@ -258,8 +258,9 @@ func TestServerRestartMidStream(t *testing.T) {
 	t.Logf("%d passes, %d samples delivered twice", passes, dup)
 }
 
-// A pass whose server is gone for longer than MaxOutage ends with a
-// *ConsumerError; a later pass on the same durable resumes.
+// A pass whose server is gone for longer than MaxOutage ends with an error
+// naming the stream and the consumer; a later pass on the same durable
+// resumes.
 func TestOutageEndsPass(t *testing.T) {
 	ns := startServer(t)
 	js := connect(t, ns)
@@ -282,9 +283,10 @@ func TestOutageEndsPass(t *testing.T) {
 			ns.stop()
 		}
 	}
-	var ce *jetstream.ConsumerError
-	if !errors.As(end, &ce) || ce.Stream != "S" || ce.Durable != "c" {
-		t.Fatalf("pass ended with %v, want a *ConsumerError naming S and c", end)
+	var ce *tensorfeed.Error
+	if !errors.As(end, &ce) || ce.Path != "jetstream:S" || ce.Member != "c" || ce.Record != -1 || ce.Offset != -1 ||
+		!strings.Contains(end.Error(), "no answer from the server for more than 500ms") {
+		t.Fatalf("pass ended with %v, want a *tensorfeed.Error naming S and c and the outage", end)
 	}
 	t.Logf("pass ended %v after the start: %v", time.Since(start), end)
 	ns.start()
@@ -355,12 +357,15 @@ func TestDecodeErrors(t *testing.T) {
 		jetstream.MaxWait(100 * time.Millisecond)}
 	strict := jetstream.Read(js, "S", "strict", decodeInt, opts...)
 	got, err := source.Collect(ctx, jetstream.Values(strict))
-	var me *jetstream.MessageError
+	var me *tensorfeed.Error
 	if !errors.As(err, &me) || !errors.Is(err, tensorfeed.ErrBadData) || !errors.Is(err, errNotNumber) {
-		t.Fatalf("pass ended with %v, want a *MessageError wrapping ErrBadData", err)
+		t.Fatalf("pass ended with %v, want a *tensorfeed.Error wrapping ErrBadData", err)
 	}
-	if me.Stream != "S" || me.Subject != "s.bad" || me.Seq != 6 || me.FilePath() != "jetstream:S" || len(got) != 5 {
+	if me.Path != "jetstream:S" || me.Member != "s.bad" || me.Record != 6 || me.Offset != -1 || len(got) != 5 {
 		t.Fatalf("error %+v after %d samples, want stream S, subject s.bad, sequence 6 after 5", me, len(got))
+	}
+	if want := `jetstream:S: record 6: member "s.bad": jetstream: decode, delivery 1: not a number: tensorfeed: bad data: "not a number"`; err.Error() != want {
+		t.Errorf("Error() = %q, want %q", err, want)
 	}
 
 	skip := source.SkipBad(0.5)
@@ -376,25 +381,30 @@ func TestDecodeErrors(t *testing.T) {
 
 	big := jetstream.Read(js, "S", "big", decodeInt, append(opts, jetstream.MaxMessageBytes(4))...)
 	_, err = source.Collect(ctx, jetstream.Values(big))
-	if !errors.Is(err, jetstream.ErrTooLarge) || !errors.As(err, &me) || me.Seq != 6 {
+	if !errors.Is(err, jetstream.ErrTooLarge) || !errors.Is(err, tensorfeed.ErrBadData) || !errors.As(err, &me) || me.Record != 6 {
 		t.Fatalf("pass ended with %v, want ErrTooLarge at sequence 6", err)
+	}
+	if want := `jetstream:S: record 6: member "s.bad": jetstream: decode, delivery 1: jetstream: message larger than the configured maximum: 12 bytes, at most 4`; err.Error() != want {
+		t.Errorf("Error() = %q, want %q", err, want)
 	}
 }
 
 // A consumer that does not exist, or a stream that does not, ends the pass
-// with a *ConsumerError at once.
+// at once with an error naming the stream and the consumer.
 func TestMissingConsumer(t *testing.T) {
 	ns := startServer(t)
 	js := connect(t, ns)
 	newStream(t, js)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	for _, stream := range []string{"S", "NONE"} {
+	for stream, cause := range map[string]error{"S": njs.ErrConsumerNotFound, "NONE": njs.ErrStreamNotFound} {
 		_, err := source.Count(ctx, jetstream.Read(js, stream, "nobody", decodeInt))
-		var ce *jetstream.ConsumerError
-		if !errors.As(err, &ce) || ce.Stream != stream {
-			t.Fatalf("stream %s: pass ended with %v, want a *ConsumerError", stream, err)
+		var ce *tensorfeed.Error
+		if !errors.As(err, &ce) || ce.Path != "jetstream:"+stream || ce.Member != "nobody" || ce.Record != -1 || !errors.Is(err, cause) ||
+			!strings.HasPrefix(err.Error(), "jetstream:"+stream+`: member "nobody": jetstream: look up the consumer: `) {
+			t.Fatalf("stream %s: pass ended with %v, want a *tensorfeed.Error naming the stream and the consumer", stream, err)
 		}
+		t.Log(err)
 	}
 }
 
@@ -425,9 +435,7 @@ func TestMaxAckPendingFlowControl(t *testing.T) {
 			if in := info(t, js, "c"); in.NumAckPending != 10 {
 				t.Fatalf("NumAckPending = %d, want 10", in.NumAckPending)
 			}
-			if err := jetstream.AckAll(held); err != nil {
-				t.Fatal(err)
-			}
+			ackAll(t, held)
 			held = held[:0]
 		}
 		if total == 30 {

@@ -8,17 +8,9 @@ import (
 
 	njs "github.com/nats-io/nats.go/jetstream"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/source"
-)
-
-// Defaults of the writer's options.
-const (
-	// DefaultWindow is how many publishes a Writer has in flight.
-	DefaultWindow = 256
-	// DefaultAckTimeout is how long a Writer waits for the stream to
-	// acknowledge a publish.
-	DefaultAckTimeout = 10 * time.Second
 )
 
 type writerConfig[T any] struct {
@@ -32,7 +24,7 @@ type writerConfig[T any] struct {
 type WriterOption[T any] = option.Option[writerConfig[T]]
 
 // Window sets how many publishes may wait for their acknowledgement at
-// once (default [DefaultWindow]): Write waits for the oldest when the
+// once (default 256): Write waits for the oldest when the
 // window is full, so a writer holds at most n encoded samples. It panics
 // when n < 1.
 func Window[T any](n int) WriterOption[T] {
@@ -43,7 +35,7 @@ func Window[T any](n int) WriterOption[T] {
 }
 
 // AckTimeout sets how long the writer waits for the stream to acknowledge
-// a publish (default [DefaultAckTimeout]). A publish not acknowledged in
+// a publish (default 10s). A publish not acknowledged in
 // time is an error; the sample may or may not be stored (use [MsgID] to
 // make publishing it again safe). It panics when d <= 0.
 func AckTimeout[T any](d time.Duration) WriterOption[T] {
@@ -99,15 +91,16 @@ func NewWriter[T any](js njs.JetStream, subject string, encode func(T) ([]byte, 
 	case subject == "":
 		panic("jetstream: NewWriter with an empty subject")
 	}
-	cfg := writerConfig[T]{window: DefaultWindow, ackTimeout: DefaultAckTimeout}
+	cfg := writerConfig[T]{window: 256, ackTimeout: 10 * time.Second}
 	option.Apply(&cfg, opts)
 	return &Writer[T]{js: js, subject: subject, encode: encode, cfg: cfg}
 }
 
 // Write encodes v and publishes it, after waiting for the oldest publish
-// when Window publishes are in flight. An error is a *PublishError naming
-// the subject and the sample's index (this one's, or an earlier one's
-// whose acknowledgement failed), or ctx's error.
+// when Window publishes are in flight. An error is a *tensorfeed.Error
+// whose Member is the subject and whose Record is the sample's index (this
+// one's, or an earlier one's whose acknowledgement failed; see the package
+// doc), or ctx's error.
 func (w *Writer[T]) Write(ctx context.Context, v T) error {
 	if w.err != nil {
 		return w.err
@@ -115,7 +108,7 @@ func (w *Writer[T]) Write(ctx context.Context, v T) error {
 	i := w.index
 	data, err := w.encode(v)
 	if err != nil {
-		return w.fail(&PublishError{Subject: w.subject, Index: i, Err: fmt.Errorf("encode: %w", err)})
+		return w.fail(i, "encode", err)
 	}
 	for len(w.inflight) >= w.cfg.window {
 		if err := w.waitOldest(ctx); err != nil {
@@ -131,7 +124,7 @@ func (w *Writer[T]) Write(ctx context.Context, v T) error {
 	}
 	f, err := w.js.PublishAsync(w.subject, data, opts...)
 	if err != nil {
-		return w.fail(&PublishError{Subject: w.subject, Index: i, Err: err})
+		return w.fail(i, "publish", err)
 	}
 	w.index++
 	w.inflight = append(w.inflight, f)
@@ -190,13 +183,18 @@ func (w *Writer[T]) waitOldest(ctx context.Context) error {
 	w.inflight[0] = nil
 	w.inflight = w.inflight[1:]
 	if err != nil {
-		return w.fail(&PublishError{Subject: w.subject, Index: i, Err: err})
+		return w.fail(i, "publish", err)
 	}
 	w.acked++
 	return nil
 }
 
-func (w *Writer[T]) fail(err error) error {
-	w.err = err
-	return err
+// fail keeps and returns the error of op on sample i.
+func (w *Writer[T]) fail(i int64, op string, err error) error {
+	e := &tensorfeed.Error{Offset: -1, Record: i, Member: w.subject, Err: &opError{op, err}}
+	if w.cfg.stream != "" {
+		e.Path = streamPath(w.cfg.stream)
+	}
+	w.err = e
+	return e
 }

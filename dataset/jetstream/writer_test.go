@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/jetstream"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -81,23 +83,29 @@ func TestWriterErrors(t *testing.T) {
 			break
 		}
 	}
-	var pe *jetstream.PublishError
-	if !errors.As(err, &pe) || !errors.Is(err, boom) || pe.Index != 3 || pe.Subject != "s.data" {
-		t.Fatalf("Write = %v, want a *PublishError for sample 3 wrapping boom", err)
+	var pe *tensorfeed.Error
+	if !errors.As(err, &pe) || !errors.Is(err, boom) || pe.Record != 3 || pe.Member != "s.data" || pe.Path != "" || pe.Offset != -1 {
+		t.Fatalf("Write = %v, want a *tensorfeed.Error for sample 3 wrapping boom", err)
+	}
+	if want := `record 3: member "s.data": jetstream: encode: boom`; err.Error() != want {
+		t.Errorf("Error() = %q, want %q", err, want)
 	}
 	if err2 := w.Flush(ctx); err2 != err {
 		t.Fatalf("Flush after a failure = %v, want the same error", err2)
 	}
 
-	for name, w := range map[string]*jetstream.Writer[int]{
-		"no stream":     jetstream.NewWriter(js, "elsewhere", encodeInt, jetstream.AckTimeout[int](2*time.Second)),
-		"wrong stream":  jetstream.NewWriter(js, "s.data", encodeInt, jetstream.ExpectStream[int]("OTHER")),
-		"flushed error": jetstream.NewWriter(js, "elsewhere", encodeInt, jetstream.Window[int](1), jetstream.AckTimeout[int](2*time.Second)),
+	for name, c := range map[string]struct {
+		w    *jetstream.Writer[int]
+		path string
+	}{
+		"no stream":     {jetstream.NewWriter(js, "elsewhere", encodeInt, jetstream.AckTimeout[int](2*time.Second)), ""},
+		"wrong stream":  {jetstream.NewWriter(js, "s.data", encodeInt, jetstream.ExpectStream[int]("OTHER")), "jetstream:OTHER"},
+		"flushed error": {jetstream.NewWriter(js, "elsewhere", encodeInt, jetstream.Window[int](1), jetstream.AckTimeout[int](2*time.Second)), ""},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := w.WriteAll(ctx, source.Slice(ints(3)))
-			if !errors.As(err, &pe) || pe.Index != 0 {
-				t.Fatalf("WriteAll = %v, want a *PublishError for sample 0", err)
+			_, err := c.w.WriteAll(ctx, source.Slice(ints(3)))
+			if !errors.As(err, &pe) || pe.Record != 0 || pe.Path != c.path || !strings.Contains(err.Error(), "jetstream: publish: ") {
+				t.Fatalf("WriteAll = %v, want a *tensorfeed.Error for sample 0 of %q", err, c.path)
 			}
 			t.Log(err)
 		})
