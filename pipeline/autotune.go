@@ -219,33 +219,40 @@ func (g *gate) count(now time.Time) {
 }
 
 // autoParallelMap is ParallelMap(p, Auto, f): cores workers, each of
-// which runs f only within the gate. The gate's waits end with the pass:
-// f cannot see the pass's context, so each pass records the context its
-// upstream runs with, which the workers' pass cancels when it ends.
+// which runs f only within the gate (see gatedMap).
 func autoParallelMap[In, Out any](p *Pipe[In], f func(In) (Out, error), opts []ParallelOption) (source.Reader[Out], *gate) {
 	t := tuningOf(p.node.cfg)
 	g := newGate(t)
 	return source.Follow("parallel-map", source.Reader[In](p), func(up source.Reader[In]) source.Reader[Out] {
-		return source.Func[Out](func(ctx context.Context) iter.Seq2[Out, error] {
-			var done atomic.Pointer[<-chan struct{}]
-			watched := source.Func[In](func(ctx context.Context) iter.Seq2[In, error] {
-				d := ctx.Done()
-				done.Store(&d)
-				return up.All(ctx)
-			})
-			mapped := func(v In) (Out, error) {
-				// The upstream pass has started before any sample reaches
-				// a worker, so done is set.
-				if !g.enter(*done.Load()) {
-					var zero Out
-					return zero, context.Canceled
-				}
-				defer g.leave()
-				return f(v)
-			}
-			return stage.ParallelMap(watched, t.cores, mapped, opts...).All(ctx)
-		})
+		return gatedMap(t, g, up, f, opts)
 	}), g
+}
+
+// gatedMap is the ordered parallel map of up by f with t.cores workers,
+// each of which runs f only within g: the pass of ParallelMap(Auto) and of
+// Tensorize with Workers(Auto). The gate's waits end with the pass: f
+// cannot see the pass's context, so each pass records the context its
+// upstream runs with, which the workers' pass cancels when it ends.
+func gatedMap[In, Out any](t *tuning, g *gate, up source.Reader[In], f func(In) (Out, error), opts []ParallelOption) source.Reader[Out] {
+	return source.Func[Out](func(ctx context.Context) iter.Seq2[Out, error] {
+		var done atomic.Pointer[<-chan struct{}]
+		watched := source.Func[In](func(ctx context.Context) iter.Seq2[In, error] {
+			d := ctx.Done()
+			done.Store(&d)
+			return up.All(ctx)
+		})
+		mapped := func(v In) (Out, error) {
+			// The upstream pass has started before any sample reaches
+			// a worker, so done is set.
+			if !g.enter(*done.Load()) {
+				var zero Out
+				return zero, context.Canceled
+			}
+			defer g.leave()
+			return f(v)
+		}
+		return stage.ParallelMap(watched, t.cores, mapped, opts...).All(ctx)
+	})
 }
 
 // sizeOf returns the bytes a sample holds, for the prefetch budget.
