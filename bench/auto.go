@@ -13,10 +13,9 @@ import (
 )
 
 // mnistAutoRows measures the MNIST epoch with its sizes left to the
-// pipeline: ReadIndexed(ShuffleIndex) -> Batch(128, Keep, Recycling) ->
-// ParallelMap(Auto, Sink.Assemble) -> Buffered(Auto) under Autotune(0, 0)
-// (GOMAXPROCS cores, the default prefetch budget), against the best plain
-// loop with as many goroutines as the budget has cores. The note says what
+// pipeline: ReadIndexed(ShuffleIndex) -> Tensorize(128, Keep,
+// Workers(Auto)) under Autotune(0, 0) (GOMAXPROCS cores), against the best
+// plain loop with as many goroutines as the budget has cores. The note says what
 // the steps chose by the end of the last timed epoch.
 func mnistAutoRows(cfg config) ([]Row, error) {
 	f, err := prepareMNIST(cfg)
@@ -56,8 +55,8 @@ func mnistAutoRows(cfg config) ([]Row, error) {
 	}
 	row := newRow("mnist-epoch", cores, f.n, outBytes, rs[0], rs[1], floor)
 	row.Variant = "auto"
-	row.Note = fmt.Sprintf("Load(IDX) -> ReadIndexed(ShuffleIndex(seed)) -> Batch(128, Keep, Recycling) -> ParallelMap(Auto, Sink.Assemble) -> "+
-		"Buffered(Auto), Autotune(0, 0): %d cores; against the best plain loop with %d goroutines; chosen%s", cores, cores, chosen)
+	row.Note = fmt.Sprintf("Load(IDX) -> ReadIndexed(ShuffleIndex(seed)) -> Tensorize(sink.Of[mnist.Sample](128), Keep, Workers(Auto)), "+
+		"Autotune(0, 0): %d cores; against the best plain loop with %d goroutines; chosen%s", cores, cores, chosen)
 	return []Row{row}, nil
 }
 
@@ -67,15 +66,8 @@ func mnistAutoFeed(f *mnistFiles) (*pipeline.Pipe[*tensor.Batch], error) {
 	if err != nil {
 		return nil, err
 	}
-	s := mnistSink()
 	samples := pipeline.From(source.ReadIndexed(tab, source.ShuffleIndex(mnistSeed)), pipeline.Autotune(0, 0))
-	b := pipeline.Batch(samples, mnistBatch, batch.Keep, batch.Recycling())
-	t := pipeline.ParallelMap(b, pipeline.Auto, func(b batch.Batch[mnist.Sample]) (*tensor.Batch, error) {
-		t, err := s.Assemble(b)
-		b.Release() // Assemble copied it
-		return t, err
-	})
-	return t.Buffered(pipeline.Auto), nil
+	return pipeline.Tensorize(samples, mnistSink(), batch.Keep, pipeline.Workers(pipeline.Auto)), nil
 }
 
 // mnistAutoEpoch runs epoch 0 of feed and returns the checksum of what the

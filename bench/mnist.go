@@ -92,12 +92,11 @@ func writeIDX(path string, magic uint32, dims []int, raw []byte) error {
 }
 
 // mnistEpoch measures one shuffled, normalised, batched epoch of the MNIST
-// training set, for every thread count of cfg: with one goroutine, with two
-// (batches prepared in one, consumed in the other) and with more (batches
-// assembled by threads-1, consumed in order by the caller), against the
-// best plain loop with as many goroutines and, for the pipeline with a
-// shuffle stage (two threads), against the plain loop that streams the
-// files through a shuffle buffer alike.
+// training set, for every thread count of cfg: with one goroutine, and
+// with more (batches assembled by as many workers, consumed in order by
+// the caller), against the best plain loop with as many goroutines and,
+// for the pipeline with a shuffle stage (two threads), against the plain
+// loop that streams the files through a shuffle buffer alike.
 func mnistEpoch(cfg config) ([]Row, error) {
 	f, err := prepareMNIST(cfg)
 	if err != nil {
@@ -168,7 +167,9 @@ type mnistVariant struct {
 // mnistVariants lists the rows of mnist-epoch for the thread counts
 // threads: the shuffle stage's with 2, then the README pipeline's with every
 // count above 1 in the order given, then its one-goroutine form with 1 (the
-// table of 1 and 2 threads keeps its order).
+// table of 1 and 2 threads keeps its order). With t threads the README
+// pipeline assembles batches with Workers(t), against the plain loop whose
+// t goroutines each fill whole batches.
 func mnistVariants(threads []int) []mnistVariant {
 	var vs []mnistVariant
 	if slices.Contains(threads, 2) {
@@ -177,15 +178,11 @@ func mnistVariants(threads []int) []mnistVariant {
 			"(producer and consumer goroutines)", 2, true})
 	}
 	for _, t := range threads {
-		switch {
-		case t == 2:
-			vs = append(vs, mnistVariant{"", "README: Load(IDX) -> ReadIndexed(ShuffleIndex(seed)) -> Tensorize(sink.Of[mnist.Sample](128), Keep) -> Buffered(4), " +
-				"against the best plain loop: data in memory, a shuffled index, a 256-entry table straight into a reused batch, " +
-				"producer and consumer goroutines", 2, false})
-		case t > 2:
-			vs = append(vs, mnistVariant{"", fmt.Sprintf("Load(IDX) -> ReadIndexed(ShuffleIndex(seed)) -> Batch(128, Keep, Recycling) -> "+
-				"ParallelMap(%d, Sink.Assemble) -> Buffered(4), against the best plain loop with %d goroutines, each filling "+
-				"one batch in %d, consumed in order by the caller", t-1, t-1, t-1), t, false})
+		if t > 1 {
+			vs = append(vs, mnistVariant{"", fmt.Sprintf("README: Load(IDX) -> ReadIndexed(ShuffleIndex(seed)) -> "+
+				"Tensorize(sink.Of[mnist.Sample](128), Keep, Workers(%d)), against the best plain loop: data in memory, "+
+				"a shuffled index, %d goroutines each gathering, normalising (a 256-entry table) and labelling one batch in %d "+
+				"straight into its reused buffers, consumed in order by the caller", t, t, t), t, false})
 		}
 	}
 	if slices.Contains(threads, 1) {
@@ -208,11 +205,9 @@ func mnistSink() *sink.Sink[mnist.Sample] {
 
 // newMNISTPipeline builds the variant's pipeline: the README's, the
 // training set loaded into memory (from the decoded-file cache after the
-// first time) and read shuffled by index -> Tensorize(sink.Of(128), Keep)
-// with the image in [-1, 1] and an int32 label, with Buffered(4) on two
-// threads or more (and the batches assembled by a ParallelMap of threads-1
-// workers on more than two); or the files streamed in their order through
-// a shuffle stage. Nothing is allocated per batch: batches are recycled
+// first time) and read shuffled by index -> Tensorize(sink.Of(128), Keep,
+// Workers(threads)) with the image in [-1, 1] and an int32 label; or the
+// files streamed in their order through a shuffle stage. Nothing is allocated per batch: batches are recycled
 // (Tensorize hands them back) and tensors are released by the consumer
 // (Batch.Release); sink.Of writes whole rows, so recycled rows are not
 // cleared first.
@@ -237,25 +232,7 @@ func (p *mnistPipeline) feed(ctx context.Context) (source.Reader[*tensor.Batch],
 		return nil, err
 	}
 	samples := pipeline.From(source.ReadIndexed(tab, source.ShuffleIndex(mnistSeed)))
-	s := mnistSink()
-	var t *pipeline.Pipe[*tensor.Batch]
-	if p.v.threads > 2 {
-		// threads-1 goroutines assemble batches, the caller consumes
-		// them: the parallel form of Tensorize (whose two steps run on
-		// the consumer's goroutine, or on Buffered's).
-		b := pipeline.Batch(samples, mnistBatch, batch.Keep, batch.Recycling())
-		t = pipeline.ParallelMap(b, p.v.threads-1, func(b batch.Batch[mnist.Sample]) (*tensor.Batch, error) {
-			t, err := s.Assemble(b)
-			b.Release() // Assemble copied it
-			return t, err
-		})
-	} else {
-		t = pipeline.Tensorize(samples, s, batch.Keep)
-	}
-	if p.v.threads > 1 {
-		t = t.Buffered(4)
-	}
-	return t, nil
+	return pipeline.Tensorize(samples, mnistSink(), batch.Keep, pipeline.Workers(p.v.threads)), nil
 }
 
 // epoch runs one pass (always epoch 0, so every run shuffles alike) and
@@ -360,57 +337,30 @@ func shuffleIndex(n int) []int {
 // epoch: the data set in memory, a shuffled index (the same permutation
 // as source.ShuffleIndex's, so that the checksums agree), each image
 // gathered by index and normalised through a 256-entry table straight
-// into a reused [128, 784] batch. With two threads one goroutine produces
-// batches and the caller consumes them, three batch buffers recycled
-// through channels; with more, threads-1 goroutines produce them
-// (mnistBestParallel).
+// into a reused [128, 784] batch. With more than one thread, as many
+// goroutines fill whole batches round-robin and the caller consumes them
+// in order (mnistBestParallel).
 func mnistBest(d *mnistData, threads int) (uint64, error) {
-	produce := func(get func() *mnistBatchBuf, put func(*mnistBatchBuf)) {
-		perm := shuffleIndex(d.n)
-		b := get()
-		for _, j := range perm {
-			src := d.img[j*mnist.Pixels : (j+1)*mnist.Pixels]
-			dst := b.img[b.n*mnist.Pixels : (b.n+1)*mnist.Pixels]
-			for k, x := range src {
-				dst[k] = bestLUT[x]
-			}
-			b.lab[b.n] = int64(d.lab[j])
-			b.n++
-			if b.n == mnistBatch {
-				put(b)
-				b = get()
-			}
-		}
-		if b.n > 0 {
-			put(b)
-		}
+	if threads > 1 {
+		return mnistBestParallel(d, threads), nil
 	}
 	var sum uint64
-	if threads == 1 {
-		b := newMNISTBatchBuf()
-		produce(func() *mnistBatchBuf { return b }, func(b *mnistBatchBuf) {
-			sum = consumeBatch(sum, b.img[:b.n*mnist.Pixels], b.lab[:b.n])
+	b := newMNISTBatchBuf()
+	for _, j := range shuffleIndex(d.n) {
+		src := d.img[j*mnist.Pixels : (j+1)*mnist.Pixels]
+		dst := b.img[b.n*mnist.Pixels : (b.n+1)*mnist.Pixels]
+		for k, x := range src {
+			dst[k] = bestLUT[x]
+		}
+		b.lab[b.n] = int64(d.lab[j])
+		b.n++
+		if b.n == mnistBatch {
+			sum = consumeBatch(sum, b.img, b.lab)
 			b.n = 0
-		})
-		return sum, nil
+		}
 	}
-	if threads > 2 {
-		return mnistBestParallel(d, threads-1), nil
-	}
-	const nbuf = 3
-	free := make(chan *mnistBatchBuf, nbuf)
-	full := make(chan *mnistBatchBuf, nbuf)
-	for range nbuf {
-		free <- newMNISTBatchBuf()
-	}
-	go func() {
-		defer close(full)
-		produce(func() *mnistBatchBuf { return <-free }, func(b *mnistBatchBuf) { full <- b })
-	}()
-	for b := range full {
+	if b.n > 0 {
 		sum = consumeBatch(sum, b.img[:b.n*mnist.Pixels], b.lab[:b.n])
-		b.n = 0
-		free <- b
 	}
 	return sum, nil
 }
