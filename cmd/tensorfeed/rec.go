@@ -67,9 +67,7 @@ func eachRecord(ctx context.Context, path string, opts []storage.Option, f func(
 		return err
 	}
 	defer file.Close()
-	rd := recordio.NewReader(file)
-	rd.Name = path
-	rd.ReuseBuffer = true
+	rd := recordio.NewReader(file, path)
 	for i := 0; ; i++ {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -36,8 +36,8 @@ func BenchmarkReadSequential(b *testing.B) {
 				b.ReportAllocs()
 				n := 0
 				for b.Loop() {
-					rd := recordio.NewReader(bytes.NewReader(file))
-					rd.ReuseBuffer = reuse
+					rd := recordio.NewReader(bytes.NewReader(file), "")
+					recordio.SetReuse(rd, reuse)
 					for {
 						if _, err := rd.Next(); err != nil {
 							if err != io.EOF {
@@ -86,7 +86,7 @@ func BenchmarkReadFile(b *testing.B) {
 func BenchmarkReadIndexed(b *testing.B) {
 	for name, path := range benchFiles(b) {
 		file := mustRead(b, path)
-		ix, err := recordio.ReadIndex(strings.TrimSuffix(path, ".rec") + ".idx")
+		ix, err := recordio.ReadIndex(context.Background(), strings.TrimSuffix(path, ".rec")+".idx")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -105,7 +105,7 @@ func BenchmarkReadIndexed(b *testing.B) {
 			name string
 			r    io.ReaderAt
 		}{{"memory", bytes.NewReader(file)}, {"file", f}} {
-			rr := recordio.NewRandomReader(src.r, int64(len(file)), ix)
+			rr := recordio.NewRandomReader("", src.r, int64(len(file)), ix)
 			for _, ord := range []struct {
 				name  string
 				order []int
@@ -159,12 +159,16 @@ func BenchmarkShardSet(b *testing.B) {
 			}
 		}
 	}
-	set, err := recordio.OpenShards(context.Background(), []string{dir + "/*.rec"})
+	set, err := recordio.OpenIndexed(context.Background(), dir+"/*.rec")
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer set.Close()
-	one := set.Shards()[0]
+	one, err := recordio.OpenIndexed(context.Background(), dir+"/a.rec")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer one.Close()
 	order := rand.New(rand.NewPCG(1, 2)).Perm(set.Len())
 	for _, shuffled := range []bool{false, true} {
 		name := "sequential"

@@ -15,7 +15,8 @@
 // the parts and puts the magic words back. Records are shorter than 2^29
 // bytes, and every record starts at a 4-byte aligned offset. Because no
 // aligned magic word is left inside the data, a record start can be found
-// from any offset ([Sync]), which is what sharding relies on.
+// from any offset ([Sync]), which is what dmlc's byte-range splitting
+// relies on.
 //
 // An .idx file lists "key\tpos\n" per record, pos being the byte offset of
 // the record's first part ([Index]). An index read beside a .rec may be
@@ -27,20 +28,19 @@
 //
 // [Reader] is a pull reader in the style of encoding/csv: Next returns the
 // next payload and io.EOF at the end; Offset says where the record began.
-// [Open] and [Records] wrap it as a re-iterable source.Reader[[Record]] over
-// one or several files, optionally restricted to one [Shard] of them, for
-// distributed training. [RandomReader] and [OpenIndexed] read records by
-// key, index position or offset through an io.ReaderAt. [OpenShards] opens
-// a set of .rec shards with their .idx files, each index checked against its
-// shard, as one random-access dataset ([ShardSet]) for source.ReadIndexed:
-// a global shuffle over every shard, split between ranks by
-// source.ShardIndex.
+// [Open] wraps it as a re-iterable, resumable source.Reader[[Record]] over
+// the files of a list: a path or URL, several separated by ';', a directory
+// (its .rec files) or a glob, as source.Paths expands it. [OpenIndexed]
+// opens the same lists with the .idx beside each .rec as one random-access
+// dataset ([Indexed]) for source.ReadIndexed, which shuffles it by index
+// and splits it between ranks (source.ShardIndex); [RandomReader] reads
+// records by offset from any io.ReaderAt. The package has no shuffle or
+// shard of its own: sampling is source's and the pipeline's.
 //
 // Every path (a .rec, an .idx) may be local, an s3://bucket/key object or
 // an http(s):// URL, opened through package storage with the [Storage]
-// option's settings: a pass streams a remote file with read-ahead, a
-// [Shard] learns the files' sizes from the storage, and an [IndexedFile]
-// reads each record with one range request.
+// option's settings: a pass streams a remote file with read-ahead, and an
+// [Indexed] reads each record with one range request.
 //
 // # Writing
 //

@@ -33,7 +33,7 @@ func ExampleStorage() {
 	}
 	fmt.Println(n, "records read in order")
 
-	f, err := recordio.OpenIndexedContext(context.Background(), url, "", opt) // the .idx beside it
+	f, err := recordio.OpenIndexed(context.Background(), url, opt) // the .idx beside it
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -46,7 +46,7 @@ func ExampleStorage() {
 	}
 	fmt.Println(f.Len(), "index entries; the last record holds", len(rec), "bytes")
 
-	_, err = recordio.ReadIndex(srv.URL+"/missing.idx", opt)
+	_, err = recordio.ReadIndex(context.Background(), srv.URL+"/missing.idx", opt)
 	fmt.Println("missing index:", errors.Is(err, storage.ErrNotFound)) // the error names the URL
 	// Output:
 	// 1000 records read in order

@@ -36,8 +36,7 @@ func ExampleReader() {
 		return
 	}
 	defer f.Close()
-	rd := recordio.NewReader(f)
-	rd.Name = f.Name()
+	rd := recordio.NewReader(f, f.Name())
 	for range 4 {
 		payload, err := rd.Next()
 		if err == io.EOF {
@@ -72,20 +71,24 @@ func ExampleOpen() {
 }
 
 func ExampleOpenIndexed() {
-	f, err := recordio.OpenIndexed("../imagerec/testdata/multipart_edge_cases.rec", "")
+	f, err := recordio.OpenIndexed(context.Background(), "../imagerec/testdata/multipart_edge_cases.rec")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer f.Close()
-	payload, err := f.Key(3)
-	if err != nil {
-		fmt.Println(err)
-		return
+	for i := range f.Len() {
+		if _, _, key := f.Locate(i); key != 3 {
+			continue
+		}
+		payload, err := f.Get(i)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("record %d of %d, key 3: %q\n", i, f.Len(), payload)
 	}
-	off, _ := f.Index().Lookup(3)
-	fmt.Printf("key 3 at offset %d: %q\n", off, payload)
-	// Output: key 3 at offset 48: "01234567\n#\xd7\xceabcd\n#\xd7\xcetail!"
+	// Output: record 3 of 12, key 3: "01234567\n#\xd7\xceabcd\n#\xd7\xcetail!"
 }
 
 func ExampleSync() {
@@ -101,11 +104,10 @@ func ExampleSync() {
 	// Output: 48 <nil>
 }
 
-func ExampleRecords() {
-	r := recordio.Records([]string{
-		"../imagerec/testdata/multipart_edge_cases.rec",
-		"../imagerec/testdata/mnist_t10k_1000_png_gray.rec",
-	})
+// ExampleOpen_list reads two files, named by a ';'-separated list, as
+// one stream.
+func ExampleOpen_list() {
+	r := recordio.Open("../imagerec/testdata/multipart_edge_cases.rec;../imagerec/testdata/mnist_t10k_1000_png_gray.rec")
 	counts := map[string]int{}
 	last := recordio.Record{}
 	for rec, err := range r.All(context.Background()) {

@@ -2,10 +2,15 @@ package recordio_test
 
 import (
 	"bufio"
+	"context"
+	"fmt"
+
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/source"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -189,3 +194,62 @@ type rawPart struct {
 // raceEnabled is set under the race detector, which makes the tests that
 // handle 512 MiB records too slow and too big.
 var raceEnabled = false
+
+// records is Open over paths as a ';'-separated list.
+func records(paths []string, opts ...recordio.Option) source.Reader[recordio.Record] {
+	return recordio.Open(strings.Join(paths, ";"), opts...)
+}
+
+// openRandom opens the .rec file at rec for random access through the
+// index at idx.
+func openRandom(t testing.TB, rec, idx string) *recordio.RandomReader {
+	t.Helper()
+	ix, err := recordio.ReadIndex(context.Background(), idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recordio.NewRandomReader(rec, f, st.Size(), ix)
+}
+
+// byKey reads the record with index key key through rr's index.
+func byKey(rr *recordio.RandomReader, key int64) ([]byte, error) {
+	off, ok := rr.Index().Lookup(key)
+	if !ok {
+		return nil, fmt.Errorf("key %d not in the index", key)
+	}
+	return rr.AppendAt(nil, off)
+}
+
+// withIndex copies the .rec file at rec into a new directory, with the
+// .idx file at idx beside it under its name, and returns the copy's path:
+// OpenIndexed reads the index beside each .rec.
+func withIndex(t testing.TB, rec, idx string) string {
+	t.Helper()
+	dir := t.TempDir()
+	name := filepath.Join(dir, filepath.Base(rec))
+	if err := os.WriteFile(name, mustRead(t, rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(strings.TrimSuffix(name, ".rec")+".idx", mustRead(t, idx), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// entries returns the entries of ix, in file order.
+func entries(ix *recordio.Index) []recordio.IndexEntry {
+	out := make([]recordio.IndexEntry, ix.Len())
+	for i := range out {
+		out[i] = ix.Entry(i)
+	}
+	return out
+}

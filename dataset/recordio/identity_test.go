@@ -36,7 +36,7 @@ func writeIndexed(t *testing.T, dir, name string, n int, tag byte) string {
 	return rec
 }
 
-// An IndexedFile and a ShardSet are source.Identifiers: a checkpoint of a
+// An Indexed of one file and of several is a source.Identifier: a checkpoint of a
 // pass over one file (or set) does not resume over another of as many
 // records.
 func TestIndexedIdentity(t *testing.T) {
@@ -44,7 +44,7 @@ func TestIndexedIdentity(t *testing.T) {
 	a, b := writeIndexed(t, dir, "a", 20, 'a'), writeIndexed(t, dir, "b", 20, 'b')
 	a2, b2 := writeIndexed(t, dir, "a-2", 10, 'a'), writeIndexed(t, dir, "b-2", 10, 'b')
 	open := func(path string) source.Indexed[[]byte] {
-		f, err := recordio.OpenIndexed(path, "")
+		f, err := recordio.OpenIndexed(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func TestIndexedIdentity(t *testing.T) {
 		func() source.Indexed[[]byte] { return open(a) },
 		func() source.Indexed[[]byte] { return open(b) })
 	shards := func(paths ...string) source.Indexed[[]byte] {
-		s, err := recordio.OpenShards(context.Background(), paths)
+		s, err := recordio.OpenIndexed(context.Background(), strings.Join(paths, ";"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,7 @@ func TestIndexedIdentity(t *testing.T) {
 	if err != nil || !strings.Contains(id, "a.rec (") || !strings.Contains(id, "a.idx (") || strings.Contains(id, dir) {
 		t.Errorf("Identity = %q, %v: want a.rec and a.idx by base name", id, err)
 	}
-	if _, ok := source.Indexed[[]byte](recordio.NewRandomReader(bytes.NewReader(nil), 0, nil)).(source.Identifier); ok {
+	if _, ok := source.Indexed[[]byte](recordio.NewRandomReader("", bytes.NewReader(nil), 0, nil)).(source.Identifier); ok {
 		t.Error("a RandomReader over bytes in memory is an Identifier")
 	}
 }

@@ -67,15 +67,8 @@ func NewIndex(entries []IndexEntry) (*Index, error) {
 }
 
 // ReadIndex reads an .idx file, a local path or a URL (see [Storage]; the
-// other options do not apply). It is ReadIndexContext with
-// context.Background().
-func ReadIndex(path string, opts ...Option) (*Index, error) {
-	return ReadIndexContext(context.Background(), path, opts...)
-}
-
-// ReadIndexContext reads an .idx file, a local path or a URL (see
-// [Storage]); ctx bounds the reading.
-func ReadIndexContext(ctx context.Context, path string, opts ...Option) (*Index, error) {
+// other options do not apply); ctx bounds the reading.
+func ReadIndex(ctx context.Context, path string, opts ...Option) (*Index, error) {
 	var c config
 	option.Apply(&c, opts)
 	f, err := storage.OpenFile(ctx, path, c.storage...)
@@ -144,10 +137,6 @@ func ParseIndex(r io.Reader, name string) (*Index, error) {
 	return ix, nil
 }
 
-// Name returns the name of the input the index was read from (ParseIndex's
-// name, ReadIndex's path), or "" for an index built by NewIndex.
-func (ix *Index) Name() string { return ix.name }
-
 // where says where entry i came from: the .idx file, the byte offset and
 // number of its line, and "line 3"; for an index built by NewIndex, "", -1,
 // 0 and "entry 2".
@@ -164,9 +153,6 @@ func (ix *Index) Len() int { return len(ix.entries) }
 
 // Entry returns the i-th entry, in file order.
 func (ix *Index) Entry(i int) IndexEntry { return ix.entries[i] }
-
-// Entries returns a copy of the entries, in file order.
-func (ix *Index) Entries() []IndexEntry { return slices.Clone(ix.entries) }
 
 // Lookup returns the offset of the record with the given key.
 func (ix *Index) Lookup(key int64) (offset int64, ok bool) {

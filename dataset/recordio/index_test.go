@@ -2,6 +2,7 @@ package recordio_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 
 func TestReadIndexTestdata(t *testing.T) {
 	for _, name := range tsvFiles {
-		ix, err := recordio.ReadIndex(idxPath(name))
+		ix, err := recordio.ReadIndex(context.Background(), idxPath(name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,7 +43,7 @@ func TestParseIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []recordio.IndexEntry{{7, 0}, {3, 16}, {-2, 40}}
-	got := ix.Entries()
+	got := entries(ix)
 	if len(got) != len(want) {
 		t.Fatalf("entries %v, want %v", got, want)
 	}
@@ -97,7 +98,7 @@ func TestNewIndexErrors(t *testing.T) {
 }
 
 func TestReadIndexMissingFile(t *testing.T) {
-	if _, err := recordio.ReadIndex("no/such.idx"); err == nil {
+	if _, err := recordio.ReadIndex(context.Background(), "no/such.idx"); err == nil {
 		t.Error("no error for a missing file")
 	}
 }

@@ -19,7 +19,7 @@ const imagerecData = "../imagerec/testdata"
 
 func TestIndexedFileGet(t *testing.T) {
 	rec := filepath.Join(imagerecData, "mnist_t10k_1000_jpg.rec")
-	f, err := recordio.OpenIndexed(rec, "")
+	f, err := recordio.OpenIndexed(context.Background(), rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,8 +31,12 @@ func TestIndexedFileGet(t *testing.T) {
 	if f.Len() != 1000 || len(stream) != 1000 {
 		t.Fatalf("Len = %d, the file has %d records", f.Len(), len(stream))
 	}
+	ix, err := recordio.ReadIndex(context.Background(), filepath.Join(imagerecData, "mnist_t10k_1000_jpg.idx"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range f.Len() {
-		off := f.Index().Entry(i).Offset
+		off := ix.Entry(i).Offset
 		got, err := f.Get(i)
 		if err != nil {
 			t.Fatalf("Get(%d): %v", i, err)
@@ -84,7 +88,7 @@ func TestIndexedFileBadEntry(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "x.idx"), ib.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := recordio.OpenIndexed(rec, "")
+	f, err := recordio.OpenIndexed(context.Background(), rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +105,7 @@ func TestIndexedFileBadEntry(t *testing.T) {
 
 // A .rec file with its .idx read in a new order every epoch.
 func ExampleRandomReader_Get() {
-	f, err := recordio.OpenIndexed("../imagerec/testdata/mnist_t10k_1000_jpg.rec", "")
+	f, err := recordio.OpenIndexed(context.Background(), "../imagerec/testdata/mnist_t10k_1000_jpg.rec")
 	if err != nil {
 		fmt.Println(err)
 		return

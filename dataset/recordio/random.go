@@ -1,21 +1,13 @@
 package recordio
 
 import (
-	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/tensorfeed/tensorfeed"
-	"github.com/tensorfeed/tensorfeed/internal/option"
-	"github.com/tensorfeed/tensorfeed/storage"
 )
-
-// ErrNoKey is returned by RandomReader.Key for a key the index lacks.
-var ErrNoKey = errors.New("recordio: key not in index")
 
 // RandomReader reads records at known offsets of an io.ReaderAt, for example
 // the offsets of an .idx file. It keeps no state between calls, so it is safe
@@ -25,18 +17,18 @@ var ErrNoKey = errors.New("recordio: key not in index")
 // With an index, a record is read with one ReadAt call: the index tells where
 // the next record begins. Without one, each part takes two.
 type RandomReader struct {
-	// Name names the input in errors, usually its file path.
-	Name string
+	name string // names the input in errors, usually its file path
 
 	r    io.ReaderAt
 	size int64
 	idx  *Index
 }
 
-// NewRandomReader returns a reader over r, which holds size bytes. idx may be
-// nil; then only At and AppendAt can be used.
-func NewRandomReader(r io.ReaderAt, size int64, idx *Index) *RandomReader {
-	return &RandomReader{r: r, size: size, idx: idx}
+// NewRandomReader returns a reader over r, which holds size bytes; name
+// names it in errors, usually its path. idx may be nil; then only AppendAt
+// can be used.
+func NewRandomReader(name string, r io.ReaderAt, size int64, idx *Index) *RandomReader {
+	return &RandomReader{name: name, r: r, size: size, idx: idx}
 }
 
 // Index returns the reader's index, or nil.
@@ -50,34 +42,9 @@ func (rr *RandomReader) Len() int {
 	return rr.idx.Len()
 }
 
-// At returns the payload of the record whose first part header is at byte
-// offset off. An offset that is not a record start gives a *tensorfeed.Error.
-func (rr *RandomReader) At(off int64) ([]byte, error) { return rr.AppendAt(nil, off) }
-
-// Key returns the payload of the record with the given index key, or an error
-// wrapping ErrNoKey.
-func (rr *RandomReader) Key(key int64) ([]byte, error) {
-	if rr.idx == nil {
-		return nil, fmt.Errorf("%w: %d (no index)", ErrNoKey, key)
-	}
-	off, ok := rr.idx.Lookup(key)
-	if !ok {
-		return nil, fmt.Errorf("%w: %d", ErrNoKey, key)
-	}
-	return rr.AppendAt(nil, off)
-}
-
-// Nth returns the payload of the record of the i-th index entry, in the
-// order of the .idx file. It panics if i is out of range.
-func (rr *RandomReader) Nth(i int) ([]byte, error) {
-	if rr.idx == nil || i < 0 || i >= rr.idx.Len() {
-		panic(fmt.Sprintf("recordio: Nth(%d) out of range [0, %d)", i, rr.Len()))
-	}
-	return rr.AppendAt(nil, rr.idx.Entry(i).Offset)
-}
-
 // AppendAt appends the payload of the record at offset off to dst and
 // returns the extended slice. With a large enough dst it does not allocate.
+// An offset that is not a record start gives a *tensorfeed.Error.
 func (rr *RandomReader) AppendAt(dst []byte, off int64) ([]byte, error) {
 	span := int64(0)
 	if rr.idx != nil {
@@ -180,60 +147,7 @@ func (p *parser) parse(start int64) ([]byte, error) {
 
 func (p *parser) fail(part, start int64, cause error, msg string) error {
 	if p.short && p.shortErr != nil && p.shortErr != io.EOF {
-		return &tensorfeed.Error{Path: p.rr.Name, Offset: part, Record: -1, Err: fmt.Errorf("recordio: %w", p.shortErr)}
+		return &tensorfeed.Error{Path: p.rr.name, Offset: part, Record: -1, Err: fmt.Errorf("recordio: %w", p.shortErr)}
 	}
-	return formatError(p.rr.Name, start, -1, cause, partMsg(part, start, msg))
+	return formatError(p.rr.name, start, -1, cause, partMsg(part, start, msg))
 }
-
-// IndexedFile is a .rec file opened for random access through its .idx.
-type IndexedFile struct {
-	*RandomReader
-	f storage.File
-
-	// paths are the .rec and .idx files and sopts the options they were
-	// opened with, for Identity.
-	paths []string
-	sopts []storage.Option
-}
-
-// OpenIndexed opens a .rec file and reads its index. Both may be local
-// paths or URLs (see [Storage]; the other options do not apply). An empty
-// idxPath means recPath with its extension replaced by ".idx". Close the
-// file when done. It is OpenIndexedContext with context.Background().
-//
-// The index is not checked against the file: an entry that is not a record
-// start gives an error when it is read. Call [IndexedFile.Validate] first to
-// know that every entry is a record and every record has an entry.
-func OpenIndexed(recPath, idxPath string, opts ...Option) (*IndexedFile, error) {
-	return OpenIndexedContext(context.Background(), recPath, idxPath, opts...)
-}
-
-// OpenIndexedContext is OpenIndexed with a context, which bounds the
-// opening and every later read of the file (a remote record is read with
-// one range request).
-func OpenIndexedContext(ctx context.Context, recPath, idxPath string, opts ...Option) (*IndexedFile, error) {
-	if idxPath == "" {
-		idxPath = strings.TrimSuffix(recPath, ".rec") + ".idx"
-	}
-	var c config
-	option.Apply(&c, opts)
-	idx, err := ReadIndexContext(ctx, idxPath, opts...)
-	if err != nil {
-		return nil, err
-	}
-	f, err := storage.OpenFile(ctx, recPath, c.storage...)
-	if err != nil {
-		return nil, err
-	}
-	rr := NewRandomReader(f, f.Size(), idx)
-	rr.Name = recPath
-	return &IndexedFile{RandomReader: rr, f: f, paths: []string{recPath, idxPath}, sopts: c.storage}, nil
-}
-
-// Validate checks the index against the .rec file (see [ValidateIndex]).
-func (f *IndexedFile) Validate() error {
-	return ValidateIndex(f.f, f.size, f.Name, f.idx)
-}
-
-// Close closes the .rec file.
-func (f *IndexedFile) Close() error { return f.f.Close() }

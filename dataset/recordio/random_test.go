@@ -2,6 +2,7 @@ package recordio_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -12,35 +13,42 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // Every record of every test file reads the same by key, by index position
-// and by offset as it does sequentially.
+// (of a RandomReader and of an Indexed) and by offset as it does
+// sequentially.
 func TestIndexedFile(t *testing.T) {
 	for _, name := range allRecFiles {
 		t.Run(name, func(t *testing.T) {
 			payloads, offsets := readAll(t, name, mustRead(t, recPath(name)))
-			f, err := recordio.OpenIndexed(recPath(name), "")
+			x, err := recordio.OpenIndexed(context.Background(), recPath(name))
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer f.Close()
-			if f.Len() != len(payloads) {
-				t.Fatalf("Len %d, want %d", f.Len(), len(payloads))
+			defer x.Close()
+			f := openRandom(t, recPath(name), idxPath(name))
+			if f.Len() != len(payloads) || x.Len() != len(payloads) {
+				t.Fatalf("Len %d and %d, want %d", f.Len(), x.Len(), len(payloads))
 			}
 			for i, want := range payloads {
 				e := f.Index().Entry(i)
 				if e.Offset != offsets[i] {
 					t.Fatalf("entry %d offset %d, want %d", i, e.Offset, offsets[i])
 				}
-				byKey, err1 := f.Key(e.Key)
-				nth, err2 := f.Nth(i)
-				at, err3 := f.At(offsets[i])
-				if err := errors.Join(err1, err2, err3); err != nil {
+				byKey, err1 := byKey(f, e.Key)
+				nth, err2 := f.Get(i)
+				at, err3 := f.AppendAt(nil, offsets[i])
+				got, err4 := x.Get(i)
+				if err := errors.Join(err1, err2, err3, err4); err != nil {
 					t.Fatalf("record %d: %v", i, err)
 				}
-				if !bytes.Equal(byKey, want) || !bytes.Equal(nth, want) || !bytes.Equal(at, want) {
-					t.Errorf("record %d differs: key %d, nth %d, at %d bytes, want %d", i, len(byKey), len(nth), len(at), len(want))
+				if !bytes.Equal(byKey, want) || !bytes.Equal(nth, want) || !bytes.Equal(at, want) || !bytes.Equal(got, want) {
+					t.Errorf("record %d differs: key %d, nth %d, at %d, Indexed %d bytes, want %d", i, len(byKey), len(nth), len(at), len(got), len(want))
+				}
+				if file, j, key := x.Locate(i); file != recPath(name) || j != i || key != e.Key {
+					t.Errorf("Locate(%d) = %s, %d, %d", i, file, j, key)
 				}
 			}
 		})
@@ -51,25 +59,24 @@ func TestIndexedFile(t *testing.T) {
 func TestRandomReaderWithoutIndex(t *testing.T) {
 	file := mustRead(t, recPath("multipart_edge_cases"))
 	payloads, offsets := readAll(t, "edge", file)
-	rr := recordio.NewRandomReader(bytes.NewReader(file), int64(len(file)), nil)
+	rr := recordio.NewRandomReader("", bytes.NewReader(file), int64(len(file)), nil)
 	for i := len(offsets) - 1; i >= 0; i-- {
-		got, err := rr.At(offsets[i])
+		got, err := rr.AppendAt(nil, offsets[i])
 		if err != nil || !bytes.Equal(got, payloads[i]) {
 			t.Errorf("At(%d) = %x, %v; want %x", offsets[i], got, err, payloads[i])
 		}
 	}
-	if _, err := rr.Key(0); !errors.Is(err, recordio.ErrNoKey) {
-		t.Errorf("Key without index: %v, want ErrNoKey", err)
+	if rr.Len() != 0 || rr.Index() != nil {
+		t.Errorf("without an index: Len %d, Index %v", rr.Len(), rr.Index())
+	}
+	if _, err := rr.Get(0); !errors.Is(err, source.ErrIndex) {
+		t.Errorf("Get without index: %v, want ErrIndex", err)
 	}
 }
 
 func TestRandomReaderErrors(t *testing.T) {
 	file := mustRead(t, recPath("multipart_edge_cases"))
-	f, err := recordio.OpenIndexed(recPath("multipart_edge_cases"), idxPath("multipart_edge_cases"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openRandom(t, recPath("multipart_edge_cases"), idxPath("multipart_edge_cases"))
 	cases := []struct {
 		name string
 		off  int64
@@ -81,32 +88,25 @@ func TestRandomReaderErrors(t *testing.T) {
 		{"past end", int64(len(file)) + 100, "at or past the end"},
 	}
 	for _, c := range cases {
-		_, err := f.At(c.off)
+		_, err := f.AppendAt(nil, c.off)
 		var fe *tensorfeed.Error
 		if !errors.As(err, &fe) || fe.Offset != c.off || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: At(%d): %v, want a tensorfeed.Error at %d saying %q", c.name, c.off, err, c.off, c.msg)
 		}
 	}
-	if _, err := f.Key(99); !errors.Is(err, recordio.ErrNoKey) {
-		t.Errorf("Key(99): %v, want ErrNoKey", err)
-	}
 
 	// A truncated copy: the last record's data is cut short.
 	short := file[:len(file)-8]
-	rr := recordio.NewRandomReader(bytes.NewReader(short), int64(len(short)), f.Index())
-	rr.Name = "short.rec"
+	rr := recordio.NewRandomReader("short.rec", bytes.NewReader(short), int64(len(short)), f.Index())
 	last := f.Index().Entry(f.Len() - 1)
-	_, err = rr.Key(last.Key)
+	_, err := byKey(rr, last.Key)
 	if !errors.Is(err, recordio.ErrFormat) || !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "short.rec") {
 		t.Errorf("truncated record: %v", err)
 	}
 
-	defer func() {
-		if recover() == nil {
-			t.Error("Nth out of range did not panic")
-		}
-	}()
-	_, _ = f.Nth(f.Len())
+	if _, err := f.Get(f.Len()); !errors.Is(err, source.ErrIndex) {
+		t.Errorf("Get(Len()): %v, want ErrIndex", err)
+	}
 }
 
 // An index whose offset points into the middle of a record gives an error,
@@ -117,24 +117,28 @@ func TestIndexedFileBadOffset(t *testing.T) {
 	if err := os.WriteFile(idx, []byte("0\t0\n1\t20\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := recordio.OpenIndexed(recPath("multipart_edge_cases"), idx)
+	f, err := recordio.OpenIndexed(context.Background(), withIndex(t, recPath("multipart_edge_cases"), idx))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := f.Key(1); !errors.Is(err, recordio.ErrFormat) {
-		t.Errorf("Key(1) at a bad offset: %v, want ErrFormat", err)
+	if _, err := f.Get(1); !errors.Is(err, recordio.ErrFormat) {
+		t.Errorf("Get(1) at a bad offset: %v, want ErrFormat", err)
 	}
-	if got, err := f.Key(0); err != nil || string(got) != "hello" {
-		t.Errorf("Key(0) = %q, %v", got, err)
+	if got, err := f.Get(0); err != nil || string(got) != "hello" {
+		t.Errorf("Get(0) = %q, %v", got, err)
 	}
 }
 
 func TestOpenIndexedMissing(t *testing.T) {
-	if _, err := recordio.OpenIndexed("no/such.rec", ""); err == nil {
+	if _, err := recordio.OpenIndexed(context.Background(), "no/such.rec"); err == nil {
 		t.Error("no error for a missing index")
 	}
-	if _, err := recordio.OpenIndexed("no/such.rec", idxPath("multipart_edge_cases")); err == nil {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "such.idx"), mustRead(t, idxPath("multipart_edge_cases")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := recordio.OpenIndexed(context.Background(), filepath.Join(dir, "such.rec")); err == nil {
 		t.Error("no error for a missing .rec")
 	}
 }
@@ -142,11 +146,11 @@ func TestOpenIndexedMissing(t *testing.T) {
 // AppendAt reuses the caller's buffer and does not allocate.
 func TestAppendAtNoAlloc(t *testing.T) {
 	file := mustRead(t, recPath("mnist_t10k_1000_jpg"))
-	ix, err := recordio.ReadIndex(idxPath("mnist_t10k_1000_jpg"))
+	ix, err := recordio.ReadIndex(context.Background(), idxPath("mnist_t10k_1000_jpg"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rr := recordio.NewRandomReader(bytes.NewReader(file), int64(len(file)), ix)
+	rr := recordio.NewRandomReader("", bytes.NewReader(file), int64(len(file)), ix)
 	buf := make([]byte, 0, 64<<10)
 	allocs := testing.AllocsPerRun(100, func() {
 		var err error
@@ -163,7 +167,7 @@ func TestAppendAtNoAlloc(t *testing.T) {
 func TestRandomReaderConcurrent(t *testing.T) {
 	name := "mnist_t10k_1000_png_gray"
 	payloads, _ := readAll(t, name, mustRead(t, recPath(name)))
-	f, err := recordio.OpenIndexed(recPath(name), "")
+	f, err := recordio.OpenIndexed(context.Background(), recPath(name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +177,7 @@ func TestRandomReaderConcurrent(t *testing.T) {
 	for g := range errs {
 		wg.Go(func() {
 			for i := g; i < f.Len(); i += len(errs) {
-				got, err := f.Nth(i)
+				got, err := f.Get(i)
 				if err == nil && !bytes.Equal(got, payloads[i]) {
 					err = errors.New("wrong payload")
 				}

@@ -19,20 +19,15 @@ const readChunk = 1 << 20
 // encoding/csv's Reader: Next returns the next record's payload, with the
 // parts of a split record joined again, and io.EOF after the last one.
 //
-// Set the exported fields before the first call to Next.
+// Every record gets its own slice, which the caller owns; a pass of Open
+// with ReuseBuffer shares one.
 type Reader struct {
-	// Name names the input in errors, usually its file path.
-	Name string
-
-	// ReuseBuffer makes Next return a slice that the following call to
-	// Next overwrites. By default every record gets its own slice, which the
-	// caller owns.
-	ReuseBuffer bool
-
-	// BaseOffset is the offset in its file at which the input starts, for a
-	// reader that begins in the middle of a file. Offset, InputOffset and
-	// errors count from it.
-	BaseOffset int64
+	name  string // names the input in errors, usually its file path
+	reuse bool   // Next returns a slice that the next call overwrites
+	// base is the offset in its file at which the input starts, for a
+	// reader that begins in the middle of a file (a shard). Offset,
+	// inputOffset and errors count from it.
+	base int64
 
 	br  *bufio.Reader
 	pos int64 // bytes consumed from br
@@ -42,21 +37,22 @@ type Reader struct {
 	err error // sticky: once set, Next returns it
 }
 
-// NewReader returns a Reader that reads records from r. It buffers r (unless
-// r already is a *bufio.Reader), so r must not be read otherwise afterwards.
-func NewReader(r io.Reader) *Reader {
+// NewReader returns a Reader that reads records from r; name names the
+// input in errors, usually its path. It buffers r (unless r already is a
+// *bufio.Reader), so r must not be read otherwise afterwards.
+func NewReader(r io.Reader, name string) *Reader {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
-	return &Reader{br: br, off: -1}
+	return &Reader{name: name, br: br, off: -1}
 }
 
 // Next returns the payload of the next record. At the end of the input it
 // returns io.EOF; a malformed input gives a *tensorfeed.Error whose
 // cause wraps ErrFormat. After an error, every later call returns the same error.
 //
-// Unless ReuseBuffer is set, the returned slice belongs to the caller.
+// The returned slice belongs to the caller.
 func (r *Reader) Next() ([]byte, error) {
 	if r.err != nil {
 		return nil, r.err
@@ -75,17 +71,17 @@ func (r *Reader) Offset() int64 {
 	if r.off < 0 {
 		return -1
 	}
-	return r.BaseOffset + r.off
+	return r.base + r.off
 }
 
-// InputOffset returns the byte offset of the reader's position in its input:
+// inputOffset returns the byte offset of the reader's position in its input:
 // after a successful Next, where the next record starts.
-func (r *Reader) InputOffset() int64 { return r.BaseOffset + r.pos }
+func (r *Reader) inputOffset() int64 { return r.base + r.pos }
 
 func (r *Reader) next() ([]byte, error) {
 	start := r.pos
 	var buf []byte
-	if r.ReuseBuffer {
+	if r.reuse {
 		buf = r.buf[:0]
 	}
 	first := true
@@ -129,7 +125,7 @@ func (r *Reader) next() ([]byte, error) {
 		buf = append(buf, magicBytes...)
 		first = false
 	}
-	if r.ReuseBuffer {
+	if r.reuse {
 		r.buf = buf
 	}
 	if buf == nil {
@@ -193,19 +189,19 @@ func (r *Reader) truncated(err error, part, start int64, n, got int) error {
 }
 
 func (r *Reader) formatError(part, start int64, cause error, msg string) error {
-	return formatError(r.Name, r.BaseOffset+start, r.record(), cause, partMsg(r.BaseOffset+part, r.BaseOffset+start, msg))
+	return formatError(r.name, r.base+start, r.record(), cause, partMsg(r.base+part, r.base+start, msg))
 }
 
 // record returns the index of the record being read, or -1 when the input
 // does not start at the start of its file.
 func (r *Reader) record() int64 {
-	if r.BaseOffset != 0 {
+	if r.base != 0 {
 		return -1
 	}
 	return r.n
 }
 
 func (r *Reader) ioError(at int64, err error) error {
-	return &tensorfeed.Error{Path: r.Name, Offset: r.BaseOffset + at, Record: r.record(),
+	return &tensorfeed.Error{Path: r.name, Offset: r.base + at, Record: r.record(),
 		Err: fmt.Errorf("recordio: %w", err)}
 }

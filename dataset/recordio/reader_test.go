@@ -45,8 +45,7 @@ func TestReaderBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rd := recordio.NewReader(bytes.NewReader(c.in))
-			rd.Name = "bad.rec"
+			rd := recordio.NewReader(bytes.NewReader(c.in), "bad.rec")
 			n := 0
 			var err error
 			for {
@@ -82,7 +81,7 @@ func TestReaderBadInput(t *testing.T) {
 }
 
 func TestReaderEmptyInput(t *testing.T) {
-	rd := recordio.NewReader(bytes.NewReader(nil))
+	rd := recordio.NewReader(bytes.NewReader(nil), "")
 	if rd.Offset() != -1 {
 		t.Errorf("Offset before the first record = %d, want -1", rd.Offset())
 	}
@@ -98,7 +97,7 @@ func TestReaderEmptyInput(t *testing.T) {
 func TestReaderIOError(t *testing.T) {
 	boom := errors.New("disk on fire")
 	in := io.MultiReader(bytes.NewReader(frame(rawPart{data: []byte("abcd")})), iotest.ErrReader(boom))
-	rd := recordio.NewReader(in)
+	rd := recordio.NewReader(in, "")
 	if _, err := rd.Next(); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +111,7 @@ func TestReaderIOError(t *testing.T) {
 func TestReaderOneByteReads(t *testing.T) {
 	file := mustRead(t, recPath("multipart_edge_cases"))
 	want, wantOff := readAll(t, "whole", file)
-	rd := recordio.NewReader(iotest.OneByteReader(bytes.NewReader(file)))
+	rd := recordio.NewReader(iotest.OneByteReader(bytes.NewReader(file)), "")
 	for i := 0; ; i++ {
 		p, err := rd.Next()
 		if err == io.EOF {
@@ -139,8 +138,8 @@ func TestReaderReuseBuffer(t *testing.T) {
 		}
 	}
 	for _, reuse := range []bool{false, true} {
-		rd := recordio.NewReader(bytes.NewReader(b.Bytes()))
-		rd.ReuseBuffer = reuse
+		rd := recordio.NewReader(bytes.NewReader(b.Bytes()), "")
+		recordio.SetReuse(rd, reuse)
 		p1, _ := rd.Next()
 		p2, err := rd.Next()
 		if err != nil {
@@ -163,17 +162,17 @@ func TestReaderReuseBuffer(t *testing.T) {
 // starts in the middle of a file.
 func TestReaderBaseOffset(t *testing.T) {
 	file := mustRead(t, recPath("multipart_edge_cases"))
-	rd := recordio.NewReader(bytes.NewReader(file[48:]))
-	rd.BaseOffset = 48
+	rd := recordio.NewReader(bytes.NewReader(file[48:]), "")
+	recordio.SetBase(rd, 48)
 	p, err := rd.Next()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rd.Offset() != 48 || rd.InputOffset() != 92 || len(p) != 25 {
-		t.Errorf("Offset %d InputOffset %d len %d, want 48 92 25", rd.Offset(), rd.InputOffset(), len(p))
+	if rd.Offset() != 48 || recordio.InputOffset(rd) != 92 || len(p) != 25 {
+		t.Errorf("Offset %d InputOffset %d len %d, want 48 92 25", rd.Offset(), recordio.InputOffset(rd), len(p))
 	}
-	rd = recordio.NewReader(bytes.NewReader(file[52:]))
-	rd.BaseOffset = 52
+	rd = recordio.NewReader(bytes.NewReader(file[52:]), "")
+	recordio.SetBase(rd, 52)
 	_, err = rd.Next()
 	var fe *tensorfeed.Error
 	if !errors.As(err, &fe) || fe.Offset != 52 || fe.Record != -1 {
@@ -183,7 +182,7 @@ func TestReaderBaseOffset(t *testing.T) {
 
 // An empty record comes back as an empty, non-nil slice.
 func TestReaderEmptyRecord(t *testing.T) {
-	rd := recordio.NewReader(bytes.NewReader(frame(rawPart{})))
+	rd := recordio.NewReader(bytes.NewReader(frame(rawPart{})), "")
 	p, err := rd.Next()
 	if err != nil || p == nil || len(p) != 0 {
 		t.Errorf("Next = %v, %v; want an empty slice", p, err)

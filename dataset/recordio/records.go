@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/inputsplit"
 	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -24,7 +25,7 @@ type Record struct {
 	Data   []byte // the payload, with the parts of a split record joined
 }
 
-// Option configures Open, Records, ReadIndex and OpenIndexed.
+// Option configures Open, ReadIndex and OpenIndexed.
 type Option = option.Option[config]
 
 type config struct {
@@ -34,8 +35,7 @@ type config struct {
 }
 
 // Storage sets the options of package storage through which files are
-// opened. Every path this package opens (Open, Records, ReadIndex,
-// OpenIndexed) may be a local path, an s3://bucket/key object or an
+// opened. Every path this package opens (Open, ReadIndex, OpenIndexed) may be a local path, an s3://bucket/key object or an
 // http(s):// URL (see [storage.Open]); opts say how to reach it (endpoint,
 // credentials, retries, read-ahead, a cache). Without it, URLs are opened
 // with storage's defaults. The storage's errors name the URL and the byte
@@ -44,18 +44,24 @@ func Storage(opts ...storage.Option) Option {
 	return option.New(func(c *config) { c.storage = append(c.storage, opts...) })
 }
 
-// Shard makes a reader yield only shard index of count, as MXNet's
+// shard makes a reader yield only shard index of count, as MXNet's
 // InputSplit does for distributed training (its num_parts and part_index):
 // the files are treated as one concatenated byte stream, cut into count
-// equal byte ranges (their size rounded up to 4 bytes), and a record belongs
-// to the range that holds its first byte. Every record falls in exactly one
-// shard, whatever the number of files, and the cuts fall where dmlc-core
-// puts them. It panics if count < 1 or index is not in [0, count).
-func Shard(count, index int) Option {
+// equal byte ranges (inputsplit.ShardRange), and a record belongs to the
+// range that holds its first byte. It is not public: a dataset is sharded
+// by index (source.ShardIndex over an Indexed) or as a stream by the
+// pipeline; only MXNet's ImageRecordIter asks for it, through
+// inputsplit.RecordIO. It panics if count < 1 or index is not in
+// [0, count).
+func shard(count, index int) Option {
 	if count < 1 || index < 0 || index >= count {
-		panic(fmt.Sprintf("recordio: Shard(%d, %d): need count >= 1 and 0 <= index < count", count, index))
+		panic(fmt.Sprintf("recordio: shard(%d, %d): need count >= 1 and 0 <= index < count", count, index))
 	}
 	return option.New(func(c *config) { c.count, c.index = count, index })
+}
+
+func init() {
+	inputsplit.RecordIO = func(count, index int) any { return shard(count, index) }
 }
 
 // ReuseBuffer makes every Record of a pass share one buffer: Data is valid
@@ -64,41 +70,34 @@ func Shard(count, index int) Option {
 // that holds on to samples (Shuffle, Buffered, Cache, batching of raw data).
 func ReuseBuffer() Option { return option.New(func(c *config) { c.reuse = true }) }
 
-// Open returns a reader over the records of the file at path, a local path
-// or a URL (see [Storage]). The file is opened when a pass starts, with the
-// pass's context, and closed when it ends.
-func Open(path string, opts ...Option) source.Reader[Record] {
-	return Records([]string{path}, opts...)
-}
-
-// Records returns a reader over the records of several files, read one after
-// another in the given order. Each pass opens the files one at a time and
-// closes each before the next. A malformed file ends the pass with a
-// *tensorfeed.Error naming the file and byte offset. It panics if paths is empty.
-func Records(paths []string, opts ...Option) source.Reader[Record] {
-	if len(paths) == 0 {
-		panic("recordio: Records needs at least one path")
-	}
+// Open returns a reader over the records of the files that list names:
+// a path or a URL (see [Storage]), or several separated by ';', a
+// directory (its .rec files) or a glob, as source.Paths expands it. Each
+// pass expands the list, then opens the files one at a time, in order, with
+// the pass's context, and closes each before the next. A malformed file
+// ends the pass with a *tensorfeed.Error naming the file and byte offset; a
+// list that names no file, with source.Paths's error.
+func Open(list string, opts ...Option) source.Reader[Record] {
 	c := config{count: 1}
 	option.Apply(&c, opts)
-	return newFiles(append([]string(nil), paths...), c, start{})
+	return newFiles(list, c, start{})
 }
 
-// files is the reader of Open and Records. It is source.Resumable (see
+// files is the reader of Open. It is source.Resumable (see
 // resume.go).
 type files struct {
-	paths  []string
+	list   string
 	c      config
 	from   start
 	epochs *source.Epochs
 	marks  *marks.Marks
 }
 
-func newFiles(paths []string, c config, from start) *files {
-	return &files{paths: paths, c: c, from: from, epochs: new(source.Epochs), marks: marks.New(1)}
+func newFiles(list string, c config, from start) *files {
+	return &files{list: list, c: c, from: from, epochs: new(source.Epochs), marks: marks.New(1)}
 }
 
-// All starts a pass over the files (see Records).
+// All starts a pass over the files (see Open).
 func (fs *files) All(ctx context.Context) iter.Seq2[Record, error] { return fs.pass(ctx) }
 
 // span is the byte range [lo, hi) of one file whose record starts belong to
@@ -109,7 +108,14 @@ func (fs *files) pass(ctx context.Context) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
 		ctx, epoch := fs.epochs.Start(ctx)
 		log := tensorfeed.Logger(ctx)
-		spans, err := fs.spans(ctx, log)
+		paths, err := source.Paths(ctx, fs.list, ".rec", fs.c.storage...)
+		if err == nil && fs.from.Exact && fs.from.file >= len(paths) {
+			err = fs.stateError(fs.from.file, fs.from.off, "pos[0]", fmt.Sprintf("file %d of %d", fs.from.file, len(paths)))
+		}
+		var spans []span
+		if err == nil {
+			spans, err = fs.spans(ctx, log, paths)
+		}
 		if err != nil {
 			yield(Record{}, err)
 			return
@@ -120,7 +126,7 @@ func (fs *files) pass(ctx context.Context) iter.Seq2[Record, error] {
 			log.Debug("recordio resume", zap.Int("file", fs.from.file), zap.Int64("offset", fs.from.off), zap.Int64("record", fs.from.N))
 		}
 		var buf []byte
-		for i, path := range fs.paths {
+		for i, path := range paths {
 			sp, exact := spans[i], false
 			if fs.from.Exact {
 				if i < fs.from.file {
@@ -151,17 +157,17 @@ type passState struct {
 
 // spans gives each file the range of offsets at which its records of this
 // shard start. Unsharded, that is the whole file.
-func (fs *files) spans(ctx context.Context, log *zap.Logger) ([]span, error) {
-	spans := make([]span, len(fs.paths))
+func (fs *files) spans(ctx context.Context, log *zap.Logger, paths []string) ([]span, error) {
+	spans := make([]span, len(paths))
 	if fs.c.count == 1 {
 		for i := range spans {
 			spans[i] = span{0, math.MaxInt64}
 		}
 		return spans, nil
 	}
-	sizes := make([]int64, len(fs.paths))
+	sizes := make([]int64, len(paths))
 	var total int64
-	for i, p := range fs.paths {
+	for i, p := range paths {
 		o, err := storage.Open(ctx, p, fs.c.storage...)
 		if err != nil {
 			return nil, err
@@ -170,7 +176,7 @@ func (fs *files) spans(ctx context.Context, log *zap.Logger) ([]span, error) {
 		total += o.Size()
 		o.Close()
 	}
-	begin, end := ShardRange(total, fs.c.count, fs.c.index)
+	begin, end := inputsplit.ShardRange(total, fs.c.count, fs.c.index)
 	var at int64 // offset of file i in the concatenation
 	for i, size := range sizes {
 		lo, hi := max(begin-at, 0), min(end-at, size)
@@ -183,16 +189,6 @@ func (fs *files) spans(ctx context.Context, log *zap.Logger) ([]span, error) {
 		zap.Int("count", fs.c.count), zap.Int("index", fs.c.index),
 		zap.Int64("begin", begin), zap.Int64("end", end), zap.Int64("total", total))
 	return spans, nil
-}
-
-// ShardRange returns the byte range [begin, end) of shard index of count
-// over total bytes, computed as dmlc-core's InputSplit does: each shard is
-// ceil(total/count) bytes rounded up to a multiple of 4, and the last shards
-// may be short or empty. A record belongs to the shard whose range holds its
-// first byte.
-func ShardRange(total int64, count, index int) (begin, end int64) {
-	step := align4((total + int64(count) - 1) / int64(count))
-	return min(step*int64(index), total), min(step*int64(index+1), total)
 }
 
 // readFile yields the records of one file that start in sp. With exact,
@@ -231,16 +227,15 @@ func (fs *files) readFile(ctx context.Context, log *zap.Logger, fi int, path str
 		}
 	}
 	log.Debug("recordio open", zap.String("file", path), zap.Int64("from", start), zap.Int64("to", sp.hi))
-	rd := NewReader(f)
-	rd.Name = path
-	rd.BaseOffset = start
-	rd.ReuseBuffer = fs.c.reuse
+	rd := NewReader(f, path)
+	rd.base = start
+	rd.reuse = fs.c.reuse
 	if fs.c.reuse {
 		rd.buf = *buf
 		defer func() { *buf = rd.buf }()
 	}
 	done := ctx.Done()
-	for rd.InputOffset() < sp.hi {
+	for rd.inputOffset() < sp.hi {
 		if done != nil {
 			select {
 			case <-done:
@@ -259,7 +254,7 @@ func (fs *files) readFile(ctx context.Context, log *zap.Logger, fi int, path str
 		}
 		rec := Record{File: path, Offset: rd.Offset(), Index: int(p.index), Data: data}
 		p.index++
-		p.ring.Put(p.index, marks.Pack(int64(fi), rd.InputOffset()))
+		p.ring.Put(p.index, marks.Pack(int64(fi), rd.inputOffset()))
 		if p.index <= p.skip {
 			continue
 		}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"path"
 	"strings"
 
 	"github.com/tensorfeed/tensorfeed/internal/dataid"
 	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // A pass of Records is source.Resumable. Its state after the consumer
@@ -36,16 +36,18 @@ type start struct {
 	off  int64
 }
 
-// kind names the reader in its states: the number of files, a hash of
-// their base names (so that a state of another file set is refused, while
-// the files may move to another directory or bucket) and its shard.
+// kind names the reader in its states: the number of elements of its
+// file list, a hash of their base names (so that a state of another file
+// set is refused, while the files may move to another directory or bucket)
+// and its shard. A list of plain paths has as many elements as files.
 func (fs *files) kind() string {
 	h := fnv.New32a()
-	for _, p := range fs.paths {
+	elems := strings.Split(fs.list, ";")
+	for _, p := range elems {
 		h.Write([]byte(path.Base(strings.ReplaceAll(p, `\`, "/"))))
 		h.Write([]byte{0})
 	}
-	k := fmt.Sprintf("recordio(files=%d,names=%08x", len(fs.paths), h.Sum32())
+	k := fmt.Sprintf("recordio(files=%d,names=%08x", len(elems), h.Sum32())
 	if fs.c.count > 1 {
 		k += fmt.Sprintf(",shard=%d/%d", fs.c.index, fs.c.count)
 	}
@@ -80,18 +82,19 @@ func (fs *files) Resume(st source.State) (source.Reader[Record], error) {
 		return nil, err
 	}
 	if replay {
-		return newFiles(fs.paths, fs.c, start{From: from}), nil
+		return newFiles(fs.list, fs.c, start{From: from}), nil
 	}
 	if err := st.Check(kind, 3, 0); err != nil {
 		return nil, err
 	}
-	if st.Pos[0] >= int64(len(fs.paths)) {
-		return nil, &source.StateError{Want: kind, Got: st, Field: "pos[0]", Why: fmt.Sprintf("file %d of %d", st.Pos[0], len(fs.paths))}
+	if st.Pos[0] < 0 || st.Pos[0] > math.MaxInt32 {
+		return nil, &source.StateError{Want: kind, Got: st, Field: "pos[0]", Why: fmt.Sprintf("file %d", st.Pos[0])}
 	}
 	if st.Pos[1]%4 != 0 { // every record starts at a multiple of 4 (align4)
 		return nil, &source.StateError{Want: kind, Got: st, Field: "pos[1]", Why: fmt.Sprintf("offset %d is not where a record can start (a multiple of 4)", st.Pos[1])}
 	}
-	return newFiles(fs.paths, fs.c, start{From: marks.From{Exact: true, N: st.Pos[2]}, file: int(st.Pos[0]), off: st.Pos[1]}), nil
+	// That the file is in the list is checked when a pass has expanded it.
+	return newFiles(fs.list, fs.c, start{From: marks.From{Exact: true, N: st.Pos[2]}, file: int(st.Pos[0]), off: st.Pos[1]}), nil
 }
 
 var _ source.Resumable[Record] = (*files)(nil)
@@ -105,40 +108,36 @@ func (fs *files) checkOffset(path string, off, size int64) error {
 	if off <= size {
 		return nil
 	}
-	st := source.State{Kind: fs.kind(), Pos: []int64{int64(fs.from.file), off, fs.from.N}}
-	return &source.StateError{Want: fs.kind(), Got: st, Field: "pos[1]", Why: fmt.Sprintf("offset %d is past the end of %s (%d bytes)", off, path, size)}
+	return fs.stateError(fs.from.file, off, "pos[1]", fmt.Sprintf("offset %d is past the end of %s (%d bytes)", off, path, size))
+}
+
+// stateError returns the error that refuses the state a pass resumed from
+// (at byte off of file), which wraps source.ErrState and names field.
+func (fs *files) stateError(file int, off int64, field, why string) error {
+	st := source.State{Kind: fs.kind(), Pos: []int64{int64(file), off, fs.from.N}}
+	return &source.StateError{Want: fs.kind(), Got: st, Field: field, Why: why}
 }
 
 // Identity returns the identity of the files a pass reads: their base
 // names, sizes and modification times or ETags (source.Identifier).
 func (fs *files) Identity(ctx context.Context) (string, error) {
-	return dataid.Files(ctx, fs.paths, fs.c.storage...)
-}
-
-// Identity returns the identity of the .rec file and its .idx, in the
-// format of the sequential readers' (source.Identifier): a checkpoint of
-// source.ReadIndexed over the file is refused over another file (or
-// another index) of as many records. It reads the files' metadata again
-// (a stat, a HEAD request), not their records.
-func (f *IndexedFile) Identity(ctx context.Context) (string, error) {
-	return dataid.Files(ctx, f.paths, f.sopts...)
-}
-
-// Identity returns the identity of every shard's .rec file and .idx, in
-// order, as [IndexedFile.Identity] gives that of one (source.Identifier):
-// past three files, their count, the first and a digest of them all.
-func (s *ShardSet) Identity(ctx context.Context) (string, error) {
-	var paths []string
-	var sopts []storage.Option
-	for _, f := range s.files {
-		paths = append(paths, f.paths...)
-		sopts = f.sopts // every shard was opened with the set's options
+	paths, err := source.Paths(ctx, fs.list, ".rec", fs.c.storage...)
+	if err != nil {
+		return "", err
 	}
-	return dataid.Files(ctx, paths, sopts...)
+	return dataid.Files(ctx, paths, fs.c.storage...)
+}
+
+// Identity returns the identity of every .rec file and its .idx, in
+// order, in the format of the sequential readers' (source.Identifier): a
+// checkpoint of source.ReadIndexed over the files is refused over other
+// files (or other indexes) of as many records. It reads the files'
+// metadata again (a stat, a HEAD request), not their records.
+func (x *Indexed) Identity(ctx context.Context) (string, error) {
+	return dataid.Files(ctx, x.paths, x.sopts...)
 }
 
 var (
 	_ source.Identifier = (*files)(nil)
-	_ source.Identifier = (*IndexedFile)(nil)
-	_ source.Identifier = (*ShardSet)(nil)
+	_ source.Identifier = (*Indexed)(nil)
 )

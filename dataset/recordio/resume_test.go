@@ -51,7 +51,7 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 		{"shard", []recordio.Option{recordio.Shard(2, 1)}, 100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := recordio.Records([]string{srv.URL + "/a.rec", srv.URL + "/b.rec"}, tc.opts...)
+			r := records([]string{srv.URL + "/a.rec", srv.URL + "/b.rec"}, tc.opts...)
 			full, err := source.Collect(ctx, r)
 			if err != nil {
 				t.Fatal(err)
@@ -116,7 +116,7 @@ func TestResumeRefusesOtherFiles(t *testing.T) {
 	dir := t.TempDir()
 	a, b := writeRecFile(t, dir, "a.rec", 20), writeRecFile(t, dir, "b.rec", 20)
 	ctx := source.WithEpoch(context.Background(), 0)
-	r := recordio.Records([]string{a, b})
+	r := records([]string{a, b})
 	if _, err := source.Collect(ctx, r); err != nil {
 		t.Fatal(err)
 	}
@@ -127,15 +127,23 @@ func TestResumeRefusesOtherFiles(t *testing.T) {
 		r  source.Reader[recordio.Record]
 		st source.State
 	}{
-		"other names":  {recordio.Records([]string{b, a}), st},
+		"other names":  {records([]string{b, a}), st},
 		"fewer files":  {recordio.Open(a), st},
-		"other shard":  {recordio.Records([]string{a, b}, recordio.Shard(2, 0)), st},
-		"file too far": {r, bad},
+		"other shard":  {records([]string{a, b}, recordio.Shard(2, 0)), st},
 		"two counters": {r, source.State{Kind: st.Kind, Pos: []int64{1, 2}}},
 	} {
 		if _, err := source.ResumeFrom(tc.r, tc.st); !errors.Is(err, source.ErrState) {
 			t.Errorf("%s: resume from %+v: %v, want ErrState", name, tc.st, err)
 		}
+	}
+	// A file past the list's end is refused when the pass has expanded
+	// the list.
+	far, err := source.ResumeFrom(r, bad)
+	if err == nil {
+		_, err = source.Collect(ctx, far)
+	}
+	if !errors.Is(err, source.ErrState) || !strings.Contains(err.Error(), "pos[0]") {
+		t.Errorf("file too far: %v, want ErrState naming pos[0]", err)
 	}
 	// The files may move.
 	moved := t.TempDir()
@@ -143,7 +151,7 @@ func TestResumeRefusesOtherFiles(t *testing.T) {
 		data, _ := os.ReadFile(p)
 		os.WriteFile(filepath.Join(moved, filepath.Base(p)), data, 0o644)
 	}
-	r2, err := source.ResumeFrom(recordio.Records([]string{filepath.Join(moved, "a.rec"), filepath.Join(moved, "b.rec")}), st)
+	r2, err := source.ResumeFrom(records([]string{filepath.Join(moved, "a.rec"), filepath.Join(moved, "b.rec")}), st)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,23 +88,34 @@ func putShardSet(t testing.TB, s3 *storagetest.S3) {
 
 // checkShardSet reads every record of set by Get and through
 // source.ReadIndexed, in order, shuffled and split over ranks.
-func checkShardSet(t *testing.T, set *recordio.ShardSet) {
+func checkShardSet(t *testing.T, set *recordio.Indexed) {
 	t.Helper()
 	n := shardTotal()
-	if set.Len() != n || len(set.Shards()) != len(shardSizes) {
-		t.Fatalf("Len %d, %d shards; want %d, %d", set.Len(), len(set.Shards()), n, len(shardSizes))
+	if set.Len() != n {
+		t.Fatalf("Len %d, want %d", set.Len(), n)
 	}
 	for i := range n {
 		p, err := set.Get(i)
-		if err != nil || !bytes.Equal(p, shardPayload(i)) || set.Key(i) != int64(1000+i) {
-			t.Fatalf("Get(%d) = %q, %v, key %d; want %q", i, p, err, set.Key(i), shardPayload(i))
+		if _, _, key := set.Locate(i); err != nil || !bytes.Equal(p, shardPayload(i)) || key != int64(1000+i) {
+			t.Fatalf("Get(%d) = %q, %v, key %d; want %q", i, p, err, key, shardPayload(i))
 		}
 	}
 	// Record 7 is the first after the empty shard 1.
 	for i, want := range map[int][2]int{0: {0, 0}, 6: {0, 6}, 7: {2, 0}, 8: {3, 0}, 24: {4, 4}} {
-		if k, j := set.Locate(i); k != want[0] || j != want[1] {
-			t.Errorf("Locate(%d) = %d, %d; want %v", i, k, j, want)
+		file, j, _ := set.Locate(i)
+		if path.Base(filepath.ToSlash(file)) != fmt.Sprintf("part-%d.rec", want[0]) || j != want[1] {
+			t.Errorf("Locate(%d) = %s, %d; want %v", i, file, j, want)
 		}
+	}
+	for _, i := range []int{-1, n} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Locate(%d) did not panic", i)
+				}
+			}()
+			set.Locate(i)
+		}()
 	}
 	for _, i := range []int{-1, n} {
 		if _, err := set.Get(i); !errors.Is(err, source.ErrIndex) {
@@ -138,11 +151,11 @@ func checkShardSet(t *testing.T, set *recordio.ShardSet) {
 }
 
 // A local shard set, named by a glob and by a list of paths.
-func TestOpenShardsLocal(t *testing.T) {
+func TestOpenIndexedShardsLocal(t *testing.T) {
 	dir := t.TempDir()
 	writeShardSet(t, dir)
 	ctx := context.Background()
-	set, err := recordio.OpenShards(ctx, []string{filepath.Join(dir, "part-*.rec")})
+	set, err := openShards(ctx, filepath.Join(dir, "part-*.rec"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,20 +166,20 @@ func TestOpenShardsLocal(t *testing.T) {
 	for k := range shardSizes {
 		names = append(names, filepath.Join(dir, fmt.Sprintf("part-%d.rec", k)))
 	}
-	set2, err := recordio.OpenShards(ctx, []string{names[0], filepath.Join(dir, "part-[1-3].rec"), names[4]})
+	set2, err := openShards(ctx, names[0]+";"+filepath.Join(dir, "part-[1-3].rec")+";"+names[4])
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer set2.Close()
 	checkShardSet(t, set2)
-	if got := set2.Shards()[4].Name; got != names[4] {
+	if got, _, _ := set2.Locate(set2.Len() - 1); got != names[4] {
 		t.Errorf("shard 4 is %q, want %q", got, names[4])
 	}
 }
 
 // A shard set in an in-process S3 bucket, listed by a key glob, read
 // directly and through a cache.
-func TestOpenShardsS3(t *testing.T) {
+func TestOpenIndexedShardsS3(t *testing.T) {
 	s3 := storagetest.NewS3(t, "shards")
 	putShardSet(t, s3)
 	cache, err := storage.NewCache(t.TempDir(), 1<<20)
@@ -174,12 +187,12 @@ func TestOpenShardsS3(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, extra := range []storage.Option{nil, storage.WithCache(cache)} {
-		set, err := recordio.OpenShards(context.Background(), []string{"s3://shards/part-*.rec"}, recordio.Storage(s3.Options(extra)...))
+		set, err := openShards(context.Background(), "s3://shards/part-*.rec", recordio.Storage(s3.Options(extra)...))
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkShardSet(t, set)
-		if got := set.Shards()[3].Name; got != "s3://shards/part-3.rec" {
+		if got, _, _ := set.Locate(8); got != "s3://shards/part-3.rec" {
 			t.Errorf("shard 3 is %q", got)
 		}
 		if err := set.Close(); err != nil {
@@ -189,8 +202,8 @@ func TestOpenShardsS3(t *testing.T) {
 }
 
 // A stale .idx (its .rec rewritten with a record more) and a missing .idx
-// fail OpenShards, naming the file; so do patterns that match nothing.
-func TestOpenShardsBad(t *testing.T) {
+// fail OpenIndexed or Validate, naming the file; so do patterns that match nothing.
+func TestOpenIndexedShardsBad(t *testing.T) {
 	ctx := context.Background()
 	t.Run("stale", func(t *testing.T) {
 		dir := t.TempDir()
@@ -199,7 +212,7 @@ func TestOpenShardsBad(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "part-3.rec"), recs[0], 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := recordio.OpenShards(ctx, []string{filepath.Join(dir, "part-*.rec")})
+		_, err := openShards(ctx, filepath.Join(dir, "part-*.rec"))
 		var fe *tensorfeed.Error
 		if !errors.As(err, &fe) || !errors.Is(err, tensorfeed.ErrBadData) || fe.Path != filepath.Join(dir, "part-3.idx") ||
 			!strings.Contains(err.Error(), "part-3.rec") {
@@ -210,7 +223,7 @@ func TestOpenShardsBad(t *testing.T) {
 		s3 := storagetest.NewS3(t, "shards")
 		putShardSet(t, s3)
 		s3.Put("shards", "part-5.rec", nil) // an empty shard without its .idx
-		_, err := recordio.OpenShards(ctx, []string{"s3://shards/part-*.rec"}, recordio.Storage(s3.Options()...))
+		_, err := openShards(ctx, "s3://shards/part-*.rec", recordio.Storage(s3.Options()...))
 		var se *tensorfeed.Error
 		if !errors.Is(err, storage.ErrNotFound) || !errors.As(err, &se) || se.Path != "s3://shards/part-5.idx" {
 			t.Fatalf("missing index: %v", err)
@@ -218,23 +231,28 @@ func TestOpenShardsBad(t *testing.T) {
 	})
 	t.Run("missing shard", func(t *testing.T) {
 		dir := t.TempDir()
-		_, err := recordio.OpenShards(ctx, []string{filepath.Join(dir, "none.rec")})
+		_, err := openShards(ctx, filepath.Join(dir, "none.rec"))
 		if !errors.Is(err, storage.ErrNotFound) {
 			t.Fatalf("missing shard: %v", err)
 		}
 	})
 	t.Run("no match", func(t *testing.T) {
-		for _, patterns := range [][]string{nil, {filepath.Join(t.TempDir(), "*.rec")}} {
-			if _, err := recordio.OpenShards(ctx, patterns); !errors.Is(err, recordio.ErrNoShards) {
-				t.Fatalf("%q: %v", patterns, err)
-			}
+		if _, err := openShards(ctx, ""); err == nil {
+			t.Fatal("an empty list: no error")
+		}
+		if _, err := openShards(ctx, filepath.Join(t.TempDir(), "*.rec")); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("a glob without a match: %v, want fs.ErrNotExist", err)
+		}
+		dir := t.TempDir()
+		if _, err := openShards(ctx, dir); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("a directory without a .rec: %v, want fs.ErrNotExist", err)
 		}
 	})
 }
 
-// ExampleOpenShards reads two shards, each a .rec with its .idx, as one
+// ExampleOpenIndexed_shards reads two shards, each a .rec with its .idx, as one
 // dataset shuffled by index.
-func ExampleOpenShards() {
+func ExampleOpenIndexed_shards() {
 	dir, err := os.MkdirTemp("", "shards")
 	if err != nil {
 		fmt.Println(err)
@@ -258,7 +276,7 @@ func ExampleOpenShards() {
 		}
 	}
 
-	set, err := recordio.OpenShards(context.Background(), []string{filepath.Join(dir, "train-*.rec")})
+	set, err := recordio.OpenIndexed(context.Background(), dir) // its .rec files, in name order
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -278,11 +296,11 @@ func ExampleOpenShards() {
 	// alpha beta gamma delta epsilon
 }
 
-// FuzzOpenShards opens arbitrary .rec and .idx bytes as a set of two
-// shards (the second one a good shard): OpenShards fails with an error
+// FuzzOpenIndexed opens arbitrary .rec and .idx bytes as a set of two
+// shards (the second one a good shard): OpenIndexed and Validate fail with an error
 // wrapping tensorfeed.ErrBadData, or every record that the validated
 // indexes list reads back.
-func FuzzOpenShards(f *testing.F) {
+func FuzzOpenIndexed(f *testing.F) {
 	recs, idxs := encodeShardSet(f, []int{6})
 	f.Add(recs[0], idxs[0])
 	f.Add(recs[0][:len(recs[0])-5], idxs[0])
@@ -299,7 +317,7 @@ func FuzzOpenShards(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		set, err := recordio.OpenShards(context.Background(), []string{filepath.Join(dir, "*.rec")})
+		set, err := openShards(context.Background(), filepath.Join(dir, "*.rec"))
 		if err != nil {
 			if !errors.Is(err, tensorfeed.ErrBadData) {
 				t.Fatalf("open: %v does not wrap ErrBadData", err)
@@ -312,8 +330,22 @@ func FuzzOpenShards(f *testing.F) {
 				t.Fatalf("Get(%d) of a validated set: %v", i, err)
 			}
 		}
-		if set.Len() < 2 || set.Key(set.Len()-1) != 1001 {
+		if _, _, key := set.Locate(set.Len() - 1); set.Len() < 2 || key != 1001 {
 			t.Fatalf("the good shard's records are not last: Len %d", set.Len())
 		}
 	})
+}
+
+// openShards opens the shards that list names and checks every index
+// against its shard, as a program does before it trusts them.
+func openShards(ctx context.Context, list string, opts ...recordio.Option) (*recordio.Indexed, error) {
+	set, err := recordio.OpenIndexed(ctx, list, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if err := set.Validate(); err != nil {
+		set.Close()
+		return nil, err
+	}
+	return set, nil
 }

@@ -80,11 +80,11 @@ func TestRemoteShards(t *testing.T) {
 		remote = append(remote, s3.PutFile("data", "shards/"+name+".rec", recPath(name)))
 	}
 	for i := range 3 {
-		want, err := source.Collect(ctx, recordio.Records(local, recordio.Shard(3, i)))
+		want, err := source.Collect(ctx, records(local, recordio.Shard(3, i)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := source.Collect(ctx, recordio.Records(remote, recordio.Shard(3, i), recordio.Storage(s3.Options(storage.ReadAhead(2, 4096))...)))
+		got, err := source.Collect(ctx, records(remote, recordio.Shard(3, i), recordio.Storage(s3.Options(storage.ReadAhead(2, 4096))...)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,12 +107,12 @@ func TestRemoteIndexed(t *testing.T) {
 	for _, name := range allRecFiles {
 		rec := s3.PutFile("data", name+".rec", recPath(name))
 		idx := s3.PutFile("data", name+".idx", idxPath(name))
-		lf, err := recordio.OpenIndexed(recPath(name), "")
+		lf, err := recordio.OpenIndexed(context.Background(), recPath(name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer lf.Close()
-		rf, err := recordio.OpenIndexedContext(ctx, rec, "", recordio.Storage(s3.Options()...))
+		rf, err := recordio.OpenIndexed(ctx, rec, recordio.Storage(s3.Options()...))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,17 +136,16 @@ func TestRemoteIndexed(t *testing.T) {
 				t.Fatalf("%s: entry %d differs", rec, i)
 			}
 		}
-		key := lf.Index().Entry(lf.Len() - 1).Key
-		want, _ := lf.Key(key)
-		if got, err := rf.Key(key); err != nil || !bytes.Equal(got, want) {
-			t.Fatalf("%s: Key(%d) = %d bytes, %v", rec, key, len(got), err)
+		_, _, lkey := lf.Locate(lf.Len() - 1)
+		if file, j, key := rf.Locate(rf.Len() - 1); file != rec || j != rf.Len()-1 || key != lkey {
+			t.Fatalf("%s: Locate = %s, %d, %d; want key %d", rec, file, j, key, lkey)
 		}
-		ix, err := recordio.ReadIndex(idx, recordio.Storage(s3.Options()...))
+		ix, err := recordio.ReadIndex(context.Background(), idx, recordio.Storage(s3.Options()...))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ix.Len() != lf.Len() || ix.Name() != idx {
-			t.Errorf("ReadIndex(%s): %d entries named %q", idx, ix.Len(), ix.Name())
+		if ix.Len() != lf.Len() {
+			t.Errorf("ReadIndex(%s): %d entries", idx, ix.Len())
 		}
 		got, err := source.Collect(ctx, source.ReadIndexed(rf))
 		if err != nil {
@@ -168,9 +167,9 @@ func TestRemoteMissing(t *testing.T) {
 	const missing = "s3://data/missing.rec"
 	errs := map[string]error{}
 	_, errs["Open"] = source.Collect(ctx, recordio.Open(missing, opt))
-	_, errs["Records sharded"] = source.Collect(ctx, recordio.Records([]string{rec, missing}, recordio.Shard(2, 0), opt))
-	_, errs["ReadIndex"] = recordio.ReadIndex("s3://data/missing.idx", opt)
-	_, errs["OpenIndexed"] = recordio.OpenIndexed(rec, "", opt) // only.idx is missing
+	_, errs["Records sharded"] = source.Collect(ctx, records([]string{rec, missing}, recordio.Shard(2, 0), opt))
+	_, errs["ReadIndex"] = recordio.ReadIndex(context.Background(), "s3://data/missing.idx", opt)
+	_, errs["OpenIndexed"] = recordio.OpenIndexed(context.Background(), rec, opt) // only.idx is missing
 	for what, err := range errs {
 		var se *tensorfeed.Error
 		if !errors.Is(err, storage.ErrNotFound) || !errors.As(err, &se) || !strings.HasPrefix(se.Path, "s3://data/missing") && se.Path != "s3://data/only.idx" {
@@ -185,7 +184,7 @@ func TestRemoteMissing(t *testing.T) {
 	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "testdata/no-such.rec") {
 		t.Errorf("missing local file: %v, want fs.ErrNotExist naming it", err)
 	}
-	if _, err := recordio.ReadIndex("testdata/no-such.idx"); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := recordio.ReadIndex(context.Background(), "testdata/no-such.idx"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing local index: %v, want fs.ErrNotExist", err)
 	}
 }

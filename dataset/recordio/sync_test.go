@@ -107,8 +107,8 @@ func TestSyncRecovery(t *testing.T) {
 		if _, err := r.Seek(from, io.SeekStart); err != nil {
 			t.Fatal(err)
 		}
-		rd := recordio.NewReader(r)
-		rd.BaseOffset = from
+		rd := recordio.NewReader(r, "")
+		recordio.SetBase(rd, from)
 		var err error
 		for {
 			if _, err = rd.Next(); err != nil {

@@ -2,6 +2,7 @@ package recordio_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -14,8 +15,7 @@ import (
 // readAll reads every record of b with the pull reader.
 func readAll(t testing.TB, name string, b []byte) (payloads [][]byte, offsets []int64) {
 	t.Helper()
-	rd := recordio.NewReader(bytes.NewReader(b))
-	rd.Name = name
+	rd := recordio.NewReader(bytes.NewReader(b), name)
 	for {
 		p, err := rd.Next()
 		if err == io.EOF {
@@ -102,7 +102,7 @@ func TestWriteTestdataIdentical(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			file := mustRead(t, recPath(name))
 			payloads, _ := readAll(t, name, file)
-			ix, err := recordio.ReadIndex(idxPath(name))
+			ix, err := recordio.ReadIndex(context.Background(), idxPath(name))
 			if err != nil {
 				t.Fatal(err)
 			}

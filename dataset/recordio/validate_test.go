@@ -2,6 +2,7 @@ package recordio_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -16,7 +17,7 @@ import (
 // Every .idx of the test data matches its .rec.
 func TestValidateIndexTestdata(t *testing.T) {
 	for _, name := range allRecFiles {
-		ix, err := recordio.ReadIndex(idxPath(name))
+		ix, err := recordio.ReadIndex(context.Background(), idxPath(name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,9 +94,9 @@ func TestValidateIndex(t *testing.T) {
 	}
 }
 
-// IndexedFile.Validate checks the opened index against its file.
+// Indexed.Validate checks the opened index against its file.
 func TestIndexedFileValidate(t *testing.T) {
-	f, err := recordio.OpenIndexed(recPath("multipart_edge_cases"), "")
+	f, err := recordio.OpenIndexed(context.Background(), recPath("multipart_edge_cases"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,14 +108,16 @@ func TestIndexedFileValidate(t *testing.T) {
 	if err := os.WriteFile(idx, []byte("0\t0\n1\t20\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bad, err := recordio.OpenIndexed(recPath("multipart_edge_cases"), idx)
+	rec := withIndex(t, recPath("multipart_edge_cases"), idx)
+	idx = strings.TrimSuffix(rec, ".rec") + ".idx"
+	bad, err := recordio.OpenIndexed(context.Background(), rec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer bad.Close()
 	var fe *tensorfeed.Error
 	if err := bad.Validate(); !errors.Is(err, recordio.ErrFormat) || !errors.As(err, &fe) || fe.Path != idx || fe.Offset != 4 || fe.Line != 2 ||
-		!strings.Contains(err.Error(), "bad.idx: line 2 at byte 4:") {
+		!strings.Contains(err.Error(), "multipart_edge_cases.idx: line 2 at byte 4:") {
 		t.Errorf("Validate = %v, want an error at line 2 of bad.idx", err)
 	}
 }

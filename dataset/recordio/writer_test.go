@@ -127,7 +127,7 @@ func TestLargestRecord(t *testing.T) {
 	// Read it back from a stream that makes the file without storing it.
 	hdr := frame(rawPart{data: nil, length: recordio.MaxRecordSize, noPad: true})
 	in := io.MultiReader(bytes.NewReader(hdr), bytes.NewReader(p), bytes.NewReader([]byte{0}))
-	got, err := recordio.NewReader(in).Next()
+	got, err := recordio.NewReader(in, "").Next()
 	if err != nil || len(got) != recordio.MaxRecordSize || string(got[len(got)-8:]) != "the end!" {
 		t.Fatalf("read back %d bytes, %v", len(got), err)
 	}
@@ -144,7 +144,7 @@ func TestReaderJoinedTooLarge(t *testing.T) {
 		bytes.NewReader(big),
 		bytes.NewReader(frame(rawPart{cflag: 3, data: []byte("abcd")})),
 	)
-	_, err := recordio.NewReader(in).Next()
+	_, err := recordio.NewReader(in, "").Next()
 	if !errors.Is(err, recordio.ErrFormat) {
 		t.Fatalf("error %v, want ErrFormat", err)
 	}

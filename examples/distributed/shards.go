@@ -70,14 +70,13 @@ func loadSamples(ctx context.Context, dir string, limit int) ([]mnist.Sample, er
 }
 
 // shardSet is the dataset of every shard as one random-access set of
-// digits: recordio.ShardSet, whose index i is record i of the concatenated
+// digits: recordio.Indexed, whose index i is record i of the concatenated
 // .idx files in the order List gives the shards, with each record decoded
 // and checked. Each shard is read by ReadAt through package storage (from
 // the local cache, when the options have one). It is safe for concurrent
 // use.
 type shardSet struct {
-	shards *recordio.ShardSet
-	names  []string // the shards' URLs, for errors
+	shards *recordio.Indexed
 }
 
 var _ source.Indexed[digit] = (*shardSet)(nil)
@@ -85,22 +84,25 @@ var _ source.Indexed[digit] = (*shardSet)(nil)
 // openShards lists the .rec objects that match pattern, opens each and
 // reads and checks its .idx (every entry a record, every record listed).
 func openShards(ctx context.Context, pattern string, opts []storage.Option) (*shardSet, error) {
-	shards, err := recordio.OpenShards(ctx, []string{pattern}, recordio.Storage(opts...))
+	shards, err := recordio.OpenIndexed(ctx, pattern, recordio.Storage(opts...))
 	if err != nil {
 		return nil, err
 	}
-	set := &shardSet{shards: shards}
-	for _, f := range shards.Shards() {
-		set.names = append(set.names, f.Name)
+	if err := shards.Validate(); err != nil {
+		shards.Close()
+		return nil, err
 	}
-	return set, nil
+	return &shardSet{shards: shards}, nil
 }
 
 // Len returns the number of records of all shards.
 func (s *shardSet) Len() int { return s.shards.Len() }
 
 // Key returns the .idx key (the sample's id) of record i.
-func (s *shardSet) Key(i int) int64 { return s.shards.Key(i) }
+func (s *shardSet) Key(i int) int64 {
+	_, _, key := s.shards.Locate(i)
+	return key
+}
 
 // Get reads and decodes record i.
 func (s *shardSet) Get(i int) (digit, error) {
@@ -109,14 +111,14 @@ func (s *shardSet) Get(i int) (digit, error) {
 		return digit{}, err
 	}
 	bad := func(format string, args ...any) (digit, error) {
-		k, j := s.shards.Locate(i)
-		return digit{}, &recordError{File: s.names[k], Record: j, Msg: fmt.Sprintf(format, args...)}
+		file, j, _ := s.shards.Locate(i)
+		return digit{}, &recordError{File: file, Record: j, Msg: fmt.Sprintf(format, args...)}
 	}
 	if len(p) != recordSize {
 		return bad("%d bytes, want %d", len(p), recordSize)
 	}
 	d := digit{ID: int32(binary.LittleEndian.Uint32(p)), Label: p[4], Pixels: p[5:]}
-	if key := s.shards.Key(i); int64(d.ID) != key {
+	if key := s.Key(i); int64(d.ID) != key {
 		return bad("id %d, its .idx key is %d", d.ID, key)
 	}
 	if d.Label > 9 {

@@ -100,7 +100,7 @@ func TestLargeCases(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rec.Close()
-	rd := recordio.NewReader(rec)
+	rd := recordio.NewReader(rec, rec.Name())
 	rd.Next()
 	payload, err := rd.Next()
 	if err != nil {
