@@ -13,6 +13,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/internal/idx"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -53,11 +54,11 @@ func prepareMNIST(cfg config) (*mnistFiles, error) {
 		n = 1000
 	}
 	src := filepath.Join(cfg.repo, "data", "mnist")
-	img, err := mnist.ReadIDX(filepath.Join(src, "train-images-idx3-ubyte.gz"))
+	img, err := idx.ReadFile(filepath.Join(src, "train-images-idx3-ubyte.gz"))
 	if err != nil {
 		return nil, err
 	}
-	lab, err := mnist.ReadIDX(filepath.Join(src, "train-labels-idx1-ubyte.gz"))
+	lab, err := idx.ReadFile(filepath.Join(src, "train-labels-idx1-ubyte.gz"))
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +117,7 @@ func mnistEpoch(cfg config) ([]Row, error) {
 	variants := mnistVariants(cfg.threadCounts())
 	mems := make([]memory, len(variants))
 	for i, v := range variants {
-		mnist.SetCacheBytes(mnist.SetCacheBytes(0)) // empties the cache
+		idx.SetCacheBytes(idx.SetCacheBytes(0)) // empties the cache
 		mems[i], err = measureMemory(int64(f.n)*(mnist.Pixels+1), func() error {
 			_, err := newMNISTPipeline(f, v).epoch()
 			return err

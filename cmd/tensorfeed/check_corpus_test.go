@@ -19,12 +19,12 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/dataset/parquet"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/idx"
 	"github.com/tensorfeed/tensorfeed/internal/testkit/badinput"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -164,7 +164,7 @@ func readCase(c badinput.Case) (err error) {
 	ctx := context.Background()
 	switch c.Format {
 	case badinput.IDX:
-		_, err = mnist.ReadIDX(c.Path)
+		_, err = idx.ReadFile(c.Path)
 		return err
 	case badinput.CSV:
 		_, err = source.Collect(ctx, source.Reader[csv.Row](csv.New(c.Path)))

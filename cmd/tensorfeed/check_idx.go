@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/internal/idx"
 )
 
 // skipChunk is about how many bytes checkIDX skips per call, so that a
@@ -13,7 +13,7 @@ import (
 const skipChunk = 1 << 20
 
 // checkIDX reads an IDX file (plain or gzip) to its end through
-// mnist.IDXReader, which checks the header, the length of the data and
+// idx.Reader, which checks the header, the length of the data and
 // what follows the last record; the records' bytes are discarded as they
 // are read, so memory does not grow with the file. One-element records
 // (label files) are decoded for the summary. Every error in an IDX file
@@ -25,13 +25,13 @@ func checkIDX(ctx context.Context, path string, rep *reporter, stdout io.Writer)
 		return err
 	}
 	defer f.Close()
-	var opts []mnist.IDXOption
+	var opts []idx.Option
 	if size := f.Size(); size > 0 {
-		opts = append(opts, mnist.InputSize(size))
+		opts = append(opts, idx.InputSize(size))
 	}
 	bar := rep.bar(f)
 	defer bar.Finish()
-	x, err := mnist.NewIDXReader(countingReader{f, bar}, path, opts...)
+	x, err := idx.NewReader(countingReader{f, bar}, path, opts...)
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func checkIDX(ctx context.Context, path string, rep *reporter, stdout io.Writer)
 			if i%4096 == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if err := mnist.Read(x, v); err != nil {
+			if err := idx.Read(x, v); err != nil {
 				return err
 			}
 			labels.add(v[0])

@@ -24,6 +24,8 @@ func TestCheckPrintsEveryFormatsPosition(t *testing.T) {
 	writeFile(t, at("bad.tar"), bytes.Repeat([]byte("x"), 1024))
 	writeFile(t, at("bad.parquet"), []byte("XXXX not a Parquet file PAR1"))
 	writeFile(t, at("bad.lst"), []byte("0\t1\ta.jpg\n1\tx\tb.jpg\n"))
+	// An IDX label file whose header declares 5 labels, of which 3 are there.
+	writeFile(t, at("cut-idx1-ubyte"), []byte{0, 0, 8, 1, 0, 0, 0, 5, 7, 2, 1})
 	cases := []struct{ file, want string }{
 		{"cut.rec", "cut.rec: record 0 at byte 0: recordio: bad format: part length 5 (padded 8) goes past the end of the input"},
 		{"bad.tfrecord", "bad.tfrecord: record 0 at byte 0: tfrecord: bad format: length checksum mismatch"},
@@ -31,6 +33,7 @@ func TestCheckPrintsEveryFormatsPosition(t *testing.T) {
 		{"bad.tar", "bad.tar: byte 0: webdataset: "},
 		{"bad.parquet", `bad.parquet: byte 0: parquet: bad format: bad magic "XXXX"`},
 		{"bad.lst", "bad.lst: line 2: imagerec: bad .lst file: "},
+		{"cut-idx1-ubyte", "cut-idx1-ubyte: record 3 at byte 11: idx: bad format: file ends in record 3 of 5"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCmd("check", at(c.file))

@@ -18,8 +18,8 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/idx"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -247,16 +247,16 @@ func mnistInput(ctx context.Context, dir, split string, opts []storage.Option) (
 	if err != nil {
 		return nil, err
 	}
-	open := func(ctx context.Context, path string) (storage.File, *mnist.IDXReader, error) {
+	open := func(ctx context.Context, path string) (storage.File, *idx.Reader, error) {
 		f, err := openInput(ctx, path, opts)
 		if err != nil {
 			return nil, nil, err
 		}
-		var xo []mnist.IDXOption
+		var xo []idx.Option
 		if _, local := f.(*localInput); !local || f.Size() > 0 {
-			xo = append(xo, mnist.InputSize(f.Size()))
+			xo = append(xo, idx.InputSize(f.Size()))
 		}
-		x, err := mnist.NewIDXReader(f, path, xo...)
+		x, err := idx.NewReader(f, path, xo...)
 		if err != nil {
 			f.Close()
 			return nil, nil, err
@@ -273,7 +273,7 @@ func mnistInput(ctx context.Context, dir, split string, opts []storage.Option) (
 		total = int64(x.Header().Records())
 		f.Close()
 	} else {
-		ix, err := mnist.CheckIDXFile(labels)
+		ix, err := idx.CheckFile(labels)
 		if err != nil {
 			return nil, err
 		}

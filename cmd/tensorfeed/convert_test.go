@@ -12,11 +12,11 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/dataset/parquet"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
+	"github.com/tensorfeed/tensorfeed/internal/idx"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -61,7 +61,7 @@ func readShards(t *testing.T, paths []string, to, data string) [][]readBack {
 		var recs []readBack
 		switch to {
 		case "recordio":
-			ix, err := recordio.ReadIndex(strings.TrimSuffix(p, ".rec") + ".idx")
+			ix, err := recordio.ReadIndex(context.Background(), strings.TrimSuffix(p, ".rec")+".idx")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,11 +135,11 @@ func readShards(t *testing.T, paths []string, to, data string) [][]readBack {
 // label are the digit's, in order, cut into shards of 3000.
 func TestConvertMNIST(t *testing.T) {
 	dir := mnistDir(t)
-	images, err := mnist.ReadIDX(filepath.Join(dir, "t10k-images-idx3-ubyte.gz"))
+	images, err := idx.ReadFile(filepath.Join(dir, "t10k-images-idx3-ubyte.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	labels, err := mnist.ReadIDX(filepath.Join(dir, "t10k-labels-idx1-ubyte.gz"))
+	labels, err := idx.ReadFile(filepath.Join(dir, "t10k-labels-idx1-ubyte.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

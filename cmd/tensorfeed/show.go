@@ -16,10 +16,10 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/internal/grid"
+	"github.com/tensorfeed/tensorfeed/internal/idx"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
@@ -277,7 +277,7 @@ func showIDX(path string, n, scale int, opts []grid.Option) (image.Image, string
 	per := h.RecordElems()
 	data := tensor.Tensor{Name: "image", Shape: shape, DType: sample.Float32, F32: make([]float32, n*per)}
 	for i := range n {
-		if err := mnist.Read(x, data.F32[i*per:(i+1)*per]); err != nil {
+		if err := idx.Read(x, data.F32[i*per:(i+1)*per]); err != nil {
 			return nil, "", err
 		}
 	}
@@ -307,16 +307,16 @@ func showIDX(path string, n, scale int, opts []grid.Option) (image.Image, string
 }
 
 // openIDX opens an IDX file for reading record by record.
-func openIDX(path string) (*mnist.IDXReader, func(), error) {
+func openIDX(path string) (*idx.Reader, func(), error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	var opts []mnist.IDXOption
+	var opts []idx.Option
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		opts = append(opts, mnist.InputSize(st.Size()))
+		opts = append(opts, idx.InputSize(st.Size()))
 	}
-	x, err := mnist.NewIDXReader(f, path, opts...)
+	x, err := idx.NewReader(f, path, opts...)
 	if err != nil {
 		f.Close()
 		return nil, nil, err
@@ -333,8 +333,8 @@ func labelsPath(images string) string {
 		return ""
 	}
 	base = strings.Replace(base, "images", "labels", 1)
-	for _, idx := range []string{"idx3", "idx4"} {
-		base = strings.Replace(base, idx, "idx1", 1)
+	for _, dims := range []string{"idx3", "idx4"} {
+		base = strings.Replace(base, dims, "idx1", 1)
 	}
 	p := filepath.Join(dir, base)
 	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
@@ -357,7 +357,7 @@ func readIDXLabels(path string, n int) (tensor.Tensor, error) {
 	per := h.RecordElems()
 	t := tensor.Tensor{Name: "label", Shape: append([]int{n}, h.Dims[1:]...), DType: sample.Float32, F32: make([]float32, n*per)}
 	for i := range n {
-		if err := mnist.Read(x, t.F32[i*per:(i+1)*per]); err != nil {
+		if err := idx.Read(x, t.F32[i*per:(i+1)*per]); err != nil {
 			return tensor.Tensor{}, err
 		}
 	}

@@ -10,11 +10,11 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/dataset/parquet"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
+	"github.com/tensorfeed/tensorfeed/internal/idx"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -106,19 +106,20 @@ func Parquet(opts ...parquet.Option) Format {
 // parquetMagic starts (and ends) every Parquet file.
 const parquetMagic = "PAR1"
 
-// IDX returns the idx format: IDX files, plain or gzip (dataset/mnist),
-// recognised by mnist.IsIDX. Each Record is one slice along the first
-// dimension, its elements big-endian as in the file; mnist.NewIDXReader
-// reads the header when the shape or element type is needed. opts set the
-// reader's limits. Its Storage returns the format reading through package
-// storage with the options given.
-func IDX(opts ...mnist.IDXOption) Format { return idxFormat(opts, nil) }
+// IDX returns the idx format: IDX files, plain or gzip (the format of
+// MNIST, whose digits dataset/mnist reads), recognised from their first
+// bytes. Each Record is one slice along the first dimension, its elements
+// big-endian as in the file. The readers keep the IDX limits (a record of
+// at most 64 MiB, at most 1 GiB of data after decompression). Its Storage
+// returns the format reading through package storage with the options
+// given.
+func IDX() Format { return idxFormat(nil) }
 
-// idxFormat is IDX(opts...) reading through storage with sopts.
-func idxFormat(opts []mnist.IDXOption, sopts []storage.Option) Format {
+// idxFormat is IDX() reading through storage with sopts.
+func idxFormat(sopts []storage.Option) Format {
 	return Format{
-		Detect:  mnist.IsIDX,
-		Storage: func(so ...storage.Option) Format { return idxFormat(opts, so) },
+		Detect:  idx.Is,
+		Storage: func(so ...storage.Option) Format { return idxFormat(so) },
 		Open: func(path string) source.Reader[Record] {
 			return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
 				return func(yield func(Record, error) bool) {
@@ -128,8 +129,7 @@ func idxFormat(opts []mnist.IDXOption, sopts []storage.Option) Format {
 						return
 					}
 					defer f.Close()
-					fopts := []mnist.IDXOption{mnist.InputSize(f.Size())}
-					x, err := mnist.NewIDXReader(f, path, append(fopts, opts...)...)
+					x, err := idx.NewReader(f, path, idx.InputSize(f.Size()))
 					if err != nil {
 						yield(Record{}, err)
 						return

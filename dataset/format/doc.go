@@ -10,7 +10,7 @@
 // Every format yields the same [Record]: where it came from (path, index in
 // the file, byte offset) and its raw payload. Users decode payloads with the
 // format's own parser (tfrecord.ParseExample, webdataset's Sample methods,
-// mnist.Values, ...).
+// encoding/binary for an IDX record's big-endian elements, ...).
 //
 // # Formats
 //
@@ -24,7 +24,7 @@
 //     wds files read one after the other (its key ends one and starts the
 //     next): the pass fails with webdataset.SplitAcross's error, which
 //     names both files and the key and wraps webdataset.ErrSplit.
-//   - idx: IDX records (dataset/mnist), one per slice along the first
+//   - idx: IDX records (MNIST's format), one per slice along the first
 //     dimension; Data holds its big-endian elements.
 //   - parquet: Apache Parquet files (dataset/parquet), one Record per row
 //     with every column's values in Fields; Data is nil.

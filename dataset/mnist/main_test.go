@@ -1,17 +1,31 @@
 package mnist_test
 
 import (
+	"bytes"
 	"compress/gzip"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 )
 
-// Prefetch starts goroutines; every test must leave none behind.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// Passes over remote files start goroutines (read-ahead); every test must
+// leave none behind. The shared fixtures are removed at the end.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) {
+		if plain.dir != "" {
+			os.RemoveAll(plain.dir)
+		}
+	}))
+}
 
 // dataDir holds the real MNIST .gz files.
 const dataDir = "../../data/mnist"
@@ -34,31 +48,51 @@ func gunzipped(t testing.TB, name string) io.Reader {
 	return zr
 }
 
-// gunzipBytes returns the uncompressed content of dataDir/name.gz.
+// unzipped holds the uncompressed content of the files of dataDir that the
+// tests have read, so that each is gunzipped once per process.
+var unzipped sync.Map // name -> []byte
+
+// gunzipBytes returns the uncompressed content of dataDir/name.gz, a copy
+// of its own for the caller to change.
 func gunzipBytes(t testing.TB, name string) []byte {
 	t.Helper()
+	if b, ok := unzipped.Load(name); ok {
+		return bytes.Clone(b.([]byte))
+	}
 	b, err := io.ReadAll(gunzipped(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b
+	unzipped.Store(name, b)
+	return bytes.Clone(b)
 }
 
-// gunzipTo writes the uncompressed content of dataDir/name.gz to dir/name
-// and returns its path.
-func gunzipTo(t testing.TB, dir, name string) string {
-	t.Helper()
-	return writeFile(t, dir, name, gunzipBytes(t, name))
+// plain is the test set gunzipped once, under the standard names, in a
+// folder the tests read and never change.
+var plain struct {
+	once sync.Once
+	dir  string
+	err  error
 }
 
-// plainT10k gunzips the test set into a temporary directory, under the
-// standard names, and returns the directory.
+// plainT10k returns the folder of the gunzipped test set; a test that
+// renames or changes files copies them instead.
 func plainT10k(t testing.TB) string {
 	t.Helper()
-	dir := t.TempDir()
-	gunzipTo(t, dir, "t10k-images-idx3-ubyte")
-	gunzipTo(t, dir, "t10k-labels-idx1-ubyte")
-	return dir
+	plain.once.Do(func() {
+		if plain.dir, plain.err = os.MkdirTemp("", "mnist-test-"); plain.err != nil {
+			return
+		}
+		for _, n := range []string{"t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"} {
+			if plain.err == nil {
+				plain.err = os.WriteFile(filepath.Join(plain.dir, n), gunzipBytes(t, n), 0o644)
+			}
+		}
+	})
+	if plain.err != nil {
+		t.Fatal(plain.err)
+	}
+	return plain.dir
 }
 
 func writeFile(t testing.TB, dir, name string, b []byte) string {
@@ -68,4 +102,22 @@ func writeFile(t testing.TB, dir, name string, b []byte) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// wantFormatError checks that err is a *tensorfeed.Error about file at
+// offset (any offset when offset < 0) that says msg and wraps ErrFormat,
+// tensorfeed.ErrBadData and cause, and returns it.
+func wantFormatError(t *testing.T, err error, file string, offset int64, msg string, cause error) *tensorfeed.Error {
+	t.Helper()
+	var e *tensorfeed.Error
+	if !errors.As(err, &e) || !errors.Is(err, mnist.ErrFormat) || !errors.Is(err, tensorfeed.ErrBadData) {
+		t.Fatalf("error %v (%T) is not a *tensorfeed.Error wrapping ErrFormat and ErrBadData", err, err)
+	}
+	if e.Path != file || (offset >= 0 && e.Offset != offset) || !strings.Contains(err.Error(), msg) {
+		t.Errorf("error %q: want file %s, offset %d, %q", err, file, offset, msg)
+	}
+	if cause != nil && !errors.Is(err, cause) {
+		t.Errorf("error %v does not wrap %v", err, cause)
+	}
+	return e
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"iter"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +15,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/cause"
+	"github.com/tensorfeed/tensorfeed/internal/idx"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
@@ -26,12 +27,6 @@ const (
 	Rows   = 28
 	Cols   = 28
 	Pixels = Rows * Cols
-)
-
-// The magic numbers of MNIST's files.
-const (
-	ImagesMagic = 0x00000803 // ubyte, 3 dimensions (N, 28, 28)
-	LabelsMagic = 0x00000801 // ubyte, 1 dimension (N)
 )
 
 // Sample is one MNIST digit: its image, label and position in the files.
@@ -69,9 +64,12 @@ type Dataset struct {
 type config struct {
 	classes int
 	skip    *source.SkipPolicy
-	idx     []IDXOption
+	maxFile int64 // the IDX readers' MaxFileBytes
 	storage []storage.Option
 }
+
+// idxOptions returns the options of the IDX readers of both files.
+func (c *config) idxOptions() []idx.Option { return []idx.Option{idx.MaxFileBytes(c.maxFile)} }
 
 // An Option configures a Dataset.
 type Option = option.Option[config]
@@ -88,34 +86,33 @@ func Classes(n int) Option {
 	return option.New(func(c *config) { c.classes = n })
 }
 
-// SkipBad makes a pass (and Load) skip bad records, while they are at most
-// maxFraction of the records, instead of failing at the first one; see
-// [source.SkipBad], whose options it takes. A bad record of MNIST is a
-// sample whose label is not below [Classes]. Damage to the files'
-// structure is never skipped, because no record after it can be trusted:
-// a truncated or corrupt file, a wrong magic number, a bad header, image
-// and label files whose counts differ, data after the last record. The
-// default skips nothing: the first bad label ends the pass with a
-// [FormatError] naming the label file, the offset and the record. SkipBad
-// panics when maxFraction is not in [0, 1].
-func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
-	p := source.SkipBad(maxFraction, opts...)
-	return option.New(func(c *config) { c.skip = p })
-}
-
-// OnBad is SkipBad with a policy made by the caller, which several readers
-// may share (its count is then the sum of theirs). A nil policy is the
-// default: fail at the first bad record.
+// OnBad makes a pass (and Load) skip bad records under the policy p
+// (source.SkipBad(maxFraction, ...)) instead of failing at the first one;
+// several readers may share a policy (its count is then the sum of
+// theirs). A bad record of MNIST is a sample whose label is not below
+// [Classes]. Damage to the files' structure is never skipped, because no
+// record after it can be trusted: a truncated or corrupt file, a wrong
+// magic number, a bad header, image and label files whose counts differ,
+// data after the last record. A nil policy is the default: the first bad
+// label ends the pass with an error naming the label file, the offset and
+// the record.
 func OnBad(p *source.SkipPolicy) Option {
 	return option.New(func(c *config) { c.skip = p })
 }
 
-// WithIDX passes options to the readers of both files, for example larger
-// [MaxFileBytes] for a gzipped data set beyond its default. The dataset
-// gives the readers the files' sizes itself.
-func WithIDX(opts ...IDXOption) Option {
-	opts = slices.Clone(opts)
-	return option.New(func(c *config) { c.idx = append(c.idx, opts...) })
+// MaxFileBytes sets the largest data size of either file (all elements,
+// after gzip decompression, without the header) that its header may
+// declare; the default, 1 GiB, holds every IDX data set in common use
+// (MNIST's training images are 47 MB, EMNIST's largest file 550 MB). A
+// larger declaration is an error wrapping [ErrTooLarge], reported before
+// anything is allocated for it; a gzip stream's decompressed size is known
+// only as it is read, and the limit bounds the memory and work a gzip
+// bomb can cost. MaxFileBytes panics if n < 1.
+func MaxFileBytes(n int64) Option {
+	if n < 1 {
+		panic(fmt.Sprintf("mnist: MaxFileBytes(%d): need n >= 1", n))
+	}
+	return option.New(func(c *config) { c.maxFile = n })
 }
 
 // Storage sets the options of package storage through which remote files
@@ -126,7 +123,7 @@ func WithIDX(opts ...IDXOption) Option {
 // storage's defaults. A remote file is read from its start with storage's
 // read-ahead, gzip recognised from its bytes as for a local file, and its
 // size bounds the header as a local file's does. The decoded-file cache
-// ([SetCacheBytes]) keys a remote file by its URL, size and ETag. Storage
+// of [Dataset.Load] keys a remote file by its URL, size and ETag. Storage
 // errors name the URL and the byte range; local paths are opened with
 // os.Open, as without it.
 func Storage(opts ...storage.Option) Option {
@@ -172,7 +169,7 @@ func candidates(dir, stem, ext string) []string {
 }
 
 func newDataset(images, labels []string, opts []Option) *Dataset {
-	d := &Dataset{images: images, labels: labels, cfg: config{classes: 10}, epochs: new(source.Epochs)}
+	d := &Dataset{images: images, labels: labels, cfg: config{classes: 10, maxFile: idx.DefaultMaxFileBytes}, epochs: new(source.Epochs)}
 	option.Apply(&d.cfg, opts)
 	return d
 }
@@ -192,14 +189,14 @@ var (
 )
 
 // Skipped returns how many bad records the dataset's passes and loads have
-// skipped under [SkipBad] or [OnBad], over all of them (and, for a shared
+// skipped under [OnBad], over all of them (and, for a shared
 // policy, all readers that share it). It is 0 under the default policy.
 func (d *Dataset) Skipped() int64 { return d.cfg.skip.Skipped() }
 
 // files is a pair of open, checked image and label files.
 type files struct {
-	img, lab   *IDXReader
-	imgF, labF *idxFile
+	img, lab   *idx.Reader
+	imgF, labF *idx.Input
 	n          int
 }
 
@@ -208,64 +205,13 @@ func (f *files) close() {
 	f.labF.Close()
 }
 
-// idxFile is an open IDX file, read from its start: a local file, or a
-// remote object read through package storage with read-ahead.
-type idxFile struct {
-	io.Reader
-	name string
-	size int64           // -1 when unknown (a local file that is not regular)
-	os   *os.File        // a local file, else nil
-	obj  *storage.Object // a remote object, else nil
-	rd   *storage.Reader
-}
-
-// Name returns the path or URL the file was opened with.
-func (f *idxFile) Name() string { return f.name }
-
-// Close closes the file (and stops a remote file's read-ahead).
-func (f *idxFile) Close() error {
-	if f.os != nil {
-		return f.os.Close()
-	}
-	f.rd.Close()
-	return f.obj.Close()
-}
-
-// openIDXFile opens a local path with os.Open, so that its errors read as
-// they always have, and a URL through package storage with sopts; ctx
-// bounds a remote file's requests until it is closed.
-func openIDXFile(ctx context.Context, name string, sopts []storage.Option) (*idxFile, error) {
-	if !storage.IsRemote(name) {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		st, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		size := st.Size()
-		if !st.Mode().IsRegular() {
-			size = -1
-		}
-		return &idxFile{Reader: f, name: name, size: size, os: f}, nil
-	}
-	obj, err := storage.Open(ctx, name, sopts...)
-	if err != nil {
-		return nil, err
-	}
-	rd := obj.Reader(ctx)
-	return &idxFile{Reader: rd, name: name, size: obj.Size(), obj: obj, rd: rd}, nil
-}
-
 // openFirst opens the first of the candidate paths that exists: a missing
 // local file (fs.ErrNotExist) or remote object (storage.ErrNotFound) is
 // passed over while another candidate is left.
-func openFirst(ctx context.Context, paths []string, sopts []storage.Option) (*idxFile, error) {
+func openFirst(ctx context.Context, paths []string, sopts []storage.Option) (*idx.Input, error) {
 	var last error
 	for _, p := range paths {
-		f, err := openIDXFile(ctx, p, sopts)
+		f, err := idx.Open(ctx, p, sopts)
 		if err == nil {
 			return f, nil
 		}
@@ -294,14 +240,14 @@ func (d *Dataset) openContext(ctx context.Context) (*files, error) {
 		return nil, err
 	}
 	f := &files{imgF: imgF, labF: labF}
-	if err := f.check(d.cfg.idx); err != nil {
+	if err := f.check(d.cfg.idxOptions()); err != nil {
 		f.close()
 		return nil, err
 	}
 	return f, nil
 }
 
-func (f *files) check(opts []IDXOption) error {
+func (f *files) check(opts []idx.Option) error {
 	var err error
 	if f.img, err = openIDX(f.imgF, opts); err != nil {
 		return err
@@ -310,17 +256,17 @@ func (f *files) check(opts []IDXOption) error {
 		return err
 	}
 	ih, lh := f.img.Header(), f.lab.Header()
-	if m := ih.Magic(); m != ImagesMagic {
-		return &FormatError{File: f.img.Name(), Record: -1, Msg: fmt.Sprintf("magic 0x%08x is not MNIST images (0x%08x)", m, ImagesMagic)}
+	if m := ih.Magic(); m != idx.ImagesMagic {
+		return idx.Fail(f.img.Name(), 0, -1, fmt.Sprintf("magic 0x%08x is not MNIST images (0x%08x)", m, idx.ImagesMagic), nil)
 	}
 	if ih.Dims[1] != Rows || ih.Dims[2] != Cols {
-		return &FormatError{File: f.img.Name(), Record: -1, Offset: 8, Msg: fmt.Sprintf("images of %dx%d, not %dx%d", ih.Dims[1], ih.Dims[2], Rows, Cols)}
+		return idx.Fail(f.img.Name(), 8, -1, fmt.Sprintf("images of %dx%d, not %dx%d", ih.Dims[1], ih.Dims[2], Rows, Cols), nil)
 	}
-	if m := lh.Magic(); m != LabelsMagic {
-		return &FormatError{File: f.lab.Name(), Record: -1, Msg: fmt.Sprintf("magic 0x%08x is not MNIST labels (0x%08x)", m, LabelsMagic)}
+	if m := lh.Magic(); m != idx.LabelsMagic {
+		return idx.Fail(f.lab.Name(), 0, -1, fmt.Sprintf("magic 0x%08x is not MNIST labels (0x%08x)", m, idx.LabelsMagic), nil)
 	}
 	if ih.Dims[0] != lh.Dims[0] {
-		return &FormatError{File: f.lab.Name(), Record: -1, Offset: 4, Msg: fmt.Sprintf("%d labels for %d images in %s", lh.Dims[0], ih.Dims[0], f.img.Name())}
+		return idx.Fail(f.lab.Name(), 4, -1, fmt.Sprintf("%d labels for %d images in %s", lh.Dims[0], ih.Dims[0], f.img.Name()), nil)
 	}
 	f.n = ih.Dims[0]
 	return nil
@@ -328,8 +274,8 @@ func (f *files) check(opts []IDXOption) error {
 
 // openIDX reads the header of the IDX file f, checked against the file's
 // size.
-func openIDX(f *idxFile, opts []IDXOption) (*IDXReader, error) {
-	return NewIDXReader(f, f.Name(), withSize(f.size, opts)...)
+func openIDX(f *idx.Input, opts []idx.Option) (*idx.Reader, error) {
+	return idx.NewReader(f, f.Name, idx.WithSize(f.Size, opts)...)
 }
 
 // checkEvery is how many samples a pass yields between looks at its
@@ -413,8 +359,8 @@ func (d *Dataset) badLabel(file string, i int, off int64, label uint8) error {
 	if int(label) < d.cfg.classes {
 		return nil
 	}
-	return &FormatError{File: file, Offset: off, Record: i,
-		Msg: fmt.Sprintf("record %d: label %d is not below %d (Classes)", i, label, d.cfg.classes)}
+	return &tensorfeed.Error{Path: file, Offset: off, Record: int64(i),
+		Err: cause.New(ErrFormat, nil, fmt.Sprintf("label %d is not below %d (Classes)", label, d.cfg.classes))}
 }
 
 // checkEnds reports an error when either file has data after its last
@@ -436,15 +382,15 @@ const blockSamples = 4096
 // decodedOf returns the samples of f (whose readers are at their first
 // record) in memory: from the decoded-file cache when it holds them, else
 // read (and kept in the cache).
-func decodedOf(f *files, idx []IDXOption) (*decoded, error) {
-	key, useCache, err := keyOf(f, newIDXConfig(idx))
+func decodedOf(f *files, maxFile int64) (*decoded, error) {
+	key, useCache, err := keyOf(f, maxFile)
 	if err != nil {
 		return nil, err
 	}
-	useCache = useCache && cache.max.Load() > 0
+	useCache = useCache && idx.CacheOn()
 	if useCache {
-		if dec := cache.get(key); dec != nil {
-			return dec, nil
+		if dec, ok := idx.CacheGet(key); ok {
+			return dec.(*decoded), nil
 		}
 	}
 	dec, err := readDecoded(f, f.n, true)
@@ -452,7 +398,7 @@ func decodedOf(f *files, idx []IDXOption) (*decoded, error) {
 		return nil, err
 	}
 	if useCache {
-		cache.put(key, dec)
+		idx.CachePut(key, dec, dec.bytes())
 	}
 	return dec, nil
 }
@@ -474,8 +420,8 @@ func readDecoded(f *files, n int, checkEnd bool) (*decoded, error) {
 		}
 	}
 	firstLab := n
-	if !f.lab.sized {
-		firstLab = min(n, growStep)
+	if !f.lab.Sized() {
+		firstLab = min(n, idx.GrowStep)
 	}
 	labs := make([]byte, 0, firstLab)
 	for range n {

@@ -2,7 +2,9 @@ package mnist_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
@@ -94,9 +96,14 @@ func sum(s mnist.Sample) int {
 	return n
 }
 
-// TestRealFiles checks both real sets against sums computed from the
-// gunzipped bytes: the training set through Load, the test set through a
-// pass of the files and through Load, which must agree.
+// TestRealFiles checks both real sets: the training set through Load,
+// the test set through a pass of the files and through Load, which must
+// agree. Each set's images and labels, in order, hash to the SHA-256 of
+// the gunzipped files' data (zcat F.gz | tail -c +17 | sha256sum for the
+// images, +9 for the labels), so every pixel and label is the file's;
+// the test set's samples are also compared one by one with the gunzipped
+// bytes, read without the package. The training set is not gunzipped a
+// second time: its hashes say the same.
 func TestRealFiles(t *testing.T) {
 	train, t10k := tables(t)
 	stream := collect(t, mnist.Test(dataDir))
@@ -107,6 +114,8 @@ func TestRealFiles(t *testing.T) {
 		set        string
 		got        []mnist.Sample
 		n          int
+		images     string // SHA-256 of the images' bytes
+		labels     string // SHA-256 of the labels
 		first      []uint8
 		firstSums  []int
 		totalSum   int
@@ -114,9 +123,13 @@ func TestRealFiles(t *testing.T) {
 		lastLabel  uint8
 		lastPixSum int
 	}{
-		{"train", samplesOf(t, train), 60000, []uint8{5, 0, 4, 1, 9}, []int{27525, 31095, 19443, 17135, 23214}, 1567298545,
+		{"train", samplesOf(t, train), 60000,
+			"741c988805d008ac6e4c904b69001ba184c24b2c540a4ef403f4c71b676cf757", "1feba77c54802fa5339a11837ea4b2866434b83314ec45192930f1df69120c13",
+			[]uint8{5, 0, 4, 1, 9}, []int{27525, 31095, 19443, 17135, 23214}, 1567298545,
 			[10]int{5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949}, 8, 20920},
-		{"t10k", stream, 10000, []uint8{7, 2, 1, 0, 4}, []int{18454, 28850, 9871, 37014, 19237}, 264923200,
+		{"t10k", stream, 10000,
+			"6d87418db22cc8025d05968bec9bd5c3932904b23485740db143a061a2c9d161", "ddeff807876a9661a1110d45c266c86239a3a1b7d37da0c3716a7a683c852ff5",
+			[]uint8{7, 2, 1, 0, 4}, []int{18454, 28850, 9871, 37014, 19237}, 264923200,
 			[10]int{980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009}, 6, 41833},
 	} {
 		t.Run(tt.set, func(t *testing.T) {
@@ -124,15 +137,32 @@ func TestRealFiles(t *testing.T) {
 			if len(got) != tt.n {
 				t.Fatalf("%d samples, want %d", len(got), tt.n)
 			}
-			sums, labels := rawSums(t, tt.set)
+			images := sha256.New()
+			labels := make([]byte, len(got))
 			var hist [10]int
 			total := 0
 			for i, s := range got {
-				if s.Index != i || s.Label != labels[i] || sum(s) != sums[i] {
-					t.Fatalf("sample %d: index %d label %d sum %d, want label %d sum %d", i, s.Index, s.Label, sum(s), labels[i], sums[i])
+				if s.Index != i {
+					t.Fatalf("sample %d has index %d", i, s.Index)
 				}
+				images.Write(s.Image[:])
+				labels[i] = s.Label
 				hist[s.Label]++
 				total += sum(s)
+			}
+			if h := hex.EncodeToString(images.Sum(nil)); h != tt.images {
+				t.Errorf("images hash to %s, want %s", h, tt.images)
+			}
+			if h := sha256.Sum256(labels); hex.EncodeToString(h[:]) != tt.labels {
+				t.Errorf("labels hash to %x, want %s", h, tt.labels)
+			}
+			if tt.set == "t10k" {
+				sums, raw := rawSums(t, tt.set)
+				for i, s := range got {
+					if s.Label != raw[i] || sum(s) != sums[i] {
+						t.Fatalf("sample %d: label %d sum %d, want label %d sum %d", i, s.Label, sum(s), raw[i], sums[i])
+					}
+				}
 			}
 			for i, l := range tt.first {
 				if got[i].Label != l || sum(got[i]) != tt.firstSums[i] {
@@ -316,11 +346,9 @@ func TestMissingFiles(t *testing.T) {
 }
 
 func TestDottedNames(t *testing.T) {
-	dir := plainT10k(t)
+	dir := t.TempDir()
 	for _, n := range []string{"images-idx3-ubyte", "labels-idx1-ubyte"} {
-		if err := os.Rename(filepath.Join(dir, "t10k-"+n), filepath.Join(dir, "t10k-"+strings.Replace(n, "-idx", ".idx", 1))); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, dir, "t10k-"+strings.Replace(n, "-idx", ".idx", 1), gunzipBytes(t, "t10k-"+n))
 	}
 	if n, err := source.Count(context.Background(), mnist.Test(dir)); n != 10000 || err != nil {
 		t.Errorf("dotted names: %d, %v", n, err)
@@ -413,16 +441,7 @@ func TestBadFiles(t *testing.T) {
 
 func checkFormatError(t *testing.T, err error, file, msg string, offset int64, cause error) {
 	t.Helper()
-	var fe *mnist.FormatError
-	if !errors.Is(err, mnist.ErrFormat) || !errors.As(err, &fe) {
-		t.Fatalf("error %v is not a FormatError wrapping ErrFormat", err)
-	}
-	if fe.File != file || (offset >= 0 && fe.Offset != offset) || !strings.Contains(err.Error(), msg) {
-		t.Errorf("error %q: want file %s, offset %d, %q", err, file, offset, msg)
-	}
-	if cause != nil && !errors.Is(err, cause) {
-		t.Errorf("error %v does not wrap %v", err, cause)
-	}
+	wantFormatError(t, err, file, offset, msg, cause)
 }
 
 func TestTruncatedFileLoadsNothing(t *testing.T) {
@@ -436,12 +455,9 @@ func TestTruncatedFileLoadsNothing(t *testing.T) {
 
 func TestOptionsPanic(t *testing.T) {
 	for name, f := range map[string]func(){
-		"classes 0":       func() { mnist.Classes(0) },
-		"classes 257":     func() { mnist.Classes(257) },
-		"skip fraction 2": func() { mnist.SkipBad(2) },
-		"max record 0":    func() { mnist.MaxRecordBytes(0) },
-		"max file 0":      func() { mnist.MaxFileBytes(0) },
-		"input size -1":   func() { mnist.InputSize(-1) },
+		"classes 0":   func() { mnist.Classes(0) },
+		"classes 257": func() { mnist.Classes(257) },
+		"max file 0":  func() { mnist.MaxFileBytes(0) },
 	} {
 		func() {
 			defer func() {
@@ -551,13 +567,13 @@ func TestContract(t *testing.T) {
 	}
 	// Nines are bad records, skipped: a state counts positions among
 	// the good samples.
-	skipped, err := small(mnist.Classes(9), mnist.SkipBad(0.2)).Load(context.Background())
+	skipped, err := small(mnist.Classes(9), mnist.OnBad(source.SkipBad(0.2))).Load(context.Background())
 	if err != nil || skipped.Len() != 270 {
 		t.Fatalf("skipped table: %v", err)
 	}
 	for name, r := range map[string]source.Reader[mnist.Sample]{
 		"files":             small(),
-		"files, skipped":    small(mnist.Classes(9), mnist.SkipBad(0.2)),
+		"files, skipped":    small(mnist.Classes(9), mnist.OnBad(source.SkipBad(0.2))),
 		"table":             source.ReadIndexed(tab),
 		"table, shuffled":   source.ReadIndexed(tab, source.ShuffleIndex(5), source.ShardIndex(3, 2, source.PadShards)),
 		"skipped, shuffled": source.ReadIndexed(skipped, source.ShuffleIndex(6)),
@@ -570,5 +586,26 @@ func TestContract(t *testing.T) {
 	ip := writeFile(t, dir, "images.gz", badinput.Gzip(gunzipBytes(t, "t10k-images-idx3-ubyte")[:16+784*700+100]))
 	if err := sourcetest.TestReader(mnist.New(ip, gz("t10k-labels-idx1-ubyte"))); err != nil {
 		t.Errorf("truncated images: %v", err)
+	}
+}
+
+// MaxFileBytes bounds the data a header may declare: the test images
+// (7,840,000 bytes of pixels) are refused under 1 MiB by a pass and by
+// Load, at the dimension that passes the bound, before anything is read
+// for them; at their size they are read.
+func TestMaxFileBytes(t *testing.T) {
+	ctx := context.Background()
+	dir := plainT10k(t)
+	images := filepath.Join(dir, "t10k-images-idx3-ubyte")
+	small := mnist.Test(dir, mnist.MaxFileBytes(1<<20))
+	_, err := source.Count(ctx, small)
+	wantFormatError(t, err, images, 12, "more than 1048576 bytes of data (MaxFileBytes)", mnist.ErrTooLarge)
+	tab, err := small.Load(ctx)
+	if tab != nil {
+		t.Fatalf("Load over the bound: a table of %d samples", tab.Len())
+	}
+	wantFormatError(t, err, images, 12, "MaxFileBytes", mnist.ErrTooLarge)
+	if n, err := source.Count(ctx, mnist.Test(dir, mnist.MaxFileBytes(7840000))); n != 10000 || err != nil {
+		t.Errorf("at the bound: %d samples, %v", n, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"iter"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -28,6 +29,12 @@ func badLabelFile(t *testing.T) string {
 		lab[8+i] = 200
 	}
 	return writeFile(t, t.TempDir(), "labels", lab)
+}
+
+// plainImages returns the path of the test set's images, gunzipped: the
+// tests of labels read them without decompressing them again.
+func plainImages(t *testing.T) string {
+	return filepath.Join(plainT10k(t), "t10k-images-idx3-ubyte")
 }
 
 // loaded reads ds through Load: every pass loads a table and reads it
@@ -84,13 +91,13 @@ func TestBadLabelFailsByDefault(t *testing.T) {
 			if rd.name != "in order" {
 				maxYield = 0 // Load checks every label first
 			}
-			got, err := pass(rd.r(mnist.New(gz("t10k-images-idx3-ubyte"), lp)))
+			got, err := pass(rd.r(mnist.New(plainImages(t), lp)))
 			if len(got) > maxYield {
 				t.Errorf("%d samples before the error, want at most %d", len(got), maxYield)
 			}
 			want := badLabels[0]
 			fe := wantFormatError(t, err, lp, int64(8+want), "label 200 is not below 10", nil)
-			if fe.Record != want {
+			if fe.Record != int64(want) {
 				t.Errorf("record %d, want %d", fe.Record, want)
 			}
 		})
@@ -99,19 +106,19 @@ func TestBadLabelFailsByDefault(t *testing.T) {
 
 func TestSkipBadLabels(t *testing.T) {
 	lp := badLabelFile(t)
-	img := gz("t10k-images-idx3-ubyte")
+	img := plainImages(t)
 	for _, rd := range ways {
 		t.Run(rd.name, func(t *testing.T) {
 			var reported []int
 			onSkip := source.OnSkip(func(err error) {
-				var fe *mnist.FormatError
-				if !errors.As(err, &fe) || !errors.Is(err, tensorfeed.ErrBadData) || fe.File != lp {
+				var fe *tensorfeed.Error
+				if !errors.As(err, &fe) || !errors.Is(err, tensorfeed.ErrBadData) || fe.Path != lp {
 					t.Errorf("skipped with error %v", err)
 					return
 				}
-				reported = append(reported, fe.Record)
+				reported = append(reported, int(fe.Record))
 			})
-			ds := mnist.New(img, lp, mnist.SkipBad(0.01, onSkip))
+			ds := mnist.New(img, lp, mnist.OnBad(source.SkipBad(0.01, onSkip)))
 			r := rd.r(ds)
 			skipped := badLabels
 			for epoch := 1; epoch <= 2; epoch++ {
@@ -141,24 +148,20 @@ func TestSkipBadLabels(t *testing.T) {
 
 func TestSkipBadBound(t *testing.T) {
 	lp := badLabelFile(t)
-	img := gz("t10k-images-idx3-ubyte")
+	img := plainImages(t)
 	// 3 bad of 10000 is more than 2/10000.
-	for i, opts := range [][]mnist.Option{
-		{mnist.SkipBad(0.0002)},
-		{mnist.SkipBad(0.0002)},
-		{mnist.OnBad(source.SkipBad(0.0002))},
-	} {
-		ds := mnist.New(img, lp, opts...)
+	for _, shuffled := range []bool{false, true} {
+		ds := mnist.New(img, lp, mnist.OnBad(source.SkipBad(0.0002)))
 		r := source.Reader[mnist.Sample](ds)
-		if i == 1 {
+		if shuffled {
 			r = loaded(ds, source.ShuffleIndex(4))
 		}
 		got, err := pass(r)
 		if !errors.Is(err, source.ErrTooManyBad) || !errors.Is(err, mnist.ErrFormat) {
 			t.Fatalf("error %v does not wrap ErrTooManyBad and the last record's error", err)
 		}
-		var fe *mnist.FormatError
-		if !errors.As(err, &fe) || fe.Record != badLabels[2] {
+		var fe *tensorfeed.Error
+		if !errors.As(err, &fe) || fe.Record != int64(badLabels[2]) {
 			t.Errorf("error %v does not name record %d", err, badLabels[2])
 		}
 		if len(got) > badLabels[2] {
@@ -172,7 +175,7 @@ func TestSkipBadBound(t *testing.T) {
 
 func TestSkipBadShared(t *testing.T) {
 	lp := badLabelFile(t)
-	img := gz("t10k-images-idx3-ubyte")
+	img := plainImages(t)
 	p := source.SkipBad(0.5)
 	a := mnist.New(img, lp, mnist.OnBad(p))
 	b := mnist.New(img, lp, mnist.OnBad(p))
@@ -190,12 +193,12 @@ func TestSkipBadShared(t *testing.T) {
 
 func TestClasses(t *testing.T) {
 	lp := badLabelFile(t)
-	got, err := pass(mnist.New(gz("t10k-images-idx3-ubyte"), lp, mnist.Classes(201)))
+	got, err := pass(mnist.New(plainImages(t), lp, mnist.Classes(201)))
 	if err != nil || len(got) != 10000 {
 		t.Fatalf("Classes(201): %d samples, %v", len(got), err)
 	}
 	// The real labels are 0..9: with 7 classes, 7, 8 and 9 are bad.
-	ds := mnist.Test(dataDir, mnist.Classes(7), mnist.SkipBad(0.5))
+	ds := mnist.Test(dataDir, mnist.Classes(7), mnist.OnBad(source.SkipBad(0.5)))
 	got, err = pass(loaded(ds))
 	if err != nil || len(got) != 10000-1028-974-1009 || ds.Skipped() != 1028+974+1009 {
 		t.Errorf("Classes(7): %d samples, %d skipped, %v", len(got), ds.Skipped(), err)
@@ -228,7 +231,7 @@ func TestStructuralErrorsAreNeverSkipped(t *testing.T) {
 			ip := writeFile(t, dir, "images", tt.images)
 			lp := writeFile(t, dir, "labels", tt.labels)
 			for _, rd := range ways {
-				ds := mnist.New(ip, lp, mnist.SkipBad(1))
+				ds := mnist.New(ip, lp, mnist.OnBad(source.SkipBad(1)))
 				_, err := pass(rd.r(ds))
 				wantFormatError(t, err, dir+"/"+tt.file, tt.offset, tt.msg, tt.cause)
 				if ds.Skipped() != 0 {

@@ -143,29 +143,10 @@ func serveData(t *testing.T) string {
 	return srv.URL
 }
 
-// ReadIDX, CheckIDXFile and Test read http:// URLs through storage's
-// defaults, as they read the local files.
+// Test reads a folder served over http:// through storage's defaults, as
+// it reads a local one.
 func TestHTTPFiles(t *testing.T) {
 	base := serveData(t)
-	name := "t10k-images-idx3-ubyte.gz"
-	want, err := mnist.ReadIDX(gz("t10k-images-idx3-ubyte"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := mnist.ReadIDX(base + "/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Raw, want.Raw) || got.Records() != want.Records() {
-		t.Errorf("ReadIDX over HTTP: %d records, want %d", got.Records(), want.Records())
-	}
-	info, err := mnist.CheckIDXFile(base + "/t10k-labels-idx1-ubyte.gz")
-	if err != nil || info.Records != 10000 || !info.Gzipped {
-		t.Errorf("CheckIDXFile over HTTP: %+v, %v", info, err)
-	}
-	if _, err := mnist.CheckIDXFile(base + "/nothing"); !errors.Is(err, storage.ErrNotFound) || !strings.Contains(err.Error(), base+"/nothing") {
-		t.Errorf("CheckIDXFile of a missing URL: %v", err)
-	}
 	_, t10k := tables(t)
 	wantSame(t, "http", collectSamples(t, mnist.Test(base)), samplesOf(t, t10k))
 }

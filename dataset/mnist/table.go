@@ -22,7 +22,7 @@ import (
 //		sink.Of[mnist.Sample](128), batch.Keep).Buffered(4)
 //
 // The 60,000 training images take 47 MB, shared by every table of the same
-// files through the decoded-file cache ([SetCacheBytes]); a sample is 24
+// files through the decoded-file cache; a sample is 24
 // bytes, with a pointer to its image. A Table is a source.Identifier: a
 // checkpoint of a pass over it is refused over a table of other files. It
 // is safe for concurrent use.
@@ -40,10 +40,16 @@ var (
 // them whole: headers, counts, truncation, data after the last record, and
 // every label against [Classes] under the bad-record policy (a skipped
 // sample is not in the table, and the Index of every sample says where it
-// is in the files). The files are read and decompressed once per process
-// while the decoded-file cache holds them ([SetCacheBytes]); the memory is
-// bounded by what the files really hold and by the [WithIDX] limits
-// ([MaxFileBytes]). The first error is returned, with no table; ctx bounds
+// is in the files). The files are read and decompressed once per process:
+// the decoded, checked bytes are kept in a process-wide cache of 256 MiB
+// (the data sets most recently used), keyed by both files' paths, sizes and
+// modification times (a remote file's URL, size and ETag), and every later
+// Load of the same files, by any Dataset, takes them from memory; the
+// tables share the images. A file that changes gets a new size or
+// modification time (or ETag) and is decoded again; a local one rewritten
+// within the file system's timestamp resolution, keeping its size, is not
+// noticed. The memory is bounded by what the files really hold and by
+// [MaxFileBytes]. The first error is returned, with no table; ctx bounds
 // the requests of remote files.
 func (d *Dataset) Load(ctx context.Context) (*Table, error) {
 	f, err := d.openContext(ctx)
@@ -51,7 +57,7 @@ func (d *Dataset) Load(ctx context.Context) (*Table, error) {
 		return nil, err
 	}
 	defer f.close()
-	dec, err := decodedOf(f, d.cfg.idx)
+	dec, err := decodedOf(f, d.cfg.maxFile)
 	if err != nil {
 		return nil, err
 	}

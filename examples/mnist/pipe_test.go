@@ -8,6 +8,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/internal/idx"
 	"github.com/tensorfeed/tensorfeed/sink"
 )
 
@@ -18,11 +19,11 @@ import (
 // pixels are normalised as the table says, and epochs differ in order.
 func TestTrainPipeAlignment(t *testing.T) {
 	const dir = "../../data/mnist"
-	images, err := mnist.ReadIDX(dir + "/train-images-idx3-ubyte.gz")
+	images, err := idx.ReadFile(dir + "/train-images-idx3-ubyte.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
-	labels, err := mnist.ReadIDX(dir + "/train-labels-idx1-ubyte.gz")
+	labels, err := idx.ReadFile(dir + "/train-labels-idx1-ubyte.gz")
 	if err != nil {
 		t.Fatal(err)
 	}

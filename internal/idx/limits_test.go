@@ -1,4 +1,4 @@
-package mnist_test
+package idx_test
 
 import (
 	"bytes"
@@ -7,39 +7,20 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed"
-	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/internal/idx"
 	"github.com/tensorfeed/tensorfeed/internal/testkit/badinput"
 	"github.com/tensorfeed/tensorfeed/internal/testkit/fixture"
 )
 
-// wantFormatError checks that err is a *FormatError about file at offset
-// (any offset when offset < 0) that says msg and wraps ErrFormat,
-// tensorfeed.ErrBadData and cause.
-func wantFormatError(t *testing.T, err error, file string, offset int64, msg string, cause error) *mnist.FormatError {
-	t.Helper()
-	var fe *mnist.FormatError
-	if !errors.As(err, &fe) || !errors.Is(err, mnist.ErrFormat) || !errors.Is(err, tensorfeed.ErrBadData) {
-		t.Fatalf("error %v (%T) is not a FormatError wrapping ErrFormat and ErrBadData", err, err)
-	}
-	if fe.File != file || (offset >= 0 && fe.Offset != offset) || !strings.Contains(err.Error(), msg) {
-		t.Errorf("error %q: want file %s, offset %d, %q", err, file, offset, msg)
-	}
-	if cause != nil && !errors.Is(err, cause) {
-		t.Errorf("error %v does not wrap %v", err, cause)
-	}
-	return fe
-}
-
 func TestErrFormatIsBadData(t *testing.T) {
-	if !errors.Is(mnist.ErrFormat, tensorfeed.ErrBadData) {
+	if !errors.Is(idx.ErrFormat, tensorfeed.ErrBadData) {
 		t.Fatal("ErrFormat does not wrap tensorfeed.ErrBadData")
 	}
-	_, err := mnist.DecodeIDX(bytes.NewReader([]byte("not an IDX file")), "f")
-	wantFormatError(t, err, "f", 0, "bad magic", nil)
+	_, err := idx.Decode(bytes.NewReader([]byte("not an IDX file")), "f")
+	wantError(t, err, "f", 0, "bad magic", nil)
 }
 
 // readers are the ways into an IDX stream through the public API, each
@@ -47,26 +28,26 @@ func TestErrFormatIsBadData(t *testing.T) {
 var readers = []struct {
 	name  string
 	sized bool // passes InputSize
-	read  func(b []byte, name string, opts ...mnist.IDXOption) error
+	read  func(b []byte, name string, opts ...idx.Option) error
 }{
-	{"DecodeIDX", false, func(b []byte, name string, opts ...mnist.IDXOption) error {
-		_, err := mnist.DecodeIDX(bytes.NewReader(b), name, opts...)
+	{"Decode", false, func(b []byte, name string, opts ...idx.Option) error {
+		_, err := idx.Decode(bytes.NewReader(b), name, opts...)
 		return err
 	}},
-	{"DecodeIDX sized", true, func(b []byte, name string, opts ...mnist.IDXOption) error {
-		_, err := mnist.DecodeIDX(bytes.NewReader(b), name, append(opts, mnist.InputSize(int64(len(b))))...)
+	{"Decode sized", true, func(b []byte, name string, opts ...idx.Option) error {
+		_, err := idx.Decode(bytes.NewReader(b), name, append(opts, idx.InputSize(int64(len(b))))...)
 		return err
 	}},
-	{"CheckIDX", false, func(b []byte, name string, opts ...mnist.IDXOption) error {
-		_, err := mnist.CheckIDX(bytes.NewReader(b), name, opts...)
+	{"Check", false, func(b []byte, name string, opts ...idx.Option) error {
+		_, err := idx.Check(bytes.NewReader(b), name, opts...)
 		return err
 	}},
-	{"CheckIDX sized", true, func(b []byte, name string, opts ...mnist.IDXOption) error {
-		_, err := mnist.CheckIDX(bytes.NewReader(b), name, append(opts, mnist.InputSize(int64(len(b))))...)
+	{"Check sized", true, func(b []byte, name string, opts ...idx.Option) error {
+		_, err := idx.Check(bytes.NewReader(b), name, append(opts, idx.InputSize(int64(len(b))))...)
 		return err
 	}},
-	{"Read", false, func(b []byte, name string, opts ...mnist.IDXOption) error {
-		x, err := mnist.NewIDXReader(bytes.NewReader(b), name, opts...)
+	{"Read", false, func(b []byte, name string, opts ...idx.Option) error {
+		x, err := idx.NewReader(bytes.NewReader(b), name, opts...)
 		if err != nil {
 			return err
 		}
@@ -74,7 +55,7 @@ var readers = []struct {
 		// they reach this.
 		dst := make([]float32, x.Header().RecordElems())
 		for {
-			if err := mnist.Read(x, dst); err != nil {
+			if err := idx.Read(x, dst); err != nil {
 				if err == io.EOF {
 					return nil
 				}
@@ -86,18 +67,18 @@ var readers = []struct {
 
 func TestHugeRecordHeader(t *testing.T) {
 	const limit = 16 << 20 // what reading a 16-byte file may allocate
-	big := []mnist.IDXOption{mnist.MaxRecordBytes(1 << 40), mnist.MaxFileBytes(1 << 40)}
+	big := []idx.Option{idx.MaxRecordBytes(1 << 40), idx.MaxFileBytes(1 << 40)}
 	for _, tt := range []struct {
 		name   string
 		dims   []uint32
-		opts   []mnist.IDXOption
+		opts   []idx.Option
 		offset int64 // where the error is, when the stream's size is unknown
 		msg    string
 		cause  error
 	}{
-		{"64 GiB record", []uint32{1, 1 << 18, 1 << 18}, nil, 12, "MaxRecordBytes", mnist.ErrTooLarge},
-		{"1 GiB record", []uint32{1, 1 << 15, 1 << 15}, nil, 12, "MaxRecordBytes", mnist.ErrTooLarge},
-		{"64 GiB of records", []uint32{1 << 20, 256, 256}, nil, 12, "MaxFileBytes", mnist.ErrTooLarge},
+		{"64 GiB record", []uint32{1, 1 << 18, 1 << 18}, nil, 12, "MaxRecordBytes", idx.ErrTooLarge},
+		{"1 GiB record", []uint32{1, 1 << 15, 1 << 15}, nil, 12, "MaxRecordBytes", idx.ErrTooLarge},
+		{"64 GiB of records", []uint32{1 << 20, 256, 256}, nil, 12, "MaxFileBytes", idx.ErrTooLarge},
 		{"64 GiB record, raised maximums", []uint32{1, 1 << 18, 1 << 18}, big, 16, "record 0 of 1", io.ErrUnexpectedEOF},
 		{"1 GiB record, raised maximums", []uint32{1, 1 << 15, 1 << 15}, big, 16, "record 0 of 1", io.ErrUnexpectedEOF},
 		{"many records, raised maximums", []uint32{1 << 20, 256, 256}, big, 16, "record 0 of 1048576", io.ErrUnexpectedEOF},
@@ -110,17 +91,17 @@ func TestHugeRecordHeader(t *testing.T) {
 			t.Run(tt.name+"/"+r.name, func(t *testing.T) {
 				var err error
 				n := fixture.Allocated(func() { err = r.read(file, "huge.idx", tt.opts...) })
-				wantFormatError(t, err, "huge.idx", tt.offset, tt.msg, tt.cause)
+				wantError(t, err, "huge.idx", tt.offset, tt.msg, tt.cause)
 				if n > limit {
 					t.Errorf("a %d-byte file allocated %d bytes", len(file), n)
 				}
 			})
 		}
-		t.Run(tt.name+"/ReadIDX", func(t *testing.T) {
+		t.Run(tt.name+"/ReadFile", func(t *testing.T) {
 			p := writeFile(t, t.TempDir(), "huge.idx", file)
 			var err error
-			n := fixture.Allocated(func() { _, err = mnist.ReadIDX(p, tt.opts...) })
-			wantFormatError(t, err, p, tt.offset, tt.msg, tt.cause)
+			n := fixture.Allocated(func() { _, err = idx.ReadFile(p, tt.opts...) })
+			wantError(t, err, p, tt.offset, tt.msg, tt.cause)
 			if n > limit {
 				t.Errorf("a %d-byte file allocated %d bytes", len(file), n)
 			}
@@ -158,9 +139,9 @@ func TestGzipBomb(t *testing.T) {
 	t.Run("declared size over the maximum", func(t *testing.T) {
 		var err error
 		n := fixture.Allocated(func() {
-			_, err = mnist.DecodeIDX(bytes.NewReader(bomb256), "bomb.gz", mnist.MaxFileBytes(64*mib))
+			_, err = idx.Decode(bytes.NewReader(bomb256), "bomb.gz", idx.MaxFileBytes(64*mib))
 		})
-		wantFormatError(t, err, "bomb.gz", 12, "MaxFileBytes", mnist.ErrTooLarge)
+		wantError(t, err, "bomb.gz", 12, "MaxFileBytes", idx.ErrTooLarge)
 		if n > 4*mib {
 			t.Errorf("allocated %d bytes", n)
 		}
@@ -168,8 +149,8 @@ func TestGzipBomb(t *testing.T) {
 	t.Run("default maximum", func(t *testing.T) {
 		p := writeFile(t, t.TempDir(), "bomb.gz", append(header(4096), zeroMembers(16)...))
 		var err error
-		n := fixture.Allocated(func() { _, err = mnist.ReadIDX(p) })
-		wantFormatError(t, err, p, 12, "MaxFileBytes", mnist.ErrTooLarge)
+		n := fixture.Allocated(func() { _, err = idx.ReadFile(p) })
+		wantError(t, err, p, 12, "MaxFileBytes", idx.ErrTooLarge)
 		if n > 4*mib {
 			t.Errorf("allocated %d bytes", n)
 		}
@@ -178,8 +159,8 @@ func TestGzipBomb(t *testing.T) {
 		// 256 MiB declared, 24 MiB there.
 		short := append(header(256), zeroMembers(24)...)
 		var err error
-		n := fixture.Allocated(func() { _, err = mnist.DecodeIDX(bytes.NewReader(short), "short.gz") })
-		fe := wantFormatError(t, err, "short.gz", 16+24*mib, "record 24 of 256", io.ErrUnexpectedEOF)
+		n := fixture.Allocated(func() { _, err = idx.Decode(bytes.NewReader(short), "short.gz") })
+		fe := wantError(t, err, "short.gz", 16+24*mib, "record 24 of 256", io.ErrUnexpectedEOF)
 		if fe.Record != 24 {
 			t.Errorf("record %d, want 24", fe.Record)
 		}
@@ -190,19 +171,19 @@ func TestGzipBomb(t *testing.T) {
 	t.Run("streaming holds one record", func(t *testing.T) {
 		file := append(header(32), zeroMembers(32)...)
 		dst := make([]uint8, mib)
-		var info mnist.IDXInfo
+		var info idx.Info
 		var err error
 		n := fixture.Allocated(func() {
-			info, err = mnist.CheckIDX(bytes.NewReader(file), "ok.gz")
+			info, err = idx.Check(bytes.NewReader(file), "ok.gz")
 			if err != nil {
 				return
 			}
-			var x *mnist.IDXReader
-			if x, err = mnist.NewIDXReader(bytes.NewReader(file), "ok.gz"); err != nil {
+			var x *idx.Reader
+			if x, err = idx.NewReader(bytes.NewReader(file), "ok.gz"); err != nil {
 				return
 			}
 			for err == nil {
-				err = mnist.Read(x, dst)
+				err = idx.Read(x, dst)
 			}
 			if err == io.EOF {
 				err = nil
@@ -222,8 +203,8 @@ func TestGzipBomb(t *testing.T) {
 		// One record of 1 KiB, then 1 GiB of zeros in 1 MiB of gzip.
 		file := append(badinput.Gzip(badinput.IDXFile(0x08, []uint32{1, 1024}, make([]byte, 1024))), zeroMembers(1024)...)
 		cr := &countingReader{r: bytes.NewReader(file)}
-		_, err := mnist.DecodeIDX(cr, "tail.gz")
-		fe := wantFormatError(t, err, "tail.gz", 12+1024, "after the last record", nil)
+		_, err := idx.Decode(cr, "tail.gz")
+		fe := wantError(t, err, "tail.gz", 12+1024, "after the last record", nil)
 		if fe.Record != -1 {
 			t.Errorf("record %d, want -1", fe.Record)
 		}
@@ -247,7 +228,7 @@ func TestZeroSizeRecords(t *testing.T) {
 		file := badinput.IDXFile(0x08, tt.dims, nil)
 		for _, r := range readers {
 			t.Run(tt.name+"/"+r.name, func(t *testing.T) {
-				wantFormatError(t, r.read(file, "zero.idx"), "zero.idx", tt.offset, tt.msg, nil)
+				wantError(t, r.read(file, "zero.idx"), "zero.idx", tt.offset, tt.msg, nil)
 			})
 		}
 	}
@@ -283,8 +264,8 @@ func TestTruncatedEverywhere(t *testing.T) {
 		}
 		check := func(t *testing.T, err error, name string) {
 			t.Helper()
-			fe := wantFormatError(t, err, name, int64(l), what, io.ErrUnexpectedEOF)
-			if fe.Record != rec {
+			fe := wantError(t, err, name, int64(l), what, io.ErrUnexpectedEOF)
+			if fe.Record != int64(rec) {
 				t.Errorf("cut at %d: record %d, want %d", l, fe.Record, rec)
 			}
 		}
@@ -296,9 +277,9 @@ func TestTruncatedEverywhere(t *testing.T) {
 		}
 		p := filepath.Join(dir, "cut.idx")
 		writeFile(t, dir, "cut.idx", cut)
-		_, err := mnist.ReadIDX(p)
+		_, err := idx.ReadFile(p)
 		check(t, err, p)
-		_, err = mnist.CheckIDXFile(p)
+		_, err = idx.CheckFile(p)
 		check(t, err, p)
 	}
 }
@@ -307,19 +288,19 @@ func TestLimitsKeepValidFiles(t *testing.T) {
 	// The limits refuse what is over them, and nothing at them.
 	file := badinput.IDXFile(0x0C, []uint32{4, 3}, make([]byte, 48)) // records of 12 bytes, 48 in all
 	for _, r := range readers {
-		if err := r.read(file, "f", mnist.MaxRecordBytes(12), mnist.MaxFileBytes(48)); err != nil {
+		if err := r.read(file, "f", idx.MaxRecordBytes(12), idx.MaxFileBytes(48)); err != nil {
 			t.Errorf("%s at the limits: %v", r.name, err)
 		}
-		err := r.read(file, "f", mnist.MaxRecordBytes(11))
-		wantFormatError(t, err, "f", 8, "records of more than 11 bytes", mnist.ErrTooLarge)
-		err = r.read(file, "f", mnist.MaxFileBytes(47))
-		wantFormatError(t, err, "f", 8, "more than 47 bytes of data", mnist.ErrTooLarge)
+		err := r.read(file, "f", idx.MaxRecordBytes(11))
+		wantError(t, err, "f", 8, "records of more than 11 bytes", idx.ErrTooLarge)
+		err = r.read(file, "f", idx.MaxFileBytes(47))
+		wantError(t, err, "f", 8, "more than 47 bytes of data", idx.ErrTooLarge)
 	}
 	// A size that does not match the data is found before any is read.
-	_, err := mnist.DecodeIDX(bytes.NewReader(file), "f", mnist.InputSize(int64(len(file)+5)))
-	wantFormatError(t, err, "f", int64(len(file)), "5 bytes after the last record", nil)
+	_, err := idx.Decode(bytes.NewReader(file), "f", idx.InputSize(int64(len(file)+5)))
+	wantError(t, err, "f", int64(len(file)), "5 bytes after the last record", nil)
 	// The size of a gzip stream says nothing about its data.
-	if _, err := mnist.DecodeIDX(bytes.NewReader(badinput.Gzip(file)), "f", mnist.InputSize(3)); err != nil {
+	if _, err := idx.Decode(bytes.NewReader(badinput.Gzip(file)), "f", idx.InputSize(3)); err != nil {
 		t.Errorf("gzip with its compressed size: %v", err)
 	}
 }
@@ -330,6 +311,6 @@ func TestGzipHeaderError(t *testing.T) {
 		t.Fatal("no error from gzip")
 	}
 	for _, r := range readers {
-		wantFormatError(t, r.read([]byte{0x1f, 0x8b, 9}, "z"), "z", 0, "bad gzip header", nil)
+		wantError(t, r.read([]byte{0x1f, 0x8b, 9}, "z"), "z", 0, "bad gzip header", nil)
 	}
 }

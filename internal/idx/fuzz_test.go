@@ -1,4 +1,4 @@
-package mnist_test
+package idx_test
 
 import (
 	"bytes"
@@ -8,12 +8,12 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed"
-	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/internal/idx"
 	"github.com/tensorfeed/tensorfeed/internal/testkit/badinput"
 )
 
 // FuzzIDX feeds arbitrary bytes to the IDX readers: they must never panic,
-// must fail only with a FormatError wrapping ErrFormat, and must agree with
+// must fail only with a *tensorfeed.Error wrapping ErrFormat, and must agree with
 // each other and with the header on what they read.
 func FuzzIDX(f *testing.F) {
 	labels := gunzipBytes(f, "t10k-labels-idx1-ubyte")
@@ -29,45 +29,45 @@ func FuzzIDX(f *testing.F) {
 	f.Add([]byte{0, 0, 8, 3, 0, 0, 0, 1, 0, 4, 0, 0, 0, 4, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		// Small maximums keep every input cheap and reach their checks.
-		limits := []mnist.IDXOption{mnist.MaxRecordBytes(1 << 16), mnist.MaxFileBytes(1 << 20)}
-		x, err := mnist.DecodeIDX(bytes.NewReader(b), "fuzz", limits...)
-		// CheckIDX finds the same first error, and so does a reader
+		limits := []idx.Option{idx.MaxRecordBytes(1 << 16), idx.MaxFileBytes(1 << 20)}
+		x, err := idx.Decode(bytes.NewReader(b), "fuzz", limits...)
+		// Check finds the same first error, and so does a reader
 		// told the input's size (which finds a plain file's wrong
 		// length from its header, at the same offset).
-		info, cerr := mnist.CheckIDX(bytes.NewReader(b), "fuzz", limits...)
-		_, serr := mnist.DecodeIDX(bytes.NewReader(b), "fuzz", append(limits, mnist.InputSize(int64(len(b))))...)
+		info, cerr := idx.Check(bytes.NewReader(b), "fuzz", limits...)
+		_, serr := idx.Decode(bytes.NewReader(b), "fuzz", append(limits, idx.InputSize(int64(len(b))))...)
 		for _, e := range []error{cerr, serr} {
 			if (e == nil) != (err == nil) {
-				t.Fatalf("DecodeIDX: %v; with another reader: %v", err, e)
+				t.Fatalf("Decode: %v; with another reader: %v", err, e)
 			}
 		}
 		if err != nil {
-			var fe, ce, se *mnist.FormatError
-			if !errors.Is(err, mnist.ErrFormat) || !errors.Is(err, tensorfeed.ErrBadData) || !errors.As(err, &fe) || fe.File != "fuzz" {
-				t.Fatalf("error %v is not a FormatError", err)
+			var fe, ce, se *tensorfeed.Error
+			if !errors.Is(err, idx.ErrFormat) || !errors.Is(err, tensorfeed.ErrBadData) || !errors.As(err, &fe) || fe.Path != "fuzz" {
+				t.Fatalf("error %v is not a positioned error", err)
 			}
 			if !errors.As(cerr, &ce) || ce.Error() != fe.Error() {
-				t.Fatalf("CheckIDX: %v, DecodeIDX: %v", cerr, err)
+				t.Fatalf("Check: %v, Decode: %v", cerr, err)
 			}
 			if !errors.As(serr, &se) || se.Offset != fe.Offset || se.Record != fe.Record {
-				t.Fatalf("sized: %v, DecodeIDX: %v", serr, err)
+				t.Fatalf("sized: %v, Decode: %v", serr, err)
 			}
 			return
 		}
-		if !mnist.IsIDX(b) {
-			t.Fatal("IsIDX does not recognise a good file")
+		if !idx.Is(b) {
+			t.Fatal("Is does not recognise a good file")
 		}
 		if info.Records != x.Records() || !slices.Equal(info.Dims, x.Dims) {
-			t.Fatalf("CheckIDX %+v, DecodeIDX %v", info, x.Dims)
+			t.Fatalf("Check %+v, Decode %v", info, x.Dims)
 		}
 		if len(x.Raw) != x.Elems()*x.DType.Size() {
 			t.Fatalf("%d bytes for %v %v", len(x.Raw), x.DType, x.Dims)
 		}
-		if v := mnist.Values[float64](x); len(v.Data) != x.Elems() {
+		if v := idx.Values[float64](x); len(v.Data) != x.Elems() {
 			t.Fatalf("%d values for %v", len(v.Data), x.Dims)
 		}
 		// The streaming reader reads the same records.
-		r, err := mnist.NewIDXReader(bytes.NewReader(b), "fuzz", limits...)
+		r, err := idx.NewReader(bytes.NewReader(b), "fuzz", limits...)
 		if err != nil {
 			t.Fatal(err)
 		}

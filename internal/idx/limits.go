@@ -1,4 +1,4 @@
-package mnist
+package idx
 
 import (
 	"fmt"
@@ -15,22 +15,18 @@ const (
 	DefaultMaxFileBytes   = 1 << 30  // 1 GiB of elements, after decompression
 )
 
-// An IDXOption configures how an IDX file is read: by [NewIDXReader],
-// [DecodeIDX], [ReadIDX], [CheckIDX], and through [WithIDX] by a [Dataset].
-type IDXOption = option.Option[idxConfig]
+// An Option configures how an IDX file is read: by [NewReader], [Decode],
+// [ReadFile] and [Check].
+type Option = option.Option[config]
 
-type idxConfig struct {
+type config struct {
 	maxRecord int64
 	maxFile   int64
 	size      int64 // bytes of input from the reader's position, or -1
 }
 
-func defaultIDXConfig() idxConfig {
-	return idxConfig{maxRecord: DefaultMaxRecordBytes, maxFile: DefaultMaxFileBytes, size: -1}
-}
-
-func newIDXConfig(opts []IDXOption) idxConfig {
-	c := defaultIDXConfig()
+func newConfig(opts []Option) config {
+	c := config{maxRecord: DefaultMaxRecordBytes, maxFile: DefaultMaxFileBytes, size: -1}
 	option.Apply(&c, opts)
 	return c
 }
@@ -40,25 +36,25 @@ func newIDXConfig(opts []IDXOption) idxConfig {
 // [DefaultMaxRecordBytes]. A larger declaration is an error wrapping
 // [ErrTooLarge], reported before anything is allocated for it. It bounds
 // the buffer a reader of one record needs. MaxRecordBytes panics if n < 1.
-func MaxRecordBytes(n int64) IDXOption {
+func MaxRecordBytes(n int64) Option {
 	if n < 1 {
-		panic(fmt.Sprintf("mnist: MaxRecordBytes(%d): need n >= 1", n))
+		panic(fmt.Sprintf("idx: MaxRecordBytes(%d): need n >= 1", n))
 	}
-	return option.New(func(c *idxConfig) { c.maxRecord = n })
+	return option.New(func(c *config) { c.maxRecord = n })
 }
 
 // MaxFileBytes sets the largest data size (all elements, after gzip
 // decompression, without the header) a header may declare; the default is
 // [DefaultMaxFileBytes]. A larger declaration is an error wrapping
-// [ErrTooLarge]. It bounds the memory of [DecodeIDX] and of a shuffled
-// [Dataset] pass on a gzip stream, whose decompressed size is known only
-// once it has been read, and the work a gzip bomb can cause. MaxFileBytes
+// [ErrTooLarge]. It bounds the memory of [Decode] and of a reader of a
+// whole gzip stream, whose decompressed size is known only once it has
+// been read, and the work a gzip bomb can cause. MaxFileBytes
 // panics if n < 1.
-func MaxFileBytes(n int64) IDXOption {
+func MaxFileBytes(n int64) Option {
 	if n < 1 {
-		panic(fmt.Sprintf("mnist: MaxFileBytes(%d): need n >= 1", n))
+		panic(fmt.Sprintf("idx: MaxFileBytes(%d): need n >= 1", n))
 	}
-	return option.New(func(c *idxConfig) { c.maxFile = n })
+	return option.New(func(c *config) { c.maxFile = n })
 }
 
 // InputSize tells the reader that n bytes remain in its input, from the
@@ -67,12 +63,12 @@ func MaxFileBytes(n int64) IDXOption {
 // that is reported as truncated at once, where the data ends, without
 // reading or allocating for it; one that holds more is reported as having
 // data after its last record. The size of a gzip stream says nothing about
-// its decompressed size and is not used. [ReadIDX], [CheckIDXFile] and a
-// [Dataset] take the size from the file system; the default is unknown.
+// its decompressed size and is not used. [ReadFile] and [CheckFile] take
+// the size from the file system; the default is unknown.
 // InputSize panics if n < 0.
-func InputSize(n int64) IDXOption {
+func InputSize(n int64) Option {
 	if n < 0 {
-		panic(fmt.Sprintf("mnist: InputSize(%d): need n >= 0", n))
+		panic(fmt.Sprintf("idx: InputSize(%d): need n >= 0", n))
 	}
-	return option.New(func(c *idxConfig) { c.size = n })
+	return option.New(func(c *config) { c.size = n })
 }

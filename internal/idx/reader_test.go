@@ -1,4 +1,4 @@
-package mnist_test
+package idx_test
 
 import (
 	"bytes"
@@ -11,12 +11,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/idx"
 	"github.com/tensorfeed/tensorfeed/internal/testkit/badinput"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
-func TestReadIDXElementTypes(t *testing.T) {
+func TestDecodeElementTypes(t *testing.T) {
 	be := binary.BigEndian
 	var f32, f64, i16, i32 []byte
 	for _, v := range []float32{1.5, -2, float32(math.Inf(1)), 0.25, 3, -0.5} {
@@ -51,7 +52,7 @@ func TestReadIDXElementTypes(t *testing.T) {
 			if zipped {
 				file = badinput.Gzip(file)
 			}
-			x, err := mnist.DecodeIDX(bytes.NewReader(file), tt.name)
+			x, err := idx.Decode(bytes.NewReader(file), tt.name)
 			if err != nil {
 				t.Fatalf("%s gzip=%v: %v", tt.name, zipped, err)
 			}
@@ -61,7 +62,7 @@ func TestReadIDXElementTypes(t *testing.T) {
 			if x.Magic() != uint32(tt.typ)<<8|2 {
 				t.Errorf("%s: magic %#x", tt.name, x.Magic())
 			}
-			got := mnist.Values[float64](x)
+			got := idx.Values[float64](x)
 			if !slices.Equal(got.Shape, []int{3, 2}) || !slices.Equal(got.Data, tt.want) {
 				t.Errorf("%s gzip=%v: values %v %v, want %v", tt.name, zipped, got.Shape, got.Data, tt.want)
 			}
@@ -69,13 +70,13 @@ func TestReadIDXElementTypes(t *testing.T) {
 	}
 }
 
-func TestIDXReaderRecords(t *testing.T) {
+func TestReaderRecords(t *testing.T) {
 	// 4 records of 2x3 int16.
 	var data []byte
 	for i := range 24 {
 		data = binary.BigEndian.AppendUint16(data, uint16(int16(i-12)))
 	}
-	x, err := mnist.NewIDXReader(bytes.NewReader(badinput.IDXFile(0x0B, []uint32{4, 2, 3}, data)), "t")
+	x, err := idx.NewReader(bytes.NewReader(badinput.IDXFile(0x0B, []uint32{4, 2, 3}, data)), "t")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestIDXReaderRecords(t *testing.T) {
 	dst := make([]float32, 6)
 	var got []float32
 	for {
-		err := mnist.Read(x, dst)
+		err := idx.Read(x, dst)
 		if err == io.EOF {
 			break
 		}
@@ -105,20 +106,20 @@ func TestIDXReaderRecords(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
-	if err := mnist.Read(x, dst); err != io.EOF {
+	if err := idx.Read(x, dst); err != io.EOF {
 		t.Errorf("after the end: %v, want io.EOF", err)
 	}
 }
 
-func TestIDXScalarAndEmpty(t *testing.T) {
-	x, err := mnist.DecodeIDX(bytes.NewReader(badinput.IDXFile(0x0C, nil, []byte{0, 0, 1, 0})), "scalar")
+func TestScalarAndEmpty(t *testing.T) {
+	x, err := idx.Decode(bytes.NewReader(badinput.IDXFile(0x0C, nil, []byte{0, 0, 1, 0})), "scalar")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := mnist.Values[int32](x); len(v.Shape) != 0 || !slices.Equal(v.Data, []int32{256}) {
+	if v := idx.Values[int32](x); len(v.Shape) != 0 || !slices.Equal(v.Data, []int32{256}) {
 		t.Errorf("scalar: %v", v)
 	}
-	x, err = mnist.DecodeIDX(bytes.NewReader(badinput.IDXFile(0x08, []uint32{0, 28, 28}, nil)), "zero")
+	x, err = idx.Decode(bytes.NewReader(badinput.IDXFile(0x08, []uint32{0, 28, 28}, nil)), "zero")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestIDXScalarAndEmpty(t *testing.T) {
 	}
 }
 
-func TestIDXErrors(t *testing.T) {
+func TestErrors(t *testing.T) {
 	good := badinput.IDXFile(0x08, []uint32{3, 2, 2}, []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
 	zipped := badinput.Gzip(good)
 	tests := []struct {
@@ -152,16 +153,16 @@ func TestIDXErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := mnist.DecodeIDX(bytes.NewReader(tt.file), "f.idx")
-			if !errors.Is(err, mnist.ErrFormat) {
+			_, err := idx.Decode(bytes.NewReader(tt.file), "f.idx")
+			if !errors.Is(err, idx.ErrFormat) {
 				t.Fatalf("error %v does not wrap ErrFormat", err)
 			}
-			var fe *mnist.FormatError
+			var fe *tensorfeed.Error
 			if !errors.As(err, &fe) {
-				t.Fatalf("error %T is not a *FormatError", err)
+				t.Fatalf("error %T is not a *tensorfeed.Error", err)
 			}
-			if fe.File != "f.idx" || (tt.offset >= 0 && fe.Offset != tt.offset) {
-				t.Errorf("at %s offset %d, want offset %d: %v", fe.File, fe.Offset, tt.offset, err)
+			if fe.Path != "f.idx" || (tt.offset >= 0 && fe.Offset != tt.offset) {
+				t.Errorf("at %s offset %d, want offset %d: %v", fe.Path, fe.Offset, tt.offset, err)
 			}
 			if !strings.Contains(err.Error(), tt.msg) || !strings.Contains(err.Error(), "f.idx") {
 				t.Errorf("error %q does not say %q", err, tt.msg)
@@ -173,9 +174,9 @@ func TestIDXErrors(t *testing.T) {
 	}
 }
 
-func TestIDXErrorIsSticky(t *testing.T) {
+func TestErrorIsSticky(t *testing.T) {
 	good := badinput.IDXFile(0x08, []uint32{3, 2}, []byte{1, 2, 3, 4, 5})
-	x, err := mnist.NewIDXReader(bytes.NewReader(good), "f")
+	x, err := idx.NewReader(bytes.NewReader(good), "f")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func TestIDXErrorIsSticky(t *testing.T) {
 	}
 }
 
-func TestReadIDXRealFiles(t *testing.T) {
+func TestReadFileRealFiles(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		dims []int
@@ -207,7 +208,7 @@ func TestReadIDXRealFiles(t *testing.T) {
 		{"t10k-images-idx3-ubyte", []int{10000, 28, 28}, 264923200},
 		{"t10k-labels-idx1-ubyte", []int{10000}, 44434},
 	} {
-		x, err := mnist.ReadIDX(gz(tt.name))
+		x, err := idx.ReadFile(gz(tt.name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,19 +227,19 @@ func TestReadIDXRealFiles(t *testing.T) {
 			t.Errorf("%s: data differs from the gunzipped file", tt.name)
 		}
 	}
-	if _, err := mnist.ReadIDX("no/such/file"); err == nil {
+	if _, err := idx.ReadFile("no/such/file"); err == nil {
 		t.Error("no error for a missing file")
 	}
 }
 
-func TestIDXHeaderMagic(t *testing.T) {
+func TestHeaderMagic(t *testing.T) {
 	for _, tt := range []struct {
-		h    mnist.Header
+		h    idx.Header
 		want uint32
 	}{
-		{mnist.Header{DType: sample.Uint8, Dims: []int{60000, 28, 28}}, mnist.ImagesMagic},
-		{mnist.Header{DType: sample.Uint8, Dims: []int{60000}}, mnist.LabelsMagic},
-		{mnist.Header{DType: sample.Float64, Dims: []int{1, 2, 3, 4}}, 0x0E04},
+		{idx.Header{DType: sample.Uint8, Dims: []int{60000, 28, 28}}, idx.ImagesMagic},
+		{idx.Header{DType: sample.Uint8, Dims: []int{60000}}, idx.LabelsMagic},
+		{idx.Header{DType: sample.Float64, Dims: []int{1, 2, 3, 4}}, 0x0E04},
 	} {
 		if got := tt.h.Magic(); got != tt.want {
 			t.Errorf("%+v: magic %#x, want %#x", tt.h, got, tt.want)

@@ -1,4 +1,4 @@
-package mnist
+package idx
 
 import (
 	"bufio"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/samber/lo"
 
+	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/cause"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
@@ -67,19 +69,19 @@ func (h Header) RecordElems() int {
 // element.
 func (h Header) Size() int64 { return 4 + 4*int64(len(h.Dims)) }
 
-// IDXReader reads an IDX file one record at a time, as encoding/csv's Reader
+// Reader reads an IDX file one record at a time, as encoding/csv's Reader
 // reads one record at a time. Its methods return io.EOF after the last
-// record, once it has checked that nothing follows it. An IDXReader does not
+// record, once it has checked that nothing follows it. A Reader does not
 // close the underlying reader.
 //
-// An IDXReader never trusts its header for memory: it refuses headers that
+// A Reader never trusts its header for memory: it refuses headers that
 // declare more than its maximums ([MaxRecordBytes], [MaxFileBytes]), and
 // what it allocates itself is a fixed-size buffer, whatever the header
-// says. The caller's buffers for [IDXReader.ReadRaw] and [Read] hold one
+// says. The caller's buffers for [Reader.ReadRaw] and [Read] hold one
 // record, which the maximum record size bounds.
-type IDXReader struct {
+type Reader struct {
 	name     string
-	cfg      idxConfig
+	cfg      config
 	hdr      Header
 	br       *bufio.Reader
 	gz       bool
@@ -94,25 +96,25 @@ type IDXReader struct {
 // bufSize is the size of the buffer between the reader and the decoder.
 const bufSize = 1 << 16
 
-// NewIDXReader reads an IDX header from r and returns a reader positioned at
+// NewReader reads an IDX header from r and returns a reader positioned at
 // the first record. A gzip stream is recognised by its first two bytes and
 // decompressed. name is used in errors (usually the file's path). The header
 // is checked against the options' limits, and against the input's size
 // when [InputSize] gives it, before the reader is returned.
-func NewIDXReader(r io.Reader, name string, opts ...IDXOption) (*IDXReader, error) {
-	x, err := newIDXReader(r, name, opts)
+func NewReader(r io.Reader, name string, opts ...Option) (*Reader, error) {
+	x, err := newReader(r, name, opts)
 	if err != nil {
 		return nil, err
 	}
 	return x, nil
 }
 
-// newIDXReader is NewIDXReader, but returns the reader also with an error,
+// newReader is NewReader, but returns the reader also with an error,
 // holding what it read: the header, when the error is about what the
 // header declares.
-func newIDXReader(r io.Reader, name string, opts []IDXOption) (*IDXReader, error) {
+func newReader(r io.Reader, name string, opts []Option) (*Reader, error) {
 	br := bufio.NewReaderSize(r, bufSize)
-	x := &IDXReader{name: name, cfg: newIDXConfig(opts), br: br}
+	x := &Reader{name: name, cfg: newConfig(opts), br: br}
 	if isGzip(br) {
 		x.gz = true
 		zr, err := gzip.NewReader(br)
@@ -136,7 +138,7 @@ func isGzip(br *bufio.Reader) bool {
 // readHeader reads and checks the header. Every size is computed with
 // saturating arithmetic, so that no product of the declared dimensions can
 // overflow, and compared with the limits before anything depends on it.
-func (x *IDXReader) readHeader() error {
+func (x *Reader) readHeader() error {
 	var magic [4]byte
 	n, err := io.ReadFull(x.br, magic[:])
 	x.off += int64(n)
@@ -242,15 +244,28 @@ func satLimit(limit int64) int64 {
 	return limit + 1
 }
 
-// fail makes a FormatError at offset off about record rec (-1 for none).
-func (x *IDXReader) fail(off int64, rec int, msg string, err error) error {
-	return &FormatError{File: x.name, Offset: off, Record: rec, Msg: msg, Err: err}
+// fail returns the error about the file at offset off, about record rec
+// (-1 for none).
+func (x *Reader) fail(off int64, rec int, msg string, err error) error {
+	return Fail(x.name, off, rec, msg, err)
 }
 
-// readErr turns an error from the stream into a FormatError at the current
+// Fail returns the positioned error of bad data in the IDX file name, at
+// byte offset off of the uncompressed stream and about record rec (-1 for
+// none): a *tensorfeed.Error whose Err wraps [ErrFormat] and, when it is
+// not nil, the underlying cause err (io.ErrUnexpectedEOF, a gzip error,
+// [ErrTooLarge]), whose text ends the message.
+func Fail(name string, off int64, rec int, msg string, err error) *tensorfeed.Error {
+	if err != nil {
+		msg += ": " + err.Error()
+	}
+	return &tensorfeed.Error{Path: name, Offset: off, Record: int64(rec), Err: cause.New(ErrFormat, err, msg)}
+}
+
+// readErr turns an error from the stream into a positioned error at the current
 // offset. A short read is a truncated file; gzip and flate errors are
 // corrupt or cut streams.
-func (x *IDXReader) readErr(err error, rec int, what string) error {
+func (x *Reader) readErr(err error, rec int, what string) error {
 	if errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF
 	}
@@ -265,28 +280,33 @@ func (x *IDXReader) readErr(err error, rec int, what string) error {
 }
 
 // recordErr is readErr for record rec.
-func (x *IDXReader) recordErr(err error, rec int) error {
+func (x *Reader) recordErr(err error, rec int) error {
 	return x.readErr(err, rec, fmt.Sprintf("record %d of %d", rec, x.hdr.Records()))
 }
 
 // Header returns the file's header.
-func (x *IDXReader) Header() Header { return x.hdr }
+func (x *Reader) Header() Header { return x.hdr }
 
-// Name returns the name given to NewIDXReader.
-func (x *IDXReader) Name() string { return x.name }
+// Name returns the name given to NewReader.
+func (x *Reader) Name() string { return x.name }
 
 // Gzipped reports whether the file is gzip-compressed.
-func (x *IDXReader) Gzipped() bool { return x.gz }
+func (x *Reader) Gzipped() bool { return x.gz }
 
 // Offset returns the offset of the next record in the uncompressed stream.
-func (x *IDXReader) Offset() int64 { return x.off }
+func (x *Reader) Offset() int64 { return x.off }
 
 // RecordBytes returns the size of one record in bytes.
-func (x *IDXReader) RecordBytes() int { return x.recBytes }
+func (x *Reader) RecordBytes() int { return x.recBytes }
+
+// Sized reports whether the input's size was given ([InputSize]) and holds
+// exactly the data the header declares: a reader of the whole file may
+// then allocate it up front.
+func (x *Reader) Sized() bool { return x.sized }
 
 // next returns the sticky error, or io.EOF (once the end is checked) when
 // every record has been read, or nil when a record is to be read.
-func (x *IDXReader) next() error {
+func (x *Reader) next() error {
 	if x.err == nil && x.rec == x.hdr.Records() {
 		x.err = x.checkEnd()
 	}
@@ -294,7 +314,7 @@ func (x *IDXReader) next() error {
 }
 
 // fill reads len(b) bytes of the current record.
-func (x *IDXReader) fill(b []byte) error {
+func (x *Reader) fill(b []byte) error {
 	n, err := io.ReadFull(x.br, b)
 	x.off += int64(n)
 	if err != nil {
@@ -305,14 +325,14 @@ func (x *IDXReader) fill(b []byte) error {
 
 // ReadRaw reads the next record's bytes (big-endian elements) into dst,
 // which must hold at least RecordBytes bytes. It returns io.EOF after the
-// last record, or an error wrapping ErrFormat when the file is truncated,
+// last record, or an error wrapping [ErrFormat] when the file is truncated,
 // corrupt, or has data after its last record. Errors are sticky.
-func (x *IDXReader) ReadRaw(dst []byte) error {
+func (x *Reader) ReadRaw(dst []byte) error {
 	if err := x.next(); err != nil {
 		return err
 	}
 	if len(dst) < x.recBytes {
-		panic(fmt.Sprintf("mnist: ReadRaw: buffer of %d bytes for records of %d", len(dst), x.recBytes))
+		panic(fmt.Sprintf("idx: ReadRaw: buffer of %d bytes for records of %d", len(dst), x.recBytes))
 	}
 	if err := x.fill(dst[:x.recBytes]); err != nil {
 		return err
@@ -323,7 +343,7 @@ func (x *IDXReader) ReadRaw(dst []byte) error {
 
 // Skip skips the next n records (fewer when fewer are left). Skipping a
 // gzipped file still decompresses what it skips.
-func (x *IDXReader) Skip(n int) error {
+func (x *Reader) Skip(n int) error {
 	if x.err != nil {
 		return x.err
 	}
@@ -346,7 +366,7 @@ func (x *IDXReader) Skip(n int) error {
 // gzip stream verifies its checksum only there). It reads at most one
 // buffer of what follows: a stream with a long tail is refused without
 // decompressing the tail.
-func (x *IDXReader) checkEnd() error {
+func (x *Reader) checkEnd() error {
 	_, err := x.br.Peek(1)
 	switch {
 	case errors.Is(err, io.EOF):
@@ -366,9 +386,9 @@ func (x *IDXReader) checkEnd() error {
 // elements. It returns io.EOF after the last record. Read decodes through a
 // buffer of fixed size, so a large record costs dst and nothing more; when
 // it fails in the middle of a record, dst holds part of it.
-func Read[E sample.Number](x *IDXReader, dst []E) error {
+func Read[E sample.Number](x *Reader, dst []E) error {
 	if n := x.hdr.RecordElems(); len(dst) < n {
-		panic(fmt.Sprintf("mnist: Read: buffer of %d elements for records of %d", len(dst), n))
+		panic(fmt.Sprintf("idx: Read: buffer of %d elements for records of %d", len(dst), n))
 	}
 	if err := x.next(); err != nil {
 		return err
@@ -390,8 +410,8 @@ func Read[E sample.Number](x *IDXReader, dst []E) error {
 	return nil
 }
 
-// IDX is a whole IDX file in memory.
-type IDX struct {
+// File is a whole IDX file in memory.
+type File struct {
 	Header
 	// Raw holds the elements as stored: big-endian, row-major,
 	// Elems()*DType.Size() bytes.
@@ -399,44 +419,44 @@ type IDX struct {
 }
 
 // Elems returns the number of elements in the file.
-func (x *IDX) Elems() int { return sample.Elems(x.Dims) }
+func (x *File) Elems() int { return sample.Elems(x.Dims) }
 
-// ReadIDX reads a whole IDX file, gzipped or not. It checks the header
+// ReadFile reads a whole IDX file, gzipped or not. It checks the header
 // against the file's size, so a plain file costs at most its own size in
 // memory; a gzipped one costs what it decompresses to, which
 // [MaxFileBytes] bounds. path may be an s3:// or http(s):// URL, read
 // through package storage with its defaults (the endpoint and credentials
 // of the AWS_* environment variables; see [storage.Open]); its size is
 // the object's.
-func ReadIDX(path string, opts ...IDXOption) (*IDX, error) {
-	f, err := openIDXFile(context.Background(), path, nil)
+func ReadFile(path string, opts ...Option) (*File, error) {
+	f, err := Open(context.Background(), path, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return DecodeIDX(f, path, withSize(f.size, opts)...)
+	return Decode(f, path, WithSize(f.Size, opts)...)
 }
 
-// withSize adds the size of a file (-1: unknown) to opts, so that the
+// WithSize adds the size of a file (-1: unknown) to opts, so that the
 // header is checked against it.
-func withSize(size int64, opts []IDXOption) []IDXOption {
+func WithSize(size int64, opts []Option) []Option {
 	if size < 0 {
 		return opts
 	}
 	return append(slices.Clip(opts), InputSize(size))
 }
 
-// growStep is how much DecodeIDX allocates before data arrives when it
+// GrowStep is how much Decode allocates before data arrives when it
 // cannot know how much is there.
-const growStep = 1 << 20
+const GrowStep = 1 << 20
 
-// DecodeIDX reads a whole IDX stream, gzipped or not; name is used in
+// Decode reads a whole IDX stream, gzipped or not; name is used in
 // errors. Memory grows with the data that actually arrives, never with what
 // the header claims: up front it allocates the declared size only when
 // [InputSize] has shown that the data is there, else at most 1 MiB, and it
 // grows the buffer as the stream delivers bytes.
-func DecodeIDX(r io.Reader, name string, opts ...IDXOption) (*IDX, error) {
-	x, err := NewIDXReader(r, name, opts...)
+func Decode(r io.Reader, name string, opts ...Option) (*File, error) {
+	x, err := NewReader(r, name, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -445,7 +465,7 @@ func DecodeIDX(r io.Reader, name string, opts ...IDXOption) (*IDX, error) {
 	total := n * x.recBytes // at most the MaxFileBytes the header passed
 	first := total
 	if !x.sized {
-		first = min(total, growStep)
+		first = min(total, GrowStep)
 	}
 	raw := make([]byte, 0, first)
 	for len(raw) < total {
@@ -465,12 +485,12 @@ func DecodeIDX(r io.Reader, name string, opts ...IDXOption) (*IDX, error) {
 	if err := x.ReadRaw(nil); err != io.EOF {
 		return nil, err
 	}
-	return &IDX{Header: h, Raw: raw}, nil
+	return &File{Header: h, Raw: raw}, nil
 }
 
 // Values returns the file's elements converted to E (as a Go conversion
 // does) in a tensor whose shape is the file's dimensions.
-func Values[E sample.Number](x *IDX) sample.Dense[E] {
+func Values[E sample.Number](x *File) sample.Dense[E] {
 	shape := append([]int(nil), x.Dims...)
 	d := sample.NewDense[E](shape, nil)
 	decode(x.DType, x.Raw, d.Data)
@@ -506,6 +526,6 @@ func decode[E sample.Number](t sample.DType, raw []byte, dst []E) {
 			dst[i] = E(math.Float64frombits(be.Uint64(raw[8*i:])))
 		}
 	default:
-		panic(fmt.Sprintf("mnist: no IDX element type %v", t))
+		panic(fmt.Sprintf("idx: no element type %v", t))
 	}
 }

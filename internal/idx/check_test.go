@@ -1,8 +1,9 @@
-package mnist_test
+package idx_test
 
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"io"
 	"io/fs"
@@ -11,14 +12,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/internal/idx"
 	"github.com/tensorfeed/tensorfeed/internal/testkit/badinput"
 	"github.com/tensorfeed/tensorfeed/internal/testkit/fixture"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
-func TestCheckIDXRealFiles(t *testing.T) {
-	dir := plainT10k(t)
+func TestCheckRealFiles(t *testing.T) {
+	dir := t.TempDir()
+	images := writeFile(t, dir, "t10k-images-idx3-ubyte", gunzipBytes(t, "t10k-images-idx3-ubyte"))
+	labels := writeFile(t, dir, "t10k-labels-idx1-ubyte", gunzipBytes(t, "t10k-labels-idx1-ubyte"))
 	for _, tt := range []struct {
 		path   string
 		gzip   bool
@@ -27,10 +30,12 @@ func TestCheckIDXRealFiles(t *testing.T) {
 	}{
 		{gz("t10k-images-idx3-ubyte"), true, []int{10000, 28, 28}, 7840016},
 		{gz("t10k-labels-idx1-ubyte"), true, []int{10000}, 10008},
-		{dir + "/t10k-images-idx3-ubyte", false, []int{10000, 28, 28}, 7840016},
-		{dir + "/t10k-labels-idx1-ubyte", false, []int{10000}, 10008},
+		{images, false, []int{10000, 28, 28}, 7840016},
+		{labels, false, []int{10000}, 10008},
 	} {
-		info, err := mnist.CheckIDXFile(tt.path)
+		var info idx.Info
+		var err error
+		n := fixture.Allocated(func() { info, err = idx.CheckFile(tt.path) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,79 +43,79 @@ func TestCheckIDXRealFiles(t *testing.T) {
 			info.Bytes != tt.nbytes || info.Gzipped != tt.gzip {
 			t.Errorf("%s: %+v", tt.path, info)
 		}
+		// 7.8 MB of images in a few buffers of fixed size (and the
+		// decompressor's short-lived tables).
+		if n > 4<<20 {
+			t.Errorf("checking %s allocated %d bytes", tt.path, n)
+		}
 	}
-	// 7.8 MB of images in a few buffers of fixed size (and the
-	// decompressor's short-lived tables).
-	var err error
-	n := fixture.Allocated(func() { _, err = mnist.CheckIDXFile(gz("t10k-images-idx3-ubyte")) })
-	if err != nil || n > 4<<20 {
-		t.Errorf("checking the t10k images allocated %d bytes: %v", n, err)
-	}
-	if _, err := mnist.CheckIDXFile(dir + "/nothing"); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := idx.CheckFile(dir + "/nothing"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 }
 
-func TestCheckIDXBadFiles(t *testing.T) {
-	img := gunzipBytes(t, "t10k-images-idx3-ubyte")
+func TestCheckBadFiles(t *testing.T) {
+	// The first 1,000 test images, a file of its own: 784,016 bytes.
+	img := gunzipBytes(t, "t10k-images-idx3-ubyte")[:16+1000*784]
+	binary.BigEndian.PutUint32(img[4:], 1000)
 	for _, tt := range []struct {
 		name    string
 		file    []byte
 		sized   bool
-		info    mnist.IDXInfo // what was read before the error
+		info    idx.Info // what was read before the error
 		offset  int64
 		msg     string
 		cause   error
 		records int
 	}{
-		{"truncated", img[:5_000_000], false, mnist.IDXInfo{Records: 6377, Bytes: 5_000_000},
-			5_000_000, "record 6377 of 10000", io.ErrUnexpectedEOF, 6377},
-		{"truncated, size known", img[:5_000_000], true, mnist.IDXInfo{Bytes: 16},
-			5_000_000, "record 6377 of 10000", io.ErrUnexpectedEOF, 6377},
-		{"truncated gzip", badinput.Gzip(img[:5_000_000]), false, mnist.IDXInfo{Records: 6377, Bytes: 5_000_000, Gzipped: true},
-			5_000_000, "record 6377 of 10000", io.ErrUnexpectedEOF, 6377},
-		{"data after the end", append(slices.Clone(img), 0), false, mnist.IDXInfo{Records: 10000, Bytes: 7840016},
-			7840016, "after the last record", nil, -1},
-		{"data after the end, size known", append(slices.Clone(img), 0), true, mnist.IDXInfo{Bytes: 16},
-			7840016, "1 bytes after the last record", nil, -1},
+		{"truncated", img[:500_000], false, idx.Info{Records: 637, Bytes: 500_000},
+			500_000, "record 637 of 1000", io.ErrUnexpectedEOF, 637},
+		{"truncated, size known", img[:500_000], true, idx.Info{Bytes: 16},
+			500_000, "record 637 of 1000", io.ErrUnexpectedEOF, 637},
+		{"truncated gzip", badinput.Gzip(img[:500_000]), false, idx.Info{Records: 637, Bytes: 500_000, Gzipped: true},
+			500_000, "record 637 of 1000", io.ErrUnexpectedEOF, 637},
+		{"data after the end", append(slices.Clone(img), 0), false, idx.Info{Records: 1000, Bytes: 784016},
+			784016, "after the last record", nil, -1},
+		{"data after the end, size known", append(slices.Clone(img), 0), true, idx.Info{Bytes: 16},
+			784016, "1 bytes after the last record", nil, -1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var opts []mnist.IDXOption
+			var opts []idx.Option
 			if tt.sized {
-				opts = append(opts, mnist.InputSize(int64(len(tt.file))))
+				opts = append(opts, idx.InputSize(int64(len(tt.file))))
 			}
-			info, err := mnist.CheckIDX(bytes.NewReader(tt.file), "x", opts...)
-			fe := wantFormatError(t, err, "x", tt.offset, tt.msg, tt.cause)
-			if fe.Record != tt.records {
+			info, err := idx.Check(bytes.NewReader(tt.file), "x", opts...)
+			fe := wantError(t, err, "x", tt.offset, tt.msg, tt.cause)
+			if fe.Record != int64(tt.records) {
 				t.Errorf("record %d, want %d", fe.Record, tt.records)
 			}
-			if !slices.Equal(info.Dims, []int{10000, 28, 28}) || info.Records != tt.info.Records ||
+			if !slices.Equal(info.Dims, []int{1000, 28, 28}) || info.Records != tt.info.Records ||
 				info.Bytes != tt.info.Bytes || info.Gzipped != tt.info.Gzipped {
 				t.Errorf("info %+v, want %+v", info, tt.info)
 			}
 		})
 	}
 	// A header that declares too much is described, and refused.
-	info, err := mnist.CheckIDX(bytes.NewReader(badinput.IDXFile(0x0D, []uint32{1 << 30, 1 << 10}, nil)), "big")
-	wantFormatError(t, err, "big", 4, "MaxFileBytes", mnist.ErrTooLarge)
+	info, err := idx.Check(bytes.NewReader(badinput.IDXFile(0x0D, []uint32{1 << 30, 1 << 10}, nil)), "big")
+	wantError(t, err, "big", 4, "MaxFileBytes", idx.ErrTooLarge)
 	if info.DType != sample.Float32 || !slices.Equal(info.Dims, []int{1 << 30, 1 << 10}) || info.Records != 0 {
 		t.Errorf("info %+v", info)
 	}
 	// A stream that is not IDX has no header to describe.
-	info, err = mnist.CheckIDX(strings.NewReader("hello"), "text")
-	wantFormatError(t, err, "text", 0, "bad magic", nil)
+	info, err = idx.Check(strings.NewReader("hello"), "text")
+	wantError(t, err, "text", 0, "bad magic", nil)
 	if info.Dims != nil || info.Records != 0 {
 		t.Errorf("info %+v", info)
 	}
 }
 
-func TestIsIDX(t *testing.T) {
+func TestIs(t *testing.T) {
 	head := func(name string) []byte {
 		b, err := os.ReadFile(gz(name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return b[:mnist.IDXHeadSize]
+		return b[:idx.HeadSize]
 	}
 	named := func(b []byte, name string) []byte {
 		var buf bytes.Buffer
@@ -127,11 +132,11 @@ func TestIsIDX(t *testing.T) {
 		head []byte
 		want bool
 	}{
-		{"plain labels", labels[:mnist.IDXHeadSize], true},
+		{"plain labels", labels[:idx.HeadSize], true},
 		{"plain magic only", labels[:4], true},
 		{"gzipped images", head("t10k-images-idx3-ubyte"), true},
 		{"gzipped labels", head("train-labels-idx1-ubyte"), true},
-		{"gzip with a long name", long[:mnist.IDXHeadSize], true},
+		{"gzip with a long name", long[:idx.HeadSize], true},
 		{"gzip cut in its name", long[:100], false},
 		{"scalar", []byte{0, 0, 0x0E, 0}, true},
 		{"every type", []byte{0, 0, 0x09, 1}, true},
@@ -145,8 +150,8 @@ func TestIsIDX(t *testing.T) {
 		{"gzipped text", badinput.Gzip([]byte("hello, world")), false},
 		{"gzip header only", badinput.Gzip(labels)[:10], false},
 	} {
-		if got := mnist.IsIDX(tt.head); got != tt.want {
-			t.Errorf("%s: IsIDX = %v, want %v", tt.name, got, tt.want)
+		if got := idx.Is(tt.head); got != tt.want {
+			t.Errorf("%s: Is = %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package mnist
+package idx
 
 import (
 	"bytes"
@@ -7,8 +7,8 @@ import (
 	"io"
 )
 
-// IDXInfo describes an IDX file that [CheckIDX] has read.
-type IDXInfo struct {
+// Info describes an IDX file that [Check] has read.
+type Info struct {
 	// Header is the file's header; its Dims are nil when the header could
 	// not be read.
 	Header
@@ -17,18 +17,18 @@ type IDXInfo struct {
 	Bytes   int64 // how many bytes of the uncompressed stream were read
 }
 
-// CheckIDX reads a whole IDX stream and reports what it holds, or the first
-// thing wrong with it as a [FormatError] naming name and the offset (and
-// the record, where there is one). It reads in bounded memory, a few
+// Check reads a whole IDX stream and reports what it holds, or the first
+// thing wrong with it as a *tensorfeed.Error naming name and the offset
+// (and the record, where there is one). It reads in bounded memory, a few
 // buffers of fixed size whatever the header declares, so it suits files too
 // large to load and files that must not be trusted; a gzip stream is
 // decompressed as it is read, up to [MaxFileBytes]. [InputSize] lets a plain
 // file that is too short or too long be reported without reading it. The
 // info is filled in as far as the stream was read, also when there is an
 // error.
-func CheckIDX(r io.Reader, name string, opts ...IDXOption) (IDXInfo, error) {
-	x, err := newIDXReader(r, name, opts)
-	info := IDXInfo{Header: x.Header(), Gzipped: x.Gzipped()}
+func Check(r io.Reader, name string, opts ...Option) (Info, error) {
+	x, err := newReader(r, name, opts)
+	info := Info{Header: x.Header(), Gzipped: x.Gzipped()}
 	if err == nil {
 		err = x.Skip(x.Header().Records())
 	}
@@ -45,30 +45,30 @@ func CheckIDX(r io.Reader, name string, opts ...IDXOption) (IDXInfo, error) {
 	return info, err
 }
 
-// CheckIDXFile is [CheckIDX] on the file at path, checked against the
-// file's size. path may be an s3:// or http(s):// URL, read through
-// package storage with its defaults, as [ReadIDX] reads one.
-func CheckIDXFile(path string, opts ...IDXOption) (IDXInfo, error) {
-	f, err := openIDXFile(context.Background(), path, nil)
+// CheckFile is [Check] on the file at path, checked against the file's
+// size. path may be an s3:// or http(s):// URL, read through package
+// storage with its defaults, as [ReadFile] reads one.
+func CheckFile(path string, opts ...Option) (Info, error) {
+	f, err := Open(context.Background(), path, nil)
 	if err != nil {
-		return IDXInfo{}, err
+		return Info{}, err
 	}
 	defer f.Close()
-	return CheckIDX(f, path, withSize(f.size, opts)...)
+	return Check(f, path, WithSize(f.Size, opts)...)
 }
 
-// IDXHeadSize is how many of a file's first bytes [IsIDX] needs to
-// recognise a gzipped IDX file in any case; a plain one needs 4.
-const IDXHeadSize = 512
+// HeadSize is how many of a file's first bytes [Is] needs to recognise a
+// gzipped IDX file in any case; a plain one needs 4.
+const HeadSize = 512
 
-// IsIDX reports whether head, the first bytes of a file, starts like an IDX
+// Is reports whether head, the first bytes of a file, starts like an IDX
 // file: the magic number 00 00 TT DD with a known element type TT and at
 // most 32 dimensions DD. A gzip stream is recognised when the first 4 bytes
 // it decompresses to are such a magic number; head should then hold the
-// first [IDXHeadSize] bytes of the file (or the whole file, if shorter),
-// since the gzip header may carry a file name before the data. IsIDX only
-// looks at the magic number: [CheckIDX] says whether the rest is good.
-func IsIDX(head []byte) bool {
+// first [HeadSize] bytes of the file (or the whole file, if shorter),
+// since the gzip header may carry a file name before the data. Is only
+// looks at the magic number: [Check] says whether the rest is good.
+func Is(head []byte) bool {
 	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
 		zr, err := gzip.NewReader(bytes.NewReader(head))
 		if err != nil {
