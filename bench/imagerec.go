@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -13,12 +14,17 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/compat/mxnet"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/inputsplit"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
 // imagerecSet is the part of the photo set a run reads: part 0 of parts
@@ -74,7 +80,7 @@ func imagerecRows(cfg config) ([]Row, error) {
 		parts = 1
 	}
 	set := &imagerecSet{path: path, parts: parts}
-	for rec, err := range recordio.Open(path, recordio.Shard(parts, 0)).All(context.Background()) {
+	for rec, err := range recordio.Open(path, imagerecPart(parts)).All(context.Background()) {
 		if err != nil {
 			return nil, err
 		}
@@ -151,8 +157,7 @@ const imagerecChannels = 3
 // goroutines sharing one) on the same bytes already in memory.
 func imagerecDecodeRow(cfg config, set *imagerecSet, dec decode.Decoder, threads int) (Row, error) {
 	opts := decode.Options{Channels: imagerecChannels}
-	examples := imagerec.Decode(recordio.Open(set.path, recordio.Shard(set.parts, 0)),
-		imagerec.Decoder(dec), imagerec.Channels(imagerecChannels), imagerec.Threads(threads))
+	examples := imagerec.Decode(recordio.Open(set.path, imagerecPart(set.parts)), dec, opts, imagerec.Threads(threads))
 	ctx := context.Background()
 	var got, want uint64
 	var outBytes int64
@@ -278,7 +283,7 @@ var imagerecNorm = augment.Normalize{
 	Std:  [4]float32{58.395, 57.12, 57.375},
 }
 
-// imagerecPipelineRow measures imagerec.Iter: decode, random 224x224 crop,
+// imagerecPipelineRow measures compat/mxnet's ImageRecordIter: decode, random 224x224 crop,
 // random mirror, mean/std normalisation into float32 CHW, batches of 128,
 // with the consumer releasing each batch. The plain loop (imagerecPlain)
 // does the same per image, the best way the decoder's API allows, into one
@@ -297,7 +302,7 @@ func imagerecPipelineRow(cfg config, set *imagerecSet, dec decode.Decoder, threa
 		return Row{}, err
 	}
 	if got != want {
-		return Row{}, fmt.Errorf("imagerec-pipeline (%s, %d threads): Iter and plain loop differ (%x, %x)", dec.Name(), threads, got, want)
+		return Row{}, fmt.Errorf("imagerec-pipeline (%s, %d threads): ImageRecordIter and plain loop differ (%x, %x)", dec.Name(), threads, got, want)
 	}
 	floor, err := measureFloor(cfg.reps, outBytes, 1<<20)
 	if err != nil {
@@ -315,7 +320,7 @@ func imagerecPipelineRow(cfg config, set *imagerecSet, dec decode.Decoder, threa
 	}
 	row := newRow("imagerec-pipeline", threads, n, outBytes, rs[0], rs[1], floor)
 	row.Decoder = dec.Name()
-	row.Note = fmt.Sprintf("%d photos: Iter (Threads %d, Prefetch 4), random 224 crop, random mirror, mean/std, float32 CHW, "+
+	row.Note = fmt.Sprintf("%d photos: ImageRecordIter (preprocess_threads %d, prefetch_buffer 4), random 224 crop, random mirror, mean/std, float32 CHW, "+
 		"batch 128, Release; plain: %d goroutine(s) per batch; a pass allocates %.1f MB (plain loop %.1f MB)",
 		n, threads, threads, float64(pipeAlloc)/1e6, float64(plainAlloc)/1e6)
 	return row, nil
@@ -330,19 +335,33 @@ func allocatedBy(fn func() error) (uint64, error) {
 	return after.TotalAlloc - before.TotalAlloc, err
 }
 
-// newImagerecIter returns the Iter of the pipeline rows.
-func newImagerecIter(set *imagerecSet, dec decode.Decoder, threads int) (*imagerec.Iter, error) {
-	return imagerec.New(set.path,
-		imagerec.DataShape(imagerecChannels, imagerecSize, imagerecSize),
-		imagerec.Seed(imagerecSeed), imagerec.Shard(set.parts, 0),
-		imagerec.Batch(imagerecBatch), imagerec.RandCrop(), imagerec.RandMirror(),
-		imagerec.Normalize(imagerecNorm),
-		imagerec.Threads(threads), imagerec.Decoder(dec))
+// newImagerecIter returns the ImageRecordIter of the pipeline rows.
+func newImagerecIter(set *imagerecSet, dec decode.Decoder, threads int) (*pipeline.Pipe[*tensor.Batch], error) {
+	return mxnet.ImageRecordIter(context.Background(), imagerecParams(mxnet.Params{
+		"path_imgrec": set.path, "num_parts": set.parts, "part_index": 0,
+		"seed": imagerecSeed, "preprocess_threads": threads, "decoder": dec,
+	}))
+}
+
+// imagerecParams returns ImageRecordIter's parameters for the bench's
+// pipeline, with more: 224 x 224 random crops, random mirror, the ImageNet
+// mean and std, batches of 128 with the short one kept.
+func imagerecParams(more mxnet.Params) mxnet.Params {
+	n := imagerecNorm
+	p := mxnet.Params{
+		"data_shape": [3]int{imagerecChannels, imagerecSize, imagerecSize},
+		"batch_size": imagerecBatch, "round_batch": batch.Keep,
+		"rand_crop": true, "rand_mirror": true,
+		"mean_r": n.Mean[0], "mean_g": n.Mean[1], "mean_b": n.Mean[2],
+		"std_r": n.Std[0], "std_g": n.Std[1], "std_b": n.Std[2],
+	}
+	maps.Copy(p, more)
+	return p
 }
 
 // imagerecPass reads one epoch-0 pass of it, releasing every batch, and
 // returns its checksum.
-func imagerecPass(it *imagerec.Iter) (uint64, error) {
+func imagerecPass(it *pipeline.Pipe[*tensor.Batch]) (uint64, error) {
 	var sum uint64
 	ctx := source.WithEpoch(context.Background(), 0)
 	for t, err := range it.All(ctx) {
@@ -521,4 +540,10 @@ func plainNormalize(dst []float32, img sample.Image, r image.Rectangle, mirror b
 			r0[x], r1[x], r2[x] = l0[p[0]], l1[p[1]], l2[p[2]]
 		}
 	}
+}
+
+// imagerecPart is the recordio option that reads part 0 of parts of the
+// photos, as ImageRecordIter's num_parts cuts them (dmlc's byte ranges).
+func imagerecPart(parts int) recordio.Option {
+	return inputsplit.RecordIO(parts, 0).(recordio.Option)
 }

@@ -16,10 +16,12 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/compat/mxnet"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
+	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
 // s3FileBytes is the size of the RecordIO file the s3 rows read.
@@ -226,29 +228,28 @@ func imagerecS3Rows(cfg config) ([]Row, error) {
 		return nil, err
 	}
 	const url = "s3://bench/photos_1536.rec"
-	newIter := func(rec, idx string, more ...imagerec.Option) (*imagerec.Iter, error) {
-		return imagerec.New(rec, append([]imagerec.Option{
-			imagerec.DataShape(imagerecChannels, imagerecSize, imagerecSize),
-			imagerec.Index(idx), imagerec.Shuffle(imagerecSeed), imagerec.Shard(parts, 0),
-			imagerec.Batch(imagerecBatch), imagerec.RandCrop(), imagerec.RandMirror(),
-			imagerec.Normalize(imagerecNorm),
-			imagerec.Threads(imagerecS3Threads), imagerec.Decoder(dec)}, more...)...)
+	newIter := func(rec, idx string, sopts []storage.Option) (*pipeline.Pipe[*tensor.Batch], error) {
+		return mxnet.ImageRecordIter(context.Background(), imagerecParams(mxnet.Params{
+			"path_imgrec": rec, "path_imgidx": idx, "shuffle": true, "seed": imagerecSeed,
+			"num_parts": parts, "part_index": 0,
+			"preprocess_threads": imagerecS3Threads, "decoder": dec, "storage": sopts,
+		}))
 	}
-	cold, err := newIter(url, "s3://bench/photos_1536.idx", imagerec.Storage(opts...))
+	cold, err := newIter(url, "s3://bench/photos_1536.idx", opts)
 	if err != nil {
 		return nil, err
 	}
-	warm, err := newIter(url, "s3://bench/photos_1536.idx", imagerec.Storage(append(opts, storage.WithCache(cache))...))
+	warm, err := newIter(url, "s3://bench/photos_1536.idx", append(opts, storage.WithCache(cache)))
 	if err != nil {
 		return nil, err
 	}
-	disk, err := newIter(path, idxPath)
+	disk, err := newIter(path, idxPath, nil)
 	if err != nil {
 		return nil, err
 	}
 	// Every pass is epoch 0: the same order, crops and mirrors.
 	sums, counts := make([]uint64, 3), make([]int, 3)
-	pass := func(k int, it *imagerec.Iter) func() error {
+	pass := func(k int, it *pipeline.Pipe[*tensor.Batch]) func() error {
 		return func() error {
 			var sum uint64
 			n := 0

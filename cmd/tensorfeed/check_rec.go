@@ -85,7 +85,7 @@ func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *repo
 	rd := recordio.NewReader(countingReader{f, bar})
 	rd.Name = path
 	rd.ReuseBuffer = true
-	opts := []imagerec.Option{imagerec.Decoder(decode.Default())}
+	dec := decode.Default()
 	var labels labelStats
 	var imgs imageStats
 	var lbuf []float32
@@ -112,7 +112,7 @@ func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *repo
 		if !images {
 			continue
 		}
-		ex, err := imagerec.DecodeRecord(recordio.Record{File: path, Offset: rd.Offset(), Index: n, Data: payload}, opts...)
+		ex, err := imagerec.DecodeRecord(recordio.Record{File: path, Offset: rd.Offset(), Index: n, Data: payload}, dec, decode.Options{})
 		if err != nil {
 			if !rep.report(err) {
 				return nil

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/compat/mxnet"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/augment"
@@ -252,9 +254,9 @@ func TestIm2recPackLabels(t *testing.T) {
 	if code, _, stderr := runCmd("im2rec", "pack", "--pack-label", dir, root); code != 0 { // PREFIX may be a folder
 		t.Fatal(stderr)
 	}
-	// Read back through the Iter with the labels from the record headers.
-	it, err := imagerec.New(filepath.Join(dir, "m.rec"), imagerec.DataShape(3, 16, 16), imagerec.LabelWidth(3),
-		imagerec.Batch(4))
+	// Read back through ImageRecordIter with the labels from the record headers.
+	it, err := mxnet.ImageRecordIter(context.Background(), mxnet.Params{"path_imgrec": filepath.Join(dir, "m.rec"),
+		"data_shape": "(3, 16, 16)", "label_width": 3, "batch_size": 4, "round_batch": batch.Keep})
 	if err != nil {
 		t.Fatal(err)
 	}

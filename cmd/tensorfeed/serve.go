@@ -16,8 +16,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/compat/mxnet"
 	"github.com/tensorfeed/tensorfeed/dataset/format"
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sample"
@@ -35,7 +35,7 @@ var serveCommand = command{
 
 Feeds:
   --mnist DIR      "mnist-train" (the 60,000 training digits, a new global shuffle every epoch) and "mnist-test" (the 10,000 test digits in order): "image" float32[B 784], normalised as --scale says, and "label" int64[B].
-  --rec FILE.rec   "rec": MXNet image records through dataset/imagerec (the .idx beside it, if any, gives a shuffle by index and an exact resume): "data" float32[B C H W], "softmax_label" float32[B]. Ranks read MXNet's parts (imagerec.Shard: disjoint byte ranges).
+  --rec FILE.rec   "rec": MXNet image records through compat/mxnet's ImageRecordIter (the .idx beside it, if any, gives a shuffle by index and an exact resume): "data" float32[B C H W], "softmax_label" float32[B]. Ranks read MXNet's parts (num_parts, part_index: disjoint byte ranges).
   --records SPEC   "records": fixed-shape records of any format of the registry (dataset/format: "recordio:shards/*.rec", "tfrecord:x.tfrecord", ...), each payload one "data" tensor of --record-shape and --record-dtype (raw, little-endian), in file order; ranks take every world-th record.
 
 The server runs until SIGINT or SIGTERM. It prints one line, "serving FEEDS on ADDR", once it listens.
@@ -96,27 +96,21 @@ Examples:
 				if len(shape) != 3 {
 					return usagef("--data-shape %q: want C,H,W", *dataShape)
 				}
-				opts := []imagerec.Option{imagerec.DataShape(shape[0], shape[1], shape[2]), imagerec.Batch(*batchSize),
-					imagerec.LastBatch(policy), imagerec.Shuffle(*seed), imagerec.Threads(*threads), imagerec.Prefetch(*prefetch)}
-				if *randCrop {
-					opts = append(opts, imagerec.RandCrop())
+				// MXNet's ImageRecordIter, with the command's flags as its
+				// parameters; num_parts and part_index are each client's.
+				params := func(world, rank int) mxnet.Params {
+					return mxnet.Params{"path_imgrec": *rec, "data_shape": [3]int(shape),
+						"batch_size": *batchSize, "round_batch": policy, "shuffle": true, "seed": *seed,
+						"preprocess_threads": *threads, "prefetch_buffer": *prefetch,
+						"rand_crop": *randCrop, "rand_mirror": *randMirror, "resize": *resize,
+						"fill_value": 0, "num_parts": world, "part_index": rank}
 				}
-				if *randMirror {
-					opts = append(opts, imagerec.RandMirror())
-				}
-				if *resize > 0 {
-					opts = append(opts, imagerec.Resize(*resize))
-				}
-				if _, err := imagerec.New(*rec, opts...); err != nil { // the files and options, checked now rather than at the first client
+				// The files and parameters, checked now rather than at the first client.
+				if _, err := mxnet.ImageRecordIter(ctx, params(1, 0)); err != nil {
 					return err
 				}
-				path := *rec
 				feeds["rec"] = func(world, rank int) (*pipeline.Pipe[*tensor.Batch], error) {
-					it, err := imagerec.New(path, append(opts, imagerec.Shard(world, rank))...)
-					if err != nil {
-						return nil, err
-					}
-					return pipeline.From[*tensor.Batch](it, pipeline.WithName("rec")), nil
+					return mxnet.ImageRecordIter(context.Background(), params(world, rank))
 				}
 				names = append(names, "rec")
 			}

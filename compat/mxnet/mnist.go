@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -215,6 +216,14 @@ func (a *args) int(k string) int {
 	switch v := a.p[k].(type) {
 	case int:
 		return v
+	case int64:
+		if int64(int(v)) == v {
+			return int(v)
+		}
+	case uint64:
+		if v <= math.MaxInt {
+			return int(v)
+		}
 	case string:
 		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
 			return n

@@ -17,8 +17,9 @@ func (e *badData) Unwrap() error { return tensorfeed.ErrBadData }
 // concrete error is a *tensorfeed.Error that says which line.
 var ErrList error = &badData{"imagerec: bad .lst file"}
 
-// ErrLabel is wrapped by errors about labels: a record whose id is missing
-// from the .lst file, or whose label count does not match the label width.
+// ErrLabel is wrapped by errors about a record's labels against a .lst
+// file or a label width: an id missing from the list, a label count that
+// is not the width (compat/mxnet's ImageRecordIter reports them).
 var ErrLabel error = &badData{"imagerec: bad label"}
 
 // recordErr returns the error about a record that could not be turned

@@ -20,14 +20,14 @@ import (
 // records is replaced by a JPEG header that claims an 8000 x 8000
 // progressive image.
 func ExampleDecode_check() {
-	rec, idx, remove, err := writeExampleRec()
+	rec, _, remove, err := writeExampleRec()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer remove()
 
-	f, err := recordio.OpenIndexed(rec, idx)
+	f, err := recordio.OpenIndexed(context.Background(), rec) // data.idx beside it
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -37,10 +37,8 @@ func ExampleDecode_check() {
 		fmt.Println(err)
 		return
 	}
-	d := imagerec.Decode(recordio.Open(rec),
-		imagerec.Decoder(decode.Go()),
+	d := imagerec.Decode(recordio.Open(rec), decode.Go(), decode.Options{MaxBytes: 64 << 20},
 		imagerec.Threads(2),
-		imagerec.MaxDecodeBytes(64<<20),
 		imagerec.OnBad(source.SkipBad(1, source.OnSkip(func(err error) {
 			fmt.Println("bad:", filepath.Base(err.(*tensorfeed.Error).Path), err.(*tensorfeed.Error).Err)
 		}))),
@@ -104,34 +102,4 @@ func writeExampleIndexed(rec, idx string) error {
 		}
 	}
 	return os.WriteFile(idx, lines, 0o644)
-}
-
-// An Iter that skips bad records, up to half of them: the bomb among five
-// MNIST records is skipped and the four good images fill two batches.
-func ExampleIter_Skipped() {
-	rec, idx, remove, err := writeExampleRec()
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer remove()
-	it, err := imagerec.New(rec, imagerec.Index(idx), imagerec.DataShape(1, 28, 28),
-		imagerec.OnBad(source.SkipBad(0.5)), imagerec.Batch(2), imagerec.Threads(2))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	batches, images := 0, 0
-	for t, err := range it.All(context.Background()) {
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		batches++
-		images += t.Len()
-		t.Release()
-	}
-	fmt.Println(images, "images in", batches, "batches,", it.Skipped(), "skipped")
-	// Output:
-	// 4 images in 2 batches, 1 skipped
 }

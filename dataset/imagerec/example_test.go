@@ -3,53 +3,64 @@ package imagerec_test
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/augment"
-	"github.com/tensorfeed/tensorfeed/internal/stage"
-	"github.com/tensorfeed/tensorfeed/sample"
+	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/pipeline"
+	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-// An ImageRecordIter over the MNIST test records: 28 x 28 RGB crops,
-// normalised to [0, 1], in batches of 256 with the last one padded.
-func ExampleNew() {
-	it, err := imagerec.New("testdata/mnist_t10k_1000_jpg.rec",
-		imagerec.DataShape(3, 28, 28),
-		imagerec.Batch(256), imagerec.LastBatch(batch.Pad),
-		imagerec.RandMirror(),
-		imagerec.Normalize(augment.Normalize{Scale: 1.0 / 255}),
-		imagerec.Threads(2),
-	)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(it.ProvideData(), it.ProvideLabel())
-	for b, err := range it.All(context.Background()) {
-		if err != nil {
-			fmt.Println(err)
-			return
+// The typed way to feed images, each step one part: the records of the
+// file (recordio), decoded and augmented on two goroutines each
+// (imagerec's readers, each image drawing from its own generator),
+// shuffled and batched by the pipeline, and written into float32 CHW
+// tensors in [0, 1] by a sink. compat/mxnet's ImageRecordIter gives the
+// same under MXNet's names.
+func Example_pipeline() {
+	records := recordio.Open("testdata/mnist_t10k_1000_jpg.rec")
+	images := imagerec.Decode(records, nil, decode.Options{Channels: 3}, imagerec.Threads(2))
+	crops := imagerec.Augment(images, augment.Compose(augment.RandomCrop(24, 24), augment.RandomMirror()),
+		7, imagerec.Threads(2))
+	norm := augment.Normalize{Scale: 1.0 / 255}
+	s := sink.New(256,
+		[]sink.Field[imagerec.Example]{sink.Float32("data", []int{3, 24, 24}, func(ex imagerec.Example, dst []float32) {
+			norm.Into(dst, ex.Image, false, nil)
+		})},
+		[]sink.Field[imagerec.Example]{sink.Float32("softmax_label", nil, func(ex imagerec.Example, dst []float32) {
+			dst[0] = ex.Label[0]
+		})})
+	feed := pipeline.Tensorize(pipeline.From(crops).Shuffle(500, 7), s, batch.Pad).Buffered(2)
+	for epoch, pass := range feed.Epochs(context.Background(), 2) {
+		images := 0
+		for b, err := range pass {
+			if err != nil {
+				fmt.Println(err)
+				return
+			}
+			if images == 0 {
+				fmt.Println("epoch", epoch, b.Data[0].Name, b.Data[0].Shape, b.Label[0].Name, b.Label[0].Shape)
+			}
+			images += b.Len() - b.Padded
+			b.Release()
 		}
-		fmt.Println(b.Data[0].Shape, "labels", b.Label[0].F32[:5], "padded", b.Padded)
-		b.Release() // done with it: its memory may hold a later batch
+		fmt.Println(images, "images")
 	}
 	// Output:
-	// [data float32[256 3 28 28]] [softmax_label float32[256]]
-	// [256 3 28 28] labels [7 2 1 0 4] padded 0
-	// [256 3 28 28] labels [2 8 2 6 8] padded 0
-	// [256 3 28 28] labels [2 2 6 3 2] padded 0
-	// [256 3 28 28] labels [1 6 4 7 1] padded 24
+	// epoch 0 data [256 3 24 24] softmax_label [256]
+	// 1000 images
+	// epoch 1 data [256 3 24 24] softmax_label [256]
+	// 1000 images
 }
 
 // Decode turns records into decoded images with their labels.
 func ExampleDecode() {
 	records := recordio.Open("testdata/mnist_t10k_1000_png_gray.rec")
-	images := stage.Take(imagerec.Decode(records), 3)
+	images := pipeline.From(imagerec.Decode(records, nil, decode.Options{})).Take(3)
 	for ex, err := range images.All(context.Background()) {
 		if err != nil {
 			fmt.Println(err)
@@ -67,14 +78,14 @@ func ExampleDecode() {
 // result depends on the seed and the sample, not on the thread count.
 func ExampleAugment() {
 	records := recordio.Open("testdata/mnist_t10k_1000_png_gray.rec")
-	images := imagerec.Decode(records, imagerec.Channels(3))
+	images := imagerec.Decode(records, nil, decode.Options{Channels: 3})
 	augmented := imagerec.Augment(images,
 		augment.Compose(
 			augment.Resize(32, augment.Bilinear),
 			augment.RandomCrop(24, 24),
 			augment.RandomMirror(),
 		),
-		imagerec.Seed(1), imagerec.Threads(2),
+		1, imagerec.Threads(2), // the seed, the goroutines
 	)
 	n := 0
 	for ex, err := range augmented.All(context.Background()) {
@@ -95,9 +106,9 @@ func ExampleAugment() {
 
 // DecodeRecord parses one record's header and decodes its image.
 func ExampleDecodeRecord() {
-	recs, _ := source.Collect(context.Background(), stage.Take(recordio.Open("testdata/mnist_t10k_1000_jpg_multilabel.rec"), 2))
+	recs, _ := source.Collect(context.Background(), pipeline.From(recordio.Open("testdata/mnist_t10k_1000_jpg_multilabel.rec")).Take(2))
 	for _, rec := range recs {
-		ex, err := imagerec.DecodeRecord(rec, imagerec.Channels(1))
+		ex, err := imagerec.DecodeRecord(rec, nil, decode.Options{Channels: 1})
 		fmt.Println(ex.ID, ex.Label, ex.Image.Shape(), err)
 	}
 	// Output:
@@ -117,40 +128,4 @@ func ExampleParseList() {
 	// 0 [7] train/a.jpg
 	// 1 [2 0.5] train/b c.jpg
 	// <nil> bad.lst: line 1: imagerec: bad .lst file: 2 tab-separated fields, want index, label(s) and path
-}
-
-func ExampleNewLabels() {
-	entries := []imagerec.ListEntry{{Index: 5, Labels: []float32{1, 9}}, {Index: 2, Labels: []float32{0, 8}}}
-	labels, _ := imagerec.NewLabels(entries, 1)
-	l, ok := labels.Lookup(2)
-	fmt.Println(l, ok)
-	// Output: [0] true
-}
-
-// DType int8 gives MXNet's int8 batches: each pixel less its rounded
-// per-channel mean, saturated to [-128, 127].
-func ExampleDType_int8() {
-	it, err := imagerec.New("testdata/mnist_t10k_1000_png_gray.rec",
-		imagerec.DataShape(1, 28, 28), imagerec.Batch(500),
-		imagerec.Normalize(augment.Normalize{Mean: [4]float32{127.5}}),
-		imagerec.DType(sample.Int8),
-	)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(it.ProvideData())
-	for b, err := range it.All(context.Background()) {
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		px := b.Data[0].I8
-		fmt.Println(b.Data[0].Shape, "min", slices.Min(px), "max", slices.Max(px))
-		b.Release()
-	}
-	// Output:
-	// [data int8[500 1 28 28]]
-	// [500 1 28 28] min -128 max 127
-	// [500 1 28 28] min -128 max 127
 }

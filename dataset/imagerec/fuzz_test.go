@@ -34,7 +34,7 @@ func FuzzDecodeRecord(f *testing.F) {
 		channels := []int{0, 1, 3, 4}[ch%4]
 		for _, dec := range recimages.Decoders() {
 			rec := recordio.Record{File: "fuzz.rec", Offset: 64, Index: 2, Data: payload}
-			ex, err := imagerec.DecodeRecord(rec, imagerec.Decoder(dec), imagerec.Channels(channels), imagerec.MaxPixels(1<<20))
+			ex, err := imagerec.DecodeRecord(rec, dec, decode.Options{Channels: channels, MaxPixels: 1 << 20})
 			if err != nil {
 				var re *tensorfeed.Error
 				if !errors.As(err, &re) || re.Record != 2 || re.Offset != 64 || re.Path != "fuzz.rec" {

@@ -7,10 +7,10 @@ import (
 	"slices"
 )
 
-// HeaderSize is the size of the fixed part of an image record's header:
+// headerSize is the size of the fixed part of an image record's header:
 // uint32 flag, float32 label, uint64 id, uint64 id2, little-endian (MXNet's
 // IRHeader, struct format 'IfQQ').
-const HeaderSize = 24
+const headerSize = 24
 
 // ErrHeader is wrapped by errors about a record payload whose header cannot
 // be read: too short, or a flag asking for more labels than the record holds.
@@ -44,12 +44,12 @@ func ParseRecord(payload []byte) (Header, []byte, error) {
 // ParseRecordInto is ParseRecord into an existing header whose Labels slice
 // it reuses, so that a loop over records does not allocate.
 func ParseRecordInto(h *Header, payload []byte) (image []byte, err error) {
-	if len(payload) < HeaderSize {
+	if len(payload) < headerSize {
 		return nil, fmt.Errorf("%w: record of %d bytes is shorter than the %d-byte header",
-			ErrHeader, len(payload), HeaderSize)
+			ErrHeader, len(payload), headerSize)
 	}
 	flag := binary.LittleEndian.Uint32(payload)
-	if room := uint64(len(payload)-HeaderSize) / 4; uint64(flag) > room {
+	if room := uint64(len(payload)-headerSize) / 4; uint64(flag) > room {
 		return nil, fmt.Errorf("%w: flag %d asks for %d labels, but the %d-byte record has room for %d",
 			ErrHeader, flag, flag, len(payload), room)
 	}
@@ -60,13 +60,13 @@ func ParseRecordInto(h *Header, payload []byte) (image []byte, err error) {
 	h.Labels = h.Labels[:0]
 	if flag == 0 {
 		h.Labels = nil
-		return payload[HeaderSize:], nil
+		return payload[headerSize:], nil
 	}
 	h.Labels = slices.Grow(h.Labels, int(flag))
 	for i := range int(flag) {
-		h.Labels = append(h.Labels, math.Float32frombits(binary.LittleEndian.Uint32(payload[HeaderSize+4*i:])))
+		h.Labels = append(h.Labels, math.Float32frombits(binary.LittleEndian.Uint32(payload[headerSize+4*i:])))
 	}
-	return payload[HeaderSize+4*int(flag):], nil
+	return payload[headerSize+4*int(flag):], nil
 }
 
 // AppendLabels appends the record's labels to dst: Labels when Flag > 0,
@@ -78,15 +78,12 @@ func (h Header) AppendLabels(dst []float32) []float32 {
 	return append(dst, h.Labels...)
 }
 
-// Encode returns the header's bytes: the 24 fixed bytes, then the labels.
-// The flag written is len(h.Labels), whatever h.Flag says, as
-// mxnet.recordio.pack does.
-func (h Header) Encode() []byte { return AppendRecord(nil, h, nil) }
-
 // AppendRecord appends a whole record payload, header then image bytes, to
-// dst and returns the extended slice. ParseRecord reads it back.
+// dst and returns the extended slice. ParseRecord reads it back. The flag
+// written is len(h.Labels), whatever h.Flag says, as mxnet.recordio.pack
+// does.
 func AppendRecord(dst []byte, h Header, image []byte) []byte {
-	dst = slices.Grow(dst, HeaderSize+4*len(h.Labels)+len(image))
+	dst = slices.Grow(dst, headerSize+4*len(h.Labels)+len(image))
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(h.Labels)))
 	dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(h.Label))
 	dst = binary.LittleEndian.AppendUint64(dst, h.ID)

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
@@ -22,17 +21,9 @@ type ListEntry struct {
 }
 
 // ReadList reads the .lst file at path (see ParseList). path may be an
-// s3:// or http(s):// URL, read through package storage as [Storage] says
-// (the other options do not apply).
-func ReadList(path string, opts ...Option) ([]ListEntry, error) {
-	var c config
-	option.Apply(&c, opts)
-	return readList(context.Background(), path, c.storage)
-}
-
-// readList reads the .lst file at path, a URL through storage with sopts.
-func readList(ctx context.Context, path string, sopts []storage.Option) ([]ListEntry, error) {
-	f, err := openFile(ctx, path, sopts)
+// s3:// or http(s):// URL, read through package storage with opts.
+func ReadList(path string, opts ...storage.Option) ([]ListEntry, error) {
+	f, err := openFile(context.Background(), path, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -112,9 +103,9 @@ func parseListLine(s string) (ListEntry, string) {
 	return ListEntry{Index: idx, Labels: labels, Path: path}, ""
 }
 
-// AppendListLine appends e as one .lst line, the way im2rec writes it:
+// appendListLine appends e as one .lst line, the way im2rec writes it:
 // "index\tlabel\t...\tpath\n" with labels printed with 6 decimals.
-func AppendListLine(dst []byte, e ListEntry) []byte {
+func appendListLine(dst []byte, e ListEntry) []byte {
 	dst = strconv.AppendUint(dst, e.Index, 10)
 	for _, l := range e.Labels {
 		dst = append(dst, '\t')
@@ -130,57 +121,12 @@ func WriteList(w io.Writer, entries []ListEntry) error {
 	bw := bufio.NewWriter(w)
 	var line []byte
 	for _, e := range entries {
-		line = AppendListLine(line[:0], e)
+		line = appendListLine(line[:0], e)
 		if _, err := bw.Write(line); err != nil {
 			return err
 		}
 	}
 	return bw.Flush()
-}
-
-// Labels maps an image id to its labels: what ImageRecordIter does with a
-// .lst file (path_imglist), so that labels come from the list by the id a
-// record carries, not by the record's position.
-type Labels struct {
-	width int
-	byID  map[uint64][]float32
-}
-
-// NewLabels keeps the first width labels of every entry. An entry with
-// fewer than width labels, or an index that appears twice, is an error
-// wrapping ErrList. NewLabels panics if width < 1.
-func NewLabels(entries []ListEntry, width int) (*Labels, error) {
-	if width < 1 {
-		panic(fmt.Sprintf("imagerec: NewLabels: label width %d < 1", width))
-	}
-	flat := make([]float32, 0, len(entries)*width)
-	m := make(map[uint64][]float32, len(entries))
-	for i, e := range entries {
-		if len(e.Labels) < width {
-			return nil, fmt.Errorf("%w: entry %d (index %d) has %d labels, label width is %d",
-				ErrList, i, e.Index, len(e.Labels), width)
-		}
-		if _, dup := m[e.Index]; dup {
-			return nil, fmt.Errorf("%w: index %d appears twice", ErrList, e.Index)
-		}
-		n := len(flat)
-		flat = append(flat, e.Labels[:width]...)
-		m[e.Index] = flat[n : n+width : n+width]
-	}
-	return &Labels{width: width, byID: m}, nil
-}
-
-// Width returns the number of labels per image.
-func (l *Labels) Width() int { return l.width }
-
-// Len returns the number of images.
-func (l *Labels) Len() int { return len(l.byID) }
-
-// Lookup returns the labels of the image with the given id. The slice is
-// shared: do not modify it.
-func (l *Labels) Lookup(id uint64) ([]float32, bool) {
-	v, ok := l.byID[id]
-	return v, ok
 }
 
 // clip shortens a field quoted in an error message.

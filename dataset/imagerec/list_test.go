@@ -101,33 +101,3 @@ func TestListMatchesRecords(t *testing.T) {
 		}
 	}
 }
-
-func TestLabels(t *testing.T) {
-	entries := []imagerec.ListEntry{
-		{Index: 10, Labels: []float32{1, 2, 3}},
-		{Index: 7, Labels: []float32{4, 5}},
-	}
-	l, err := imagerec.NewLabels(entries, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, ok := l.Lookup(10); !ok || !reflect.DeepEqual(got, []float32{1, 2}) {
-		t.Errorf("Lookup(10) = %v, %v", got, ok)
-	}
-	if got, ok := l.Lookup(7); !ok || !reflect.DeepEqual(got, []float32{4, 5}) {
-		t.Errorf("Lookup(7) = %v, %v", got, ok)
-	}
-	if _, ok := l.Lookup(0); ok {
-		t.Error("Lookup(0) found a label")
-	}
-	if l.Width() != 2 || l.Len() != 2 {
-		t.Errorf("Width %d Len %d", l.Width(), l.Len())
-	}
-	if _, err := imagerec.NewLabels(entries, 3); !errors.Is(err, imagerec.ErrList) {
-		t.Errorf("width 3 with a 2-label entry: %v", err)
-	}
-	dup := append(entries, imagerec.ListEntry{Index: 7, Labels: []float32{0, 0}})
-	if _, err := imagerec.NewLabels(dup, 1); !errors.Is(err, imagerec.ErrList) {
-		t.Errorf("duplicate index: %v", err)
-	}
-}

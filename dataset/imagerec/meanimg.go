@@ -1,18 +1,14 @@
 package imagerec
 
 import (
-	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/cause"
-	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // MXNet's NDArray file format (NDArray::Save of a list, as mx.nd.save
@@ -274,41 +270,4 @@ func WriteMeanImage(path string, shape []int, mean []float32) error {
 		os.Remove(tmp.Name())
 	}
 	return err
-}
-
-// readMeanImage reads the mean image file at path for images of shape
-// (c, h, w). It reads no more than such a file can hold, so a huge file
-// costs no memory. path may be a URL, read through storage with sopts; a
-// missing URL is an error (only a local path may name a mean image still
-// to be computed and saved), which does not wrap fs.ErrNotExist.
-func readMeanImage(ctx context.Context, path string, shape [3]int, sopts []storage.Option) ([]float32, error) {
-	f, err := openFile(ctx, path, sopts)
-	if storage.IsRemote(path) && errors.Is(err, storage.ErrNotFound) {
-		return nil, fmt.Errorf("imagerec: MeanImg %s does not exist: a mean image is computed and saved only to a local path: %w", path, err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	elems := shape[0] * shape[1] * shape[2]
-	// Header, shape, context and names take well under 1 KiB.
-	limit := int64(elems)*4 + 4096
-	var data []byte
-	if f.Size() <= limit {
-		data, err = io.ReadAll(io.LimitReader(f, limit+1))
-		if err != nil {
-			return nil, err
-		}
-	}
-	if f.Size() > limit || int64(len(data)) > limit {
-		return nil, meanImageError(path, limit, fmt.Sprintf("larger than a mean image of shape %v can be", shape))
-	}
-	got, mean, err := ParseMeanImage(data, path)
-	if err != nil {
-		return nil, err
-	}
-	if len(got) != 3 || got[0] != shape[0] || got[1] != shape[1] || got[2] != shape[2] {
-		return nil, meanImageError(path, 0, fmt.Sprintf("shape %v, DataShape is %v", got, shape))
-	}
-	return mean, nil
 }

@@ -4,103 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed"
-	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/image/augment"
-	"github.com/tensorfeed/tensorfeed/sample"
 )
-
-// TestMeanImg checks MXNet's mean_img: when the file is missing, the first
-// pass computes the per-pixel mean of the data, saves it in MXNet's NDArray
-// format and subtracts it; a later Iter reads the saved file.
-func TestMeanImg(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "mean.nd")
-	cfg := mnistConfig()
-	cfg.Batch.Last = batch.Keep
-	it, err := imagerec.New(cfg.Data.RecPath, append(cfg.opts(), imagerec.MeanImg(path))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(path); err == nil {
-		t.Fatal("New wrote the mean image; the first pass should")
-	}
-	got := pass(t, it)
-
-	// The mean of the raw pixels, computed here.
-	raw := cfg
-	raw.Backend.DType = sample.Uint8
-	per := 3 * 28 * 28
-	sum := make([]float64, per)
-	n := 0
-	for _, b := range pass(t, newIter(t, raw)) {
-		for r := range b.Len() {
-			for i, v := range b.Data[0].U8[r*per : (r+1)*per] {
-				sum[i] += float64(v)
-			}
-			n++
-		}
-	}
-	want := make([]float32, per)
-	for i := range sum {
-		want[i] = float32(sum[i] / float64(n))
-	}
-
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	shape, mean, err := imagerec.ParseMeanImage(data, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(shape, []int{3, 28, 28}) || !slices.Equal(mean, want) {
-		t.Fatalf("saved mean image: shape %v, values differ: %v", shape, !slices.Equal(mean, want))
-	}
-
-	withMean := cfg
-	withMean.Norm = augment.Normalize{MeanImage: want}
-	if !sameBatches(got, pass(t, newIter(t, withMean))) {
-		t.Error("the first pass does not subtract the computed mean image")
-	}
-	again, err := imagerec.New(cfg.Data.RecPath, append(cfg.opts(), imagerec.MeanImg(path))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !sameBatches(got, pass(t, again)) {
-		t.Error("an Iter reading the saved mean image gives other batches")
-	}
-}
-
-func TestMeanImgErrors(t *testing.T) {
-	dir := t.TempDir()
-	cfg := mnistConfig()
-	wrong := filepath.Join(dir, "wrong.nd")
-	if err := imagerec.WriteMeanImage(wrong, []int{1, 28, 28}, make([]float32, 28*28)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := imagerec.New(cfg.Data.RecPath, append(cfg.opts(), imagerec.MeanImg(wrong))...); !errors.Is(err, imagerec.ErrMeanImage) {
-		t.Errorf("a mean image of another shape: %v", err)
-	}
-	both := cfg
-	both.Norm = augment.Normalize{MeanImage: make([]float32, 3*28*28)}
-	if _, err := imagerec.New(cfg.Data.RecPath, append(both.opts(), imagerec.MeanImg(filepath.Join(dir, "m.nd")))...); err == nil {
-		t.Error("MeanImg with Normalize's MeanImage: no error")
-	}
-	// A missing directory: the pass that should save it fails.
-	it, err := imagerec.New(cfg.Data.RecPath, append(cfg.opts(), imagerec.MeanImg(filepath.Join(dir, "no", "m.nd")))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := passErr(it); err == nil {
-		t.Error("saving into a missing directory: no error")
-	}
-}
 
 // nd builds an NDArray list file by hand.
 type nd []byte

@@ -1,23 +1,29 @@
 package imagerec_test
 
 import (
+	"bytes"
 	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/recimages"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-// Decode with SkipBad lists every bad record through OnSkip and yields the
+const mnistJPG = "mnist_t10k_1000_jpg"
+
+// Decode with OnBad lists every bad record through OnSkip and yields the
 // good ones in order, for any thread count; without it the first bad
 // record ends the pass; a framing error ends it whatever the policy.
 func TestDecodeSkipBad(t *testing.T) {
 	bad := []int{2, 5, 9}
-	rec, _, _, offs := mixedRec(t, 12, bad...)
+	rec, offs := mixedRec(t, 12, bad...)
 	for _, threads := range []int{1, 3} {
 		var reported []int
 		opts := []imagerec.Option{imagerec.Threads(threads), imagerec.OnBad(source.SkipBad(1, source.OnSkip(func(err error) {
@@ -27,7 +33,7 @@ func TestDecodeSkipBad(t *testing.T) {
 			}
 			reported = append(reported, int(re.Record))
 		})))}
-		d := imagerec.Decode(recordio.Open(rec), opts...)
+		d := imagerec.Decode(recordio.Open(rec), nil, decode.Options{}, opts...)
 		exs, err := source.Collect(t.Context(), d)
 		if err != nil {
 			t.Fatal(err)
@@ -49,7 +55,7 @@ func TestDecodeSkipBad(t *testing.T) {
 			t.Errorf("threads %d: Skipped() = %v", threads, d)
 		}
 
-		_, err = source.Collect(t.Context(), imagerec.Decode(recordio.Open(rec), imagerec.Threads(threads)))
+		_, err = source.Collect(t.Context(), imagerec.Decode(recordio.Open(rec), nil, decode.Options{}, imagerec.Threads(threads)))
 		var re *tensorfeed.Error
 		if !errors.As(err, &re) || re.Record != 2 {
 			t.Errorf("threads %d, no policy: %v, want the error of record 2", threads, err)
@@ -63,8 +69,54 @@ func TestDecodeSkipBad(t *testing.T) {
 	if err := os.WriteFile(rec, append(b, 1, 2, 3, 4, 5, 6, 7, 8), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = source.Collect(t.Context(), imagerec.Decode(recordio.Open(rec), imagerec.OnBad(source.SkipBad(1))))
+	_, err = source.Collect(t.Context(), imagerec.Decode(recordio.Open(rec), nil, decode.Options{}, imagerec.OnBad(source.SkipBad(1))))
 	if !errors.Is(err, recordio.ErrFormat) {
 		t.Errorf("framing error with SkipBad(1): %v, want it to end the pass", err)
 	}
+}
+
+// mixedRec writes n records of the MNIST test file with the records at the
+// bad positions broken (a truncated JPEG, or a header whose flag runs past
+// the record). It returns the .rec path, its .idx path, the path of a .rec
+// holding only the good records, and the offsets of all records. (Here:
+// the .rec path and the offsets; compat/mxnet's copy writes all four.)
+func mixedRec(t *testing.T, n int, bad ...int) (rec string, offs []int64) {
+	t.Helper()
+	src := recimages.Records(t, tdPath(mnistJPG, ".rec"))
+	var all [][]byte
+	for i := range n {
+		p := src[i].Data
+		if slices.Contains(bad, i) {
+			b := slices.Clone(p)
+			if i%2 == 0 {
+				b = b[:len(b)-200]
+			} else {
+				b[0], b[1] = 0xff, 0xff
+			}
+			all = append(all, b)
+			continue
+		}
+		all = append(all, p)
+	}
+	return writeRec(t, all...)
+}
+
+// writeRec writes payloads as a .rec file and returns its path and the
+// offset of each record.
+func writeRec(t testing.TB, payloads ...[]byte) (string, []int64) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := recordio.NewWriter(&buf)
+	var offs []int64
+	for _, p := range payloads {
+		offs = append(offs, w.Tell())
+		if err := w.Write(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "bad.rec")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, offs
 }

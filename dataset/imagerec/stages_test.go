@@ -16,6 +16,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/internal/testkit/recimages"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
@@ -35,8 +36,8 @@ func collect(t *testing.T, r source.Reader[imagerec.Example]) []imagerec.Example
 func TestDecodeStage(t *testing.T) {
 	path := tdPath("mnist_t10k_1000_png_gray", ".rec")
 	rows := readTSV(t, "mnist_t10k_1000_png_gray")
-	one := collect(t, stage.Take(imagerec.Decode(recordio.Open(path)), 300))
-	three := collect(t, stage.Take(imagerec.Decode(recordio.Open(path), imagerec.Threads(3)), 300))
+	one := collect(t, stage.Take(imagerec.Decode(recordio.Open(path), nil, decode.Options{}), 300))
+	three := collect(t, stage.Take(imagerec.Decode(recordio.Open(path), nil, decode.Options{}, imagerec.Threads(3)), 300))
 	if len(one) != 300 || !reflect.DeepEqual(one, three) {
 		t.Fatalf("1 and 3 threads differ (%d, %d examples)", len(one), len(three))
 	}
@@ -45,13 +46,18 @@ func TestDecodeStage(t *testing.T) {
 			t.Fatalf("example %d: %+v", i, ex)
 		}
 	}
-	// Labels from a .lst by id.
-	entries, _ := imagerec.ReadList(tdPath("mnist_t10k_1000_jpg_multilabel", ".lst"))
-	labels, err := imagerec.NewLabels(entries, 2)
+	// Labels from a .lst by id: a map of the entries, applied by the
+	// pipeline (compat/mxnet's path_imglist does the same inside).
+	entries, err := imagerec.ReadList(tdPath("mnist_t10k_1000_jpg_multilabel", ".lst"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	exs := collect(t, stage.Take(imagerec.Decode(recordio.Open(path), imagerec.LabelsFrom(labels), imagerec.Channels(3)), 5))
+	byID := map[uint64][]float32{}
+	for _, e := range entries {
+		byID[e.Index] = e.Labels[:2]
+	}
+	decoded := pipeline.From(imagerec.Decode(recordio.Open(path), nil, decode.Options{Channels: 3})).Take(5)
+	exs := collect(t, pipeline.Map(decoded, func(ex imagerec.Example) imagerec.Example { ex.Label = byID[ex.ID]; return ex }))
 	for i, ex := range exs {
 		if !slices.Equal(ex.Label, entries[i].Labels[:2]) || ex.Image.Channels != 3 {
 			t.Errorf("example %d: labels %v, channels %d", i, ex.Label, ex.Image.Channels)
@@ -68,7 +74,7 @@ func TestDecodeStageError(t *testing.T) {
 	for _, threads := range []int{1, 2} {
 		var got []imagerec.Example
 		var err error
-		for ex, e := range imagerec.Decode(recordio.Open(path), imagerec.Threads(threads)).All(context.Background()) {
+		for ex, e := range imagerec.Decode(recordio.Open(path), nil, decode.Options{}, imagerec.Threads(threads)).All(context.Background()) {
 			if e != nil {
 				err = e
 				break
@@ -86,10 +92,10 @@ func TestDecodeStageError(t *testing.T) {
 // the number of threads.
 func TestAugmentStage(t *testing.T) {
 	path := tdPath("mnist_t10k_1000_png_gray", ".rec")
-	src := stage.Take(imagerec.Decode(recordio.Open(path), imagerec.Channels(3)), 200)
+	src := stage.Take(imagerec.Decode(recordio.Open(path), nil, decode.Options{Channels: 3}), 200)
 	augs := []augment.Aug{augment.RandomCrop(20, 20), augment.RandomMirror(), augment.ColorJitter(5, 5, 5)}
-	r1 := imagerec.Augment(src, augment.Compose(augs...), imagerec.Seed(9))
-	r4 := imagerec.Augment(src, augment.Compose(augs...), imagerec.Seed(9), imagerec.Threads(4))
+	r1 := imagerec.Augment(src, augment.Compose(augs...), 9)
+	r4 := imagerec.Augment(src, augment.Compose(augs...), 9, imagerec.Threads(4))
 	a0, a1 := collect(t, r1), collect(t, r1)
 	b0, b1 := collect(t, r4), collect(t, r4)
 	if !reflect.DeepEqual(a0, b0) || !reflect.DeepEqual(a1, b1) {
@@ -99,7 +105,7 @@ func TestAugmentStage(t *testing.T) {
 		t.Error("epochs 0 and 1 are the same")
 	}
 	// The epoch can come from the context.
-	e1, err := source.Collect(source.WithEpoch(context.Background(), 1), imagerec.Augment(src, augment.Compose(augs...), imagerec.Seed(9)))
+	e1, err := source.Collect(source.WithEpoch(context.Background(), 1), imagerec.Augment(src, augment.Compose(augs...), 9))
 	if err != nil || !reflect.DeepEqual(e1, a1) {
 		t.Errorf("epoch 1 from the context differs from the second pass: %v", err)
 	}
@@ -111,13 +117,13 @@ func TestAugmentStage(t *testing.T) {
 // An error from a step names the example; a panic in a step with threads
 // becomes a *tensorfeed.PanicError.
 func TestAugmentStageErrors(t *testing.T) {
-	src := stage.Take(imagerec.Decode(recordio.Open(tdPath(mnistJPG, ".rec"))), 20)
-	_, err := source.Collect(context.Background(), imagerec.Augment(src, augment.Compose(augment.CenterCrop(30, 30))))
+	src := stage.Take(imagerec.Decode(recordio.Open(tdPath(mnistJPG, ".rec")), nil, decode.Options{}), 20)
+	_, err := source.Collect(context.Background(), imagerec.Augment(src, augment.Compose(augment.CenterCrop(30, 30)), 0))
 	if !errors.Is(err, decode.ErrSize) || !strings.Contains(err.Error(), "example 0 (id 0)") {
 		t.Errorf("crop too large: %v", err)
 	}
 	boom := func(img sample.Image, r *rand.Rand) (sample.Image, error) { panic("boom") }
-	_, err = source.Collect(context.Background(), imagerec.Augment(src, augment.Compose(boom), imagerec.Threads(2)))
+	_, err = source.Collect(context.Background(), imagerec.Augment(src, augment.Compose(boom), 0, imagerec.Threads(2)))
 	var pe *tensorfeed.PanicError
 	if !errors.As(err, &pe) {
 		t.Errorf("panic in a step: %v", err)
@@ -136,13 +142,13 @@ func TestStagesContract(t *testing.T) {
 	augs := augment.Compose(augment.RandomCrop(24, 24), augment.RandomMirror())
 	for name, st := range map[string]func(source.Reader[recordio.Record]) source.Reader[imagerec.Example]{
 		"decode": func(r source.Reader[recordio.Record]) source.Reader[imagerec.Example] {
-			return imagerec.Decode(r)
+			return imagerec.Decode(r, nil, decode.Options{})
 		},
 		"decode threads": func(r source.Reader[recordio.Record]) source.Reader[imagerec.Example] {
-			return imagerec.Decode(r, imagerec.Threads(3), imagerec.OnBad(source.SkipBad(0.5)))
+			return imagerec.Decode(r, nil, decode.Options{}, imagerec.Threads(3), imagerec.OnBad(source.SkipBad(0.5)))
 		},
 		"augment threads": func(r source.Reader[recordio.Record]) source.Reader[imagerec.Example] {
-			return imagerec.Augment(imagerec.Decode(r, imagerec.Channels(3)), augs, imagerec.Seed(3), imagerec.Threads(2))
+			return imagerec.Augment(imagerec.Decode(r, nil, decode.Options{Channels: 3}), augs, 3, imagerec.Threads(2))
 		},
 	} {
 		if err := sourcetest.TestStage(st, input); err != nil {

@@ -16,14 +16,12 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/compat/mxnet"
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 	"github.com/tensorfeed/tensorfeed/examples/internal/resume"
-	"github.com/tensorfeed/tensorfeed/image/augment"
 	imgrid "github.com/tensorfeed/tensorfeed/internal/grid"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/pipeline"
-	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
 type config struct {
@@ -98,29 +96,23 @@ func idxPath(cfg config) string {
 	return ""
 }
 
-// iterOptions maps the example's flags to ImageRecordIter options.
-func iterOptions(cfg config, idx string) []imagerec.Option {
-	opts := []imagerec.Option{
-		imagerec.Index(idx),
-		imagerec.DataShape(cfg.Shape[0], cfg.Shape[1], cfg.Shape[2]),
-		imagerec.Shuffle(cfg.Seed),
-		imagerec.Batch(cfg.BatchSize), imagerec.LastBatch(batch.Pad),
-		imagerec.Resize(cfg.Resize),
-		imagerec.Affine(augment.Affine{MaxRotateAngle: cfg.Rotate,
-			MinRandomScale: float32(cfg.MinScale), MaxRandomScale: float32(cfg.MaxScale)}),
-		imagerec.Pad(cfg.Pad),
-		imagerec.RandCrop(),
+// iterParams maps the example's flags to MXNet's ImageRecordIter
+// parameters.
+func iterParams(cfg config, idx string) mxnet.Params {
+	return mxnet.Params{
+		"path_imgrec": cfg.RecPath, "path_imgidx": idx,
+		"data_shape": cfg.Shape,
+		"shuffle":    true, "seed": cfg.Seed,
+		"batch_size": cfg.BatchSize, "round_batch": batch.Pad,
+		"resize":           cfg.Resize,
+		"max_rotate_angle": cfg.Rotate, "min_random_scale": cfg.MinScale, "max_random_scale": cfg.MaxScale,
+		"pad": cfg.Pad, "fill_value": 0,
+		"rand_crop": true, "rand_mirror": cfg.Mirror,
 		// Pixels scaled to [0, 1], with a little random contrast and
-		// illumination, as ImageRecordIter's max_random_contrast and
-		// max_random_illumination do.
-		imagerec.Normalize(augment.Normalize{Scale: 1.0 / 255, MaxRandomContrast: 0.2, MaxRandomIllumination: 20}),
-		imagerec.Threads(cfg.Threads),
-		imagerec.Prefetch(cfg.Prefetch),
+		// illumination.
+		"scale": 1.0 / 255, "max_random_contrast": 0.2, "max_random_illumination": 20,
+		"preprocess_threads": cfg.Threads, "prefetch_buffer": cfg.Prefetch,
 	}
-	if cfg.Mirror {
-		opts = append(opts, imagerec.RandMirror())
-	}
-	return opts
 }
 
 func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error) {
@@ -144,17 +136,17 @@ func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error
 	}
 	ctx = tensorfeed.WithLogger(ctx, cfg.Log)
 	idx := idxPath(cfg)
-	it, err := imagerec.New(cfg.RecPath, iterOptions(cfg, idx)...)
+	// The iterator's state kind holds every parameter that decides its
+	// stream, so a checkpoint of other flags is refused naming the
+	// parameter.
+	p, err := mxnet.ImageRecordIter(ctx, iterParams(cfg, idx))
 	if err != nil {
 		return nil, err
 	}
 	cfg.Log.Info("ImageRecordIter", zap.String("rec", cfg.RecPath), zap.String("idx", idx),
-		zap.Stringers("data", it.ProvideData()), zap.Stringers("label", it.ProvideLabel()),
+		zap.String("data", fmt.Sprintf("data float32%v", append([]int{cfg.BatchSize}, cfg.Shape[:]...))),
+		zap.String("label", fmt.Sprintf("softmax_label float32[%d]", cfg.BatchSize)),
 		zap.Int("threads", threads(cfg.Threads)))
-	// The iterator's state kind holds every parameter that decides its
-	// stream, so a checkpoint of other flags is refused naming the
-	// parameter.
-	p := pipeline.From[*tensor.Batch](it, pipeline.WithName("imagerec"))
 	feed, err := resume.Start(ctx, cfg.Run, p, cfg.Epochs)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package imagerec_test
+package mxnet
 
 import (
 	"bytes"
@@ -32,9 +32,9 @@ func mnistConfig() iterConfig {
 	}
 }
 
-func newIter(t testing.TB, cfg iterConfig) *imagerec.Iter {
+func newIter(t testing.TB, cfg iterConfig) *recIter {
 	t.Helper()
-	it, err := imagerec.New(cfg.Data.RecPath, cfg.opts()...)
+	it, err := newRec(cfg.Data.RecPath, cfg.opts()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func newIter(t testing.TB, cfg iterConfig) *imagerec.Iter {
 }
 
 // pass collects one pass of it.
-func pass(t testing.TB, it *imagerec.Iter) []*tensor.Batch {
+func pass(t testing.TB, it *recIter) []*tensor.Batch {
 	t.Helper()
 	var out []*tensor.Batch
 	for b, err := range it.All(context.Background()) {
@@ -106,15 +106,15 @@ func TestIterMNIST(t *testing.T) {
 	recs := recimages.Records(t, tdPath(mnistJPG, ".rec"))
 	per := 3 * 28 * 28
 	for _, i := range []int{0, 1, 500, 999} {
-		ex, err := imagerec.DecodeRecord(recs[i], imagerec.Channels(3))
+		ex, err := imagerec.DecodeRecord(recs[i], nil, decode.Options{Channels: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := make([]float32, per)
-		augment.ToCHW(want, ex.Image)
+		(&augment.Normalize{}).Into(want, ex.Image, false, nil)
 		got := bs[i/128].Data[0].F32[(i%128)*per : (i%128+1)*per]
 		if !slices.Equal(got, want) {
-			t.Fatalf("image %d differs from DecodeRecord + ToCHW", i)
+			t.Fatalf("image %d differs from DecodeRecord + a zero Normalize", i)
 		}
 	}
 	// Padding repeats the first images.
@@ -243,7 +243,7 @@ func writeList(t testing.TB, path string, entries []imagerec.ListEntry) {
 	}
 }
 
-func passErr(it *imagerec.Iter) error {
+func passErr(it *recIter) error {
 	for _, err := range it.All(context.Background()) {
 		if err != nil {
 			return err
@@ -343,7 +343,7 @@ func TestIterGrayAndUint8(t *testing.T) {
 	}
 	bs := pass(t, it)
 	recs := recimages.Records(t, cfg.Data.RecPath)
-	ex, err := imagerec.DecodeRecord(recs[5])
+	ex, err := imagerec.DecodeRecord(recs[5], nil, decode.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -546,24 +546,24 @@ func TestNewIterErrors(t *testing.T) {
 		"no rec":      {func(c *iterConfig) { c.Data.RecPath = "" }, ".rec path is empty"},
 		"missing rec": {func(c *iterConfig) { c.Data.RecPath = "nope.rec" }, "nope.rec"},
 		"channels":    {func(c *iterConfig) { c.Data.Shape[0] = 2 }, "channels must be 1, 3 or 4"},
-		"batch":       {func(c *iterConfig) { c.Batch.Size = 0 }, "Batch 0"},
-		"parts":       {func(c *iterConfig) { c.Data.ShardCount, c.Data.ShardIndex = 2, 2 }, "Shard(2, 2)"},
-		"crop sizes":  {func(c *iterConfig) { c.Aug.MinCropSize, c.Aug.MaxCropSize = 20, 10 }, "CropSize(20, 10)"},
+		"batch":       {func(c *iterConfig) { c.Batch.Size = 0 }, "batch_size 0 < 1"},
+		"parts":       {func(c *iterConfig) { c.Data.ShardCount, c.Data.ShardIndex = 2, 2 }, "part_index 2 of num_parts 2"},
+		"crop sizes":  {func(c *iterConfig) { c.Aug.MinCropSize, c.Aug.MaxCropSize = 20, 10 }, "min_crop_size 20, max_crop_size 10"},
 		"scale":       {func(c *iterConfig) { c.Aug.MinRandomScale, c.Aug.MaxRandomScale = 2, 1 }, "affine"},
-		"mean image":  {func(c *iterConfig) { c.Norm.MeanImage = make([]float32, 5) }, "MeanImage"},
+		"mean image":  {func(c *iterConfig) { c.Norm.MeanImage = make([]float32, 5) }, "shape [5], data_shape is [3 28 28]"},
 		"dtype":       {func(c *iterConfig) { c.Backend.DType = sample.Int32 }, "DType"},
 		"bad lst":     {func(c *iterConfig) { c.Data.ListPath = tdPath(mnistJPG, ".rec") }, "is not an unsigned integer"},
 	} {
 		cfg := mnistConfig()
 		c.mod(&cfg)
-		_, err := imagerec.New(cfg.Data.RecPath, cfg.opts()...)
+		_, err := newRec(cfg.Data.RecPath, cfg.opts()...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want it to mention %q", name, err, c.want)
 		}
 	}
 	// Several problems are reported together.
-	_, err := imagerec.New("")
-	if err == nil || !strings.Contains(err.Error(), ".rec path") || !strings.Contains(err.Error(), "Batch 0") {
+	_, err := newRec("")
+	if err == nil || !strings.Contains(err.Error(), ".rec path") || !strings.Contains(err.Error(), "batch_size is required") {
 		t.Errorf("empty config: %v", err)
 	}
 }

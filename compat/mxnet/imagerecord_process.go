@@ -1,4 +1,4 @@
-package imagerec
+package mxnet
 
 import (
 	"image"
@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
@@ -16,7 +17,7 @@ import (
 // processor turns one record into one row of a batch: parse, decode,
 // augment, normalise, written straight into the batch's tensors.
 type processor struct {
-	cfg *config
+	cfg *recConfig
 	// direct: no step changes the geometry before the crop, so the decoder
 	// crops (the Go decoder then converts only the crop's pixels).
 	direct bool
@@ -30,6 +31,8 @@ type processor struct {
 	scratch sync.Pool
 	// draws holds idle *draw values.
 	draws sync.Pool
+	// pad adds pad pixels of fill on every side.
+	pad augment.Aug
 }
 
 // draw is a worker's generator and crop callback, made once and reseeded
@@ -62,8 +65,8 @@ func (p *processor) getDraw(epoch, index int) *draw {
 	return d
 }
 
-func newProcessor(cfg *config) *processor {
-	p := &processor{cfg: cfg}
+func newProcessor(cfg *recConfig) *processor {
+	p := &processor{cfg: cfg, pad: augment.Pad(cfg.pad, cfg.fill)}
 	p.direct = cfg.resize == 0 && !cfg.affine.Enabled() && cfg.pad == 0 && cfg.maxCropSize == 0
 	if rd, ok := cfg.decoder.(decode.RegionDecoder); ok && p.direct && !cfg.jitter() {
 		p.region = rd
@@ -75,7 +78,7 @@ func newProcessor(cfg *config) *processor {
 }
 
 // jitter reports whether a colour jitter is configured.
-func (c *config) jitter() bool { return c.randomH != 0 || c.randomS != 0 || c.randomL != 0 }
+func (c *recConfig) jitter() bool { return c.randomH != 0 || c.randomS != 0 || c.randomL != 0 }
 
 // run processes rec for the given epoch into one row of data (f32, u8 or
 // i8, by dtype) and of label. Its random draws come from
@@ -85,7 +88,7 @@ func (c *config) jitter() bool { return c.randomH != 0 || c.randomS != 0 || c.ra
 // nothing.
 func (p *processor) run(rec recordio.Record, epoch int, f32 []float32, u8 []uint8, i8 []int8, label []float32) error {
 	cfg := p.cfg
-	h, data, err := ParseRecord(rec.Data)
+	h, data, err := imagerec.ParseRecord(rec.Data)
 	if err != nil {
 		return recordErr(rec, err)
 	}
@@ -140,12 +143,13 @@ func (p *processor) run(rec recordio.Record, epoch int, f32 []float32, u8 []uint
 	}
 	augment.JitterInPlace(img, cfg.randomH, cfg.randomS, cfg.randomL, r) // img is this call's own
 	mirror := p.mirror(r)
+	whole := image.Rect(0, 0, img.Width, img.Height)
 	switch {
 	case u8 != nil:
-		augment.ToCHWUint8(u8, img, mirror)
+		augment.ToCHWUint8Rect(u8, img, whole, mirror)
 	case i8 != nil:
 		px := p.pixels(len(i8))
-		augment.ToCHWUint8(*px, img, false)
+		augment.ToCHWUint8Rect(*px, img, whole, false)
 		p.int8(i8, *px, mirror)
 		p.scratch.Put(px)
 	default:
@@ -224,7 +228,7 @@ func (p *processor) image(data []byte, d *draw) (sample.Image, error) {
 		}
 	}
 	if cfg.pad > 0 {
-		img = augment.PadImage(img, cfg.pad, cfg.fill)
+		img, _ = p.pad(img, nil) // cannot fail
 	}
 	if cfg.maxCropSize > 0 {
 		size := cfg.minCropSize + r.IntN(cfg.maxCropSize-cfg.minCropSize+1)

@@ -1,4 +1,4 @@
-package imagerec
+package mxnet
 
 import (
 	"fmt"
@@ -24,19 +24,19 @@ import (
 
 // kind names the Iter in states: every parameter that decides its batches'
 // content, derived from the configuration (internal/kind), so that a
-// parameter added to config is in the kind without a line here and a
+// parameter added to recConfig is in the kind without a line here and a
 // checkpoint of other augmentation is refused naming it. Left out: where
 // the data is (the checkpoint's data digest covers the files), how it is
 // read (threads, prefetch, limits, storage, the decoder) and the shard,
 // which resume may change.
-func (it *Iter) kind() string {
-	return kind.Of("imagerec", it.cfg, "idxPath", "listPath", "recPaths", "idxPaths", "shardCount", "shardIdx",
-		"labels", "meanImgPath", "computeMean", "threads", "prefetch", "decoder", "maxDecodeBytes", "channels", "maxPixels", "storage")
+func (it *recIter) kind() string {
+	return kind.Of("ImageRecordIter", it.cfg, "recArg", "idxPath", "listPath", "recPaths", "idxPaths", "shardCount", "shardIdx",
+		"labels", "meanImgPath", "computeMean", "threads", "prefetch", "decoder", "maxDecodeBytes", "storage")
 }
 
-// StateAt returns {imagerec(...), the record batches' state after n}, or
-// {imagerec(...), [n]} (a replay) under a bad-record policy.
-func (it *Iter) StateAt(epoch int, n int64) (source.State, error) {
+// StateAt returns {ImageRecordIter(...), the record batches' state after n}, or
+// {ImageRecordIter(...), [n]} (a replay) under a bad-record policy.
+func (it *recIter) StateAt(epoch int, n int64) (source.State, error) {
 	if it.cfg.skipBad != nil {
 		return source.State{Kind: it.kind(), Pos: []int64{n}}, nil
 	}
@@ -50,7 +50,7 @@ func (it *Iter) StateAt(epoch int, n int64) (source.State, error) {
 // Resume returns an Iter whose next pass continues the pass st was taken
 // from. It shares the batches' memory with it: Release hands a batch of
 // either back to both.
-func (it *Iter) Resume(st source.State) (source.Reader[*tensor.Batch], error) {
+func (it *recIter) Resume(st source.State) (source.Reader[*tensor.Batch], error) {
 	if it.cfg.skipBad != nil {
 		if err := st.Check(it.kind(), 1, 0); err != nil {
 			return nil, err
@@ -72,8 +72,8 @@ func (it *Iter) Resume(st source.State) (source.Reader[*tensor.Batch], error) {
 }
 
 // sibling returns an Iter like it that reads batches of records from b.
-func (it *Iter) sibling(b source.Reader[batch.Batch[recordio.Record]]) *Iter {
-	return &Iter{recPath: it.recPath, cfg: it.cfg, proc: it.proc, batches: b, free: it.free, idx: it.idx, root: it.owner()}
+func (it *recIter) sibling(b source.Reader[batch.Batch[recordio.Record]]) *recIter {
+	return &recIter{recPath: it.recPath, cfg: it.cfg, proc: it.proc, batches: b, free: it.free, idx: it.idx, root: it.owner()}
 }
 
 func (ir *indexedRecords) kind() string {

@@ -1,4 +1,4 @@
-package imagerec_test
+package mxnet
 
 import (
 	"context"
@@ -74,7 +74,7 @@ func BenchmarkDecodeRecords(b *testing.B) {
 		b.ReportAllocs()
 		cpu0 := processCPU()
 		for i := 0; i < b.N; i++ {
-			if _, err := imagerec.DecodeRecord(recs[i%len(recs)], imagerec.Channels(3)); err != nil {
+			if _, err := imagerec.DecodeRecord(recs[i%len(recs)], nil, decode.Options{Channels: 3}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -83,7 +83,7 @@ func BenchmarkDecodeRecords(b *testing.B) {
 	b.Run("reader", func(b *testing.B) {
 		b.ReportAllocs()
 		cpu0 := processCPU()
-		r := imagerec.Decode(recordio.Open(path), imagerec.Channels(3))
+		r := imagerec.Decode(recordio.Open(path), nil, decode.Options{Channels: 3})
 		n := 0
 		for n < b.N {
 			for _, err := range r.All(context.Background()) {
@@ -108,12 +108,12 @@ func BenchmarkPipeline(b *testing.B) {
 	for _, dec := range recimages.Decoders() {
 		for _, threads := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/threads=%d", dec.Name(), threads), func(b *testing.B) {
-				it, err := imagerec.New(path, imagerec.DataShape(3, 224, 224), imagerec.Seed(1),
-					imagerec.Batch(128), imagerec.LastBatch(batch.Pad),
-					imagerec.RandCrop(), imagerec.RandMirror(),
-					imagerec.Normalize(augment.Normalize{Mean: [4]float32{123.68, 116.28, 103.53},
+				it, err := newRec(path, oDataShape(3, 224, 224), oSeed(1),
+					oBatch(128), oLastBatch(batch.Pad),
+					oRandCrop(), oRandMirror(),
+					oNormalize(augment.Normalize{Mean: [4]float32{123.68, 116.28, 103.53},
 						Std: [4]float32{58.395, 57.12, 57.375}}),
-					imagerec.Threads(threads), imagerec.Decoder(dec), imagerec.DType(sample.Float32))
+					oThreads(threads), oDecoder(dec), oDType(sample.Float32))
 				if err != nil {
 					b.Fatal(err)
 				}

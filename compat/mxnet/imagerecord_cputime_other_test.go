@@ -1,6 +1,6 @@
 //go:build !unix
 
-package imagerec_test
+package mxnet
 
 import "time"
 

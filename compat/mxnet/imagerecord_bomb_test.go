@@ -1,4 +1,4 @@
-package imagerec_test
+package mxnet
 
 import (
 	"errors"

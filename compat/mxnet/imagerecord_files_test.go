@@ -1,6 +1,7 @@
-package imagerec_test
+package mxnet
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,7 +24,7 @@ func splitRec(t testing.TB, dir string, cuts ...int) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := recordio.ReadIndex(tdPath(mnistJPG, ".idx"))
+	ix, err := recordio.ReadIndex(context.Background(), tdPath(mnistJPG, ".idx"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestNewSeveralRecFilesErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := mnistConfig()
 			c.Data.RecPath, c.Data.IdxPath = tc.rec, tc.idx
-			_, err := imagerec.New(c.Data.RecPath, c.opts()...)
+			_, err := newRec(c.Data.RecPath, c.opts()...)
 			if err == nil || !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("got %v, want an error saying %q", err, tc.msg)
 			}

@@ -1,8 +1,7 @@
-package imagerec_test
+package mxnet
 
 import (
 	"github.com/tensorfeed/tensorfeed/batch"
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/sample"
@@ -36,24 +35,12 @@ type batchOptions struct {
 	Last batch.Policy
 }
 
-const (
-	cropCenter = iota
-	cropRandom
-	cropFixed
-)
-
-const (
-	mirrorNone = iota
-	mirrorRandom
-	mirrorAlways
-)
-
 type augOptions struct {
 	Resize                         int
-	Crop                           int
+	Crop                           cropMode
 	CropX, CropY                   int
 	MinCropSize, MaxCropSize       int
-	Mirror                         int
+	Mirror                         mirrorMode
 	MaxRotateAngle, Rotate         int
 	MaxShearRatio, MaxAspectRatio  float32
 	MinRandomScale, MaxRandomScale float32
@@ -72,43 +59,43 @@ type backendOptions struct {
 	MaxDecodeBytes int64
 }
 
-func (c iterConfig) opts() []imagerec.Option {
+func (c iterConfig) opts() []recOpt {
 	d, a, b := c.Data, c.Aug, c.Backend
-	o := []imagerec.Option{
-		imagerec.DataShape(d.Shape[0], d.Shape[1], d.Shape[2]),
-		imagerec.Batch(c.Batch.Size), imagerec.LastBatch(c.Batch.Last),
-		imagerec.Index(d.IdxPath), imagerec.List(d.ListPath), imagerec.LabelWidth(d.LabelWidth),
-		imagerec.Seed(d.Seed), imagerec.ShuffleBuffer(d.ShuffleBuffer), imagerec.OnBad(d.SkipBad),
-		imagerec.Resize(a.Resize), imagerec.CropSize(a.MinCropSize, a.MaxCropSize),
-		imagerec.Affine(augment.Affine{MaxRotateAngle: a.MaxRotateAngle, Rotate: a.Rotate,
+	o := []recOpt{
+		oDataShape(d.Shape[0], d.Shape[1], d.Shape[2]),
+		oBatch(c.Batch.Size), oLastBatch(c.Batch.Last),
+		oIndex(d.IdxPath), oList(d.ListPath), oLabelWidth(d.LabelWidth),
+		oSeed(d.Seed), oShuffleBuffer(d.ShuffleBuffer), oOnBad(d.SkipBad),
+		oResize(a.Resize), oCropSize(a.MinCropSize, a.MaxCropSize),
+		oAffine(augment.Affine{MaxRotateAngle: a.MaxRotateAngle, Rotate: a.Rotate,
 			MaxShearRatio: a.MaxShearRatio, MaxAspectRatio: a.MaxAspectRatio,
 			MinRandomScale: a.MinRandomScale, MaxRandomScale: a.MaxRandomScale,
 			MinImgSize: a.MinImgSize, MaxImgSize: a.MaxImgSize}),
-		imagerec.Pad(a.Pad), imagerec.Fill(a.Fill), imagerec.RandomHSL(a.RandomH, a.RandomS, a.RandomL),
-		imagerec.Interp(a.Interp), imagerec.Normalize(c.Norm),
-		imagerec.Threads(b.Threads), imagerec.DType(b.DType), imagerec.Decoder(b.Decoder),
-		imagerec.MaxDecodeBytes(b.MaxDecodeBytes),
+		oPad(a.Pad), oFill(a.Fill), oRandomHSL(a.RandomH, a.RandomS, a.RandomL),
+		oInterp(a.Interp), oNormalize(c.Norm),
+		oThreads(b.Threads), oDType(b.DType), oDecoder(b.Decoder),
+		oMaxDecodeBytes(b.MaxDecodeBytes),
 	}
 	if d.ShardCount != 0 || d.ShardIndex != 0 {
-		o = append(o, imagerec.Shard(d.ShardCount, d.ShardIndex))
+		o = append(o, oShard(d.ShardCount, d.ShardIndex))
 	}
 	if d.Shuffle {
-		o = append(o, imagerec.Shuffle(d.Seed))
+		o = append(o, oShuffle(d.Seed))
 	}
 	if b.Prefetch != 0 {
-		o = append(o, imagerec.Prefetch(max(b.Prefetch, 0)))
+		o = append(o, oPrefetch(max(b.Prefetch, 0)))
 	}
 	switch a.Crop {
 	case cropRandom:
-		o = append(o, imagerec.RandCrop())
+		o = append(o, oRandCrop())
 	case cropFixed:
-		o = append(o, imagerec.CropAt(a.CropX, a.CropY))
+		o = append(o, oCropAt(a.CropX, a.CropY))
 	}
 	switch a.Mirror {
 	case mirrorRandom:
-		o = append(o, imagerec.RandMirror())
+		o = append(o, oRandMirror())
 	case mirrorAlways:
-		o = append(o, imagerec.Mirror())
+		o = append(o, oMirror())
 	}
 	return o
 }

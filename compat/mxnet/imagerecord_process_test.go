@@ -1,4 +1,4 @@
-package imagerec_test
+package mxnet
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/batch"
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -27,10 +26,10 @@ func TestIterPlanarMatchesRegion(t *testing.T) {
 	}
 	norm := augment.Normalize{Mean: [4]float32{33, 35.5, 40}, Std: [4]float32{70, 75, 80}, Scale: 1.5,
 		MaxRandomContrast: 0.3, MaxRandomIllumination: 20}
-	iter := func(d decode.Decoder) *imagerec.Iter {
-		it, err := imagerec.New(tdPath("mnist_t10k_1000_jpg", ".rec"), imagerec.DataShape(3, 20, 17), imagerec.Seed(3),
-			imagerec.Batch(32), imagerec.LastBatch(batch.Pad), imagerec.RandCrop(), imagerec.RandMirror(),
-			imagerec.Normalize(norm), imagerec.Threads(2), imagerec.Decoder(d))
+	iter := func(d decode.Decoder) *recIter {
+		it, err := newRec(tdPath("mnist_t10k_1000_jpg", ".rec"), oDataShape(3, 20, 17), oSeed(3),
+			oBatch(32), oLastBatch(batch.Pad), oRandCrop(), oRandMirror(),
+			oNormalize(norm), oThreads(2), oDecoder(d))
 		if err != nil {
 			t.Fatal(err)
 		}

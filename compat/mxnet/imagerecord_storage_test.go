@@ -1,10 +1,9 @@
-package imagerec_test
+package mxnet
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -73,9 +72,9 @@ func (d *remoteData) put(t *testing.T, key, path string) string {
 }
 
 // passOf collects one pass of a new Iter over recPath.
-func passOf(t *testing.T, recPath string, opts ...imagerec.Option) []*tensor.Batch {
+func passOf(t *testing.T, recPath string, opts ...recOpt) []*tensor.Batch {
 	t.Helper()
-	it, err := imagerec.New(recPath, opts...)
+	it, err := newRec(recPath, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,11 +86,11 @@ func passOf(t *testing.T, recPath string, opts ...imagerec.Option) []*tensor.Bat
 // random crops and mirrors.
 func TestRemoteBatchesMatchLocal(t *testing.T) {
 	d := newRemoteData(t)
-	base := []imagerec.Option{imagerec.DataShape(3, 24, 24), imagerec.Batch(100), imagerec.LastBatch(batch.Pad),
-		imagerec.Seed(9), imagerec.RandCrop(), imagerec.RandMirror(), imagerec.Threads(2), imagerec.Storage(d.opts...),
-		imagerec.Normalize(augment.Normalize{Mean: [4]float32{120, 110, 100}, Std: [4]float32{60, 60, 60}})}
-	with := func(more ...imagerec.Option) []imagerec.Option {
-		return append(append([]imagerec.Option(nil), base...), more...)
+	base := []recOpt{oDataShape(3, 24, 24), oBatch(100), oLastBatch(batch.Pad),
+		oSeed(9), oRandCrop(), oRandMirror(), oThreads(2), oStorage(d.opts...),
+		oNormalize(augment.Normalize{Mean: [4]float32{120, 110, 100}, Std: [4]float32{60, 60, 60}})}
+	with := func(more ...recOpt) []recOpt {
+		return append(append([]recOpt(nil), base...), more...)
 	}
 	for _, name := range []string{mnistJPG, "mnist_t10k_1000_png_gray"} {
 		rec, idx := d.put(t, "td/"+name+".rec", tdPath(name, ".rec")), d.put(t, "td/"+name+".idx", tdPath(name, ".idx"))
@@ -101,12 +100,12 @@ func TestRemoteBatchesMatchLocal(t *testing.T) {
 				t.Errorf("%s: batches differ from the local ones", u)
 			}
 		}
-		want = passOf(t, tdPath(name, ".rec"), with(imagerec.Index(tdPath(name, ".idx")), imagerec.Shuffle(3))...)
-		if got := passOf(t, rec, with(imagerec.Index(idx), imagerec.Shuffle(3))...); !sameBatches(got, want) {
+		want = passOf(t, tdPath(name, ".rec"), with(oIndex(tdPath(name, ".idx")), oShuffle(3))...)
+		if got := passOf(t, rec, with(oIndex(idx), oShuffle(3))...); !sameBatches(got, want) {
 			t.Errorf("%s shuffled through %s: batches differ from the local ones", rec, idx)
 		}
-		want = passOf(t, tdPath(name, ".rec"), with(imagerec.Index(tdPath(name, ".idx")), imagerec.Shard(3, 1))...)
-		if got := passOf(t, rec, with(imagerec.Index("s3://data/td"), imagerec.Shard(3, 1))...); !sameBatches(got, want) {
+		want = passOf(t, tdPath(name, ".rec"), with(oIndex(tdPath(name, ".idx")), oShard(3, 1))...)
+		if got := passOf(t, rec, with(oIndex("s3://data/td"), oShard(3, 1))...); !sameBatches(got, want) {
 			t.Errorf("%s, shard 1 of 3, .idx by directory URL: batches differ from the local ones", rec)
 		}
 	}
@@ -133,7 +132,7 @@ func TestRemoteListsAndFiles(t *testing.T) {
 	}
 	d.put(t, "set/a.idx", tdPath(mnistJPG, ".idx")) // not a .rec: never listed
 	d.put(t, "set/sub/c.rec", tdPath(mnistJPG, ".rec"))
-	opts := []imagerec.Option{imagerec.DataShape(3, 28, 28), imagerec.Batch(128), imagerec.Storage(d.opts...), imagerec.Threads(2)}
+	opts := []recOpt{oDataShape(3, 28, 28), oBatch(128), oStorage(d.opts...), oThreads(2)}
 	want := passOf(t, dir, opts...)
 	for _, arg := range []string{"s3://data/set", "s3://data/set/", "s3://data/set/*.rec", "s3://data/set/a.rec;s3://data/set/b.rec"} {
 		if got := passOf(t, arg, opts...); !sameBatches(got, want) {
@@ -141,17 +140,17 @@ func TestRemoteListsAndFiles(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"s3://data/none", "s3://data/set/*.jpg"} {
-		if _, err := imagerec.New(bad, opts...); err == nil || !strings.Contains(err.Error(), "no .rec object") {
+		if _, err := newRec(bad, opts...); err == nil || !strings.Contains(err.Error(), "no .rec object") {
 			t.Errorf("New(%s): %v", bad, err)
 		}
 	}
-	if _, err := imagerec.New(d.http+"/", opts...); err == nil || !strings.Contains(err.Error(), "cannot be listed") {
+	if _, err := newRec(d.http+"/", opts...); err == nil || !strings.Contains(err.Error(), "cannot be listed") {
 		t.Errorf("New of an HTTP directory: %v", err)
 	}
 
 	// The .lst from S3 gives the labels the local one does.
 	lst := d.put(t, "m.lst", tdPath(mnistJPG, ".lst"))
-	got, err := imagerec.ReadList(lst, imagerec.Storage(d.opts...))
+	got, err := imagerec.ReadList(lst, d.opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,22 +159,22 @@ func TestRemoteListsAndFiles(t *testing.T) {
 		t.Fatalf("ReadList(%s): %d entries, local %d (%v)", lst, len(got), len(local), err)
 	}
 	rec := d.put(t, "m.rec", tdPath(mnistJPG, ".rec"))
-	labelled := []imagerec.Option{imagerec.DataShape(3, 28, 28), imagerec.Batch(128), imagerec.LabelWidth(1)}
-	wantL := passOf(t, tdPath(mnistJPG, ".rec"), append(labelled, imagerec.List(tdPath(mnistJPG, ".lst")))...)
-	if gotL := passOf(t, rec, append(labelled, imagerec.List(lst), imagerec.Storage(d.opts...))...); !sameBatches(gotL, wantL) {
+	labelled := []recOpt{oDataShape(3, 28, 28), oBatch(128), oLabelWidth(1)}
+	wantL := passOf(t, tdPath(mnistJPG, ".rec"), append(labelled, oList(tdPath(mnistJPG, ".lst")))...)
+	if gotL := passOf(t, rec, append(labelled, oList(lst), oStorage(d.opts...))...); !sameBatches(gotL, wantL) {
 		t.Error("batches labelled by a remote .lst differ from the local ones")
 	}
 
 	// A mean image saved locally and read back from S3.
 	meanPath := filepath.Join(t.TempDir(), "mean.nd")
-	gray := []imagerec.Option{imagerec.DataShape(1, 28, 28), imagerec.Batch(500)}
+	gray := []recOpt{oDataShape(1, 28, 28), oBatch(500)}
 	grayRec := tdPath("mnist_t10k_1000_png_gray", ".rec")
-	wantM := passOf(t, grayRec, append(gray, imagerec.MeanImg(meanPath))...) // computes and saves it
+	wantM := passOf(t, grayRec, append(gray, oMeanImg(meanPath))...) // computes and saves it
 	meanURL := d.put(t, "mean.nd", meanPath)
-	if gotM := passOf(t, grayRec, append(gray, imagerec.MeanImg(meanURL), imagerec.Storage(d.opts...))...); !sameBatches(gotM, wantM) {
+	if gotM := passOf(t, grayRec, append(gray, oMeanImg(meanURL), oStorage(d.opts...))...); !sameBatches(gotM, wantM) {
 		t.Error("batches normalised by a remote mean image differ from the local ones")
 	}
-	_, err = imagerec.New(grayRec, append(gray, imagerec.MeanImg("s3://data/nope.nd"), imagerec.Storage(d.opts...))...)
+	_, err = newRec(grayRec, append(gray, oMeanImg("s3://data/nope.nd"), oStorage(d.opts...))...)
 	if !errors.Is(err, storage.ErrNotFound) || !strings.Contains(err.Error(), "s3://data/nope.nd does not exist") {
 		t.Errorf("missing remote mean image: %v", err)
 	}
@@ -192,17 +191,17 @@ func TestRemoteStorageOption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := []imagerec.Option{imagerec.DataShape(3, 28, 28), imagerec.Batch(128), imagerec.Seed(2), imagerec.RandMirror(), imagerec.Threads(2)}
-	with := func(more ...imagerec.Option) []imagerec.Option {
-		return append(append([]imagerec.Option(nil), base...), more...)
+	base := []recOpt{oDataShape(3, 28, 28), oBatch(128), oSeed(2), oRandMirror(), oThreads(2)}
+	with := func(more ...recOpt) []recOpt {
+		return append(append([]recOpt(nil), base...), more...)
 	}
 	for _, sopts := range [][]storage.Option{s3.Options(), s3.Options(storage.WithCache(cache))} {
 		want := passOf(t, tdPath(mnistJPG, ".rec"), with()...)
-		if got := passOf(t, rec, with(imagerec.Storage(sopts...))...); !sameBatches(got, want) {
+		if got := passOf(t, rec, with(oStorage(sopts...))...); !sameBatches(got, want) {
 			t.Error("in order: batches differ from the local ones")
 		}
-		want = passOf(t, tdPath(mnistJPG, ".rec"), with(imagerec.Index(tdPath(mnistJPG, ".idx")), imagerec.Shuffle(4))...)
-		if got := passOf(t, rec, with(imagerec.Index(idx), imagerec.Shuffle(4), imagerec.Storage(sopts...))...); !sameBatches(got, want) {
+		want = passOf(t, tdPath(mnistJPG, ".rec"), with(oIndex(tdPath(mnistJPG, ".idx")), oShuffle(4))...)
+		if got := passOf(t, rec, with(oIndex(idx), oShuffle(4), oStorage(sopts...))...); !sameBatches(got, want) {
 			t.Error("shuffled through the .idx: batches differ from the local ones")
 		}
 	}
@@ -214,7 +213,7 @@ func TestRemoteStorageOption(t *testing.T) {
 	// stay in the pool, as a goroutine the contract's check counts.
 	single := &http.Transport{DisableKeepAlives: true}
 	defer single.CloseIdleConnections()
-	it, err := imagerec.New(rec, with(imagerec.Index(idx), imagerec.Shuffle(1), imagerec.Storage(s3.Options(storage.Transport(single))...))...)
+	it, err := newRec(rec, with(oIndex(idx), oShuffle(1), oStorage(s3.Options(storage.Transport(single))...))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,8 +225,8 @@ func TestRemoteStorageOption(t *testing.T) {
 // A missing .rec or .idx is an error naming its URL.
 func TestRemoteMissing(t *testing.T) {
 	d := newRemoteData(t)
-	opts := []imagerec.Option{imagerec.DataShape(3, 28, 28), imagerec.Batch(128)}
-	it, err := imagerec.New(d.http+"/nope.rec", opts...)
+	opts := []recOpt{oDataShape(3, 28, 28), oBatch(128)}
+	it, err := newRec(d.http+"/nope.rec", opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,38 +236,8 @@ func TestRemoteMissing(t *testing.T) {
 		}
 		break
 	}
-	_, err = imagerec.New(d.http+"/"+mnistJPG+".rec", append(opts, imagerec.Index(d.http+"/nope.idx"))...)
+	_, err = newRec(d.http+"/"+mnistJPG+".rec", append(opts, oIndex(d.http+"/nope.idx"))...)
 	if !errors.Is(err, storage.ErrNotFound) || !strings.Contains(err.Error(), d.http+"/nope.idx") {
 		t.Errorf("missing .idx: %v", err)
 	}
-}
-
-// Storage reaches files by URL, here from an HTTP server on 127.0.0.1
-// that serves the package's test files: the .rec, and its .lst read
-// through the given transport.
-func ExampleStorage() {
-	srv := httptest.NewServer(http.FileServer(http.Dir(testdata)))
-	defer srv.Close()
-	tr := &http.Transport{}
-	defer tr.CloseIdleConnections()
-
-	it, err := imagerec.New(srv.URL+"/mnist_t10k_1000_jpg.rec",
-		imagerec.DataShape(3, 28, 28), imagerec.Batch(500),
-		imagerec.List(srv.URL+"/mnist_t10k_1000_jpg.lst"),
-		imagerec.Storage(storage.Transport(tr)))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for b, err := range it.All(context.Background()) {
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		fmt.Println(b.Data[0].Shape, b.Label[0].F32[:3])
-		b.Release()
-	}
-	// Output:
-	// [500 3 28 28] [7 2 1]
-	// [500 3 28 28] [3 9 5]
 }

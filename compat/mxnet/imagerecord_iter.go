@@ -1,4 +1,4 @@
-package imagerec
+package mxnet
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"iter"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -14,7 +15,9 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/internal/inputsplit"
 	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -36,9 +39,9 @@ import (
 // batch belongs to the consumer; its Release hands the memory back to the
 // Iter, which fills it again with a later batch, so a consumer that
 // releases every batch allocates no batch memory in steady state.
-type Iter struct {
+type recIter struct {
 	recPath string
-	cfg     *config
+	cfg     *recConfig
 	proc    *processor
 	batches source.Reader[batch.Batch[recordio.Record]]
 	epochs  source.Epochs
@@ -46,46 +49,45 @@ type Iter struct {
 	idx     []*recordio.Index // the .idx of each .rec, checked against it every pass
 	skipped atomic.Int64
 	meanMu  sync.Mutex // held while the mean image is computed
-	root    *Iter      // a resumed Iter: the Iter it was made from
+	root    *recIter   // a resumed Iter: the Iter it was made from
 	partial bool       // a resumed Iter whose passes start part way: it may read none of the index
 }
 
-// New checks opts, reads the .lst and .idx files they name, and returns an
-// Iter over the image records of the .rec file at recPath (path_imgrec).
-// recPath may also be a ";"-separated list of .rec files or a directory,
-// whose .rec files are read in the order of their names; the files of a
-// pass are read one after another as one stream (see Shard and Index).
-// DataShape and Batch are required. Nothing else is opened until a pass
-// starts. Bad options give an error that lists every problem.
-func New(recPath string, opts ...Option) (*Iter, error) {
-	c, err := newConfig(recPath, opts)
+// newRecIter checks p, reads the .lst, .idx and mean image files it
+// names, and returns the iterator; nothing else is opened until a pass
+// starts.
+func newRecIter(ctx context.Context, p Params) (*recIter, error) {
+	c, err := parseImageRecord(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	var idx []*recordio.Index
-	for _, p := range c.idxPaths {
-		x, err := recordio.ReadIndexContext(context.Background(), p, recordio.Storage(c.storage...))
+	for _, path := range c.idxPaths {
+		x, err := recordio.ReadIndex(ctx, path, recordio.Storage(c.storage...))
 		if err != nil {
 			return nil, err
 		}
 		idx = append(idx, x)
 	}
-	return build(recPath, c, idx), nil
+	return build(c.recArg, c, idx), nil
 }
 
 // build returns the Iter of a checked configuration.
-func build(recPath string, c *config, idx []*recordio.Index) *Iter {
+func build(recPath string, c *recConfig, idx []*recordio.Index) *recIter {
 	var records source.Reader[recordio.Record]
 	switch {
 	case c.shuffle && idx != nil:
 		records = &indexedRecords{paths: c.recPaths, seed: c.seed, epochs: new(source.Epochs)}
 	default:
-		records = recordio.Records(c.recPaths, recordio.Shard(c.shardCount, c.shardIdx), recordio.Storage(c.storage...))
+		// The paths, resolved once, as Open's list; the part of
+		// num_parts is dmlc's byte range of their concatenation.
+		records = recordio.Open(strings.Join(c.recPaths, ";"), inputsplit.RecordIO(c.shardCount, c.shardIdx).(recordio.Option),
+			recordio.Storage(c.storage...))
 		if c.shuffle {
 			records = stage.Shuffle(records, c.shuffleBuffer, c.seed)
 		}
 	}
-	it := &Iter{
+	it := &recIter{
 		recPath: recPath,
 		cfg:     c,
 		proc:    newProcessor(c),
@@ -97,7 +99,7 @@ func build(recPath string, c *config, idx []*recordio.Index) *Iter {
 }
 
 // ProvideData describes the data tensor of a full batch.
-func (it *Iter) ProvideData() []tensor.Desc {
+func (it *recIter) ProvideData() []tensor.Desc {
 	s := it.cfg.shape
 	return []tensor.Desc{{Name: it.cfg.dataName, Shape: []int{it.cfg.batchSize, s[0], s[1], s[2]},
 		DType: it.cfg.dtype}}
@@ -105,11 +107,11 @@ func (it *Iter) ProvideData() []tensor.Desc {
 
 // ProvideLabel describes the label tensor of a full batch: (N) for one
 // label per image, else (N, LabelWidth).
-func (it *Iter) ProvideLabel() []tensor.Desc {
+func (it *recIter) ProvideLabel() []tensor.Desc {
 	return []tensor.Desc{{Name: it.cfg.labelName, Shape: it.labelShape(it.cfg.batchSize), DType: sample.Float32}}
 }
 
-func (it *Iter) labelShape(n int) []int {
+func (it *recIter) labelShape(n int) []int {
 	if w := it.cfg.labelWidth; w > 1 {
 		return []int{n, w}
 	}
@@ -120,7 +122,7 @@ func (it *Iter) labelShape(n int) []int {
 // tensor.Recycler and is called by the batch's Release, never directly.
 // A short batch cut from a full batch's memory goes back as a full one;
 // other batches are left to the garbage collector.
-func (it *Iter) Recycle(b *tensor.Batch) {
+func (it *recIter) Recycle(b *tensor.Batch) {
 	if b == nil || len(b.Data) != 1 || len(b.Label) != 1 {
 		return
 	}
@@ -135,7 +137,7 @@ func (it *Iter) Recycle(b *tensor.Batch) {
 
 // setRows makes b's tensors n rows of their memory, when it holds that
 // many; it reports whether it did.
-func (it *Iter) setRows(b *tensor.Batch, n int) bool {
+func (it *recIter) setRows(b *tensor.Batch, n int) bool {
 	s := it.cfg.shape
 	per := s[0] * s[1] * s[2]
 	d, l := &b.Data[0], &b.Label[0]
@@ -169,7 +171,7 @@ func (it *Iter) setRows(b *tensor.Batch, n int) bool {
 // newBatch returns a batch of n images, recycled when it can (a short
 // batch takes the first rows of a full one), whose Release hands it back
 // to the Iter.
-func (it *Iter) newBatch(n, padded int) *tensor.Batch {
+func (it *recIter) newBatch(n, padded int) *tensor.Batch {
 	s := it.cfg.shape
 	per := s[0] * s[1] * s[2]
 	dt := it.cfg.dtype
@@ -204,7 +206,7 @@ func (it *Iter) newBatch(n, padded int) *tensor.Batch {
 
 // owner returns the Iter whose batches these are: it, or the Iter a
 // resumed one was made from, so both hand memory back to one place.
-func (it *Iter) owner() *Iter {
+func (it *recIter) owner() *recIter {
 	if it.root != nil {
 		return it.root
 	}
@@ -213,7 +215,7 @@ func (it *Iter) owner() *Iter {
 
 // Skipped returns how many bad records the Iter's passes skipped under
 // SkipBad, over all passes. It implements source.SkipCounted.
-func (it *Iter) Skipped() int64 { return it.skipped.Load() }
+func (it *recIter) Skipped() int64 { return it.skipped.Load() }
 
 // job is one image to process into row slot of out.
 type job struct {
@@ -253,7 +255,7 @@ func shardOffsets(ctx context.Context, recPaths []string, idx []*recordio.Index,
 		sizes[i] = size
 		total += size
 	}
-	begin, end := recordio.ShardRange(total, count, index)
+	begin, end := inputsplit.ShardRange(total, count, index)
 	var at int64 // offset of file i in the concatenation
 	for i, p := range recPaths {
 		lo, hi := begin-at, end-at
@@ -280,7 +282,7 @@ func checkIndex(ctx context.Context, path string, idx *recordio.Index, sopts []s
 // yielded once and ends the pass; record errors are *tensorfeed.Error values.
 // With SkipBad, bad records are skipped instead, within its bound. The
 // consumer calls Release on each batch when done with it.
-func (it *Iter) All(ctx context.Context) iter.Seq2[*tensor.Batch, error] {
+func (it *recIter) All(ctx context.Context) iter.Seq2[*tensor.Batch, error] {
 	return func(yield func(*tensor.Batch, error) bool) {
 		if err := it.ensureMean(ctx); err != nil {
 			yield(nil, err)
@@ -289,7 +291,7 @@ func (it *Iter) All(ctx context.Context) iter.Seq2[*tensor.Batch, error] {
 		ctx, ep := it.epochs.Start(ctx)
 		c := it.cfg
 		log := tensorfeed.Logger(ctx)
-		log.Debug("imagerec: pass", zap.Int("epoch", ep), zap.String("rec", it.recPath),
+		log.Debug("mxnet: ImageRecordIter: pass", zap.Int("epoch", ep), zap.String("rec", it.recPath),
 			zap.Int("threads", c.threads), zap.String("decoder", c.decoder.Name()))
 		total := int64(-1)
 		if it.idx != nil {
@@ -384,7 +386,7 @@ func (it *Iter) All(ctx context.Context) iter.Seq2[*tensor.Batch, error] {
 // own batch, or into the tail of the batch being filled), so the batches
 // hold the same images in the same order whatever the number of threads.
 type collector struct {
-	it      *Iter
+	it      *recIter
 	per, lw int
 	count   *source.SkipCounter
 	yield   func(*tensor.Batch, error) bool
@@ -460,7 +462,7 @@ func (c *collector) end(total int64) {
 		return
 	}
 	if total > 0 && c.good == 0 && !c.it.partial {
-		c.yield(nil, fmt.Errorf("imagerec: %s: the index %s lists %d records for this pass, but none could be read: %w",
+		c.yield(nil, fmt.Errorf("mxnet: ImageRecordIter: %s: the index %s lists %d records for this pass, but none could be read: %w",
 			c.it.recPath, c.it.cfg.idxPath, total, source.ErrTooManyBad))
 	}
 }
@@ -512,7 +514,7 @@ func (ir *indexedRecords) All(ctx context.Context) iter.Seq2[recordio.Record, er
 		_, ep := ir.epochs.Start(ctx)
 		files, ok := ctx.Value(passIndexKey{}).([]fileOffsets)
 		if !ok {
-			yield(recordio.Record{}, errors.New("imagerec: internal error: an indexed pass without its checked index"))
+			yield(recordio.Record{}, errors.New("mxnet: ImageRecordIter: internal error: an indexed pass without its checked index"))
 			return
 		}
 		// Record i of the pass is offset i-first[k] of file k.
@@ -552,9 +554,9 @@ func (ir *indexedRecords) All(ctx context.Context) iter.Seq2[recordio.Record, er
 				readers[k] = rr
 			}
 			off := f.offs[i-first[k]]
-			data, err := readers[k].rr.At(off)
+			data, err := readers[k].rr.AppendAt(nil, off)
 			if err != nil {
-				yield(recordio.Record{}, fmt.Errorf("imagerec: record %d: %w", i, err))
+				yield(recordio.Record{}, fmt.Errorf("mxnet: ImageRecordIter: record %d: %w", i, err))
 				return
 			}
 			if !yield(recordio.Record{File: f.path, Offset: off, Index: i, Data: data}, nil) {
@@ -580,7 +582,7 @@ func openRandom(ctx context.Context, f *fileOffsets) (*randomFile, error) {
 
 // ensureMean computes and saves the mean image when MeanImg names a file
 // that did not exist, once, before the first pass reads any image.
-func (it *Iter) ensureMean(ctx context.Context) error {
+func (it *recIter) ensureMean(ctx context.Context) error {
 	it.meanMu.Lock()
 	defer it.meanMu.Unlock()
 	c := it.cfg
@@ -597,7 +599,7 @@ func (it *Iter) ensureMean(ctx context.Context) error {
 	n := 0
 	for b, err := range build(it.recPath, &sub, it.idx).All(ctx) {
 		if err != nil {
-			return fmt.Errorf("imagerec: computing the mean image %s: %w", c.meanImgPath, err)
+			return fmt.Errorf("mxnet: ImageRecordIter: computing the mean image %s: %w", c.meanImgPath, err)
 		}
 		px := b.Data[0].U8
 		for r := range b.Len() - b.Padded {
@@ -609,17 +611,17 @@ func (it *Iter) ensureMean(ctx context.Context) error {
 		b.Release()
 	}
 	if n == 0 {
-		return fmt.Errorf("imagerec: computing the mean image %s: no image in the data", c.meanImgPath)
+		return fmt.Errorf("mxnet: ImageRecordIter: computing the mean image %s: no image in the data", c.meanImgPath)
 	}
 	mean := make([]float32, per)
 	for i, v := range sum {
 		mean[i] = float32(v / float64(n))
 	}
 	s := c.shape
-	if err := WriteMeanImage(c.meanImgPath, []int{s[0], s[1], s[2]}, mean); err != nil {
-		return fmt.Errorf("imagerec: saving the mean image: %w", err)
+	if err := imagerec.WriteMeanImage(c.meanImgPath, []int{s[0], s[1], s[2]}, mean); err != nil {
+		return fmt.Errorf("mxnet: ImageRecordIter: saving the mean image: %w", err)
 	}
-	tensorfeed.Logger(ctx).Info("imagerec: mean image computed and saved",
+	tensorfeed.Logger(ctx).Info("mxnet: ImageRecordIter: mean image computed and saved",
 		zap.String("path", c.meanImgPath), zap.Int("images", n))
 	c.norm.MeanImage = mean
 	c.computeMean = false

@@ -1,4 +1,4 @@
-package imagerec_test
+package mxnet
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/internal/inputsplit"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/internal/testkit/recimages"
@@ -25,7 +26,7 @@ func TestIterPhotosMatchReference(t *testing.T) {
 	const parts = 24 // 64 photos
 	norm := augment.Normalize{Mean: [4]float32{123.68, 116.28, 103.53}, Std: [4]float32{58.395, 57.12, 57.375}}
 	var recs [][]byte
-	for rec, err := range recordio.Open(path, recordio.Shard(parts, 0)).All(context.Background()) {
+	for rec, err := range recordio.Open(path, inputsplit.RecordIO(parts, 0).(recordio.Option)).All(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,9 +35,9 @@ func TestIterPhotosMatchReference(t *testing.T) {
 	const size = 224
 	per := 3 * size * size
 	for _, dec := range recimages.Decoders() {
-		it, err := imagerec.New(path, imagerec.DataShape(3, size, size), imagerec.Seed(9), imagerec.Shard(parts, 0),
-			imagerec.Batch(16), imagerec.LastBatch(batch.Pad), imagerec.RandCrop(), imagerec.RandMirror(),
-			imagerec.Normalize(norm), imagerec.Threads(2), imagerec.Decoder(dec))
+		it, err := newRec(path, oDataShape(3, size, size), oSeed(9), oShard(parts, 0),
+			oBatch(16), oLastBatch(batch.Pad), oRandCrop(), oRandMirror(),
+			oNormalize(norm), oThreads(2), oDecoder(dec))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
-package imagerec_test
+package mxnet
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -26,7 +27,7 @@ func TestIterIndexMismatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.SplitAfter(strings.TrimSuffix(string(idx), "\n"), "\n")
-	ix, err := recordio.ReadIndex(tdPath(mnistJPG, ".idx"))
+	ix, err := recordio.ReadIndex(context.Background(), tdPath(mnistJPG, ".idx"))
 	if err != nil {
 		t.Fatal(err)
 	}

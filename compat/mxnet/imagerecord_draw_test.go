@@ -1,4 +1,4 @@
-package imagerec
+package mxnet
 
 import (
 	"testing"
@@ -10,7 +10,7 @@ import (
 // any seed, epoch and record index, however often it is reused.
 func TestDrawMatchesNewRand(t *testing.T) {
 	for _, seed := range []uint64{0, 1, 5, 1 << 63, 0xdeadbeefcafe} {
-		p := &processor{cfg: &config{seed: seed, shape: [3]int{3, 8, 8}}}
+		p := &processor{cfg: &recConfig{seed: seed, shape: [3]int{3, 8, 8}}}
 		for _, epoch := range []int{0, 1, 7, -1} {
 			for _, index := range []int{0, 1, 2, 1535, 1 << 40, -1} {
 				d := p.getDraw(epoch, index)
