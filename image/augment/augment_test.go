@@ -359,12 +359,12 @@ func TestNormalize(t *testing.T) {
 	rnd := augment.Normalize{MaxRandomContrast: 0.5, MaxRandomIllumination: 10}
 	rnd.Into(dst, img, false, source.NewRand(1, 0, 0))
 	plain := make([]float32, 18)
-	augment.ToCHW(plain, img)
+	(&augment.Normalize{}).Into(plain, img, false, nil)
 	if reflect.DeepEqual(dst, plain) {
 		t.Error("random contrast and illumination changed nothing")
 	}
 	u8 := make([]uint8, 18)
-	augment.ToCHWUint8(u8, img, true)
+	augment.ToCHWUint8Rect(u8, img, image.Rect(0, 0, img.Width, img.Height), true)
 	for i := range u8 {
 		if float32(u8[i]) != plain[i/3*3+2-i%3] {
 			t.Fatalf("ToCHWUint8 mirrored: %v vs %v", u8, plain)

@@ -137,12 +137,12 @@ func Pad(n int, fill uint8) Aug {
 		if n == 0 {
 			return img, nil
 		}
-		return PadImage(img, n, fill), nil
+		return padImage(img, n, fill), nil
 	}
 }
 
-// PadImage returns img with n pixels of value fill added on every side.
-func PadImage(img sample.Image, n int, fill uint8) sample.Image {
+// padImage returns img with n pixels of value fill added on every side.
+func padImage(img sample.Image, n int, fill uint8) sample.Image {
 	out := sample.NewImage(img.Height+2*n, img.Width+2*n, img.Channels)
 	for i := range out.Pix {
 		out.Pix[i] = fill

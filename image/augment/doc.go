@@ -13,16 +13,17 @@
 // goroutine ran the step. Steps never modify their input's pixels.
 //
 // The building blocks are exported for code that fuses steps, as
-// dataset/imagerec's iterator does: [ResizeImage], [CropImage], [PadImage],
-// [MirrorImage], [Affine.Apply], [JitterInPlace], and the crop placements
+// compat/mxnet's ImageRecordIter does: [ResizeImage], [CropImage],
+// [Affine.Apply], [JitterInPlace], and the crop placements
 // [CenteredRect], [RandomRect] and [FixedRect].
 //
 // # Tensors
 //
 // [Normalize] writes an image into a float32 CHW tensor with MXNet's mean,
-// std, scale and random contrast and illumination; [ToCHW] and [ToCHWUint8]
-// convert without normalising. [Normalize.IntoRect] and [ToCHWUint8Rect]
-// read a rectangle straight from a larger image, so a crop is never copied.
+// std, scale and random contrast and illumination (the zero Normalize
+// converts without normalising), [ToCHWUint8Rect] without converting.
+// [Normalize.IntoRect] and [ToCHWUint8Rect] read a rectangle straight from
+// a larger image, so a crop is never copied.
 //
 // # Errors
 //

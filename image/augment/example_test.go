@@ -2,6 +2,7 @@ package augment_test
 
 import (
 	"fmt"
+	"image"
 
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/sample"
@@ -118,18 +119,20 @@ func ExampleNormalize() {
 	// [-4 -4.5 -5 1 0.5 0]
 }
 
-func ExampleToCHW() {
+// The zero Normalize converts to float32 CHW without normalising.
+func ExampleNormalize_Into() {
 	rgb := sample.Image{Height: 1, Width: 2, Channels: 3, Pix: []uint8{1, 2, 3, 4, 5, 6}}
 	dst := make([]float32, 6)
-	augment.ToCHW(dst, rgb)
+	var plain augment.Normalize
+	plain.Into(dst, rgb, false, nil)
 	fmt.Println(dst) // R plane, G plane, B plane
 	// Output: [1 4 2 5 3 6]
 }
 
-func ExampleToCHWUint8() {
+func ExampleToCHWUint8Rect() {
 	rgb := sample.Image{Height: 1, Width: 2, Channels: 3, Pix: []uint8{1, 2, 3, 4, 5, 6}}
 	dst := make([]uint8, 6)
-	augment.ToCHWUint8(dst, rgb, true)
+	augment.ToCHWUint8Rect(dst, rgb, image.Rect(0, 0, 2, 1), true) // the whole image, mirrored
 	fmt.Println(dst)
 	// Output: [4 1 5 2 6 3]
 }

@@ -10,7 +10,7 @@ import (
 // mirror).
 func Mirror() Aug {
 	return func(img sample.Image, _ *rand.Rand) (sample.Image, error) {
-		return MirrorImage(img), nil
+		return mirrorImage(img), nil
 	}
 }
 
@@ -21,12 +21,12 @@ func RandomMirror() Aug {
 		if r.IntN(2) == 0 {
 			return img, nil
 		}
-		return MirrorImage(img), nil
+		return mirrorImage(img), nil
 	}
 }
 
-// MirrorImage returns a copy of img flipped left to right.
-func MirrorImage(img sample.Image) sample.Image {
+// mirrorImage returns a copy of img flipped left to right.
+func mirrorImage(img sample.Image) sample.Image {
 	out := sample.NewImage(img.Height, img.Width, img.Channels)
 	ch := img.Channels
 	rowLen := img.Width * ch

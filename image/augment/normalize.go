@@ -36,8 +36,8 @@ type Normalize struct {
 	MaxRandomContrast, MaxRandomIllumination float32
 }
 
-// Random reports whether Into draws from its generator.
-func (n *Normalize) Random() bool {
+// random reports whether Into draws from its generator.
+func (n *Normalize) random() bool {
 	return n.MaxRandomContrast != 0 || n.MaxRandomIllumination != 0
 }
 
@@ -86,7 +86,7 @@ func subView(img sample.Image, r image.Rectangle) view {
 // float32, when MeanImage is nil.
 func (n *Normalize) Linear(ch int, r *rand.Rand) (mul, bias [4]float32) {
 	contrast, illum := float32(1), float32(0)
-	if n.Random() {
+	if n.random() {
 		contrast = r.Float32()*n.MaxRandomContrast*2 - n.MaxRandomContrast + 1
 		illum = r.Float32()*n.MaxRandomIllumination*2 - n.MaxRandomIllumination
 	}
@@ -194,22 +194,10 @@ func (n *Normalize) withMeanImage(dst []float32, img view, mirror bool, mul, bia
 	}
 }
 
-// ToCHW writes img into dst (Channels*Height*Width values) in CHW order as
-// float32, unchanged. It panics if dst has the wrong length.
-func ToCHW(dst []float32, img sample.Image) {
-	var n Normalize
-	n.Into(dst, img, false, nil)
-}
-
-// ToCHWUint8 writes img into dst in CHW order, flipped left to right when
-// mirror is set: what ImageRecordIter yields with dtype uint8 (no
-// normalisation). It panics if dst has the wrong length.
-func ToCHWUint8(dst []uint8, img sample.Image, mirror bool) {
-	toCHWUint8(dst, viewOf(img), mirror)
-}
-
-// ToCHWUint8Rect is ToCHWUint8 for rectangle rect of img, read straight
-// from img. It panics as ToCHWUint8 does, and if rect is not inside img.
+// ToCHWUint8Rect writes rectangle rect of img into dst in CHW order,
+// flipped left to right when mirror is set, read straight from img: what
+// ImageRecordIter yields with dtype uint8 (no normalisation). It panics if
+// dst has the wrong length or rect is not inside img.
 func ToCHWUint8Rect(dst []uint8, img sample.Image, rect image.Rectangle, mirror bool) {
 	toCHWUint8(dst, subView(img, rect), mirror)
 }
@@ -217,7 +205,7 @@ func ToCHWUint8Rect(dst []uint8, img sample.Image, rect image.Rectangle, mirror 
 func toCHWUint8(dst []uint8, img view, mirror bool) {
 	ch, h, w := img.ch, img.h, img.w
 	if len(dst) != ch*h*w {
-		panic(fmt.Sprintf("augment: ToCHWUint8: %d values for a %dx%dx%d image", len(dst), h, w, ch))
+		panic(fmt.Sprintf("augment: ToCHWUint8Rect: %d values for a %dx%dx%d image", len(dst), h, w, ch))
 	}
 	plane := h * w
 	for y := range h {
