@@ -68,7 +68,7 @@ func parquetRows(cfg config) ([]Row, error) {
 	ctx := context.Background()
 	var out []Row
 	for _, workers := range []int{1, 2} {
-		r := parquet.ReadColumns([]string{path}, cols, parquet.Workers(workers))
+		r := parquet.ReadColumns(path, cols, parquet.Workers(workers))
 		var got, want float64
 		var n int
 		rs, err := measureEach(cfg.cheapReps(), func() error {

@@ -325,7 +325,7 @@ func TestCheckpointOfAnotherParquetFile(t *testing.T) {
 	write(b, 1)
 	build := func(path string) func() *pipeline.Pipe[batch.Batch[row]] {
 		return func() *pipeline.Pipe[batch.Batch[row]] {
-			return pipeline.Batch(pipeline.From[row](parquet.Read[row]([]string{path})), 4, batch.Keep)
+			return pipeline.Batch(pipeline.From[row](parquet.Read[row](path)), 4, batch.Keep)
 		}
 	}
 	data := takeAfter(t, build(a)(), 3)

@@ -28,7 +28,7 @@ const maxSummaryColumns = 20
 //
 // Memory holds one decoded row group (ReadRaw's rows) and the footer.
 func checkParquet(ctx context.Context, path string, rep *reporter, stdout io.Writer) error {
-	raw := parquet.ReadRaw([]string{path}, parquet.Storage(rep.storage...))
+	raw := parquet.ReadRaw(path, parquet.Storage(rep.storage...))
 	var (
 		src     source.Reader[parquet.RawRow] = raw
 		meta    *parquetMeta
@@ -78,11 +78,11 @@ func checkParquet(ctx context.Context, path string, rep *reporter, stdout io.Wri
 		if !rep.all || last+1 >= len(meta.rowStart) {
 			return nil
 		}
-		st, err := raw.StateAt(0, meta.rowStart[last+1])
+		st, err := source.StateOf(raw, 0, meta.rowStart[last+1])
 		if err != nil {
 			return err
 		}
-		if src, err = raw.Resume(st); err != nil {
+		if src, err = source.ResumeFrom(raw, st); err != nil {
 			return err
 		}
 	}

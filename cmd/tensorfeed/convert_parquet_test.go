@@ -26,7 +26,7 @@ func TestConvertParquetColumns(t *testing.T) {
 		t.Errorf("mnist: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	n := 0
-	for r, err := range parquet.Read[parquetRow]([]string{images}).All(context.Background()) {
+	for r, err := range parquet.Read[parquetRow](images).All(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func TestConvertParquetColumns(t *testing.T) {
 		t.Errorf("registry: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	rows := 0
-	for r, err := range parquet.Read[parquetDataRow]([]string{payloads}).All(context.Background()) {
+	for r, err := range parquet.Read[parquetDataRow](payloads).All(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
 		}

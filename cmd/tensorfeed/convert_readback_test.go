@@ -71,7 +71,7 @@ func readLowered(shard, to string) (int, error) {
 			}
 		}
 	case "parquet":
-		for _, e := range parquet.ReadRaw([]string{shard}, parquet.MaxPageBytes(limits.parquetPage)).All(ctx) {
+		for _, e := range parquet.ReadRaw(shard, parquet.MaxPageBytes(limits.parquetPage)).All(ctx) {
 			if !count(e) {
 				break
 			}
@@ -383,7 +383,7 @@ func TestConvertParquetRowGroups(t *testing.T) {
 	}
 	shard := filepath.Join(out, "g-00000.parquet")
 	var groups []int
-	for r, err := range parquet.ReadRaw([]string{shard}).All(context.Background()) {
+	for r, err := range parquet.ReadRaw(shard).All(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,7 +26,7 @@ type targetLimits struct {
 	tfrecord  int64 // a serialized tf.train.Example (tfrecord.DefaultMaxRecordBytes)
 	wdsMember int64 // one member of a sample (webdataset.DefaultMaxMemberBytes)
 	wdsSample int64 // the members of a sample together (webdataset.DefaultMaxSampleBytes)
-	// parquetPage is the largest page (parquet.DefaultMaxPageBytes). A
+	// parquetPage is the largest page (parquet.MaxPageBytes's default). A
 	// page holds the values written since the last one until they pass
 	// parquet-go's page buffer, so a value may share its page with up to
 	// parquetPageSlack bytes.
@@ -49,7 +49,7 @@ var limits = targetLimits{
 	tfrecord:     tfrecord.DefaultMaxRecordBytes,
 	wdsMember:    webdataset.DefaultMaxMemberBytes,
 	wdsSample:    webdataset.DefaultMaxSampleBytes,
-	parquetPage:  parquet.DefaultMaxPageBytes,
+	parquetPage:  256 << 20, // parquet.MaxPageBytes's default
 	parquetGroup: 64 << 20,
 }
 

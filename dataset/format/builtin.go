@@ -96,7 +96,7 @@ func Parquet(opts ...parquet.Option) Format {
 			return Parquet(append(slices.Clip(opts), parquet.Storage(so...))...)
 		},
 		Open: func(path string) source.Reader[Record] {
-			return mapReader(parquet.ReadRaw([]string{path}, opts...), func(_ int64, v parquet.RawRow) Record {
+			return mapReader(parquet.ReadRaw(path, opts...), func(_ int64, v parquet.RawRow) Record {
 				return Record{Path: path, Index: v.Index, Offset: v.Offset, Fields: v.Fields}
 			})
 		},

@@ -36,7 +36,7 @@ func BenchmarkReadColumns(b *testing.B) {
 	ctx := context.Background()
 	bytes := int64(benchRows * (benchWidth*4 + 8))
 	b.Run("ReadColumns", func(b *testing.B) {
-		r := parquet.ReadColumns([]string{path}, []parquet.Column{parquet.Float32("image", benchWidth), parquet.Int64("label")})
+		r := parquet.ReadColumns(path, []parquet.Column{parquet.Float32("image", benchWidth), parquet.Int64("label")})
 		b.SetBytes(bytes)
 		b.ReportAllocs()
 		for b.Loop() {

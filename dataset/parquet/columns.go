@@ -2,10 +2,8 @@ package parquet
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
-	"iter"
 	"strings"
 
 	pq "github.com/parquet-go/parquet-go"
@@ -68,21 +66,10 @@ type Row struct {
 	U8       [][]uint8
 }
 
-// ColumnRows is a re-iterable reader of chosen columns of Parquet files
-// as fixed-shape tensor values; see [ReadColumns].
-type ColumnRows struct {
-	core core[Row]
-	cols []Column
-}
-
-var (
-	_ source.Reader[Row] = (*ColumnRows)(nil)
-	_ source.SkipCounted = (*ColumnRows)(nil)
-)
-
 // ReadColumns returns a reader of the given columns of the Parquet files
-// at paths, one [Row] per row, in order. The files are opened when a pass
-// starts and closed when it ends.
+// that list names (see [Read]), one [Row] per row, in order. The files are
+// opened when a pass starts and closed when it ends. It is resumable as
+// Read's reader is; a state of other columns is refused.
 //
 // A pass starts by checking every file's magic and footer, and every
 // column asked for: a column missing from a file, of another physical type
@@ -91,42 +78,30 @@ var (
 // asked for. A row whose value does not fit the column's shape (a list of
 // another length, a null) is a *tensorfeed.Error naming the file, the row
 // group, the row and the column, wrapping ErrShape: a bad record that
-// [SkipBad] may skip. It panics when cols is empty.
-func ReadColumns(paths []string, cols []Column, opts ...Option) *ColumnRows {
+// a policy ([OnBad]) may skip. It panics when cols is empty.
+func ReadColumns(list string, cols []Column, opts ...Option) source.Reader[Row] {
 	if len(cols) == 0 {
 		panic("parquet: ReadColumns needs at least one column")
 	}
 	cols = append([]Column(nil), cols...)
-	r := &ColumnRows{cols: cols}
-	r.core = core[Row]{paths: paths, c: newConfig(opts), passes: &passes{}, prepare: func(files []*file, c *config) (decoder[Row], error) {
+	r := &reader[Row]{name: "parquet-columns", cols: cols}
+	r.core = core[Row]{list: list, c: newConfig(opts), passes: &passes{}, prepare: func(files []*file, c *config) (decoder[Row], error) {
 		return prepareColumns(files, cols, c)
 	}}
 	return r
 }
 
-// OpenColumnsIndexed opens the Parquet files at paths for random access
-// to the given columns of their rows (see [ReadColumns] and [Indexed]).
-// The files stay open until Close.
-func OpenColumnsIndexed(paths []string, cols []Column, opts ...Option) (*Indexed[Row], error) {
-	return ReadColumns(paths, cols, opts...).core.indexed()
+// OpenColumnsIndexed opens the Parquet files that list names (see [Read])
+// for random access to the given columns of their rows (see [ReadColumns]
+// and [Indexed]). The files stay open until Close.
+func OpenColumnsIndexed(list string, cols []Column, opts ...Option) (*Indexed[Row], error) {
+	return ReadColumns(list, cols, opts...).(*reader[Row]).core.indexed()
 }
 
-// All starts a pass over the rows. The pass logs through
-// tensorfeed.Logger(ctx): a debug entry when it opens the files, and a
-// warning for each row the policy skips.
-func (r *ColumnRows) All(ctx context.Context) iter.Seq2[Row, error] { return r.core.all(ctx) }
-
-// Skipped returns how many bad rows the reader's policy (OnBad, SkipBad)
-// has skipped, over all passes and all readers that share the policy.
-func (r *ColumnRows) Skipped() int64 { return r.core.c.bad.Skipped() }
-
-// Fields returns one sink field per column, named after it, with its shape
-// and element type, in the order of the columns: pass them (or a part of
-// them as labels) to sink.New to batch the rows into tensors.
-func (r *ColumnRows) Fields() []sink.Field[Row] { return Fields(r.cols) }
-
-// Fields returns one sink field per column of cols (see
-// [ColumnRows.Fields]).
+// Fields returns one sink field per column of cols, named after it, with
+// its shape and element type, in the order of the columns: pass them (or a
+// part of them as labels) to sink.New to batch the rows of ReadColumns
+// into tensors.
 func Fields(cols []Column) []sink.Field[Row] {
 	fields := make([]sink.Field[Row], len(cols))
 	for i, c := range cols {

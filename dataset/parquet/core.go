@@ -35,35 +35,24 @@ type unit struct{ file, group int }
 // core is what the readers of structs and of columns share: the files,
 // the options, and how a pass reads the row groups.
 type core[T any] struct {
-	paths   []string
+	list    string // the files, as source.Paths expands them
 	c       config
 	prepare func(files []*file, c *config) (decoder[T], error)
 	from    int64   // the position passes start at (see resume.go)
 	passes  *passes // what the passes skipped, for states
 }
 
-// units returns the row groups a pass reads, after sharding, and their
-// row count.
-func (r *core[T]) units(files []*file) ([]unit, int64, error) {
+// units returns the row groups of files, in order, and their row count.
+func (r *core[T]) units(files []*file) ([]unit, int64) {
 	var all []unit
+	var rows int64
 	for fi, f := range files {
 		for g := range f.groups {
 			all = append(all, unit{fi, g})
+			rows += f.pf.Metadata().RowGroups[g].NumRows
 		}
 	}
-	if r.c.shardCount > 1 && len(all) < r.c.shardCount {
-		return nil, 0, fmt.Errorf("parquet: Shard(%d, %d): the files hold %d row groups, fewer than the %d ranks: write smaller row groups or put stage.Shard on an unsharded reader",
-			r.c.shardCount, r.c.shardIndex, len(all), r.c.shardCount)
-	}
-	var mine []unit
-	var rows int64
-	for i, u := range all {
-		if i%r.c.shardCount == r.c.shardIndex {
-			mine = append(mine, u)
-			rows += files[u.file].pf.Metadata().RowGroups[u.group].NumRows
-		}
-	}
-	return mine, rows, nil
+	return all, rows
 }
 
 func (r *core[T]) all(ctx context.Context) iter.Seq2[T, error] {
@@ -71,7 +60,12 @@ func (r *core[T]) all(ctx context.Context) iter.Seq2[T, error] {
 		var zero T
 		ctx, epoch := r.passes.epochs.Start(ctx)
 		r.passes.skips.Start(epoch)
-		files, err := openAll(ctx, r.paths, &r.c)
+		paths, err := source.Paths(ctx, r.list, ".parquet", r.c.storage...)
+		if err != nil {
+			yield(zero, err)
+			return
+		}
+		files, err := openAll(ctx, paths, &r.c)
 		if err != nil {
 			yield(zero, err)
 			return
@@ -79,18 +73,14 @@ func (r *core[T]) all(ctx context.Context) iter.Seq2[T, error] {
 		defer closeAll(files)
 		log := tensorfeed.Logger(ctx)
 		if ce := log.Check(zap.DebugLevel, "parquet open"); ce != nil {
-			ce.Write(zap.Strings("files", r.paths), zap.Int("workers", r.c.workers))
+			ce.Write(zap.Strings("files", paths), zap.Int("workers", r.c.workers))
 		}
 		dec, err := r.prepare(files, &r.c)
 		if err != nil {
 			yield(zero, err)
 			return
 		}
-		units, rows, err := r.units(files)
-		if err != nil {
-			yield(zero, err)
-			return
-		}
+		units, rows := r.units(files)
 		pos := r.from // the position of the next row
 		units, drop := skipTo(files, units, r.from)
 		skips := r.c.bad.Pass(max(rows-r.from, 0), log)
@@ -190,7 +180,7 @@ func (r *core[T]) parallel(ctx context.Context, files []*file, units []unit, dec
 }
 
 // Indexed is a random-access view of the rows of Parquet files: Len and
-// Get over the rows of all its files in order (after [Shard]), found
+// Get over the rows of all its files in order found
 // through the row groups' row counts. It is a source.Indexed, so
 // source.ReadIndexed shuffles it by index and resumes it from a position.
 //
@@ -221,7 +211,11 @@ const indexedCache = 4
 func (r *core[T]) indexed() (*Indexed[T], error) {
 	// The files outlive any one call: remote ones are read with a
 	// background context, their requests bounded by storage's timeouts.
-	files, err := openAll(context.Background(), r.paths, &r.c)
+	paths, err := source.Paths(context.Background(), r.list, ".parquet", r.c.storage...)
+	if err != nil {
+		return nil, err
+	}
+	files, err := openAll(context.Background(), paths, &r.c)
 	if err != nil {
 		return nil, err
 	}
@@ -230,11 +224,7 @@ func (r *core[T]) indexed() (*Indexed[T], error) {
 		closeAll(files)
 		return nil, err
 	}
-	units, _, err := r.units(files)
-	if err != nil {
-		closeAll(files)
-		return nil, err
-	}
+	units, _ := r.units(files)
 	d := &Indexed[T]{files: files, units: units, dec: dec, starts: make([]int64, len(units)+1), id: r.identity}
 	for i, u := range units {
 		d.starts[i+1] = d.starts[i] + files[u.file].pf.Metadata().RowGroups[u.group].NumRows
@@ -291,7 +281,7 @@ func (d *Indexed[T]) group(k int) group[T] {
 }
 
 // Identity returns the identity of the files the dataset reads, as the
-// sequential readers give it ([Rows.Identity]; source.Identifier): a
+// sequential readers give it (source.Identifier): a
 // checkpoint of source.ReadIndexed over the dataset is refused over files
 // of as many rows that are not the same. It reads the files' metadata
 // again (a stat, a HEAD request), not their rows.

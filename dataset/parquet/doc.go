@@ -10,18 +10,21 @@
 // source.Readers that open their files when a pass starts. [Fields] makes
 // the sink fields that batch [Row]s into tensors.
 //
+// Every reader takes a file list: a path, several separated by ';', a
+// directory (its .parquet files) or a glob, as source.Paths expands it.
 // Paths may be local paths, s3:// objects or http(s):// URLs, opened
 // through package storage ([Storage] passes its options); a remote file is
 // read by byte ranges.
 //
 // Row groups are the unit of work: [Workers] decodes several at once while
-// the rows keep file order, [Shard] gives each rank its own row groups,
-// and [OpenIndexed] / [OpenColumnsIndexed] give random access (a
-// source.Indexed) for the shuffle by index and resuming.
+// the rows keep file order, and [OpenIndexed] / [OpenColumnsIndexed] give
+// random access (a source.Indexed) for the shuffle by index, the split
+// between ranks (source.ShardIndex) and resuming. The package has no
+// shuffle or shard of its own.
 //
 // # Resuming
 //
-// [Rows] and [ColumnRows] are source.Resumable: the state of a pass is the
+// The readers of [Read], [ReadColumns] and [ReadRaw] are source.Resumable: the state of a pass is the
 // position of its next row among the rows of its row groups, a single
 // number. A resumed pass skips the row groups before it by the row counts
 // of the footers, without reading them, and decodes only the row group
@@ -54,6 +57,6 @@
 // a *tensorfeed.Error.
 //
 // A row whose value does not fit its column (a list of another length, a
-// null) is a bad record: [SkipBad] and [OnBad] skip such rows under a
+// null) is a bad record: [OnBad] skips such rows under a
 // bounded source.SkipPolicy. Any other damage ends the pass.
 package parquet

@@ -23,7 +23,7 @@ var ErrTooLarge = errors.New("parquet: larger than the configured maximum")
 
 // ErrShape is wrapped by the error for a row whose value does not fit the
 // shape of its [Column]: a list of another length, or a null. The rows
-// around it are intact, so a bad-record policy ([SkipBad], [OnBad]) may
+// around it are intact, so a bad-record policy ([OnBad]) may
 // skip it.
 var ErrShape = errors.New("parquet: value does not fit the column's shape")
 

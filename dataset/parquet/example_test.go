@@ -60,7 +60,7 @@ func ExampleWriter() {
 		panic(err)
 	}
 
-	d, err := parquet.OpenIndexed[Point]([]string{path})
+	d, err := parquet.OpenIndexed[Point](path)
 	if err != nil {
 		panic(err)
 	}
@@ -77,7 +77,7 @@ func ExampleRead() {
 
 	// Each pass opens the file, checks its footer and the columns Point
 	// names, and decodes one row group at a time.
-	for p, err := range parquet.Read[Point]([]string{path}).All(context.Background()) {
+	for p, err := range parquet.Read[Point](path).All(context.Background()) {
 		if err != nil {
 			panic(err) // a *tensorfeed.Error names the file, row, column and row group
 		}
@@ -98,8 +98,9 @@ func ExampleReadColumns() {
 
 	// Two columns as tensor fields: features as [2] float32, label as a
 	// scalar int64. A row whose list has another length is a bad record.
-	r := parquet.ReadColumns([]string{path}, []parquet.Column{parquet.Float32("features", 2), parquet.Int64("label")})
-	fields := r.Fields()
+	cols := []parquet.Column{parquet.Float32("features", 2), parquet.Int64("label")}
+	r := parquet.ReadColumns(path, cols)
+	fields := parquet.Fields(cols)
 	tensors := sink.New(4, fields[:1], fields[1:]) // features as data, label as label
 	fmt.Println(tensors.ProvideData(), tensors.ProvideLabel())
 
@@ -122,7 +123,7 @@ func ExampleOpenIndexed() {
 	path, remove := writePoints()
 	defer remove()
 
-	d, err := parquet.OpenIndexed[Point]([]string{path})
+	d, err := parquet.OpenIndexed[Point](path)
 	if err != nil {
 		panic(err)
 	}

@@ -73,14 +73,14 @@ func checkFuzz(t *testing.T, p string) {
 	ctx := context.Background()
 	for _, err := range []error{
 		func() error {
-			_, err := source.Collect(ctx, parquet.Read[digit]([]string{p}, fuzzLimits...))
+			_, err := source.Collect(ctx, parquet.Read[digit](p, fuzzLimits...))
 			return err
 		}(),
 		func() error {
-			_, err := source.Collect(ctx, parquet.ReadColumns([]string{p}, cols, fuzzLimits...))
+			_, err := source.Collect(ctx, parquet.ReadColumns(p, cols, fuzzLimits...))
 			return err
 		}(),
-		func() error { _, err := source.Collect(ctx, parquet.ReadRaw([]string{p}, fuzzLimits...)); return err }(),
+		func() error { _, err := source.Collect(ctx, parquet.ReadRaw(p, fuzzLimits...)); return err }(),
 	} {
 		if err != nil && !errors.Is(err, tensorfeed.ErrBadData) {
 			t.Fatalf("error not wrapping ErrBadData: %v", err)

@@ -35,7 +35,7 @@ func TestIndexedIdentity(t *testing.T) {
 	a, b := write("a.parquet", 0), write("b.parquet", 1)
 	structs := func(path string) func() source.Indexed[row] {
 		return func() source.Indexed[row] {
-			d, err := parquet.OpenIndexed[row]([]string{path})
+			d, err := parquet.OpenIndexed[row](path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +46,7 @@ func TestIndexedIdentity(t *testing.T) {
 	checkpointtest.TableIdentity(t, "structs", structs(a), structs(b))
 	columns := func(path string) func() source.Indexed[parquet.Row] {
 		return func() source.Indexed[parquet.Row] {
-			d, err := parquet.OpenColumnsIndexed([]string{path}, []parquet.Column{{Name: "x", DType: sample.Int64}})
+			d, err := parquet.OpenColumnsIndexed(path, []parquet.Column{{Name: "x", DType: sample.Int64}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func TestIndexedIdentity(t *testing.T) {
 	if err != nil || !strings.Contains(id, "a.parquet (") || strings.Contains(id, dir) {
 		t.Errorf("Identity = %q, %v: want a.parquet by its base name", id, err)
 	}
-	want, err := parquet.Read[row]([]string{a}).Identity(context.Background())
+	want, err := parquet.Read[row](a).(source.Identifier).Identity(context.Background())
 	if err != nil || id != want {
 		t.Errorf("Identity = %q, the reader's = %q (%v)", id, want, err)
 	}

@@ -8,14 +8,13 @@ import (
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
-// The default limits of a reader; see [MaxFooterBytes], [MaxMetadataBytes],
-// [MaxPageBytes], [MaxPageValues] and [MaxRowGroupValues].
+// The default limits of a reader (see each option).
 const (
-	DefaultMaxFooterBytes    = 64 << 20
-	DefaultMaxMetadataBytes  = 512 << 20
-	DefaultMaxPageBytes      = 256 << 20
-	DefaultMaxPageValues     = 1 << 24
-	DefaultMaxRowGroupValues = 1 << 28
+	defaultMaxFooterBytes    = 64 << 20
+	defaultMaxMetadataBytes  = 512 << 20
+	defaultMaxPageBytes      = 256 << 20
+	defaultMaxPageValues     = 1 << 24
+	defaultMaxRowGroupValues = 1 << 28
 )
 
 // Option configures the readers ([Read], [ReadColumns], [OpenIndexed],
@@ -29,21 +28,18 @@ type config struct {
 	maxPageValues  int64
 	maxGroupValues int64
 	workers        int
-	shardCount     int
-	shardIndex     int
 	bad            *source.SkipPolicy
 	storage        []storage.Option
 }
 
 func newConfig(opts []Option) config {
 	c := config{
-		maxFooter:      DefaultMaxFooterBytes,
-		maxMeta:        DefaultMaxMetadataBytes,
-		maxPage:        DefaultMaxPageBytes,
-		maxPageValues:  DefaultMaxPageValues,
-		maxGroupValues: DefaultMaxRowGroupValues,
+		maxFooter:      defaultMaxFooterBytes,
+		maxMeta:        defaultMaxMetadataBytes,
+		maxPage:        defaultMaxPageBytes,
+		maxPageValues:  defaultMaxPageValues,
+		maxGroupValues: defaultMaxRowGroupValues,
 		workers:        1,
-		shardCount:     1,
 	}
 	option.Apply(&c, opts)
 	return c
@@ -56,7 +52,7 @@ func positive(name string, n int64) {
 }
 
 // MaxFooterBytes sets the largest footer (the file's metadata, as stored
-// at its end) a reader accepts (default DefaultMaxFooterBytes, 64 MiB). A
+// at its end) a reader accepts (default 64 MiB). A
 // longer footer, or one longer than the file, ends the pass with an error
 // that wraps ErrTooLarge before anything is allocated for it. It panics if
 // n < 1.
@@ -66,7 +62,7 @@ func MaxFooterBytes(n int64) Option {
 }
 
 // MaxMetadataBytes bounds the memory the decoded footer may take (default
-// DefaultMaxMetadataBytes, 512 MiB). The footer is walked before it is
+// 512 MiB). The footer is walked before it is
 // decoded, counting every structure it holds at the size of the largest
 // Go structure that parquet-go decodes metadata into and every list
 // element at the size of its slot, so that a small footer that claims
@@ -78,7 +74,7 @@ func MaxMetadataBytes(n int64) Option {
 }
 
 // MaxPageBytes sets the largest page a reader decodes, compressed or not
-// (default DefaultMaxPageBytes, 256 MiB). Every page header of a row group
+// (default 256 MiB). Every page header of a row group
 // is checked before the row group is decoded: a page longer than the bytes
 // of its column chunk, an uncompressed size over n, or a snappy block that
 // claims more than n bytes ends the pass with an error wrapping
@@ -89,7 +85,7 @@ func MaxPageBytes(n int64) Option {
 }
 
 // MaxPageValues sets the largest number of values (nulls included) one
-// page may claim (default DefaultMaxPageValues, 16 Mi). Run-length encoded
+// page may claim (default 16 Mi). Run-length encoded
 // levels let a few bytes claim millions of values; the decoder allocates
 // for the count, so it is bounded here. It panics if n < 1.
 func MaxPageValues(n int64) Option {
@@ -99,7 +95,7 @@ func MaxPageValues(n int64) Option {
 
 // MaxRowGroupValues sets the most values (nulls included) the data pages
 // of one column of a row group may claim together (default
-// DefaultMaxRowGroupValues, 256 Mi). Dictionary and run-length encoding
+// 256 Mi). Dictionary and run-length encoding
 // let a page of a few bytes claim MaxPageValues values, so without it a
 // small file of many such pages would take memory (a list decoded into a
 // Go slice) and time out of all proportion to its size. Every page header
@@ -120,21 +116,6 @@ func Workers(n int) Option {
 	return option.New(func(c *config) { c.workers = n })
 }
 
-// Shard makes a reader yield only the row groups of one rank of count:
-// numbering the row groups of all its files in order from 0, rank index
-// reads those whose number modulo count is index, so the ranks together
-// read every row exactly once, and none reads the others' bytes. A pass
-// fails when the files hold fewer row groups than count (write smaller row
-// groups, or put stage.Shard on an unsharded reader). Ranks get equal row
-// counts only when the row groups are equal. It panics unless 0 <= index <
-// count.
-func Shard(count, index int) Option {
-	if count < 1 || index < 0 || index >= count {
-		panic(fmt.Sprintf("parquet: Shard(%d, %d): want 0 <= index < count", count, index))
-	}
-	return option.New(func(c *config) { c.shardCount, c.shardIndex = count, index })
-}
-
 // Storage sets the options of package storage through which the files are
 // opened: a path may be a local path, an s3://bucket/key object or an
 // http(s):// URL (see storage.Open), and opts say how to reach it
@@ -144,14 +125,6 @@ func Shard(count, index int) Option {
 // time. The storage's errors name the URL and the byte range.
 func Storage(opts ...storage.Option) Option {
 	return option.New(func(c *config) { c.storage = append(c.storage, opts...) })
-}
-
-// SkipBad skips rows that do not fit their column ([ErrShape]: a list of
-// another length than the column's shape, a null) while they are at most
-// maxFraction of a pass's rows, counting and logging each (see
-// [source.SkipBad], which it calls with these arguments, and [OnBad]).
-func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
-	return OnBad(source.SkipBad(maxFraction, opts...))
 }
 
 // OnBad sets the bad-record policy, which may be shared with other

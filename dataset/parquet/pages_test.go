@@ -68,7 +68,7 @@ func TestPages(t *testing.T) {
 			t.Run(fmt.Sprintf("v%d/page%d", version, page), func(t *testing.T) {
 				path := writeMixed(t, rows, pq.PageBufferSize(page), pq.DataPageVersion(version), pq.MaxRowsPerRowGroup(128))
 				skip := source.SkipBad(0.1)
-				got, err := source.Collect(context.Background(), parquet.ReadColumns([]string{path}, cols, parquet.OnBad(skip)))
+				got, err := source.Collect(context.Background(), parquet.ReadColumns(path, cols, parquet.OnBad(skip)))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -91,7 +91,7 @@ func TestPages(t *testing.T) {
 					}
 				}
 				// Without a policy, the first bad row ends the pass.
-				_, err = source.Collect(context.Background(), parquet.ReadColumns([]string{path}, cols))
+				_, err = source.Collect(context.Background(), parquet.ReadColumns(path, cols))
 				var fe *tensorfeed.Error
 				if !errors.As(err, &fe) || !errors.Is(err, parquet.ErrShape) || fe.Record != 7 || fe.Member != "l" {
 					t.Fatalf("no policy: %v", err)
@@ -118,17 +118,17 @@ func TestRowGroupValues(t *testing.T) {
 	}
 	t.Logf("%d values in %d bytes", len(row.L), st.Size())
 	ctx := context.Background()
-	rows, err := source.Collect(ctx, parquet.Read[long]([]string{path}))
+	rows, err := source.Collect(ctx, parquet.Read[long](path))
 	if err != nil || len(rows) != 1 || len(rows[0].L) != len(row.L) {
 		t.Fatalf("default limits: %d rows, %v", len(rows), err)
 	}
 	for _, read := range []func() error{
 		func() error {
-			_, err := source.Collect(ctx, parquet.Read[long]([]string{path}, parquet.MaxRowGroupValues(1<<20)))
+			_, err := source.Collect(ctx, parquet.Read[long](path, parquet.MaxRowGroupValues(1<<20)))
 			return err
 		},
 		func() error {
-			_, err := source.Collect(ctx, parquet.ReadColumns([]string{path}, []parquet.Column{parquet.Float32("l", 4)},
+			_, err := source.Collect(ctx, parquet.ReadColumns(path, []parquet.Column{parquet.Float32("l", 4)},
 				parquet.MaxRowGroupValues(1<<20)))
 			return err
 		},

@@ -1,10 +1,8 @@
 package parquet
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"iter"
 	"strings"
 
 	pq "github.com/parquet-go/parquet-go"
@@ -29,44 +27,16 @@ type RawRow struct {
 	Fields map[string][]byte
 }
 
-// RawRows is a re-iterable reader of the rows of Parquet files with every
-// column as bytes; see [ReadRaw].
-type RawRows struct{ core core[RawRow] }
-
-var (
-	_ source.Reader[RawRow]    = (*RawRows)(nil)
-	_ source.Resumable[RawRow] = (*RawRows)(nil)
-)
-
-// ReadRaw returns a reader of every row of the Parquet files at paths, in
-// order, each column's values as bytes ([RawRow]). A column is named by
+// ReadRaw returns a reader of every row of the Parquet files that list
+// names (see [Read]), in order, each column's values as bytes ([RawRow]). A column is named by
 // its path in the schema, shortened to the outermost field that holds
 // only it: a list column "image" (stored as image.list.element) is
 // "image". It reads any schema, and is slower than [ReadColumns] (a map
 // per row, one value at a time): it is meant for tools, not training.
 // Malformed input ends the pass with a *tensorfeed.Error; there are no per-row
 // errors. The files are opened when a pass starts and closed when it ends.
-func ReadRaw(paths []string, opts ...Option) *RawRows {
-	return &RawRows{core: core[RawRow]{paths: paths, c: newConfig(opts), prepare: prepareRaw, passes: &passes{}}}
-}
-
-// All starts a pass over the rows.
-func (r *RawRows) All(ctx context.Context) iter.Seq2[RawRow, error] { return r.core.all(ctx) }
-
-// StateAt returns the state of a pass after its consumer received n rows
-// (see [Rows.StateAt]).
-func (r *RawRows) StateAt(epoch int, n int64) (source.State, error) {
-	return r.core.stateAt(r.core.kind("parquet-raw", nil), epoch, n)
-}
-
-// Resume returns a reader whose passes continue the pass st was taken from
-// (see [Rows.Resume]).
-func (r *RawRows) Resume(st source.State) (source.Reader[RawRow], error) {
-	c, err := r.core.resumed(r.core.kind("parquet-raw", nil), st)
-	if err != nil {
-		return nil, err
-	}
-	return &RawRows{core: c}, nil
+func ReadRaw(list string, opts ...Option) source.Reader[RawRow] {
+	return &reader[RawRow]{name: "parquet-raw", core: core[RawRow]{list: list, c: newConfig(opts), prepare: prepareRaw, passes: &passes{}}}
 }
 
 // rawColumn is a leaf column of a file and the name rows carry it by.

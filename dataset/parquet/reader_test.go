@@ -46,7 +46,7 @@ func TestRoundTrip(t *testing.T) {
 	want := digits(50, 4)
 	path := writeDigits(t, want, parquet.RowGroupRows(7))
 	ctx := context.Background()
-	got, err := source.Collect(ctx, parquet.Read[digit]([]string{path}))
+	got, err := source.Collect(ctx, parquet.Read[digit](path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("got %d rows, last %+v", len(got), got[len(got)-1])
 	}
 	for _, w := range []int{1, 3} {
-		rows, err := source.Collect(ctx, parquet.ReadColumns([]string{path}, cols, parquet.Workers(w)))
+		rows, err := source.Collect(ctx, parquet.ReadColumns(path, cols, parquet.Workers(w)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,15 +72,15 @@ func TestRoundTrip(t *testing.T) {
 func TestContract(t *testing.T) {
 	path := writeDigits(t, digits(40, 4), parquet.RowGroupRows(6))
 	for _, w := range []int{1, 2} {
-		if err := sourcetest.TestReader(parquet.Read[digit]([]string{path}, parquet.Workers(w))); err != nil {
+		if err := sourcetest.TestReader(parquet.Read[digit](path, parquet.Workers(w))); err != nil {
 			t.Fatal(err)
 		}
-		if err := sourcetest.TestReader(parquet.ReadColumns([]string{path}, cols, parquet.Workers(w))); err != nil {
+		if err := sourcetest.TestReader(parquet.ReadColumns(path, cols, parquet.Workers(w))); err != nil {
 			t.Fatal(err)
 		}
 	}
 	bad := writeDigits(t, digits(40, 5), parquet.RowGroupRows(6))
-	if err := sourcetest.TestReader(parquet.ReadColumns([]string{bad}, cols, parquet.Workers(2))); err != nil {
+	if err := sourcetest.TestReader(parquet.ReadColumns(bad, cols, parquet.Workers(2))); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -88,24 +88,34 @@ func TestContract(t *testing.T) {
 func TestShardAndIndexed(t *testing.T) {
 	path := writeDigits(t, digits(30, 4), parquet.RowGroupRows(4)) // 8 row groups
 	ctx := context.Background()
-	seen := map[int64]int{}
-	for rank := range 3 {
-		rows, err := source.Collect(ctx, parquet.ReadColumns([]string{path}, cols, parquet.Shard(3, rank)))
-		if err != nil {
-			t.Fatal(err)
+	// Ranks split the rows by index (the package has no shard of its own):
+	// every row on exactly one rank, even with more ranks than row groups.
+	one, err := parquet.OpenColumnsIndexed(path, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	for _, ranks := range []int{3, 9} {
+		seen := map[int64]int{}
+		for rank := range ranks {
+			rows, err := source.Collect(ctx, source.ReadIndexed(one, source.ShardIndex(ranks, rank, source.DropShards)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rows {
+				seen[r.Index]++
+			}
 		}
-		for _, r := range rows {
-			seen[r.Index]++
+		if len(seen) > 30 || len(seen) < 30-ranks+1 {
+			t.Fatalf("%d ranks cover %d rows", ranks, len(seen))
+		}
+		for i, n := range seen {
+			if n != 1 {
+				t.Fatalf("%d ranks: row %d read %d times", ranks, i, n)
+			}
 		}
 	}
-	if len(seen) != 30 {
-		t.Fatalf("shards cover %d rows", len(seen))
-	}
-	_, err := source.Collect(ctx, parquet.ReadColumns([]string{path}, cols, parquet.Shard(9, 0)))
-	if err == nil {
-		t.Fatal("9 ranks over 8 row groups: no error")
-	}
-	d, err := parquet.OpenColumnsIndexed([]string{path, path}, cols)
+	d, err := parquet.OpenColumnsIndexed(path+";"+path, cols)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +146,7 @@ func TestBadRows(t *testing.T) {
 	rows[5].Image = rows[5].Image[:3]
 	path := writeDigits(t, rows, parquet.RowGroupRows(8))
 	ctx := context.Background()
-	_, err := source.Collect(ctx, parquet.ReadColumns([]string{path}, cols))
+	_, err := source.Collect(ctx, parquet.ReadColumns(path, cols))
 	var fe *tensorfeed.Error
 	if !errors.As(err, &fe) || !errors.Is(err, parquet.ErrShape) || !errors.Is(err, tensorfeed.ErrBadData) ||
 		fe.Record != 5 || parquet.RowGroup(err) != 0 || fe.Member != "image" || fe.Path != path {
@@ -144,11 +154,11 @@ func TestBadRows(t *testing.T) {
 	}
 	t.Log(err)
 	skip := source.SkipBad(0.1)
-	got, err := source.Collect(ctx, parquet.ReadColumns([]string{path}, cols, parquet.OnBad(skip)))
+	got, err := source.Collect(ctx, parquet.ReadColumns(path, cols, parquet.OnBad(skip)))
 	if err != nil || len(got) != 19 || skip.Skipped() != 1 {
 		t.Fatalf("skip: %d rows, %d skipped, %v", len(got), skip.Skipped(), err)
 	}
-	_, err = source.Collect(ctx, parquet.ReadColumns([]string{path}, []parquet.Column{parquet.Int32("image", 4)}))
+	_, err = source.Collect(ctx, parquet.ReadColumns(path, []parquet.Column{parquet.Int32("image", 4)}))
 	if !errors.Is(err, parquet.ErrColumnType) || !errors.As(err, &fe) || fe.Member != "image" {
 		t.Fatalf("wrong type: %v", err)
 	}
@@ -156,7 +166,7 @@ func TestBadRows(t *testing.T) {
 	type wrong struct {
 		Label float32 `parquet:"label"`
 	}
-	_, err = source.Collect(ctx, parquet.Read[wrong]([]string{path}))
+	_, err = source.Collect(ctx, parquet.Read[wrong](path))
 	if !errors.Is(err, parquet.ErrColumnType) {
 		t.Fatalf("wrong struct type: %v", err)
 	}
@@ -175,7 +185,7 @@ func TestTruncated(t *testing.T) {
 		if err := os.WriteFile(p, data[:n], 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := source.Collect(context.Background(), parquet.Read[digit]([]string{p}))
+		_, err := source.Collect(context.Background(), parquet.Read[digit](p))
 		var fe *tensorfeed.Error
 		if !errors.As(err, &fe) || !errors.Is(err, tensorfeed.ErrBadData) || fe.Path != p {
 			t.Fatalf("truncated at %d: %v", n, err)
@@ -186,7 +196,7 @@ func TestTruncated(t *testing.T) {
 	bad := append([]byte(nil), data...)
 	bad[len(bad)-8], bad[len(bad)-7], bad[len(bad)-6], bad[len(bad)-5] = 0xff, 0xff, 0xff, 0x7f
 	os.WriteFile(p, bad, 0o644)
-	_, err = source.Collect(context.Background(), parquet.Read[digit]([]string{p}))
+	_, err = source.Collect(context.Background(), parquet.Read[digit](p))
 	if !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("long footer: %v", err)
 	}
@@ -194,7 +204,7 @@ func TestTruncated(t *testing.T) {
 	// Bad magic.
 	bad = append([]byte("PAR2"), data[4:]...)
 	os.WriteFile(p, bad, 0o644)
-	_, err = source.Collect(context.Background(), parquet.Read[digit]([]string{p}))
+	_, err = source.Collect(context.Background(), parquet.Read[digit](p))
 	if !errors.Is(err, parquet.ErrFormat) {
 		t.Fatalf("bad magic: %v", err)
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-// A pass's position is the index, among the rows of its row groups (after
-// [Shard]), of the next row it would read: rows yielded plus rows skipped
+// A pass's position is the index, among the rows of its row groups, of
+// the next row it would read: rows yielded plus rows skipped
 // as bad. Resuming from a position skips whole row groups by the row
 // counts of the footers, without reading them, and drops the first rows of
 // the row group that holds the position after decoding it.
@@ -24,21 +24,18 @@ type passes struct {
 	skips  source.SkipLog
 }
 
-// kind names a reader in its states: what it reads (the file count, the
-// columns) and its shard, not where the files are, so that a run resumes
-// with its data moved.
+// kind names a reader in its states: what it reads (the number of
+// elements of its list, the columns), not where the files are, so that a
+// run resumes with its data moved.
 func (r *core[T]) kind(name string, cols []Column) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s(files=%d", name, len(r.paths))
+	fmt.Fprintf(&b, "%s(files=%d", name, len(strings.Split(r.list, ";")))
 	if len(cols) > 0 {
 		names := make([]string, len(cols))
 		for i, c := range cols {
 			names[i] = fmt.Sprintf("%s:%v%v", c.Name, c.DType, c.Shape)
 		}
 		fmt.Fprintf(&b, ",columns=%s", strings.Join(names, ";"))
-	}
-	if r.c.shardCount > 1 {
-		fmt.Fprintf(&b, ",shard=%d/%d", r.c.shardIndex, r.c.shardCount)
 	}
 	b.WriteByte(')')
 	return b.String()
@@ -77,68 +74,35 @@ func skipTo(files []*file, units []unit, from int64) ([]unit, int64) {
 	return slices.Clip(units), from
 }
 
-var (
-	_ source.Resumable[int] = (*Rows[int])(nil)
-	_ source.Resumable[Row] = (*ColumnRows)(nil)
-)
-
 // StateAt returns the state of a pass of the given epoch after its
-// consumer received n rows: {parquet(files, shard), [position]}, the
+// consumer received n rows: {parquet(files[, columns]), [position]}, the
 // position counting the rows the pass skipped as bad before them (see
 // source.Resumable). It reads nothing.
-func (r *Rows[T]) StateAt(epoch int, n int64) (source.State, error) {
-	return r.core.stateAt(r.core.kind("parquet", nil), epoch, n)
+func (r *reader[T]) StateAt(epoch int, n int64) (source.State, error) {
+	return r.core.stateAt(r.core.kind(r.name, r.cols), epoch, n)
 }
 
 // Resume returns a reader whose passes continue the pass st was taken
-// from: whole row groups before its position are skipped by their row
-// counts, unread, and the row group that holds it is decoded and its rows
-// before the position dropped. A state of another reader (another number
-// of files, another shard) is an error wrapping source.ErrState.
-func (r *Rows[T]) Resume(st source.State) (source.Reader[T], error) {
-	c, err := r.core.resumed(r.core.kind("parquet", nil), st)
+// from (see [Read]).
+func (r *reader[T]) Resume(st source.State) (source.Reader[T], error) {
+	c, err := r.core.resumed(r.core.kind(r.name, r.cols), st)
 	if err != nil {
 		return nil, err
 	}
-	return &Rows[T]{core: c}, nil
-}
-
-// StateAt returns the state of a pass of the given epoch after its
-// consumer received n rows: {parquet-columns(files, columns, shard),
-// [position]}, the position counting the rows the pass skipped as bad
-// before them (see source.Resumable). It reads nothing.
-func (r *ColumnRows) StateAt(epoch int, n int64) (source.State, error) {
-	return r.core.stateAt(r.core.kind("parquet-columns", r.cols), epoch, n)
-}
-
-// Resume returns a reader whose passes continue the pass st was taken
-// from, as [Rows.Resume] does. A state of another reader (other columns,
-// another number of files, another shard) is an error wrapping
-// source.ErrState.
-func (r *ColumnRows) Resume(st source.State) (source.Reader[Row], error) {
-	c, err := r.core.resumed(r.core.kind("parquet-columns", r.cols), st)
-	if err != nil {
-		return nil, err
-	}
-	return &ColumnRows{core: c, cols: r.cols}, nil
+	return &reader[T]{core: c, name: r.name, cols: r.cols}, nil
 }
 
 // Identity returns the identity of the files the reader reads: their base
 // names, sizes and modification times or ETags (source.Identifier), so
 // that a checkpoint of other files with the same row count is refused.
-func (r *Rows[T]) Identity(ctx context.Context) (string, error) { return r.core.identity(ctx) }
+func (r *reader[T]) Identity(ctx context.Context) (string, error) { return r.core.identity(ctx) }
 
-// identity is the identity of the files at the reader's paths, for the
+// identity is the identity of the files of the reader's list, for the
 // readers and the random-access datasets of the package.
 func (r *core[T]) identity(ctx context.Context) (string, error) {
-	return dataid.Files(ctx, r.paths, r.c.storage...)
+	paths, err := source.Paths(ctx, r.list, ".parquet", r.c.storage...)
+	if err != nil {
+		return "", err
+	}
+	return dataid.Files(ctx, paths, r.c.storage...)
 }
-
-// Identity returns the identity of the files the reader reads, as
-// [Rows.Identity] does.
-func (r *ColumnRows) Identity(ctx context.Context) (string, error) { return r.core.identity(ctx) }
-
-var (
-	_ source.Identifier = (*Rows[int])(nil)
-	_ source.Identifier = (*ColumnRows)(nil)
-)

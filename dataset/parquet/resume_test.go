@@ -18,9 +18,9 @@ func TestResumeContract(t *testing.T) {
 	bad := writeDigits(t, rows, parquet.RowGroupRows(7))
 	good := writeDigits(t, digits(30, 4), parquet.RowGroupRows(4))
 	for _, r := range []source.Reader[parquet.Row]{
-		parquet.ReadColumns([]string{bad}, cols, parquet.SkipBad(0.5)),
-		parquet.ReadColumns([]string{bad, good}, cols, parquet.SkipBad(0.5), parquet.Workers(3)),
-		parquet.ReadColumns([]string{good, bad}, cols, parquet.SkipBad(0.5), parquet.Shard(3, 1)),
+		parquet.ReadColumns(bad, cols, parquet.OnBad(source.SkipBad(0.5))),
+		parquet.ReadColumns(bad+";"+good, cols, parquet.OnBad(source.SkipBad(0.5)), parquet.Workers(3)),
+		parquet.ReadColumns(good+";"+bad, cols, parquet.OnBad(source.SkipBad(0.5))),
 	} {
 		if _, ok := r.(source.Resumable[parquet.Row]); !ok {
 			t.Fatal("ColumnRows is not Resumable")
@@ -29,7 +29,7 @@ func TestResumeContract(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := sourcetest.TestReader(parquet.Read[digit]([]string{good, good}, parquet.Shard(2, 0))); err != nil {
+	if err := sourcetest.TestReader(parquet.Read[digit](good + ";" + good)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -49,16 +49,16 @@ func TestResumeSkipsRowGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	r := parquet.ReadColumns([]string{path}, cols)
+	r := parquet.ReadColumns(path, cols)
 	if _, err := source.Collect(ctx, r); !errors.Is(err, parquet.ErrFormat) {
 		t.Fatalf("full pass: %v", err)
 	}
-	st, err := r.StateAt(0, 10)
+	st, err := source.StateOf(r, 0, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%+v", st)
-	resumed, err := r.Resume(st)
+	resumed, err := source.ResumeFrom(r, st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,10 +67,10 @@ func TestResumeSkipsRowGroups(t *testing.T) {
 		t.Fatalf("resumed at 10: %d rows, %v", len(got), err)
 	}
 	// A state of another reader is refused.
-	if _, err := parquet.ReadColumns([]string{path}, cols[:1]).Resume(st); !errors.Is(err, source.ErrState) {
+	if _, err := source.ResumeFrom(parquet.ReadColumns(path, cols[:1]), st); !errors.Is(err, source.ErrState) {
 		t.Fatalf("other columns: %v", err)
 	}
-	if _, err := parquet.Read[digit]([]string{path}).Resume(st); !errors.Is(err, source.ErrState) {
+	if _, err := source.ResumeFrom(parquet.Read[digit](path), st); !errors.Is(err, source.ErrState) {
 		t.Fatalf("structs from a columns state: %v", err)
 	}
 }

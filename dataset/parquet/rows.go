@@ -12,20 +12,36 @@ import (
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-// Rows is a re-iterable reader of the rows of Parquet files as Go structs
-// of type T; see [Read].
-type Rows[T any] struct{ core core[T] }
+// reader is the re-iterable reader that Read, ReadColumns and ReadRaw
+// return: source.Resumable, source.Identifier and source.SkipCounted.
+type reader[T any] struct {
+	core core[T]
+	name string   // what it reads, for its states' kind
+	cols []Column // the columns of ReadColumns, for its kind
+}
 
 var (
-	_ source.Reader[int] = (*Rows[int])(nil)
-	_ source.SkipCounted = (*Rows[int])(nil)
+	_ source.Resumable[int] = (*reader[int])(nil)
+	_ source.SkipCounted    = (*reader[int])(nil)
+	_ source.Identifier     = (*reader[int])(nil)
 )
 
-// Read returns a reader of the rows of the Parquet files at paths, in
-// order, each decoded into a T by parquet-go: T's fields name their
+// All starts a pass over the rows. The pass logs through
+// tensorfeed.Logger(ctx): a debug entry when it opens the files, and a
+// warning for each row the policy skips.
+func (r *reader[T]) All(ctx context.Context) iter.Seq2[T, error] { return r.core.all(ctx) }
+
+// Skipped returns how many bad rows the reader's policy (OnBad) has
+// skipped, over all passes and all readers that share the policy.
+func (r *reader[T]) Skipped() int64 { return r.core.c.bad.Skipped() }
+
+// Read returns a reader of the rows of the Parquet files that list names,
+// in order, each decoded into a T by parquet-go: T's fields name their
 // columns with `parquet:"name"` tags (see parquet-go's documentation);
-// columns of the file that T does not name are not read. The files are
-// opened when a pass starts and closed when it ends.
+// columns of the file that T does not name are not read. list is a path or
+// URL (see [Storage]), several separated by ';', a directory (its .parquet
+// files) or a glob, as source.Paths expands it when a pass starts. The
+// files are opened when a pass starts and closed when it ends.
 //
 // A pass starts by checking every file's magic, footer and the columns T
 // names: a column missing from a file, or of another physical type than
@@ -33,25 +49,22 @@ var (
 // column and both types. Every page header of a row group is checked
 // against the file and the limits before the row group is decoded.
 // Malformed input ends the pass with a *tensorfeed.Error.
-func Read[T any](paths []string, opts ...Option) *Rows[T] {
+//
+// The reader is source.Resumable: whole row groups before a state's
+// position are skipped by their row counts, unread, and the row group that
+// holds it is decoded and its rows before the position dropped. A state of
+// another reader (another number of files, other columns) is an error
+// wrapping source.ErrState.
+func Read[T any](list string, opts ...Option) source.Reader[T] {
 	c := newConfig(opts)
-	return &Rows[T]{core: core[T]{paths: paths, c: c, prepare: prepareStructs[T], passes: &passes{}}}
+	return &reader[T]{name: "parquet", core: core[T]{list: list, c: c, prepare: prepareStructs[T], passes: &passes{}}}
 }
 
-// All starts a pass over the rows. The pass logs through
-// tensorfeed.Logger(ctx).
-func (r *Rows[T]) All(ctx context.Context) iter.Seq2[T, error] { return r.core.all(ctx) }
-
-// Skipped returns how many bad rows the reader's policy has skipped; rows
-// decoded into structs have no per-row errors, so it counts only those of
-// other readers that share the policy.
-func (r *Rows[T]) Skipped() int64 { return r.core.c.bad.Skipped() }
-
-// OpenIndexed opens the Parquet files at paths for random access to their
-// rows as T (see [Read] for the decoding and [Indexed] for the cost). The
-// files stay open until Close.
-func OpenIndexed[T any](paths []string, opts ...Option) (*Indexed[T], error) {
-	return Read[T](paths, opts...).core.indexed()
+// OpenIndexed opens the Parquet files that list names (see [Read]) for
+// random access to their rows as T (see [Read] for the decoding and
+// [Indexed] for the cost). The files stay open until Close.
+func OpenIndexed[T any](list string, opts ...Option) (*Indexed[T], error) {
+	return Read[T](list, opts...).(*reader[T]).core.indexed()
 }
 
 // chunkRows is how many rows a decoder reads at a time.

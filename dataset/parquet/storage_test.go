@@ -23,11 +23,11 @@ func TestRemoteMatchesLocal(t *testing.T) {
 	local := writeDigits(t, digits(40, 4), parquet.RowGroupRows(6), parquet.Snappy())
 	u := s3.PutFile("data", "digits.parquet", local)
 	ctx := context.Background()
-	want, err := source.Collect(ctx, parquet.ReadColumns([]string{local}, cols))
+	want, err := source.Collect(ctx, parquet.ReadColumns(local, cols))
 	if err != nil {
 		t.Fatal(err)
 	}
-	remote := parquet.ReadColumns([]string{u}, cols, parquet.Storage(s3.Options()...), parquet.Workers(2))
+	remote := parquet.ReadColumns(u, cols, parquet.Storage(s3.Options()...), parquet.Workers(2))
 	got, err := source.Collect(ctx, remote)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +43,7 @@ func TestRemoteMatchesLocal(t *testing.T) {
 	if err := sourcetest.TestReader(remote); err != nil {
 		t.Fatal(err)
 	}
-	d, err := parquet.OpenIndexed[digit]([]string{u}, parquet.Storage(s3.Options()...))
+	d, err := parquet.OpenIndexed[digit](u, parquet.Storage(s3.Options()...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,17 +62,17 @@ func TestRemoteBad(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := s3.Put("data", "cut.parquet", data[:len(data)-5])
-	_, err = source.Collect(context.Background(), parquet.Read[digit]([]string{u}, parquet.Storage(s3.Options()...)))
+	_, err = source.Collect(context.Background(), parquet.Read[digit](u, parquet.Storage(s3.Options()...)))
 	var fe *tensorfeed.Error
 	if !errors.As(err, &fe) || fe.Path != u {
 		t.Fatalf("cut: %v", err)
 	}
 	missing := u + ".missing"
-	_, err = source.Collect(context.Background(), parquet.Read[digit]([]string{missing}, parquet.Storage(s3.Options()...)))
+	_, err = source.Collect(context.Background(), parquet.Read[digit](missing, parquet.Storage(s3.Options()...)))
 	if !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("missing: %v", err)
 	}
-	_, err = source.Collect(context.Background(), parquet.Read[digit]([]string{"no/such/file.parquet"}))
+	_, err = source.Collect(context.Background(), parquet.Read[digit]("no/such/file.parquet"))
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("missing local file: %v", err)
 	}

@@ -45,7 +45,7 @@ type lz4Raw struct {
 // pages, optional columns) as structs and as columns.
 func TestImpalaDictionary(t *testing.T) {
 	ctx := context.Background()
-	paths := []string{"testdata/alltypes_plain.parquet"}
+	paths := "testdata/alltypes_plain.parquet"
 	rows, err := source.Collect(ctx, parquet.Read[allTypes](paths))
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +92,7 @@ func TestImpalaDictionary(t *testing.T) {
 // values and a null).
 func TestSparkPageV2(t *testing.T) {
 	ctx := context.Background()
-	paths := []string{"testdata/datapage_v2.snappy.parquet"}
+	paths := "testdata/datapage_v2.snappy.parquet"
 	rows, err := source.Collect(ctx, parquet.Read[pageV2](paths))
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +131,7 @@ func TestSparkPageV2(t *testing.T) {
 // TestArrowLZ4 reads lz4_raw_compressed.parquet (Arrow, LZ4_RAW pages).
 func TestArrowLZ4(t *testing.T) {
 	ctx := context.Background()
-	paths := []string{"testdata/lz4_raw_compressed.parquet"}
+	paths := "testdata/lz4_raw_compressed.parquet"
 	rows, err := source.Collect(ctx, parquet.Read[lz4Raw](paths))
 	if err != nil {
 		t.Fatal(err)
@@ -164,8 +164,8 @@ func TestMalformedFiles(t *testing.T) {
 		path := "testdata/" + name + ".parquet"
 		ctx := context.Background()
 		for _, err := range []error{
-			func() error { _, err := source.Collect(ctx, parquet.Read[record]([]string{path})); return err }(),
-			func() error { _, err := source.Collect(ctx, parquet.ReadColumns([]string{path}, cols)); return err }(),
+			func() error { _, err := source.Collect(ctx, parquet.Read[record](path)); return err }(),
+			func() error { _, err := source.Collect(ctx, parquet.ReadColumns(path, cols)); return err }(),
 		} {
 			var fe *tensorfeed.Error
 			if !errors.As(err, &fe) || !errors.Is(err, tensorfeed.ErrBadData) || fe.Path != path {
@@ -179,7 +179,7 @@ func TestMalformedFiles(t *testing.T) {
 // TestReadRaw reads files of other writers with every column as bytes.
 func TestReadRaw(t *testing.T) {
 	ctx := context.Background()
-	rows, err := source.Collect(ctx, parquet.ReadRaw([]string{"testdata/alltypes_plain.parquet", "testdata/datapage_v2.snappy.parquet"}))
+	rows, err := source.Collect(ctx, parquet.ReadRaw("testdata/alltypes_plain.parquet"+";"+"testdata/datapage_v2.snappy.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,10 +207,10 @@ func TestReadRaw(t *testing.T) {
 	if a, ok := rows[11].Fields["a"]; !ok || len(a) != 0 {
 		t.Fatalf("a null string: %q, %v", a, ok)
 	}
-	if err := sourcetest.TestReader(parquet.ReadRaw([]string{"testdata/lz4_raw_compressed.parquet", "testdata/alltypes_plain.parquet"})); err != nil {
+	if err := sourcetest.TestReader(parquet.ReadRaw("testdata/lz4_raw_compressed.parquet"+";"+"testdata/alltypes_plain.parquet")); err != nil {
 		t.Fatal(err)
 	}
-	_, err = source.Collect(ctx, parquet.ReadRaw([]string{"testdata/negative_page_size.parquet"}))
+	_, err = source.Collect(ctx, parquet.ReadRaw("testdata/negative_page_size.parquet"))
 	if !errors.Is(err, tensorfeed.ErrBadData) {
 		t.Fatalf("malformed: %v", err)
 	}

@@ -20,15 +20,14 @@ type writeConfig struct {
 	codec     compress.Codec
 }
 
-// DefaultRowGroupRows is how many rows a Writer puts in a row group
-// unless [RowGroupRows] says otherwise.
-const DefaultRowGroupRows = 64 << 10
+// defaultRowGroupRows is how many rows a Writer puts in a row group
+// unless RowGroupRows says otherwise.
+const defaultRowGroupRows = 64 << 10
 
 // RowGroupRows sets how many rows each row group holds (the last may hold
-// fewer). Row groups are the unit of parallel reading ([Workers]), of
-// sharding ([Shard]) and of what [Indexed] decodes for one Get, so data
-// meant to be sharded over N ranks or shuffled by index wants many row
-// groups. It panics if n < 1.
+// fewer; default 65,536). Row groups are the unit of parallel reading
+// ([Workers]) and of what [Indexed] decodes for one Get, so data meant to
+// be shuffled by index wants small row groups. It panics if n < 1.
 func RowGroupRows(n int) WriteOption {
 	positive("RowGroupRows", int64(n))
 	return option.New(func(c *writeConfig) { c.groupRows = int64(n) })
@@ -60,7 +59,7 @@ type Writer[T any] struct {
 
 // Create starts writing a Parquet file of rows of type T at path.
 func Create[T any](path string, opts ...WriteOption) (*Writer[T], error) {
-	c := writeConfig{groupRows: DefaultRowGroupRows}
+	c := writeConfig{groupRows: defaultRowGroupRows}
 	option.Apply(&c, opts)
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {

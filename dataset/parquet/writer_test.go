@@ -42,7 +42,7 @@ func TestWriterLargeValue(t *testing.T) {
 	}
 
 	n := 0
-	for r, err := range parquet.ReadRaw([]string{path}, parquet.MaxFooterBytes(64<<10), parquet.MaxPageBytes(size+64<<10)).All(context.Background()) {
+	for r, err := range parquet.ReadRaw(path, parquet.MaxFooterBytes(64<<10), parquet.MaxPageBytes(size+64<<10)).All(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +107,7 @@ func TestWriterFlush(t *testing.T) {
 		t.Error("Flush after Close: no error")
 	}
 	var groups []int
-	for r, err := range parquet.ReadRaw([]string{path}).All(context.Background()) {
+	for r, err := range parquet.ReadRaw(path).All(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
 		}
