@@ -137,10 +137,8 @@ func Files[T any](paths []string, workers int, open func(path string) Reader[T],
 // fileError names path in err unless err already names a file: its chain
 // holds a *tensorfeed.Error with a Path (this file, or another one the
 // reader found at fault, as the next shard of a WebDataset sample split
-// across two), an *fs.PathError for path, or an error with a method
-// FilePath() string that returns path (the errors of the few readers whose
-// errors are not yet a *tensorfeed.Error: mnist, jetstream). Otherwise err
-// becomes the Err of a *tensorfeed.Error for path, without a position.
+// across two) or an *fs.PathError for path. Otherwise err becomes the Err
+// of a *tensorfeed.Error for path, without a position.
 // Context errors are left as they are: they are about the pass, not the
 // file.
 func fileError(path string, err error) error {
@@ -149,10 +147,6 @@ func fileError(path string, err error) error {
 	}
 	var te *tensorfeed.Error
 	if errors.As(err, &te) && te.Path != "" {
-		return err
-	}
-	var named interface{ FilePath() string }
-	if errors.As(err, &named) && named.FilePath() == path {
 		return err
 	}
 	var pe *fs.PathError

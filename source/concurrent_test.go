@@ -299,12 +299,6 @@ func TestFilesErrorsNameTheFile(t *testing.T) {
 	}
 }
 
-// namedError is a format reader's positioned error: it names its file.
-type namedError struct{ file string }
-
-func (e *namedError) Error() string    { return "format: " + e.file + ": offset 12: bad" }
-func (e *namedError) FilePath() string { return e.file }
-
 func TestFilesNamesTheFile(t *testing.T) {
 	fail := func(err error) source.Reader[int] { return sourcetest.FailAfter(fixture.Count(2), 2, err) }
 	open := func(path string) source.Reader[int] {
@@ -312,10 +306,7 @@ func TestFilesNamesTheFile(t *testing.T) {
 		case "plain":
 			return fail(errBoom)
 		case "named":
-			return fail(fmt.Errorf("decode: %w", &namedError{"named"}))
-		case "other":
-			// names another file: wrapped all the same
-			return fail(&namedError{"elsewhere"})
+			return fail(fmt.Errorf("decode: %w", &tensorfeed.Error{Path: "named", Offset: 12, Record: -1, Err: errBoom}))
 		case "positioned":
 			// a *tensorfeed.Error names the file at fault, this one or not
 			return fail(fmt.Errorf("seam: %w", &tensorfeed.Error{Path: "next", Offset: 0, Record: -1, Err: errBoom}))
@@ -328,7 +319,7 @@ func TestFilesNamesTheFile(t *testing.T) {
 	for _, tc := range []struct {
 		path    string
 		wrapped bool
-	}{{"plain", true}, {"named", false}, {"other", true}, {"already", false}, {"positioned", false}, {"unnamed", true}} {
+	}{{"plain", true}, {"named", false}, {"already", false}, {"positioned", false}, {"unnamed", true}} {
 		_, errs := fixture.Drain(context.Background(), source.Files([]string{tc.path}, 1, open, 4))
 		if len(errs) != 1 {
 			t.Fatalf("%s: errors = %v, want one", tc.path, errs)
@@ -437,23 +428,16 @@ func TestConcurrentAndFilesPanicOnMisuse(t *testing.T) {
 	}
 }
 
-// positioned is an error that names its own file, as the format readers'
-// errors do.
-type positioned struct{ file string }
-
-func (e *positioned) Error() string    { return e.file + ": offset 3: bad" }
-func (e *positioned) FilePath() string { return e.file }
-
 func TestFilesNamesEachFileOnce(t *testing.T) {
 	open := func(p string) source.Reader[int] {
 		if p == "b" {
-			return sourcetest.FailAfter(source.Slice([]int{1}), 1, &positioned{file: "b"})
+			return sourcetest.FailAfter(source.Slice([]int{1}), 1, &tensorfeed.Error{Path: "b", Offset: 3, Record: -1, Err: errors.New("bad")})
 		}
 		return sourcetest.FailAfter(source.Slice([]int{1}), 1, errBoom)
 	}
 	for _, tc := range []struct{ path, want string }{
-		{"a", "a: boom"},          // the error does not know its file: Files names it
-		{"b", "b: offset 3: bad"}, // it does: left as it is
+		{"a", "a: boom"},        // the error does not know its file: Files names it
+		{"b", "b: byte 3: bad"}, // it does: left as it is
 	} {
 		_, err := source.Collect(context.Background(), source.Files([]string{tc.path}, 1, open, 4))
 		if err == nil || err.Error() != tc.want {
