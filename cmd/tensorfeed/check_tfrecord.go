@@ -139,7 +139,7 @@ func (s *featureStats) String() string {
 // when it is only counted. An Example over the parser's limits
 // (tfrecord.MaxValues, MaxFeatures) is always reported.
 //
-// Memory holds one record at a time, at most tfrecord.DefaultMaxRecordBytes,
+// Memory holds one record at a time, at most 256 MiB (tfrecord.MaxRecordBytes's default),
 // and its Example, which the parser's limits bound.
 func checkTFRecord(ctx context.Context, path string, mixed bool, rep *reporter, stdout io.Writer) error {
 	gz, err := isGzipFile(ctx, path, rep)
@@ -148,7 +148,7 @@ func checkTFRecord(ctx context.Context, path string, mixed bool, rep *reporter, 
 	}
 	opts := []tfrecord.Option{tfrecord.ReuseBuffer(), tfrecord.Storage(rep.storage...)}
 	if rep.all {
-		opts = append(opts, tfrecord.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) })))
+		opts = append(opts, tfrecord.OnBad(source.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) }))))
 	}
 	var n, payload int64
 	feats := featureStats{mixed: mixed}

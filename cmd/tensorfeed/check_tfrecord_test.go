@@ -94,12 +94,13 @@ func TestCheckTFRecordMalformedExample(t *testing.T) {
 // with --mixed, in memory bounded by the limits rather than by what the
 // record would decode to.
 func TestCheckTFRecordExampleLimits(t *testing.T) {
+	const maxValues = 1 << 20 // tfrecord.MaxValues's default
 	bomb := badinput.TFExampleEmptyBytes(2 << 20)
 	path, offs := tfrecordFile(t, append(examples(2), bomb)...)
 	for _, args := range [][]string{{"check", path}, {"check", "--mixed", path}} {
 		code, _, stderr := runCmd(args...)
 		want := fmt.Sprintf("%s: record 2 at byte %d: member \"b\": byte %d of its tf.train.Example: tfrecord: tf.train.Example over a limit: more than %d bytes_list and int64_list values (MaxValues)\n",
-			path, offs[2], 2*tfrecord.DefaultMaxValues+23, tfrecord.DefaultMaxValues)
+			path, offs[2], 2*maxValues+23, maxValues)
 		if code != 1 || stderr != want {
 			t.Errorf("%q: exit %d, stderr %q\nwant %q", args, code, stderr, want)
 		}

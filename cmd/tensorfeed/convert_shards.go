@@ -23,7 +23,7 @@ import (
 // over one before writing it, so that every shard it writes reads back.
 type targetLimits struct {
 	recordio  int64 // a payload (recordio.MaxRecordSize)
-	tfrecord  int64 // a serialized tf.train.Example (tfrecord.DefaultMaxRecordBytes)
+	tfrecord  int64 // a serialized tf.train.Example (tfrecord.MaxRecordBytes's default)
 	wdsMember int64 // one member of a sample (webdataset.DefaultMaxMemberBytes)
 	wdsSample int64 // the members of a sample together (webdataset.DefaultMaxSampleBytes)
 	// parquetPage is the largest page (parquet.MaxPageBytes's default). A
@@ -46,7 +46,7 @@ const parquetPageSlack = pq.DefaultPageBufferSize + 4<<10
 // shards back with readers lowered alike.
 var limits = targetLimits{
 	recordio:     recordio.MaxRecordSize,
-	tfrecord:     tfrecord.DefaultMaxRecordBytes,
+	tfrecord:     256 << 20, // tfrecord.MaxRecordBytes's default
 	wdsMember:    webdataset.DefaultMaxMemberBytes,
 	wdsSample:    webdataset.DefaultMaxSampleBytes,
 	parquetPage:  256 << 20, // parquet.MaxPageBytes's default

@@ -42,7 +42,7 @@ func RecordIO(opts ...recordio.Option) Format {
 
 // TFRecord returns the tfrecord format: TFRecord files, plain or gzip
 // (dataset/tfrecord), recognised by a first length whose CRC verifies.
-// opts go to tfrecord.Open: tfrecord.SkipBad, for one, skips records whose
+// opts go to tfrecord.Open: tfrecord.OnBad, for one, skips records whose
 // checksum fails. Its Storage returns TFRecord with tfrecord.Storage
 // added.
 func TFRecord(opts ...tfrecord.Option) Format {

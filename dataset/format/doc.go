@@ -45,7 +45,7 @@
 // (AWS_ENDPOINT_URL for MinIO and other S3-compatible servers).
 //
 // [Register] adds a user format, or replaces one of these (for example with
-// [TFRecord] given tfrecord.SkipBad to skip bad records).
+// [TFRecord] given tfrecord.OnBad to skip bad records).
 //
 // # Detection
 //

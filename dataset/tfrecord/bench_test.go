@@ -27,9 +27,9 @@ func BenchmarkRead(b *testing.B) {
 	b.SetBytes(int64(len(file)))
 	b.ReportAllocs()
 	for b.Loop() {
-		r := tfrecord.NewReader(bytes.NewReader(file))
-		r.ReuseBuffer = true
-		r.Size = int64(len(file))
+		r := tfrecord.NewReader(bytes.NewReader(file), "")
+		tfrecord.SetReuse(r, true)
+		tfrecord.SetSize(r, int64(len(file)))
 		for {
 			_, err := r.Next()
 			if err == io.EOF {

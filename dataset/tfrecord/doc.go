@@ -41,8 +41,8 @@
 //
 // Parsing checks the whole Example and counts its features and values
 // before it allocates anything, then allocates every list once at its
-// final size. By default an Example may hold at most [DefaultMaxFeatures]
-// (16384) features and [DefaultMaxValues] (1 Mi) bytes_list and int64_list
+// final size. By default an Example may hold at most [MaxFeatures]
+// (16384) features and [MaxValues] (1 Mi) bytes_list and int64_list
 // values; [MaxFeatures] and [MaxValues] change that. A record over a limit
 // is refused, before any allocation, with an error that wraps ErrTooLarge
 // (and, from [Record.Example], names the file, the record and its offset).
@@ -64,7 +64,7 @@
 // ErrFormat wraps tensorfeed.ErrBadData.
 //
 // A record whose data does not match its CRC wraps [ErrDataChecksum]: the
-// framing is intact, so a bad-record policy ([SkipBad], [OnBad]) may skip it.
+// framing is intact, so a bad-record policy ([OnBad]) may skip it.
 // Any other damage (a length whose CRC is wrong, a length past the end of
 // the file or over [MaxRecordBytes], a truncated file, a broken gzip stream)
 // ends the pass: what follows cannot be trusted.

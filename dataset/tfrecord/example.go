@@ -153,8 +153,8 @@ const (
 // features, lists of up to a million ids or strings; float_list values are
 // not counted, see [MaxValues]) and bound what the rest may claim.
 const (
-	DefaultMaxValues   = 1 << 20 // bytes_list and int64_list values of one Example
-	DefaultMaxFeatures = 1 << 14 // features of one Example
+	defaultMaxValues   = 1 << 20 // bytes_list and int64_list values of one Example
+	defaultMaxFeatures = 1 << 14 // features of one Example
 )
 
 // An ExampleOption sets a limit of [ParseExample] and [Record.Example].
@@ -166,7 +166,7 @@ type exampleConfig struct {
 }
 
 // MaxValues sets the most bytes_list and int64_list values one Example may
-// hold, over all its features (default [DefaultMaxValues]). More is an
+// hold, over all its features (default 1 Mi). More is an
 // error wrapping [ErrTooLarge], found before anything is allocated. Such
 // a value takes as little as 1 (a packed int64) or 2 (an empty string)
 // bytes on the wire and 8 or 24 bytes decoded, so this bounds what a small
@@ -181,7 +181,7 @@ func MaxValues(n int64) ExampleOption {
 }
 
 // MaxFeatures sets the most features one Example may hold (default
-// [DefaultMaxFeatures]); a feature name given twice counts twice. More is
+// 16384); a feature name given twice counts twice. More is
 // an error wrapping [ErrTooLarge], found before anything is allocated. A
 // feature takes as little as 5 bytes on the wire and about 200 in the
 // Example's map. It panics if n < 1.
@@ -225,7 +225,7 @@ func (limitError) Unwrap() []error { return []error{ErrExample, ErrTooLarge} }
 // the feature when the fault is inside one; one over a limit also wraps
 // ErrTooLarge.
 func ParseExample(b []byte, opts ...ExampleOption) (Example, error) {
-	p := parser{cfg: exampleConfig{maxValues: DefaultMaxValues, maxFeatures: DefaultMaxFeatures}}
+	p := parser{cfg: exampleConfig{maxValues: defaultMaxValues, maxFeatures: defaultMaxFeatures}}
 	option.Apply(&p.cfg, opts)
 	var ex Example
 	// First pass: check and count, allocating nothing.

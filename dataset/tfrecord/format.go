@@ -18,9 +18,9 @@ const footerSize = 4
 // maskDelta is the constant TensorFlow adds to a rotated CRC.
 const maskDelta = 0xa282ead8
 
-// DefaultMaxRecordBytes is the largest record a reader accepts unless
+// defaultMaxRecordBytes is the largest record a reader accepts unless
 // [MaxRecordBytes] (or Reader.MaxRecordBytes) says otherwise.
-const DefaultMaxRecordBytes = 256 << 20
+const defaultMaxRecordBytes = 256 << 20
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -40,7 +40,7 @@ var ErrFormat error = &badData{"tfrecord: bad format"}
 
 // ErrDataChecksum is wrapped by the *tensorfeed.Error of a record whose data does
 // not match its CRC. The framing around it is intact, so the record can be
-// skipped (see [SkipBad]) and the records after it read.
+// skipped (see [OnBad]) and the records after it read.
 var ErrDataChecksum = errors.New("tfrecord: data checksum mismatch")
 
 // ErrTooLarge is wrapped by the error for a record longer than the reader's

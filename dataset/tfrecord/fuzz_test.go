@@ -19,9 +19,9 @@ func FuzzReader(f *testing.F) {
 	f.Add(append(header(1<<40), "tiny"...))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, in []byte) {
-		r := tfrecord.NewReader(bytes.NewReader(in))
-		r.Size = int64(len(in))
-		r.MaxRecordBytes = 1 << 20
+		r := tfrecord.NewReader(bytes.NewReader(in), "")
+		tfrecord.SetSize(r, int64(len(in)))
+		tfrecord.SetMaxRecordBytes(r, 1<<20)
 		for range 1000 {
 			b, err := r.Next()
 			if err == io.EOF {

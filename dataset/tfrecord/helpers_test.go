@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // encode writes recs through a Writer, gzip-compressed when gz is set.
@@ -42,7 +43,7 @@ func writeFile(t testing.TB, data []byte) string {
 
 // readAll runs one pass of r and returns its records' data (copied) and the
 // error that ended it.
-func readAll(r *tfrecord.Records) ([][]byte, []tfrecord.Record, error) {
+func readAll(r source.Reader[tfrecord.Record]) ([][]byte, []tfrecord.Record, error) {
 	var data [][]byte
 	var recs []tfrecord.Record
 	for rec, err := range r.All(context.Background()) {

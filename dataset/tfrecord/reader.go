@@ -36,30 +36,21 @@ const (
 // Reader reads records one after another from a stream, in the manner of
 // encoding/csv's Reader: Next returns the next record's data and io.EOF
 // after the last one.
-//
-// Set the exported fields before the first call to Next.
+// It detects gzip input (see Detect) and accepts records up to 256 MiB;
+// Open's options set the limit and the compression.
 type Reader struct {
-	// Name names the input in errors, usually its file path.
-	Name string
-
-	// ReuseBuffer makes Next return a slice that the following call to
-	// Next overwrites. By default every record gets its own slice, which the
-	// caller owns.
-	ReuseBuffer bool
-
-	// MaxRecordBytes is the largest record accepted; a longer length is an
+	name  string // names the input in errors, usually its file path
+	reuse bool   // Next returns a slice that the next call overwrites
+	// maxRecord is the largest record accepted; a longer length is an
 	// error before anything is allocated for it. Zero means
-	// DefaultMaxRecordBytes.
-	MaxRecordBytes int64
-
-	// Size, when positive, is the size in bytes of a plain (uncompressed)
+	// defaultMaxRecordBytes.
+	maxRecord int64
+	// size, when positive, is the size in bytes of a plain (uncompressed)
 	// input, such as a file's size: a length that goes past it is an error
 	// before anything is allocated for it. Without it (and for gzip input)
 	// memory grows only as the bytes of a record arrive.
-	Size int64
-
-	// Compression says how the input is compressed (default: Detect).
-	Compression Compression
+	size        int64
+	compression Compression // how the input is compressed (default: Detect)
 
 	br      *bufio.Reader
 	started bool
@@ -72,14 +63,15 @@ type Reader struct {
 	err     error // sticky: once set, Next returns it
 }
 
-// NewReader returns a Reader that reads records from r. It buffers r (unless
-// r already is a *bufio.Reader), so r must not be read otherwise afterwards.
-func NewReader(r io.Reader) *Reader {
+// NewReader returns a Reader that reads records from r; name names the
+// input in errors, usually its path. It buffers r (unless r already is a
+// *bufio.Reader), so r must not be read otherwise afterwards.
+func NewReader(r io.Reader, name string) *Reader {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
-	return &Reader{br: br, off: -1}
+	return &Reader{name: name, br: br, off: -1}
 }
 
 // Next returns the data of the next record. At the end of the input it
@@ -91,7 +83,7 @@ func NewReader(r io.Reader) *Reader {
 // same error: once a length or its CRC is wrong, nothing after it can be
 // trusted.
 //
-// Unless ReuseBuffer is set, the returned slice belongs to the caller.
+// The returned slice belongs to the caller.
 func (r *Reader) Next() ([]byte, error) {
 	if r.err != nil {
 		return nil, r.err
@@ -127,8 +119,8 @@ func (r *Reader) Index() int64 { return r.index - 1 }
 func (r *Reader) Gzip() bool { return r.gz }
 
 func (r *Reader) start() error {
-	gz := r.Compression == Gzip
-	if r.Compression == Detect {
+	gz := r.compression == Gzip
+	if r.compression == Detect {
 		magic, err := r.br.Peek(3)
 		if err != nil && err != io.EOF {
 			return r.ioError(0, err)
@@ -151,10 +143,10 @@ func (r *Reader) start() error {
 }
 
 func (r *Reader) maxBytes() uint64 {
-	if r.MaxRecordBytes > 0 {
-		return uint64(min(r.MaxRecordBytes, math.MaxInt-headerSize-footerSize))
+	if r.maxRecord > 0 {
+		return uint64(min(r.maxRecord, math.MaxInt-headerSize-footerSize))
 	}
-	return DefaultMaxRecordBytes
+	return defaultMaxRecordBytes
 }
 
 // next reads one record. skippable is true for a data checksum mismatch,
@@ -182,8 +174,8 @@ func (r *Reader) next() (data []byte, skippable bool, err error) {
 		return nil, false, r.formatError(start, ErrTooLarge,
 			fmt.Sprintf("length %d larger than the maximum %d (MaxRecordBytes)", n, m))
 	}
-	if r.Size > 0 && !r.gz {
-		left := max(r.Size-start-headerSize, 0)
+	if r.size > 0 && !r.gz {
+		left := max(r.size-start-headerSize, 0)
 		if n+footerSize > uint64(left) {
 			return nil, false, r.formatError(start, io.ErrUnexpectedEOF,
 				fmt.Sprintf("length %d goes past the end of the input: the record needs %d bytes after its header (the data and a %d-byte CRC), %d are left",
@@ -193,14 +185,14 @@ func (r *Reader) next() (data []byte, skippable bool, err error) {
 	_, _ = r.br.Discard(headerSize) // cannot fail: Peek returned the bytes
 	r.pos += headerSize
 	var buf []byte
-	if r.ReuseBuffer {
+	if r.reuse {
 		buf = r.buf[:0]
 	}
 	buf, err = r.readData(buf, int(n), start)
 	if err != nil {
 		return nil, false, err
 	}
-	if r.ReuseBuffer {
+	if r.reuse {
 		r.buf = buf
 	}
 	m, err := io.ReadFull(r.br, r.foot[:])
@@ -211,7 +203,7 @@ func (r *Reader) next() (data []byte, skippable bool, err error) {
 	r.off = start
 	r.index++
 	if stored, want := binary.LittleEndian.Uint32(r.foot[:]), mask(crc32.Checksum(buf, castagnoli)); stored != want {
-		return nil, true, formatError(r.Name, start, r.index-1, ErrDataChecksum,
+		return nil, true, formatError(r.name, start, r.index-1, ErrDataChecksum,
 			fmt.Sprintf("data checksum mismatch: stored 0x%08x, computed 0x%08x", stored, want))
 	}
 	if buf == nil {
@@ -222,7 +214,7 @@ func (r *Reader) next() (data []byte, skippable bool, err error) {
 
 // readData appends n data bytes to buf.
 func (r *Reader) readData(buf []byte, n int, start int64) ([]byte, error) {
-	sized := r.Size > 0 && !r.gz // n was checked against the bytes present
+	sized := r.size > 0 && !r.gz // n was checked against the bytes present
 	for got := 0; got < n; {
 		c := n - got
 		if !sized {
@@ -264,9 +256,9 @@ func (r *Reader) readError(at int64, err error) error {
 }
 
 func (r *Reader) formatError(at int64, cause error, msg string) error {
-	return formatError(r.Name, at, r.index, cause, msg)
+	return formatError(r.name, at, r.index, cause, msg)
 }
 
 func (r *Reader) ioError(at int64, err error) error {
-	return &tensorfeed.Error{Path: r.Name, Offset: at, Record: r.index, Err: fmt.Errorf("tfrecord: %w", err)}
+	return &tensorfeed.Error{Path: r.name, Offset: at, Record: r.index, Err: fmt.Errorf("tfrecord: %w", err)}
 }

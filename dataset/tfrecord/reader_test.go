@@ -158,13 +158,13 @@ func corrupt(t *testing.T, i int) ([]byte, string) {
 
 func TestBadLengthCRC(t *testing.T) {
 	_, path := corrupt(t, 9) // the length's CRC
-	got, _, err := readAll(tfrecord.Open(path, tfrecord.SkipBad(1)))
+	got, _, err := readAll(tfrecord.Open(path, tfrecord.OnBad(source.SkipBad(1))))
 	checkBad(t, err, path, 1, 17)
 	if len(got) != 1 {
 		t.Errorf("%d records before the error, want 1", len(got))
 	}
 	_, path = corrupt(t, 0) // the length itself
-	_, _, err = readAll(tfrecord.Open(path, tfrecord.SkipBad(1)))
+	_, _, err = readAll(tfrecord.Open(path, tfrecord.OnBad(source.SkipBad(1))))
 	checkBad(t, err, path, 1, 17)
 }
 
@@ -183,10 +183,10 @@ func TestBadDataCRC(t *testing.T) {
 		if len(got) != 2 || string(got[0]) != "a" || string(got[1]) != "c" || recs[1].Index != 2 || recs[1].Offset != 37 {
 			t.Errorf("skipping: read %q %+v", got, recs)
 		}
-		if r.Skipped() != 1 {
-			t.Errorf("Skipped() = %d, want 1", r.Skipped())
+		if sc, ok := r.(source.SkipCounted); !ok || sc.Skipped() != 1 || skip.Skipped() != 1 {
+			t.Errorf("Skipped() = %d (reader: %v), want 1", skip.Skipped(), ok)
 		}
-		_, _, err = readAll(tfrecord.Open(path, tfrecord.SkipBad(0.1)))
+		_, _, err = readAll(tfrecord.Open(path, tfrecord.OnBad(source.SkipBad(0.1))))
 		if !errors.Is(err, source.ErrTooManyBad) {
 			t.Errorf("SkipBad(0.1) over 1 bad of 3: %v, want ErrTooManyBad", err)
 		}
@@ -233,7 +233,7 @@ func TestTruncatedInDataCRC(t *testing.T) {
 	if want := "length 83 goes past the end of the input: the record needs 87 bytes after its header (the data and a 4-byte CRC), 85 are left"; fe.Err.Error() != "tfrecord: bad format: "+want {
 		t.Errorf("sized: %q\nwant %q", fe.Err, want)
 	}
-	r := tfrecord.NewReader(bytes.NewReader(file))
+	r := tfrecord.NewReader(bytes.NewReader(file), "")
 	if _, err := r.Next(); err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +307,7 @@ func TestBadGzip(t *testing.T) {
 // data checksum error.
 func TestReaderSticky(t *testing.T) {
 	file, _ := corrupt(t, 12)
-	r := tfrecord.NewReader(bytes.NewReader(file))
+	r := tfrecord.NewReader(bytes.NewReader(file), "")
 	var got []string
 	var errs int
 	for {
@@ -328,7 +328,7 @@ func TestReaderSticky(t *testing.T) {
 		t.Fatalf("got %q and %d errors", got, errs)
 	}
 	file, _ = corrupt(t, 9)
-	r = tfrecord.NewReader(bytes.NewReader(file))
+	r = tfrecord.NewReader(bytes.NewReader(file), "")
 	_, _ = r.Next()
 	_, err1 := r.Next()
 	_, err2 := r.Next()
@@ -362,7 +362,7 @@ func TestWriterFlush(t *testing.T) {
 		if err := w.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		r := tfrecord.NewReader(bytes.NewReader(buf.Bytes()))
+		r := tfrecord.NewReader(bytes.NewReader(buf.Bytes()), "")
 		if b, err := r.Next(); err != nil || string(b) != "first" {
 			t.Fatalf("gzip %v: after Flush read %q, %v", gz, b, err)
 		}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"iter"
+	"os"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -53,7 +55,7 @@ func Storage(opts ...storage.Option) Option {
 func ReuseBuffer() Option { return option.New(func(c *config) { c.reuse = true }) }
 
 // MaxRecordBytes sets the largest record a reader accepts (default
-// DefaultMaxRecordBytes, 256 MiB); a longer length ends the pass with an
+// 256 MiB); a longer length ends the pass with an
 // error that wraps ErrTooLarge, before anything is allocated for it. It
 // panics if n < 1.
 func MaxRecordBytes(n int64) Option {
@@ -69,13 +71,6 @@ func WithCompression(comp Compression) Option {
 	return option.New(func(c *config) { c.compression = comp })
 }
 
-// SkipBad skips records whose data does not match its CRC while they are at
-// most maxFraction of a pass's records, counting and logging each (see
-// [source.SkipBad], which it calls with these arguments, and [OnBad]).
-func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
-	return OnBad(source.SkipBad(maxFraction, opts...))
-}
-
 // OnBad sets the bad-record policy, which may be shared with other readers.
 // A bad record is one whose data does not match its CRC (ErrDataChecksum):
 // its framing is intact, so the reader can go on with the next one. Whatever
@@ -87,9 +82,9 @@ func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
 // first bad record.
 func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.bad = p }) }
 
-// Records is a re-iterable reader over the records of a TFRecord file; see
-// [Open].
-type Records struct {
+// records is the re-iterable reader over the records of one TFRecord
+// file that Open returns for a single path.
+type records struct {
 	path   string
 	c      config
 	from   start
@@ -97,33 +92,64 @@ type Records struct {
 	marks  *marks.Marks
 }
 
-// Open returns a reader over the records of the TFRecord file at path (a
-// local path or a URL, see [Storage]), plain or gzip-compressed. The file is
-// opened when a pass starts, with the pass's context, and closed when it
-// ends. Malformed input ends the pass with a *tensorfeed.Error naming the
-// file, the record and its byte offset.
+// Open returns a reader over the records of the TFRecord files that list
+// names, each plain or gzip-compressed: a path or a URL (see [Storage]),
+// several separated by ';', a directory (every file in it, in name order)
+// or a glob, as source.Paths expands it when a pass starts. Each file is
+// opened when the pass reaches it, with the pass's context, and closed
+// before the next. Malformed input ends the pass with a *tensorfeed.Error
+// naming the file, the record and its byte offset; Record.Index counts the
+// records of its file.
 //
-// For sharding over ranks, use stage.Shard on the reader: TFRecord has no
-// sync marker, so every rank reads the whole file and keeps its share.
-func Open(path string, opts ...Option) *Records {
-	c := config{maxBytes: DefaultMaxRecordBytes}
+// The reader of one file is source.Resumable from a byte offset (see
+// resume.go), a source.Identifier and a source.SkipCounted; that of a list
+// of several resumes by replay. TFRecord has no sync marker: to split the
+// records between ranks, shard the stream in the pipeline, or convert the
+// files to a format read by index.
+func Open(list string, opts ...Option) source.Reader[Record] {
+	c := config{maxBytes: defaultMaxRecordBytes}
 	option.Apply(&c, opts)
-	return newRecords(path, c, start{})
+	if !isList(list) {
+		return newRecords(list, c, start{})
+	}
+	return source.Replayed(fmt.Sprintf("tfrecord(list=%s)", nameHash(list)), source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
+		paths, err := source.Paths(ctx, list, "", c.storage...)
+		if err != nil {
+			return source.Fail[Record](err)
+		}
+		return source.Files(paths, 1, func(p string) source.Reader[Record] { return newRecords(p, c, start{}) }, 16).All(ctx)
+	}))
 }
 
-func newRecords(path string, c config, from start) *Records {
-	return &Records{path: path, c: c, from: from, epochs: new(source.Epochs), marks: marks.New(1)}
+// isList reports whether list may name more than one file: it holds a
+// ';', a glob or a local directory, or is an s3:// URL of a directory.
+func isList(list string) bool {
+	if strings.Contains(list, ";") {
+		return true
+	}
+	if storage.IsRemote(list) {
+		return strings.HasPrefix(strings.ToLower(list), "s3://") && (strings.HasSuffix(list, "/") || strings.ContainsAny(list, "*?["))
+	}
+	if strings.ContainsAny(list, "*?[") {
+		return true
+	}
+	st, err := os.Stat(list)
+	return err == nil && st.IsDir()
+}
+
+func newRecords(path string, c config, from start) *records {
+	return &records{path: path, c: c, from: from, epochs: new(source.Epochs), marks: marks.New(1)}
 }
 
 var (
-	_ source.Resumable[Record] = (*Records)(nil)
-	_ source.SkipCounted       = (*Records)(nil)
+	_ source.Resumable[Record] = (*records)(nil)
+	_ source.SkipCounted       = (*records)(nil)
 )
 
-// Skipped returns how many bad records the reader's policy (OnBad, SkipBad)
-// has skipped, over all passes and all readers that share the policy; 0
+// Skipped returns how many bad records the reader's policy (OnBad) has
+// skipped, over all passes and all readers that share the policy; 0
 // without one. It makes the reader a source.SkipCounted.
-func (r *Records) Skipped() int64 { return r.c.bad.Skipped() }
+func (r *records) Skipped() int64 { return r.c.bad.Skipped() }
 
 // checkEvery is how many records a pass reads between looks at its context.
 const checkEvery = 64
@@ -131,7 +157,7 @@ const checkEvery = 64
 // All starts a pass over the records. The pass logs through
 // tensorfeed.Logger(ctx): one debug entry when it opens the file, and a
 // warning for each record the policy skips.
-func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
+func (r *records) All(ctx context.Context) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
 		ctx, epoch := r.epochs.Start(ctx)
 		f, err := storage.OpenFile(ctx, r.path, r.c.storage...)
@@ -154,13 +180,12 @@ func (r *Records) All(ctx context.Context) iter.Seq2[Record, error] {
 		if ce := log.Check(zap.DebugLevel, "tfrecord open"); ce != nil {
 			ce.Write(zap.String("file", r.path), zap.Int64("size", size))
 		}
-		rd := NewReader(f)
-		rd.Name = r.path
-		rd.ReuseBuffer = r.c.reuse
-		rd.MaxRecordBytes = r.c.maxBytes
-		rd.Compression = r.c.compression
+		rd := NewReader(f, r.path)
+		rd.reuse = r.c.reuse
+		rd.maxRecord = r.c.maxBytes
+		rd.compression = r.c.compression
 		if regular {
-			rd.Size = size // ignored for gzip
+			rd.size = size // ignored for gzip
 		}
 		ring := r.marks.Start(epoch, r.from.Low())
 		n := r.from.N

@@ -15,7 +15,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
-// Records is source.Resumable. Its state after the consumer received n
+// The reader of one file is source.Resumable. Its state after the consumer received n
 // records is {tfrecord(name), [offset, index, n]}: the byte offset where
 // the record after the n-th starts and its index in the file (records
 // skipped as bad by the policy are counted in both). Resuming from it
@@ -47,7 +47,7 @@ type start struct {
 }
 
 // seek moves a new Reader of f to the start of r's resumed pass.
-func (r *Records) seek(f storage.File, rd *Reader, log *zap.Logger) error {
+func (r *records) seek(f storage.File, rd *Reader, log *zap.Logger) error {
 	off := r.from.off
 	gz := r.c.compression == Gzip
 	if r.c.compression == Detect {
@@ -60,7 +60,7 @@ func (r *Records) seek(f storage.File, rd *Reader, log *zap.Logger) error {
 	}
 	log.Debug("tfrecord resume", zap.String("file", r.path), zap.Int64("offset", off), zap.Int64("record", r.from.index), zap.Bool("gzip", gz))
 	if gz {
-		rd.Compression = Gzip
+		rd.compression = Gzip
 		rd.started = true
 		if err := rd.start(); err != nil {
 			return err
@@ -82,7 +82,7 @@ func (r *Records) seek(f storage.File, rd *Reader, log *zap.Logger) error {
 			return rd.ioError(off, err)
 		}
 		rd.br.Reset(f)
-		rd.Compression = None
+		rd.compression = None
 		rd.started = true
 	}
 	rd.pos, rd.index = off, r.from.index
@@ -91,7 +91,7 @@ func (r *Records) seek(f storage.File, rd *Reader, log *zap.Logger) error {
 
 // kind names the reader in its states by a hash of the file's base name,
 // so that a state of another file is refused while the file may move.
-func (r *Records) kind() string {
+func (r *records) kind() string {
 	return fmt.Sprintf("tfrecord(%s)", nameHash(r.path))
 }
 
@@ -108,7 +108,7 @@ func nameHash(p string) string {
 // received n records: {kind, [offset, index, n]} where the pass still
 // remembers where record n ended, else the replay state {kind, [n]}. It
 // reads nothing.
-func (r *Records) StateAt(epoch int, n int64) (source.State, error) {
+func (r *records) StateAt(epoch int, n int64) (source.State, error) {
 	if n < 0 {
 		return source.State{}, fmt.Errorf("tfrecord: state after %d records: negative count", n)
 	}
@@ -124,7 +124,7 @@ func (r *Records) StateAt(epoch int, n int64) (source.State, error) {
 // Resume returns a reader whose passes continue the pass st was taken
 // from: at its offset, or by replay from a replay state. A state of
 // another file is an error wrapping source.ErrState.
-func (r *Records) Resume(st source.State) (source.Reader[Record], error) {
+func (r *records) Resume(st source.State) (source.Reader[Record], error) {
 	kind := r.kind()
 	from, replay, err := marks.Replay(st, kind)
 	if err != nil {
@@ -144,8 +144,8 @@ func (r *Records) Resume(st source.State) (source.Reader[Record], error) {
 
 // Identity returns the identity of the file: its base name, size and
 // modification time or ETag (source.Identifier).
-func (r *Records) Identity(ctx context.Context) (string, error) {
+func (r *records) Identity(ctx context.Context) (string, error) {
 	return dataid.Files(ctx, []string{r.path}, r.c.storage...)
 }
 
-var _ source.Identifier = (*Records)(nil)
+var _ source.Identifier = (*records)(nil)

@@ -39,7 +39,7 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 		name := fmt.Sprintf("gz%v.tfrecord", gz)
 		r := tfrecord.Open(srv.URL + "/" + name)
 		full := markstest.Collect(t, r)
-		st, err := r.StateAt(0, 250)
+		st, err := source.StateOf(r, 0, 250)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 			t.Fatalf("gzip %v: state %+v, want the offset of record 250 (%d)", gz, st, full[250].Offset)
 		}
 		log.Reset()
-		r2, err := r.Resume(markstest.JSONRoundTrip(t, st))
+		r2, err := source.ResumeFrom(r, markstest.JSONRoundTrip(t, st))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,12 +64,12 @@ func TestResumeSkipBad(t *testing.T) {
 	file, _ := corrupt(t, 12) // record 1's data
 	file = append(file, encode(t, manyRecords(20), false)...)
 	path := writeFile(t, file)
-	r := tfrecord.Open(path, tfrecord.SkipBad(0.5))
+	r := tfrecord.Open(path, tfrecord.OnBad(source.SkipBad(0.5)))
 	if err := sourcetest.TestReader[tfrecord.Record](r); err != nil {
 		t.Fatal(err)
 	}
 	full := markstest.Collect(t, r)
-	st, _ := r.StateAt(0, 2) // after "a", the bad record and "c"
+	st, _ := source.StateOf(r, 0, 2) // after "a", the bad record and "c"
 	if len(st.Pos) != 3 || st.Pos[0] != full[2].Offset || st.Pos[1] != 3 || full[1].Index != 2 {
 		t.Fatalf("state after 2: %+v, want record 3 at %d", st, full[2].Offset)
 	}
@@ -86,13 +86,13 @@ func TestResumeSkipBadJudgesWholePass(t *testing.T) {
 		}
 		file = append(file, rec...)
 	}
-	r := tfrecord.Open(writeFile(t, file), tfrecord.SkipBad(0.1))
+	r := tfrecord.Open(writeFile(t, file), tfrecord.OnBad(source.SkipBad(0.1)))
 	st := markstest.ResumeTail(t, r, 20, 19) // the tail is a bad record and a good one
 	if len(st.Pos) != 3 || st.Pos[1] != 20 {
 		t.Fatalf("state after 19: %+v, want record index 20", st)
 	}
 	st.Pos[1] = 18 // a record index before the record count
-	if _, err := r.Resume(st); !errors.Is(err, source.ErrState) {
+	if _, err := source.ResumeFrom(r, st); !errors.Is(err, source.ErrState) {
 		t.Fatalf("Resume(%+v) = %v, want ErrState", st, err)
 	}
 }
@@ -116,16 +116,16 @@ func TestResumeRefusesOtherFiles(t *testing.T) {
 	}
 	r := tfrecord.Open(a)
 	markstest.Collect(t, r)
-	st, _ := r.StateAt(0, 5)
+	st, _ := source.StateOf(r, 0, 5)
 	for name, tc := range map[string]struct {
-		r  *tfrecord.Records
+		r  source.Reader[tfrecord.Record]
 		st source.State
 	}{
 		"other file":   {tfrecord.Open(b), st},
 		"two counters": {r, source.State{Kind: st.Kind, Pos: []int64{1, 2}}},
 		"negative":     {r, source.State{Kind: st.Kind, Pos: []int64{-1, 2, 3}}},
 	} {
-		if _, err := tc.r.Resume(tc.st); !errors.Is(err, source.ErrState) {
+		if _, err := source.ResumeFrom(tc.r, tc.st); !errors.Is(err, source.ErrState) {
 			t.Errorf("%s: resume from %+v: %v, want ErrState", name, tc.st, err)
 		}
 	}
@@ -134,7 +134,7 @@ func TestResumeRefusesOtherFiles(t *testing.T) {
 	if err := os.WriteFile(moved, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r2, err := tfrecord.Open(moved).Resume(st)
+	r2, err := source.ResumeFrom(tfrecord.Open(moved), st)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,21 @@
+package tfrecord
+
+// The default limits, for the tests of the limits.
+const (
+	DefaultMaxValues   = defaultMaxValues
+	DefaultMaxFeatures = defaultMaxFeatures
+)
+
+// SetReuse makes r's Next return a slice that the next call overwrites, as
+// a pass of Open with ReuseBuffer does.
+func SetReuse(r *Reader, reuse bool) { r.reuse = reuse }
+
+// SetSize tells r the size of its plain input, as Open does for a file.
+func SetSize(r *Reader, n int64) { r.size = n }
+
+// SetMaxRecordBytes sets r's largest record, as Open's MaxRecordBytes does.
+func SetMaxRecordBytes(r *Reader, n int64) { r.maxRecord = n }
+
+// SetCompression sets how r's input is compressed, as WithCompression
+// does.
+func SetCompression(r *Reader, c Compression) { r.compression = c }
