@@ -8,9 +8,9 @@ import (
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
-	"github.com/tensorfeed/tensorfeed/internal/inputsplit"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/inputsplit"
 	"github.com/tensorfeed/tensorfeed/internal/testkit/recimages"
 	"github.com/tensorfeed/tensorfeed/source"
 )
