@@ -32,9 +32,11 @@ type tensorizeConfig struct {
 // one goroutine, so a run stopped with n workers resumes with any other
 // number. Workers(Auto) sizes the step as the pass runs (see Autotune).
 //
-// The step holds at most 2n batches that the consumer has not received,
-// assembled or waiting for a worker; with n > 1 it runs ahead of the
-// consumer by itself, so a Buffered behind it is not needed. The default
+// The step holds at most 4n batches that the consumer has not received,
+// assembled or waiting for a worker (with 2n, 4 workers on 16 cores made
+// 4.4 M MNIST samples/s instead of 6.3: a batch done early waits for the
+// one before it); with n > 1 it runs ahead of the consumer by itself, so a
+// Buffered behind it is not needed. The default
 // is 1: the batches are assembled on the goroutine that reads the step.
 // With n > 1 a panic in a field's fill (sink.Float32 ...) reaches the
 // consumer as a *tensorfeed.PanicError, after the batches before its own.
@@ -87,14 +89,14 @@ func tensorize[T any](p *Pipe[batch.Batch[T]], s *sink.Sink[T], opts []Tensorize
 		t := tuningOf(p.node.cfg)
 		g := newGate(t)
 		q := then(p, "tensorize", parallelTensorize(p, s, func(up source.Reader[batch.Batch[T]], f func(batch.Batch[T]) (*tensor.Batch, error)) source.Reader[*tensor.Batch] {
-			return gatedMap(t, g, up, f, []ParallelOption{stage.InFlight(2 * t.cores)})
+			return gatedMap(t, g, up, f, []ParallelOption{stage.InFlight(4 * t.cores)})
 		}))
 		q.node.self, q.node.tuned = selfConcurrent, func() string { return fmt.Sprintf("auto %d/%d", g.now.Load(), g.t.cores) }
 		return q
 	}
 	n := cfg.workers
 	q := then(p, "tensorize", parallelTensorize(p, s, func(up source.Reader[batch.Batch[T]], f func(batch.Batch[T]) (*tensor.Batch, error)) source.Reader[*tensor.Batch] {
-		return stage.ParallelMap(up, n, f, stage.InFlight(2*n))
+		return stage.ParallelMap(up, n, f, stage.InFlight(4*n))
 	}))
 	q.node.self = selfConcurrent
 	return q
