@@ -195,6 +195,7 @@ func mnistVariants(threads []int) []mnistVariant {
 // mnistPipeline is the pipeline a user builds for a training epoch.
 type mnistPipeline struct {
 	ds    *mnist.Dataset
+	s     *sink.Sink[mnist.Sample] // built once, as a training run does: its memory is reused across epochs
 	v     mnistVariant
 	naive source.Reader[*tensor.Batch] // the shuffle stage's, built once
 }
@@ -213,9 +214,9 @@ func mnistSink() *sink.Sink[mnist.Sample] {
 // (Batch.Release); sink.Of writes whole rows, so recycled rows are not
 // cleared first.
 func newMNISTPipeline(f *mnistFiles, v mnistVariant) *mnistPipeline {
-	p := &mnistPipeline{ds: mnist.New(f.images, f.labels), v: v}
+	p := &mnistPipeline{ds: mnist.New(f.images, f.labels), s: mnistSink(), v: v}
 	if v.naive {
-		t := pipeline.Tensorize(pipeline.From[mnist.Sample](p.ds).Shuffle(mnistShuffle, mnistSeed), mnistSink(), batch.Keep)
+		t := pipeline.Tensorize(pipeline.From[mnist.Sample](p.ds).Shuffle(mnistShuffle, mnistSeed), p.s, batch.Keep)
 		p.naive = t.Buffered(4)
 	}
 	return p
@@ -233,7 +234,7 @@ func (p *mnistPipeline) feed(ctx context.Context) (source.Reader[*tensor.Batch],
 		return nil, err
 	}
 	samples := pipeline.From(source.ReadIndexed(tab, source.ShuffleIndex(mnistSeed)))
-	return pipeline.Tensorize(samples, mnistSink(), batch.Keep, pipeline.Workers(p.v.threads)), nil
+	return pipeline.Tensorize(samples, p.s, batch.Keep, pipeline.Workers(p.v.threads)), nil
 }
 
 // epoch runs one pass (always epoch 0, so every run shuffles alike) and
