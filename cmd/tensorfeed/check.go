@@ -52,7 +52,7 @@ func checkSetup(fs *flag.FlagSet) runFunc {
 	dataCols := fs.String("data-cols", "", "CSV: comma-separated data `columns`; by default every column that is not a label")
 	classes := fs.String("classes", "", "CSV: comma-separated class `names` that string labels map to 0, 1, ...")
 	finite := fs.Bool("finite", false, "CSV: inf and nan are bad values")
-	maxLine := fs.Int("max-line-bytes", csv.DefaultMaxLineBytes, "CSV: the longest row accepted, in `bytes`")
+	maxLine := fs.Int("max-line-bytes", 1<<20, "CSV: the longest row accepted, in `bytes`") // csv.MaxLineBytes's default
 	return func(ctx context.Context, paths []string, e *env) error {
 		o := checkOptions{all: *all, mixed: *mixed}
 		if len(paths) == 0 {

@@ -21,7 +21,7 @@ import (
 func checkCSV(ctx context.Context, path string, opts []csv.Option, rep *reporter, stdout io.Writer) error {
 	opts = append([]csv.Option{csv.Storage(rep.storage...)}, opts...)
 	if rep.all {
-		opts = append(opts, csv.SkipBad(1, source.OnSkip(func(err error) { rep.report(csvFlagNames(err)) })))
+		opts = append(opts, csv.OnBad(source.SkipBad(1, source.OnSkip(func(err error) { rep.report(csvFlagNames(err)) }))))
 	}
 	r := csv.New(path, opts...)
 	var labels labelStats

@@ -8,12 +8,11 @@
 // row must hold exactly that many values), [LabelFile] is label_csv and
 // [LabelShape] is label_shape. Without labels every row has the label 0, as
 // in CSVIter. Batching is batch.Of, and a sink turns batches into tensors:
-// [Layout.Sink] makes CSVIter's, from the [Reader.Layout] of the file
-// ([FillData] and [FillLabel] are its fill functions). [DType] is dtype:
+// [Layout.Sink] makes CSVIter's, from the [Reader.Layout] of the file.
+// [DType] is dtype:
 // under DType(sample.Int32) or DType(sample.Int64) data and labels are
 // parsed as integers and kept exactly (Row.IntData, Row.IntLabel; the
-// sink's tensors are then int32 or int64, filled by [FillDataInt32],
-// [FillLabelInt32], [FillDataInt64] and [FillLabelInt64]), and a field
+// sink's tensors are then int32 or int64), and a field
 // that is not an integer of the type is a bad row (ErrNumber).
 //
 // # CSV as users write it
@@ -31,10 +30,10 @@
 // # Streaming and memory
 //
 // A pass reads the file through a 64 KiB buffer and never holds it whole,
-// nor a row whole beyond [MaxLineBytes] (default [DefaultMaxLineBytes]):
+// nor a row whole beyond [MaxLineBytes] (default 1 MiB):
 // a longer row ends the pass with [ErrLineTooLong] after about that many
 // bytes were read, and a field beyond [MaxFieldBytes] (default
-// [DefaultMaxFieldBytes]) makes its row bad with [ErrFieldTooLong]. A
+// 256 KiB) makes its row bad with [ErrFieldTooLong]. A
 // pass's memory is therefore bounded by a small multiple of MaxLineBytes
 // (the row's bytes, a few tens of bytes per field, the row's values)
 // whatever the file holds. Each Row's slices are new memory that the
@@ -64,7 +63,7 @@
 //
 // # Bad rows
 //
-// [SkipBad] and [OnBad] set a bad-record policy (source.SkipPolicy): a bad
+// [OnBad] sets a bad-record policy (source.SkipPolicy): a bad
 // row (a stray quote, a field over MaxFieldBytes, the wrong number of
 // fields, a value that does not parse, an unknown class, inf or nan under
 // [Finite]) is skipped, counted ([Reader.Skipped]) and logged at warn level

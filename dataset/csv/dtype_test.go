@@ -113,7 +113,7 @@ func TestCSVIterDTypeBadValues(t *testing.T) {
 		}
 	}
 	p := write(t, dir, "skip.csv", "1,2\n3,2147483648\n5,6\n")
-	rows, err := source.Collect(context.Background(), csv.New(p, csv.DType(sample.Int32), csv.SkipBad(0.5)))
+	rows, err := source.Collect(context.Background(), csv.New(p, csv.DType(sample.Int32), csv.OnBad(source.SkipBad(0.5))))
 	if err != nil || len(rows) != 2 || !slices.Equal(rows[1].IntData, []int64{5, 6}) || rows[1].Data != nil {
 		t.Errorf("skipped: %+v, %v", rows, err)
 	}

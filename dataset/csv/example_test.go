@@ -155,7 +155,7 @@ func ExampleSkipBad() {
 		}
 	}
 	r := csv.New(path, csv.Header(), csv.LabelColumns(csv.Name("label")), csv.Finite(),
-		csv.SkipBad(1, source.OnSkip(report)))
+		csv.OnBad(source.SkipBad(1, source.OnSkip(report))))
 	rows, err := source.Collect(context.Background(), r)
 	fmt.Println(len(rows), "rows,", r.Skipped(), "skipped, error:", err)
 	// Output:
@@ -214,7 +214,7 @@ func ExampleDType() {
 			fmt.Printf("line %d, column %d: %v\n", pe.Line, pe.Column, pe.Err)
 		}
 	}
-	_, err = source.Collect(context.Background(), csv.New(path2, csv.DType(sample.Int32), csv.SkipBad(1, source.OnSkip(report))))
+	_, err = source.Collect(context.Background(), csv.New(path2, csv.DType(sample.Int32), csv.OnBad(source.SkipBad(1, source.OnSkip(report)))))
 	fmt.Println(err)
 	// Output:
 	// [data int32[2 2]] [softmax_label int32[2 1]]

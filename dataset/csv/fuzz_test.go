@@ -84,7 +84,7 @@ func FuzzSkipAll(f *testing.F) {
 		}
 		var skipped []*tensorfeed.Error
 		opts := []csv.Option{csv.LabelColumns(csv.Index(-1)), csv.MaxLineBytes(64), csv.MaxFieldBytes(16), csv.Finite(),
-			csv.SkipBad(1, source.OnSkip(func(err error) {
+			csv.OnBad(source.SkipBad(1, source.OnSkip(func(err error) {
 				var pe *tensorfeed.Error
 				if !errors.As(err, &pe) || !errors.Is(err, tensorfeed.ErrBadData) || pe.Path != path || pe.Line < 1 {
 					t.Fatalf("skipped %v: not a positioned *tensorfeed.Error", err)
@@ -93,7 +93,7 @@ func FuzzSkipAll(f *testing.F) {
 					t.Fatalf("skipped %v after %v", err, skipped[n-1])
 				}
 				skipped = append(skipped, pe)
-			}))}
+			})))}
 		if header {
 			opts = append(opts, csv.Header())
 		}

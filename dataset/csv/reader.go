@@ -37,33 +37,33 @@ type Row struct {
 	Line     int       // the row's line in the data file (1-based)
 }
 
-// FillData copies the row's data into dst: the fill function of a sink's
+// fillData copies the row's data into dst: the fill function of a sink's
 // float32 data field.
-func FillData(r Row, dst []float32) { copy(dst, r.Data) }
+func fillData(r Row, dst []float32) { copy(dst, r.Data) }
 
-// FillLabel copies the row's labels into dst: the fill function of a
+// fillLabel copies the row's labels into dst: the fill function of a
 // sink's float32 label field.
-func FillLabel(r Row, dst []float32) { copy(dst, r.Label) }
+func fillLabel(r Row, dst []float32) { copy(dst, r.Label) }
 
-// FillDataInt32 copies the row's integer data into dst: the fill function
+// fillDataInt32 copies the row's integer data into dst: the fill function
 // of a sink's int32 data field, for rows read under DType(Int32), whose
 // values all fit an int32.
-func FillDataInt32(r Row, dst []int32) { copyInt32(dst, r.IntData) }
+func fillDataInt32(r Row, dst []int32) { copyInt32(dst, r.IntData) }
 
-// FillLabelInt32 copies the row's integer labels into dst: the fill
+// fillLabelInt32 copies the row's integer labels into dst: the fill
 // function of a sink's int32 label field, for rows read under
 // DType(Int32).
-func FillLabelInt32(r Row, dst []int32) { copyInt32(dst, r.IntLabel) }
+func fillLabelInt32(r Row, dst []int32) { copyInt32(dst, r.IntLabel) }
 
-// FillDataInt64 copies the row's integer data into dst: the fill function
+// fillDataInt64 copies the row's integer data into dst: the fill function
 // of a sink's int64 data field, for rows read under DType(Int64) (or
 // Int32).
-func FillDataInt64(r Row, dst []int64) { copy(dst, r.IntData) }
+func fillDataInt64(r Row, dst []int64) { copy(dst, r.IntData) }
 
-// FillLabelInt64 copies the row's integer labels into dst: the fill
+// fillLabelInt64 copies the row's integer labels into dst: the fill
 // function of a sink's int64 label field, for rows read under DType(Int64)
 // (or Int32).
-func FillLabelInt64(r Row, dst []int64) { copy(dst, r.IntLabel) }
+func fillLabelInt64(r Row, dst []int64) { copy(dst, r.IntLabel) }
 
 func copyInt32(dst []int32, src []int64) {
 	for i, v := range src[:min(len(src), len(dst))] {
@@ -218,8 +218,7 @@ func Finite() Option { return option.New(func(c *config) { c.finite = true }) }
 // that is not an integer ("1.5", "1e3", "nan") or does not fit
 // (2147483648 under Int32) makes its row bad with ErrNumber. Classes
 // labels become 0, 1, 2, ... of the type. [Layout.Sink] then makes int32
-// or int64 tensors; [FillDataInt32], [FillLabelInt32], [FillDataInt64] and
-// [FillLabelInt64] are their fill functions. DType panics on any other
+// or int64 tensors; Layout.Sink fills them. DType panics on any other
 // type.
 func DType(d sample.DType) Option {
 	if d != sample.Float32 && d != sample.Int32 && d != sample.Int64 {
@@ -229,7 +228,7 @@ func DType(d sample.DType) Option {
 }
 
 // MaxLineBytes sets the most bytes a row may hold (default
-// [DefaultMaxLineBytes]), line ends aside; a row whose quoted fields hold
+// [defaultMaxLineBytes]), line ends aside; a row whose quoted fields hold
 // line breaks counts the bytes of all its lines. A longer row ends the pass
 // with a [*tensorfeed.Error] wrapping [ErrLineTooLong] at the line and column
 // where it passes n, after reading at most about n bytes of it, under any
@@ -244,7 +243,7 @@ func MaxLineBytes(n int) Option {
 }
 
 // MaxFieldBytes sets the most bytes a field may hold after its quotes are
-// removed (default [DefaultMaxFieldBytes]). A longer field makes its row
+// removed (default 256 KiB). A longer field makes its row
 // bad ([ErrFieldTooLong]), which a bad-record policy may skip. It panics
 // unless 1 <= n <= 1<<30.
 func MaxFieldBytes(n int) Option {
@@ -262,13 +261,6 @@ func MaxFieldBytes(n int) Option {
 // the storage name the URL and the byte range.
 func Storage(opts ...storage.Option) Option {
 	return option.New(func(c *config) { c.storage = append(c.storage, opts...) })
-}
-
-// SkipBad skips bad rows while they are at most maxFraction of a pass's
-// rows, counting and logging each (see [source.SkipBad], which it calls
-// with these arguments, and [OnBad]).
-func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
-	return OnBad(source.SkipBad(maxFraction, opts...))
 }
 
 // OnBad sets the bad-record policy, which may be shared with other readers.
@@ -289,7 +281,7 @@ func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.
 // delimiter or comment character, both LabelFile and LabelColumns, or
 // columns selected by Name without Header.
 func New(path string, opts ...Option) *Reader {
-	c := config{comma: ',', dtype: sample.Float32, maxLine: DefaultMaxLineBytes, maxField: DefaultMaxFieldBytes}
+	c := config{comma: ',', dtype: sample.Float32, maxLine: defaultMaxLineBytes, maxField: defaultMaxFieldBytes}
 	option.Apply(&c, opts)
 	if !validDelim(c.comma) || (c.comment != 0 && !validDelim(c.comment)) || c.comma == c.comment {
 		panic(fmt.Sprintf("csv: New: invalid delimiter %q or comment %q", c.comma, c.comment))
@@ -311,7 +303,7 @@ func newReader(path string, c config, from start) *Reader {
 	return &Reader{path: path, cfg: c, from: from, epochs: new(source.Epochs), marks: marks.New(width)}
 }
 
-// Skipped returns how many bad rows the reader's policy (OnBad, SkipBad)
+// Skipped returns how many bad rows the reader's policy (OnBad)
 // has skipped, over all passes and all readers that share the policy; 0
 // without one. It makes the reader a source.SkipCounted.
 func (r *Reader) Skipped() int64 { return r.cfg.bad.Skipped() }
@@ -352,14 +344,14 @@ func (l Layout) Sink(batchSize int) *sink.Sink[Row] {
 	var data, label sink.Field[Row]
 	switch l.DType {
 	case sample.Int32:
-		data = sink.Int32("data", l.DataShape, FillDataInt32)
-		label = sink.Int32("softmax_label", l.LabelShape, FillLabelInt32)
+		data = sink.Int32("data", l.DataShape, fillDataInt32)
+		label = sink.Int32("softmax_label", l.LabelShape, fillLabelInt32)
 	case sample.Int64:
-		data = sink.Int64("data", l.DataShape, FillDataInt64)
-		label = sink.Int64("softmax_label", l.LabelShape, FillLabelInt64)
+		data = sink.Int64("data", l.DataShape, fillDataInt64)
+		label = sink.Int64("softmax_label", l.LabelShape, fillLabelInt64)
 	default:
-		data = sink.Float32("data", l.DataShape, FillData)
-		label = sink.Float32("softmax_label", l.LabelShape, FillLabel)
+		data = sink.Float32("data", l.DataShape, fillData)
+		label = sink.Float32("softmax_label", l.LabelShape, fillLabel)
 	}
 	return sink.New(batchSize, []sink.Field[Row]{data}, []sink.Field[Row]{label})
 }
@@ -673,7 +665,7 @@ func (p *pass) parseLabel(s string) (float32, error) {
 const checkEvery = 256
 
 // All starts a pass over the rows. A bad row ends the pass with its
-// *tensorfeed.Error, unless a bad-record policy (OnBad, SkipBad) skips it. The
+// *tensorfeed.Error, unless a bad-record policy (OnBad) skips it. The
 // pass logs through tensorfeed.Logger(ctx): one debug entry when it starts,
 // and a warning for each row the policy skips.
 func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {

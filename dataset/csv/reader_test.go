@@ -457,7 +457,7 @@ func TestContract(t *testing.T) {
 		"iris.csv, metadata line":         csv.New(td("iris.csv"), csv.SkipRows(1), csv.LabelColumns(csv.Index(-1))),
 		"veterans, two label columns":     csv.New(td("veterans_lung_cancer.csv"), csv.Header(), csv.LabelColumns(csv.Index(0), csv.Index(1))),
 		"a bad row":                       csv.New(bad),
-		"a bad row skipped":               csv.New(bad, csv.SkipBad(0.5)),
+		"a bad row skipped":               csv.New(bad, csv.OnBad(source.SkipBad(0.5))),
 		"a missing file":                  csv.New(filepath.Join(dir, "none.csv")),
 	} {
 		if err := sourcetest.TestReader(r); err != nil {

@@ -78,7 +78,7 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 func TestResumeSkipBadAndErrors(t *testing.T) {
 	dir := t.TempDir()
 	p := write(t, dir, "bad.csv", "1,2\n3,x\n# a comment\n5,6\n7,8\n9\n10,11\n12,13\n")
-	r := csv.New(p, csv.Comment('#'), csv.SkipBad(0.5))
+	r := csv.New(p, csv.Comment('#'), csv.OnBad(source.SkipBad(0.5)))
 	if err := sourcetest.TestReader(r); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestResumeSkipBadJudgesWholePass(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%d,%d\n", i, i)
 	}
-	r := csv.New(write(t, t.TempDir(), "bad.csv", b.String()), csv.Header(), csv.SkipBad(0.1))
+	r := csv.New(write(t, t.TempDir(), "bad.csv", b.String()), csv.Header(), csv.OnBad(source.SkipBad(0.1)))
 	st := markstest.ResumeTail(t, r, 20, 19) // the tail is a bad row and a good one
 	if len(st.Pos) != 7 || st.Pos[2] != 21 {
 		t.Fatalf("state after 19: %+v, want 21 records (header and bad row included)", st)

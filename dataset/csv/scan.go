@@ -22,8 +22,8 @@ import (
 // are there so that a file that is not CSV, or a row that lost its line
 // breaks, costs bounded memory. MaxLineBytes and MaxFieldBytes change them.
 const (
-	DefaultMaxLineBytes  = 1 << 20
-	DefaultMaxFieldBytes = 256 << 10
+	defaultMaxLineBytes  = 1 << 20
+	defaultMaxFieldBytes = 256 << 10
 )
 
 // maxLimit bounds MaxLineBytes and MaxFieldBytes so that offsets into a

@@ -102,7 +102,7 @@ func TestSkipBadSkipsAndCounts(t *testing.T) {
 	core, logs := observer.New(zap.WarnLevel)
 	var skipped []error
 	ctx := tensorfeed.WithLogger(context.Background(), zap.New(core))
-	r := mixedReader(t, csv.SkipBad(1, source.OnSkip(func(err error) { skipped = append(skipped, err) })))
+	r := mixedReader(t, csv.OnBad(source.SkipBad(1, source.OnSkip(func(err error) { skipped = append(skipped, err) }))))
 	for epoch := 1; epoch <= 2; epoch++ {
 		skipped = skipped[:0]
 		firsts, err := passCtx(t, ctx, r)
@@ -127,16 +127,16 @@ var _ source.SkipCounted = (*csv.Reader)(nil)
 func TestSkipBadTooMany(t *testing.T) {
 	// Without a known total, the bound is checked as the rows go: the
 	// third bad row of five passes half.
-	firsts, err := pass(t, mixedReader(t, csv.SkipBad(0.5)))
+	firsts, err := pass(t, mixedReader(t, csv.OnBad(source.SkipBad(0.5))))
 	if !errors.Is(err, source.ErrTooManyBad) || !errors.Is(err, tensorfeed.ErrBadData) || !errors.Is(err, stdcsv.ErrBareQuote) || len(firsts) != 2 {
 		t.Errorf("rows %v, error %v: want ErrTooManyBad at the bare quote", firsts, err)
 	}
 	// At most 5 of 7 rows (and 5 of 8 at the end) is within the bound.
-	if firsts, err := pass(t, mixedReader(t, csv.SkipBad(0.75))); err != nil || len(firsts) != 3 {
+	if firsts, err := pass(t, mixedReader(t, csv.OnBad(source.SkipBad(0.75)))); err != nil || len(firsts) != 3 {
 		t.Errorf("rows %v, error %v", firsts, err)
 	}
 	// SkipBad(0) skips nothing.
-	if _, err := pass(t, mixedReader(t, csv.SkipBad(0))); !errors.Is(err, csv.ErrNumber) {
+	if _, err := pass(t, mixedReader(t, csv.OnBad(source.SkipBad(0)))); !errors.Is(err, csv.ErrNumber) {
 		t.Errorf("SkipBad(0): %v", err)
 	}
 }
@@ -176,7 +176,7 @@ func TestSkipBadLabelFile(t *testing.T) {
 			var skipped []error
 			lp := write(t, dir, "labels.csv", tt.labels)
 			r := csv.New(write(t, dir, "data.csv", tt.data), csv.LabelFile(lp),
-				csv.SkipBad(1, source.OnSkip(func(err error) { skipped = append(skipped, err) })))
+				csv.OnBad(source.SkipBad(1, source.OnSkip(func(err error) { skipped = append(skipped, err) }))))
 			rows, err := source.Collect(context.Background(), r)
 			if err != nil || len(rows) != 2 || rows[0].Data[0] != 1 || rows[1].Data[0] != 3 || rows[1].Label[0] != 2 || rows[1].Line != 3 {
 				t.Fatalf("rows %+v, %v", rows, err)
@@ -212,7 +212,7 @@ func TestSkipBadStructural(t *testing.T) {
 			if tt.cause != fs.ErrNotExist {
 				path = write(t, dir, "data.csv", tt.data)
 			}
-			opts := append(tt.opts, csv.SkipBad(1))
+			opts := append(tt.opts, csv.OnBad(source.SkipBad(1)))
 			if tt.labels != "" {
 				opts = append(opts, csv.LabelFile(write(t, dir, "labels.csv", tt.labels)))
 			}
@@ -234,7 +234,7 @@ func TestLimitsAcrossLines(t *testing.T) {
 	long := "1,2\n\"" + strings.Repeat("a", 30) + "\n" + strings.Repeat("b", 30) + "\",3\n4,5\n"
 	var skipped []error
 	r := csv.New(write(t, t.TempDir(), "d.csv", long), csv.MaxFieldBytes(40),
-		csv.SkipBad(1, source.OnSkip(func(err error) { skipped = append(skipped, err) })))
+		csv.OnBad(source.SkipBad(1, source.OnSkip(func(err error) { skipped = append(skipped, err) }))))
 	firsts, err := pass(t, r)
 	if err != nil || !slices.Equal(firsts, []float32{1, 4}) {
 		t.Fatalf("rows %v, %v", firsts, err)
@@ -254,7 +254,7 @@ func TestLimitPanics(t *testing.T) {
 		"zero line":  func() { csv.MaxLineBytes(0) },
 		"huge line":  func() { csv.MaxLineBytes(1<<30 + 1) },
 		"zero field": func() { csv.MaxFieldBytes(0) },
-		"bad skip":   func() { csv.SkipBad(2) },
+		"bad skip":   func() { csv.OnBad(source.SkipBad(2)) },
 	} {
 		func() {
 			defer func() {

@@ -48,9 +48,6 @@ func (t *Table) Get(i int) (Row, error) {
 	return t.rows[i], nil
 }
 
-// Path returns the path of the file the table was loaded from.
-func (t *Table) Path() string { return t.path }
-
 // Identity returns the identity of the data file and the label file the
 // table was loaded from, as [Reader.Identity] gives it (source.Identifier):
 // a checkpoint of source.ReadIndexed over the table is refused over a
