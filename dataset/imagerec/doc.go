@@ -21,9 +21,10 @@
 // applies an augment.Aug to every Example, each drawing from the generator
 // of its sample, source.NewRand(seed, epoch, index), so results repeat for
 // a seed and do not depend on the number of goroutines. Sampling
-// (recordio's Shard and index, the pipeline's Shuffle), batching and
-// tensors (a sink) are the pipeline's steps, as for every format: see the
-// package's pipeline example.
+// (source.ShuffleIndex and source.ShardIndex over recordio.OpenIndexed,
+// or the pipeline's Shuffle and Shard), batching and tensors (a sink) are
+// the pipeline's steps, as for every format: see the package's pipeline
+// example.
 //
 // # Bad input
 //
