@@ -135,3 +135,80 @@ func TestServeMNIST(t *testing.T) {
 		t.Fatal("serve did not stop")
 	}
 }
+
+// --rec serves MXNet's ImageRecordIter over image records: a client of
+// rank 1 of 2 gets its part's batches of CHW float32 images and labels.
+func TestServeRec(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "s.sock")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--listen", "unix:" + sock, "--rec", "../../dataset/imagerec/testdata/mnist_t10k_1000_jpg.rec",
+			"--data-shape", "3,24,24", "--rand-crop", "--batch", "16", "--threads", "1"}, &stdout, &stderr)
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(stdout.String(), "serving rec on unix:"+sock) {
+		select {
+		case code := <-done:
+			t.Fatalf("serve exited %d: %s", code, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("serve did not start")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	conn, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	hello, _ := json.Marshal(map[string]any{"protocol": 1, "feed": "rec", "world": 2, "rank": 1, "end_epoch": 1})
+	conn.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(hello))))
+	conn.Write(hello)
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var h struct {
+		Type       string `json:"type"`
+		StateBytes int    `json:"state_bytes"`
+		Arrays     []struct {
+			Name  string `json:"name"`
+			DType string `json:"dtype"`
+			Shape []int  `json:"shape"`
+		} `json:"arrays"`
+	}
+	for _, want := range []string{"ready", "batch"} {
+		var n [4]byte
+		if _, err := io.ReadFull(conn, n[:]); err != nil {
+			t.Fatal(err)
+		}
+		js := make([]byte, binary.LittleEndian.Uint32(n[:]))
+		if _, err := io.ReadFull(conn, js); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(js, &h); err != nil || h.Type != want {
+			t.Fatalf("frame %s (%v), want %s", js, err, want)
+		}
+		if _, err := io.CopyN(io.Discard, conn, int64(h.StateBytes)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := ""
+	for _, a := range h.Arrays {
+		got += fmt.Sprintf("%s %s %v; ", a.Name, a.DType, a.Shape)
+	}
+	if want := "data <f4 [16 3 24 24]; softmax_label <f4 [16]; "; got != want {
+		t.Errorf("arrays %q, want %q", got, want)
+	}
+	conn.Close()
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("serve exited %d after its context ended: %s", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}
