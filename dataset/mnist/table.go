@@ -22,13 +22,15 @@ import (
 //		sink.Of[mnist.Sample](128), batch.Keep).Buffered(4)
 //
 // The 60,000 training images take 47 MB, shared by every table of the same
-// files through the decoded-file cache; a sample is 24
-// bytes, with a pointer to its image. A Table is a source.Identifier: a
+// files through the decoded-file cache; Get works a sample out from its
+// index (a pointer to its image, its label), so a shuffled pass touches no
+// table of samples beside the images it reads. A Table is a source.Identifier: a
 // checkpoint of a pass over it is refused over a table of other files. It
 // is safe for concurrent use.
 type Table struct {
-	samples []Sample
-	from    *Dataset // the dataset loaded, which names the files
+	dec  *decoded
+	keep []int32  // the samples' indexes in the files when Load skipped some; nil: all of them
+	from *Dataset // the dataset loaded, which names the files
 }
 
 var (
@@ -67,34 +69,52 @@ func (d *Dataset) Load(ctx context.Context) (*Table, error) {
 			zap.Int("samples", dec.n()), zap.Bool("gzip", f.img.Gzipped()))
 	}
 	cnt := d.cfg.skip.Pass(int64(dec.n()), log)
-	samples := make([]Sample, 0, dec.n())
+	var keep []int32
 	for i, l := range dec.labels {
 		if bad := d.badLabel(dec.labName, i, labelsHeader+int64(i), l); bad != nil {
 			if err := cnt.Bad(bad); err != nil {
 				return nil, err
 			}
+			if keep == nil { // the first skip: every sample before it is kept
+				keep = make([]int32, i, dec.n())
+				for k := range keep {
+					keep[k] = int32(k)
+				}
+			}
 			continue
 		}
 		cnt.Good()
-		samples = append(samples, Sample{Image: (*[Pixels]uint8)(dec.image(i)), Label: l, Index: i})
+		if keep != nil {
+			keep = append(keep, int32(i))
+		}
 	}
 	if err := cnt.End(); err != nil {
 		return nil, err
 	}
-	return &Table{samples: samples[:len(samples):len(samples)], from: d}, nil
+	return &Table{dec: dec, keep: keep, from: d}, nil
 }
 
 // Len returns the number of samples.
-func (t *Table) Len() int { return len(t.samples) }
+func (t *Table) Len() int {
+	if t.keep != nil {
+		return len(t.keep)
+	}
+	return t.dec.n()
+}
 
 // Get returns sample i (its Index field says where it is in the files). An
 // index outside [0, Len()) is an error wrapping source.ErrIndex. It does
 // not allocate.
 func (t *Table) Get(i int) (Sample, error) {
-	if uint(i) >= uint(len(t.samples)) {
-		return Sample{}, source.IndexError(i, len(t.samples))
+	n := t.Len()
+	if uint(i) >= uint(n) {
+		return Sample{}, source.IndexError(i, n)
 	}
-	return t.samples[i], nil
+	j := i
+	if t.keep != nil {
+		j = int(t.keep[i])
+	}
+	return Sample{Image: (*[Pixels]uint8)(t.dec.image(j)), Label: t.dec.labels[j], Index: j}, nil
 }
 
 // Identity returns the identity of the image and label files the table was
