@@ -457,7 +457,7 @@ func (a *args) interp(k string) augment.Interp {
 	if a.err != nil {
 		return 0
 	}
-	m, err := augment.InterpFromMXNet(code)
+	m, err := interpFromMXNet(code)
 	if err != nil {
 		a.fail(k, a.p[k], "an interpolation code (0-4, 9 or 10)")
 	}
@@ -518,4 +518,25 @@ func (a *args) storage(k string) []storage.Option {
 	}
 	a.fail(k, a.p[k], "a []storage.Option")
 	return nil
+}
+
+// interpFromMXNet converts MXNet's inter_method code (0-4, 9, 10).
+func interpFromMXNet(code int) (augment.Interp, error) {
+	switch code {
+	case 0:
+		return augment.Nearest, nil
+	case 1:
+		return augment.Bilinear, nil
+	case 2:
+		return augment.Bicubic, nil
+	case 3:
+		return augment.Area, nil
+	case 4:
+		return augment.Lanczos, nil
+	case 9:
+		return augment.AutoInterp, nil
+	case 10:
+		return augment.RandomInterp, nil
+	}
+	return 0, fmt.Errorf("inter_method %d (valid: 0-4, 9, 10)", code)
 }

@@ -31,8 +31,9 @@ type processor struct {
 	scratch sync.Pool
 	// draws holds idle *draw values.
 	draws sync.Pool
-	// pad adds pad pixels of fill on every side.
-	pad augment.Aug
+	// pad adds pad pixels of fill on every side; jitter shifts hue,
+	// saturation and lightness (random_h, random_s, random_l).
+	pad, jitter augment.Aug
 }
 
 // draw is a worker's generator and crop callback, made once and reseeded
@@ -66,7 +67,8 @@ func (p *processor) getDraw(epoch, index int) *draw {
 }
 
 func newProcessor(cfg *recConfig) *processor {
-	p := &processor{cfg: cfg, pad: augment.Pad(cfg.pad, cfg.fill)}
+	p := &processor{cfg: cfg, pad: augment.Pad(cfg.pad, cfg.fill),
+		jitter: augment.ColorJitter(cfg.randomH, cfg.randomS, cfg.randomL)}
 	p.direct = cfg.resize == 0 && !cfg.affine.Enabled() && cfg.pad == 0 && cfg.maxCropSize == 0
 	if rd, ok := cfg.decoder.(decode.RegionDecoder); ok && p.direct && !cfg.jitter() {
 		p.region = rd
@@ -141,7 +143,9 @@ func (p *processor) run(rec recordio.Record, epoch int, f32 []float32, u8 []uint
 	if err != nil {
 		return recordErr(rec, err)
 	}
-	augment.JitterInPlace(img, cfg.randomH, cfg.randomS, cfg.randomL, r) // img is this call's own
+	if img, err = p.jitter(img, r); err != nil {
+		return recordErr(rec, err)
+	}
 	mirror := p.mirror(r)
 	whole := image.Rect(0, 0, img.Width, img.Height)
 	switch {

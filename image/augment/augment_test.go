@@ -161,18 +161,6 @@ func TestResize(t *testing.T) {
 	}
 }
 
-func TestInterpFromMXNet(t *testing.T) {
-	for code, want := range map[int]augment.Interp{0: augment.Nearest, 1: augment.Bilinear, 2: augment.Bicubic,
-		3: augment.Area, 4: augment.Lanczos, 9: augment.AutoInterp, 10: augment.RandomInterp} {
-		if got, err := augment.InterpFromMXNet(code); err != nil || got != want {
-			t.Errorf("InterpFromMXNet(%d) = %v, %v", code, got, err)
-		}
-	}
-	if _, err := augment.InterpFromMXNet(5); err == nil {
-		t.Error("InterpFromMXNet(5) accepted")
-	}
-}
-
 func TestRandomAffine(t *testing.T) {
 	img := ramp(6, 8, 3)
 	if got := mustAug(t, augment.RandomAffine(augment.Affine{}), img, 0, 0); !sameImage(got, img) {

@@ -31,17 +31,6 @@ func ColorJitter(h, s, l int) Aug {
 	}
 }
 
-// JitterInPlace shifts hue, saturation and lightness of img's own pixels as
-// ColorJitter(h, s, l) does, drawing from r: for a caller that owns img and
-// need not copy it.
-func JitterInPlace(img sample.Image, h, s, l int, r *rand.Rand) {
-	if h == 0 && s == 0 && l == 0 {
-		return
-	}
-	dh, ds, dl := drawHSL(h, s, l, r)
-	shiftHLS(img, dh, ds, dl)
-}
-
 // drawHSL draws the three shifts as MXNet does (truncated towards zero).
 func drawHSL(h, s, l int, r *rand.Rand) (dh, ds, dl int) {
 	draw := func(m int) int { return int(r.Float32()*float32(m)*2 - float32(m)) }

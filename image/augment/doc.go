@@ -14,7 +14,7 @@
 //
 // The building blocks are exported for code that fuses steps, as
 // compat/mxnet's ImageRecordIter does: [ResizeImage], [CropImage],
-// [Affine.Apply], [JitterInPlace], and the crop placements
+// [Affine.Apply], and the crop placements
 // [CenteredRect], [RandomRect] and [FixedRect].
 //
 // # Tensors

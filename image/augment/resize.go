@@ -33,27 +33,6 @@ func (m Interp) String() string {
 	return fmt.Sprintf("Interp(%d)", m)
 }
 
-// InterpFromMXNet converts MXNet's inter_method code (0-4, 9, 10).
-func InterpFromMXNet(code int) (Interp, error) {
-	switch code {
-	case 0:
-		return Nearest, nil
-	case 1:
-		return Bilinear, nil
-	case 2:
-		return Bicubic, nil
-	case 3:
-		return Area, nil
-	case 4:
-		return Lanczos, nil
-	case 9:
-		return AutoInterp, nil
-	case 10:
-		return RandomInterp, nil
-	}
-	return 0, fmt.Errorf("augment: inter_method %d (valid: 0-4, 9, 10)", code)
-}
-
 // Pick resolves AutoInterp and RandomInterp for a resize from sw x sh to
 // dw x dh, drawing from r for RandomInterp only; other methods are
 // returned as they are.
