@@ -106,7 +106,7 @@ func (s *wdsStats) String() string {
 // and the key of the last sample of the WebDataset shard checked last
 // (both "" when the file before was not a shard, or was bad), so that a
 // sample split across two shards named one after the other is refused as
-// webdataset.OpenShards and format.Open refuse it. A shard without a
+// webdataset.Open and format.Open refuse it. A shard without a
 // sample leaves it as it was.
 type wdsSeam struct{ path, key string }
 
@@ -132,7 +132,7 @@ func (s *wdsSeam) take() wdsSeam {
 // (webdataset.SplitAcross). When the shard is good, seam is set to its
 // last key.
 //
-// Memory holds one sample (at most webdataset.DefaultMaxSampleBytes) and
+// Memory holds one sample (at most 256 MiB, webdataset.MaxSampleBytes's default) and
 // one decoded image at a time.
 func checkWDS(ctx context.Context, path string, prev wdsSeam, seam *wdsSeam, rep *reporter, stdout io.Writer) error {
 	gz, err := isGzipFile(ctx, path, rep)
@@ -141,7 +141,7 @@ func checkWDS(ctx context.Context, path string, prev wdsSeam, seam *wdsSeam, rep
 	}
 	opts := []webdataset.Option{webdataset.Storage(rep.storage...)}
 	if rep.all {
-		opts = append(opts, webdataset.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) })))
+		opts = append(opts, webdataset.OnBad(source.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) }))))
 	}
 	var stats wdsStats
 	n, last := 0, ""

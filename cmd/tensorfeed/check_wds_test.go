@@ -57,7 +57,7 @@ func TestWDSJoinedArchives(t *testing.T) {
 
 // A sample split across two shards named one after the other is refused
 // by check, ls and convert (the last two through dataset/format) as
-// webdataset.OpenShards refuses it; shards that do not split a sample, or
+// webdataset.Open refuses it; shards that do not split a sample, or
 // with another file between them, pass.
 func TestWDSSplitAcrossShards(t *testing.T) {
 	dir := t.TempDir()

@@ -24,8 +24,8 @@ import (
 type targetLimits struct {
 	recordio  int64 // a payload (recordio.MaxRecordSize)
 	tfrecord  int64 // a serialized tf.train.Example (tfrecord.MaxRecordBytes's default)
-	wdsMember int64 // one member of a sample (webdataset.DefaultMaxMemberBytes)
-	wdsSample int64 // the members of a sample together (webdataset.DefaultMaxSampleBytes)
+	wdsMember int64 // one member of a sample (webdataset.MaxMemberBytes's default)
+	wdsSample int64 // the members of a sample together (webdataset.MaxSampleBytes's default)
 	// parquetPage is the largest page (parquet.MaxPageBytes's default). A
 	// page holds the values written since the last one until they pass
 	// parquet-go's page buffer, so a value may share its page with up to
@@ -47,8 +47,8 @@ const parquetPageSlack = pq.DefaultPageBufferSize + 4<<10
 var limits = targetLimits{
 	recordio:     recordio.MaxRecordSize,
 	tfrecord:     256 << 20, // tfrecord.MaxRecordBytes's default
-	wdsMember:    webdataset.DefaultMaxMemberBytes,
-	wdsSample:    webdataset.DefaultMaxSampleBytes,
+	wdsMember:    64 << 20,  // webdataset.MaxMemberBytes's default
+	wdsSample:    256 << 20, // webdataset.MaxSampleBytes's default
 	parquetPage:  256 << 20, // parquet.MaxPageBytes's default
 	parquetGroup: 64 << 20,
 }

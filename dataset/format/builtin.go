@@ -65,7 +65,7 @@ func TFRecord(opts ...tfrecord.Option) Format {
 // webdataset.Open (webdataset.Fields, SkipBad, limits, IgnoreZeros for
 // tar archives joined end to end); its Storage returns WDS with
 // webdataset.Storage added. Open, reading several wds files, refuses a
-// sample split across two of them, as webdataset.OpenShards does.
+// sample split across two of them, as webdataset.Open does.
 func WDS(opts ...webdataset.Option) Format {
 	return Format{
 		Storage: func(so ...storage.Option) Format {

@@ -20,7 +20,7 @@
 //   - tfrecord: TFRecord records, plain or gzip (dataset/tfrecord).
 //   - wds: WebDataset samples (dataset/webdataset); one Record per sample,
 //     with Key the sample's key and Fields its members; Data is nil. As
-//     webdataset.OpenShards does, Open refuses a sample split across two
+//     webdataset.Open does, Open refuses a sample split across two
 //     wds files read one after the other (its key ends one and starts the
 //     next): the pass fails with webdataset.SplitAcross's error, which
 //     names both files and the key and wraps webdataset.ErrSplit.

@@ -12,7 +12,7 @@ import (
 // seams finds, in one pass of Open, a WebDataset sample split across two
 // shards: the key of the last sample of a wds file is the key of the
 // first sample of the next one (wds files with no sample in between are
-// passed over). webdataset.OpenShards refuses such a sample; Open reads
+// passed over). webdataset.Open refuses such a sample; Open reads
 // each file on its own, so it looks at the seams between them here and
 // refuses it the same way, with webdataset.SplitAcross. With several
 // workers the files are read at once: a seam is judged when both of its

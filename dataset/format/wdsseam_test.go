@@ -17,7 +17,7 @@ import (
 )
 
 // A WebDataset sample split across two shards (its key ends one and starts
-// the next) is refused by Open as webdataset.OpenShards refuses it, with
+// the next) is refused by Open as webdataset.Open refuses it, with
 // one worker or several, detected or tagged, empty shards in between or
 // not; shards of other formats in between make no seam.
 func TestOpenWDSSplitAcrossFiles(t *testing.T) {
@@ -27,9 +27,9 @@ func TestOpenWDSSplitAcrossFiles(t *testing.T) {
 	c := writeWDS(t, dir, "c.tar", "k3")
 	empty := writeWDS(t, dir, "empty.tar")
 	rec := writeRec(t, dir, "r.rec", "r0")
-	_, refErr := source.Collect(context.Background(), source.Reader[webdataset.Sample](webdataset.OpenShards([]string{a, b})))
+	_, refErr := source.Collect(context.Background(), webdataset.Open(a+";"+b))
 	if !errors.Is(refErr, webdataset.ErrSplit) {
-		t.Fatalf("OpenShards: %v", refErr)
+		t.Fatalf("webdataset.Open: %v", refErr)
 	}
 	for _, tc := range []struct {
 		specs []string

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/internal/marks/markstest"
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 func gzipBytes(t *testing.T, b []byte) []byte {
@@ -47,11 +48,11 @@ func TestJoinedArchives(t *testing.T) {
 		// A pass resumed after the samples given fails the same way.
 		r := webdataset.Open(p)
 		collect(t, r)
-		st, err := r.StateAt(0, 5)
+		st, err := source.StateOf(r, 0, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r2, err := r.Resume(st)
+		r2, err := source.ResumeFrom(r, st)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,11 +75,11 @@ func TestJoinedArchives(t *testing.T) {
 			t.Errorf("%s: sample 5 at offset %d, want %d", tc.name, got[5].Offset, len(a))
 		}
 		// A pass resumed after the seam starts in the second archive.
-		st, err = r.StateAt(0, 7)
+		st, err = source.StateOf(r, 0, 7)
 		if err != nil || len(st.Pos) != 3 || st.Pos[1] != got[7].Offset {
 			t.Fatalf("%s: state after 7: %+v, %v", tc.name, st, err)
 		}
-		r2, err = r.Resume(st)
+		r2, err = source.ResumeFrom(r, st)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,8 @@
 // the tar. Directories, other non-regular entries and files whose base
 // name has no field (README, .hidden) are passed over, as WebDataset does.
 //
-// [Open] reads one shard and [OpenShards] several, in order (a sample
+// [Open] reads the shards of a file list (a path, several separated by
+// ';', a directory or a glob), in order (a sample
 // whose key ends one shard and starts the next is refused, see
 // [SplitAcross]), as a source.Reader[[Sample]]: a sample holds its key, its shard, the offset of
 // its first member and the bytes of its fields. The methods of Sample
@@ -57,15 +58,15 @@
 // consecutive, in one shard or across two ([ErrSplit]), end the pass under
 // any policy. A sample that lacks a field named by [Fields]
 // ([ErrMissingField]), holds a field twice ([ErrDuplicateField]) or does
-// not decode through [Decode] ([ErrDecode]) is bad on its own: [SkipBad]
-// and [OnBad] skip such samples up to a bound (source.SkipPolicy).
+// not decode through [Decode] ([ErrDecode]) is bad on its own: [OnBad]
+// skips such samples up to a bound (source.SkipPolicy).
 //
 // # Memory
 //
 // A pass holds one sample, and one member read ahead, at a time. A member
 // is allocated once its header was checked against [MaxMemberBytes]
-// (default [DefaultMaxMemberBytes]), the sample's members together
-// against [MaxSampleBytes] (default [DefaultMaxSampleBytes]), and, in a plain shard, against the
+// (default 64 MiB), the sample's members together
+// against [MaxSampleBytes] (default 256 MiB), and, in a plain shard, against the
 // bytes left in the file; in a gzip shard its buffer grows as bytes
 // arrive. [NPY] allocates nothing from what a header claims: the data must
 // be exactly the bytes that follow the header, and a shape whose size

@@ -15,7 +15,7 @@ var ErrFormat = fmt.Errorf("webdataset: bad shard: %w", tensorfeed.ErrBadData)
 // The causes an [*tensorfeed.Error] wraps besides ErrFormat. ErrHeader, ErrTruncated,
 // ErrAfterEnd, ErrTooLarge and ErrSplit are structural: they end a pass under any
 // bad-record policy. ErrMissingField, ErrDuplicateField and ErrDecode are
-// about one sample, which a policy (OnBad, SkipBad) may skip.
+// about one sample, which a policy (OnBad) may skip.
 var (
 	// ErrHeader: a tar header does not parse (a bad checksum, a bad
 	// number field) or describes a sparse file, or the gzip stream of a
@@ -78,7 +78,7 @@ func perSample(err error) bool {
 // SplitAcross returns the error about a sample split across two shards
 // read one after the other: key is the key of the last sample of shard
 // prev and of the first sample of shard, at offset. It wraps [ErrSplit].
-// [OpenShards] gives it (with the member's name set), and so do the
+// [Open] gives it (with the member's name set), and so do the
 // readers that take shards one by one, dataset/format's Open and the
 // tensorfeed command's check, so that such a sample is refused the same
 // way wherever shards are read.

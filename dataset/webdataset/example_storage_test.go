@@ -7,6 +7,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"time"
 
 	"github.com/johannesboyne/gofakes3"
@@ -55,7 +56,7 @@ func ExampleStorage() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for s, err := range webdataset.OpenShards(shards, webdataset.Storage(opts...)).All(ctx) {
+	for s, err := range webdataset.Open(strings.Join(shards, ";"), webdataset.Storage(opts...)).All(ctx) {
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/sample"
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // FuzzReader reads arbitrary shard contents with small limits, every bad
@@ -33,7 +34,7 @@ func FuzzReader(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		opts := []webdataset.Option{webdataset.MaxMemberBytes(1 << 16), webdataset.Fields("cls"), webdataset.SkipBad(1)}
+		opts := []webdataset.Option{webdataset.MaxMemberBytes(1 << 16), webdataset.Fields("cls"), webdataset.OnBad(source.SkipBad(1))}
 		if len(data) > 0 && data[len(data)-1]&1 == 1 {
 			opts = append(opts, webdataset.IgnoreZeros())
 		}

@@ -23,13 +23,13 @@ import (
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
-// DefaultMaxMemberBytes is the largest member a reader accepts by default:
+// defaultMaxMemberBytes is the largest member a reader accepts by default:
 // 64 MiB.
-const DefaultMaxMemberBytes = 64 << 20
+const defaultMaxMemberBytes = 64 << 20
 
-// DefaultMaxSampleBytes is the most bytes the members of one sample may
+// defaultMaxSampleBytes is the most bytes the members of one sample may
 // hold together by default: 256 MiB.
-const DefaultMaxSampleBytes = 256 << 20
+const defaultMaxSampleBytes = 256 << 20
 
 const maxLimit = 1 << 40
 
@@ -42,11 +42,11 @@ type config struct {
 	storage     []storage.Option
 }
 
-// Option configures a [Reader].
+// Option configures [Open].
 type Option = option.Option[config]
 
 // MaxMemberBytes sets the largest member a pass reads (default
-// [DefaultMaxMemberBytes]). A larger member ends the pass with an [*tensorfeed.Error]
+// [defaultMaxMemberBytes]). A larger member ends the pass with an [*tensorfeed.Error]
 // wrapping [ErrTooLarge], from its header, before any of it is read,
 // under any bad-record policy: the fix is a larger limit. A pass holds
 // one sample and the first member of the next at a time, so its memory is
@@ -59,7 +59,7 @@ func MaxMemberBytes(n int64) Option {
 }
 
 // MaxSampleBytes sets the most bytes the members of one sample may hold
-// together (default [DefaultMaxSampleBytes]), so that a sample of many
+// together (default [defaultMaxSampleBytes]), so that a sample of many
 // members, such as a gzip shard that decompresses to a flood of them,
 // cannot take more memory than that. A member that would pass the bound
 // ends the pass with an [*tensorfeed.Error] wrapping [ErrTooLarge], from its header,
@@ -94,13 +94,6 @@ func Fields(names ...string) Option {
 	return option.New(func(c *config) { c.required = append(c.required, names...) })
 }
 
-// SkipBad skips bad samples while they are at most maxFraction of a
-// pass's samples, counting and logging each (see [source.SkipBad], which
-// it calls with these arguments, and [OnBad]).
-func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
-	return OnBad(source.SkipBad(maxFraction, opts...))
-}
-
 // OnBad sets the bad-record policy, which may be shared with other readers.
 // A bad sample is one that lacks a field named by [Fields] or holds a
 // field twice, or, through [Decode], one whose decoding fails with an
@@ -114,7 +107,7 @@ func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
 func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.bad = p }) }
 
 // Storage sets the options of package storage through which shards are
-// opened: every path given to Open or OpenShards may be a local path, an
+// opened: every path given to Open may be a local path, an
 // s3://bucket/key object or an http(s):// URL (see [storage.Open]; list a
 // dataset's shards with [storage.List]), and opts say how to reach them
 // (endpoint, credentials, retries, read-ahead, a cache). Without it, URLs
@@ -124,77 +117,81 @@ func Storage(opts ...storage.Option) Option {
 	return option.New(func(c *config) { c.storage = append(c.storage, opts...) })
 }
 
-// Reader reads the samples of one or more WebDataset shards, in order. It
-// is a source.Reader[Sample]; each pass opens the shards one after the
-// other and closes each before the next.
-type Reader struct {
-	paths  []string
+// reader reads the samples of one or more WebDataset shards, in order
+// (see Open).
+type reader struct {
+	list   string // the shards, as source.Paths expands them
 	cfg    config
 	from   start
 	epochs *source.Epochs
 	marks  *marks.Marks
 }
 
-// Open returns a reader of the shard at path (a tar or a gzip-compressed
-// tar, told apart by its magic bytes), a local path or a URL (see
-// [Storage]). The file is opened when a pass starts, with the pass's
-// context.
-func Open(path string, opts ...Option) *Reader {
-	return OpenShards([]string{path}, opts...)
-}
-
-// OpenShards returns a reader of the shards at paths, read in that order.
-// A sample whose key ends one shard and starts the next is an error
-// ([ErrSplit], worded by [SplitAcross]), as it is for the shards that
-// dataset/format reads one by one.
-func OpenShards(paths []string, opts ...Option) *Reader {
-	c := config{maxMember: DefaultMaxMemberBytes, maxSample: DefaultMaxSampleBytes}
+// Open returns a reader of the shards that list names (each a tar or a
+// gzip-compressed tar, told apart by its magic bytes): a path or a URL
+// (see [Storage]), several separated by ';', a directory (every file in
+// it, in name order) or a glob, as source.Paths expands it when a pass
+// starts. Each pass opens the shards one after the other, with the pass's
+// context, and closes each before the next. A sample whose key ends one
+// shard and starts the next is an error ([ErrSplit], worded by
+// [SplitAcross]), as it is for the shards that dataset/format reads one by
+// one. A bad sample ends the pass with its [*tensorfeed.Error], unless a
+// bad-record policy ([OnBad]) skips it. The pass logs through
+// tensorfeed.Logger(ctx): a debug entry for each shard it opens, and a
+// warning for each sample the policy skips.
+//
+// The reader is source.Resumable from a shard and a byte offset (see
+// resume.go), a source.Identifier and a source.SkipCounted.
+func Open(list string, opts ...Option) source.Reader[Sample] {
+	c := config{maxMember: defaultMaxMemberBytes, maxSample: defaultMaxSampleBytes}
 	option.Apply(&c, opts)
-	return newReader(slices.Clone(paths), c, start{})
+	return newReader(list, c, start{})
 }
 
-func newReader(paths []string, c config, from start) *Reader {
+func newReader(list string, c config, from start) *reader {
 	width := 1 // pack(shard, offset)
 	if c.bad != nil {
 		width = 2 // and the samples skipped as bad
 	}
-	return &Reader{paths: paths, cfg: c, from: from, epochs: new(source.Epochs), marks: marks.New(width)}
+	return &reader{list: list, cfg: c, from: from, epochs: new(source.Epochs), marks: marks.New(width)}
 }
 
-// Skipped returns how many bad samples the reader's policy (OnBad,
-// SkipBad) has skipped, over all passes and all readers that share the
+// Skipped returns how many bad samples the reader's policy (OnBad) has
+// skipped, over all passes and all readers that share the
 // policy; 0 without one. It makes the reader a source.SkipCounted.
-func (r *Reader) Skipped() int64 { return r.cfg.bad.Skipped() }
+func (r *reader) Skipped() int64 { return r.cfg.bad.Skipped() }
 
-// All starts a pass over the samples of the shards. A bad sample ends the
-// pass with its [*tensorfeed.Error], unless a bad-record policy (OnBad, SkipBad)
-// skips it. The pass logs through tensorfeed.Logger(ctx): a debug entry
-// for each shard it opens, and a warning for each sample the policy skips.
-func (r *Reader) All(ctx context.Context) iter.Seq2[Sample, error] {
+// All starts a pass over the samples of the shards (see Open).
+func (r *reader) All(ctx context.Context) iter.Seq2[Sample, error] {
 	return pass(ctx, r, func(s Sample) (Sample, error) { return s, nil })
 }
 
-// Decode returns a reader that applies f to every sample of r. An error
-// from f that wraps tensorfeed.ErrBadData (the errors of the decoding
-// methods of [Sample] do) makes the sample bad, under r's policy like the
-// samples r finds bad itself: skipped and counted, or the end of the pass.
-// Any other error from f ends the pass. The reader it returns has a
-// Skipped method, as r does.
-func Decode[T any](r *Reader, f func(Sample) (T, error)) source.Reader[T] {
-	return &decoded[T]{r: r, f: f}
+// Decode returns a reader that applies f to every sample of r, a reader
+// that Open returned. An error from f that wraps tensorfeed.ErrBadData
+// (the errors of the decoding methods of [Sample] do) makes the sample
+// bad, under r's policy like the samples r finds bad itself: skipped and
+// counted, or the end of the pass. Any other error from f ends the pass.
+// The reader it returns resumes and counts its skipped samples as r does.
+// It panics if r is not a reader of Open.
+func Decode[T any](r source.Reader[Sample], f func(Sample) (T, error)) source.Reader[T] {
+	wr, ok := r.(*reader)
+	if !ok {
+		panic(fmt.Sprintf("webdataset: Decode needs a reader that Open returned, not a %T", r))
+	}
+	return &decoded[T]{r: wr, f: f}
 }
 
 type decoded[T any] struct {
-	r *Reader
+	r *reader
 	f func(Sample) (T, error)
 }
 
 func (d *decoded[T]) All(ctx context.Context) iter.Seq2[T, error] { return pass(ctx, d.r, d.f) }
 
-// StateAt returns the state of r's pass (see [Reader.StateAt]).
+// StateAt returns the state of r's pass (see resume.go).
 func (d *decoded[T]) StateAt(epoch int, n int64) (source.State, error) { return d.r.StateAt(epoch, n) }
 
-// Resume returns Decode(r resumed from st, f) (see [Reader.Resume]).
+// Resume returns Decode(r resumed from st, f) (see resume.go).
 func (d *decoded[T]) Resume(st source.State) (source.Reader[T], error) {
 	r, err := d.r.resume(st)
 	if err != nil {
@@ -206,7 +203,7 @@ func (d *decoded[T]) Resume(st source.State) (source.Reader[T], error) {
 // Skipped returns how many bad samples the reader's policy has skipped.
 func (d *decoded[T]) Skipped() int64 { return d.r.Skipped() }
 
-func pass[T any](ctx context.Context, r *Reader, f func(Sample) (T, error)) iter.Seq2[T, error] {
+func pass[T any](ctx context.Context, r *reader, f func(Sample) (T, error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		ctx, epoch := r.epochs.Start(ctx)
 		log := tensorfeed.Logger(ctx)
@@ -220,7 +217,18 @@ func pass[T any](ctx context.Context, r *Reader, f func(Sample) (T, error)) iter
 			p.put(marks.Pack(int64(r.from.file), r.from.off))
 			log.Debug("webdataset resume", zap.Int("shard", r.from.file), zap.Int64("offset", r.from.off), zap.Int64("sample", r.from.N))
 		}
-		for i := first; i < len(r.paths); i++ {
+		paths, err := source.Paths(ctx, r.list, "", r.cfg.storage...)
+		if err == nil && r.from.Exact && r.from.file > len(paths) {
+			err = &source.StateError{Want: r.kind(), Got: source.State{Kind: r.kind(), Pos: []int64{int64(r.from.file), r.from.off, r.from.N}},
+				Field: "pos[0]", Why: fmt.Sprintf("shard %d of %d", r.from.file, len(paths))}
+		}
+		if err != nil {
+			var zero T
+			yield(zero, err)
+			return
+		}
+		p.paths = paths
+		for i := first; i < len(paths); i++ {
 			if !p.shard(i) {
 				return
 			}
@@ -234,7 +242,8 @@ func pass[T any](ctx context.Context, r *Reader, f func(Sample) (T, error)) iter
 
 type passState[T any] struct {
 	ctx     context.Context
-	r       *Reader
+	r       *reader
+	paths   []string // the shards of the pass
 	f       func(Sample) (T, error)
 	yield   func(T, error) bool
 	log     *zap.Logger
@@ -247,9 +256,9 @@ type passState[T any] struct {
 // shard reads shard i of the pass and reports whether the pass goes on.
 func (p *passState[T]) shard(i int) bool {
 	var zero T
-	path := p.r.paths[i]
+	path := p.paths[i]
 	if ce := p.log.Check(zap.DebugLevel, "webdataset shard"); ce != nil {
-		ce.Write(zap.String("shard", path), zap.Int("index", i), zap.Int("shards", len(p.r.paths)))
+		ce.Write(zap.String("shard", path), zap.Int("index", i), zap.Int("shards", len(p.paths)))
 	}
 	var off int64
 	if p.r.from.Exact && i == p.r.from.file {
@@ -287,7 +296,7 @@ func (p *passState[T]) shard(i int) bool {
 			return true
 		}
 		if err == nil && first && i > 0 && off == 0 && s.Key == p.lastKey {
-			e := SplitAcross(p.r.paths[i-1], path, s.Key, s.Offset)
+			e := SplitAcross(p.paths[i-1], path, s.Key, s.Offset)
 			e.Member = sh.firstMember
 			err = e
 		}

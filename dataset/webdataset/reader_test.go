@@ -134,15 +134,15 @@ func TestContract(t *testing.T) {
 	cut := writeFile(t, dir, "cut.tar", full[:len(full)/2])
 	for name, r := range map[string]source.Reader[webdataset.Sample]{
 		"one":       webdataset.Open(a),
-		"two":       webdataset.OpenShards([]string{a, b}),
+		"two":       webdataset.Open(a + ";" + b),
 		"truncated": webdataset.Open(cut),
-		"missing":   webdataset.OpenShards([]string{a, dir + "/none.tar"}),
+		"missing":   webdataset.Open(a + ";" + dir + "/none.tar"),
 	} {
 		if err := sourcetest.TestReader(r); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	decoded := webdataset.Decode(webdataset.OpenShards([]string{a, b}), func(s webdataset.Sample) (int, error) {
+	decoded := webdataset.Decode(webdataset.Open(a+";"+b), func(s webdataset.Sample) (int, error) {
 		return s.Int("cls")
 	})
 	if err := sourcetest.TestReader(decoded); err != nil {
@@ -157,7 +157,7 @@ func TestOpenShards(t *testing.T) {
 	for i := 0; i < 9; i += 3 {
 		paths = append(paths, writeFile(t, dir, fmt.Sprintf("s%d.tar", i), shardBytes(t, samples[i:i+3])))
 	}
-	got, err := collect(t, webdataset.OpenShards(paths))
+	got, err := collect(t, webdataset.Open(strings.Join(paths, ";")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestOpenShards(t *testing.T) {
 func TestSplitSample(t *testing.T) {
 	dir := t.TempDir()
 	p := writeFile(t, dir, "split.tar", rawTar(t, "a.jpg", "b.jpg", "a.cls"))
-	_, err := collect(t, webdataset.Open(p, webdataset.SkipBad(1)))
+	_, err := collect(t, webdataset.Open(p, webdataset.OnBad(source.SkipBad(1))))
 	e := wdError(t, err, p, webdataset.ErrSplit)
 	if e.Offset != 2048 || e.Member != "a.cls" {
 		t.Fatalf("error at offset %d member %q, want 2048 a.cls: %v", e.Offset, e.Member, err)
@@ -183,7 +183,7 @@ func TestSplitSample(t *testing.T) {
 	// Across shards: a key ends one shard and starts the next.
 	p1 := writeFile(t, dir, "1.tar", rawTar(t, "a.jpg", "b.jpg"))
 	p2 := writeFile(t, dir, "2.tar", rawTar(t, "b.cls", "c.jpg"))
-	got, err := collect(t, webdataset.OpenShards([]string{p1, p2}))
+	got, err := collect(t, webdataset.Open(p1+";"+p2))
 	e = wdError(t, err, p2, webdataset.ErrSplit)
 	if len(got) != 2 || e.Offset != 0 || e.Member != "b.cls" {
 		t.Fatalf("%d samples, then error at %d %q: %v", len(got), e.Offset, e.Member, err)
@@ -200,7 +200,7 @@ func TestDuplicateField(t *testing.T) {
 	skip := source.SkipBad(1)
 	r := webdataset.Open(p, webdataset.OnBad(skip))
 	got, err := collect(t, r)
-	if err != nil || len(got) != 1 || got[0].Key != "b" || skip.Skipped() != 1 || r.Skipped() != 1 {
+	if err != nil || len(got) != 1 || got[0].Key != "b" || skip.Skipped() != 1 || r.(source.SkipCounted).Skipped() != 1 {
 		t.Fatalf("with SkipBad(1): %d samples, %v, %d skipped", len(got), err, skip.Skipped())
 	}
 }
@@ -219,7 +219,7 @@ func TestMissingField(t *testing.T) {
 		t.Fatalf("with SkipBad(0.5): %d samples, %v, reported %v", len(got), err, reported)
 	}
 	// Three bad samples of four are more than a quarter.
-	_, err = collect(t, webdataset.Open(p, webdataset.Fields("jpg", "cls", "txt"), webdataset.SkipBad(0.25)))
+	_, err = collect(t, webdataset.Open(p, webdataset.Fields("jpg", "cls", "txt"), webdataset.OnBad(source.SkipBad(0.25))))
 	if !errors.Is(err, source.ErrTooManyBad) {
 		t.Fatalf("error %v, want ErrTooManyBad", err)
 	}
@@ -236,7 +236,7 @@ func TestDecodeErrors(t *testing.T) {
 	if e.Member != "train/000002.cls" || e.Offset == 0 {
 		t.Fatalf("error at %d %q: %v", e.Offset, e.Member, err)
 	}
-	r := webdataset.Decode(webdataset.Open(p, webdataset.SkipBad(1)), func(s webdataset.Sample) (int, error) {
+	r := webdataset.Decode(webdataset.Open(p, webdataset.OnBad(source.SkipBad(1))), func(s webdataset.Sample) (int, error) {
 		c, err := s.Int("cls")
 		if err != nil {
 			return 0, err
@@ -250,7 +250,7 @@ func TestDecodeErrors(t *testing.T) {
 	}
 	// An error that is not about the data ends the pass under any policy.
 	boom := errors.New("boom")
-	_, err = source.Collect(context.Background(), webdataset.Decode(webdataset.Open(p, webdataset.SkipBad(1)),
+	_, err = source.Collect(context.Background(), webdataset.Decode(webdataset.Open(p, webdataset.OnBad(source.SkipBad(1))),
 		func(webdataset.Sample) (int, error) { return 0, boom }))
 	if err != boom {
 		t.Fatalf("error %v, want %v", err, boom)
@@ -278,7 +278,7 @@ func TestMaxMemberBytes(t *testing.T) {
 			opts = append(opts, webdataset.Gzip(9))
 		}
 		p := writeFile(t, t.TempDir(), "big.tar", shardBytes(t, samples, opts...))
-		got, err := collect(t, webdataset.Open(p, webdataset.MaxMemberBytes(100), webdataset.SkipBad(1)))
+		got, err := collect(t, webdataset.Open(p, webdataset.MaxMemberBytes(100), webdataset.OnBad(source.SkipBad(1))))
 		e := wdError(t, err, p, webdataset.ErrTooLarge)
 		if len(got) != 1 || e.Offset != 1024 || e.Member != "b.bin" {
 			t.Fatalf("gzip %v: %d samples, error at %d %q: %v", gz, len(got), e.Offset, e.Member, err)
@@ -286,7 +286,7 @@ func TestMaxMemberBytes(t *testing.T) {
 		// a.bin and a.x hold 250 bytes together.
 		two := []webdataset.Sample{{Key: "a", Fields: map[string][]byte{"bin": big[:50], "x": big}}, samples[1]}
 		q := writeFile(t, t.TempDir(), "two.tar", shardBytes(t, two, opts...))
-		got, err = collect(t, webdataset.Open(q, webdataset.MaxSampleBytes(249), webdataset.SkipBad(1)))
+		got, err = collect(t, webdataset.Open(q, webdataset.MaxSampleBytes(249), webdataset.OnBad(source.SkipBad(1))))
 		e = wdError(t, err, q, webdataset.ErrTooLarge)
 		if len(got) != 0 || e.Offset != 1024 || e.Member != "a.x" {
 			t.Fatalf("gzip %v: MaxSampleBytes: %d samples, error at %d %q: %v", gz, len(got), e.Offset, e.Member, err)
@@ -389,7 +389,7 @@ func TestBadHeader(t *testing.T) {
 	b := rawTar(t, "a.jpg", "b.jpg", "c.jpg")
 	b[1024+3] ^= 0x40 // the second header's name, under a checksum that no longer matches
 	p := writeFile(t, t.TempDir(), "bad.tar", b)
-	got, err := collect(t, webdataset.Open(p, webdataset.SkipBad(1)))
+	got, err := collect(t, webdataset.Open(p, webdataset.OnBad(source.SkipBad(1))))
 	e := wdError(t, err, p, webdataset.ErrHeader)
 	if len(got) != 0 || e.Offset != 1024 {
 		t.Fatalf("%d samples, error at %d: %v", len(got), e.Offset, err)

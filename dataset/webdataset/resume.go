@@ -3,6 +3,7 @@ package webdataset
 import (
 	"context"
 	"fmt"
+	"math"
 	"path"
 	"strings"
 
@@ -47,25 +48,26 @@ type start struct {
 // kind names the reader in its states: the number of shards and a hash of
 // their base names (so that a state of another shard set is refused, while
 // the shards may move to another directory or bucket).
-func (r *Reader) kind() string {
+func (r *reader) kind() string {
 	h := uint32(2166136261) // FNV-1a
-	for _, p := range r.paths {
+	elems := strings.Split(r.list, ";")
+	for _, p := range elems {
 		for _, c := range []byte(path.Base(strings.ReplaceAll(p, `\`, "/"))) {
 			h = (h ^ uint32(c)) * 16777619
 		}
 		h = h * 16777619 // a 0 byte between names
 	}
-	return fmt.Sprintf("webdataset(shards=%d,names=%08x)", len(r.paths), h)
+	return fmt.Sprintf("webdataset(shards=%d,names=%08x)", len(elems), h)
 }
 
-var _ source.Resumable[Sample] = (*Reader)(nil)
+var _ source.Resumable[Sample] = (*reader)(nil)
 
 // StateAt returns the state of the pass of epoch after its consumer
 // received n samples: {kind, [shard, offset, n]} (with the count of
 // samples skipped as bad appended when there were any) where the pass
 // still remembers where sample n ended, else the replay state {kind, [n]}.
 // It reads nothing.
-func (r *Reader) StateAt(epoch int, n int64) (source.State, error) {
+func (r *reader) StateAt(epoch int, n int64) (source.State, error) {
 	if n < 0 {
 		return source.State{}, fmt.Errorf("webdataset: state after %d samples: negative count", n)
 	}
@@ -84,16 +86,16 @@ func (r *Reader) StateAt(epoch int, n int64) (source.State, error) {
 // Resume returns a reader whose passes continue the pass st was taken
 // from: at its shard and offset, or by replay from a replay state. A state
 // of another reader (other shards) is an error wrapping source.ErrState.
-func (r *Reader) Resume(st source.State) (source.Reader[Sample], error) { return r.resume(st) }
+func (r *reader) Resume(st source.State) (source.Reader[Sample], error) { return r.resume(st) }
 
-func (r *Reader) resume(st source.State) (*Reader, error) {
+func (r *reader) resume(st source.State) (*reader, error) {
 	kind := r.kind()
 	from, replay, err := marks.Replay(st, kind)
 	if err != nil {
 		return nil, err
 	}
 	if replay {
-		return newReader(r.paths, r.cfg, start{From: from}), nil
+		return newReader(r.list, r.cfg, start{From: from}), nil
 	}
 	var skipped int64
 	if len(st.Pos) == 4 {
@@ -107,16 +109,21 @@ func (r *Reader) resume(st source.State) (*Reader, error) {
 	} else if err := st.Check(kind, 3, 0); err != nil {
 		return nil, err
 	}
-	if st.Pos[0] > int64(len(r.paths)) {
-		return nil, &source.StateError{Want: kind, Got: st, Why: fmt.Sprintf("shard %d of %d", st.Pos[0], len(r.paths))}
+	// That the shard is in the list is checked when a pass has expanded it.
+	if st.Pos[0] < 0 || st.Pos[0] > math.MaxInt32 {
+		return nil, &source.StateError{Want: kind, Got: st, Field: "pos[0]", Why: fmt.Sprintf("shard %d", st.Pos[0])}
 	}
-	return newReader(r.paths, r.cfg, start{From: marks.From{Exact: true, N: st.Pos[2]}, file: int(st.Pos[0]), off: st.Pos[1], skipped: skipped}), nil
+	return newReader(r.list, r.cfg, start{From: marks.From{Exact: true, N: st.Pos[2]}, file: int(st.Pos[0]), off: st.Pos[1], skipped: skipped}), nil
 }
 
 // Identity returns the identity of the shards: their base names, sizes and
 // modification times or ETags (source.Identifier).
-func (r *Reader) Identity(ctx context.Context) (string, error) {
-	return dataid.Files(ctx, r.paths, r.cfg.storage...)
+func (r *reader) Identity(ctx context.Context) (string, error) {
+	paths, err := source.Paths(ctx, r.list, "", r.cfg.storage...)
+	if err != nil {
+		return "", err
+	}
+	return dataid.Files(ctx, paths, r.cfg.storage...)
 }
 
-var _ source.Identifier = (*Reader)(nil)
+var _ source.Identifier = (*reader)(nil)

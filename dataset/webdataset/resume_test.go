@@ -1,6 +1,7 @@
 package webdataset_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -36,10 +37,10 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 	writeFile(t, dir, "b.tar", shardBytes(t, smallSamples(100, 100)))
 	writeFile(t, dir, "c.tar.gz", shardBytes(t, smallSamples(200, 100), webdataset.Gzip(1)))
 	srv, log := storagetest.ServeDir(t, dir)
-	r := webdataset.OpenShards([]string{srv.URL + "/a.tar", srv.URL + "/b.tar", srv.URL + "/c.tar.gz"})
+	r := webdataset.Open(srv.URL + "/a.tar" + ";" + srv.URL + "/b.tar" + ";" + srv.URL + "/c.tar.gz")
 	full := markstest.Collect(t, r)
 	for _, k := range []int64{150, 100, 250} {
-		st, err := r.StateAt(0, k)
+		st, err := source.StateOf(r, 0, k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +48,7 @@ func TestResumeReadsNothingBefore(t *testing.T) {
 			t.Fatalf("state after %d: %+v, want sample %d at %d", k, st, k, full[k].Offset)
 		}
 		log.Reset()
-		r2, err := r.Resume(markstest.JSONRoundTrip(t, st))
+		r2, err := source.ResumeFrom(r, markstest.JSONRoundTrip(t, st))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,20 +71,20 @@ func TestResumeSkipBad(t *testing.T) {
 		delete(samples[i].Fields, "cls")
 	}
 	p := writeFile(t, dir, "bad.tar", shardBytes(t, samples))
-	r := webdataset.Open(p, webdataset.Fields("cls"), webdataset.SkipBad(0.5))
+	r := webdataset.Open(p, webdataset.Fields("cls"), webdataset.OnBad(source.SkipBad(0.5)))
 	if err := sourcetest.TestReader(r); err != nil {
 		t.Fatal(err)
 	}
-	d := webdataset.Decode(webdataset.Open(p, webdataset.SkipBad(0.5)), func(s webdataset.Sample) (int, error) { return s.Int("cls") })
+	d := webdataset.Decode(webdataset.Open(p, webdataset.OnBad(source.SkipBad(0.5))), func(s webdataset.Sample) (int, error) { return s.Int("cls") })
 	if err := sourcetest.TestReader(d); err != nil {
 		t.Fatal(err)
 	}
 	full := markstest.Collect(t, r)
-	st, _ := r.StateAt(0, 4) // samples 0, 1, 2, 4: the next is 5
+	st, _ := source.StateOf(r, 0, 4) // samples 0, 1, 2, 4: the next is 5
 	if len(st.Pos) != 4 || st.Pos[1] != full[4].Offset || full[4].Key != "s000005" || st.Pos[3] != 1 {
 		t.Fatalf("state after 4: %+v, want sample s000005 at %d, 1 skipped", st, full[4].Offset)
 	}
-	if st, _ := r.StateAt(0, 2); len(st.Pos) != 3 {
+	if st, _ := source.StateOf(r, 0, 2); len(st.Pos) != 3 {
 		t.Fatalf("state after 2: %+v, want no skipped count before the first bad sample", st)
 	}
 }
@@ -94,19 +95,19 @@ func TestResumeSkipBadJudgesWholePass(t *testing.T) {
 	samples := smallSamples(0, 22)
 	delete(samples[1].Fields, "cls") // 2 of 22 bad
 	delete(samples[20].Fields, "cls")
-	r := webdataset.Open(writeFile(t, t.TempDir(), "bad.tar", shardBytes(t, samples)), webdataset.Fields("cls"), webdataset.SkipBad(0.1))
+	r := webdataset.Open(writeFile(t, t.TempDir(), "bad.tar", shardBytes(t, samples)), webdataset.Fields("cls"), webdataset.OnBad(source.SkipBad(0.1)))
 	st := markstest.ResumeTail(t, r, 20, 19) // the tail is a bad sample and a good one
 	if len(st.Pos) != 4 || st.Pos[3] != 1 {
 		t.Fatalf("state after 19: %+v, want 1 skipped", st)
 	}
-	r2, _ := r.Resume(st)
+	r2, _ := source.ResumeFrom(r, st)
 	markstest.Collect(t, r2)
 	if st, _ := r2.(source.Resumable[webdataset.Sample]).StateAt(0, 1); len(st.Pos) != 4 || st.Pos[2] != 20 || st.Pos[3] != 2 {
 		t.Fatalf("resumed state after 1: %+v, want 20 samples, 2 skipped", st)
 	}
 	st.Pos[3] = 1 << 62
 	st.Pos[2] = 1 << 62
-	if _, err := r.Resume(st); !errors.Is(err, source.ErrState) {
+	if _, err := source.ResumeFrom(r, st); !errors.Is(err, source.ErrState) {
 		t.Fatalf("Resume(%+v) = %v, want ErrState", st, err)
 	}
 }
@@ -130,28 +131,36 @@ func TestResumeRefusesOtherShards(t *testing.T) {
 	dir := t.TempDir()
 	a := writeFile(t, dir, "a.tar", shardBytes(t, smallSamples(0, 20)))
 	b := writeFile(t, dir, "b.tar", shardBytes(t, smallSamples(20, 20)))
-	r := webdataset.OpenShards([]string{a, b})
+	r := webdataset.Open(a + ";" + b)
 	markstest.Collect(t, r)
-	st, _ := r.StateAt(0, 25)
+	st, _ := source.StateOf(r, 0, 25)
 	for name, tc := range map[string]struct {
-		r  *webdataset.Reader
+		r  source.Reader[webdataset.Sample]
 		st source.State
 	}{
-		"other order":  {webdataset.OpenShards([]string{b, a}), st},
+		"other order":  {webdataset.Open(b + ";" + a), st},
 		"fewer shards": {webdataset.Open(a), st},
-		"shard 9":      {r, source.State{Kind: st.Kind, Pos: []int64{9, 0, 3}}},
 		"two counters": {r, source.State{Kind: st.Kind, Pos: []int64{1, 2}}},
 	} {
-		if _, err := tc.r.Resume(tc.st); !errors.Is(err, source.ErrState) {
+		if _, err := source.ResumeFrom(tc.r, tc.st); !errors.Is(err, source.ErrState) {
 			t.Errorf("%s: resume from %+v: %v, want ErrState", name, tc.st, err)
 		}
+	}
+	// A shard past the list's end is refused when the pass has expanded
+	// the list.
+	far, err := source.ResumeFrom(r, source.State{Kind: st.Kind, Pos: []int64{9, 0, 3}})
+	if err == nil {
+		_, err = source.Collect(context.Background(), far)
+	}
+	if !errors.Is(err, source.ErrState) || !strings.Contains(err.Error(), "shard 9 of 2") {
+		t.Errorf("shard 9: %v, want ErrState", err)
 	}
 	moved := t.TempDir()
 	for _, p := range []string{a, b} {
 		data, _ := os.ReadFile(p)
 		writeFile(t, moved, filepath.Base(p), data)
 	}
-	r2, err := webdataset.OpenShards([]string{filepath.Join(moved, "a.tar"), filepath.Join(moved, "b.tar")}).Resume(st)
+	r2, err := source.ResumeFrom(webdataset.Open(filepath.Join(moved, "a.tar")+";"+filepath.Join(moved, "b.tar")), st)
 	if err != nil {
 		t.Fatal(err)
 	}

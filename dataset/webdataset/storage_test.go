@@ -42,12 +42,12 @@ func TestRemoteMatchesLocal(t *testing.T) {
 	if len(remote) != len(local) {
 		t.Fatalf("List: %v, want %d shards", remote, len(local))
 	}
-	want, err := collect(t, webdataset.OpenShards(local))
+	want, err := collect(t, webdataset.Open(strings.Join(local, ";")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, ra := range []storage.Option{nil, storage.ReadAhead(3, 700)} {
-		got, err := collect(t, webdataset.OpenShards(remote, webdataset.Storage(s3.Options(ra)...)))
+		got, err := collect(t, webdataset.Open(strings.Join(remote, ";"), webdataset.Storage(s3.Options(ra)...)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +62,7 @@ func TestRemoteMatchesLocal(t *testing.T) {
 			checkDecoders(t, i, s)
 		}
 	}
-	if err := sourcetest.TestReader(webdataset.OpenShards(remote, webdataset.Storage(s3.Options()...))); err != nil {
+	if err := sourcetest.TestReader(webdataset.Open(strings.Join(remote, ";"), webdataset.Storage(s3.Options()...))); err != nil {
 		t.Error(err)
 	}
 }
@@ -89,7 +89,7 @@ func TestRemoteMissing(t *testing.T) {
 	s3 := storagetest.NewS3(t, "data")
 	a := s3.Put("data", "a.tar", shardBytes(t, makeSamples(t, 3)))
 	const missing = "s3://data/none.tar"
-	got, err := collect(t, webdataset.OpenShards([]string{a, missing}, webdataset.Storage(s3.Options()...)))
+	got, err := collect(t, webdataset.Open(a+";"+missing, webdataset.Storage(s3.Options()...)))
 	var se *tensorfeed.Error
 	if len(got) != 3 || !errors.Is(err, storage.ErrNotFound) || !errors.As(err, &se) || se.Path != missing || !strings.Contains(err.Error(), missing) {
 		t.Errorf("%d samples, %v; want 3 and a *tensorfeed.Error naming %s", len(got), err, missing)
