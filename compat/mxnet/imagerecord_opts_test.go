@@ -66,7 +66,6 @@ func oList(path string) recOpt            { return set("path_imglist", path) }
 func oShuffle(seed uint64) recOpt         { return set("shuffle", true, "seed", seed) }
 func oSeed(seed uint64) recOpt            { return set("seed", seed) }
 func oShard(count, index int) recOpt      { return set("num_parts", count, "part_index", index) }
-func oNames(data, label string) recOpt    { return set("data_name", data, "label_name", label) }
 func oOnBad(p *source.SkipPolicy) recOpt  { return set("skip_bad", p) }
 func oResize(n int) recOpt                { return set("resize", n) }
 func oRandCrop() recOpt                   { return set("rand_crop", true) }
