@@ -182,11 +182,7 @@ func trainPipe(ctx context.Context, cfg config, s *sink.Sink[mnist.Sample]) (*pi
 	// with other values is refused naming the difference.
 	train := source.ReadIndexed(table, source.ShuffleIndex(cfg.Seed))
 	p := pipeline.From(train, pipeline.WithName("mnist"))
-	b := pipeline.Batch(p, s.BatchSize(), batch.Drop, batch.Recycling())
-	t := pipeline.ParallelMap(b, max(cfg.Threads, 1), func(b batch.Batch[mnist.Sample]) (*tensor.Batch, error) {
-		defer b.Release() // Assemble copied it
-		return s.Assemble(b)
-	}).Named("tensorize")
+	t := pipeline.Tensorize(p, s, batch.Drop, pipeline.Workers(max(cfg.Threads, 1)))
 	return prefetch(t, cfg.Prefetch).Named("prefetch"), n / cfg.BatchSize * cfg.BatchSize, nil
 }
 

@@ -45,8 +45,9 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err // a bad file says which file and where
 	}
+	// Two goroutines fill whole batches, in order, ahead of the model.
 	feed := pipeline.Tensorize(pipeline.From(source.ReadIndexed(train, source.ShuffleIndex(42))),
-		sink.Of[mnist.Sample](128, sink.Scale("image", -1, 1)), batch.Keep).Buffered(4) // assembled while the model trains
+		sink.Of[mnist.Sample](128, sink.Scale("image", -1, 1)), batch.Keep, pipeline.Workers(2))
 
 	for epoch, pass := range feed.Epochs(ctx, 2) {
 		for t, err := range pass {
