@@ -171,7 +171,7 @@ func readCase(c badinput.Case) (err error) {
 		return err
 	case badinput.ImageRecord:
 		if c.Index != "" {
-			ix, err := recordio.ReadIndex(c.Index)
+			ix, err := recordio.ReadIndex(context.Background(), c.Index)
 			if err != nil {
 				return err
 			}
@@ -207,7 +207,7 @@ func readCase(c badinput.Case) (err error) {
 		_, err = source.Collect(ctx, format.Open([]string{"csv:" + c.Path}))
 		return err
 	case badinput.Parquet:
-		_, err = source.Collect(ctx, source.Reader[parquet.RawRow](parquet.ReadRaw([]string{c.Path})))
+		_, err = source.Collect(ctx, source.Reader[parquet.RawRow](parquet.ReadRaw(c.Path)))
 		return err
 	case badinput.Image:
 		data, err := os.ReadFile(c.Path)

@@ -82,9 +82,7 @@ func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *repo
 	defer f.Close()
 	bar := rep.bar(f)
 	defer bar.Finish()
-	rd := recordio.NewReader(countingReader{f, bar})
-	rd.Name = path
-	rd.ReuseBuffer = true
+	rd := recordio.NewReader(countingReader{f, bar}, path)
 	dec := decode.Default()
 	var labels labelStats
 	var imgs imageStats
@@ -171,7 +169,7 @@ func imageRecordHead(payload []byte) string {
 // checkIndexAgainst reads the .idx at idx and checks it against the open
 // .rec file f.
 func checkIndexAgainst(ctx context.Context, f storage.File, recPath, idx string, opts []storage.Option) error {
-	ix, err := recordio.ReadIndexContext(ctx, idx, recordio.Storage(opts...))
+	ix, err := recordio.ReadIndex(ctx, idx, recordio.Storage(opts...))
 	if err != nil {
 		return err
 	}
@@ -183,7 +181,7 @@ func checkIndexAgainst(ctx context.Context, f storage.File, recPath, idx string,
 func checkRecIndex(ctx context.Context, path string, rep *reporter, stdout io.Writer) error {
 	rec := strings.TrimSuffix(path, ".idx") + ".rec"
 	if rec == path || !inputExists(ctx, rec, rep.storage) {
-		ix, err := recordio.ReadIndexContext(ctx, path, recordio.Storage(rep.storage...))
+		ix, err := recordio.ReadIndex(ctx, path, recordio.Storage(rep.storage...))
 		if err != nil {
 			return err
 		}

@@ -107,7 +107,7 @@ func readShards(t *testing.T, paths []string, to, data string) [][]readBack {
 				recs = append(recs, readBack{key: string(k[0]), data: b[0], labels: []float32{float32(l[0])}})
 			}
 		case "parquet":
-			for r, err := range parquet.Read[parquetRow]([]string{p}).All(ctx) {
+			for r, err := range parquet.Read[parquetRow](p).All(ctx) {
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -352,7 +352,7 @@ func TestConvertRegistry(t *testing.T) {
 		"recordio:"+filepath.Join(in, "*.rec"), filepath.Join(in, "b.csv")); code != 0 {
 		t.Fatalf("parquet: exit %d: %s", code, stderr)
 	}
-	rows, err := source.Collect(context.Background(), source.Reader[parquetDataRow](parquet.Read[parquetDataRow]([]string{filepath.Join(out, "q-00000.parquet")})))
+	rows, err := source.Collect(context.Background(), source.Reader[parquetDataRow](parquet.Read[parquetDataRow](filepath.Join(out, "q-00000.parquet"))))
 	if err != nil || len(rows) != 4 || string(rows[1].Data) != "r1" || rows[3].Key != "00000003" || string(rows[3].Data) != "y,2" {
 		t.Fatalf("parquet rows %+v, %v", rows, err)
 	}

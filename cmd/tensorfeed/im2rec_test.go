@@ -207,7 +207,7 @@ func TestIm2recPack(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			idx, err := recordio.ReadIndex(prefix + ".idx")
+			idx, err := recordio.ReadIndex(context.Background(), prefix+".idx")
 			if err != nil {
 				t.Fatal(err)
 			}
