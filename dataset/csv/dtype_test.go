@@ -10,8 +10,8 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sample"
-	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )
@@ -36,7 +36,7 @@ func checkCSVIterDType(t *testing.T, dtype sample.DType, entry int64, entryStr s
 		t.Fatalf("descs %v %v", d, lb)
 	}
 	batches := 0
-	for b, err := range sink.Tensorize(r, s, batch.Pad).All(context.Background()) {
+	for b, err := range pipeline.Tensorize(pipeline.From(r), s, batch.Pad).All(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,8 +11,8 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sample"
-	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -29,7 +29,7 @@ func ExampleNew() {
 	}
 	s := l.Sink(32)
 	fmt.Println(s.ProvideData(), s.ProvideLabel())
-	for b, err := range sink.Tensorize(r, s, batch.Pad).All(context.Background()) {
+	for b, err := range pipeline.Tensorize(pipeline.From(r), s, batch.Pad).All(context.Background()) {
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -196,7 +196,7 @@ func ExampleDType() {
 	}
 	s := l.Sink(2)
 	fmt.Println(s.ProvideData(), s.ProvideLabel())
-	for b, err := range sink.Tensorize(r, s, batch.Pad).All(context.Background()) {
+	for b, err := range pipeline.Tensorize(pipeline.From(r), s, batch.Pad).All(context.Background()) {
 		if err != nil {
 			fmt.Println(err)
 			return

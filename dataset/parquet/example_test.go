@@ -8,6 +8,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/parquet"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -104,7 +105,7 @@ func ExampleReadColumns() {
 	tensors := sink.New(4, fields[:1], fields[1:]) // features as data, label as label
 	fmt.Println(tensors.ProvideData(), tensors.ProvideLabel())
 
-	for t, err := range sink.Tensorize(r, tensors, batch.Keep).All(context.Background()) {
+	for t, err := range pipeline.Tensorize(pipeline.From(r), tensors, batch.Keep).All(context.Background()) {
 		if err != nil {
 			panic(err)
 		}

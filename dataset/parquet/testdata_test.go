@@ -207,7 +207,7 @@ func TestReadRaw(t *testing.T) {
 	if a, ok := rows[11].Fields["a"]; !ok || len(a) != 0 {
 		t.Fatalf("a null string: %q, %v", a, ok)
 	}
-	if err := sourcetest.TestReader(parquet.ReadRaw("testdata/lz4_raw_compressed.parquet"+";"+"testdata/alltypes_plain.parquet")); err != nil {
+	if err := sourcetest.TestReader(parquet.ReadRaw("testdata/lz4_raw_compressed.parquet" + ";" + "testdata/alltypes_plain.parquet")); err != nil {
 		t.Fatal(err)
 	}
 	_, err = source.Collect(ctx, parquet.ReadRaw("testdata/negative_page_size.parquet"))
