@@ -20,9 +20,9 @@
 // allocates nothing. Like csv.Reader.ReuseRecord it is opt-in, because the
 // consumer gives up the batch when it recycles it. The hand-back is
 // explicit, so it stays safe when a prefetching stage holds several batches
-// at once. sink.TensorizeBatches and [PadSeqsReader] recycle every batch
+// at once. pipeline.Tensorize and [PadSeqsReader] recycle every batch
 // after copying it, so a pipeline that ends in them needs only the option
-// (sink.Tensorize batches with the sink's size and recycles by itself):
+// (pipeline.Tensorize batches with the sink's size and recycles by itself):
 //
 //	batches := batch.Of(samples, 64, batch.Keep, batch.Recycling())
 //	seqs := batch.PadSeqsReader(batches, 0, 0)

@@ -57,7 +57,7 @@ func Workers(n int) TensorizeOption {
 // goroutines.
 //
 // It adds two steps, "batch" (batch.Of, recycling its sample slices) and
-// "tensorize" (sink.TensorizeBatches), so Stats shows both. The consumer
+// "tensorize" (Sink.Assemble of every batch), so Stats shows both. The consumer
 // owns every *tensor.Batch and hands its memory back with Release; that is
 // safe behind Buffered, which is where prefetching belongs:
 //
@@ -68,23 +68,38 @@ func Tensorize[T any](p *Pipe[T], s *sink.Sink[T], last batch.Policy, opts ...Te
 	return tensorize(b, s, opts)
 }
 
-// TensorizeBatches adds sink.TensorizeBatches: batches made by Batch,
-// BatchFill or any batch reader (PaddlePaddle's custom_batch_reader) become
-// tensors as described by s; no batch may hold more samples than the
+// TensorizeBatches adds the step "tensorize" alone: batches made by Batch
+// or any batch reader (PaddlePaddle's custom_batch_reader, added with
+// Apply) become tensors as described by s; no batch may hold more samples than the
 // sink's batch size. Workers(n) assembles them on n goroutines (see
 // Tensorize). Step name "tensorize".
 func TensorizeBatches[T any](p *Pipe[batch.Batch[T]], s *sink.Sink[T], opts ...TensorizeOption) *Pipe[*tensor.Batch] {
 	return tensorize(p, s, opts)
 }
 
-// tensorize adds the step "tensorize": sink.TensorizeBatches with one
-// worker, parallelTensorize with more.
+// tensorize adds the step "tensorize": every batch assembled by s, on the
+// pass's goroutine with one worker, through an ordered parallel map with
+// more.
 func tensorize[T any](p *Pipe[batch.Batch[T]], s *sink.Sink[T], opts []TensorizeOption) *Pipe[*tensor.Batch] {
 	cfg := tensorizeConfig{workers: 1}
 	option.Apply(&cfg, opts)
 	switch cfg.workers {
 	case 1:
-		return thenSync(p, "tensorize", sink.TensorizeBatches[T](p, s))
+		return thenSync(p, "tensorize", parallelTensorize(p, s, func(up source.Reader[batch.Batch[T]], f func(batch.Batch[T]) (*tensor.Batch, error)) source.Reader[*tensor.Batch] {
+			return source.Func[*tensor.Batch](func(ctx context.Context) iter.Seq2[*tensor.Batch, error] {
+				return func(yield func(*tensor.Batch, error) bool) {
+					for b, err := range up.All(ctx) {
+						var t *tensor.Batch
+						if err == nil {
+							t, err = f(b)
+						}
+						if !yield(t, err) || err != nil {
+							return
+						}
+					}
+				}
+			})
+		}))
 	case Auto: // sized as the pass runs: see Autotune
 		t := tuningOf(p.node.cfg)
 		g := newGate(t)
@@ -103,15 +118,21 @@ func tensorize[T any](p *Pipe[batch.Batch[T]], s *sink.Sink[T], opts []Tensorize
 }
 
 // assembleError marks an error of Sink.Assemble on its way through the
-// parallel map, so that the pass can name the batch, as
-// sink.TensorizeBatches does, and leave the upstream's errors as they are.
+// map, so that the pass can name the batch and leave the upstream's errors
+// as they are.
 type assembleError struct{ err error }
 
 func (e *assembleError) Error() string { return e.err.Error() }
 
-// parallelTensorize is sink.TensorizeBatches with the batches assembled by
-// an ordered parallel map (mapped builds it over a pass's upstream): the
-// same batches, errors, logs and state. The state is the step's alone,
+// parallelTensorize assembles every batch of r with s, in order, through
+// the map that mapped builds over a pass's upstream (the pass itself for
+// one worker, an ordered parallel map for more): the same batches, errors,
+// logs and state whatever the map. Each batch is handed back
+// (batch.Batch.Release) once assembled, so that a batch.Of built with
+// batch.Recycling fills the same Samples slice again. An error of the
+// upstream ends the pass as it is; a batch that does not fit s ends it
+// with an error naming the batch's index in the pass. The state is the
+// step's alone,
 // {tensorize, the batches' state}, whatever the number of workers: an
 // ordered map yields one batch per batch read, and what the workers hold
 // when a run stops is assembled again after a resume.

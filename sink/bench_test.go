@@ -6,6 +6,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/internal/stage"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -109,7 +110,7 @@ func BenchmarkTensorizeBuffered(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			s := sink.New(size, data, label)
-			r := stage.Buffered(sink.TensorizeBatches(source.Slice(ready), s), 2)
+			r := stage.Buffered(pipeline.TensorizeBatches(pipeline.From(source.Slice(ready)), s), 2)
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.SetBytes(size * (784*4 + 8))

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/batch"
-	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 	"github.com/tensorfeed/tensorfeed/tensor"
@@ -46,11 +46,15 @@ func TestStagesKeepTheContract(t *testing.T) {
 				opts = append(opts, sourcetest.Nondeterministic())
 			}
 			s := newSink(7)
-			stage := func(r source.Reader[rec]) source.Reader[*tensor.Batch] { return sink.Tensorize(r, s, last) }
+			stage := func(r source.Reader[rec]) source.Reader[*tensor.Batch] {
+				return pipeline.Tensorize(pipeline.From(r), s, last)
+			}
 			if err := sourcetest.TestStage(stage, mkrec, opts...); err != nil {
 				t.Fatal(err)
 			}
-			released := func(r source.Reader[rec]) source.Reader[[]int64] { return labels(sink.Tensorize(r, s, last)) }
+			released := func(r source.Reader[rec]) source.Reader[[]int64] {
+				return labels(pipeline.Tensorize(pipeline.From(r), s, last))
+			}
 			if err := sourcetest.TestStage(released, mkrec, opts...); err != nil {
 				t.Fatalf("released: %v", err)
 			}
@@ -59,7 +63,7 @@ func TestStagesKeepTheContract(t *testing.T) {
 	t.Run("TensorizeBatches", func(t *testing.T) {
 		s := newSink(7)
 		stage := func(r source.Reader[rec]) source.Reader[[]int64] {
-			return labels(sink.TensorizeBatches(batch.OfFill(r, 7, mkrec(0)), s))
+			return labels(pipeline.TensorizeBatches(pipeline.From(batch.OfFill(r, 7, mkrec(0))), s))
 		}
 		if err := sourcetest.TestStage(stage, mkrec); err != nil {
 			t.Fatal(err)
@@ -70,7 +74,7 @@ func TestStagesKeepTheContract(t *testing.T) {
 // TestTensorizeRollOver checks that the batch size of the sink carries the
 // remainder of a pass into the next one.
 func TestTensorizeRollOver(t *testing.T) {
-	r := labels(sink.Tensorize(source.Slice(recs(10)), newSink(4), batch.RollOver))
+	r := labels(pipeline.Tensorize(pipeline.From(source.Slice(recs(10))), newSink(4), batch.RollOver))
 	var got [][]int64
 	for range 2 {
 		pass, err := source.Collect(context.Background(), r)

@@ -42,7 +42,7 @@
 // # Batch size, once
 //
 // The batch size is given to [New], where the tensors are described, and
-// nowhere else: [Tensorize] groups samples into batches of that size itself,
+// nowhere else: pipeline.Tensorize groups samples into batches of that size itself,
 // with a batch.Policy for the last, short batch of a pass (keep, drop, pad,
 // or roll over into the next pass):
 //
@@ -52,7 +52,7 @@
 //		b.Release()
 //	}
 //
-// [TensorizeBatches] takes batches made elsewhere: batch.OfFill, or a batch
+// pipeline.TensorizeBatches takes batches made elsewhere: a batch
 // reader the user writes (PaddlePaddle's custom_batch_reader).
 //
 // # Tensors and who owns them

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -59,10 +60,10 @@ func ExampleNew() {
 	// [2] [1 2]
 }
 
-func ExampleTensorize() {
+func Example_tensorize() {
 	// Three samples in batches of two: the last batch is padded with the
 	// first sample of the pass, and Padded says so.
-	r := sink.Tensorize(source.Slice(digits), digitSink(2), batch.Pad)
+	r := pipeline.Tensorize(pipeline.From(source.Slice(digits)), digitSink(2), batch.Pad)
 	for ts, err := range r.All(context.Background()) {
 		if err != nil {
 			panic(err)
@@ -74,12 +75,12 @@ func ExampleTensorize() {
 	// [0 1] padded 1
 }
 
-func ExampleTensorize_shortBatch() {
+func Example_shortBatch() {
 	// With batch.Keep the last batch is short: its tensors have a smaller
 	// batch dimension than ProvideData announces.
 	s := digitSink(2)
 	fmt.Println(s.ProvideData()[0].Shape)
-	for ts, err := range sink.Tensorize(source.Slice(digits), s, batch.Keep).All(context.Background()) {
+	for ts, err := range pipeline.Tensorize(pipeline.From(source.Slice(digits)), s, batch.Keep).All(context.Background()) {
 		if err != nil {
 			panic(err)
 		}
@@ -157,7 +158,7 @@ func Example_customBatchReader() {
 			}
 		}
 	})
-	for ts, err := range sink.TensorizeBatches(byClass, digitSink(2)).All(context.Background()) {
+	for ts, err := range pipeline.TensorizeBatches(pipeline.From(byClass), digitSink(2)).All(context.Background()) {
 		if err != nil {
 			panic(err)
 		}
@@ -183,7 +184,7 @@ func ExampleSlice() {
 		[]sink.Field[token]{sink.Slice("ids", []int{3}, func(t token) []int32 { return t.IDs })},
 		[]sink.Field[token]{sink.Int64("label", nil, func(t token, dst []int64) { dst[0] = t.Label })})
 	tokens := []token{{[]int32{1, 2, 3}, 0}, {[]int32{4, 5, 6}, 1}, {[]int32{7, 8, 9}, 1}, {[]int32{10, 11}, 0}}
-	for ts, err := range sink.Tensorize(source.Slice(tokens), s, batch.Keep).All(context.Background()) {
+	for ts, err := range pipeline.Tensorize(pipeline.From(source.Slice(tokens)), s, batch.Keep).All(context.Background()) {
 		if err != nil {
 			fmt.Println(err)
 			fmt.Println("bad data:", errors.Is(err, tensorfeed.ErrBadData))

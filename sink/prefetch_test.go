@@ -6,7 +6,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/internal/stage"
-	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
@@ -25,7 +25,7 @@ func TestPrefetchKeepsEveryBatch(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			s := newSink(4)
-			r := stage.Buffered(sink.TensorizeBatches(batch.Of(source.Slice(rs), 4, batch.Keep, batch.Recycling()), s), 4)
+			r := stage.Buffered(pipeline.TensorizeBatches(pipeline.From(batch.Of(source.Slice(rs), 4, batch.Keep, batch.Recycling())), s), 4)
 			var kept []*tensor.Batch
 			buffers := map[*tensor.Batch]bool{}
 			bad := 0

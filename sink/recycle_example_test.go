@@ -6,6 +6,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/internal/stage"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -15,7 +16,7 @@ func Example_release() {
 	// goroutine, while the loop still reads earlier batches. The loop
 	// releases each batch when it is done with it, and the sink assembles
 	// later batches into that memory.
-	r := stage.Buffered(sink.Tensorize(source.Slice(digits), digitSink(1), batch.Keep), 2)
+	r := stage.Buffered(pipeline.Tensorize(pipeline.From(source.Slice(digits)), digitSink(1), batch.Keep), 2)
 	for ts, err := range r.All(context.Background()) {
 		if err != nil {
 			panic(err)

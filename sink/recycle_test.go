@@ -9,6 +9,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/internal/stage"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/tensor"
@@ -113,7 +114,7 @@ func TestReleaseOfACopyPanics(t *testing.T) {
 func TestRecycleUnderPrefetch(t *testing.T) {
 	rs := recs(400)
 	s := newSink(4)
-	r := stage.Buffered(sink.TensorizeBatches(batch.Of(source.Slice(rs), 4, batch.Keep, batch.Recycling()), s), 2)
+	r := stage.Buffered(pipeline.TensorizeBatches(pipeline.From(batch.Of(source.Slice(rs), 4, batch.Keep, batch.Recycling())), s), 2)
 	var mu sync.Mutex
 	seen := map[*tensor.Batch]bool{}
 	var wg sync.WaitGroup
@@ -172,7 +173,7 @@ func TestRecycleAllocs(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newSink(4)
-			r := stage.Buffered(sink.TensorizeBatches(tt.batches, s), 2)
+			r := stage.Buffered(pipeline.TensorizeBatches(pipeline.From(tt.batches), s), 2)
 			ctx := context.Background()
 			pass := func() {
 				for ts := range r.All(ctx) {
@@ -210,7 +211,7 @@ func TestTensorizeRecyclesBatches(t *testing.T) {
 	})
 	i := 0
 	s := newSink(4)
-	for ts, err := range sink.TensorizeBatches(watched, s).All(context.Background()) {
+	for ts, err := range pipeline.TensorizeBatches(pipeline.From(watched), s).All(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -92,7 +93,7 @@ func TestSliceTensorizeNamesTheBatch(t *testing.T) {
 	vs[3].I = vs[3].I[:1]
 	var errs []error
 	n := 0
-	for _, err := range sink.TensorizeBatches(batch.Of(source.Slice(vs), 2, batch.Keep), vecSink(2)).All(context.Background()) {
+	for _, err := range pipeline.TensorizeBatches(pipeline.From(batch.Of(source.Slice(vs), 2, batch.Keep)), vecSink(2)).All(context.Background()) {
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/tensor"
@@ -19,7 +20,7 @@ func TestTensorize(t *testing.T) {
 	for _, mode := range []string{"fresh", "recycle"} {
 		t.Run(mode, func(t *testing.T) {
 			s := newSink(4)
-			r := sink.Tensorize(source.Slice(rs), s, batch.Pad)
+			r := pipeline.Tensorize(pipeline.From(source.Slice(rs)), s, batch.Pad)
 			wants := []*tensor.Batch{
 				want(rs[0:4], 0),
 				want(rs[4:8], 0),
@@ -50,7 +51,7 @@ func TestTensorize(t *testing.T) {
 func TestTensorizeOwnership(t *testing.T) {
 	rs := recs(8)
 	s := newSink(4)
-	r := sink.TensorizeBatches(batch.Of(source.Slice(rs), 4, batch.Keep), s)
+	r := pipeline.TensorizeBatches(pipeline.From(batch.Of(source.Slice(rs), 4, batch.Keep)), s)
 	fresh, err := source.Collect(context.Background(), r)
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +95,7 @@ func TestTensorizeErrors(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var oks, errs int
-			for ts, err := range sink.TensorizeBatches(tt.r, newSink(tt.size)).All(context.Background()) {
+			for ts, err := range pipeline.TensorizeBatches(pipeline.From(tt.r), newSink(tt.size)).All(context.Background()) {
 				if err != nil {
 					errs++
 					if ts != nil || !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.msg) {
@@ -112,7 +113,7 @@ func TestTensorizeErrors(t *testing.T) {
 }
 
 func TestTensorizeEarlyBreakAndCancel(t *testing.T) {
-	r := sink.TensorizeBatches(batch.Of(source.Slice(recs(2000)), 2, batch.Keep), newSink(2))
+	r := pipeline.TensorizeBatches(pipeline.From(batch.Of(source.Slice(recs(2000)), 2, batch.Keep)), newSink(2))
 	n := 0
 	for range r.All(context.Background()) {
 		n++
@@ -142,7 +143,7 @@ func TestTensorizeEarlyBreakAndCancel(t *testing.T) {
 func TestTensorizeConcurrentPassesWithRecycle(t *testing.T) {
 	rs := recs(40)
 	s := newSink(4)
-	r := sink.TensorizeBatches(batch.Of(source.Slice(rs), 4, batch.Keep), s)
+	r := pipeline.TensorizeBatches(pipeline.From(batch.Of(source.Slice(rs), 4, batch.Keep)), s)
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {

@@ -17,7 +17,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
-// Tensorize is sink.Tensorize for messages: it groups the samples of r into
+// Tensorize is pipeline.Tensorize for messages: it groups the samples of r into
 // batches of the sink's batch size, assembles each with s, and
 // acknowledges the messages of a batch when the consumer releases it
 // (tensor.Batch.Release), after which the sink may reuse its memory.

@@ -21,7 +21,7 @@
 // consumer's AckWait. The sample's user acknowledges it once the sample
 // has been used:
 //
-//   - [Tensorize] (sink.Tensorize for messages) acknowledges the messages of
+//   - [Tensorize] (pipeline.Tensorize for messages) acknowledges the messages of
 //     a batch when the training loop releases the batch
 //     (tensor.Batch.Release), the library's one signal that a batch has
 //     been used, and safe through prefetching stages;

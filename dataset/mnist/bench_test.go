@@ -7,6 +7,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -81,7 +82,7 @@ func BenchmarkTrainEpochTensors(b *testing.B) {
 		b.Fatal(err)
 	}
 	s := sink.Of[mnist.Sample](128, sink.Scale("image", -1, 1))
-	feed := sink.Tensorize(source.ReadIndexed(tab, source.ShuffleIndex(1)), s, batch.Keep)
+	feed := pipeline.Tensorize(pipeline.From(source.ReadIndexed(tab, source.ShuffleIndex(1))), s, batch.Keep)
 	b.ReportAllocs()
 	b.SetBytes(60000 * (mnist.Pixels + 1))
 	for b.Loop() {

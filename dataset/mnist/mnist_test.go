@@ -23,6 +23,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/internal/testkit/badinput"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
@@ -497,7 +498,7 @@ func TestSinkOf(t *testing.T) {
 		if l := s.ProvideLabel(); len(l) != 1 || l[0].Name != "label" || !slices.Equal(l[0].Shape, []int{4}) {
 			t.Errorf("provide label %v", l)
 		}
-		for ts, err := range sink.Tensorize(source.ReadIndexed(t10k), s, batch.Keep).All(context.Background()) {
+		for ts, err := range pipeline.Tensorize(pipeline.From(source.ReadIndexed(t10k)), s, batch.Keep).All(context.Background()) {
 			if err != nil {
 				t.Fatal(err)
 			}
