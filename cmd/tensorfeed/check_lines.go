@@ -17,7 +17,7 @@ import (
 func checkLines(ctx context.Context, path string, rep *reporter, stdout io.Writer) error {
 	opts := []format.Option{format.Storage(rep.storage...)}
 	if rep.all {
-		opts = append(opts, format.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) })))
+		opts = append(opts, format.OnBad(source.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) }))))
 	}
 	n, longest := 0, 0
 	spec := "csv:" + path

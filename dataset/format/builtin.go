@@ -62,7 +62,7 @@ func TFRecord(opts ...tfrecord.Option) Format {
 // WDS returns the wds format: WebDataset tar shards, plain or gzip
 // (dataset/webdataset), recognised by a tar header. Each Record is one
 // sample: Key is its key, Fields its members, Data nil. opts go to
-// webdataset.Open (webdataset.Fields, SkipBad, limits, IgnoreZeros for
+// webdataset.Open (webdataset.Fields, OnBad, limits, IgnoreZeros for
 // tar archives joined end to end); its Storage returns WDS with
 // webdataset.Storage added. Open, reading several wds files, refuses a
 // sample split across two of them, as webdataset.Open does.

@@ -64,7 +64,7 @@
 // bounded by each format's limits; a csv line is at most
 // [DefaultMaxLineBytes] unless [CSV] is given another maximum.
 //
-// By default the first error ends the pass. [SkipBad] and [OnBad] read
+// By default the first error ends the pass. [OnBad] (with [source.SkipBad]) reads
 // every file under one source.SkipPolicy: records a format can step over
 // (a TFRecord record whose data checksum fails, a WebDataset sample with a
 // duplicated or missing field, a csv line over the maximum) are skipped,

@@ -37,7 +37,7 @@ type Format struct {
 	Open func(path string) source.Reader[Record]
 	// OpenSkip, when set, returns a reader over the records of the file
 	// at path that skips bad records under p (never nil); Open uses it
-	// instead of Open when it is given a policy (SkipBad, OnBad). A format
+	// instead of Open when it is given a policy (OnBad). A format
 	// without it skips nothing: its first error ends the pass.
 	OpenSkip func(path string, p *source.SkipPolicy) source.Reader[Record]
 	// Storage, when set, returns the format reading its files through

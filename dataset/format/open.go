@@ -74,7 +74,7 @@ var ErrSpec = errors.New("format: bad spec")
 // ErrSpec; a file no format recognises, with a *tensorfeed.Error that wraps ErrUnknownFormat; a missing
 // object, with the storage's error naming its URL (storage.ErrNotFound).
 // Errors of the formats' readers end the pass and name their file, unless
-// a policy (SkipBad, OnBad) lets the formats skip bad records.
+// a policy (OnBad) lets the formats skip bad records.
 //
 // Open panics if Workers or Buffer is given a value below 1.
 func Open(specs []string, opts ...Option) source.Reader[Record] {

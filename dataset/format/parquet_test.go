@@ -89,7 +89,7 @@ func TestParquetBad(t *testing.T) {
 	dir := t.TempDir()
 	good := writeParquet(t, dir, "good.parquet", 4)
 	bad := writeFile(t, dir, "bad.parquet", func(b *bytes.Buffer) { b.WriteString("PAR1 and then nothing of a file") })
-	for _, opts := range [][]format.Option{nil, {format.SkipBad(0.5)}} {
+	for _, opts := range [][]format.Option{nil, {format.OnBad(source.SkipBad(0.5))}} {
 		_, err := source.Collect(context.Background(), format.Open([]string{good, bad}, append(opts, format.WithRegistry(parquetRegistry()))...))
 		var fe *tensorfeed.Error
 		if !errors.As(err, &fe) || fe.Path != bad || !errors.Is(err, tensorfeed.ErrBadData) {

@@ -12,13 +12,6 @@ import (
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
-// SkipBad makes Open skip bad records while they are at most maxFraction
-// of each file's records, counting and logging each (see [source.SkipBad],
-// which it calls with these arguments, and [OnBad]).
-func SkipBad(maxFraction float64, opts ...source.SkipOption) Option {
-	return OnBad(source.SkipBad(maxFraction, opts...))
-}
-
 // OnBad sets the bad-record policy of Open, which may be shared with other
 // readers. Every file of the pass is read under the one policy, by one
 // worker or several: its Skipped count is the sum over the files, and each

@@ -111,7 +111,7 @@ func TestSkipBadBound(t *testing.T) {
 	if !errors.Is(err, tfrecord.ErrDataChecksum) {
 		t.Fatalf("no policy: %v", err)
 	}
-	_, err = source.Collect(context.Background(), format.Open(specs, format.SkipBad(0.1)))
+	_, err = source.Collect(context.Background(), format.Open(specs, format.OnBad(source.SkipBad(0.1))))
 	if !errors.Is(err, source.ErrTooManyBad) {
 		t.Fatalf("SkipBad(0.1): %v", err)
 	}
@@ -134,7 +134,7 @@ func TestSkipBadStructural(t *testing.T) {
 
 func TestSkipBadReader(t *testing.T) {
 	specs, _ := badFiles(t, t.TempDir())
-	if err := sourcetest.TestReader(format.Open(specs, format.SkipBad(0.5))); err != nil {
+	if err := sourcetest.TestReader(format.Open(specs, format.OnBad(source.SkipBad(0.5)))); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -159,7 +159,7 @@ func TestSkipLongLines(t *testing.T) {
 		reg := format.NewRegistry()
 		f := format.CSV(16)
 		reg.Register("lines", format.Format{Open: f.Open, OpenSkip: format.CSVSkip(16)})
-		recs, err := source.Collect(context.Background(), format.Open([]string{"lines:" + p}, format.WithRegistry(reg), format.SkipBad(1)))
+		recs, err := source.Collect(context.Background(), format.Open([]string{"lines:" + p}, format.WithRegistry(reg), format.OnBad(source.SkipBad(1))))
 		if err != nil {
 			t.Fatalf("%.20q: %v", tc.in, err)
 		}

@@ -160,8 +160,8 @@ func TestS3SkipBad(t *testing.T) {
 	specs, _ := badFiles(t, dir)
 	s3 := storagetest.NewS3(t, "data")
 	putDir(t, s3, dir)
-	local := collect(t, format.Open(specs, format.SkipBad(0.5)))
-	skip := format.SkipBad(0.5)
+	local := collect(t, format.Open(specs, format.OnBad(source.SkipBad(0.5))))
+	skip := format.OnBad(source.SkipBad(0.5))
 	r := format.Open([]string{"s3://data/*.tfrecord", "s3://data/*.csv"}, format.Storage(s3.Options()...), skip)
 	remote := collect(t, r)
 	if payloads(remote) != payloads(local) || len(remote) != 11 {
