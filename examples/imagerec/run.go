@@ -18,7 +18,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/compat/mxnet"
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
-	"github.com/tensorfeed/tensorfeed/examples/internal/resume"
+	"github.com/tensorfeed/tensorfeed/examples/internal/dump"
 	imgrid "github.com/tensorfeed/tensorfeed/internal/grid"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/pipeline"
@@ -40,7 +40,7 @@ type config struct {
 	OutDir           string
 	SheetSize        int // images on the contact sheet
 	Seed             uint64
-	Run              resume.Flags
+	Run              dump.Flags
 
 	Log      *zap.Logger
 	Progress io.Writer
@@ -147,17 +147,47 @@ func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error
 		zap.String("data", fmt.Sprintf("data float32%v", append([]int{cfg.BatchSize}, cfg.Shape[:]...))),
 		zap.String("label", fmt.Sprintf("softmax_label float32[%d]", cfg.BatchSize)),
 		zap.Int("threads", threads(cfg.Threads)))
-	feed, err := resume.Start(ctx, cfg.Run, p, cfg.Epochs)
+	// Stop and resume with the public API: the feed keeps its position,
+	// Checkpoint saves it, EpochsFrom continues from it.
+	epochs := p.Epochs(ctx, cfg.Epochs)
+	var from *pipeline.Checkpoint
+	if cfg.Run.Resume != "" {
+		if from, err = pipeline.ReadCheckpoint(cfg.Run.Resume); err != nil {
+			return nil, fmt.Errorf("-resume: %w", err)
+		}
+		if epochs, err = p.EpochsFrom(ctx, from, cfg.Epochs); err != nil {
+			return nil, fmt.Errorf("-resume %s: %w", cfg.Run.Resume, err)
+		}
+		fmt.Fprintf(out, "resumed from %s at epoch %d step %d\n", cfg.Run.Resume, from.Epoch, from.Step)
+	}
+	d, err := dump.Open(cfg.Run.Dump, from != nil)
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
-		if cerr := feed.Close(); err == nil && cerr != nil {
+		if cerr := d.Close(); err == nil && cerr != nil {
 			res, err = nil, cerr
 		}
 	}()
-	if c := feed.Resumed(); c != nil {
-		fmt.Fprintf(out, "resumed from %s at epoch %d step %d\n", cfg.Run.Resume, c.Epoch, c.Step)
+	// save writes the feed's checkpoint after the dump it follows, even
+	// when a signal cancelled the run's context.
+	save := func() (*pipeline.Checkpoint, error) {
+		ck, err := p.Checkpoint(context.WithoutCancel(ctx))
+		if err == nil {
+			err = errors.Join(d.Flush(), ck.WriteFile(cfg.Run.Checkpoint))
+		}
+		return ck, err
+	}
+	stopped := func() error { // a signal: checkpoint where the loop is, say so
+		e, st := p.Position()
+		se := &dump.StopError{Epoch: e, Step: st, Cause: context.Cause(ctx)}
+		if cfg.Run.Checkpoint != "" {
+			if _, err := save(); err != nil {
+				return err
+			}
+			se.Checkpoint = cfg.Run.Checkpoint
+		}
+		return se
 	}
 
 	res = &result{}
@@ -171,12 +201,19 @@ func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error
 	draw := !cfg.Run.FeedOnly
 	var total time.Duration
 	all := 0
-	for epoch, pass := range feed.Epochs() {
+	for epoch, pass := range epochs {
 		bar := progress.New(cfg.Progress, fmt.Sprintf("epoch %d/%d", epoch+1, cfg.Epochs), 0, "images", progress.Quiet())
 		images := 0
 		for ts, err := range pass {
 			if err != nil {
 				bar.Finish()
+				if ctx.Err() != nil {
+					return nil, stopped()
+				}
+				return nil, err
+			}
+			_, pos := p.Position() // ts is the pos-th batch of the epoch, from 1
+			if err := d.Write(epoch, pos-1, ts); err != nil {
 				return nil, err
 			}
 			data, label := ts.Data[0], ts.Label[0]
@@ -188,12 +225,35 @@ func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error
 			images += real
 			bar.Add(real)
 			ts.Release() // its memory may now hold a later batch
+			res.Batches++
+			if ctx.Err() != nil {
+				bar.Finish()
+				return nil, stopped()
+			}
+			if res.Batches == cfg.Run.StopAfter {
+				bar.Finish()
+				ck, err := save()
+				if err != nil {
+					return nil, err
+				}
+				data, _ := ck.Encode()
+				res.Stopped = true
+				fmt.Fprintf(out, "stopped after %d batches, at epoch %d step %d; checkpoint: %s (%d bytes)\n",
+					res.Batches, ck.Epoch, ck.Step, cfg.Run.Checkpoint, len(data))
+				return res, nil
+			}
 		}
 		elapsed, rate := bar.Finish()
-		if images == 0 {
-			if c := feed.Resumed(); c != nil && epoch == c.Epoch {
-				continue // resumed at the end of this epoch
+		if cfg.Run.Checkpoint != "" {
+			if _, err := save(); err != nil {
+				return nil, err
 			}
+		}
+		if ctx.Err() != nil {
+			return nil, stopped() // between two epochs
+		}
+		if images == 0 && from != nil && epoch == from.Epoch {
+			continue // resumed at the end of this epoch
 		}
 		total += elapsed
 		all += images
@@ -202,20 +262,13 @@ func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error
 		fmt.Fprintf(out, "epoch %d/%d: %d images in %v: %.0f images/s (%d decoding goroutines)\n", epoch+1, cfg.Epochs, images,
 			elapsed.Round(time.Millisecond), rate, threads(cfg.Threads))
 	}
-	if err := feed.Err(); err != nil {
-		return nil, err // stopped by a signal, and checkpointed
+	if ctx.Err() != nil {
+		return nil, stopped()
 	}
 	if total > 0 {
 		res.Rate = float64(all) / total.Seconds()
 	}
 	res.Stats = p.Stats()
-	res.Batches = feed.Batches()
-	if c := feed.Stopped(); c != nil {
-		res.Stopped = true
-		fmt.Fprintf(out, "stopped after %d batches, at epoch %d step %d; checkpoint: %s (%d bytes)\n",
-			res.Batches, c.Epoch, c.Step, cfg.Run.Checkpoint, feed.CheckpointBytes())
-		return res, nil
-	}
 	if !draw {
 		return res, nil
 	}
