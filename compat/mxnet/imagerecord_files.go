@@ -132,41 +132,13 @@ func idxFiles(arg string, recs []string) ([]string, error) {
 	return paths, nil
 }
 
-// osFile is a local file as a storage.File.
-type osFile struct {
-	*os.File
-	size int64
-}
-
-func (f *osFile) Size() int64 { return f.size }
-
-// openFile opens a local path with os.Open, so that its errors read as
-// they always have, and a URL through package storage with sopts; ctx
-// bounds a remote file's requests until it is closed. A remote file's
-// ReadAt is one range request; its Read streams with read-ahead.
-func openFile(ctx context.Context, name string, sopts []storage.Option) (storage.File, error) {
-	if storage.IsRemote(name) {
-		return storage.OpenFile(ctx, name, sopts...)
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return &osFile{File: f, size: st.Size()}, nil
-}
-
 // validateRec checks idx against the .rec file at name, as it is now, and
 // returns the file's size. The check reads the header of every record
 // part, in ascending order: a remote file serves them from blocks of
 // checkBlock bytes, each one range request, so that small records cost
 // less than a request each.
 func validateRec(ctx context.Context, name string, idx *recordio.Index, sopts []storage.Option) (int64, error) {
-	f, err := openFile(ctx, name, sopts)
+	f, err := storage.OpenFile(ctx, name, sopts...)
 	if err != nil {
 		return 0, err
 	}
@@ -220,7 +192,7 @@ func (b *blockReaderAt) ReadAt(p []byte, off int64) (int, error) {
 // checked: one ReadAt (for a remote file, one range request) reads a
 // record.
 func openRec(ctx context.Context, name string, idx *recordio.Index, sopts []storage.Option) (*randomFile, error) {
-	f, err := openFile(ctx, name, sopts)
+	f, err := storage.OpenFile(ctx, name, sopts...)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +207,7 @@ func openRec(ctx context.Context, name string, idx *recordio.Index, sopts []stor
 // image still to be computed and saved), which does not wrap
 // fs.ErrNotExist.
 func readMeanImage(ctx context.Context, path string, shape [3]int, sopts []storage.Option) ([]float32, error) {
-	f, err := openFile(ctx, path, sopts)
+	f, err := storage.OpenFile(ctx, path, sopts...)
 	if storage.IsRemote(path) && errors.Is(err, storage.ErrNotFound) {
 		return nil, fmt.Errorf("mxnet: ImageRecordIter: mean_img %s does not exist: a mean image is computed and saved only to a local path: %w", path, err)
 	}

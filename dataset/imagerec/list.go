@@ -23,7 +23,7 @@ type ListEntry struct {
 // ReadList reads the .lst file at path (see ParseList). path may be an
 // s3:// or http(s):// URL, read through package storage with opts.
 func ReadList(path string, opts ...storage.Option) ([]ListEntry, error) {
-	f, err := openFile(context.Background(), path, opts)
+	f, err := storage.OpenFile(context.Background(), path, opts...)
 	if err != nil {
 		return nil, err
 	}
