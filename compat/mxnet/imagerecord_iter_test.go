@@ -96,11 +96,11 @@ func TestIterMNIST(t *testing.T) {
 			t.Errorf("batch %d: Padded %d, want %d", i, b.Padded, want)
 		}
 	}
-	rows := readTSV(t, mnistJPG)
+	rows := recimages.ReadTSV(t, tdPath(mnistJPG, ".records.tsv"))
 	labels := labelsOf(bs)
 	for i, r := range rows {
-		if labels[i] != r.headerLabel {
-			t.Fatalf("label %d = %v, want %v", i, labels[i], r.headerLabel)
+		if labels[i] != r.HeaderLabel {
+			t.Fatalf("label %d = %v, want %v", i, labels[i], r.HeaderLabel)
 		}
 	}
 	recs := recimages.Records(t, tdPath(mnistJPG, ".rec"))
@@ -185,7 +185,7 @@ func TestIterLastBatch(t *testing.T) {
 // id, which need not follow the file order.
 func TestIterLabels(t *testing.T) {
 	const multi = "mnist_t10k_1000_jpg_multilabel"
-	rows := readTSV(t, multi)
+	rows := recimages.ReadTSV(t, tdPath(multi, ".records.tsv"))
 	cfg := mnistConfig()
 	cfg.Data.RecPath = tdPath(multi, ".rec")
 	cfg.Data.LabelWidth = 3
@@ -195,8 +195,8 @@ func TestIterLabels(t *testing.T) {
 	}
 	labels := labelsOf(pass(t, it))
 	for i, r := range rows {
-		if !slices.Equal(labels[3*i:3*i+3], r.labels) {
-			t.Fatalf("record %d labels %v, want %v", i, labels[3*i:3*i+3], r.labels)
+		if !slices.Equal(labels[3*i:3*i+3], r.Labels) {
+			t.Fatalf("record %d labels %v, want %v", i, labels[3*i:3*i+3], r.Labels)
 		}
 	}
 	// Width 1 with 3 labels in the header is an error naming the record.

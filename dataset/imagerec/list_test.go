@@ -9,6 +9,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/recimages"
 )
 
 func TestParseList(t *testing.T) {
@@ -86,17 +87,17 @@ func TestListMatchesRecords(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows := readTSV(t, name)
+		rows := recimages.ReadTSV(t, tdPath(name, ".records.tsv"))
 		if len(entries) != len(rows) {
 			t.Fatalf("%s: %d entries, %d records", name, len(entries), len(rows))
 		}
 		for i, e := range entries {
-			want := rows[i].labels
-			if rows[i].flag == 0 {
-				want = []float32{rows[i].headerLabel}
+			want := rows[i].Labels
+			if rows[i].Flag == 0 {
+				want = []float32{rows[i].HeaderLabel}
 			}
-			if e.Index != rows[i].id || !reflect.DeepEqual(e.Labels, want) {
-				t.Fatalf("%s: entry %d: %+v, record has id %d labels %v", name, i, e, rows[i].id, want)
+			if e.Index != rows[i].ID || !reflect.DeepEqual(e.Labels, want) {
+				t.Fatalf("%s: entry %d: %+v, record has id %d labels %v", name, i, e, rows[i].ID, want)
 			}
 		}
 	}

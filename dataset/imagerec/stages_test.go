@@ -35,14 +35,14 @@ func collect(t *testing.T, r source.Reader[imagerec.Example]) []imagerec.Example
 // number of threads.
 func TestDecodeStage(t *testing.T) {
 	path := tdPath("mnist_t10k_1000_png_gray", ".rec")
-	rows := readTSV(t, "mnist_t10k_1000_png_gray")
+	rows := recimages.ReadTSV(t, tdPath("mnist_t10k_1000_png_gray", ".records.tsv"))
 	one := collect(t, stage.Take(imagerec.Decode(recordio.Open(path), nil, decode.Options{}), 300))
 	three := collect(t, stage.Take(imagerec.Decode(recordio.Open(path), nil, decode.Options{}, imagerec.Threads(3)), 300))
 	if len(one) != 300 || !reflect.DeepEqual(one, three) {
 		t.Fatalf("1 and 3 threads differ (%d, %d examples)", len(one), len(three))
 	}
 	for i, ex := range one {
-		if ex.Index != i || ex.ID != rows[i].id || !slices.Equal(ex.Label, []float32{rows[i].headerLabel}) || ex.Image.Channels != 1 {
+		if ex.Index != i || ex.ID != rows[i].ID || !slices.Equal(ex.Label, []float32{rows[i].HeaderLabel}) || ex.Image.Channels != 1 {
 			t.Fatalf("example %d: %+v", i, ex)
 		}
 	}
