@@ -9,6 +9,8 @@ import (
 	"github.com/tensorfeed/tensorfeed/compat/mxnet"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sample"
+	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
@@ -226,6 +228,22 @@ func TestNDArrayIterRefuses(t *testing.T) {
 	} {
 		if _, err := mxnet.NDArrayIter(context.Background(), tt.p); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%v: %v, want an error with %q", tt.p, err, tt.want)
+		}
+	}
+}
+
+// TestNDArrayIterContract: the feed keeps the reader contract (the same
+// batches every pass of an epoch, early break and cancellation leave no
+// goroutine, checked by TestMain), with and without a shuffle.
+func TestNDArrayIterContract(t *testing.T) {
+	x, y := xy(37)
+	for _, shuffle := range []bool{false, true} {
+		feed, err := mxnet.NDArrayIter(context.Background(), mxnet.Params{"data": x, "label": y, "batch_size": 5, "shuffle": shuffle})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sourcetest.TestReader(source.Reader[*tensor.Batch](feed)); err != nil {
+			t.Errorf("shuffle %v: %v", shuffle, err)
 		}
 	}
 }

@@ -214,6 +214,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error
 			}
 			_, pos := p.Position() // ts is the pos-th batch of the epoch, from 1
 			if err := d.Write(epoch, pos-1, ts); err != nil {
+				ts.Release()
 				return nil, err
 			}
 			data, label := ts.Data[0], ts.Label[0]
