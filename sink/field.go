@@ -16,18 +16,13 @@ type Field[T any] struct {
 	dtype     sample.DType
 	elems     int
 	writesAll bool
-	f32       func(T, []float32)
-	i32       func(T, []int32)
-	i64       func(T, []int64)
-	u8        func(T, []uint8)
-	// Slice's getters, checked for length; a field has a fill or a getter.
-	g32  func(T) []float32
-	gi32 func(T) []int32
-	gi64 func(T) []int64
-	gu8  func(T) []uint8
-	// Of's copy of a struct field into whole rows of dst, the tensor's
-	// elements: the row and length of the first sample that does not fit.
-	rows func(samples []T, dst unsafe.Pointer) (row, got int)
+	// write writes the samples into their rows of dst, the first element
+	// of the field's tensor (of its dtype), clearing each row first when
+	// clearRows is set and the writer may leave elements unwritten. It
+	// returns the row and length of the first sample that does not fit
+	// (Slice, Of), or row -1. It is typed once, when the field is made, so
+	// that a batch costs one call per field and none of it is reflective.
+	write func(samples []T, dst unsafe.Pointer, clearRows bool) (row, got int)
 }
 
 // Float32 returns a field named name holding a float32 tensor of the given
@@ -42,32 +37,38 @@ type Field[T any] struct {
 // copies a slice of the wrong length leaves a truncated or zero-filled row
 // without an error. To copy a slice, use Slice, which checks its length;
 // otherwise validate samples upstream (pipeline.MapErr) when their size may be
-// wrong. A panic in fill unwinds through the caller, as with pipeline.Map. Float32 panics when name is empty, a dimension is below 1 or
-// fill is nil.
+// wrong. A panic in fill unwinds through the caller, as with pipeline.Map.
+//
+// Float32 panics when name is empty, a dimension is below 1 or fill is
+// nil.
 func Float32[T any](name string, shape []int, fill func(s T, dst []float32)) Field[T] {
-	f := newField[T]("Float32", name, shape, sample.Float32, fill == nil)
-	f.f32 = fill
-	return f
+	return fillField("Float32", name, shape, fill)
 }
 
 // Int32 is Float32 for an int32 tensor.
 func Int32[T any](name string, shape []int, fill func(s T, dst []int32)) Field[T] {
-	f := newField[T]("Int32", name, shape, sample.Int32, fill == nil)
-	f.i32 = fill
-	return f
+	return fillField("Int32", name, shape, fill)
 }
 
 // Int64 is Float32 for an int64 tensor.
 func Int64[T any](name string, shape []int, fill func(s T, dst []int64)) Field[T] {
-	f := newField[T]("Int64", name, shape, sample.Int64, fill == nil)
-	f.i64 = fill
-	return f
+	return fillField("Int64", name, shape, fill)
 }
 
 // Uint8 is Float32 for a uint8 tensor.
 func Uint8[T any](name string, shape []int, fill func(s T, dst []uint8)) Field[T] {
-	f := newField[T]("Uint8", name, shape, sample.Uint8, fill == nil)
-	f.u8 = fill
+	return fillField("Uint8", name, shape, fill)
+}
+
+// fillField returns the field of Float32, Int32, Int64 and Uint8: fill
+// writes each sample into its zeroed row.
+func fillField[T any, E Elem](fn, name string, shape []int, fill func(T, []E)) Field[T] {
+	f := newField[T](fn, name, shape, sample.DTypeOf[E](), fill == nil)
+	e := f.elems
+	f.write = func(samples []T, dst unsafe.Pointer, clearRows bool) (int, int) {
+		fillRows(unsafe.Slice((*E)(dst), len(samples)*e), e, samples, fill, clearRows)
+		return -1, 0
+	}
 	return f
 }
 

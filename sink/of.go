@@ -195,7 +195,7 @@ func taggedField[T any](t reflect.Type, sf reflect.StructField, tag string, cfg 
 
 	f := newField[T]("Of", name, shape, dt, false)
 	f.writesAll = true // every row is written whole, or the batch fails
-	f.rows = func(samples []T, dst unsafe.Pointer) (row, got int) {
+	f.write = func(samples []T, dst unsafe.Pointer, _ bool) (row, got int) {
 		return lay.rows(unsafe.Pointer(unsafe.SliceData(samples)), len(samples), dst, dt.Size())
 	}
 	return f, isLabel

@@ -238,45 +238,22 @@ func (s *Sink[T]) assemble(b batch.Batch[T], logger *zap.Logger) (*tensor.Batch,
 		t.Shape[0] = n
 		lo, hi := n*s.offs[i], n*(s.offs[i]+f.elems)
 		clearRows := !fresh && !f.writesAll
-		row, got := -1, 0
+		var dst unsafe.Pointer
 		switch f.dtype {
 		case sample.Float32:
 			t.F32 = a.f32[lo:hi:hi]
-			if f.rows != nil {
-				row, got = f.rows(b.Samples, unsafe.Pointer(unsafe.SliceData(t.F32)))
-			} else if f.g32 != nil {
-				row, got = copyRows(t.F32, f.elems, b.Samples, f.g32)
-			} else {
-				fillRows(t.F32, f.elems, b.Samples, f.f32, clearRows)
-			}
+			dst = unsafe.Pointer(unsafe.SliceData(t.F32))
 		case sample.Int32:
 			t.I32 = a.i32[lo:hi:hi]
-			if f.rows != nil {
-				row, got = f.rows(b.Samples, unsafe.Pointer(unsafe.SliceData(t.I32)))
-			} else if f.gi32 != nil {
-				row, got = copyRows(t.I32, f.elems, b.Samples, f.gi32)
-			} else {
-				fillRows(t.I32, f.elems, b.Samples, f.i32, clearRows)
-			}
+			dst = unsafe.Pointer(unsafe.SliceData(t.I32))
 		case sample.Int64:
 			t.I64 = a.i64[lo:hi:hi]
-			if f.rows != nil {
-				row, got = f.rows(b.Samples, unsafe.Pointer(unsafe.SliceData(t.I64)))
-			} else if f.gi64 != nil {
-				row, got = copyRows(t.I64, f.elems, b.Samples, f.gi64)
-			} else {
-				fillRows(t.I64, f.elems, b.Samples, f.i64, clearRows)
-			}
+			dst = unsafe.Pointer(unsafe.SliceData(t.I64))
 		case sample.Uint8:
 			t.U8 = a.u8[lo:hi:hi]
-			if f.rows != nil {
-				row, got = f.rows(b.Samples, unsafe.Pointer(unsafe.SliceData(t.U8)))
-			} else if f.gu8 != nil {
-				row, got = copyRows(t.U8, f.elems, b.Samples, f.gu8)
-			} else {
-				fillRows(t.U8, f.elems, b.Samples, f.u8, clearRows)
-			}
+			dst = unsafe.Pointer(unsafe.SliceData(t.U8))
 		}
+		row, got := f.write(b.Samples, dst, clearRows)
 		if row >= 0 {
 			s.putBack(a)
 			if got < 0 {

@@ -2,6 +2,7 @@ package sink
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/sample"
@@ -35,21 +36,10 @@ type Elem interface {
 //
 // Slice panics when name is empty, a dimension is below 1 or get is nil.
 func Slice[T any, E Elem](name string, shape []int, get func(s T) []E) Field[T] {
-	dt := sample.DTypeOf[E]()
-	var f Field[T]
-	switch g := any(get).(type) {
-	case func(T) []float32:
-		f = newField[T]("Slice", name, shape, dt, g == nil)
-		f.g32 = g
-	case func(T) []int32:
-		f = newField[T]("Slice", name, shape, dt, g == nil)
-		f.gi32 = g
-	case func(T) []int64:
-		f = newField[T]("Slice", name, shape, dt, g == nil)
-		f.gi64 = g
-	case func(T) []uint8:
-		f = newField[T]("Slice", name, shape, dt, g == nil)
-		f.gu8 = g
+	f := newField[T]("Slice", name, shape, sample.DTypeOf[E](), get == nil)
+	e := f.elems
+	f.write = func(samples []T, dst unsafe.Pointer, _ bool) (int, int) {
+		return copyRows(unsafe.Slice((*E)(dst), len(samples)*e), e, samples, get)
 	}
 	f.writesAll = true
 	return f
