@@ -62,37 +62,32 @@ func (p *Permutation) Len() int { return p.n }
 
 // At returns the element at position i of the permutation, in [0, n). It
 // panics when i is outside [0, n).
-func (p *Permutation) At(i int) int {
-	if uint(i) >= uint(p.n) {
-		panic(fmt.Sprintf("source: Permutation.At(%d) out of range [0, %d)", i, p.n))
-	}
-	if p.n == 1 {
-		return 0
-	}
-	x := uint64(i)
-	for {
-		x = p.encrypt(x)
-		if x < uint64(p.n) {
-			return int(x)
-		}
-	}
-}
+func (p *Permutation) At(i int) int { return p.walk("At", i, false) }
 
 // Index returns the position of element v in the permutation: the
 // inverse of At (p.At(p.Index(v)) == v). It panics when v is outside
 // [0, n).
-func (p *Permutation) Index(v int) int {
-	if uint(v) >= uint(p.n) {
-		panic(fmt.Sprintf("source: Permutation.Index(%d) out of range [0, %d)", v, p.n))
+func (p *Permutation) Index(v int) int { return p.walk("Index", v, true) }
+
+// walk maps x through the Feistel network (decrypt when inverse), again
+// and again until the value falls in [0, n): cycle walking, which keeps a
+// bijection of the 2^k values a bijection of [0, n).
+func (p *Permutation) walk(name string, x int, inverse bool) int {
+	if uint(x) >= uint(p.n) {
+		panic(fmt.Sprintf("source: Permutation.%s(%d) out of range [0, %d)", name, x, p.n))
 	}
 	if p.n == 1 {
 		return 0
 	}
-	x := uint64(v)
+	y := uint64(x)
 	for {
-		x = p.decrypt(x)
-		if x < uint64(p.n) {
-			return int(x)
+		if inverse {
+			y = p.decrypt(y)
+		} else {
+			y = p.encrypt(y)
+		}
+		if y < uint64(p.n) {
+			return int(y)
 		}
 	}
 }

@@ -158,12 +158,14 @@ func (st State) Check(kind string, pos, in int) error {
 // pipeline have the same shape; a checkpoint's fingerprint is a hash of it.
 func (st State) Shape() string {
 	var b strings.Builder
-	st.shape(&b)
+	writeTree(&b, st, func(st State) { b.WriteString(st.Kind) })
 	return b.String()
 }
 
-func (st State) shape(b *strings.Builder) {
-	b.WriteString(st.Kind)
+// writeTree writes node(st) for st and then, in <...>, for each of its
+// inputs: "kind<kind,kind>" or "[3]<[7],[7]>".
+func writeTree(b *strings.Builder, st State, node func(State)) {
+	node(st)
 	if len(st.In) == 0 {
 		return
 	}
@@ -172,7 +174,7 @@ func (st State) shape(b *strings.Builder) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		in.shape(b)
+		writeTree(b, in, node)
 	}
 	b.WriteByte('>')
 }
@@ -441,22 +443,7 @@ func samePos(a, b State) bool {
 // posString returns the counters of st and its inputs, "[3]<[7],[7]>".
 func posString(st State) string {
 	var b strings.Builder
-	var walk func(State)
-	walk = func(st State) {
-		fmt.Fprint(&b, st.Pos)
-		if len(st.In) == 0 {
-			return
-		}
-		b.WriteByte('<')
-		for i, in := range st.In {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			walk(in)
-		}
-		b.WriteByte('>')
-	}
-	walk(st)
+	writeTree(&b, st, func(st State) { fmt.Fprint(&b, st.Pos) })
 	return b.String()
 }
 
