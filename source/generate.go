@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"iter"
 	"math/rand/v2"
+
+	"github.com/tensorfeed/tensorfeed/internal/scope"
 )
 
 // Generate returns a reader whose passes call next for each sample, with a
@@ -24,7 +26,7 @@ func Generate[T any](n int, seed uint64, next func(r *rand.Rand, index int) T) R
 			r := NewRand(seed, epoch, -1)
 			done := ctx.Done()
 			for i := 0; n < 0 || i < n; i++ {
-				if poll(done, i) {
+				if scope.Stopped(done, i) {
 					var zero T
 					yield(zero, ctx.Err())
 					return
@@ -58,7 +60,7 @@ func Uniform(dim int, lo, hi float32, seed uint64) Reader[[]float32] {
 			done := ctx.Done()
 			var slab []float32
 			for i := 0; ; i++ {
-				if poll(done, i) {
+				if scope.Stopped(done, i) {
 					yield(nil, ctx.Err())
 					return
 				}
@@ -95,7 +97,7 @@ func (c *constant[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		done := ctx.Done()
 		for i := c.from; c.n < 0 || i < c.n; i++ {
-			if poll(done, i-c.from) {
+			if scope.Stopped(done, i-c.from) {
 				var zero T
 				yield(zero, ctx.Err())
 				return

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/internal/scope"
 )
 
 // Indexed is a random-access dataset: a length and the sample at any
@@ -239,7 +240,7 @@ func (r *IndexedReader[T]) All(ctx context.Context) iter.Seq2[T, error] {
 		var zero T
 		p := r.from + r.cfg.part
 		for j := range m {
-			if poll(done, j) {
+			if scope.Stopped(done, j) {
 				yield(zero, ctx.Err())
 				return
 			}

@@ -4,12 +4,9 @@ import (
 	"context"
 	"fmt"
 	"iter"
-)
 
-// checkEvery is how many samples a synchronous source yields between two
-// looks at its context: often enough to stop promptly, rare enough to cost
-// nothing per sample.
-const checkEvery = 256
+	"github.com/tensorfeed/tensorfeed/internal/scope"
+)
 
 // Slice returns a reader over the elements of s, in order, on every pass.
 // The reader keeps s; the caller must not modify it while passes run.
@@ -25,7 +22,7 @@ func (r *sliceReader[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		done := ctx.Done()
 		for i, v := range r.s[min(r.from, len(r.s)):] {
-			if poll(done, i) {
+			if scope.Stopped(done, i) {
 				var zero T
 				yield(zero, ctx.Err())
 				return
@@ -66,16 +63,4 @@ func (r *sliceReader[T]) Resume(st State) (Reader[T], error) {
 		return nil, &StateError{Want: r.kind(), Got: st, Field: "pos[0]", Why: fmt.Sprintf("index %d is past the end of the slice (%d samples)", st.Pos[0], len(r.s))}
 	}
 	return &sliceReader[T]{s: r.s, from: int(st.Pos[0])}, nil
-}
-
-func poll(done <-chan struct{}, i int) bool {
-	if i%checkEvery != 0 || done == nil {
-		return false
-	}
-	select {
-	case <-done:
-		return true
-	default:
-		return false
-	}
 }

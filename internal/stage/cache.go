@@ -5,6 +5,7 @@ import (
 	"iter"
 	"sync"
 
+	"github.com/tensorfeed/tensorfeed/internal/scope"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -31,7 +32,7 @@ func Cache[T any](r source.Reader[T]) source.Reader[T] {
 			if data, ok := c.get(); ok {
 				done := ctx.Done()
 				for i, s := range data {
-					if pollDone(done, i) {
+					if scope.Stopped(done, i) {
 						yieldErr(yield, ctx.Err())
 						return
 					}

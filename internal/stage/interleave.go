@@ -7,6 +7,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/tensorfeed/tensorfeed/internal/scope"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -115,7 +116,7 @@ func (l *interleave[T]) All(ctx context.Context) iter.Seq2[T, error] {
 		}
 		done := ctx.Done()
 		for i := 0; ; i++ {
-			if pollDone(done, i) {
+			if scope.Stopped(done, i) {
 				yieldErr(yield, ctx.Err())
 				return
 			}

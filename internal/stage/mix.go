@@ -11,6 +11,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/mixargs"
+	"github.com/tensorfeed/tensorfeed/internal/scope"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -142,7 +143,7 @@ func (m *mix[T]) All(ctx context.Context) iter.Seq2[T, error] {
 		pos := make([]int64, k) // samples of input k's current pass taken
 		done := ctx.Done()
 		for j := m.start; m.length == 0 || j < m.length; {
-			if pollDone(done, int(j-m.start)) {
+			if scope.Stopped(done, int(j-m.start)) {
 				yieldErr(yield, ctx.Err())
 				return
 			}

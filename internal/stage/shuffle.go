@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/tensorfeed/tensorfeed/internal/scope"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -75,7 +76,7 @@ func Shuffle[T any](r source.Reader[T], buffer int, seed uint64) source.Reader[T
 			}
 			done := ctx.Done()
 			for i := 0; len(buf) > 0; i++ {
-				if pollDone(done, i) {
+				if scope.Stopped(done, i) {
 					yieldErr(yield, ctx.Err())
 					return
 				}
