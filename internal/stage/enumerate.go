@@ -52,10 +52,7 @@ func (e *enumerate[T]) StateAt(epoch int, n int64) (source.State, error) {
 
 // Resume continues the numbering and r from st.
 func (e *enumerate[T]) Resume(st source.State) (source.Reader[Numbered[T]], error) {
-	if err := st.Check("enumerate", 1, 1); err != nil {
-		return nil, err
-	}
-	r, err := source.ResumeFrom(e.r, st.In[0])
+	r, err := resumeInput(e.r, st, "enumerate", 1)
 	if err != nil {
 		return nil, err
 	}

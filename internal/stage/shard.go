@@ -69,10 +69,7 @@ func (p *shard[T]) StateAt(epoch int, n int64) (source.State, error) {
 
 // Resume continues r at the round of st.
 func (p *shard[T]) Resume(st source.State) (source.Reader[T], error) {
-	if err := st.Check(p.kind(), 0, 1); err != nil {
-		return nil, err
-	}
-	r, err := source.ResumeFrom(p.r, st.In[0])
+	r, err := resumeInput(p.r, st, p.kind(), 0)
 	if err != nil {
 		return nil, err
 	}

@@ -67,10 +67,7 @@ func (t *take[T]) StateAt(epoch int, n int64) (source.State, error) {
 
 // Resume continues the count and r from st.
 func (t *take[T]) Resume(st source.State) (source.Reader[T], error) {
-	if err := st.Check(t.kind(), 1, 1); err != nil {
-		return nil, err
-	}
-	r, err := source.ResumeFrom(t.r, st.In[0])
+	r, err := resumeInput(t.r, st, t.kind(), 1)
 	if err != nil {
 		return nil, err
 	}
@@ -112,10 +109,7 @@ func (k *skip[T]) StateAt(epoch int, n int64) (source.State, error) {
 
 // Resume continues r from st; nothing is dropped any more.
 func (k *skip[T]) Resume(st source.State) (source.Reader[T], error) {
-	if err := st.Check(k.kind, 0, 1); err != nil {
-		return nil, err
-	}
-	r, err := source.ResumeFrom(k.r, st.In[0])
+	r, err := resumeInput(k.r, st, k.kind, 0)
 	if err != nil {
 		return nil, err
 	}
