@@ -47,33 +47,28 @@ func toGoMLX(t tensor.Tensor, want tensor.Desc) (*tensors.Tensor, error) {
 	var out *tensors.Tensor
 	switch t.DType {
 	case sample.Float32:
-		got = len(t.F32)
-		if got == n {
-			out = tensors.FromFlatDataAndDimensions(t.F32, t.Shape...)
-		}
+		out, got = flat(t.F32, n, t.Shape)
 	case sample.Int32:
-		got = len(t.I32)
-		if got == n {
-			out = tensors.FromFlatDataAndDimensions(t.I32, t.Shape...)
-		}
+		out, got = flat(t.I32, n, t.Shape)
 	case sample.Int64:
-		got = len(t.I64)
-		if got == n {
-			out = tensors.FromFlatDataAndDimensions(t.I64, t.Shape...)
-		}
+		out, got = flat(t.I64, n, t.Shape)
 	case sample.Uint8:
-		got = len(t.U8)
-		if got == n {
-			out = tensors.FromFlatDataAndDimensions(t.U8, t.Shape...)
-		}
+		out, got = flat(t.U8, n, t.Shape)
 	case sample.Int8:
-		got = len(t.I8)
-		if got == n {
-			out = tensors.FromFlatDataAndDimensions(t.I8, t.Shape...)
-		}
+		out, got = flat(t.I8, n, t.Shape)
 	}
 	if out == nil {
 		return nil, fmt.Errorf("%w: tensor %q of shape %v holds %d elements, not %d", ErrSchema, t.Name, t.Shape, got, n)
 	}
 	return out, nil
+}
+
+// flat returns a GoMLX tensor of the given shape over a copy of data, or
+// nil when data does not hold the n elements the shape needs; got is
+// len(data), for the error.
+func flat[E dtypes.Supported](data []E, n int, shape []int) (out *tensors.Tensor, got int) {
+	if len(data) != n {
+		return nil, len(data)
+	}
+	return tensors.FromFlatDataAndDimensions(data, shape...), n
 }
