@@ -288,6 +288,18 @@ func newMNISTBatchBuf() *mnistBatchBuf {
 	return &mnistBatchBuf{img: make([]float32, mnistBatch*mnist.Pixels), lab: make([]int64, mnistBatch)}
 }
 
+// add normalises sample j of d through the lookup table into the next row
+// of b, and its label.
+func (b *mnistBatchBuf) add(d *mnistData, j int) {
+	src := d.img[j*mnist.Pixels : (j+1)*mnist.Pixels]
+	dst := b.img[b.n*mnist.Pixels : (b.n+1)*mnist.Pixels]
+	for k, x := range src {
+		dst[k] = bestLUT[x]
+	}
+	b.lab[b.n] = int64(d.lab[j])
+	b.n++
+}
+
 // mnistData is the training set as the best plain loop holds it: both
 // files read into memory once per process (outside the timing, as the
 // pipeline's decoded-file cache is filled by the untimed warm-up).
@@ -349,13 +361,7 @@ func mnistBest(d *mnistData, threads int) (uint64, error) {
 	var sum uint64
 	b := newMNISTBatchBuf()
 	for _, j := range shuffleIndex(d.n) {
-		src := d.img[j*mnist.Pixels : (j+1)*mnist.Pixels]
-		dst := b.img[b.n*mnist.Pixels : (b.n+1)*mnist.Pixels]
-		for k, x := range src {
-			dst[k] = bestLUT[x]
-		}
-		b.lab[b.n] = int64(d.lab[j])
-		b.n++
+		b.add(d, j)
 		if b.n == mnistBatch {
 			sum = consumeBatch(sum, b.img, b.lab)
 			b.n = 0
@@ -392,13 +398,7 @@ func mnistBestParallel(d *mnistData, workers int) uint64 {
 			for k := w; k < nb; k += workers {
 				b := <-free[w]
 				for _, j := range perm[k*mnistBatch : min((k+1)*mnistBatch, d.n)] {
-					src := d.img[j*mnist.Pixels : (j+1)*mnist.Pixels]
-					dst := b.img[b.n*mnist.Pixels : (b.n+1)*mnist.Pixels]
-					for i, x := range src {
-						dst[i] = bestLUT[x]
-					}
-					b.lab[b.n] = int64(d.lab[j])
-					b.n++
+					b.add(d, j)
 				}
 				full[w] <- b
 			}
