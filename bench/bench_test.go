@@ -178,6 +178,7 @@ func checkRow(t *testing.T, w string, r Row) {
 // TestMain checks that the workloads leave no goroutine and no temporary
 // file behind: every workload removes what it creates.
 func TestMain(m *testing.M) {
+	serveS3Child()
 	clitest.RunIfChild("bench", main)
 	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "tensorfeed-bench-*"))
 	code := m.Run()

@@ -166,6 +166,7 @@ var workloads = []workload{
 }
 
 func main() {
+	serveS3Child() // exits when this process is an s3 rows' server
 	long := flag.Bool("long", false, "longer run: more repetitions and larger generated files")
 	jsonPath := flag.String("json", "", "also write the rows as a JSON array to this file")
 	dataDir := flag.String("data", "../shared/data", "the shared data directory (imagerec/bench/photos_1536.rec)")

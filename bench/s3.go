@@ -2,19 +2,12 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
-
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/tensorfeed/tensorfeed/compat/mxnet"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
@@ -36,8 +29,8 @@ func s3FileBytes(cfg config) int64 {
 }
 
 // s3Rows measures a sequential RecordIO pass over an s3:// object served
-// by an in-process S3 server (gofakes3 over HTTP on 127.0.0.1, as package
-// storagetest starts it), against the same pass over the same file on
+// by an S3 server in a process of its own (startS3Server: MinIO when its
+// binary is found, else gofakes3), against the same pass over the same file on
 // local disk, run alternately: cold, every byte fetched from the server
 // with storage's read-ahead; warm, through a storage.Cache that a first
 // pass filled (each pass still asks the server for the object's ETag).
@@ -53,30 +46,13 @@ func s3Rows(cfg config) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(local)
+	srv, err := startS3Server(dir, map[string]string{"data.rec": local})
 	if err != nil {
 		return nil, err
 	}
-
-	backend := s3mem.New()
-	if err := backend.CreateBucket("bench"); err != nil {
-		return nil, err
-	}
-	meta := map[string]string{"Last-Modified": time.Now().UTC().Format(http.TimeFormat)}
-	if _, err := backend.PutObject("bench", "data.rec", meta, bytes.NewReader(data), int64(len(data)), nil); err != nil {
-		return nil, err
-	}
-	data = nil
-	srv := httptest.NewServer(gofakes3.New(backend).Server())
-	defer srv.Close()
-	transport := &http.Transport{}
-	defer transport.CloseIdleConnections()
-	const url = "s3://bench/data.rec"
-	opts := []storage.Option{
-		storage.Endpoint(srv.URL),
-		storage.Credentials("bench", "bench-secret", ""),
-		storage.Transport(transport),
-	}
+	defer srv.stop()
+	const url = "s3://" + s3Bucket + "/data.rec"
+	opts := srv.options()
 	cache, err := storage.NewCache(filepath.Join(dir, "cache"), 2*s3FileBytes(cfg))
 	if err != nil {
 		return nil, err
@@ -110,15 +86,17 @@ func s3Rows(cfg config) ([]Row, error) {
 	rs, err := measureEach(cfg.cheapReps(),
 		read(url, recordio.Storage(opts...)),
 		read(url, recordio.Storage(append(opts, storage.WithCache(cache))...)),
-		read(local))
+		read(local),
+		srv.fetch(ctx, "data.rec"))
 	if err != nil {
 		return nil, err
 	}
-	cold, warm, disk := rs[0], rs[1], rs[2]
+	cold, warm, disk, fetch := rs[0], rs[1], rs[2], rs[3]
 	size := float64(payload) / 1e6
 	rowCold := newRow("recordio-s3-cold", 1, records, payload, cold, disk, floor)
-	rowCold.Note = fmt.Sprintf("RecordIO file of %.0f MB of payloads, sequential pass with ReuseBuffer from an in-process S3 server "+
-		"(gofakes3, loopback HTTP, storage's default read-ahead); plain: the same file on local disk (page cache), alternately", size)
+	rowCold.Note = fmt.Sprintf("RecordIO file of %.0f MB of payloads, sequential pass with ReuseBuffer from an S3 server (%s, loopback HTTP, storage's default read-ahead); plain: the same file on local disk (page cache), alternately; "+
+		"the transfer alone (an independent client, minio-go, getting the whole object into a reused buffer) takes %.2fx the local pass, the cold pass %.2fx the transfer",
+		size, srv.kind, fetch.elapsed.Seconds()/disk.elapsed.Seconds(), cold.elapsed.Seconds()/fetch.elapsed.Seconds())
 	rowWarm := newRow("recordio-s3-warm", 1, records, payload, warm, disk, floor)
 	rowWarm.Note = fmt.Sprintf("RecordIO file of %.0f MB of payloads, sequential pass through storage.WithCache filled by a first pass "+
 		"(one HEAD request a pass); plain: the same file on local disk (page cache), alternately", size)
@@ -165,7 +143,7 @@ const imagerecS3Threads = 2
 // (decode, random 224 crop, random mirror, mean/std, float32 CHW, batches
 // of 128, 2 threads, the part of the photo set those rows read) with a
 // global shuffle through the .idx, over the photo .rec and .idx served as
-// s3:// objects by an in-process S3 server (gofakes3 over loopback HTTP),
+// s3:// objects by an S3 server in a process of its own (startS3Server),
 // against the same Iter over the same files on local disk, run
 // alternately. Cold: every pass checks the index against the .rec through
 // range requests of 256 KiB and reads each record with one more; warm:
@@ -198,36 +176,25 @@ func imagerecS3Rows(cfg config) ([]Row, error) {
 	}
 	defer os.RemoveAll(dir)
 
-	backend := s3mem.New()
-	if err := backend.CreateBucket("bench"); err != nil {
-		return nil, err
-	}
-	meta := map[string]string{"Last-Modified": time.Now().UTC().Format(http.TimeFormat)}
 	var size int64
 	for _, p := range []string{path, idxPath} {
-		data, err := os.ReadFile(p)
+		fi, err := os.Stat(p)
 		if err != nil {
 			return nil, err
 		}
-		size += int64(len(data))
-		if _, err := backend.PutObject("bench", filepath.Base(p), meta, bytes.NewReader(data), int64(len(data)), nil); err != nil {
-			return nil, err
-		}
+		size += fi.Size()
 	}
-	srv := httptest.NewServer(gofakes3.New(backend).Server())
-	defer srv.Close()
-	transport := &http.Transport{}
-	defer transport.CloseIdleConnections()
-	opts := []storage.Option{
-		storage.Endpoint(srv.URL),
-		storage.Credentials("bench", "bench-secret", ""),
-		storage.Transport(transport),
+	srv, err := startS3Server(dir, map[string]string{filepath.Base(path): path, filepath.Base(idxPath): idxPath})
+	if err != nil {
+		return nil, err
 	}
+	defer srv.stop()
+	opts := srv.options()
 	cache, err := storage.NewCache(filepath.Join(dir, "cache"), 2*size)
 	if err != nil {
 		return nil, err
 	}
-	const url = "s3://bench/photos_1536.rec"
+	const url = "s3://" + s3Bucket + "/photos_1536.rec"
 	newIter := func(rec, idx string, sopts []storage.Option) (*pipeline.Pipe[*tensor.Batch], error) {
 		return mxnet.ImageRecordIter(context.Background(), imagerecParams(mxnet.Params{
 			"path_imgrec": rec, "path_imgidx": idx, "shuffle": true, "seed": imagerecSeed,
@@ -235,11 +202,11 @@ func imagerecS3Rows(cfg config) ([]Row, error) {
 			"preprocess_threads": imagerecS3Threads, "decoder": dec, "storage": sopts,
 		}))
 	}
-	cold, err := newIter(url, "s3://bench/photos_1536.idx", opts)
+	cold, err := newIter(url, "s3://"+s3Bucket+"/photos_1536.idx", opts)
 	if err != nil {
 		return nil, err
 	}
-	warm, err := newIter(url, "s3://bench/photos_1536.idx", append(opts, storage.WithCache(cache)))
+	warm, err := newIter(url, "s3://"+s3Bucket+"/photos_1536.idx", append(opts, storage.WithCache(cache)))
 	if err != nil {
 		return nil, err
 	}
@@ -284,8 +251,8 @@ func imagerecS3Rows(cfg config) ([]Row, error) {
 	rowCold := newRow("imagerec-s3-cold", imagerecS3Threads, n, outBytes, rs[0], rs[2], floor)
 	rowCold.Decoder = dec.Name()
 	rowCold.Note = fmt.Sprintf("%d photos of part 0 of %d, Iter shuffled through the .idx (Threads %d, random 224 crop, mirror, mean/std, batch 128) "+
-		"over s3:// objects from an in-process S3 server (gofakes3, loopback HTTP): the index checked through range requests of 256 KiB, "+
-		"one more per record read; plain: the same Iter over the files on local disk, alternately", n, parts, imagerecS3Threads)
+		"over s3:// objects from an S3 server (%s, loopback HTTP): the index checked through range requests of 256 KiB, "+
+		"one more per record read; plain: the same Iter over the files on local disk, alternately", n, parts, imagerecS3Threads, srv.kind)
 	rowWarm := newRow("imagerec-s3-warm", imagerecS3Threads, n, outBytes, rs[1], rs[2], floor)
 	rowWarm.Decoder = dec.Name()
 	rowWarm.Note = fmt.Sprintf("%d photos, the same Iter through storage.WithCache filled by a first pass (two HEAD requests a pass); "+
