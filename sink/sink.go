@@ -241,17 +241,13 @@ func (s *Sink[T]) assemble(b batch.Batch[T], logger *zap.Logger) (*tensor.Batch,
 		var dst unsafe.Pointer
 		switch f.dtype {
 		case sample.Float32:
-			t.F32 = a.f32[lo:hi:hi]
-			dst = unsafe.Pointer(unsafe.SliceData(t.F32))
+			t.F32, dst = span(a.f32, lo, hi)
 		case sample.Int32:
-			t.I32 = a.i32[lo:hi:hi]
-			dst = unsafe.Pointer(unsafe.SliceData(t.I32))
+			t.I32, dst = span(a.i32, lo, hi)
 		case sample.Int64:
-			t.I64 = a.i64[lo:hi:hi]
-			dst = unsafe.Pointer(unsafe.SliceData(t.I64))
+			t.I64, dst = span(a.i64, lo, hi)
 		case sample.Uint8:
-			t.U8 = a.u8[lo:hi:hi]
-			dst = unsafe.Pointer(unsafe.SliceData(t.U8))
+			t.U8, dst = span(a.u8, lo, hi)
 		}
 		row, got := f.write(b.Samples, dst, clearRows)
 		if row >= 0 {
@@ -267,6 +263,13 @@ func (s *Sink[T]) assemble(b batch.Batch[T], logger *zap.Logger) (*tensor.Batch,
 	a.b.Padded = b.Padded
 	a.b.SetOwner(a)
 	return a.b, nil
+}
+
+// span returns the elements lo to hi of an arena's memory, with no spare
+// capacity, and a pointer to the first for the field's writer.
+func span[E any](all []E, lo, hi int) ([]E, unsafe.Pointer) {
+	s := all[lo:hi:hi]
+	return s, unsafe.Pointer(unsafe.SliceData(s))
 }
 
 // fillRows writes sample i into row i of dst, e elements per row. With

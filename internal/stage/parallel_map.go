@@ -293,7 +293,14 @@ func (s *pmState[In, Out]) put(done <-chan struct{}, v In) bool {
 	s.ring[(s.head+s.count)%s.window] = v
 	s.count++
 	s.inFlight++
-	wake := s.idle > 0
+	s.unlockWaking(true)
+	return true
+}
+
+// unlockWaking unlocks s and, when there is work and a worker is idle,
+// wakes one (outside the lock, so that it does not wake into a held lock).
+func (s *pmState[In, Out]) unlockWaking(work bool) {
+	wake := work && s.idle > 0
 	if wake {
 		s.idle--
 	}
@@ -301,7 +308,6 @@ func (s *pmState[In, Out]) put(done <-chan struct{}, v In) bool {
 	if wake {
 		signal(s.work)
 	}
-	return true
 }
 
 // grow raises the bound on the samples in flight to n (never lowers it:
@@ -377,14 +383,7 @@ func (s *pmState[In, Out]) take(done <-chan struct{}, k int) *pmBlock[In, Out] {
 	if s.ordered {
 		s.blocks = append(s.blocks, b)
 	}
-	wake := s.count > 0 && s.idle > 0 // more for another worker
-	if wake {
-		s.idle--
-	}
-	s.mu.Unlock()
-	if wake {
-		signal(s.work)
-	}
+	s.unlockWaking(s.count > 0) // more for another worker
 	return b
 }
 
