@@ -115,51 +115,13 @@ func Zip2[A, B any](a source.Reader[A], b source.Reader[B], opts ...ZipOption) s
 
 // Zip3 is Zip2 for three readers.
 func Zip3[A, B, C any](a source.Reader[A], b source.Reader[B], c source.Reader[C], opts ...ZipOption) source.Reader[Tuple3[A, B, C]] {
-	cfg := zipOptions(opts)
-	r := source.Func[Tuple3[A, B, C]](func(ctx context.Context) iter.Seq2[Tuple3[A, B, C], error] {
-		return func(yield func(Tuple3[A, B, C], error) bool) {
-			pullB := pullChunks(ctx, b)
-			defer pullB.stop()
-			pullC := pullChunks(ctx, c)
-			defer pullC.stop()
-			i := 0
-			for va, err := range a.All(ctx) {
-				if err != nil {
-					yieldErr(yield, err)
-					return
-				}
-				t := Tuple3[A, B, C]{A: va}
-				if err := pullZip(pullB, &t.B, 1, i, cfg); err != nil {
-					zipFail(yield, err)
-					return
-				}
-				if err := pullZip(pullC, &t.C, 2, i, cfg); err != nil {
-					zipFail(yield, err)
-					return
-				}
-				if !yield(t, nil) {
-					return
-				}
-				i++
-			}
-			if cfg.shortest {
-				return
-			}
-			err := zipEnded(pullB, 1, i)
-			if err == nil {
-				err = zipEnded(pullC, 2, i)
-			}
-			if err != nil {
-				yieldErr(yield, err)
-			}
-		}
-	})
+	r := zipN(a, func(v A) Tuple3[A, B, C] { return Tuple3[A, B, C]{A: v} }, zipOptions(opts),
+		zipPart(b, func(t *Tuple3[A, B, C]) *B { return &t.B }),
+		zipPart(c, func(t *Tuple3[A, B, C]) *C { return &t.C }))
 	return source.Joined(zipKind(opts), r, []func(int, int64) (source.State, error){source.At(a), source.At(b), source.At(c)},
 		func(in []source.State) (source.Reader[Tuple3[A, B, C]], error) {
 			var err error
-			a2 := resumed(a, in[0], &err)
-			b2 := resumed(b, in[1], &err)
-			c2 := resumed(c, in[2], &err)
+			a2, b2, c2 := resumed(a, in[0], &err), resumed(b, in[1], &err), resumed(c, in[2], &err)
 			if err != nil {
 				return nil, err
 			}
@@ -169,33 +131,66 @@ func Zip3[A, B, C any](a source.Reader[A], b source.Reader[B], c source.Reader[C
 
 // Zip4 is Zip2 for four readers.
 func Zip4[A, B, C, D any](a source.Reader[A], b source.Reader[B], c source.Reader[C], d source.Reader[D], opts ...ZipOption) source.Reader[Tuple4[A, B, C, D]] {
-	cfg := zipOptions(opts)
-	r := source.Func[Tuple4[A, B, C, D]](func(ctx context.Context) iter.Seq2[Tuple4[A, B, C, D], error] {
-		return func(yield func(Tuple4[A, B, C, D], error) bool) {
-			pullB := pullChunks(ctx, b)
-			defer pullB.stop()
-			pullC := pullChunks(ctx, c)
-			defer pullC.stop()
-			pullD := pullChunks(ctx, d)
-			defer pullD.stop()
+	r := zipN(a, func(v A) Tuple4[A, B, C, D] { return Tuple4[A, B, C, D]{A: v} }, zipOptions(opts),
+		zipPart(b, func(t *Tuple4[A, B, C, D]) *B { return &t.B }),
+		zipPart(c, func(t *Tuple4[A, B, C, D]) *C { return &t.C }),
+		zipPart(d, func(t *Tuple4[A, B, C, D]) *D { return &t.D }))
+	return source.Joined(zipKind(opts), r, []func(int, int64) (source.State, error){source.At(a), source.At(b), source.At(c), source.At(d)},
+		func(in []source.State) (source.Reader[Tuple4[A, B, C, D]], error) {
+			var err error
+			a2, b2, c2, d2 := resumed(a, in[0], &err), resumed(b, in[1], &err), resumed(c, in[2], &err), resumed(d, in[3], &err)
+			if err != nil {
+				return nil, err
+			}
+			return Zip4(a2, b2, c2, d2, opts...), nil
+		})
+}
+
+// zipReader is one of the readers after the first of a zip of tuples T,
+// started for a pass: pull sets its field of the i-th tuple, ended checks
+// that it ended with the first reader, stop ends its pull.
+type zipReader[T any] struct {
+	pull  func(t *T, i int, cfg zipConfig) error
+	ended func(i int) error
+	stop  func()
+}
+
+// zipPart returns how a pass starts pulling r, reader k of the zip, into
+// the field of a tuple that field points at.
+func zipPart[T, V any](r source.Reader[V], field func(*T) *V) func(ctx context.Context, k int) zipReader[T] {
+	return func(ctx context.Context, k int) zipReader[T] {
+		p := pullChunks(ctx, r)
+		return zipReader[T]{
+			pull:  func(t *T, i int, cfg zipConfig) error { return pullZip(p, field(t), k, i, cfg) },
+			ended: func(i int) error { return zipEnded(p, k, i) },
+			stop:  p.stop,
+		}
+	}
+}
+
+// zipN is the pass of Zip3 and Zip4: the tuples of first(a's sample) with
+// the fields of the other readers pulled in step, as Zip2 pairs two.
+func zipN[A, T any](a source.Reader[A], first func(A) T, cfg zipConfig, parts ...func(context.Context, int) zipReader[T]) source.Reader[T] {
+	return source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
+		return func(yield func(T, error) bool) {
+			rs := make([]zipReader[T], len(parts))
+			for k, part := range parts {
+				rs[k] = part(ctx, k+1)
+				defer rs[k].stop()
+			}
 			i := 0
+			var t T // one per pass: its address goes to the pulls
 			for va, err := range a.All(ctx) {
 				if err != nil {
 					yieldErr(yield, err)
 					return
 				}
-				t := Tuple4[A, B, C, D]{A: va}
-				if err := pullZip(pullB, &t.B, 1, i, cfg); err != nil {
-					zipFail(yield, err)
-					return
-				}
-				if err := pullZip(pullC, &t.C, 2, i, cfg); err != nil {
-					zipFail(yield, err)
-					return
-				}
-				if err := pullZip(pullD, &t.D, 3, i, cfg); err != nil {
-					zipFail(yield, err)
-					return
+				t = first(va)
+				for _, r := range rs {
+					if err := r.pull(&t, i, cfg); err != nil {
+						zipFail(yield, err)
+						return
+					}
 				}
 				if !yield(t, nil) {
 					return
@@ -205,30 +200,14 @@ func Zip4[A, B, C, D any](a source.Reader[A], b source.Reader[B], c source.Reade
 			if cfg.shortest {
 				return
 			}
-			err := zipEnded(pullB, 1, i)
-			if err == nil {
-				err = zipEnded(pullC, 2, i)
-			}
-			if err == nil {
-				err = zipEnded(pullD, 3, i)
-			}
-			if err != nil {
-				yieldErr(yield, err)
+			for _, r := range rs {
+				if err := r.ended(i); err != nil {
+					yieldErr(yield, err)
+					return
+				}
 			}
 		}
 	})
-	return source.Joined(zipKind(opts), r, []func(int, int64) (source.State, error){source.At(a), source.At(b), source.At(c), source.At(d)},
-		func(in []source.State) (source.Reader[Tuple4[A, B, C, D]], error) {
-			var err error
-			a2 := resumed(a, in[0], &err)
-			b2 := resumed(b, in[1], &err)
-			c2 := resumed(c, in[2], &err)
-			d2 := resumed(d, in[3], &err)
-			if err != nil {
-				return nil, err
-			}
-			return Zip4(a2, b2, c2, d2, opts...), nil
-		})
 }
 
 // errZipShort ends a Shortest zip cleanly when a pulled reader ends.
