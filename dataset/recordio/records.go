@@ -9,10 +9,10 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/inputsplit"
 	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/internal/streamfile"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -80,80 +80,57 @@ func ReuseBuffer() Option { return option.New(func(c *config) { c.reuse = true }
 func Open(list string, opts ...Option) source.Reader[Record] {
 	c := config{count: 1}
 	option.Apply(&c, opts)
-	return newFiles(list, c, start{})
+	return &files{list: list, c: c, core: streamfile.New("recordio", "records", kind(list, c), 1)}
 }
 
 // files is the reader of Open. It is source.Resumable (see
 // resume.go).
 type files struct {
-	list   string
-	c      config
-	from   start
-	epochs *source.Epochs
-	marks  *marks.Marks
-}
-
-func newFiles(list string, c config, from start) *files {
-	return &files{list: list, c: c, from: from, epochs: new(source.Epochs), marks: marks.New(1)}
+	list string
+	c    config
+	core streamfile.Stream
 }
 
 // All starts a pass over the files (see Open).
-func (fs *files) All(ctx context.Context) iter.Seq2[Record, error] { return fs.pass(ctx) }
-
-// span is the byte range [lo, hi) of one file whose record starts belong to
-// the pass.
-type span struct{ lo, hi int64 }
-
-func (fs *files) pass(ctx context.Context) iter.Seq2[Record, error] {
+func (fs *files) All(ctx context.Context) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
-		ctx, epoch := fs.epochs.Start(ctx)
-		log := tensorfeed.Logger(ctx)
-		paths, err := source.Paths(ctx, fs.list, ".rec", fs.c.storage...)
-		if err == nil && fs.from.Exact && fs.from.file >= len(paths) {
-			err = fs.stateError(fs.from.file, fs.from.off, "pos[0]", fmt.Sprintf("file %d of %d", fs.from.file, len(paths)))
-		}
+		p := fs.core.Start(ctx)
+		paths, err := fs.core.ListPaths(p.Ctx, fs.list, ".rec", fs.c.storage, "file", false)
 		var spans []span
 		if err == nil {
-			spans, err = fs.spans(ctx, log, paths)
+			spans, err = fs.spans(p.Ctx, p.Log, paths)
 		}
 		if err != nil {
 			yield(Record{}, err)
 			return
 		}
-		p := &passState{ring: fs.marks.Start(epoch, fs.from.Low()), index: fs.from.N, skip: fs.from.Skip}
-		if fs.from.Exact {
-			p.ring.Put(fs.from.N, marks.Pack(int64(fs.from.file), fs.from.off))
-			log.Debug("recordio resume", zap.Int("file", fs.from.file), zap.Int64("offset", fs.from.off), zap.Int64("record", fs.from.N))
+		if from := fs.core.At; fs.core.From.Exact {
+			p.Mark(marks.Pack(from[0], from[1]))
+			p.Log.Debug("recordio resume", zap.Int64("file", from[0]), zap.Int64("offset", from[1]), zap.Int64("record", p.N))
 		}
 		var buf []byte
 		for i, path := range paths {
-			sp, exact := spans[i], false
-			if fs.from.Exact {
-				if i < fs.from.file {
-					continue
-				}
-				if i == fs.from.file {
-					sp.lo, exact = fs.from.off, true
-				}
+			sp := spans[i]
+			off, exact, read := fs.core.StartIn(i)
+			if !read {
+				continue
+			}
+			if exact {
+				sp.lo = off
 			}
 			if sp.lo >= sp.hi {
 				continue
 			}
-			if !fs.readFile(ctx, log, i, path, sp, exact, p, &buf, yield) {
+			if !fs.readFile(p, i, path, sp, exact, &buf, yield) {
 				return
 			}
 		}
 	}
 }
 
-// passState is what a pass carries from file to file: the absolute count
-// of records read, the records to drop (a replay), and its ring of record
-// ends.
-type passState struct {
-	ring  *marks.Ring
-	index int64
-	skip  int64
-}
+// span is the byte range [lo, hi) of one file whose record starts belong to
+// the pass.
+type span struct{ lo, hi int64 }
 
 // spans gives each file the range of offsets at which its records of this
 // shard start. Unsharded, that is the whole file.
@@ -194,9 +171,9 @@ func (fs *files) spans(ctx context.Context, log *zap.Logger, paths []string) ([]
 // readFile yields the records of one file that start in sp. With exact,
 // sp.lo is the offset of a record (a resumed pass), else a record is
 // looked for from sp.lo on. It reports whether the pass goes on.
-func (fs *files) readFile(ctx context.Context, log *zap.Logger, fi int, path string, sp span, exact bool, p *passState, buf *[]byte,
+func (fs *files) readFile(p *streamfile.Pass, fi int, path string, sp span, exact bool, buf *[]byte,
 	yield func(Record, error) bool) bool {
-	f, err := storage.OpenFile(ctx, path, fs.c.storage...)
+	f, err := storage.OpenFile(p.Ctx, path, fs.c.storage...)
 	if err != nil {
 		yield(Record{}, err)
 		return false
@@ -204,8 +181,10 @@ func (fs *files) readFile(ctx context.Context, log *zap.Logger, fi int, path str
 	defer f.Close()
 	start := sp.lo
 	if exact && start > 0 {
-		if err := fs.checkOffset(path, start, f.Size()); err != nil {
-			yield(Record{}, err)
+		if size := f.Size(); start > size {
+			// A state changed by hand, or taken of a longer file: say
+			// which of its numbers is wrong instead of failing a seek.
+			yield(Record{}, fs.core.Refuse("pos[1]", fmt.Sprintf("offset %d is past the end of %s (%d bytes)", start, path, size)))
 			return false
 		}
 		if _, err := f.Seek(start, io.SeekStart); err != nil {
@@ -226,7 +205,7 @@ func (fs *files) readFile(ctx context.Context, log *zap.Logger, fi int, path str
 			return false
 		}
 	}
-	log.Debug("recordio open", zap.String("file", path), zap.Int64("from", start), zap.Int64("to", sp.hi))
+	p.Log.Debug("recordio open", zap.String("file", path), zap.Int64("from", start), zap.Int64("to", sp.hi))
 	rd := NewReader(f, path)
 	rd.base = start
 	rd.reuse = fs.c.reuse
@@ -234,15 +213,10 @@ func (fs *files) readFile(ctx context.Context, log *zap.Logger, fi int, path str
 		rd.buf = *buf
 		defer func() { *buf = rd.buf }()
 	}
-	done := ctx.Done()
 	for rd.inputOffset() < sp.hi {
-		if done != nil {
-			select {
-			case <-done:
-				yield(Record{}, ctx.Err())
-				return false
-			default:
-			}
+		if err := p.Stopped(); err != nil {
+			yield(Record{}, err)
+			return false
 		}
 		data, err := rd.Next()
 		if err == io.EOF {
@@ -252,11 +226,9 @@ func (fs *files) readFile(ctx context.Context, log *zap.Logger, fi int, path str
 			yield(Record{}, err)
 			return false
 		}
-		rec := Record{File: path, Offset: rd.Offset(), Index: int(p.index), Data: data}
-		p.index++
-		p.ring.Put(p.index, marks.Pack(int64(fi), rd.inputOffset()))
-		if p.index <= p.skip {
-			continue
+		rec := Record{File: path, Offset: rd.Offset(), Index: int(p.N), Data: data}
+		if !p.Good(marks.Pack(int64(fi), rd.inputOffset())) {
+			continue // dropped by a replay
 		}
 		if !yield(rec, nil) {
 			return false

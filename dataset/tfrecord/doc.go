@@ -17,9 +17,8 @@
 //
 // # Reading
 //
-// [Reader] is a pull reader in the style of encoding/csv: Next returns the
-// next record's data and io.EOF at the end. [Open] wraps it as a
-// re-iterable source.Reader[[Record]] over one file. TFRecord has no sync
+// [Open] returns a re-iterable source.Reader[[Record]] over one file or a
+// list of files: each pass reads the records one after another. TFRecord has no sync
 // marker, so a file cannot be cut into byte ranges: to shard over ranks,
 // put stage.Shard on the reader (every rank reads the file and keeps its
 // share).

@@ -1,5 +1,14 @@
 package tfrecord
 
+import "io"
+
+// Reader is the pull reader under Open's passes, for the tests of its
+// framing: Next returns the next record's data and io.EOF at the end.
+type Reader = reader
+
+// NewReader returns a Reader of r; name names the input in errors.
+func NewReader(r io.Reader, name string) *Reader { return newReader(r, name) }
+
 // The default limits, for the tests of the limits.
 const (
 	DefaultMaxValues   = defaultMaxValues

@@ -19,7 +19,7 @@ const footerSize = 4
 const maskDelta = 0xa282ead8
 
 // defaultMaxRecordBytes is the largest record a reader accepts unless
-// [MaxRecordBytes] (or Reader.MaxRecordBytes) says otherwise.
+// [MaxRecordBytes] says otherwise.
 const defaultMaxRecordBytes = 256 << 20
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

@@ -33,12 +33,12 @@ const (
 	Gzip
 )
 
-// Reader reads records one after another from a stream, in the manner of
+// reader reads records one after another from a stream, in the manner of
 // encoding/csv's Reader: Next returns the next record's data and io.EOF
 // after the last one.
 // It detects gzip input (see Detect) and accepts records up to 256 MiB;
 // Open's options set the limit and the compression.
-type Reader struct {
+type reader struct {
 	name  string // names the input in errors, usually its file path
 	reuse bool   // Next returns a slice that the next call overwrites
 	// maxRecord is the largest record accepted; a longer length is an
@@ -63,15 +63,15 @@ type Reader struct {
 	err     error // sticky: once set, Next returns it
 }
 
-// NewReader returns a Reader that reads records from r; name names the
+// newReader returns a reader that reads records from r; name names the
 // input in errors, usually its path. It buffers r (unless r already is a
 // *bufio.Reader), so r must not be read otherwise afterwards.
-func NewReader(r io.Reader, name string) *Reader {
+func newReader(r io.Reader, name string) *reader {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
-	return &Reader{name: name, br: br, off: -1}
+	return &reader{name: name, br: br, off: -1}
 }
 
 // Next returns the data of the next record. At the end of the input it
@@ -84,7 +84,7 @@ func NewReader(r io.Reader, name string) *Reader {
 // trusted.
 //
 // The returned slice belongs to the caller.
-func (r *Reader) Next() ([]byte, error) {
+func (r *reader) Next() ([]byte, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -108,17 +108,17 @@ func (r *Reader) Next() ([]byte, error) {
 // Offset returns the byte offset of the header of the record that Next
 // returned (or failed on with ErrDataChecksum) last, or -1 before the first.
 // For gzip input it counts bytes of the decompressed stream.
-func (r *Reader) Offset() int64 { return r.off }
+func (r *reader) Offset() int64 { return r.off }
 
 // Index returns the index, from 0, of the record that Next returned (or
 // failed on with ErrDataChecksum) last, or -1 before the first.
-func (r *Reader) Index() int64 { return r.index - 1 }
+func (r *reader) Index() int64 { return r.index - 1 }
 
 // Gzip reports whether the input is read as gzip; it is known after the
 // first call to Next.
-func (r *Reader) Gzip() bool { return r.gz }
+func (r *reader) Gzip() bool { return r.gz }
 
-func (r *Reader) start() error {
+func (r *reader) start() error {
 	gz := r.compression == Gzip
 	if r.compression == Detect {
 		magic, err := r.br.Peek(3)
@@ -142,7 +142,7 @@ func (r *Reader) start() error {
 	return nil
 }
 
-func (r *Reader) maxBytes() uint64 {
+func (r *reader) maxBytes() uint64 {
 	if r.maxRecord > 0 {
 		return uint64(min(r.maxRecord, math.MaxInt-headerSize-footerSize))
 	}
@@ -151,7 +151,7 @@ func (r *Reader) maxBytes() uint64 {
 
 // next reads one record. skippable is true for a data checksum mismatch,
 // after which the reader is still in step.
-func (r *Reader) next() (data []byte, skippable bool, err error) {
+func (r *reader) next() (data []byte, skippable bool, err error) {
 	start := r.pos
 	hdr, err := r.br.Peek(headerSize)
 	if len(hdr) < headerSize {
@@ -213,7 +213,7 @@ func (r *Reader) next() (data []byte, skippable bool, err error) {
 }
 
 // readData appends n data bytes to buf.
-func (r *Reader) readData(buf []byte, n int, start int64) ([]byte, error) {
+func (r *reader) readData(buf []byte, n int, start int64) ([]byte, error) {
 	sized := r.size > 0 && !r.gz // n was checked against the bytes present
 	for got := 0; got < n; {
 		c := n - got
@@ -237,7 +237,7 @@ func (r *Reader) readData(buf []byte, n int, start int64) ([]byte, error) {
 	return buf, nil
 }
 
-func (r *Reader) truncated(err error, start int64, msg string) error {
+func (r *reader) truncated(err error, start int64, msg string) error {
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		return r.formatError(start, io.ErrUnexpectedEOF, msg)
 	}
@@ -246,7 +246,7 @@ func (r *Reader) truncated(err error, start int64, msg string) error {
 
 // readError turns an error of the underlying reader into the reader's error:
 // a damaged gzip stream is bad data, anything else an I/O error.
-func (r *Reader) readError(at int64, err error) error {
+func (r *reader) readError(at int64, err error) error {
 	var corrupt flate.CorruptInputError
 	if err == io.ErrUnexpectedEOF || errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) ||
 		errors.As(err, &corrupt) {
@@ -255,10 +255,10 @@ func (r *Reader) readError(at int64, err error) error {
 	return r.ioError(at, err)
 }
 
-func (r *Reader) formatError(at int64, cause error, msg string) error {
+func (r *reader) formatError(at int64, cause error, msg string) error {
 	return formatError(r.name, at, r.index, cause, msg)
 }
 
-func (r *Reader) ioError(at int64, err error) error {
+func (r *reader) ioError(at int64, err error) error {
 	return &tensorfeed.Error{Path: r.name, Offset: at, Record: r.index, Err: fmt.Errorf("tfrecord: %w", err)}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/internal/streamfile"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -85,11 +86,9 @@ func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.
 // records is the re-iterable reader over the records of one TFRecord
 // file that Open returns for a single path.
 type records struct {
-	path   string
-	c      config
-	from   start
-	epochs *source.Epochs
-	marks  *marks.Marks
+	path string
+	c    config
+	core streamfile.Stream
 }
 
 // Open returns a reader over the records of the TFRecord files that list
@@ -110,14 +109,14 @@ func Open(list string, opts ...Option) source.Reader[Record] {
 	c := config{maxBytes: defaultMaxRecordBytes}
 	option.Apply(&c, opts)
 	if !isList(list) {
-		return newRecords(list, c, start{})
+		return newRecords(list, c)
 	}
-	return source.Replayed(fmt.Sprintf("tfrecord(list=%s)", nameHash(list)), source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
+	return source.Replayed("tfrecord(list="+streamfile.NameHash(list)+")", source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
 		paths, err := source.Paths(ctx, list, "", c.storage...)
 		if err != nil {
 			return source.Fail[Record](err)
 		}
-		return source.Files(paths, 1, func(p string) source.Reader[Record] { return newRecords(p, c, start{}) }, 16).All(ctx)
+		return source.Files(paths, 1, func(p string) source.Reader[Record] { return newRecords(p, c) }, 16).All(ctx)
 	}))
 }
 
@@ -137,8 +136,11 @@ func isList(list string) bool {
 	return err == nil && st.IsDir()
 }
 
-func newRecords(path string, c config, from start) *records {
-	return &records{path: path, c: c, from: from, epochs: new(source.Epochs), marks: marks.New(1)}
+// newRecords returns the reader of one file. Its states name the file by a
+// hash of its base name, so that a state of another file is refused while
+// the file may move.
+func newRecords(path string, c config) *records {
+	return &records{path: path, c: c, core: streamfile.New("tfrecord", "records", "tfrecord("+streamfile.NameHash(path)+")", 1)}
 }
 
 var (
@@ -151,16 +153,13 @@ var (
 // without one. It makes the reader a source.SkipCounted.
 func (r *records) Skipped() int64 { return r.c.bad.Skipped() }
 
-// checkEvery is how many records a pass reads between looks at its context.
-const checkEvery = 64
-
 // All starts a pass over the records. The pass logs through
 // tensorfeed.Logger(ctx): one debug entry when it opens the file, and a
 // warning for each record the policy skips.
 func (r *records) All(ctx context.Context) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
-		ctx, epoch := r.epochs.Start(ctx)
-		f, err := storage.OpenFile(ctx, r.path, r.c.storage...)
+		p := r.core.Start(ctx)
+		f, err := storage.OpenFile(p.Ctx, r.path, r.c.storage...)
 		if err != nil {
 			yield(Record{}, err)
 			return
@@ -176,62 +175,54 @@ func (r *records) All(ctx context.Context) iter.Seq2[Record, error] {
 			}
 			size, regular = st.Size(), st.Mode().IsRegular()
 		}
-		log := tensorfeed.Logger(ctx)
-		if ce := log.Check(zap.DebugLevel, "tfrecord open"); ce != nil {
+		if ce := p.Log.Check(zap.DebugLevel, "tfrecord open"); ce != nil {
 			ce.Write(zap.String("file", r.path), zap.Int64("size", size))
 		}
-		rd := NewReader(f, r.path)
+		rd := newReader(f, r.path)
 		rd.reuse = r.c.reuse
 		rd.maxRecord = r.c.maxBytes
 		rd.compression = r.c.compression
 		if regular {
 			rd.size = size // ignored for gzip
 		}
-		ring := r.marks.Start(epoch, r.from.Low())
-		n := r.from.N
-		if r.from.Exact {
-			if err := r.seek(f, rd, log); err != nil {
+		if r.core.From.Exact {
+			if err := r.seek(f, rd, p.Log); err != nil {
 				yield(Record{}, err)
 				return
 			}
-			ring.Put(n, marks.Pack(r.from.index-n, r.from.off))
 		}
-		skips := r.c.bad.Pass(-1, log)
-		if r.from.Exact {
-			// judged over the whole pass: index records read, index-n bad
-			skips = r.c.bad.PassFrom(-1, r.from.index, r.from.index-n, log)
+		// The ring holds, after each record, where the next one starts and
+		// how many records were skipped as bad before it; a resumed pass
+		// judges its policy over the whole pass: index records read,
+		// index-N of them bad.
+		p.OnBad(r.c.bad, rd.index-p.N)
+		if r.core.From.Exact {
+			p.Mark(marks.Pack(rd.index-p.N, rd.pos))
 		}
-		done := ctx.Done()
-		for i := 0; ; i++ {
-			if done != nil && i%checkEvery == 0 {
-				select {
-				case <-done:
-					yield(Record{}, ctx.Err())
-					return
-				default:
-				}
+		for {
+			if err := p.Stopped(); err != nil {
+				yield(Record{}, err)
+				return
 			}
 			data, err := rd.Next()
 			if err == io.EOF {
-				if err := skips.End(); err != nil {
+				if err := p.End(); err != nil {
 					yield(Record{}, err)
 				}
 				return
 			}
 			if err != nil {
 				if errors.Is(err, ErrDataChecksum) {
-					if err = skips.Bad(err); err == nil {
+					if err = p.Bad(err); err == nil {
 						continue
 					}
 				}
 				yield(Record{}, err)
 				return
 			}
-			skips.Good()
-			n++
-			ring.Put(n, marks.Pack(rd.index-n, rd.pos))
-			if n <= r.from.Skip {
-				continue
+			// rd.index counts this record: N+1 once Good has counted it
+			if !p.Good(marks.Pack(rd.index-(p.N+1), rd.pos)) {
+				continue // dropped by a replay
 			}
 			if !yield(Record{File: r.path, Offset: rd.Offset(), Index: rd.Index(), Data: data}, nil) {
 				return

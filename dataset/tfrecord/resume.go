@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path"
-	"strings"
 
 	"go.uber.org/zap"
 
@@ -38,17 +36,9 @@ import (
 // starts from the records before the offset and the bad ones among them
 // (index and index-n, see source.SkipPolicy.PassFrom).
 
-// start is where the passes of a reader begin: with Exact, at byte off of
-// the file, at record index.
-type start struct {
-	marks.From
-	off   int64
-	index int64
-}
-
-// seek moves a new Reader of f to the start of r's resumed pass.
-func (r *records) seek(f storage.File, rd *Reader, log *zap.Logger) error {
-	off := r.from.off
+// seek moves a new reader of f to the start of r's resumed pass.
+func (r *records) seek(f storage.File, rd *reader, log *zap.Logger) error {
+	off, index := r.core.At[0], r.core.At[1]
 	gz := r.c.compression == Gzip
 	if r.c.compression == Detect {
 		var magic [3]byte
@@ -58,7 +48,7 @@ func (r *records) seek(f storage.File, rd *Reader, log *zap.Logger) error {
 		}
 		gz = m == 3 && magic[0] == 0x1f && magic[1] == 0x8b && magic[2] == 8
 	}
-	log.Debug("tfrecord resume", zap.String("file", r.path), zap.Int64("offset", off), zap.Int64("record", r.from.index), zap.Bool("gzip", gz))
+	log.Debug("tfrecord resume", zap.String("file", r.path), zap.Int64("offset", off), zap.Int64("record", index), zap.Bool("gzip", gz))
 	if gz {
 		rd.compression = Gzip
 		rd.started = true
@@ -75,8 +65,7 @@ func (r *records) seek(f storage.File, rd *Reader, log *zap.Logger) error {
 		if size := f.Size(); off > size {
 			// A state changed by hand, or taken of a longer file: say
 			// which number is wrong rather than fail a seek or read nothing.
-			st := source.State{Kind: r.kind(), Pos: []int64{off, r.from.index, r.from.N}}
-			return &source.StateError{Want: r.kind(), Got: st, Field: "pos[0]", Why: fmt.Sprintf("offset %d is past the end of %s (%d bytes)", off, r.path, size)}
+			return r.core.Refuse("pos[0]", fmt.Sprintf("offset %d is past the end of %s (%d bytes)", off, r.path, size))
 		}
 		if _, err := f.Seek(off, io.SeekStart); err != nil {
 			return rd.ioError(off, err)
@@ -85,23 +74,8 @@ func (r *records) seek(f storage.File, rd *Reader, log *zap.Logger) error {
 		rd.compression = None
 		rd.started = true
 	}
-	rd.pos, rd.index = off, r.from.index
+	rd.pos, rd.index = off, index
 	return nil
-}
-
-// kind names the reader in its states by a hash of the file's base name,
-// so that a state of another file is refused while the file may move.
-func (r *records) kind() string {
-	return fmt.Sprintf("tfrecord(%s)", nameHash(r.path))
-}
-
-// nameHash returns a short hash of a path's base name.
-func nameHash(p string) string {
-	h := uint32(2166136261) // FNV-1a
-	for _, c := range []byte(path.Base(strings.ReplaceAll(p, `\`, "/"))) {
-		h = (h ^ uint32(c)) * 16777619
-	}
-	return fmt.Sprintf("%08x", h)
 }
 
 // StateAt returns the state of the pass of epoch after its consumer
@@ -109,37 +83,24 @@ func nameHash(p string) string {
 // remembers where record n ended, else the replay state {kind, [n]}. It
 // reads nothing.
 func (r *records) StateAt(epoch int, n int64) (source.State, error) {
-	if n < 0 {
-		return source.State{}, fmt.Errorf("tfrecord: state after %d records: negative count", n)
-	}
-	abs := r.from.Count(n)
-	var pos [1]int64
-	if r.marks.At(epoch, abs, pos[:]) {
-		skipped, off := marks.Unpack(pos[0]) // records skipped as bad before
-		return source.State{Kind: r.kind(), Pos: []int64{off, abs + skipped, abs}}, nil
-	}
-	return source.State{Kind: r.kind(), Pos: []int64{abs}}, nil
+	return r.core.StateAt(epoch, n, func(abs int64, w []int64) []int64 {
+		skipped, off := marks.Unpack(w[0]) // records skipped as bad before
+		return []int64{off, abs + skipped, abs}
+	})
 }
 
 // Resume returns a reader whose passes continue the pass st was taken
 // from: at its offset, or by replay from a replay state. A state of
 // another file is an error wrapping source.ErrState.
 func (r *records) Resume(st source.State) (source.Reader[Record], error) {
-	kind := r.kind()
-	from, replay, err := marks.Replay(st, kind)
+	core, err := r.core.Resume(st, 2, 3)
 	if err != nil {
 		return nil, err
 	}
-	if replay {
-		return newRecords(r.path, r.c, start{From: from}), nil
+	if core.From.Exact && st.Pos[1] < st.Pos[2] {
+		return nil, &source.StateError{Want: core.Kind(), Got: st, Why: fmt.Sprintf("record index %d before record %d", st.Pos[1], st.Pos[2])}
 	}
-	if err := st.Check(kind, 3, 0); err != nil {
-		return nil, err
-	}
-	if st.Pos[1] < st.Pos[2] {
-		return nil, &source.StateError{Want: kind, Got: st, Why: fmt.Sprintf("record index %d before record %d", st.Pos[1], st.Pos[2])}
-	}
-	return newRecords(r.path, r.c, start{From: marks.From{Exact: true, N: st.Pos[2]}, off: st.Pos[0], index: st.Pos[1]}), nil
+	return &records{path: r.path, c: r.c, core: core}, nil
 }
 
 // Identity returns the identity of the file: its base name, size and
