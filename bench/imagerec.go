@@ -20,6 +20,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/imagegeom"
 	"github.com/tensorfeed/tensorfeed/internal/inputsplit"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sample"
@@ -455,7 +456,7 @@ func newPlainWorker() *plainWorker {
 	w := &plainWorker{}
 	w.r = rand.New(&w.pcg)
 	w.crop = func(iw, ih int) (image.Rectangle, error) {
-		return augment.RandomRect(iw, ih, imagerecSize, imagerecSize, w.r)
+		return imagegeom.RandomRect(iw, ih, imagerecSize, imagerecSize, w.r)
 	}
 	return w
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/imagegeom"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -125,10 +126,10 @@ func (p *processor) run(rec recordio.Record, epoch int, f32 []float32, u8 []uint
 		mirror := p.mirror(r)
 		switch {
 		case u8 != nil:
-			augment.ToCHWUint8Rect(u8, full, rect, mirror)
+			imagegeom.ToCHWUint8Rect(u8, full, rect, mirror)
 		case i8 != nil:
 			px := p.pixels(len(i8))
-			augment.ToCHWUint8Rect(*px, full, rect, false)
+			imagegeom.ToCHWUint8Rect(*px, full, rect, false)
 			release()
 			p.int8(i8, *px, mirror)
 			p.scratch.Put(px)
@@ -150,10 +151,10 @@ func (p *processor) run(rec recordio.Record, epoch int, f32 []float32, u8 []uint
 	whole := image.Rect(0, 0, img.Width, img.Height)
 	switch {
 	case u8 != nil:
-		augment.ToCHWUint8Rect(u8, img, whole, mirror)
+		imagegeom.ToCHWUint8Rect(u8, img, whole, mirror)
 	case i8 != nil:
 		px := p.pixels(len(i8))
-		augment.ToCHWUint8Rect(*px, img, whole, false)
+		imagegeom.ToCHWUint8Rect(*px, img, whole, false)
 		p.int8(i8, *px, mirror)
 		p.scratch.Put(px)
 	default:
@@ -264,9 +265,9 @@ func (p *processor) place(w, h, cw, ch int, r *rand.Rand) (image.Rectangle, erro
 	c := p.cfg
 	switch c.crop {
 	case cropRandom:
-		return augment.RandomRect(w, h, cw, ch, r)
+		return imagegeom.RandomRect(w, h, cw, ch, r)
 	case cropFixed:
-		return augment.FixedRect(w, h, c.cropX, c.cropY, cw, ch)
+		return imagegeom.FixedRect(w, h, c.cropX, c.cropY, cw, ch)
 	}
-	return augment.CenteredRect(w, h, cw, ch)
+	return imagegeom.CenteredRect(w, h, cw, ch)
 }

@@ -5,7 +5,7 @@ import (
 	"image"
 	"math/rand/v2"
 
-	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/imagegeom"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
@@ -19,7 +19,7 @@ func Crop(x, y, width, height int) Aug {
 		panic(fmt.Sprintf("augment: Crop: origin (%d, %d) is negative", x, y))
 	}
 	return func(img sample.Image, _ *rand.Rand) (sample.Image, error) {
-		if err := fits(img.Width, img.Height, x+width, y+height); err != nil {
+		if err := imagegeom.Fits(img.Width, img.Height, x+width, y+height); err != nil {
 			return img, err
 		}
 		return CropImage(img, image.Rect(x, y, x+width, y+height)), nil
@@ -33,7 +33,7 @@ func Crop(x, y, width, height int) Aug {
 func CenterCrop(width, height int) Aug {
 	checkCrop("CenterCrop", width, height)
 	return func(img sample.Image, _ *rand.Rand) (sample.Image, error) {
-		r, err := CenteredRect(img.Width, img.Height, width, height)
+		r, err := imagegeom.CenteredRect(img.Width, img.Height, width, height)
 		if err != nil {
 			return img, err
 		}
@@ -48,7 +48,7 @@ func CenterCrop(width, height int) Aug {
 func RandomCrop(width, height int) Aug {
 	checkCrop("RandomCrop", width, height)
 	return func(img sample.Image, r *rand.Rand) (sample.Image, error) {
-		rect, err := RandomRect(img.Width, img.Height, width, height, r)
+		rect, err := imagegeom.RandomRect(img.Width, img.Height, width, height, r)
 		if err != nil {
 			return img, err
 		}
@@ -77,54 +77,12 @@ func checkCrop(name string, w, h int) {
 	}
 }
 
-// FixedRect returns the cw x ch rectangle whose top-left corner is (x, y)
-// in a w x h image, as Crop places it, or an error wrapping decode.ErrSize
-// when the image does not hold it.
-func FixedRect(w, h, x, y, cw, ch int) (image.Rectangle, error) {
-	if err := fits(w, h, x+cw, y+ch); err != nil {
-		return image.Rectangle{}, err
-	}
-	return image.Rect(x, y, x+cw, y+ch), nil
-}
-
-// fits reports with an decode.ErrSize error whether a w x h image holds a
-// needW x needH region.
-func fits(w, h, needW, needH int) error {
-	if w < needW || h < needH {
-		return fmt.Errorf("%w: %dx%d image, need at least %dx%d", decode.ErrSize, w, h, needW, needH)
-	}
-	return nil
-}
-
 // CenterRect returns a function for decode.Options.Crop that keeps the
 // centred width x height rectangle of an image, as CenterCrop does, and
 // fails with decode.ErrSize on a smaller image. It panics if width or height is < 1.
 func CenterRect(width, height int) func(w, h int) (image.Rectangle, error) {
 	checkCrop("CenterRect", width, height)
-	return func(w, h int) (image.Rectangle, error) { return CenteredRect(w, h, width, height) }
-}
-
-// CenteredRect returns the centred cw x ch rectangle of a w x h image, as
-// CenterCrop places it, or an error wrapping decode.ErrSize when the image
-// is smaller.
-func CenteredRect(w, h, cw, ch int) (image.Rectangle, error) {
-	if err := fits(w, h, cw, ch); err != nil {
-		return image.Rectangle{}, err
-	}
-	x, y := (w-cw)/2, (h-ch)/2
-	return image.Rect(x, y, x+cw, y+ch), nil
-}
-
-// RandomRect draws a cw x ch rectangle of a w x h image from r, as
-// RandomCrop places it (y first, then x, as MXNet draws them), or returns
-// an error wrapping decode.ErrSize when the image is smaller.
-func RandomRect(w, h, cw, ch int, r *rand.Rand) (image.Rectangle, error) {
-	if err := fits(w, h, cw, ch); err != nil {
-		return image.Rectangle{}, err
-	}
-	y := r.IntN(h - ch + 1)
-	x := r.IntN(w - cw + 1)
-	return image.Rect(x, y, x+cw, y+ch), nil
+	return func(w, h int) (image.Rectangle, error) { return imagegeom.CenteredRect(w, h, width, height) }
 }
 
 // Pad returns an Aug that adds n pixels of value fill on every side (MXNet's

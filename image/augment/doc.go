@@ -13,17 +13,15 @@
 // goroutine ran the step. Steps never modify their input's pixels.
 //
 // The building blocks are exported for code that fuses steps, as
-// compat/mxnet's ImageRecordIter does: [ResizeImage], [CropImage],
-// [Affine.Apply], and the crop placements
-// [CenteredRect], [RandomRect] and [FixedRect].
+// compat/mxnet's ImageRecordIter does: [ResizeImage], [CropImage] and
+// [Affine.Apply]; [CenterRect] gives decode.Options.Crop the centred crop.
 //
 // # Tensors
 //
 // [Normalize] writes an image into a float32 CHW tensor with MXNet's mean,
 // std, scale and random contrast and illumination (the zero Normalize
-// converts without normalising), [ToCHWUint8Rect] without converting.
-// [Normalize.IntoRect] and [ToCHWUint8Rect] read a rectangle straight from
-// a larger image, so a crop is never copied.
+// converts without normalising). [Normalize.IntoRect] reads a rectangle
+// straight from a larger image, so a crop is never copied.
 //
 // # Errors
 //

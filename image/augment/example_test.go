@@ -2,7 +2,6 @@ package augment_test
 
 import (
 	"fmt"
-	"image"
 
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/sample"
@@ -127,12 +126,4 @@ func ExampleNormalize_Into() {
 	plain.Into(dst, rgb, false, nil)
 	fmt.Println(dst) // R plane, G plane, B plane
 	// Output: [1 4 2 5 3 6]
-}
-
-func ExampleToCHWUint8Rect() {
-	rgb := sample.Image{Height: 1, Width: 2, Channels: 3, Pix: []uint8{1, 2, 3, 4, 5, 6}}
-	dst := make([]uint8, 6)
-	augment.ToCHWUint8Rect(dst, rgb, image.Rect(0, 0, 2, 1), true) // the whole image, mirrored
-	fmt.Println(dst)
-	// Output: [4 1 5 2 6 3]
 }

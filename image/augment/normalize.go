@@ -193,31 +193,3 @@ func (n *Normalize) withMeanImage(dst []float32, img view, mirror bool, mul, bia
 		}
 	}
 }
-
-// ToCHWUint8Rect writes rectangle rect of img into dst in CHW order,
-// flipped left to right when mirror is set, read straight from img: what
-// ImageRecordIter yields with dtype uint8 (no normalisation). It panics if
-// dst has the wrong length or rect is not inside img.
-func ToCHWUint8Rect(dst []uint8, img sample.Image, rect image.Rectangle, mirror bool) {
-	toCHWUint8(dst, subView(img, rect), mirror)
-}
-
-func toCHWUint8(dst []uint8, img view, mirror bool) {
-	ch, h, w := img.ch, img.h, img.w
-	if len(dst) != ch*h*w {
-		panic(fmt.Sprintf("augment: ToCHWUint8Rect: %d values for a %dx%dx%d image", len(dst), h, w, ch))
-	}
-	plane := h * w
-	for y := range h {
-		src := img.pix[y*img.stride : y*img.stride+w*ch]
-		for dx := range w {
-			x := dx // stores forwards, loads backwards when mirrored
-			if mirror {
-				x = w - 1 - dx
-			}
-			for c := range ch {
-				dst[c*plane+y*w+dx] = src[x*ch+c]
-			}
-		}
-	}
-}

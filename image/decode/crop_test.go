@@ -9,6 +9,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/imagegeom"
 	"github.com/tensorfeed/tensorfeed/internal/testkit/recimages"
 )
 
@@ -119,7 +120,7 @@ func BenchmarkDecodeRegion(b *testing.B) {
 				rng := rand.New(rand.NewPCG(1, 2))
 				opts := decode.Options{Channels: 3}
 				if crop {
-					opts.Crop = func(w, h int) (image.Rectangle, error) { return augment.RandomRect(w, h, 224, 224, rng) }
+					opts.Crop = func(w, h int) (image.Rectangle, error) { return imagegeom.RandomRect(w, h, 224, 224, rng) }
 				}
 				b.ReportAllocs()
 				for i := 0; b.Loop(); i++ {
