@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"sync"
 	"sync/atomic"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/internal/scope"
+	"github.com/tensorfeed/tensorfeed/internal/skiplog"
 )
 
 // Indexed is a random-access dataset: a length and the sample at any
@@ -161,14 +161,14 @@ type IndexedReader[T any] struct {
 	skipped int64 // samples skipped as bad before from, from a state
 	epochs  *Epochs
 	padded  atomic.Int64
-	skips   *SkipLog
+	skips   *skiplog.Log
 }
 
 // ReadIndexed returns a reader over d. A pass yields, for positions p =
 // 0 .. d.Len()-1, the sample d.Get(p), or d.Get(perm.At(p)) with
 // [ShuffleIndex]. The length is read when a pass starts.
 func ReadIndexed[T any](d Indexed[T], opts ...IndexedOption) *IndexedReader[T] {
-	r := &IndexedReader[T]{d: d, epochs: new(Epochs), skips: new(SkipLog)}
+	r := &IndexedReader[T]{d: d, epochs: new(Epochs), skips: new(skiplog.Log)}
 	option.Apply(&r.cfg, opts)
 	return r
 }
@@ -184,7 +184,7 @@ func (r *IndexedReader[T]) From(position int) *IndexedReader[T] {
 	if position < 0 {
 		panic(fmt.Sprintf("source: IndexedReader.From(%d): negative position", position))
 	}
-	return &IndexedReader[T]{d: r.d, cfg: r.cfg, from: position, epochs: new(Epochs), skips: new(SkipLog)}
+	return &IndexedReader[T]{d: r.d, cfg: r.cfg, from: position, epochs: new(Epochs), skips: new(skiplog.Log)}
 }
 
 // Skipped returns how many samples the reader's policy has skipped.
@@ -357,58 +357,6 @@ func (r *IndexedReader[T]) Identity(ctx context.Context) (string, error) {
 }
 
 // SkipLog records which positions the passes of recent epochs skipped as
-// bad, so that a reader's state after n yielded samples counts them in: the
-// position is n plus the skips before it. Readers with a bad-record policy
-// and a position (ReadIndexed, Parquet rows) keep one. It is small, as a
-// policy allows few skips, and safe for concurrent use; the zero value is
-// ready.
-type SkipLog struct {
-	mu     sync.Mutex
-	epochs map[int][]int64 // epoch -> positions, ascending
-}
-
-// Start begins a pass of epoch: it forgets what an earlier pass of the same
-// epoch skipped, and the epochs before the previous one.
-func (l *SkipLog) Start(epoch int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.epochs == nil {
-		l.epochs = map[int][]int64{}
-	}
-	delete(l.epochs, epoch)
-	for e := range l.epochs {
-		if e < epoch-1 {
-			delete(l.epochs, e)
-		}
-	}
-}
-
-// Skipped records that the pass of epoch skipped position pos. Positions
-// of a pass are recorded in ascending order.
-func (l *SkipLog) Skipped(epoch int, pos int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.epochs == nil {
-		l.epochs = map[int][]int64{}
-	}
-	l.epochs[epoch] = append(l.epochs[epoch], pos)
-}
-
-// Position returns the position of the pass of epoch that started at from
-// after its consumer received n samples: from+n, plus the positions skipped
-// on the way.
-func (l *SkipLog) Position(epoch int, from, n int64) int64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	pos := from + n
-	for _, s := range l.epochs[epoch] {
-		if s < from {
-			continue
-		}
-		if s > pos {
-			break
-		}
-		pos++
-	}
-	return pos
-}
+// bad (see skiplog.Log), for the readers with a bad-record policy and a
+// position (ReadIndexed, Parquet rows).
+type SkipLog = skiplog.Log
