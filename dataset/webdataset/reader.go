@@ -19,6 +19,7 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/internal/streamfile"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -120,11 +121,9 @@ func Storage(opts ...storage.Option) Option {
 // reader reads the samples of one or more WebDataset shards, in order
 // (see Open).
 type reader struct {
-	list   string // the shards, as source.Paths expands them
-	cfg    config
-	from   start
-	epochs *source.Epochs
-	marks  *marks.Marks
+	list string // the shards, as source.Paths expands them
+	cfg  config
+	core streamfile.Stream
 }
 
 // Open returns a reader of the shards that list names (each a tar or a
@@ -145,15 +144,11 @@ type reader struct {
 func Open(list string, opts ...Option) source.Reader[Sample] {
 	c := config{maxMember: defaultMaxMemberBytes, maxSample: defaultMaxSampleBytes}
 	option.Apply(&c, opts)
-	return newReader(list, c, start{})
-}
-
-func newReader(list string, c config, from start) *reader {
 	width := 1 // pack(shard, offset)
 	if c.bad != nil {
 		width = 2 // and the samples skipped as bad
 	}
-	return &reader{list: list, cfg: c, from: from, epochs: new(source.Epochs), marks: marks.New(width)}
+	return &reader{list: list, cfg: c, core: streamfile.New("webdataset", "samples", kind(list), width)}
 }
 
 // Skipped returns how many bad samples the reader's policy (OnBad) has
@@ -205,23 +200,16 @@ func (d *decoded[T]) Skipped() int64 { return d.r.Skipped() }
 
 func pass[T any](ctx context.Context, r *reader, f func(Sample) (T, error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		ctx, epoch := r.epochs.Start(ctx)
-		log := tensorfeed.Logger(ctx)
-		p := &passState[T]{ctx: ctx, r: r, f: f, yield: yield, log: log, skips: r.cfg.bad.Pass(-1, log),
-			ring: r.marks.Start(epoch, r.from.Low()), n: r.from.N}
+		sp := r.core.Start(ctx)
+		p := &passState[T]{Pass: sp, r: r, f: f, yield: yield}
+		sp.OnBad(r.cfg.bad, r.skippedBefore())
 		first := 0
-		if r.from.Exact {
-			first = r.from.file
-			// judged over the whole pass: n good samples and skipped bad ones
-			p.skips = r.cfg.bad.PassFrom(-1, r.from.N+r.from.skipped, r.from.skipped, log)
-			p.put(marks.Pack(int64(r.from.file), r.from.off))
-			log.Debug("webdataset resume", zap.Int("shard", r.from.file), zap.Int64("offset", r.from.off), zap.Int64("sample", r.from.N))
+		if at := r.core.At; r.core.From.Exact {
+			first = int(at[0])
+			p.put(marks.Pack(at[0], at[1]))
+			sp.Log.Debug("webdataset resume", zap.Int64("shard", at[0]), zap.Int64("offset", at[1]), zap.Int64("sample", sp.N))
 		}
-		paths, err := source.Paths(ctx, r.list, "", r.cfg.storage...)
-		if err == nil && r.from.Exact && r.from.file > len(paths) {
-			err = &source.StateError{Want: r.kind(), Got: source.State{Kind: r.kind(), Pos: []int64{int64(r.from.file), r.from.off, r.from.N}},
-				Field: "pos[0]", Why: fmt.Sprintf("shard %d of %d", r.from.file, len(paths))}
-		}
+		paths, err := r.core.ListPaths(sp.Ctx, r.list, "", r.cfg.storage, "shard", true)
 		if err != nil {
 			var zero T
 			yield(zero, err)
@@ -233,7 +221,7 @@ func pass[T any](ctx context.Context, r *reader, f func(Sample) (T, error)) iter
 				return
 			}
 		}
-		if err := p.skips.End(); err != nil {
+		if err := sp.End(); err != nil {
 			var zero T
 			yield(zero, err)
 		}
@@ -241,55 +229,38 @@ func pass[T any](ctx context.Context, r *reader, f func(Sample) (T, error)) iter
 }
 
 type passState[T any] struct {
-	ctx     context.Context
+	*streamfile.Pass
 	r       *reader
 	paths   []string // the shards of the pass
 	f       func(Sample) (T, error)
 	yield   func(T, error) bool
-	log     *zap.Logger
-	skips   *source.SkipCounter
 	lastKey string
-	ring    *marks.Ring
-	n       int64 // samples yielded (or dropped by a replay) in the epoch's pass
 }
 
 // shard reads shard i of the pass and reports whether the pass goes on.
 func (p *passState[T]) shard(i int) bool {
 	var zero T
 	path := p.paths[i]
-	if ce := p.log.Check(zap.DebugLevel, "webdataset shard"); ce != nil {
+	if ce := p.Log.Check(zap.DebugLevel, "webdataset shard"); ce != nil {
 		ce.Write(zap.String("shard", path), zap.Int("index", i), zap.Int("shards", len(p.paths)))
 	}
-	var off int64
-	if p.r.from.Exact && i == p.r.from.file {
-		off = p.r.from.off
-	}
-	sh, err := openShard(p.ctx, path, &p.r.cfg, off)
+	off, _, _ := p.r.core.StartIn(i)
+	sh, err := openShard(p.Ctx, path, &p.r.cfg, off)
 	var bad *badOffset
 	if errors.As(err, &bad) {
 		// A state changed by hand, or taken of another file: say which
 		// number is wrong rather than read nothing or a header mid-member.
-		from := p.r.from
-		st := source.State{Kind: p.r.kind(), Pos: []int64{int64(from.file), from.off, from.N}}
-		if from.skipped > 0 {
-			st.Pos = append(st.Pos, from.skipped)
-		}
-		err = &source.StateError{Want: p.r.kind(), Got: st, Field: "pos[1]", Why: bad.Error()}
+		err = p.r.core.Refuse("pos[1]", bad.Error())
 	}
 	if err != nil {
 		p.yield(zero, err)
 		return false
 	}
 	defer sh.close()
-	done := p.ctx.Done()
 	for first := true; ; first = false {
-		if done != nil {
-			select {
-			case <-done:
-				p.yield(zero, p.ctx.Err())
-				return false
-			default:
-			}
+		if err := p.Stopped(); err != nil {
+			p.yield(zero, err)
+			return false
 		}
 		s, bad, err := sh.next()
 		if err == io.EOF {
@@ -314,21 +285,18 @@ func (p *passState[T]) shard(i int) bool {
 			}
 		}
 		if bad != nil {
-			if err := p.skips.Bad(bad); err != nil {
+			if err := p.Bad(bad); err != nil {
 				p.yield(zero, err)
 				return false
 			}
 			continue
 		}
-		p.skips.Good()
-		p.n++
+		at := marks.Pack(int64(i+1), 0) // the end of the shard: the next one's start
 		if next, ok := sh.nextOffset(); ok {
-			p.put(marks.Pack(int64(i), next))
-		} else {
-			p.put(marks.Pack(int64(i+1), 0))
+			at = marks.Pack(int64(i), next)
 		}
-		if p.n <= p.r.from.Skip {
-			continue
+		if !p.good(at) {
+			continue // dropped by a replay
 		}
 		if !p.yield(out, nil) {
 			return false
@@ -340,10 +308,20 @@ func (p *passState[T]) shard(i int) bool {
 // and under a policy how many samples the pass skipped before it.
 func (p *passState[T]) put(at int64) {
 	if p.r.cfg.bad == nil {
-		p.ring.Put(p.n, at)
+		p.Mark(at)
 		return
 	}
-	p.ring.Put(p.n, at, p.skips.Skipped())
+	p.Mark(at, p.Skipped())
+}
+
+// good counts a good sample and puts where the sample after it starts, at,
+// in the ring (see put); it reports whether the sample goes to the
+// consumer.
+func (p *passState[T]) good(at int64) bool {
+	if p.r.cfg.bad == nil {
+		return p.Good(at)
+	}
+	return p.Good(at, p.Skipped())
 }
 
 // counter counts the bytes read from the tar stream, so that a header's

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"path"
-	"strings"
 
-	"github.com/tensorfeed/tensorfeed/internal/dataid"
 	"github.com/tensorfeed/tensorfeed/internal/marks"
+	"github.com/tensorfeed/tensorfeed/internal/streamfile"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -36,28 +34,12 @@ import (
 // a pass resumed from it judges the policy's fraction over the whole pass,
 // as a replay does (see source.SkipPolicy.PassFrom).
 
-// start is where the passes of a reader begin: with Exact, at byte off of
-// shard file.
-type start struct {
-	marks.From
-	file    int
-	off     int64
-	skipped int64 // samples skipped as bad before off
-}
-
 // kind names the reader in its states: the number of shards and a hash of
 // their base names (so that a state of another shard set is refused, while
 // the shards may move to another directory or bucket).
-func (r *reader) kind() string {
-	h := uint32(2166136261) // FNV-1a
-	elems := strings.Split(r.list, ";")
-	for _, p := range elems {
-		for _, c := range []byte(path.Base(strings.ReplaceAll(p, `\`, "/"))) {
-			h = (h ^ uint32(c)) * 16777619
-		}
-		h = h * 16777619 // a 0 byte between names
-	}
-	return fmt.Sprintf("webdataset(shards=%d,names=%08x)", len(elems), h)
+func kind(list string) string {
+	n, names := streamfile.ListHash(list)
+	return fmt.Sprintf("webdataset(shards=%d,names=%s)", n, names)
 }
 
 var _ source.Resumable[Sample] = (*reader)(nil)
@@ -68,19 +50,13 @@ var _ source.Resumable[Sample] = (*reader)(nil)
 // still remembers where sample n ended, else the replay state {kind, [n]}.
 // It reads nothing.
 func (r *reader) StateAt(epoch int, n int64) (source.State, error) {
-	if n < 0 {
-		return source.State{}, fmt.Errorf("webdataset: state after %d samples: negative count", n)
-	}
-	abs := r.from.Count(n)
-	var pos [2]int64
-	if r.marks.At(epoch, abs, pos[:r.marks.Width()]) {
-		shard, off := marks.Unpack(pos[0])
-		if pos[1] > 0 {
-			return source.State{Kind: r.kind(), Pos: []int64{shard, off, abs, pos[1]}}, nil
+	return r.core.StateAt(epoch, n, func(abs int64, w []int64) []int64 {
+		shard, off := marks.Unpack(w[0])
+		if len(w) > 1 && w[1] > 0 {
+			return []int64{shard, off, abs, w[1]}
 		}
-		return source.State{Kind: r.kind(), Pos: []int64{shard, off, abs}}, nil
-	}
-	return source.State{Kind: r.kind(), Pos: []int64{abs}}, nil
+		return []int64{shard, off, abs}
+	})
 }
 
 // Resume returns a reader whose passes continue the pass st was taken
@@ -89,41 +65,35 @@ func (r *reader) StateAt(epoch int, n int64) (source.State, error) {
 func (r *reader) Resume(st source.State) (source.Reader[Sample], error) { return r.resume(st) }
 
 func (r *reader) resume(st source.State) (*reader, error) {
-	kind := r.kind()
-	from, replay, err := marks.Replay(st, kind)
+	core, err := r.core.Resume(st, 2, 3, 4)
 	if err != nil {
 		return nil, err
 	}
-	if replay {
-		return newReader(r.list, r.cfg, start{From: from}), nil
-	}
-	var skipped int64
-	if len(st.Pos) == 4 {
-		if err := st.Check(kind, 4, 0); err != nil {
-			return nil, err
+	if core.From.Exact {
+		if len(st.Pos) == 4 && st.Pos[2]+st.Pos[3] < 0 {
+			return nil, &source.StateError{Want: core.Kind(), Got: st, Why: "counts overflow"}
 		}
-		skipped = st.Pos[3]
-		if st.Pos[2]+skipped < 0 {
-			return nil, &source.StateError{Want: kind, Got: st, Why: "counts overflow"}
+		// That the shard is in the list is checked when a pass has expanded it.
+		if st.Pos[0] > math.MaxInt32 {
+			return nil, core.Refuse("pos[0]", fmt.Sprintf("shard %d", st.Pos[0]))
 		}
-	} else if err := st.Check(kind, 3, 0); err != nil {
-		return nil, err
 	}
-	// That the shard is in the list is checked when a pass has expanded it.
-	if st.Pos[0] < 0 || st.Pos[0] > math.MaxInt32 {
-		return nil, &source.StateError{Want: kind, Got: st, Field: "pos[0]", Why: fmt.Sprintf("shard %d", st.Pos[0])}
+	return &reader{list: r.list, cfg: r.cfg, core: core}, nil
+}
+
+// skippedBefore returns how many samples a pass resumed from an offset
+// state skipped as bad before its offset.
+func (r *reader) skippedBefore() int64 {
+	if len(r.core.At) == 4 {
+		return r.core.At[3]
 	}
-	return newReader(r.list, r.cfg, start{From: marks.From{Exact: true, N: st.Pos[2]}, file: int(st.Pos[0]), off: st.Pos[1], skipped: skipped}), nil
+	return 0
 }
 
 // Identity returns the identity of the shards: their base names, sizes and
 // modification times or ETags (source.Identifier).
 func (r *reader) Identity(ctx context.Context) (string, error) {
-	paths, err := source.Paths(ctx, r.list, "", r.cfg.storage...)
-	if err != nil {
-		return "", err
-	}
-	return dataid.Files(ctx, paths, r.cfg.storage...)
+	return streamfile.Identity(ctx, r.list, "", r.cfg.storage)
 }
 
 var _ source.Identifier = (*reader)(nil)

@@ -128,8 +128,13 @@ func (s *Stream) StartIn(i int) (off int64, exact, read bool) {
 	if !s.From.Exact {
 		return 0, false, true
 	}
-	file := int(s.At[0])
-	return s.At[1], i == file, i >= file
+	switch file := int(s.At[0]); {
+	case i < file:
+		return 0, false, false
+	case i == file:
+		return s.At[1], true, true
+	}
+	return 0, false, true
 }
 
 // ListPaths expands the list of files of a pass (source.Paths with ext)

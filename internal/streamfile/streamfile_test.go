@@ -107,3 +107,24 @@ func TestHashes(t *testing.T) {
 }
 
 func sprintf(h uint32) string { return fmt.Sprintf("%08x", h) }
+
+// A list reader resumed in file 1 at an offset skips file 0, starts file 1
+// at the offset and every later file at its start.
+func TestStartIn(t *testing.T) {
+	s := streamfile.New("fmt", "records", "fmt(x)", 1)
+	if off, exact, read := s.StartIn(3); off != 0 || exact || !read {
+		t.Errorf("fresh StartIn(3) = %d, %v, %v; want 0, false, true", off, exact, read)
+	}
+	r, err := s.Resume(source.State{Kind: "fmt(x)", Pos: []int64{1, 512, 9}}, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct {
+		off         int64
+		exact, read bool
+	}{{0, false, false}, {512, true, true}, {0, false, true}} {
+		if off, exact, read := r.StartIn(i); off != want.off || exact != want.exact || read != want.read {
+			t.Errorf("StartIn(%d) = %d, %v, %v; want %+v", i, off, exact, read, want)
+		}
+	}
+}
