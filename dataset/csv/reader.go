@@ -16,9 +16,9 @@ import (
 	"github.com/samber/lo"
 	"go.uber.org/zap"
 
-	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/marks"
 	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/internal/streamfile"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -97,11 +97,9 @@ func (c Col) String() string {
 // source.Reader[Row]: every call to All opens the files, reads one pass and
 // closes them. Passes may run concurrently.
 type Reader struct {
-	path   string
-	cfg    config
-	from   start
-	epochs *source.Epochs
-	marks  *marks.Marks
+	path string
+	cfg  config
+	core streamfile.Stream
 }
 
 type config struct {
@@ -292,15 +290,11 @@ func New(path string, opts ...Option) *Reader {
 	if col, found := lo.Find(slices.Concat(c.labelCols, c.dataCols), func(col Col) bool { return col.byName }); found && !c.header {
 		panic(fmt.Sprintf("csv: New: column %s selected by name without Header", col))
 	}
-	return newReader(path, c, start{})
-}
-
-func newReader(path string, c config, from start) *Reader {
 	width := 2 // see ends
 	if c.labelFile != "" {
 		width = 4
 	}
-	return &Reader{path: path, cfg: c, from: from, epochs: new(source.Epochs), marks: marks.New(width)}
+	return &Reader{path: path, cfg: c, core: streamfile.New("csv", "rows", kind(path, c), width)}
 }
 
 // Skipped returns how many bad rows the reader's policy (OnBad)
@@ -661,62 +655,50 @@ func (p *pass) parseLabel(s string) (float32, error) {
 	return v, nil
 }
 
-// checkEvery is how many rows a pass reads between looks at its context.
-const checkEvery = 256
-
 // All starts a pass over the rows. A bad row ends the pass with its
 // *tensorfeed.Error, unless a bad-record policy (OnBad) skips it. The
 // pass logs through tensorfeed.Logger(ctx): one debug entry when it starts,
 // and a warning for each row the policy skips.
 func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
-		ctx, epoch := r.epochs.Start(ctx)
-		p, err := r.start(ctx, r.from.Exact)
+		sp := r.core.Start(ctx)
+		exact := r.core.From.Exact
+		p, err := r.start(sp.Ctx, exact)
 		if err != nil {
 			yield(Row{}, err)
 			return
 		}
 		defer p.close()
-		ring := r.marks.Start(epoch, r.from.Low())
-		rows := r.from.N
-		if r.from.Exact {
-			if err := r.seek(p, ring); err != nil {
+		if exact {
+			if err := r.seek(p, sp); err != nil {
 				yield(Row{}, err)
 				return
 			}
+			r.logResume(sp.Log)
 		}
-		log := tensorfeed.Logger(ctx)
-		if r.from.Exact {
-			r.logResume(log)
-		}
-		if ce := log.Check(zap.DebugLevel, "csv pass"); ce != nil {
+		if ce := sp.Log.Check(zap.DebugLevel, "csv pass"); ce != nil {
 			ce.Write(zap.String("file", r.path), zap.String("labels", r.cfg.labelFile),
 				zap.Ints("data_cols", p.layout.DataCols), zap.Ints("label_cols", p.layout.LabelCols),
 				zap.Ints("data_shape", p.layout.DataShape), zap.Ints("label_shape", p.layout.LabelShape))
 		}
-		skips := r.cfg.bad.Pass(-1, log)
-		if r.from.Exact {
+		var bad int64
+		if exact {
 			// judged over the whole pass: the records before the offset
 			// that are neither rows nor the head (SkipRows, header) were
 			// skipped as bad
-			bad := max(r.from.pos[2]-r.from.N-int64(p.skipped()), 0)
-			skips = r.cfg.bad.PassFrom(-1, r.from.N+bad, bad, log)
+			bad = max(r.core.At[2]-sp.N-int64(p.skipped()), 0)
 		}
-		done := ctx.Done()
+		sp.OnBad(r.cfg.bad, bad)
 		// start left the first record of each file read, without error.
 		var recErr error
 		for n := 0; ; n++ {
-			if done != nil && n%checkEvery == 0 {
-				select {
-				case <-done:
-					yield(Row{}, ctx.Err())
-					return
-				default:
-				}
+			if err := sp.Stopped(); err != nil {
+				yield(Row{}, err)
+				return
 			}
-			if n > 0 || r.from.Exact {
+			if n > 0 || exact {
 				if recErr = p.data.read(); recErr == io.EOF {
-					if err := cmp.Or(p.checkLabelEnd(), skips.End()); err != nil {
+					if err := cmp.Or(p.checkLabelEnd(), sp.End()); err != nil {
 						yield(Row{}, err)
 					}
 					return
@@ -745,21 +727,22 @@ func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 				row, err = p.row()
 			}
 			if err != nil {
-				if err = skips.Bad(err); err != nil {
+				if err = sp.Bad(err); err != nil {
 					yield(Row{}, err)
 					return
 				}
 				continue
 			}
-			skips.Good()
-			rows++
+			// the position after this row, whose count is N+1 (see ends)
+			rows := sp.N + 1
+			var keep bool
 			if p.lab != nil {
-				ring.Put(rows, marks.Pack(int64(p.data.rows)-rows, p.data.off), int64(p.data.line), marks.Pack(int64(p.lab.rows)-rows, p.lab.off), int64(p.lab.line))
+				keep = sp.Good(marks.Pack(int64(p.data.rows)-rows, p.data.off), int64(p.data.line), marks.Pack(int64(p.lab.rows)-rows, p.lab.off), int64(p.lab.line))
 			} else {
-				ring.Put(rows, marks.Pack(int64(p.data.rows)-rows, p.data.off), int64(p.data.line))
+				keep = sp.Good(marks.Pack(int64(p.data.rows)-rows, p.data.off), int64(p.data.line))
 			}
-			if rows <= r.from.Skip {
-				continue
+			if !keep {
+				continue // dropped by a replay
 			}
 			if !yield(row, nil) {
 				return

@@ -2,14 +2,12 @@ package csv
 
 import (
 	"context"
-	"fmt"
-	"path"
-	"strings"
 
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed/internal/dataid"
 	"github.com/tensorfeed/tensorfeed/internal/marks"
+	"github.com/tensorfeed/tensorfeed/internal/streamfile"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -36,13 +34,6 @@ import (
 // before the offset are the records that are neither rows nor the head
 // (see source.SkipPolicy.PassFrom).
 
-// start is where the passes of a reader begin: with Exact, at pos (data
-// offset, line, records, then the label file's).
-type start struct {
-	marks.From
-	pos [6]int64
-}
-
 // ends: the ring holds, after each row, the words
 // marks.Pack(records - rows, offset) and the line count of the data file, then
 // the same two of the label file if there is one: a file over 1 TiB, or
@@ -51,8 +42,8 @@ type start struct {
 
 // seek moves the files of a pass that has read its head to the start of
 // the resumed pass, and puts that position in the pass's ring.
-func (r *Reader) seek(p *pass, ring *marks.Ring) error {
-	at := r.from.pos
+func (r *Reader) seek(p *pass, sp *streamfile.Pass) error {
+	at := r.core.At
 	if err := p.data.seek(at[0], int(at[1]), int(at[2])); err != nil {
 		return err
 	}
@@ -61,11 +52,11 @@ func (r *Reader) seek(p *pass, ring *marks.Ring) error {
 			return err
 		}
 	}
-	n := r.from.N
+	n := sp.N
 	if p.lab != nil {
-		ring.Put(n, marks.Pack(at[2]-n, at[0]), at[1], marks.Pack(at[5]-n, at[3]), at[4])
+		sp.Mark(marks.Pack(at[2]-n, at[0]), at[1], marks.Pack(at[5]-n, at[3]), at[4])
 	} else {
-		ring.Put(n, marks.Pack(at[2]-n, at[0]), at[1])
+		sp.Mark(marks.Pack(at[2]-n, at[0]), at[1])
 	}
 	return nil
 }
@@ -73,21 +64,12 @@ func (r *Reader) seek(p *pass, ring *marks.Ring) error {
 // kind names the reader in its states by hashes of the base names of its
 // data and label files, so that a state of other files is refused while
 // the files may move.
-func (r *Reader) kind() string {
-	k := "csv(" + nameHash(r.path)
-	if r.cfg.labelFile != "" {
-		k += ",labels=" + nameHash(r.cfg.labelFile)
+func kind(path string, c config) string {
+	k := "csv(" + streamfile.NameHash(path)
+	if c.labelFile != "" {
+		k += ",labels=" + streamfile.NameHash(c.labelFile)
 	}
 	return k + ")"
-}
-
-// nameHash returns a short hash of a path's base name.
-func nameHash(p string) string {
-	h := uint32(2166136261) // FNV-1a
-	for _, c := range []byte(path.Base(strings.ReplaceAll(p, `\`, "/"))) {
-		h = (h ^ uint32(c)) * 16777619
-	}
-	return fmt.Sprintf("%08x", h)
 }
 
 var _ source.Resumable[Row] = (*Reader)(nil)
@@ -97,51 +79,36 @@ var _ source.Resumable[Row] = (*Reader)(nil)
 // line, label records, n]} where the pass still remembers where row n
 // ended, else the replay state {kind, [n]}. It reads nothing.
 func (r *Reader) StateAt(epoch int, n int64) (source.State, error) {
-	if n < 0 {
-		return source.State{}, fmt.Errorf("csv: state after %d rows: negative count", n)
-	}
-	abs := r.from.Count(n)
-	var w [4]int64 // see ends
-	if r.marks.At(epoch, abs, w[:r.marks.Width()]) {
-		pos := make([]int64, 7)
+	return r.core.StateAt(epoch, n, func(abs int64, w []int64) []int64 {
+		pos := make([]int64, 7) // see ends
 		pos[2], pos[0] = marks.Unpack(w[0])
 		pos[2] += abs
 		pos[1] = w[1]
-		if r.cfg.labelFile != "" {
+		if len(w) == 4 {
 			pos[5], pos[3] = marks.Unpack(w[2])
 			pos[5] += abs
 			pos[4] = w[3]
 		}
 		pos[6] = abs
-		return source.State{Kind: r.kind(), Pos: pos}, nil
-	}
-	return source.State{Kind: r.kind(), Pos: []int64{abs}}, nil
+		return pos
+	})
 }
 
 // Resume returns a reader whose passes continue the pass st was taken
 // from: at its offsets, or by replay from a replay state. A state of
 // other files is an error wrapping source.ErrState.
 func (r *Reader) Resume(st source.State) (source.Reader[Row], error) {
-	kind := r.kind()
-	from, replay, err := marks.Replay(st, kind)
+	core, err := r.core.Resume(st, 6, 7)
 	if err != nil {
 		return nil, err
 	}
-	if replay {
-		return newReader(r.path, r.cfg, start{From: from}), nil
-	}
-	if err := st.Check(kind, 7, 0); err != nil {
-		return nil, err
-	}
-	at := start{From: marks.From{Exact: true, N: st.Pos[6]}}
-	copy(at.pos[:], st.Pos)
-	return newReader(r.path, r.cfg, at), nil
+	return &Reader{path: r.path, cfg: r.cfg, core: core}, nil
 }
 
 // logResume logs where a resumed pass starts.
 func (r *Reader) logResume(log *zap.Logger) {
 	if ce := log.Check(zap.DebugLevel, "csv resume"); ce != nil {
-		ce.Write(zap.String("file", r.path), zap.Int64("offset", r.from.pos[0]), zap.Int64("line", r.from.pos[1]), zap.Int64("row", r.from.N))
+		ce.Write(zap.String("file", r.path), zap.Int64("offset", r.core.At[0]), zap.Int64("line", r.core.At[1]), zap.Int64("row", r.core.From.N))
 	}
 }
 
