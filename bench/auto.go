@@ -3,11 +3,18 @@ package main
 import (
 	"context"
 	"fmt"
+	"image"
 	"runtime"
 
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/imagegeom"
 	"github.com/tensorfeed/tensorfeed/pipeline"
+	"github.com/tensorfeed/tensorfeed/sample"
+	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
@@ -83,4 +90,91 @@ func mnistAutoEpoch(feed *pipeline.Pipe[*tensor.Batch]) (uint64, error) {
 		t.Release()
 	}
 	return sum, nil
+}
+
+// imagerecJob is one record of the imagerec auto row, its header parsed:
+// the label and the JPEG bytes its row is decoded from.
+type imagerecJob struct {
+	index int
+	label float32
+	jpg   []byte
+}
+
+// imagerecAutoRow measures the imagerec-pipeline workload (decode, random
+// 224 crop, random mirror, mean/std into float32 CHW, batches of 128) with
+// its parallelism left to the pipeline: recordio.Open -> MapErr (the
+// header, named "parse") -> Tensorize whose data field decodes every crop
+// straight into its row (decode.PlanarDecoder, or the decoder and
+// Normalize.IntoRect), Workers(Auto) under Autotune(0, 0). The plain loop
+// is imagerecPlain with GOMAXPROCS goroutines; the row is compared with the
+// hand-tuned imagerec-pipeline rows of the same run by their samples/s. A
+// row's fill cannot fail: an image that does not decode panics, and the
+// pass ends with a *tensorfeed.PanicError naming it (the photo set has
+// none).
+func imagerecAutoRow(cfg config, set *imagerecSet, dec decode.Decoder) (Row, error) {
+	cores := runtime.GOMAXPROCS(0)
+	feed := imagerecAutoFeed(set, dec)
+	n := len(set.payloads)
+	rs, floor, err := imagerecMeasure(cfg, set, dec, feed, cores, "the auto pipeline")
+	if err != nil {
+		return Row{}, err
+	}
+	chosen := ""
+	for _, s := range feed.Stats() {
+		if s.Auto != "" {
+			chosen += fmt.Sprintf("; %s %s", s.Name, s.Auto)
+		}
+	}
+	row := newRow("imagerec-pipeline", cores, n, int64(n)*imagerecOut, rs[0], rs[1], floor)
+	row.Decoder, row.Variant = dec.Name(), "auto"
+	row.Note = fmt.Sprintf("%d photos: recordio.Open -> MapErr(ParseRecord) -> Tensorize(data decoded into its row, 128, Keep, Workers(Auto)), "+
+		"Autotune(0, 0): %d cores; random 224 crop, random mirror, mean/std, float32 CHW; plain: %d goroutines per batch; chosen%s",
+		n, cores, cores, chosen)
+	return row, nil
+}
+
+// imagerecAutoFeed builds the auto row's pipeline over part 0 of
+// set.parts of the photos.
+func imagerecAutoFeed(set *imagerecSet, dec decode.Decoder) *pipeline.Pipe[*tensor.Batch] {
+	records := pipeline.From(recordio.Open(set.path, imagerecPart(set.parts)), pipeline.Autotune(0, 0))
+	jobs := pipeline.MapErr(records, func(rec recordio.Record) (imagerecJob, error) {
+		h, jpg, err := imagerec.ParseRecord(rec.Data)
+		if err != nil {
+			return imagerecJob{}, fmt.Errorf("%s: record %d at byte %d: %w", rec.File, rec.Index, rec.Offset, err)
+		}
+		return imagerecJob{index: rec.Index, label: h.Label, jpg: jpg}, nil
+	}).Named("parse")
+	norm := imagerecNorm
+	pd, planar := dec.(decode.PlanarDecoder)
+	data := sink.Float32("data", []int{imagerecChannels, imagerecSize, imagerecSize}, func(j imagerecJob, dst []float32) {
+		// The draws of image i of epoch 0, in ImageRecordIter's order:
+		// the crop (y, x), the mirror, then contrast and illumination.
+		r := source.NewRand(imagerecSeed, 0, j.index)
+		opts := decode.Options{Channels: imagerecChannels, Crop: func(w, h int) (image.Rectangle, error) {
+			return imagegeom.RandomRect(w, h, imagerecSize, imagerecSize, r)
+		}}
+		var err error
+		if planar {
+			var ok bool
+			ok, err = pd.DecodePlanar(j.jpg, opts, dst, func() decode.Planar {
+				p := decode.Planar{Mirror: r.IntN(2) == 1, Mean: norm.Mean}
+				p.Mul, p.Bias = norm.Linear(imagerecChannels, r)
+				return p
+			})
+			if ok && err == nil {
+				return
+			}
+		}
+		if err == nil {
+			var img sample.Image
+			if img, err = dec.Decode(j.jpg, opts); err == nil {
+				norm.Into(dst, img, r.IntN(2) == 1, r)
+				return
+			}
+		}
+		panic(fmt.Sprintf("imagerec-pipeline auto: image %d: %v", j.index, err))
+	}).WritesAll()
+	label := sink.Float32("softmax_label", nil, func(j imagerecJob, dst []float32) { dst[0] = j.label }).WritesAll()
+	s := sink.New(imagerecBatch, []sink.Field[imagerecJob]{data}, []sink.Field[imagerecJob]{label})
+	return pipeline.Tensorize(jobs, s, batch.Keep, pipeline.Workers(pipeline.Auto))
 }

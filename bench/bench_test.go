@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -115,7 +116,11 @@ func TestThreads(t *testing.T) {
 		var got []string
 		for _, r := range rows {
 			checkRow(t, w.name, r)
-			got = append(got, fmt.Sprint(r.Name, "/", r.Decoder, "/", r.Threads))
+			row := fmt.Sprint(r.Name, "/", r.Decoder, "/", r.Threads)
+			if r.Variant != "" {
+				row += "/" + r.Variant
+			}
+			got = append(got, row)
 		}
 		var want []string
 		if w.name == "mnist-epoch" {
@@ -125,6 +130,10 @@ func TestThreads(t *testing.T) {
 				for _, d := range imagerecDecoders() {
 					want = append(want, fmt.Sprint(name, "/", d.Name(), "/3"), fmt.Sprint(name, "/", d.Name(), "/1"))
 				}
+			}
+			// One auto row per decoder, on every core.
+			for _, d := range imagerecDecoders() {
+				want = append(want, fmt.Sprint("imagerec-pipeline/", d.Name(), "/", runtime.GOMAXPROCS(0), "/auto"))
 			}
 			slices.Sort(got)
 			slices.Sort(want)
@@ -144,7 +153,7 @@ func TestThreads(t *testing.T) {
 	for _, r := range rows {
 		got = append(got, fmt.Sprint(r.Name, "/", r.Decoder, "/", r.Threads))
 	}
-	if want := []string{"imagerec-decode/go/2", "imagerec-pipeline/go/2"}; !slices.Equal(got, want) {
+	if want := []string{"imagerec-decode/go/2", "imagerec-pipeline/go/2", "imagerec-pipeline/go/" + fmt.Sprint(runtime.GOMAXPROCS(0))}; !slices.Equal(got, want) {
 		t.Errorf("imagerec with decoder go: rows %v, want %v", got, want)
 	}
 }

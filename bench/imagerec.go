@@ -145,6 +145,11 @@ func imagerecRows(cfg config) ([]Row, error) {
 			}
 			rows = append(rows, row)
 		}
+		row, err := imagerecAutoRow(cfg, set, dec)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
 	}
 	return rows, nil
 }
@@ -295,17 +300,7 @@ func imagerecPipelineRow(cfg config, set *imagerecSet, dec decode.Decoder, threa
 		return Row{}, err
 	}
 	n := len(set.payloads)
-	outBytes := int64(n) * imagerecOut
-	var got, want uint64
-	rs, err := measureEach(cfg.reps, func() (err error) { got, err = imagerecPass(it); return err },
-		func() (err error) { want, err = imagerecPlain(set, dec, threads); return err })
-	if err != nil {
-		return Row{}, err
-	}
-	if got != want {
-		return Row{}, fmt.Errorf("imagerec-pipeline (%s, %d threads): ImageRecordIter and plain loop differ (%x, %x)", dec.Name(), threads, got, want)
-	}
-	floor, err := measureFloor(cfg.reps, outBytes, 1<<20)
+	rs, floor, err := imagerecMeasure(cfg, set, dec, it, threads, "ImageRecordIter")
 	if err != nil {
 		return Row{}, err
 	}
@@ -319,12 +314,29 @@ func imagerecPipelineRow(cfg config, set *imagerecSet, dec decode.Decoder, threa
 	if err != nil {
 		return Row{}, err
 	}
-	row := newRow("imagerec-pipeline", threads, n, outBytes, rs[0], rs[1], floor)
+	row := newRow("imagerec-pipeline", threads, n, int64(n)*imagerecOut, rs[0], rs[1], floor)
 	row.Decoder = dec.Name()
 	row.Note = fmt.Sprintf("%d photos: ImageRecordIter (preprocess_threads %d, prefetch_buffer 4), random 224 crop, random mirror, mean/std, float32 CHW, "+
 		"batch 128, Release; plain: %d goroutine(s) per batch; a pass allocates %.1f MB (plain loop %.1f MB)",
 		n, threads, threads, float64(pipeAlloc)/1e6, float64(plainAlloc)/1e6)
 	return row, nil
+}
+
+// imagerecMeasure times feed's epoch-0 pass against imagerecPlain with
+// threads goroutines, alternately, checks that both saw the same batches,
+// and measures the floor of the output's size.
+func imagerecMeasure(cfg config, set *imagerecSet, dec decode.Decoder, feed *pipeline.Pipe[*tensor.Batch], threads int, what string) ([]run, run, error) {
+	var got, want uint64
+	rs, err := measureEach(cfg.reps, func() (err error) { got, err = imagerecPass(feed); return err },
+		func() (err error) { want, err = imagerecPlain(set, dec, threads); return err })
+	if err != nil {
+		return nil, run{}, err
+	}
+	if got != want {
+		return nil, run{}, fmt.Errorf("imagerec-pipeline (%s, %d threads): %s and plain loop differ (%x, %x)", dec.Name(), threads, what, got, want)
+	}
+	floor, err := measureFloor(cfg.reps, int64(len(set.payloads))*imagerecOut, 1<<20)
+	return rs, floor, err
 }
 
 // allocatedBy returns the bytes of heap memory fn allocates.
