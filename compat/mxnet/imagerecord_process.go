@@ -33,8 +33,10 @@ type processor struct {
 	// draws holds idle *draw values.
 	draws sync.Pool
 	// pad adds pad pixels of fill on every side; jitter shifts hue,
-	// saturation and lightness (random_h, random_s, random_l).
-	pad, jitter augment.Aug
+	// saturation and lightness (random_h, random_s, random_l); resize
+	// scales the shorter side to resize; cropResize scales a random-size
+	// crop to the data shape. Those that are off are nil.
+	pad, jitter, resize, cropResize augment.Aug
 }
 
 // draw is a worker's generator and crop callback, made once and reseeded
@@ -70,6 +72,12 @@ func (p *processor) getDraw(epoch, index int) *draw {
 func newProcessor(cfg *recConfig) *processor {
 	p := &processor{cfg: cfg, pad: augment.Pad(cfg.pad, cfg.fill),
 		jitter: augment.ColorJitter(cfg.randomH, cfg.randomS, cfg.randomL)}
+	if cfg.resize > 0 {
+		p.resize = augment.Resize(cfg.resize, cfg.interp)
+	}
+	if cfg.maxCropSize > 0 {
+		p.cropResize = augment.ResizeTo(cfg.shape[2], cfg.shape[1], cfg.interp)
+	}
 	p.direct = cfg.resize == 0 && !cfg.affine.Enabled() && cfg.pad == 0 && cfg.maxCropSize == 0
 	if rd, ok := cfg.decoder.(decode.RegionDecoder); ok && p.direct && !cfg.jitter() {
 		p.region = rd
@@ -224,8 +232,7 @@ func (p *processor) image(data []byte, d *draw) (sample.Image, error) {
 		return img, err
 	}
 	if cfg.resize > 0 {
-		w, h := augment.ShorterSide(img.Width, img.Height, cfg.resize)
-		img = augment.ResizeImage(img, w, h, cfg.interp.Pick(img.Width, img.Height, w, h, r))
+		img, _ = p.resize(img, r) // cannot fail
 	}
 	if cfg.affine.Enabled() {
 		if img, err = cfg.affine.Apply(img, r); err != nil {
@@ -241,8 +248,7 @@ func (p *processor) image(data []byte, d *draw) (sample.Image, error) {
 		if err != nil {
 			return img, err
 		}
-		img = augment.CropImage(img, rect)
-		return augment.ResizeImage(img, W, H, cfg.interp.Pick(size, size, W, H, r)), nil
+		return p.cropResize(augment.CropImage(img, rect), r)
 	}
 	rect, err := p.place(img.Width, img.Height, W, H, r)
 	if err != nil {

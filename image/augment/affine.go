@@ -128,7 +128,7 @@ func (a Affine) Apply(img sample.Image, r *rand.Rand) (sample.Image, error) {
 	cy := m10*float64(img.Width) + m11*float64(img.Height)
 	m02 := (nw - cx) / 2
 	m12 := (nh - cy) / 2
-	interp := a.Interp.Pick(img.Width, img.Height, W, H, r)
+	interp := a.Interp.pick(img.Width, img.Height, W, H, r)
 	return warpAffine(img, [6]float64{m00, m01, m02, m10, m11, m12}, W, H, interp == Nearest, a.Fill), nil
 }
 

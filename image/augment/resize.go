@@ -33,10 +33,10 @@ func (m Interp) String() string {
 	return fmt.Sprintf("Interp(%d)", m)
 }
 
-// Pick resolves AutoInterp and RandomInterp for a resize from sw x sh to
+// pick resolves AutoInterp and RandomInterp for a resize from sw x sh to
 // dw x dh, drawing from r for RandomInterp only; other methods are
 // returned as they are.
-func (m Interp) Pick(sw, sh, dw, dh int, r *rand.Rand) Interp {
+func (m Interp) pick(sw, sh, dw, dh int, r *rand.Rand) Interp {
 	switch m {
 	case AutoInterp:
 		switch {
@@ -70,7 +70,7 @@ func Resize(size int, interp Interp) Aug {
 	}
 	return func(img sample.Image, r *rand.Rand) (sample.Image, error) {
 		w, h := ShorterSide(img.Width, img.Height, size)
-		return ResizeImage(img, w, h, interp.Pick(img.Width, img.Height, w, h, r)), nil
+		return ResizeImage(img, w, h, interp.pick(img.Width, img.Height, w, h, r)), nil
 	}
 }
 
@@ -81,7 +81,7 @@ func ResizeTo(width, height int, interp Interp) Aug {
 		panic(fmt.Sprintf("augment: ResizeTo: size %dx%d", width, height))
 	}
 	return func(img sample.Image, r *rand.Rand) (sample.Image, error) {
-		return ResizeImage(img, width, height, interp.Pick(img.Width, img.Height, width, height, r)), nil
+		return ResizeImage(img, width, height, interp.pick(img.Width, img.Height, width, height, r)), nil
 	}
 }
 
@@ -94,7 +94,7 @@ func ResizeImage(img sample.Image, width, height int, interp Interp) sample.Imag
 		panic(fmt.Sprintf("augment: ResizeImage: size %dx%d", width, height))
 	}
 	if interp == AutoInterp || interp == RandomInterp {
-		interp = AutoInterp.Pick(img.Width, img.Height, width, height, nil)
+		interp = AutoInterp.pick(img.Width, img.Height, width, height, nil)
 	}
 	if width == img.Width && height == img.Height {
 		out := sample.NewImage(height, width, img.Channels)
