@@ -21,13 +21,13 @@ func writeRows(t *testing.T, dir, name string, n, add int) string {
 	return write(t, dir, name, b.String())
 }
 
-// A Table (and a MapIndexed over it) is a source.Identifier: a checkpoint
+// A loaded table (and a MapIndexed over it) is a source.Identifier: a checkpoint
 // of a pass over one file does not resume over a table of another file
 // with as many rows.
 func TestTableIdentity(t *testing.T) {
 	dir := t.TempDir()
 	a, b := writeRows(t, dir, "a.csv", 30, 10), writeRows(t, dir, "b.csv", 30, 40)
-	load := func(path string) *csv.Table {
+	load := func(path string) source.Indexed[csv.Row] {
 		tab, err := csv.New(path, csv.LabelColumns(csv.Index(-1))).Load(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -41,7 +41,7 @@ func TestTableIdentity(t *testing.T) {
 	checkpointtest.TableIdentity(t, "mapped",
 		func() source.Indexed[float32] { return source.MapIndexed(load(a), first) },
 		func() source.Indexed[float32] { return source.MapIndexed(load(b), first) })
-	id, err := load(a).Identity(context.Background())
+	id, err := load(a).(source.Identifier).Identity(context.Background())
 	if err != nil || !strings.Contains(id, "a.csv") || strings.Contains(id, dir) {
 		t.Errorf("Identity = %q, %v: want the base name a.csv, without the folder", id, err)
 	}

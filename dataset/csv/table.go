@@ -6,42 +6,45 @@ import (
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-// Table is the rows of a CSV file held in memory: a random-access dataset
-// (source.Indexed[Row]) to read with source.ReadIndexed, in order or
-// shuffled by index, and to resume at any position of an epoch. Make one
-// with [Reader.Load]. It is safe for concurrent use.
-type Table struct {
+// table is the rows of a CSV file held in memory, which Load returns.
+type table struct {
 	rows []Row
 	path string
 	from *Reader // the reader loaded, which names the files and their storage
 }
 
 var (
-	_ source.Indexed[Row] = (*Table)(nil)
-	_ source.Identifier   = (*Table)(nil)
+	_ source.Indexed[Row] = (*table)(nil)
+	_ source.Identifier   = (*table)(nil)
 )
 
 // Load reads one pass of the reader (its options, bad-record policy
-// included, apply) and keeps its rows in memory. The memory is what the
+// included, apply) and keeps its rows in memory: a random-access dataset
+// to read with source.ReadIndexed, in order or shuffled by index, and to
+// resume at any position of an epoch. Its Get(i) gives row i (whose Line
+// says where it was in the file; its slices belong to the table and must
+// not be modified), and an index outside [0, Len()) is an error wrapping
+// source.ErrIndex. It is a source.Identifier, whose identity is the
+// reader's ([Reader.Identity]): a checkpoint of source.ReadIndexed over it
+// is refused over a table of another file with as many rows. It is safe
+// for concurrent use. The memory is what the
 // rows hold: 4 bytes per data and label value (8 under an integer
 // [DType]) plus a small fixed cost per row, each row bounded by [MaxLineBytes]; use Load for files that fit in
 // memory, and the streaming reader for the others. The first error of the
 // pass is returned, with no table.
-func (r *Reader) Load(ctx context.Context) (*Table, error) {
+func (r *Reader) Load(ctx context.Context) (source.Indexed[Row], error) {
 	rows, err := source.Collect(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	return &Table{rows: rows, path: r.path, from: r}, nil
+	return &table{rows: rows, path: r.path, from: r}, nil
 }
 
 // Len returns the number of rows.
-func (t *Table) Len() int { return len(t.rows) }
+func (t *table) Len() int { return len(t.rows) }
 
-// Get returns row i (its Line says where it was in the file). The row's
-// slices belong to the table: do not modify them. An index outside
-// [0, Len()) is an error wrapping source.ErrIndex.
-func (t *Table) Get(i int) (Row, error) {
+// Get returns row i (see Load).
+func (t *table) Get(i int) (Row, error) {
 	if uint(i) >= uint(len(t.rows)) {
 		return Row{}, source.IndexError(i, len(t.rows))
 	}
@@ -49,11 +52,9 @@ func (t *Table) Get(i int) (Row, error) {
 }
 
 // Identity returns the identity of the data file and the label file the
-// table was loaded from, as [Reader.Identity] gives it (source.Identifier):
-// a checkpoint of source.ReadIndexed over the table is refused over a
-// table of another file with as many rows. It reads the files' metadata
-// again, not the table's rows.
-func (t *Table) Identity(ctx context.Context) (string, error) {
+// table was loaded from (see Load). It reads the files' metadata again,
+// not the table's rows.
+func (t *table) Identity(ctx context.Context) (string, error) {
 	if t.from == nil {
 		return "", nil
 	}

@@ -46,7 +46,7 @@ func TestTable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if id, err := tab.Identity(ctx); err != nil || !strings.Contains(id, "iris.csv") {
+	if id, err := tab.(source.Identifier).Identity(ctx); err != nil || !strings.Contains(id, "iris.csv") {
 		t.Fatal(id, err)
 	}
 }

@@ -15,8 +15,7 @@
 // the parts and puts the magic words back. Records are shorter than 2^29
 // bytes, and every record starts at a 4-byte aligned offset. Because no
 // aligned magic word is left inside the data, a record start can be found
-// from any offset ([Sync]), which is what dmlc's byte-range splitting
-// relies on.
+// from any offset, which is what dmlc's byte-range splitting relies on.
 //
 // An .idx file lists "key\tpos\n" per record, pos being the byte offset of
 // the record's first part ([Index]). An index read beside a .rec may be
@@ -57,6 +56,5 @@
 //
 // A framing error is structural: once a magic word or a length is wrong, the
 // reader cannot know how many records the damage covers, so it ends the pass
-// rather than resynchronise and lose an unknown number of records. [Sync]
-// is there for a tool that wants to salvage the rest of a damaged file.
+// rather than resynchronise and lose an unknown number of records.
 package recordio

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
@@ -21,9 +22,9 @@ func ExampleWriter() {
 			return
 		}
 	}
-	fmt.Printf("%d bytes, %d split(s)\n%s", file.Len(), w.Splits(), idx.String())
+	fmt.Printf("%d bytes\n%s", file.Len(), idx.String())
 	// Output:
-	// 60 bytes, 1 split(s)
+	// 60 bytes
 	// 0	0
 	// 1	16
 	// 2	24
@@ -137,13 +138,25 @@ func ExampleValidateIndex() {
 		}
 	}
 	rec := bytes.NewReader(file.Bytes())
+	dir, err := os.MkdirTemp("", "idx")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "data.idx")
 	for _, idx := range []string{"0\t0\n1\t20\n", "0\t0\n1\t8\n"} {
-		ix, err := recordio.ParseIndex(strings.NewReader(idx), "data.idx")
+		if err := os.WriteFile(path, []byte(idx), 0o644); err != nil {
+			fmt.Println(err)
+			return
+		}
+		ix, err := recordio.ReadIndex(context.Background(), path)
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		fmt.Println(recordio.ValidateIndex(rec, rec.Size(), "data.rec", ix))
+		err = recordio.ValidateIndex(rec, rec.Size(), "data.rec", ix)
+		fmt.Println(strings.ReplaceAll(fmt.Sprint(err), dir+string(filepath.Separator), "")) // the error names the .idx by its path
 	}
 	// Output:
 	// <nil>

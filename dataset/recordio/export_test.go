@@ -18,3 +18,16 @@ func InputOffset(r *Reader) int64 { return r.inputOffset() }
 
 // SetBase says r's input starts at byte off of its file, as in a shard.
 func SetBase(r *Reader, off int64) { r.base = off }
+
+// ParseIndex reads an index from r, as ReadIndex reads a file.
+var ParseIndex = parseIndex
+
+// NewIndex builds an index from entries.
+var NewIndex = newIndex
+
+// Sync returns the offset of the first record start at or after off.
+var Sync = syncAt
+
+// Splits returns how many times w split a payload at a magic word, as
+// dmlc-core's writer counts them.
+func Splits(w *Writer) int { return w.splits }

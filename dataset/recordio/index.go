@@ -33,7 +33,7 @@ type Index struct {
 	sorted  []int64 // the offsets, ascending: a record ends where the next begins
 	// name and lines say where each entry came from, for errors: the .idx
 	// file, and the 1-based line and byte offset of each entry's line. A
-	// built index (NewIndex) has no name, and entry i is "entry i".
+	// built index (newIndex) has no name, and entry i is "entry i".
 	name  string
 	lines []linePos
 }
@@ -44,9 +44,9 @@ type linePos struct {
 	off  int64
 }
 
-// NewIndex builds an index from entries, kept in the given order. It returns
+// newIndex builds an index from entries, kept in the given order. It returns
 // an error wrapping ErrFormat for a duplicate key or a negative offset.
-func NewIndex(entries []IndexEntry) (*Index, error) {
+func newIndex(entries []IndexEntry) (*Index, error) {
 	ix := &Index{
 		entries: slices.Clone(entries),
 		byKey:   make(map[int64]int, len(entries)),
@@ -67,7 +67,11 @@ func NewIndex(entries []IndexEntry) (*Index, error) {
 }
 
 // ReadIndex reads an .idx file, a local path or a URL (see [Storage]; the
-// other options do not apply); ctx bounds the reading.
+// other options do not apply); ctx bounds the reading. Lines hold a key and
+// an offset separated by a tab (or other white space, as dmlc-core's reader
+// accepts); blank lines are ignored. A malformed line, a duplicate key or
+// a negative offset gives a *tensorfeed.Error with the line's number and
+// byte offset.
 func ReadIndex(ctx context.Context, path string, opts ...Option) (*Index, error) {
 	var c config
 	option.Apply(&c, opts)
@@ -76,15 +80,12 @@ func ReadIndex(ctx context.Context, path string, opts ...Option) (*Index, error)
 		return nil, err
 	}
 	defer f.Close()
-	return ParseIndex(f, path)
+	return parseIndex(f, path)
 }
 
-// ParseIndex reads an index from r; name names the input in errors. Lines
-// hold a key and an offset separated by a tab (or other white space, as
-// dmlc-core's reader accepts); blank lines are ignored. A malformed line, a
-// duplicate key or a negative offset gives a *tensorfeed.Error with the
-// line's number and byte offset.
-func ParseIndex(r io.Reader, name string) (*Index, error) {
+// parseIndex reads an index from r (see ReadIndex); name names the input
+// in errors.
+func parseIndex(r io.Reader, name string) (*Index, error) {
 	sc := bufio.NewScanner(r)
 	var entries []IndexEntry
 	var lines []linePos
@@ -129,7 +130,7 @@ func ParseIndex(r io.Reader, name string) (*Index, error) {
 		}
 		return nil, &tensorfeed.Error{Path: name, Offset: off, Record: -1, Line: line + 1, Err: fmt.Errorf("recordio: %w", err)}
 	}
-	ix, err := NewIndex(entries)
+	ix, err := newIndex(entries)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +139,7 @@ func ParseIndex(r io.Reader, name string) (*Index, error) {
 }
 
 // where says where entry i came from: the .idx file, the byte offset and
-// number of its line, and "line 3"; for an index built by NewIndex, "", -1,
+// number of its line, and "line 3"; for an index built by newIndex, "", -1,
 // 0 and "entry 2".
 func (ix *Index) where(i int) (file string, off int64, line int, at string) {
 	if ix.lines == nil {

@@ -192,7 +192,7 @@ func (fs *files) readFile(p *streamfile.Pass, fi int, path string, sp span, exac
 			return false
 		}
 	} else if start > 0 {
-		start, err = Sync(f, sp.lo)
+		start, err = syncAt(f, sp.lo)
 		if err == io.EOF || (err == nil && start >= sp.hi) {
 			return true // no record starts in this file's share
 		}

@@ -5,21 +5,20 @@ import (
 	"io"
 )
 
-// syncChunk is how much Sync reads at a time.
+// syncChunk is how much syncAt reads at a time.
 const syncChunk = 64 << 10
 
-// Sync returns the offset of the first record start at or after off: the
+// syncAt returns the offset of the first record start at or after off: the
 // first 4-byte aligned magic word, counted from the start of r, that is
 // followed by a length word with continuation flag 0 or 1. Parts with flag 2
 // or 3 continue a record and are passed over, as dmlc-core's splitter does.
-// If no record starts between off and the end of r, Sync returns -1 and
+// If no record starts between off and the end of r, syncAt returns -1 and
 // io.EOF.
 //
 // The writer never leaves an aligned magic word inside a payload, so in a
-// well-formed file the offset found is always a real record start. Sync is
-// what sharding uses to find where a byte range begins and ends, and it
-// can resynchronise after damage: read on from the next record start.
-func Sync(r io.ReaderAt, off int64) (int64, error) {
+// well-formed file the offset found is always a real record start. syncAt
+// is what sharding uses to find where a byte range begins and ends.
+func syncAt(r io.ReaderAt, off int64) (int64, error) {
 	pos := align4(max(off, 0))
 	buf := make([]byte, syncChunk)
 	for {

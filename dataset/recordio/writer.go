@@ -118,7 +118,3 @@ func (w *Writer) write(b []byte) error {
 // which the next record starts (when the output started empty). An .idx file
 // stores this value, taken before each Write, as the record's position.
 func (w *Writer) Tell() int64 { return w.n }
-
-// Splits returns how many times a payload was split at a magic word, as
-// dmlc-core's writer counts them.
-func (w *Writer) Splits() int { return w.splits }

@@ -48,7 +48,7 @@ func TestWriterRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if w.Splits() == 0 {
+	if recordio.Splits(w) == 0 {
 		t.Fatal("no payload was split: the test does not exercise splitting")
 	}
 	if b.Len()%4 != 0 || w.Tell() != int64(b.Len()) {

@@ -43,12 +43,12 @@ var npyDTypes = map[string]sample.DType{
 	"|u1": sample.Uint8, "<u1": sample.Uint8,
 }
 
-// MaxNPYDims is the largest number of dimensions NPY accepts.
-const MaxNPYDims = 32
+// maxNPYDims is the largest number of dimensions NPY accepts.
+const maxNPYDims = 32
 
 // NPY parses a NumPy .npy file (format versions 1, 2 and 3) held in b. It
 // accepts the element types '<f4', '<f8', '<i4', '<i8' and '|u1' in C
-// order. Nothing is allocated from what the header claims: the header must
+// order, with at most 32 dimensions. Nothing is allocated from what the header claims: the header must
 // fit in b and the data must be exactly the bytes that follow it, so a
 // bad or lying header is an [*tensorfeed.Error] saying where, never a large
 // allocation.
@@ -257,8 +257,8 @@ func (p *npyParser) shape() ([]int, error) {
 	}
 	shape := []int{}
 	for !p.eat(')') {
-		if len(shape) == MaxNPYDims {
-			return nil, p.fail(fmt.Sprintf("more than %d dimensions", MaxNPYDims))
+		if len(shape) == maxNPYDims {
+			return nil, p.fail(fmt.Sprintf("more than %d dimensions", maxNPYDims))
 		}
 		at := p.i
 		w := p.word()
