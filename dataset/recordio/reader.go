@@ -5,9 +5,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/streamfile"
 )
 
 // readChunk bounds how much memory one read may claim ahead of the data that
@@ -41,11 +41,7 @@ type Reader struct {
 // input in errors, usually its path. It buffers r (unless r already is a
 // *bufio.Reader), so r must not be read otherwise afterwards.
 func NewReader(r io.Reader, name string) *Reader {
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReaderSize(r, 64<<10)
-	}
-	return &Reader{name: name, br: br, off: -1}
+	return &Reader{name: name, br: streamfile.Buffered(r), off: -1}
 }
 
 // Next returns the payload of the next record. At the end of the input it
@@ -153,21 +149,12 @@ func checkFlag(cflag uint32, first bool) string {
 // readPart appends n data bytes to buf and skips the padding after them.
 func (r *Reader) readPart(buf []byte, n int, part, start int64) ([]byte, error) {
 	pad := align4(n) - n
-	got := 0
-	for got < n {
-		c := min(n-got, readChunk)
-		if cap(buf)-len(buf) < c {
-			// Grow by doubling, bounded by what the part still needs, so
-			// that memory follows the data that actually arrives.
-			buf = slices.Grow(buf, min(max(len(buf), c), n-got))
-		}
-		m, err := io.ReadFull(r.br, buf[len(buf):len(buf)+c])
-		buf = buf[:len(buf)+m]
-		got += m
-		r.pos += int64(m)
-		if err != nil {
-			return nil, r.truncated(err, part, start, n, got)
-		}
+	before := len(buf)
+	buf, err := streamfile.AppendN(r.br, buf, n, readChunk)
+	got := len(buf) - before
+	r.pos += int64(got)
+	if err != nil {
+		return nil, r.truncated(err, part, start, n, got)
 	}
 	if pad > 0 {
 		m, err := r.br.Discard(pad)

@@ -10,9 +10,9 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
-	"slices"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/streamfile"
 )
 
 // readChunk bounds how much memory one read may claim ahead of the data that
@@ -63,15 +63,10 @@ type reader struct {
 	err     error // sticky: once set, Next returns it
 }
 
-// newReader returns a reader that reads records from r; name names the
-// input in errors, usually its path. It buffers r (unless r already is a
-// *bufio.Reader), so r must not be read otherwise afterwards.
+// newReader returns a reader of r (which it buffers: see
+// streamfile.Buffered); name names the input in errors, usually its path.
 func newReader(r io.Reader, name string) *reader {
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReaderSize(r, 64<<10)
-	}
-	return &reader{name: name, br: br, off: -1}
+	return &reader{name: name, br: streamfile.Buffered(r), off: -1}
 }
 
 // Next returns the data of the next record. At the end of the input it
@@ -85,15 +80,12 @@ func newReader(r io.Reader, name string) *reader {
 //
 // The returned slice belongs to the caller.
 func (r *reader) Next() ([]byte, error) {
-	if r.err != nil {
-		return nil, r.err
-	}
 	if !r.started {
 		r.started = true
-		if err := r.start(); err != nil {
-			r.err = err
-			return nil, err
-		}
+		r.err = r.start() // a bad gzip header: sticky like any framing error
+	}
+	if r.err != nil {
+		return nil, r.err
 	}
 	rec, skippable, err := r.next()
 	if err != nil {
@@ -214,25 +206,17 @@ func (r *reader) next() (data []byte, skippable bool, err error) {
 
 // readData appends n data bytes to buf.
 func (r *reader) readData(buf []byte, n int, start int64) ([]byte, error) {
-	sized := r.size > 0 && !r.gz // n was checked against the bytes present
-	for got := 0; got < n; {
-		c := n - got
-		if !sized {
-			c = min(c, readChunk)
-		}
-		if cap(buf)-len(buf) < c {
-			// Grow by doubling, bounded by what the record still needs, so
-			// that memory follows the data that actually arrives.
-			buf = slices.Grow(buf, min(max(len(buf), c), n-got))
-		}
-		m, err := io.ReadFull(r.br, buf[len(buf):len(buf)+c])
-		buf = buf[:len(buf)+m]
-		got += m
-		r.pos += int64(m)
-		if err != nil {
-			return nil, r.truncated(err, start,
-				fmt.Sprintf("length %d goes past the end of the input: %d data bytes present", n, got))
-		}
+	chunk := readChunk
+	if r.size > 0 && !r.gz {
+		chunk = 0 // n was checked against the bytes present
+	}
+	before := len(buf)
+	buf, err := streamfile.AppendN(r.br, buf, n, chunk)
+	got := len(buf) - before
+	r.pos += int64(got)
+	if err != nil {
+		return nil, r.truncated(err, start,
+			fmt.Sprintf("length %d goes past the end of the input: %d data bytes present", n, got))
 	}
 	return buf, nil
 }

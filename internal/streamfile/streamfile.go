@@ -22,8 +22,10 @@
 package streamfile
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"path"
 	"slices"
 	"strings"
@@ -271,4 +273,42 @@ func Identity(ctx context.Context, list, ext string, opts []storage.Option) (str
 		return "", err
 	}
 	return dataid.Files(ctx, paths, opts...)
+}
+
+// bufSize is the buffer of a record reader's input: large enough that a
+// read from storage (a file, a range request) moves many small records.
+const bufSize = 64 << 10
+
+// Buffered returns r buffered for a record reader (unless r already is a
+// *bufio.Reader), so r must not be read otherwise afterwards.
+func Buffered(r io.Reader) *bufio.Reader {
+	if br, ok := r.(*bufio.Reader); ok {
+		return br
+	}
+	return bufio.NewReaderSize(r, bufSize)
+}
+
+// AppendN appends the next n bytes of r to buf and returns the result,
+// with what was read when r fails or ends first (then with the error of
+// io.ReadFull). It reads at most chunk bytes (no bound when chunk <= 0)
+// ahead of the bytes that arrived, and grows buf by doubling, bounded by
+// what the record still needs: memory follows the data that actually
+// arrives, so a corrupt length cannot allocate its size for a small file.
+func AppendN(r io.Reader, buf []byte, n, chunk int) ([]byte, error) {
+	for got := 0; got < n; {
+		c := n - got
+		if chunk > 0 {
+			c = min(c, chunk)
+		}
+		if cap(buf)-len(buf) < c {
+			buf = slices.Grow(buf, min(max(len(buf), c), n-got))
+		}
+		m, err := io.ReadFull(r, buf[len(buf):len(buf)+c])
+		buf = buf[:len(buf)+m]
+		got += m
+		if err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
 }

@@ -1,12 +1,15 @@
 package streamfile_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/internal/streamfile"
@@ -126,5 +129,22 @@ func TestStartIn(t *testing.T) {
 		if off, exact, read := r.StartIn(i); off != want.off || exact != want.exact || read != want.read {
 			t.Errorf("StartIn(%d) = %d, %v, %v; want %+v", i, off, exact, read, want)
 		}
+	}
+}
+
+// AppendN reads what the input holds, and a length far past it does not
+// allocate its size.
+func TestAppendN(t *testing.T) {
+	buf, err := streamfile.AppendN(strings.NewReader("abcdef"), []byte("x"), 4, 2)
+	if err != nil || string(buf) != "xabcd" {
+		t.Errorf("AppendN = %q, %v; want xabcd", buf, err)
+	}
+	buf, err = streamfile.AppendN(strings.NewReader("abc"), nil, 1<<30, 64<<10)
+	if !errors.Is(err, io.ErrUnexpectedEOF) || string(buf) != "abc" || cap(buf) > 1<<20 {
+		t.Errorf("AppendN past the end = %q (cap %d), %v; want abc, io.ErrUnexpectedEOF and a small buffer", buf, cap(buf), err)
+	}
+	br := bufio.NewReader(strings.NewReader(""))
+	if streamfile.Buffered(br) != br {
+		t.Error("Buffered wrapped a *bufio.Reader again")
 	}
 }
