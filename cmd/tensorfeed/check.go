@@ -15,8 +15,10 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
+	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/internal/cause"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
+	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
@@ -238,11 +240,11 @@ func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 	case formatWDS:
 		err = checkWDS(ctx, path, prev, o.wds, rep, stdout)
 	case formatLines:
-		err = checkLines(ctx, path, rep, stdout)
+		err = checkRegistered(ctx, "csv", path, rep, stdout)
 	case formatMeanImage:
 		err = checkMeanImage(ctx, path, rep, stdout)
 	case formatParquet:
-		err = checkParquet(ctx, path, rep, stdout)
+		err = checkRegistered(ctx, "parquet", path, rep, stdout)
 	case formatImage:
 		err = checkImageFile(ctx, path, rep, stdout)
 	}
@@ -250,6 +252,20 @@ func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 		rep.report(err)
 	}
 	return rep.bad == 0 && err == nil
+}
+
+// checkRegistered checks path with the Check of the format registered
+// under name, each bad record reported and, with --all, stepped over.
+func checkRegistered(ctx context.Context, name, path string, rep *reporter, stdout io.Writer) error {
+	f, ok := format.Default().Lookup(name)
+	if !ok || f.Check == nil {
+		return fmt.Errorf("format %q cannot be checked", name)
+	}
+	opts := []format.Option{format.Storage(rep.storage...)}
+	if rep.all {
+		opts = append(opts, format.OnBad(source.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) }))))
+	}
+	return f.Check(ctx, path, stdout, opts...)
 }
 
 // checkError returns a bad-data error that check itself found in path at

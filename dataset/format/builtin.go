@@ -100,6 +100,11 @@ func Parquet(opts ...parquet.Option) Format {
 				return Record{Path: path, Index: v.Index, Offset: v.Offset, Fields: v.Fields}
 			})
 		},
+		Check: func(ctx context.Context, path string, out io.Writer, copts ...Option) error {
+			return check(ctx, path, out, copts, func(ctx context.Context, c *checker, out io.Writer) error {
+				return checkParquet(ctx, c, out, opts)
+			})
+		},
 	}
 }
 
@@ -176,6 +181,11 @@ func csvFormat(maxLineBytes int, sopts []storage.Option) Format {
 	return Format{
 		Detect:  looksCSV,
 		Storage: func(so ...storage.Option) Format { return csvFormat(maxLineBytes, so) },
+		Check: func(ctx context.Context, path string, out io.Writer, opts ...Option) error {
+			return check(ctx, path, out, append([]Option{Storage(sopts...)}, opts...), func(ctx context.Context, c *checker, out io.Writer) error {
+				return checkLines(ctx, c, maxLineBytes, out)
+			})
+		},
 		Open: func(path string) source.Reader[Record] {
 			return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
 				return func(yield func(Record, error) bool) {

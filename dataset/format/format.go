@@ -1,8 +1,10 @@
 package format
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sync"
 
@@ -45,6 +47,14 @@ type Format struct {
 	// calls it when it is given the Storage option. The built-in formats
 	// have it. A format without it is given each path or URL as it is.
 	Storage func(opts ...storage.Option) Format
+	// Check, when set, reads the file at path to its end, validating every
+	// record as "tensorfeed check" does, and writes on out one line that
+	// says what the file holds. It returns the error that ended the check,
+	// a *tensorfeed.Error where it is about the data. Under OnBad in opts,
+	// each bad record that the format can step over goes to the policy and
+	// the check goes on; the summary is then not written. Storage in opts
+	// is honoured; the other options are not used.
+	Check func(ctx context.Context, path string, out io.Writer, opts ...Option) error
 }
 
 // withStorage returns f reading through storage with opts, when it can

@@ -1,10 +1,11 @@
-package main
+package format
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	pq "github.com/parquet-go/parquet-go"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/dataset/parquet"
 	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 // maxSummaryColumns bounds the columns a Parquet summary names.
@@ -21,14 +23,15 @@ const maxSummaryColumns = 20
 // which checks the magics, the footer and every page header against the
 // reader's limits before anything is decoded, then decodes every page of
 // every row group. A row group that fails is reported with its position
-// (row group, column, byte offset) and, with --all, the check goes on with
+// (row group, column, byte offset) and, under OnBad, the check goes on with
 // the next row group; damage to the magics or the footer ends it. The
 // summary gives the rows, the row groups and the leaf columns with their
 // types.
 //
 // Memory holds one decoded row group (ReadRaw's rows) and the footer.
-func checkParquet(ctx context.Context, path string, rep *reporter, stdout io.Writer) error {
-	raw := parquet.ReadRaw(path, parquet.Storage(rep.storage...))
+func checkParquet(ctx context.Context, c *checker, stdout io.Writer, opts []parquet.Option) error {
+	path := c.path
+	raw := parquet.ReadRaw(path, append(slices.Clip(opts), parquet.Storage(c.sopts...))...)
 	var (
 		src     source.Reader[parquet.RawRow] = raw
 		meta    *parquetMeta
@@ -42,7 +45,7 @@ func checkParquet(ctx context.Context, path string, rep *reporter, stdout io.Wri
 		if meta != nil {
 			return nil
 		}
-		m, err := readParquetMeta(ctx, path, rep)
+		m, err := readParquetMeta(ctx, path, c.sopts)
 		meta = m
 		return err
 	}
@@ -74,8 +77,7 @@ func checkParquet(ctx context.Context, path string, rep *reporter, stdout io.Wri
 			return err
 		}
 		last = parquet.RowGroup(failed)
-		rep.report(meta.place(failed))
-		if !rep.all || last+1 >= len(meta.rowStart) {
+		if !c.report(meta.place(failed)) || last+1 >= len(meta.rowStart) {
 			return nil
 		}
 		st, err := source.StateOf(raw, 0, meta.rowStart[last+1])
@@ -86,7 +88,7 @@ func checkParquet(ctx context.Context, path string, rep *reporter, stdout io.Wri
 			return err
 		}
 	}
-	if rep.bad > 0 {
+	if c.bad() > 0 {
 		return nil
 	}
 	if err := loadMeta(); err != nil {
@@ -123,8 +125,8 @@ type parquetChunk struct {
 // is called only once parquet.ReadRaw has checked the same footer against
 // its limits and decoded it, so it takes no more memory than the reader
 // did; a panic of parquet-go is an error all the same.
-func readParquetMeta(ctx context.Context, path string, rep *reporter) (m *parquetMeta, err error) {
-	f, err := openInput(ctx, path, rep.storage)
+func readParquetMeta(ctx context.Context, path string, sopts []storage.Option) (m *parquetMeta, err error) {
+	f, err := openFile(ctx, path, sopts)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,85 @@
+package format
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/storage"
+)
+
+// checker is the check of one file: where it is read from and where its
+// bad records go.
+type checker struct {
+	path  string
+	sopts []storage.Option
+	// policy is the OnBad policy of the check, nil when the first bad
+	// record ends it; skips counts its bad records.
+	policy *source.SkipPolicy
+	skips  *source.SkipCounter
+	// skipped is policy.Skipped() when the check started: the readers
+	// that skip under the policy report their bad records to it directly.
+	skipped int64
+	first   error // the bad record that ended the check
+	ended   int64 // bad records the policy did not step over: 0 or 1
+}
+
+// check runs fn, the check of the file at path by one format, under
+// opts (Storage and OnBad; the others are not used), and returns the
+// error that ended it: fn's, or the first bad record it reported when no
+// policy steps over it.
+func check(ctx context.Context, path string, out io.Writer, opts []Option, fn func(context.Context, *checker, io.Writer) error) error {
+	var cfg config
+	option.Apply(&cfg, opts)
+	c := &checker{path: path, sopts: cfg.storage, policy: cfg.bad, skips: cfg.bad.Pass(-1, nil), skipped: cfg.bad.Skipped()}
+	err := fn(ctx, c, out)
+	if err == nil {
+		err = c.first
+	}
+	return err
+}
+
+// report counts err, a bad record the check found itself, and says
+// whether the check goes on: under a policy that steps over it (which is
+// then given err), else err ends the check.
+func (c *checker) report(err error) bool {
+	if e := c.skips.Bad(err); e != nil {
+		c.ended++
+		if c.first == nil {
+			c.first = e
+		}
+		return false
+	}
+	return true
+}
+
+// bad returns how many bad records the check has met so far: a check
+// that met one writes no summary.
+func (c *checker) bad() int64 {
+	return c.ended + c.policy.Skipped() - c.skipped
+}
+
+// checkLines reads a text file as the csv format does (raw lines, none
+// longer than maxLineBytes), without parsing fields. Under OnBad, every
+// line over the maximum is given to the policy and stepped over.
+func checkLines(ctx context.Context, c *checker, maxLineBytes int, stdout io.Writer) error {
+	r := csvFormat(maxLineBytes, c.sopts).Open(c.path)
+	if c.policy != nil {
+		r = csvSkip(c.path, maxLineBytes, c.policy, c.sopts)
+	}
+	n, longest := 0, 0
+	for rec, err := range r.All(ctx) {
+		if err != nil {
+			return err
+		}
+		n++
+		longest = max(longest, len(rec.Data))
+	}
+	if c.bad() > 0 {
+		return nil
+	}
+	fmt.Fprintf(stdout, "%s: lines: %d lines, the longest %d bytes\n", c.path, n, longest)
+	return nil
+}
