@@ -169,8 +169,9 @@ func idxFormat(sopts []storage.Option) Format {
 // (maxLineBytes < 1 means DefaultMaxLineBytes). Files are recognised as
 // text holding a comma in their first HeadSize bytes. Fields are not split:
 // any CSV parser can be used on the lines (dataset/csv reads typed rows).
-// Its Storage returns the format reading through package storage with the
-// options given.
+// Its OpenSkip steps over each line longer than maxLineBytes under the
+// policy; its Check reads a file's lines to the end. Its Storage returns
+// the format reading through package storage with the options given.
 func CSV(maxLineBytes int) Format { return csvFormat(maxLineBytes, nil) }
 
 // csvFormat is CSV(maxLineBytes) reading through storage with sopts.
@@ -179,8 +180,9 @@ func csvFormat(maxLineBytes int, sopts []storage.Option) Format {
 		maxLineBytes = DefaultMaxLineBytes
 	}
 	return Format{
-		Detect:  looksCSV,
-		Storage: func(so ...storage.Option) Format { return csvFormat(maxLineBytes, so) },
+		Detect:   looksCSV,
+		Storage:  func(so ...storage.Option) Format { return csvFormat(maxLineBytes, so) },
+		OpenSkip: csvSkipFunc(maxLineBytes, sopts),
 		Check: func(ctx context.Context, path string, out io.Writer, opts ...Option) error {
 			return check(ctx, path, out, append([]Option{Storage(sopts...)}, opts...), func(ctx context.Context, c *checker, out io.Writer) error {
 				return checkLines(ctx, c, maxLineBytes, out)

@@ -44,8 +44,9 @@
 // without it, S3 is reached with the AWS_* environment variables
 // (AWS_ENDPOINT_URL for MinIO and other S3-compatible servers).
 //
-// [Register] adds a user format, or replaces one of these (for example with
-// [TFRecord] given tfrecord.OnBad to skip bad records).
+// Default().Register adds a user format, or replaces one of these (for
+// example with [TFRecord] given tfrecord.OnBad to skip bad records, or
+// with [CSV] given another maximum line length).
 //
 // # Detection
 //

@@ -73,8 +73,8 @@ func ExampleOpen() {
 }
 
 // A user format is registered under a name, which is also its tag.
-func ExampleRegister() {
-	format.Register("lengths", format.Format{
+func ExampleRegistry_Register() {
+	format.Default().Register("lengths", format.Format{
 		// No Detect: the format is used only through its tag.
 		Open: func(path string) source.Reader[format.Record] {
 			return format.CSV(0).Open(path)

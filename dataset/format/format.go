@@ -131,7 +131,7 @@ var defaultRegistry = sync.OnceValue(func() *Registry {
 // Storage returns.
 func withBuiltinSkip(name string, f Format, sopts []storage.Option) Format {
 	if f.OpenSkip == nil {
-		f.OpenSkip = builtinSkip(name, DefaultMaxLineBytes, sopts)
+		f.OpenSkip = builtinSkip(name, sopts)
 	}
 	if st := f.Storage; st != nil {
 		f.Storage = func(opts ...storage.Option) Format { return withBuiltinSkip(name, st(opts...), opts) }
@@ -143,10 +143,6 @@ func withBuiltinSkip(name string, f Format, sopts []storage.Option) Format {
 // (recordio, tfrecord, wds, idx, parquet, csv). It is built on the first
 // call.
 func Default() *Registry { return defaultRegistry() }
-
-// Register adds f to the default registry under name; see
-// Registry.Register.
-func Register(name string, f Format) { Default().Register(name, f) }
 
 // Register adds f under name, replacing a format of that name (a built-in
 // one keeps its place in detection order). It panics if name is not a

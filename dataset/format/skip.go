@@ -33,8 +33,8 @@ func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.
 
 // builtinSkip returns the OpenSkip of the built-in format name reading
 // through storage with sopts, or nil for the formats that have no record
-// to step over (recordio, idx, parquet).
-func builtinSkip(name string, maxLineBytes int, sopts []storage.Option) func(string, *source.SkipPolicy) source.Reader[Record] {
+// to step over (recordio, idx, parquet); csv has its own (csvSkipFunc).
+func builtinSkip(name string, sopts []storage.Option) func(string, *source.SkipPolicy) source.Reader[Record] {
 	switch name {
 	case "tfrecord":
 		return func(path string, p *source.SkipPolicy) source.Reader[Record] {
@@ -44,30 +44,14 @@ func builtinSkip(name string, maxLineBytes int, sopts []storage.Option) func(str
 		return func(path string, p *source.SkipPolicy) source.Reader[Record] {
 			return WDS(webdataset.OnBad(p), webdataset.Storage(sopts...)).Open(path)
 		}
-	case "csv":
-		return csvSkipFunc(maxLineBytes, sopts)
 	}
 	return nil
 }
 
-// CSVSkip returns the OpenSkip of CSV(maxLineBytes): a reader of the lines
-// of a file that skips, under the policy, each line longer than
-// maxLineBytes (maxLineBytes < 1 means DefaultMaxLineBytes), its bytes read
-// and dropped without being held. The default registry's csv format has
-// it; give it to a csv format registered with another maximum:
-//
-//	format.Register("csv", format.Format{Detect: f.Detect, Open: f.Open, OpenSkip: format.CSVSkip(4096)})
-//
-// where f is format.CSV(4096).
-func CSVSkip(maxLineBytes int) func(path string, p *source.SkipPolicy) source.Reader[Record] {
-	return csvSkipFunc(maxLineBytes, nil)
-}
-
-// csvSkipFunc is CSVSkip reading through storage with sopts.
+// csvSkipFunc is the OpenSkip of csvFormat(maxLineBytes, sopts): a reader
+// of the lines of a file that skips, under the policy, each line longer
+// than maxLineBytes, its bytes read and dropped without being held.
 func csvSkipFunc(maxLineBytes int, sopts []storage.Option) func(path string, p *source.SkipPolicy) source.Reader[Record] {
-	if maxLineBytes < 1 {
-		maxLineBytes = DefaultMaxLineBytes
-	}
 	return func(path string, p *source.SkipPolicy) source.Reader[Record] {
 		return csvSkip(path, maxLineBytes, p, sopts)
 	}

@@ -157,8 +157,7 @@ func TestSkipLongLines(t *testing.T) {
 			t.Fatal(err)
 		}
 		reg := format.NewRegistry()
-		f := format.CSV(16)
-		reg.Register("lines", format.Format{Open: f.Open, OpenSkip: format.CSVSkip(16)})
+		reg.Register("lines", format.CSV(16))
 		recs, err := source.Collect(context.Background(), format.Open([]string{"lines:" + p}, format.WithRegistry(reg), format.OnBad(source.SkipBad(1))))
 		if err != nil {
 			t.Fatalf("%.20q: %v", tc.in, err)
