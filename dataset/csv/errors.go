@@ -7,6 +7,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/cause"
+	"github.com/tensorfeed/tensorfeed/internal/streamfile"
 )
 
 // ErrFormat is wrapped by every error about bad data in a CSV file. It
@@ -63,13 +64,5 @@ func parseError(path string, line, col, field int, err error) *tensorfeed.Error 
 // header or layout and data and label files that differ in rows are not:
 // they end the pass under any policy.
 func rowLevel(err error) bool {
-	if !errors.Is(err, ErrFormat) {
-		return false
-	}
-	for _, structural := range []error{ErrLineTooLong, ErrRowCount, ErrShape, ErrColumn, ErrEmpty} {
-		if errors.Is(err, structural) {
-			return false
-		}
-	}
-	return true
+	return streamfile.OneRecord(err, ErrFormat, ErrLineTooLong, ErrRowCount, ErrShape, ErrColumn, ErrEmpty)
 }

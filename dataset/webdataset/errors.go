@@ -6,6 +6,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/cause"
+	"github.com/tensorfeed/tensorfeed/internal/streamfile"
 )
 
 // ErrFormat is wrapped by every error about bad data in a shard or in a
@@ -64,15 +65,7 @@ func shardError(shard string, off int64, member string, err error) *tensorfeed.E
 // perSample tells whether err is about one sample only, which a
 // SkipPolicy may skip.
 func perSample(err error) bool {
-	if !errors.Is(err, tensorfeed.ErrBadData) {
-		return false
-	}
-	for _, structural := range []error{ErrHeader, ErrTruncated, ErrAfterEnd, ErrTooLarge, ErrSplit} {
-		if errors.Is(err, structural) {
-			return false
-		}
-	}
-	return true
+	return streamfile.OneRecord(err, tensorfeed.ErrBadData, ErrHeader, ErrTruncated, ErrAfterEnd, ErrTooLarge, ErrSplit)
 }
 
 // SplitAcross returns the error about a sample split across two shards

@@ -24,6 +24,7 @@ package streamfile
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -311,4 +312,20 @@ func AppendN(r io.Reader, buf []byte, n, chunk int) ([]byte, error) {
 		}
 	}
 	return buf, nil
+}
+
+// OneRecord reports whether err is about one record only, which a skip
+// policy may skip: it wraps bad (the format's error for bad data) and none
+// of structural, the errors after which the reader cannot trust what
+// follows (a broken framing, a limit, files out of step).
+func OneRecord(err, bad error, structural ...error) bool {
+	if !errors.Is(err, bad) {
+		return false
+	}
+	for _, s := range structural {
+		if errors.Is(err, s) {
+			return false
+		}
+	}
+	return true
 }

@@ -148,3 +148,21 @@ func TestAppendN(t *testing.T) {
 		t.Error("Buffered wrapped a *bufio.Reader again")
 	}
 }
+
+// Only an error of bad data that is not structural is about one record.
+func TestOneRecord(t *testing.T) {
+	bad, framing := errors.New("bad"), errors.New("framing")
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{fmt.Errorf("row: %w", bad), true},
+		{fmt.Errorf("%w: %w", bad, framing), false},
+		{framing, false},
+		{io.ErrUnexpectedEOF, false},
+	} {
+		if got := streamfile.OneRecord(c.err, bad, framing); got != c.want {
+			t.Errorf("OneRecord(%v) = %v; want %v", c.err, got, c.want)
+		}
+	}
+}
