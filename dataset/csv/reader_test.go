@@ -465,3 +465,24 @@ func TestContract(t *testing.T) {
 		}
 	}
 }
+
+// A pass stops at the row after its context is cancelled.
+func TestCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var n, errs int
+	var last error
+	for _, err := range csv.New(td("iris.csv"), csv.SkipRows(1), csv.LabelColumns(csv.Index(-1))).All(ctx) {
+		if err != nil {
+			errs++
+			last = err
+			continue
+		}
+		if n++; n == 5 {
+			cancel()
+		}
+	}
+	if n != 5 || errs != 1 || !errors.Is(last, context.Canceled) {
+		t.Errorf("%d rows, %d errors (%v); want 5 and one context.Canceled", n, errs, last)
+	}
+}

@@ -3,6 +3,7 @@ package tfrecord_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -369,5 +370,31 @@ func TestWriterFlush(t *testing.T) {
 		if err := w.Close(); err != nil || w.Count() != 1 {
 			t.Fatalf("Close: %v, Count %d", err, w.Count())
 		}
+	}
+}
+
+// A pass stops at the record after its context is cancelled.
+func TestOpenCancel(t *testing.T) {
+	recs := make([][]byte, 200)
+	for i := range recs {
+		recs[i] = []byte{byte(i)}
+	}
+	path := writeFile(t, encode(t, recs, false))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var n, errs int
+	var last error
+	for _, err := range tfrecord.Open(path).All(ctx) {
+		if err != nil {
+			errs++
+			last = err
+			continue
+		}
+		if n++; n == 5 {
+			cancel()
+		}
+	}
+	if n != 5 || errs != 1 || !errors.Is(last, context.Canceled) {
+		t.Errorf("%d records, %d errors (%v); want 5 and one context.Canceled", n, errs, last)
 	}
 }
