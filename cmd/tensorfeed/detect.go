@@ -11,8 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/tensorfeed/tensorfeed/dataset/recordio"
-	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
+	"github.com/tensorfeed/tensorfeed/dataset/format"
 )
 
 // fileFormat is a format "tensorfeed check" knows, named as --format takes
@@ -41,11 +40,16 @@ var formats = []fileFormat{formatIDX, formatCSV, formatImageRec, formatRec, form
 // saved.
 const meanImageMagic = 0x112
 
-// parquetMagic starts and ends a Parquet file.
-const parquetMagic = "PAR1"
+// headSize is how much of a file detectFormat looks at: what the
+// registry's formats recognise a file from.
+const headSize = format.HeadSize
 
-// headSize is how much of a file detectFormat looks at.
-const headSize = 512
+// registered reports whether the registry's format name recognises head:
+// the magic numbers of the registry's formats are known there only.
+func registered(name string, head []byte) bool {
+	f, ok := format.Default().Lookup(name)
+	return ok && f.Detect != nil && f.Detect(head)
+}
 
 // detectFormat guesses a file's format from its name and its first bytes
 // (head, at most headSize of them). Magic numbers come first, so that a
@@ -65,9 +69,9 @@ func detectFormat(name string, head []byte) (fileFormat, error) {
 			n, _ = io.ReadFull(zr, inner[:])
 		}
 		switch {
-		case isTar(inner[:n]):
+		case registered("wds", head):
 			return formatWDS, nil
-		case isTFRecord(inner[:n]):
+		case registered("tfrecord", head):
 			return formatTFRecord, nil
 		case isTFRecordName(lower):
 			return formatTFRecord, nil
@@ -80,15 +84,15 @@ func detectFormat(name string, head []byte) (fileFormat, error) {
 		// An IDX magic, or a stream cut or corrupt before one: the IDX
 		// reader says where it breaks.
 		return formatIDX, nil
-	case len(head) >= 4 && string(head[:4]) == parquetMagic:
+	case registered("parquet", head):
 		return formatParquet, nil
-	case len(head) >= 4 && binary.LittleEndian.Uint32(head) == recordio.Magic:
+	case registered("recordio", head):
 		return formatImageRec, nil
 	case len(head) >= 8 && binary.LittleEndian.Uint64(head) == meanImageMagic:
 		return formatMeanImage, nil
-	case isTar(head):
+	case registered("wds", head):
 		return formatWDS, nil
-	case isTFRecord(head):
+	case registered("tfrecord", head):
 		return formatTFRecord, nil
 	case isImage(head):
 		return formatImage, nil
@@ -139,12 +143,6 @@ func detectFormat(name string, head []byte) (fileFormat, error) {
 	return "", fmt.Errorf("unknown format: text that is neither CSV nor a .lst or .idx file; give --format")
 }
 
-// isTar reports whether head starts with a POSIX or GNU tar header: "ustar"
-// at offset 257.
-func isTar(head []byte) bool {
-	return len(head) >= 262 && string(head[257:262]) == "ustar"
-}
-
 // isImage reports whether head starts as a JPEG does (an SOI marker, FF D8,
 // then the next marker's FF) or as a PNG does (the first 4 bytes of its
 // signature, so that a file cut inside the signature is still checked, and
@@ -157,12 +155,6 @@ func isImage(head []byte) bool {
 // isTarName reports whether a lower-case file name is a tar shard's.
 func isTarName(lower string) bool {
 	return strings.HasSuffix(lower, ".tar") || strings.HasSuffix(lower, ".tar.gz") || strings.HasSuffix(lower, ".tgz")
-}
-
-// isTFRecord reports whether head starts with a plausible TFRecord record:
-// a length whose masked CRC32C, in the 4 bytes after it, verifies.
-func isTFRecord(head []byte) bool {
-	return len(head) >= 12 && binary.LittleEndian.Uint32(head[8:]) == tfrecord.MaskedCRC(head[:8])
 }
 
 // isTFRecordName reports whether a lower-case file name is a TFRecord
