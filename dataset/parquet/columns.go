@@ -19,9 +19,9 @@ import (
 // byte-array column whose every value has that many bytes. Make one with
 // [Float32], [Int32], [Int64] or [Uint8].
 type Column struct {
-	Name  string       // the column's name, or its dotted path in nested schemas
-	DType sample.DType // Float32 (FLOAT), Int32 (INT32), Int64 (INT64) or Uint8 (BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY)
-	Shape []int        // the shape of one row's value; empty for a scalar
+	name  string       // the column's name, or its dotted path in nested schemas
+	dtype sample.DType // Float32 (FLOAT), Int32 (INT32), Int64 (INT64) or Uint8 (BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY)
+	shape []int        // the shape of one row's value; empty for a scalar
 }
 
 func column(name string, dt sample.DType, shape []int) Column {
@@ -33,7 +33,7 @@ func column(name string, dt sample.DType, shape []int) Column {
 			panic(fmt.Sprintf("parquet: column %q: shape %v has a dimension below 1", name, shape))
 		}
 	}
-	return Column{Name: name, DType: dt, Shape: shape}
+	return Column{name: name, dtype: dt, shape: shape}
 }
 
 // Float32 asks for a FLOAT column (a scalar, or a list of
@@ -57,13 +57,12 @@ func Uint8(name string, shape ...int) Column { return column(name, sample.Uint8,
 // (the others are nil at i). Each value is a slice of exactly the
 // column's element count, owned by the row.
 type Row struct {
-	File     string // the file it was read from
-	RowGroup int    // its row group in the file
-	Index    int64  // its index in the file, from 0
-	F32      [][]float32
-	I32      [][]int32
-	I64      [][]int64
-	U8       [][]uint8
+	File  string // the file it was read from
+	Index int64  // its index in the file, from 0
+	F32   [][]float32
+	I32   [][]int32
+	I64   [][]int64
+	U8    [][]uint8
 }
 
 // ReadColumns returns a reader of the given columns of the Parquet files
@@ -91,13 +90,6 @@ func ReadColumns(list string, cols []Column, opts ...Option) source.Reader[Row] 
 	return r
 }
 
-// OpenColumnsIndexed opens the Parquet files that list names (see [Read])
-// for random access to the given columns of their rows (see [ReadColumns]
-// and [Indexed]). The files stay open until Close.
-func OpenColumnsIndexed(list string, cols []Column, opts ...Option) (*Indexed[Row], error) {
-	return ReadColumns(list, cols, opts...).(*reader[Row]).core.indexed()
-}
-
 // Fields returns one sink field per column of cols, named after it, with
 // its shape and element type, in the order of the columns: pass them (or a
 // part of them as labels) to sink.New to batch the rows of ReadColumns
@@ -105,21 +97,63 @@ func OpenColumnsIndexed(list string, cols []Column, opts ...Option) (*Indexed[Ro
 func Fields(cols []Column) []sink.Field[Row] {
 	fields := make([]sink.Field[Row], len(cols))
 	for i, c := range cols {
-		shape := c.Shape
-		switch c.DType {
+		shape := c.shape
+		switch c.dtype {
 		case sample.Float32:
-			fields[i] = sink.Slice(c.Name, shape, func(r Row) []float32 { return r.F32[i] })
+			fields[i] = sink.Slice(c.name, shape, func(r Row) []float32 { return r.F32[i] })
 		case sample.Int32:
-			fields[i] = sink.Slice(c.Name, shape, func(r Row) []int32 { return r.I32[i] })
+			fields[i] = sink.Slice(c.name, shape, func(r Row) []int32 { return r.I32[i] })
 		case sample.Int64:
-			fields[i] = sink.Slice(c.Name, shape, func(r Row) []int64 { return r.I64[i] })
+			fields[i] = sink.Slice(c.name, shape, func(r Row) []int64 { return r.I64[i] })
 		case sample.Uint8:
-			fields[i] = sink.Slice(c.Name, shape, func(r Row) []uint8 { return r.U8[i] })
+			fields[i] = sink.Slice(c.name, shape, func(r Row) []uint8 { return r.U8[i] })
 		default:
-			panic(fmt.Sprintf("parquet: column %q: element type %v not supported", c.Name, c.DType))
+			panic(fmt.Sprintf("parquet: column %q: element type %v not supported", c.name, c.dtype))
 		}
 	}
 	return fields
+}
+
+// eachPage calls fn with each page of column index of row group g, in
+// order, releasing the page after it. A panic of parquet-go is an error.
+func (f *file) eachPage(g, index int, fn func(pq.Page) error) error {
+	return guard(func() error {
+		pages := f.groups[g].ColumnChunks()[index].Pages()
+		defer pages.Close()
+		for {
+			page, err := pages.ReadPage()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			err = fn(page)
+			pq.Release(page)
+			if err != nil {
+				return err
+			}
+		}
+	})
+}
+
+// eachValue calls fn with each value of page, read len(buf) at a time.
+func eachValue(page pq.Page, buf []pq.Value, fn func(pq.Value) error) error {
+	vr := page.Values()
+	for {
+		m, err := vr.ReadValues(buf)
+		for _, v := range buf[:m] {
+			if err := fn(v); err != nil {
+				return err
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // leaf is a column asked for, resolved in one file.
@@ -147,39 +181,39 @@ func kindFor(dt sample.DType) []pq.Kind {
 
 func resolve(f *file, c Column) (leaf, error) {
 	bad := func(format string, args ...any) error {
-		return posError(f.path, -1, -1, -1, c.Name, ErrColumnType, fmt.Sprintf(format, args...))
+		return posError(f.path, -1, -1, -1, c.name, ErrColumnType, fmt.Sprintf(format, args...))
 	}
 	col := f.pf.Root()
-	for _, part := range strings.Split(c.Name, ".") {
+	for _, part := range strings.Split(c.name, ".") {
 		if col = col.Column(part); col == nil {
-			return leaf{}, bad("no such column in the file (asked for %s)", c.DType)
+			return leaf{}, bad("no such column in the file (asked for %s)", c.dtype)
 		}
 	}
 	for !col.Leaf() {
 		kids := col.Columns()
 		if len(kids) != 1 {
-			return leaf{}, bad("a group of %d fields, not a list or a value (asked for %s)", len(kids), c.DType)
+			return leaf{}, bad("a group of %d fields, not a list or a value (asked for %s)", len(kids), c.dtype)
 		}
 		col = kids[0]
 	}
 	kind := col.Type().Kind()
 	ok := false
-	for _, k := range kindFor(c.DType) {
+	for _, k := range kindFor(c.dtype) {
 		ok = ok || k == kind
 	}
 	if !ok {
-		return leaf{}, bad("the file holds %s, asked for %s", kind, c.DType)
+		return leaf{}, bad("the file holds %s, asked for %s", kind, c.dtype)
 	}
-	l := leaf{col: c, index: col.Index(), elems: sample.Elems(c.Shape), maxDf: col.MaxDefinitionLevel()}
+	l := leaf{col: c, index: col.Index(), elems: sample.Elems(c.shape), maxDf: col.MaxDefinitionLevel()}
 	switch rep := col.MaxRepetitionLevel(); {
-	case rep == 1 && c.DType != sample.Uint8:
+	case rep == 1 && c.dtype != sample.Uint8:
 		l.list = true
 	case rep == 0:
-		if c.DType != sample.Uint8 && l.elems != 1 {
-			return leaf{}, bad("a scalar %s column, asked for shape %v", kind, c.Shape)
+		if c.dtype != sample.Uint8 && l.elems != 1 {
+			return leaf{}, bad("a scalar %s column, asked for shape %v", kind, c.shape)
 		}
 	default:
-		return leaf{}, bad("%s nested in %d lists, asked for %s of shape %v", kind, rep, c.DType, c.Shape)
+		return leaf{}, bad("%s nested in %d lists, asked for %s of shape %v", kind, rep, c.dtype, c.shape)
 	}
 	return l, nil
 }
@@ -216,7 +250,7 @@ func decodeColumns(f *file, g int, leaves []leaf, c *config) group[Row] {
 	for k, l := range leaves {
 		rows, err := decodeLeaf(f, g, k, n, l, &out, want)
 		if err == nil && rows != int64(len(out.rows)) {
-			err = posError(f.path, -1, g, f.rowStart[g]+rows, l.col.Name, io.ErrUnexpectedEOF, fmt.Sprintf("the column holds %d rows, the row group %d", rows, len(out.rows)))
+			err = posError(f.path, -1, g, f.rowStart[g]+rows, l.col.name, io.ErrUnexpectedEOF, fmt.Sprintf("the column holds %d rows, the row group %d", rows, len(out.rows)))
 		}
 		if err != nil {
 			out.rows, out.err = out.rows[:0], err
@@ -236,27 +270,10 @@ func decodeLeaf(f *file, g, k, n int, l leaf, out *group[Row], want int64) (rows
 	if k == 0 && out.rows == nil {
 		out.rows = make([]Row, 0, min(want, chunkRows))
 	}
-	err = guard(func() error {
-		pages := f.groups[g].ColumnChunks()[l.index].Pages()
-		defer pages.Close()
-		buf := make([]pq.Value, valueBuf)
-		for {
-			page, err := pages.ReadPage()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			err = d.page(page, buf)
-			pq.Release(page)
-			if err != nil {
-				return err
-			}
-		}
-	})
+	buf := make([]pq.Value, valueBuf)
+	err = f.eachPage(g, l.index, func(page pq.Page) error { return d.page(page, buf) })
 	if err != nil {
-		return d.row + 1, posError(f.path, -1, g, f.rowStart[g]+max(d.row, 0), l.col.Name, err, err.Error())
+		return d.row + 1, posError(f.path, -1, g, f.rowStart[g]+max(d.row, 0), l.col.name, err, err.Error())
 	}
 	d.finish()
 	return d.row + 1, nil
@@ -292,7 +309,7 @@ type leafDecoder struct {
 func (d *leafDecoder) page(page pq.Page, buf []pq.Value) error {
 	if page.Dictionary() == nil {
 		data := page.Data()
-		switch d.l.col.DType {
+		switch d.l.col.dtype {
 		case sample.Float32:
 			return bulk(d, data.Float(), page.RepetitionLevels(), page.DefinitionLevels(), func(r *Row) []float32 { return r.F32[d.k] })
 		case sample.Int32:
@@ -301,21 +318,7 @@ func (d *leafDecoder) page(page pq.Page, buf []pq.Value) error {
 			return bulk(d, data.Int64(), page.RepetitionLevels(), page.DefinitionLevels(), func(r *Row) []int64 { return r.I64[d.k] })
 		}
 	}
-	vr := page.Values()
-	for {
-		m, err := vr.ReadValues(buf)
-		for _, v := range buf[:m] {
-			if err := d.value(v); err != nil {
-				return err
-			}
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
+	return eachValue(page, buf, d.value)
 }
 
 // bulk decodes a page's values (the non-null ones, in order) with its
@@ -412,12 +415,12 @@ func (d *leafDecoder) value(v pq.Value) error {
 		return nil
 	}
 	e := d.l.elems
-	if d.cur >= e && d.l.col.DType != sample.Uint8 {
+	if d.cur >= e && d.l.col.dtype != sample.Uint8 {
 		d.cur++
 		return nil
 	}
 	r := &d.out.rows[d.row]
-	switch d.l.col.DType {
+	switch d.l.col.dtype {
 	case sample.Float32:
 		r.F32[d.k][d.cur] = v.Float()
 	case sample.Int32:
@@ -454,7 +457,7 @@ func (d *leafDecoder) shapeErr(r int64, msg string) {
 		out.bad = append(out.bad, nil)
 	}
 	if out.bad[r] == nil {
-		out.bad[r] = posError(d.f.path, -1, d.g, d.f.rowStart[d.g]+r, d.l.col.Name, ErrShape, msg)
+		out.bad[r] = posError(d.f.path, -1, d.g, d.f.rowStart[d.g]+r, d.l.col.name, ErrShape, msg)
 	}
 }
 
@@ -463,9 +466,9 @@ func (d *leafDecoder) finish() {
 	out, row, e := d.out, d.row, d.l.elems
 	if row >= 0 && d.cur != e && (out.bad == nil || int64(len(out.bad)) <= row || out.bad[row] == nil) {
 		if d.l.list {
-			d.shapeErr(row, fmt.Sprintf("list of %d values, want %d (shape %v)", d.cur, e, d.l.col.Shape))
+			d.shapeErr(row, fmt.Sprintf("list of %d values, want %d (shape %v)", d.cur, e, d.l.col.shape))
 		} else {
-			d.shapeErr(row, fmt.Sprintf("%d bytes, want %d (shape %v)", d.cur, e, d.l.col.Shape))
+			d.shapeErr(row, fmt.Sprintf("%d bytes, want %d (shape %v)", d.cur, e, d.l.col.shape))
 		}
 	}
 }
@@ -485,7 +488,7 @@ func (d *leafDecoder) start() error {
 			d.hf32, d.hi32, d.hi64, d.hu8 = make([][]float32, n*rest), make([][]int32, n*rest),
 				make([][]int64, n*rest), make([][]uint8, n*rest)
 		}
-		out.rows = append(out.rows, Row{File: d.f.path, RowGroup: d.g, Index: d.f.rowStart[d.g] + row,
+		out.rows = append(out.rows, Row{File: d.f.path, Index: d.f.rowStart[d.g] + row,
 			F32: d.hf32[:n:n], I32: d.hi32[:n:n], I64: d.hi64[:n:n], U8: d.hu8[:n:n]})
 		d.hf32, d.hi32, d.hi64, d.hu8 = d.hf32[n:], d.hi32[n:], d.hi64[n:], d.hu8[n:]
 	} else if row >= int64(len(out.rows)) {
@@ -495,7 +498,7 @@ func (d *leafDecoder) start() error {
 		out.bad = append(out.bad, nil)
 	}
 	r := &out.rows[row]
-	switch d.l.col.DType {
+	switch d.l.col.dtype {
 	case sample.Float32:
 		if len(d.f32) < e {
 			d.f32 = make([]float32, e*rest)

@@ -17,7 +17,7 @@
 // read by byte ranges.
 //
 // Row groups are the unit of work: [Workers] decodes several at once while
-// the rows keep file order, and [OpenIndexed] / [OpenColumnsIndexed] give
+// the rows keep file order, and [OpenIndexed] over any of its readers gives
 // random access (a source.Indexed) for the shuffle by index, the split
 // between ranks (source.ShardIndex) and resuming. The package has no
 // shuffle or shard of its own.

@@ -61,7 +61,7 @@ func ExampleWriter() {
 		panic(err)
 	}
 
-	d, err := parquet.OpenIndexed[Point](path)
+	d, err := parquet.OpenIndexed(parquet.Read[Point](path))
 	if err != nil {
 		panic(err)
 	}
@@ -124,7 +124,7 @@ func ExampleOpenIndexed() {
 	path, remove := writePoints()
 	defer remove()
 
-	d, err := parquet.OpenIndexed[Point](path)
+	d, err := parquet.OpenIndexed(parquet.Read[Point](path))
 	if err != nil {
 		panic(err)
 	}

@@ -8,11 +8,10 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/dataset/parquet"
 	"github.com/tensorfeed/tensorfeed/internal/testkit/checkpointtest"
-	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-// The datasets of OpenIndexed and OpenColumnsIndexed are
+// The datasets of OpenIndexed over Read and over ReadColumns are
 // source.Identifiers: a checkpoint of a pass over one file does not resume
 // over another file of as many rows.
 func TestIndexedIdentity(t *testing.T) {
@@ -35,7 +34,7 @@ func TestIndexedIdentity(t *testing.T) {
 	a, b := write("a.parquet", 0), write("b.parquet", 1)
 	structs := func(path string) func() source.Indexed[row] {
 		return func() source.Indexed[row] {
-			d, err := parquet.OpenIndexed[row](path)
+			d, err := parquet.OpenIndexed(parquet.Read[row](path))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +45,7 @@ func TestIndexedIdentity(t *testing.T) {
 	checkpointtest.TableIdentity(t, "structs", structs(a), structs(b))
 	columns := func(path string) func() source.Indexed[parquet.Row] {
 		return func() source.Indexed[parquet.Row] {
-			d, err := parquet.OpenColumnsIndexed(path, []parquet.Column{{Name: "x", DType: sample.Int64}})
+			d, err := parquet.OpenIndexed(parquet.ReadColumns(path, []parquet.Column{parquet.Int64("x")}))
 			if err != nil {
 				t.Fatal(err)
 			}

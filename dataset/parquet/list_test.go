@@ -41,7 +41,7 @@ func TestReadLists(t *testing.T) {
 				t.Errorf("ReadColumns(%q): row %d from %s, want %s", list, i, r.File, want[i])
 			}
 		}
-		d, err := parquet.OpenIndexed[digit](list)
+		d, err := parquet.OpenIndexed(parquet.Read[digit](list))
 		if err != nil || d.Len() != len(want) {
 			t.Fatalf("OpenIndexed(%q): %v", list, err)
 		}

@@ -17,8 +17,8 @@ const (
 	defaultMaxRowGroupValues = 1 << 28
 )
 
-// Option configures the readers ([Read], [ReadColumns], [OpenIndexed],
-// [OpenColumnsIndexed]).
+// Option configures the readers ([Read], [ReadColumns], [ReadRaw]) and so
+// the [Indexed] that [OpenIndexed] opens from them.
 type Option = option.Option[config]
 
 type config struct {
@@ -51,14 +51,20 @@ func positive(name string, n int64) {
 	}
 }
 
+// limit returns the option name(n) that sets the limit at of a config to
+// n, panicking if n < 1.
+func limit(name string, n int64, at func(*config) *int64) Option {
+	positive(name, n)
+	return option.New(func(c *config) { *at(c) = n })
+}
+
 // MaxFooterBytes sets the largest footer (the file's metadata, as stored
 // at its end) a reader accepts (default 64 MiB). A
 // longer footer, or one longer than the file, ends the pass with an error
 // that wraps ErrTooLarge before anything is allocated for it. It panics if
 // n < 1.
 func MaxFooterBytes(n int64) Option {
-	positive("MaxFooterBytes", n)
-	return option.New(func(c *config) { c.maxFooter = n })
+	return limit("MaxFooterBytes", n, func(c *config) *int64 { return &c.maxFooter })
 }
 
 // MaxMetadataBytes bounds the memory the decoded footer may take (default
@@ -69,8 +75,7 @@ func MaxFooterBytes(n int64) Option {
 // millions of row groups or columns is refused (ErrTooLarge) before it is
 // decoded. It panics if n < 1.
 func MaxMetadataBytes(n int64) Option {
-	positive("MaxMetadataBytes", n)
-	return option.New(func(c *config) { c.maxMeta = n })
+	return limit("MaxMetadataBytes", n, func(c *config) *int64 { return &c.maxMeta })
 }
 
 // MaxPageBytes sets the largest page a reader decodes, compressed or not
@@ -80,8 +85,7 @@ func MaxMetadataBytes(n int64) Option {
 // claims more than n bytes ends the pass with an error wrapping
 // ErrTooLarge or io.ErrUnexpectedEOF. It panics if n < 1.
 func MaxPageBytes(n int64) Option {
-	positive("MaxPageBytes", n)
-	return option.New(func(c *config) { c.maxPage = n })
+	return limit("MaxPageBytes", n, func(c *config) *int64 { return &c.maxPage })
 }
 
 // MaxPageValues sets the largest number of values (nulls included) one
@@ -89,8 +93,7 @@ func MaxPageBytes(n int64) Option {
 // levels let a few bytes claim millions of values; the decoder allocates
 // for the count, so it is bounded here. It panics if n < 1.
 func MaxPageValues(n int64) Option {
-	positive("MaxPageValues", n)
-	return option.New(func(c *config) { c.maxPageValues = n })
+	return limit("MaxPageValues", n, func(c *config) *int64 { return &c.maxPageValues })
 }
 
 // MaxRowGroupValues sets the most values (nulls included) the data pages
@@ -102,8 +105,7 @@ func MaxPageValues(n int64) Option {
 // of a row group is checked before it is decoded: more values end the pass
 // with an error wrapping ErrTooLarge. It panics if n < 1.
 func MaxRowGroupValues(n int64) Option {
-	positive("MaxRowGroupValues", n)
-	return option.New(func(c *config) { c.maxGroupValues = n })
+	return limit("MaxRowGroupValues", n, func(c *config) *int64 { return &c.maxGroupValues })
 }
 
 // Workers decodes up to n row groups at once, each on its own goroutine

@@ -86,56 +86,31 @@ func decodeRaw(f *file, g int, cols []rawColumn, c *config) group[RawRow] {
 	}
 	for k, col := range cols {
 		row := int64(-1)
-		err := guard(func() error {
-			pages := f.groups[g].ColumnChunks()[col.index].Pages()
-			defer pages.Close()
-			buf := make([]pq.Value, valueBuf)
-			for {
-				page, err := pages.ReadPage()
-				if err == io.EOF {
-					return nil
-				}
-				if err != nil {
-					return err
-				}
-				vr := page.Values()
-				for {
-					m, rerr := vr.ReadValues(buf)
-					for _, v := range buf[:m] {
-						if v.RepetitionLevel() == 0 {
-							row++
-							if row >= want {
-								pq.Release(page)
-								return fmt.Errorf("more rows than the %d of the row group's metadata", want)
-							}
-							if k == 0 {
-								out.rows = append(out.rows, RawRow{File: f.path, RowGroup: g, Index: f.rowStart[g] + row,
-									Offset: offset, Fields: make(map[string][]byte, len(cols))})
-							} else if row >= int64(len(out.rows)) {
-								pq.Release(page)
-								return fmt.Errorf("more rows than the row group's first column")
-							}
-						} else if row < 0 {
-							pq.Release(page)
-							return fmt.Errorf("the column starts in the middle of a row")
-						}
-						fields := out.rows[row].Fields
-						b, ok := fields[col.name]
-						if b = v.AppendBytes(b); !ok && b == nil {
-							b = []byte{}
-						}
-						fields[col.name] = b
+		buf := make([]pq.Value, valueBuf)
+		err := f.eachPage(g, col.index, func(page pq.Page) error {
+			return eachValue(page, buf, func(v pq.Value) error {
+				if v.RepetitionLevel() == 0 {
+					row++
+					if row >= want {
+						return fmt.Errorf("more rows than the %d of the row group's metadata", want)
 					}
-					if rerr == io.EOF {
-						break
+					if k == 0 {
+						out.rows = append(out.rows, RawRow{File: f.path, RowGroup: g, Index: f.rowStart[g] + row,
+							Offset: offset, Fields: make(map[string][]byte, len(cols))})
+					} else if row >= int64(len(out.rows)) {
+						return fmt.Errorf("more rows than the row group's first column")
 					}
-					if rerr != nil {
-						pq.Release(page)
-						return rerr
-					}
+				} else if row < 0 {
+					return fmt.Errorf("the column starts in the middle of a row")
 				}
-				pq.Release(page)
-			}
+				fields := out.rows[row].Fields
+				b, ok := fields[col.name]
+				if b = v.AppendBytes(b); !ok && b == nil {
+					b = []byte{}
+				}
+				fields[col.name] = b
+				return nil
+			})
 		})
 		if err == nil && row+1 != int64(len(out.rows)) {
 			err = fmt.Errorf("the column holds %d rows, the row group %d", row+1, len(out.rows))

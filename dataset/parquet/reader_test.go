@@ -90,7 +90,7 @@ func TestShardAndIndexed(t *testing.T) {
 	ctx := context.Background()
 	// Ranks split the rows by index (the package has no shard of its own):
 	// every row on exactly one rank, even with more ranks than row groups.
-	one, err := parquet.OpenColumnsIndexed(path, cols)
+	one, err := parquet.OpenIndexed(parquet.ReadColumns(path, cols))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestShardAndIndexed(t *testing.T) {
 			}
 		}
 	}
-	d, err := parquet.OpenColumnsIndexed(path+";"+path, cols)
+	d, err := parquet.OpenIndexed(parquet.ReadColumns(path+";"+path, cols))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,4 +209,21 @@ func TestTruncated(t *testing.T) {
 		t.Fatalf("bad magic: %v", err)
 	}
 	t.Log(err)
+}
+
+// OpenIndexed opens the files of any reader of the package, with its
+// decoding, and refuses a reader of another package.
+func TestOpenIndexedReaders(t *testing.T) {
+	path := writeDigits(t, digits(6, 4), parquet.RowGroupRows(4))
+	raw, err := parquet.OpenIndexed(parquet.ReadRaw(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if r, err := raw.Get(5); err != nil || raw.Len() != 6 || r.Index != 5 || len(r.Fields["label"]) != 8 {
+		t.Fatalf("raw Get(5) = %+v, %v; Len %d", r, err, raw.Len())
+	}
+	if _, err := parquet.OpenIndexed(source.Slice([]int{1})); err == nil {
+		t.Error("OpenIndexed of a slice reader: no error")
+	}
 }

@@ -33,7 +33,7 @@ func (r *core[T]) kind(name string, cols []Column) string {
 	if len(cols) > 0 {
 		names := make([]string, len(cols))
 		for i, c := range cols {
-			names[i] = fmt.Sprintf("%s:%v%v", c.Name, c.DType, c.Shape)
+			names[i] = fmt.Sprintf("%s:%v%v", c.name, c.dtype, c.shape)
 		}
 		fmt.Fprintf(&b, ",columns=%s", strings.Join(names, ";"))
 	}

@@ -60,11 +60,16 @@ func Read[T any](list string, opts ...Option) source.Reader[T] {
 	return &reader[T]{name: "parquet", core: core[T]{list: list, c: c, prepare: prepareStructs[T], passes: &passes{}}}
 }
 
-// OpenIndexed opens the Parquet files that list names (see [Read]) for
-// random access to their rows as T (see [Read] for the decoding and
-// [Indexed] for the cost). The files stay open until Close.
-func OpenIndexed[T any](list string, opts ...Option) (*Indexed[T], error) {
-	return Read[T](list, opts...).(*reader[T]).core.indexed()
+// OpenIndexed opens the files of r, a reader of [Read], [ReadColumns] or
+// [ReadRaw], for random access to its rows, decoded as r decodes them,
+// with r's options (see [Indexed] for the cost). The files stay open until
+// Close. A reader of another package is an error.
+func OpenIndexed[T any](r source.Reader[T]) (*Indexed[T], error) {
+	pr, ok := r.(*reader[T])
+	if !ok {
+		return nil, fmt.Errorf("parquet: OpenIndexed of a %T, not a reader of this package", r)
+	}
+	return pr.core.indexed()
 }
 
 // chunkRows is how many rows a decoder reads at a time.

@@ -43,7 +43,7 @@ func TestRemoteMatchesLocal(t *testing.T) {
 	if err := sourcetest.TestReader(remote); err != nil {
 		t.Fatal(err)
 	}
-	d, err := parquet.OpenIndexed[digit](u, parquet.Storage(s3.Options()...))
+	d, err := parquet.OpenIndexed(parquet.Read[digit](u, parquet.Storage(s3.Options()...)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,27 +39,11 @@ func ParquetColumns(path string, width int, images []float32, labels []int64) (i
 	ni, nl := 0, 0
 	for _, rg := range pf.RowGroups() {
 		chunks := rg.ColumnChunks()
-		if err := eachPage(chunks[img.ColumnIndex], func(p pq.Page) error {
-			d := p.Data()
-			v := d.Float()
-			if ni+len(v) > len(images) {
-				return fmt.Errorf("%s: more image values than %d", path, len(images))
-			}
-			ni += copy(images[ni:], v)
-			return nil
-		}); err != nil {
-			return 0, err
+		if ni, err = copyPages(chunks[img.ColumnIndex], images, ni, func(p pq.Page) []float32 { d := p.Data(); return d.Float() }); err != nil {
+			return 0, fmt.Errorf("%s: image: %w", path, err)
 		}
-		if err := eachPage(chunks[lbl.ColumnIndex], func(p pq.Page) error {
-			d := p.Data()
-			v := d.Int64()
-			if nl+len(v) > len(labels) {
-				return fmt.Errorf("%s: more labels than %d", path, len(labels))
-			}
-			nl += copy(labels[nl:], v)
-			return nil
-		}); err != nil {
-			return 0, err
+		if nl, err = copyPages(chunks[lbl.ColumnIndex], labels, nl, func(p pq.Page) []int64 { d := p.Data(); return d.Int64() }); err != nil {
+			return 0, fmt.Errorf("%s: label: %w", path, err)
 		}
 	}
 	if ni != nl*width {
@@ -68,22 +52,26 @@ func ParquetColumns(path string, width int, images []float32, labels []int64) (i
 	return nl, nil
 }
 
-// eachPage calls f with each page of the column chunk, releasing it after.
-func eachPage(c pq.ColumnChunk, f func(pq.Page) error) error {
+// copyPages copies the typed values of each page of the column chunk
+// (its values as T) into dst from index n, releasing each page after, and
+// returns the index after the last value copied.
+func copyPages[T any](c pq.ColumnChunk, dst []T, n int, values func(pq.Page) []T) (int, error) {
 	pages := c.Pages()
 	defer pages.Close()
 	for {
 		p, err := pages.ReadPage()
 		if err == io.EOF {
-			return nil
+			return n, nil
 		}
 		if err != nil {
-			return err
+			return n, err
 		}
-		err = f(p)
+		v := values(p)
+		if n+len(v) > len(dst) {
+			pq.Release(p)
+			return n, fmt.Errorf("more values than %d", len(dst))
+		}
+		n += copy(dst[n:], v)
 		pq.Release(p)
-		if err != nil {
-			return err
-		}
 	}
 }
