@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,7 +15,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/internal/cause"
-	"github.com/tensorfeed/tensorfeed/internal/progress"
+	"github.com/tensorfeed/tensorfeed/internal/checkstat"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -166,31 +164,6 @@ type reporter struct {
 	storage []storage.Option
 }
 
-// barMinBytes is the size from which a check draws a progress bar: smaller
-// files are checked in a blink.
-const barMinBytes = 16 << 20
-
-// bar returns a progress bar of the file's bytes read, drawn on stderr
-// when it is a terminal and the file is large; otherwise it draws and
-// writes nothing. Finish must be called.
-func (r *reporter) bar(f storage.File) *progress.Bar {
-	size := f.Size()
-	return progress.New(r.stderr, path.Base(filepath.ToSlash(r.path)), size, "bytes",
-		progress.Terminal(r.live && size >= barMinBytes), progress.Quiet())
-}
-
-// countingReader reports the bytes read through it to a progress bar.
-type countingReader struct {
-	r   io.Reader
-	bar *progress.Bar
-}
-
-func (c countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.bar.Add(n)
-	return n, err
-}
-
 // report prints err, positioned, and returns whether the check goes on.
 func (r *reporter) report(err error) bool {
 	r.bad++
@@ -202,6 +175,7 @@ func (r *reporter) report(err error) bool {
 func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 	stdout := e.stdout
 	rep := &reporter{path: path, all: o.all, stderr: e.stderr, live: e.progress, storage: e.storage}
+	ctx = checkstat.WithBars(ctx, e.stderr, e.progress)
 	prev := o.wds.take() // a shard checked next to the file before
 	format := o.format
 	if (format == "" || format == formatImage) && isLocalDir(path) {
@@ -226,7 +200,7 @@ func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 	var err error
 	switch format {
 	case formatIDX:
-		err = checkIDX(ctx, path, rep, stdout)
+		err = checkRegistered(ctx, "idx", path, rep, stdout)
 	case formatCSV:
 		err = checkCSV(ctx, path, o.csv, rep, stdout)
 	case formatImageRec, formatRec:
@@ -294,54 +268,4 @@ func positioned(path string, err error) string {
 		return err.Error()
 	}
 	return fmt.Sprintf("%s: %v", path, err)
-}
-
-// labelStats summarises labels: how many of each value, up to a bound on
-// distinct values so that memory stays small for regression targets.
-type labelStats struct {
-	n        int64
-	min, max float64
-	counts   map[float64]int64
-	overflow bool // more distinct values than maxDistinct
-}
-
-const maxDistinct = 1000
-
-func (s *labelStats) add(v float64) {
-	if s.counts == nil {
-		s.counts = map[float64]int64{}
-		s.min, s.max = v, v
-	}
-	s.n++
-	s.min, s.max = min(s.min, v), max(s.max, v)
-	if _, ok := s.counts[v]; ok || len(s.counts) < maxDistinct {
-		s.counts[v]++
-	} else {
-		s.overflow = true
-	}
-}
-
-// String describes the labels: their range and, for few distinct values,
-// the count of each.
-func (s *labelStats) String() string {
-	if s.n == 0 {
-		return "no labels"
-	}
-	if s.overflow {
-		return fmt.Sprintf("labels in [%g, %g], more than %d distinct", s.min, s.max, maxDistinct)
-	}
-	keys := make([]float64, 0, len(s.counts))
-	for k := range s.counts {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var b strings.Builder
-	fmt.Fprintf(&b, "labels in [%g, %g], %d distinct", s.min, s.max, len(keys))
-	if len(keys) <= 20 {
-		b.WriteString(":")
-		for _, k := range keys {
-			fmt.Fprintf(&b, " %g:%d", k, s.counts[k])
-		}
-	}
-	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
+	"github.com/tensorfeed/tensorfeed/internal/checkstat"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -24,7 +25,7 @@ func checkCSV(ctx context.Context, path string, opts []csv.Option, rep *reporter
 		opts = append(opts, csv.OnBad(source.SkipBad(1, source.OnSkip(func(err error) { rep.report(csvFlagNames(err)) }))))
 	}
 	r := csv.New(path, opts...)
-	var labels labelStats
+	var labels checkstat.Labels
 	rows, dataLen, labelLen := 0, 0, 0
 	for row, err := range r.All(ctx) {
 		if err != nil {
@@ -33,7 +34,7 @@ func checkCSV(ctx context.Context, path string, opts []csv.Option, rep *reporter
 		rows++
 		dataLen, labelLen = len(row.Data), len(row.Label)
 		for _, l := range row.Label {
-			labels.add(float64(l))
+			labels.Add(float64(l))
 		}
 	}
 	if rep.bad > 0 {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+
+	"github.com/tensorfeed/tensorfeed/internal/checkstat"
 )
 
 // checkList checks a .lst file line by line, as "im2rec pack" reads it
@@ -11,7 +13,7 @@ import (
 // must stay inside the image root. Whether the images exist is not
 // checked: the root is not known here.
 func checkList(ctx context.Context, path string, rep *reporter, stdout io.Writer) error {
-	var labels labelStats
+	var labels checkstat.Labels
 	n, width := 0, -1
 	err := scanList(ctx, path, rep.storage, func(e listLine, err error) bool {
 		if err != nil {
@@ -25,7 +27,7 @@ func checkList(ctx context.Context, path string, rep *reporter, stdout io.Writer
 			width = -2 // varying
 		}
 		if len(e.Labels) > 0 {
-			labels.add(float64(e.Labels[0]))
+			labels.Add(float64(e.Labels[0]))
 		}
 		return true
 	})

@@ -11,6 +11,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/checkstat"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
@@ -80,11 +81,11 @@ func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *repo
 		return err
 	}
 	defer f.Close()
-	bar := rep.bar(f)
+	bar := checkstat.Bar(ctx, path, f.Size())
 	defer bar.Finish()
-	rd := recordio.NewReader(countingReader{f, bar}, path)
+	rd := recordio.NewReader(checkstat.Counting(f, bar), path)
 	dec := decode.Default()
-	var labels labelStats
+	var labels checkstat.Labels
 	var imgs imageStats
 	var lbuf []float32
 	var notImages string // why the records are not taken for image records
@@ -120,7 +121,7 @@ func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *repo
 		imgs.add(ex)
 		lbuf = append(lbuf[:0], ex.Label...)
 		if len(lbuf) > 0 {
-			labels.add(float64(lbuf[0]))
+			labels.Add(float64(lbuf[0]))
 		}
 	}
 	if idx != "" {

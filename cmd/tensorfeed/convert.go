@@ -253,7 +253,7 @@ func mnistInput(ctx context.Context, dir, split string, opts []storage.Option) (
 			return nil, nil, err
 		}
 		var xo []idx.Option
-		if _, local := f.(*localInput); !local || f.Size() > 0 {
+		if storage.IsRemote(path) || f.Size() > 0 {
 			xo = append(xo, idx.InputSize(f.Size()))
 		}
 		x, err := idx.NewReader(f, path, xo...)

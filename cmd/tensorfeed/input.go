@@ -5,35 +5,13 @@ import (
 	"io"
 	"os"
 
+	"github.com/tensorfeed/tensorfeed/internal/checkstat"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
-// openInput opens a command's input: a local path with os.Open (its errors
-// are the system's, "open PATH: no such file or directory"), an s3:// or
-// http(s):// URL through package storage with opts.
-func openInput(ctx context.Context, name string, opts []storage.Option) (storage.File, error) {
-	if storage.IsRemote(name) {
-		return storage.OpenFile(ctx, name, opts...)
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	in := &localInput{File: f}
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		in.size = st.Size()
-	}
-	return in, nil
-}
-
-// localInput is a local file as a storage.File; Size is 0 for what is not
-// a regular file (a pipe, a device).
-type localInput struct {
-	*os.File
-	size int64
-}
-
-func (f *localInput) Size() int64 { return f.size }
+// openInput opens a command's input, a local path or a URL (see
+// checkstat.Open).
+var openInput = checkstat.Open
 
 // inputExists reports whether name is a regular local file or an object
 // that can be opened.

@@ -123,6 +123,9 @@ func IDX() Format { return idxFormat(nil) }
 // idxFormat is IDX() reading through storage with sopts.
 func idxFormat(sopts []storage.Option) Format {
 	return Format{
+		Check: func(ctx context.Context, path string, out io.Writer, opts ...Option) error {
+			return check(ctx, path, out, append([]Option{Storage(sopts...)}, opts...), checkIDX)
+		},
 		Detect:  idx.Is,
 		Storage: func(so ...storage.Option) Format { return idxFormat(so) },
 		Open: func(path string) source.Reader[Record] {

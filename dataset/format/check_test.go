@@ -61,3 +61,29 @@ func TestCheckLines(t *testing.T) {
 		t.Errorf("under OnBad: %d bad lines reported (want 2), summary %q (want none)", len(skipped), out.String())
 	}
 }
+
+// TestCheckIDX checks IDX files through the registry: a label file is
+// summed up with its labels; a file shorter than its header says ends the
+// check with a positioned error and no summary.
+func TestCheckIDX(t *testing.T) {
+	dir := t.TempDir()
+	f, _ := format.Default().Lookup("idx")
+	good := writeIDX(t, dir, "labels-idx1-ubyte", 3, 1, 3)
+	var out bytes.Buffer
+	if err := f.Check(context.Background(), good, &out); err != nil {
+		t.Fatal(err)
+	}
+	if want := good + ": IDX, uint8, dimensions [3]: 3 records of 1 elements; labels in [1, 3], 2 distinct: 1:1 3:2\n"; out.String() != want {
+		t.Errorf("summary %q, want %q", out.String(), want)
+	}
+	cut := filepath.Join(dir, "cut-idx1-ubyte")
+	if err := os.WriteFile(cut, []byte{0, 0, 0x08, 1, 0, 0, 0, 5, 1, 2}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	err := f.Check(context.Background(), cut, &out)
+	var te *tensorfeed.Error
+	if !errors.As(err, &te) || te.Path != cut || !errors.Is(err, tensorfeed.ErrBadData) || out.Len() != 0 {
+		t.Fatalf("cut file: err %v, summary %q; want a positioned error and no summary", err, out.String())
+	}
+}

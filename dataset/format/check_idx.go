@@ -1,10 +1,11 @@
-package main
+package format
 
 import (
 	"context"
 	"fmt"
 	"io"
 
+	"github.com/tensorfeed/tensorfeed/internal/checkstat"
 	"github.com/tensorfeed/tensorfeed/internal/idx"
 )
 
@@ -19,8 +20,9 @@ const skipChunk = 1 << 20
 // (label files) are decoded for the summary. Every error in an IDX file
 // ends the check: what follows a bad header or a cut stream cannot be
 // located.
-func checkIDX(ctx context.Context, path string, rep *reporter, stdout io.Writer) error {
-	f, err := openInput(ctx, path, rep.storage)
+func checkIDX(ctx context.Context, c *checker, stdout io.Writer) error {
+	path := c.path
+	f, err := checkstat.Open(ctx, path, c.sopts)
 	if err != nil {
 		return err
 	}
@@ -29,15 +31,15 @@ func checkIDX(ctx context.Context, path string, rep *reporter, stdout io.Writer)
 	if size := f.Size(); size > 0 {
 		opts = append(opts, idx.InputSize(size))
 	}
-	bar := rep.bar(f)
+	bar := checkstat.Bar(ctx, path, f.Size())
 	defer bar.Finish()
-	x, err := idx.NewReader(countingReader{f, bar}, path, opts...)
+	x, err := idx.NewReader(checkstat.Counting(f, bar), path, opts...)
 	if err != nil {
 		return err
 	}
 	h := x.Header()
 	n, rb := h.Records(), x.RecordBytes()
-	var labels labelStats
+	var labels checkstat.Labels
 	if h.RecordElems() == 1 {
 		v := make([]float64, 1)
 		for i := 0; i < n; i++ {
@@ -47,7 +49,7 @@ func checkIDX(ctx context.Context, path string, rep *reporter, stdout io.Writer)
 			if err := idx.Read(x, v); err != nil {
 				return err
 			}
-			labels.add(v[0])
+			labels.Add(v[0])
 		}
 	} else {
 		step := max(1, skipChunk/max(rb, 1))

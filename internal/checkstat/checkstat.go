@@ -1,0 +1,144 @@
+// Package checkstat holds what the checks of files share, wherever the
+// format's check lives: how a local file or a URL is opened, the
+// statistics of labels they summarise, and the progress bar of the bytes a
+// check reads, which the command asks for through the check's context.
+package checkstat
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tensorfeed/tensorfeed/internal/progress"
+	"github.com/tensorfeed/tensorfeed/storage"
+)
+
+// Labels summarises labels: how many of each value, up to a bound on
+// distinct values so that memory stays small for regression targets.
+type Labels struct {
+	n        int64
+	min, max float64
+	counts   map[float64]int64
+	overflow bool // more distinct values than MaxDistinct
+}
+
+// MaxDistinct is how many distinct label values Labels counts one by one.
+const MaxDistinct = 1000
+
+// Add counts v.
+func (s *Labels) Add(v float64) {
+	if s.counts == nil {
+		s.counts = map[float64]int64{}
+		s.min, s.max = v, v
+	}
+	s.n++
+	s.min, s.max = min(s.min, v), max(s.max, v)
+	if _, ok := s.counts[v]; ok || len(s.counts) < MaxDistinct {
+		s.counts[v]++
+	} else {
+		s.overflow = true
+	}
+}
+
+// String describes the labels: their range and, for few distinct values,
+// the count of each.
+func (s *Labels) String() string {
+	if s.n == 0 {
+		return "no labels"
+	}
+	if s.overflow {
+		return fmt.Sprintf("labels in [%g, %g], more than %d distinct", s.min, s.max, MaxDistinct)
+	}
+	keys := make([]float64, 0, len(s.counts))
+	for k := range s.counts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	fmt.Fprintf(&b, "labels in [%g, %g], %d distinct", s.min, s.max, len(keys))
+	if len(keys) <= 20 {
+		b.WriteString(":")
+		for _, k := range keys {
+			fmt.Fprintf(&b, " %g:%d", k, s.counts[k])
+		}
+	}
+	return b.String()
+}
+
+// BarMinBytes is the size from which a check draws a progress bar:
+// smaller files are checked in a blink.
+const BarMinBytes = 16 << 20
+
+type barKey struct{}
+
+// bars is where the bars of a context's checks are drawn.
+type bars struct {
+	w    io.Writer
+	live bool
+}
+
+// WithBars returns ctx under which the checks of large files draw their
+// progress bar on w, when live (w is a terminal).
+func WithBars(ctx context.Context, w io.Writer, live bool) context.Context {
+	return context.WithValue(ctx, barKey{}, bars{w, live})
+}
+
+// Bar returns the progress bar of the bytes read of the file name of size
+// bytes: drawn when ctx has bars that are live (WithBars) and the file is
+// large, otherwise a bar that draws and writes nothing. Finish must be
+// called.
+func Bar(ctx context.Context, name string, size int64) *progress.Bar {
+	b, _ := ctx.Value(barKey{}).(bars)
+	w := b.w
+	if w == nil {
+		w = io.Discard
+	}
+	return progress.New(w, path.Base(filepath.ToSlash(name)), size, "bytes",
+		progress.Terminal(b.live && size >= BarMinBytes), progress.Quiet())
+}
+
+// Counting returns r reporting the bytes read through it to bar.
+func Counting(r io.Reader, bar *progress.Bar) io.Reader { return countingReader{r, bar} }
+
+type countingReader struct {
+	r   io.Reader
+	bar *progress.Bar
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.bar.Add(n)
+	return n, err
+}
+
+// Open opens the input of a check or a command: a local path with os.Open
+// (its errors are the system's, "open PATH: no such file or directory"),
+// an s3:// or http(s):// URL through package storage with opts.
+func Open(ctx context.Context, name string, opts []storage.Option) (storage.File, error) {
+	if storage.IsRemote(name) {
+		return storage.OpenFile(ctx, name, opts...)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	in := &localInput{File: f}
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		in.size = st.Size()
+	}
+	return in, nil
+}
+
+// localInput is a local file as a storage.File; Size is 0 for what is not
+// a regular file (a pipe, a device).
+type localInput struct {
+	*os.File
+	size int64
+}
+
+func (f *localInput) Size() int64 { return f.size }
