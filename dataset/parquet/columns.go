@@ -289,9 +289,9 @@ type leafDecoder struct {
 	want    int64
 	row     int64 // the row being filled, from 0 in the row group; -1 before the first
 	cur     int   // elements of the current row seen so far
-	// Blocks the rows' values and the first column's per-row slices are
-	// carved from, chunkRows rows at a time, so that memory follows the
-	// rows that arrive.
+	// Blocks the values of rows filled value by value (see bulk) and the
+	// first column's per-row slices are carved from, chunkRows rows at a
+	// time, so that memory follows the rows that arrive.
 	f32  []float32
 	i32  []int32
 	i64  []int64
@@ -311,11 +311,11 @@ func (d *leafDecoder) page(page pq.Page, buf []pq.Value) error {
 		data := page.Data()
 		switch d.l.col.dtype {
 		case sample.Float32:
-			return bulk(d, data.Float(), page.RepetitionLevels(), page.DefinitionLevels(), func(r *Row) []float32 { return r.F32[d.k] })
+			return bulk(d, data.Float(), page.RepetitionLevels(), page.DefinitionLevels(), func(r *Row) *[]float32 { return &r.F32[d.k] }, &d.f32)
 		case sample.Int32:
-			return bulk(d, data.Int32(), page.RepetitionLevels(), page.DefinitionLevels(), func(r *Row) []int32 { return r.I32[d.k] })
+			return bulk(d, data.Int32(), page.RepetitionLevels(), page.DefinitionLevels(), func(r *Row) *[]int32 { return &r.I32[d.k] }, &d.i32)
 		case sample.Int64:
-			return bulk(d, data.Int64(), page.RepetitionLevels(), page.DefinitionLevels(), func(r *Row) []int64 { return r.I64[d.k] })
+			return bulk(d, data.Int64(), page.RepetitionLevels(), page.DefinitionLevels(), func(r *Row) *[]int64 { return &r.I64[d.k] }, &d.i64)
 		}
 	}
 	return eachValue(page, buf, d.value)
@@ -323,8 +323,12 @@ func (d *leafDecoder) page(page pq.Page, buf []pq.Value) error {
 
 // bulk decodes a page's values (the non-null ones, in order) with its
 // repetition and definition levels (one per value, nulls included; empty
-// when the column has none).
-func bulk[T float32 | int32 | int64](d *leafDecoder, vals []T, rep, def []byte, dst func(*Row) []T) error {
+// when the column has none). A run of rows that each hold their e values,
+// none null, is copied out of the page at once into a block of its own
+// that the rows share: append does not clear memory that it fills, and one
+// copy serves the run. Other rows are filled value by value in slices of
+// block (see carve).
+func bulk[T float32 | int32 | int64](d *leafDecoder, vals []T, rep, def []byte, at func(*Row) *[]T, block *[]T) error {
 	count := len(vals)
 	switch {
 	case len(def) > 0:
@@ -339,7 +343,7 @@ func bulk[T float32 | int32 | int64](d *leafDecoder, vals []T, rep, def []byte, 
 	e := d.l.elems
 	var row []T
 	if d.row >= 0 {
-		row = dst(&d.out.rows[d.row])
+		row = carve(d, at(&d.out.rows[d.row]), block)
 	}
 	k := 0 // the next value
 	for i := 0; i < count; i++ {
@@ -351,18 +355,27 @@ func bulk[T float32 | int32 | int64](d *leafDecoder, vals []T, rep, def []byte, 
 			df = def[i]
 		}
 		if r == 0 {
+			m := 0 // whole rows from i
+			for i+(m+1)*e <= count && k+(m+1)*e <= len(vals) && d.wholeRow(rep, def, i+m*e, e, maxDf) {
+				m++
+			}
+			if m > 0 {
+				run := append([]T(nil), vals[k:k+m*e]...)
+				for j := range m {
+					if err := d.start(); err != nil {
+						return err
+					}
+					*at(&d.out.rows[d.row]) = run[j*e : (j+1)*e : (j+1)*e]
+					d.cur = e
+				}
+				k += m * e
+				i += m*e - 1
+				continue
+			}
 			if err := d.start(); err != nil {
 				return err
 			}
-			row = dst(&d.out.rows[d.row])
-			// A whole row of e values in a run: copy it at once.
-			if df == maxDf && e > 1 && i+e <= count && k+e <= len(vals) && d.wholeRow(rep, def, i, e, maxDf) {
-				copy(row, vals[k:k+e])
-				k += e
-				d.cur = e
-				i += e - 1
-				continue
-			}
+			row = carve(d, at(&d.out.rows[d.row]), block)
 		} else if d.row < 0 {
 			return fmt.Errorf("the column starts in the middle of a row")
 		}
@@ -385,12 +398,29 @@ func bulk[T float32 | int32 | int64](d *leafDecoder, vals []T, rep, def []byte, 
 	return nil
 }
 
+// carve returns the current row's slice of the column, first giving it
+// one of block (made for the rows left, chunkRows at most) when it has
+// none.
+func carve[T any](d *leafDecoder, slot *[]T, block *[]T) []T {
+	if *slot == nil {
+		e := d.l.elems
+		if len(*block) < e {
+			*block = make([]T, e*int(min(d.want-d.row, chunkRows)))
+		}
+		*slot, *block = (*block)[:e:e], (*block)[e:]
+	}
+	return *slot
+}
+
 // wholeRow reports whether the levels from i hold one row of exactly e
 // values, none null: the row starts at i, continues to i+e-1 and the next
 // row (if any) starts at i+e.
 func (d *leafDecoder) wholeRow(rep, def []byte, i, e int, maxDf byte) bool {
-	if len(rep) == 0 {
-		return false // a scalar column: a row is one value
+	if len(rep) == 0 { // a scalar column: a row is one value
+		return e == 1 && (len(def) == 0 || def[i] == maxDf)
+	}
+	if rep[i] != 0 {
+		return false
 	}
 	if i+e < len(rep) && rep[i+e] != 0 {
 		return false
@@ -422,11 +452,11 @@ func (d *leafDecoder) value(v pq.Value) error {
 	r := &d.out.rows[d.row]
 	switch d.l.col.dtype {
 	case sample.Float32:
-		r.F32[d.k][d.cur] = v.Float()
+		carve(d, &r.F32[d.k], &d.f32)[d.cur] = v.Float()
 	case sample.Int32:
-		r.I32[d.k][d.cur] = v.Int32()
+		carve(d, &r.I32[d.k], &d.i32)[d.cur] = v.Int32()
 	case sample.Int64:
-		r.I64[d.k][d.cur] = v.Int64()
+		carve(d, &r.I64[d.k], &d.i64)[d.cur] = v.Int64()
 	case sample.Uint8:
 		b := v.ByteArray()
 		d.cur += len(b)
@@ -478,7 +508,7 @@ func (d *leafDecoder) start() error {
 	d.finish()
 	d.row++
 	d.cur = 0
-	row, want, n, k, e, out := d.row, d.want, d.n, d.k, d.l.elems, d.out
+	row, want, n, k, out := d.row, d.want, d.n, d.k, d.out
 	if row >= want {
 		return fmt.Errorf("more rows than the %d of the row group's metadata", want)
 	}
@@ -496,24 +526,6 @@ func (d *leafDecoder) start() error {
 	}
 	if out.bad != nil && int64(len(out.bad)) <= row {
 		out.bad = append(out.bad, nil)
-	}
-	r := &out.rows[row]
-	switch d.l.col.dtype {
-	case sample.Float32:
-		if len(d.f32) < e {
-			d.f32 = make([]float32, e*rest)
-		}
-		r.F32[k], d.f32 = d.f32[:e:e], d.f32[e:]
-	case sample.Int32:
-		if len(d.i32) < e {
-			d.i32 = make([]int32, e*rest)
-		}
-		r.I32[k], d.i32 = d.i32[:e:e], d.i32[e:]
-	case sample.Int64:
-		if len(d.i64) < e {
-			d.i64 = make([]int64, e*rest)
-		}
-		r.I64[k], d.i64 = d.i64[:e:e], d.i64[e:]
 	}
 	return nil
 }
