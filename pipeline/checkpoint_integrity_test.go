@@ -316,7 +316,14 @@ func TestCheckpointOfAnotherParquetFile(t *testing.T) {
 	}
 	write := func(path string, add int64) {
 		t.Helper()
-		if err := parquet.WriteFile(path, rows(add), parquet.RowGroupRows(8)); err != nil {
+		w, err := parquet.Create[row](path, parquet.RowGroupRows(8))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(rows(add)...); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -180,7 +180,15 @@ func makeSources(t *testing.T, rng *rand.Rand, dir string, big int) []convSource
 		rows[i] = row{Name: fmt.Sprint("r", i), Blob: randBytes(rng, randSize(rng, big/2)), N: rng.Int64()}
 	}
 	p = filepath.Join(dir, "in.parquet")
-	if err := parquet.WriteFile(p, rows, parquet.RowGroupRows(1+rng.IntN(4))); err != nil {
+	pw, err := parquet.Create[row](p, parquet.RowGroupRows(1+rng.IntN(4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pw.Write(rows...); err != nil {
+		pw.Abort()
+		t.Fatal(err)
+	}
+	if err := pw.Close(); err != nil {
 		t.Fatal(err)
 	}
 	srcs = append(srcs, convSource{name: "parquet", args: []string{p}, n: n, fields: true})

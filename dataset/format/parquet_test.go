@@ -28,7 +28,15 @@ func writeParquet(t *testing.T, dir, name string, n int) string {
 		rows[i] = parquetPoint{Features: []float32{float32(i), 0.5}, Label: int64(i * 3), Name: string(rune('a' + i))}
 	}
 	p := filepath.Join(dir, name)
-	if err := parquet.WriteFile(p, rows, parquet.RowGroupRows(2)); err != nil {
+	w, err := parquet.Create[parquetPoint](p, parquet.RowGroupRows(2))
+	if err == nil {
+		if err = w.Write(rows...); err != nil {
+			w.Abort()
+		} else {
+			err = w.Close()
+		}
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	return p

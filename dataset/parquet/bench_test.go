@@ -20,7 +20,7 @@ func benchFile(b *testing.B) string {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "bench.parquet")
 	rows := digits(benchRows, benchWidth)
-	if err := parquet.WriteFile(path, rows, parquet.RowGroupRows(1024)); err != nil {
+	if err := writeFile(path, rows, parquet.RowGroupRows(1024)); err != nil {
 		b.Fatal(err)
 	}
 	return path

@@ -33,7 +33,7 @@
 //
 // # Writing
 //
-// [Writer] (and [WriteFile]) writes structs as a Parquet file with a row
+// [Writer] ([Create], then Write and Close) writes structs as a Parquet file with a row
 // group size ([RowGroupRows]), atomically: a temporary file renamed over
 // the path when it is complete.
 //

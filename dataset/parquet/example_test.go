@@ -32,7 +32,7 @@ func writePoints() (string, func()) {
 		points = append(points, Point{Features: []float32{float32(i), float32(i) / 10}, Label: int64(i % 2)})
 	}
 	path := filepath.Join(dir, "points.parquet")
-	if err := parquet.WriteFile(path, points, parquet.RowGroupRows(2)); err != nil {
+	if err := writeFile(path, points, parquet.RowGroupRows(2)); err != nil {
 		panic(err)
 	}
 	return path, func() { os.RemoveAll(dir) }

@@ -40,7 +40,7 @@ func FuzzRead(f *testing.F) {
 	dir := f.TempDir()
 	for _, opt := range [][]parquet.WriteOption{nil, {parquet.Snappy()}, {parquet.Zstd()}} {
 		p := filepath.Join(dir, "seed.parquet")
-		if err := parquet.WriteFile(p, digits(4, 4), append(opt, parquet.RowGroupRows(3))...); err != nil {
+		if err := writeFile(p, digits(4, 4), append(opt, parquet.RowGroupRows(3))...); err != nil {
 			f.Fatal(err)
 		}
 		b, _ := os.ReadFile(p)

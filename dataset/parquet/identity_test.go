@@ -26,7 +26,7 @@ func TestIndexedIdentity(t *testing.T) {
 			rows[i].X = int64(i)*3 + add
 		}
 		path := filepath.Join(dir, name)
-		if err := parquet.WriteFile(path, rows, parquet.RowGroupRows(8)); err != nil {
+		if err := writeFile(path, rows, parquet.RowGroupRows(8)); err != nil {
 			t.Fatal(err)
 		}
 		return path

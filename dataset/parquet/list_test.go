@@ -15,10 +15,10 @@ import (
 func TestReadLists(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.parquet"), filepath.Join(dir, "b.parquet")
-	if err := parquet.WriteFile(a, digits(3, 4)); err != nil {
+	if err := writeFile(a, digits(3, 4)); err != nil {
 		t.Fatal(err)
 	}
-	if err := parquet.WriteFile(b, digits(5, 4)); err != nil {
+	if err := writeFile(b, digits(5, 4)); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not parquet"), 0o644); err != nil {

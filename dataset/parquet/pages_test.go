@@ -109,7 +109,7 @@ func TestRowGroupValues(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "long.parquet")
 	row := long{L: make([]float32, 3<<20)} // one row of 3 Mi zeros
-	if err := parquet.WriteFile(path, []long{row}); err != nil {
+	if err := writeFile(path, []long{row}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(path)

@@ -34,7 +34,7 @@ func digits(n, width int) []digit {
 func writeDigits(t testing.TB, rows []digit, opts ...parquet.WriteOption) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "digits.parquet")
-	if err := parquet.WriteFile(path, rows, opts...); err != nil {
+	if err := writeFile(path, rows, opts...); err != nil {
 		t.Fatal(err)
 	}
 	return path

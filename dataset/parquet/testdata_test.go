@@ -215,3 +215,17 @@ func TestReadRaw(t *testing.T) {
 		t.Fatalf("malformed: %v", err)
 	}
 }
+
+// writeFile writes rows as a Parquet file at path with Create, Write and
+// Close, aborting on a failed Write.
+func writeFile[T any](path string, rows []T, opts ...parquet.WriteOption) error {
+	w, err := parquet.Create[T](path, opts...)
+	if err != nil {
+		return err
+	}
+	if err := w.Write(rows...); err != nil {
+		w.Abort()
+		return err
+	}
+	return w.Close()
+}

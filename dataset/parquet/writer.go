@@ -166,17 +166,3 @@ func (w *Writer[T]) Abort() {
 	w.tmp.Close()
 	os.Remove(w.tmp.Name())
 }
-
-// WriteFile writes rows as a Parquet file at path, atomically (see
-// [Writer]).
-func WriteFile[T any](path string, rows []T, opts ...WriteOption) error {
-	w, err := Create[T](path, opts...)
-	if err != nil {
-		return err
-	}
-	if err := w.Write(rows...); err != nil {
-		w.Abort()
-		return err
-	}
-	return w.Close()
-}

@@ -30,7 +30,7 @@ func TestWriterLargeValue(t *testing.T) {
 	blob := bytes.Repeat([]byte{0xab, 0x01, 0x7f}, size/3)
 	path := filepath.Join(t.TempDir(), "blob.parquet")
 	rows := []blobRow{{Key: "a", Blob: blob, Label: 7}, {Key: "b", Blob: blob[:10], Label: -3}}
-	if err := parquet.WriteFile(path, rows); err != nil {
+	if err := writeFile(path, rows); err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(path)
