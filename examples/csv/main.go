@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 )
 
@@ -48,11 +47,7 @@ func main() {
 	cfg.Log = log
 	cfg.Progress = os.Stderr
 
-	ctx, stop := tensorfeed.NotifyStop(context.Background())
-	defer stop()
-	res, err := run(ctx, cfg, os.Stdout)
-	stop() // a second signal kills at once
-	cli.Exit(ctx, err)
+	res := cli.Main(func(ctx context.Context) ([]result, error) { return run(ctx, cfg, os.Stdout) })
 	line := "held-out accuracy:"
 	for _, r := range res {
 		line += fmt.Sprintf(" %s %.4f", r.Layout, r.Accuracy)

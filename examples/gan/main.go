@@ -39,7 +39,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 )
 
@@ -80,11 +79,7 @@ func main() {
 	cfg.PipeLog = logging.PipelineLogger(log)
 	cfg.Progress = os.Stderr
 
-	ctx, stop := tensorfeed.NotifyStop(context.Background())
-	defer stop()
-	res, err := run(ctx, cfg, os.Stdout)
-	stop() // a second signal kills at once
-	cli.Exit(ctx, err)
+	res := cli.Main(func(ctx context.Context) (*result, error) { return run(ctx, cfg, os.Stdout) })
 	fmt.Printf("final losses: discriminator %.3f, generator %.3f\n", res.DLoss, res.GLoss)
 	fmt.Printf("wrote %s (generated digits), %s (a real batch), %s (both losses per step), %s (the discriminator's accuracy), %s (images/s)",
 		res.Generated, res.Real, res.LossPlot, res.AccPlot, res.RatePlot)

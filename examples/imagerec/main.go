@@ -35,7 +35,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 )
 
@@ -83,11 +82,7 @@ func main() {
 	cfg.Log = log
 	cfg.Progress = os.Stderr
 
-	ctx, stop := tensorfeed.NotifyStop(context.Background())
-	defer stop()
-	res, err := run(ctx, cfg, os.Stdout)
-	stop() // a second signal kills at once
-	cli.Exit(ctx, err)
+	res := cli.Main(func(ctx context.Context) (*result, error) { return run(ctx, cfg, os.Stdout) })
 	if res.Stopped {
 		return
 	}

@@ -23,7 +23,6 @@ import (
 	"flag"
 	"os"
 
-	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 )
 
@@ -46,11 +45,7 @@ func main() {
 		cli.AtLeast("workers", cfg.Workers, 1),
 		cli.AtLeast("resume-workers", cfg.ResumeWorkers, 1),
 	)
-	ctx, stop := tensorfeed.NotifyStop(context.Background())
-	defer stop()
-	_, err := run(ctx, cfg, os.Stdout)
-	stop()
-	cli.Exit(ctx, err)
+	cli.Main(func(ctx context.Context) (*result, error) { return run(ctx, cfg, os.Stdout) })
 }
 
 // dataDir is the repository's data/mnist, wherever the program starts.

@@ -49,7 +49,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 )
 
@@ -90,11 +89,7 @@ func main() {
 	cfg.PipeLog = logging.PipelineLogger(log)
 	cfg.Progress = os.Stderr
 
-	ctx, stop := tensorfeed.NotifyStop(context.Background())
-	defer stop()
-	res, err := run(ctx, cfg, os.Stdout)
-	stop() // a second signal kills at once
-	cli.Exit(ctx, err)
+	res := cli.Main(func(ctx context.Context) (*result, error) { return run(ctx, cfg, os.Stdout) })
 	if res.Stopped || cfg.Run.FeedOnly {
 		return
 	}

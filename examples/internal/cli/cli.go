@@ -81,6 +81,20 @@ func Exit(ctx context.Context, err error) {
 	os.Exit(tensorfeed.ExitCode(err))
 }
 
+// Main runs run with a context that a SIGINT or SIGTERM cancels
+// (tensorfeed.NotifyStop), restores the signals' default action once run
+// returns (a second signal kills at once), and ends the program as Exit
+// does when run failed or was stopped by a signal. It returns run's result
+// otherwise.
+func Main[R any](run func(ctx context.Context) (R, error)) R {
+	ctx, stop := tensorfeed.NotifyStop(context.Background())
+	defer stop()
+	res, err := run(ctx)
+	stop()
+	Exit(ctx, err)
+	return res
+}
+
 // WritableDir checks, before a run starts, that the folder of the flag
 // name can hold the files the run will write at its end: it creates dir
 // if need be and a file in it, which it removes. dir "" (no output) is
