@@ -200,7 +200,7 @@ func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 	var err error
 	switch format {
 	case formatIDX:
-		err = checkRegistered(ctx, "idx", path, rep, stdout)
+		err = checkRegistered(ctx, "idx", path, o, rep, stdout)
 	case formatCSV:
 		err = checkCSV(ctx, path, o.csv, rep, stdout)
 	case formatImageRec, formatRec:
@@ -210,15 +210,15 @@ func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 	case formatList:
 		err = checkList(ctx, path, rep, stdout)
 	case formatTFRecord:
-		err = checkTFRecord(ctx, path, o.mixed, rep, stdout)
+		err = checkRegistered(ctx, "tfrecord", path, o, rep, stdout)
 	case formatWDS:
 		err = checkWDS(ctx, path, prev, o.wds, rep, stdout)
 	case formatLines:
-		err = checkRegistered(ctx, "csv", path, rep, stdout)
+		err = checkRegistered(ctx, "csv", path, o, rep, stdout)
 	case formatMeanImage:
 		err = checkMeanImage(ctx, path, rep, stdout)
 	case formatParquet:
-		err = checkRegistered(ctx, "parquet", path, rep, stdout)
+		err = checkRegistered(ctx, "parquet", path, o, rep, stdout)
 	case formatImage:
 		err = checkImageFile(ctx, path, rep, stdout)
 	}
@@ -229,13 +229,17 @@ func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 }
 
 // checkRegistered checks path with the Check of the format registered
-// under name, each bad record reported and, with --all, stepped over.
-func checkRegistered(ctx context.Context, name, path string, rep *reporter, stdout io.Writer) error {
+// under name, each bad record reported and, with --all, stepped over;
+// --mixed is format.Mixed.
+func checkRegistered(ctx context.Context, name, path string, o checkOptions, rep *reporter, stdout io.Writer) error {
 	f, ok := format.Default().Lookup(name)
 	if !ok || f.Check == nil {
 		return fmt.Errorf("format %q cannot be checked", name)
 	}
 	opts := []format.Option{format.Storage(rep.storage...)}
+	if o.mixed {
+		opts = append(opts, format.Mixed())
+	}
 	if rep.all {
 		opts = append(opts, format.OnBad(source.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) }))))
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/checkstat"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -57,9 +58,13 @@ func checkSample(s webdataset.Sample) (wdsSample, error) {
 type wdsStats struct {
 	samples, bytes int64
 	fields         map[string]int64 // samples by field name
-	overflow       bool             // more names than maxFeatureNames
+	overflow       bool             // more names than maxFieldNames
 	imgs           imageStats
 }
+
+// maxFieldNames bounds the field names a shard's summary keeps, so that
+// samples with ever new names cannot make it grow.
+const maxFieldNames = 100
 
 func (s *wdsStats) add(x wdsSample) {
 	s.samples++
@@ -68,7 +73,7 @@ func (s *wdsStats) add(x wdsSample) {
 		s.fields = map[string]int64{}
 	}
 	for _, f := range x.fields {
-		if _, ok := s.fields[f]; ok || len(s.fields) < maxFeatureNames {
+		if _, ok := s.fields[f]; ok || len(s.fields) < maxFieldNames {
 			s.fields[f]++
 		} else {
 			s.overflow = true
@@ -94,7 +99,7 @@ func (s *wdsStats) String() string {
 		fmt.Fprintf(&b, " %s %d", n, s.fields[n])
 	}
 	if s.overflow {
-		fmt.Fprintf(&b, " and more than %d names", maxFeatureNames)
+		fmt.Fprintf(&b, " and more than %d names", maxFieldNames)
 	}
 	if s.imgs.n > 0 {
 		fmt.Fprintf(&b, "; %s", &s.imgs)
@@ -135,7 +140,7 @@ func (s *wdsSeam) take() wdsSeam {
 // Memory holds one sample (at most 256 MiB, webdataset.MaxSampleBytes's default) and
 // one decoded image at a time.
 func checkWDS(ctx context.Context, path string, prev wdsSeam, seam *wdsSeam, rep *reporter, stdout io.Writer) error {
-	gz, err := isGzipFile(ctx, path, rep)
+	gz, err := checkstat.IsGzip(ctx, path, rep.storage)
 	if err != nil {
 		return err
 	}

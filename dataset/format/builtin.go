@@ -51,6 +51,11 @@ func TFRecord(opts ...tfrecord.Option) Format {
 			return TFRecord(append(slices.Clip(opts), tfrecord.Storage(so...))...)
 		},
 		Detect: func(head []byte) bool { return isTFRecord(head) || isTFRecord(gunzipHead(head)) },
+		Check: func(ctx context.Context, path string, out io.Writer, copts ...Option) error {
+			return check(ctx, path, out, copts, func(ctx context.Context, c *checker, out io.Writer) error {
+				return checkTFRecord(ctx, c, out, opts)
+			})
+		},
 		Open: func(path string) source.Reader[Record] {
 			return mapReader(tfrecord.Open(path, opts...), func(_ int64, v tfrecord.Record) Record {
 				return Record{Path: path, Index: v.Index, Offset: v.Offset, Data: v.Data}

@@ -22,9 +22,16 @@ type checker struct {
 	// skipped is policy.Skipped() when the check started: the readers
 	// that skip under the policy report their bad records to it directly.
 	skipped int64
+	mixed   bool  // Mixed was given
 	first   error // the bad record that ended the check
 	ended   int64 // bad records the policy did not step over: 0 or 1
 }
+
+// Mixed tells Format.Check that a file may mix kinds of payload: records
+// that do not parse as the kind the others hold (in TFRecord, records that
+// are not tf.train.Example among those that are) are counted, not
+// reported. Open does not use it.
+func Mixed() Option { return option.New(func(c *config) { c.mixed = true }) }
 
 // check runs fn, the check of the file at path by one format, under
 // opts (Storage and OnBad; the others are not used), and returns the
@@ -33,7 +40,7 @@ type checker struct {
 func check(ctx context.Context, path string, out io.Writer, opts []Option, fn func(context.Context, *checker, io.Writer) error) error {
 	var cfg config
 	option.Apply(&cfg, opts)
-	c := &checker{path: path, sopts: cfg.storage, policy: cfg.bad, skips: cfg.bad.Pass(-1, nil), skipped: cfg.bad.Skipped()}
+	c := &checker{path: path, sopts: cfg.storage, mixed: cfg.mixed, policy: cfg.bad, skips: cfg.bad.Pass(-1, nil), skipped: cfg.bad.Skipped()}
 	err := fn(ctx, c, out)
 	if err == nil {
 		err = c.first

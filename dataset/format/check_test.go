@@ -11,6 +11,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/format"
+	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -85,5 +86,27 @@ func TestCheckIDX(t *testing.T) {
 	var te *tensorfeed.Error
 	if !errors.As(err, &te) || te.Path != cut || !errors.Is(err, tensorfeed.ErrBadData) || out.Len() != 0 {
 		t.Fatalf("cut file: err %v, summary %q; want a positioned error and no summary", err, out.String())
+	}
+}
+
+// TestCheckTFRecordMixed checks a TFRecord file of tf.train.Example that
+// holds one other payload: it is bad, unless Mixed counts it.
+func TestCheckTFRecordMixed(t *testing.T) {
+	var ex tfrecord.Example
+	ex.SetInt64s("label", 1)
+	e := string(ex.Marshal())
+	p := writeTF(t, t.TempDir(), "m.tfrecord", e, "\x0a\x01", e)
+	f, _ := format.Default().Lookup("tfrecord")
+	var out bytes.Buffer
+	err := f.Check(context.Background(), p, &out)
+	var te *tensorfeed.Error
+	if !errors.As(err, &te) || te.Record != 1 || out.Len() != 0 {
+		t.Fatalf("err %v, summary %q; want record 1 bad and no summary", err, out.String())
+	}
+	if err := f.Check(context.Background(), p, &out, format.Mixed()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), ": TFRecord: 3 records, ") || !strings.Contains(out.String(), "2 tf.train.Example and 1 other records") {
+		t.Errorf("Mixed: summary %q", out.String())
 	}
 }

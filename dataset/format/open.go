@@ -21,6 +21,7 @@ type config struct {
 	registry        *Registry
 	bad             *source.SkipPolicy
 	storage         []storage.Option
+	mixed           bool // Check: see Mixed
 }
 
 // Option configures Open.

@@ -142,3 +142,19 @@ type localInput struct {
 }
 
 func (f *localInput) Size() int64 { return f.size }
+
+// IsGzip reports whether the file or object name starts with the gzip
+// magic, for a check's summary.
+func IsGzip(ctx context.Context, name string, opts []storage.Option) (bool, error) {
+	f, err := Open(ctx, name, opts)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	var head [2]byte
+	n, err := f.ReadAt(head[:], 0)
+	if n < 2 && err != nil && err != io.EOF {
+		return false, err
+	}
+	return n == 2 && head[0] == 0x1f && head[1] == 0x8b, nil
+}

@@ -1,4 +1,4 @@
-package main
+package format
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
-	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/internal/checkstat"
 )
 
 // maxFeatureNames bounds the feature names checkTFRecord keeps for its
@@ -25,7 +25,7 @@ type featureStats struct {
 	overflow        bool // more names than maxFeatureNames
 
 	// mixed accepts records that do not parse among those that do
-	// (--mixed). Without it, a file that holds tf.train.Example (a record
+	// (Mixed). Without it, a file that holds tf.train.Example (a record
 	// with features parsed) must hold nothing else.
 	mixed bool
 	// seen is set at the first record that parses with features: from
@@ -38,9 +38,9 @@ type featureStats struct {
 	heldMore int64
 }
 
-// add parses a record and reports, through rep, a record that should be a
+// add parses a record and reports, through c, a record that should be a
 // tf.train.Example and is not. It returns whether the check goes on.
-func (s *featureStats) add(r tfrecord.Record, rep *reporter) bool {
+func (s *featureStats) add(r tfrecord.Record, c *checker) bool {
 	ex, err := r.Example()
 	if err != nil {
 		s.other++
@@ -48,11 +48,11 @@ func (s *featureStats) add(r tfrecord.Record, rep *reporter) bool {
 		case errors.Is(err, tfrecord.ErrTooLarge):
 			// An Example over the parser's limits, whatever else the file
 			// holds: the pipeline's parse would refuse it too.
-			return rep.report(err)
+			return c.report(err)
 		case s.mixed:
 			return true
 		case s.seen:
-			return rep.report(err)
+			return c.report(err)
 		case s.held == nil:
 			s.held = err
 		default:
@@ -89,7 +89,7 @@ func (s *featureStats) add(r tfrecord.Record, rep *reporter) bool {
 		fe.Err = fmt.Errorf("%w (and %d more records before record %d, the first tf.train.Example with features, do not parse either)",
 			fe.Err, s.heldMore, r.Index)
 	}
-	return rep.report(err)
+	return c.report(err)
 }
 
 // String describes the features: each name with its kinds and how many
@@ -130,39 +130,40 @@ func (s *featureStats) String() string {
 // checkTFRecord reads a TFRecord file (plain or gzip) to its end through
 // tfrecord.Open, which verifies each record's length and data checksums.
 // A record whose data checksum fails is reported and, with --all, skipped
-// (SkipBad(1) with OnSkip) so that every such record is listed; any other
+// (under OnBad) so that every such record is listed; any other
 // damage ends the check. Records that parse as tf.train.Example are
 // summarised by feature. TFRecord may hold any payload, so a file whose
 // records all fail to parse is good; but in a file that holds
 // tf.train.Example, a record that does not parse is reported with its
-// index, offset and why, unless mixed (--mixed: the file mixes payloads),
+// index, offset and why, unless Mixed (the file mixes payloads),
 // when it is only counted. An Example over the parser's limits
 // (tfrecord.MaxValues, MaxFeatures) is always reported.
 //
 // Memory holds one record at a time, at most 256 MiB (tfrecord.MaxRecordBytes's default),
 // and its Example, which the parser's limits bound.
-func checkTFRecord(ctx context.Context, path string, mixed bool, rep *reporter, stdout io.Writer) error {
-	gz, err := isGzipFile(ctx, path, rep)
+func checkTFRecord(ctx context.Context, c *checker, stdout io.Writer, opts []tfrecord.Option) error {
+	path := c.path
+	gz, err := checkstat.IsGzip(ctx, path, c.sopts)
 	if err != nil {
 		return err
 	}
-	opts := []tfrecord.Option{tfrecord.ReuseBuffer(), tfrecord.Storage(rep.storage...)}
-	if rep.all {
-		opts = append(opts, tfrecord.OnBad(source.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) }))))
+	opts = append(slices.Clip(opts), tfrecord.ReuseBuffer(), tfrecord.Storage(c.sopts...))
+	if c.policy != nil {
+		opts = append(opts, tfrecord.OnBad(c.policy))
 	}
 	var n, payload int64
-	feats := featureStats{mixed: mixed}
+	feats := featureStats{mixed: c.mixed}
 	for r, err := range tfrecord.Open(path, opts...).All(ctx) {
 		if err != nil {
 			return err
 		}
 		n++
 		payload += int64(len(r.Data))
-		if !feats.add(r, rep) {
+		if !feats.add(r, c) {
 			return nil // reported
 		}
 	}
-	if rep.bad > 0 {
+	if c.bad() > 0 {
 		return nil
 	}
 	kind := "TFRecord"
@@ -171,13 +172,4 @@ func checkTFRecord(ctx context.Context, path string, mixed bool, rep *reporter, 
 	}
 	fmt.Fprintf(stdout, "%s: %s: %d records, %d payload bytes; %s\n", path, kind, n, payload, &feats)
 	return nil
-}
-
-// isGzipFile reports whether the file starts with the gzip magic.
-func isGzipFile(ctx context.Context, path string, rep *reporter) (bool, error) {
-	head, err := readHead(ctx, path, rep.storage)
-	if err != nil {
-		return false, err
-	}
-	return len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b, nil
 }
