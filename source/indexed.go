@@ -355,8 +355,3 @@ func (r *IndexedReader[T]) Identity(ctx context.Context) (string, error) {
 	}
 	return "", nil
 }
-
-// SkipLog records which positions the passes of recent epochs skipped as
-// bad (see skiplog.Log), for the readers with a bad-record policy and a
-// position (ReadIndexed, Parquet rows).
-type SkipLog = skiplog.Log

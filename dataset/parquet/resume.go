@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tensorfeed/tensorfeed/internal/dataid"
+	"github.com/tensorfeed/tensorfeed/internal/skiplog"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -17,11 +18,11 @@ import (
 // the row group that holds the position after decoding it.
 
 // passes is what a reader remembers of its passes for its states: how many
-// it started (for passes run without an epoch) and, in a source.SkipLog,
+// it started (for passes run without an epoch) and, in a skiplog.Log,
 // the positions of the rows each recent epoch's pass skipped as bad.
 type passes struct {
 	epochs source.Epochs
-	skips  source.SkipLog
+	skips  skiplog.Log
 }
 
 // kind names a reader in its states: what it reads (the number of
