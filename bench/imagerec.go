@@ -68,6 +68,8 @@ func imagerecRows(cfg config) ([]Row, error) {
 						Note: fmt.Sprintf("not measured: %s is missing (-data DIR)", path)})
 				}
 			}
+			rows = append(rows, Row{Name: "imagerec-pipeline", Variant: "auto", Decoder: d.Name(), Threads: runtime.GOMAXPROCS(0),
+				Note: fmt.Sprintf("not measured: %s is missing (-data DIR)", path)})
 		}
 		return rows, nil
 	}
