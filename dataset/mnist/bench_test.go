@@ -7,6 +7,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/fixture"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -69,7 +70,7 @@ func BenchmarkTrainEpochLoad(b *testing.B) {
 func BenchmarkTrainEpochPlain(b *testing.B) {
 	dir := b.TempDir()
 	for _, n := range []string{"train-images-idx3-ubyte", "train-labels-idx1-ubyte"} {
-		writeFile(b, dir, n, gunzipBytes(b, n))
+		fixture.WriteFile(b, dir, n, gunzipBytes(b, n))
 	}
 	benchEpoch(b, mnist.Train(dir), 60000)
 }

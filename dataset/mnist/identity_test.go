@@ -8,6 +8,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/internal/testkit/checkpointtest"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/fixture"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -25,7 +26,7 @@ func writeSet(t *testing.T, dir, name string, n int, tag byte) (images, labels s
 	for i := range n {
 		lab = append(lab, byte(i%10))
 	}
-	return writeFile(t, dir, name+"-images", img), writeFile(t, dir, name+"-labels", lab)
+	return fixture.WriteFile(t, dir, name+"-images", img), fixture.WriteFile(t, dir, name+"-labels", lab)
 }
 
 // A Table is a source.Identifier: a checkpoint of a pass over a table of

@@ -3,11 +3,9 @@ package mnist_test
 import (
 	"bytes"
 	"compress/gzip"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -15,6 +13,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/fixture"
 )
 
 // Passes over remote files start goroutines (read-ahead); every test must
@@ -95,29 +94,10 @@ func plainT10k(t testing.TB) string {
 	return plain.dir
 }
 
-func writeFile(t testing.TB, dir, name string, b []byte) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// wantFormatError checks that err is a *tensorfeed.Error about file at
-// offset (any offset when offset < 0) that says msg and wraps ErrFormat,
-// tensorfeed.ErrBadData and cause, and returns it.
+// wantFormatError checks that err is a *tensorfeed.Error about file at offset (any
+// offset when offset < 0) that says msg and wraps mnist.ErrFormat, tensorfeed.ErrBadData
+// and cause.
 func wantFormatError(t *testing.T, err error, file string, offset int64, msg string, cause error) *tensorfeed.Error {
 	t.Helper()
-	var e *tensorfeed.Error
-	if !errors.As(err, &e) || !errors.Is(err, mnist.ErrFormat) || !errors.Is(err, tensorfeed.ErrBadData) {
-		t.Fatalf("error %v (%T) is not a *tensorfeed.Error wrapping ErrFormat and ErrBadData", err, err)
-	}
-	if e.Path != file || (offset >= 0 && e.Offset != offset) || !strings.Contains(err.Error(), msg) {
-		t.Errorf("error %q: want file %s, offset %d, %q", err, file, offset, msg)
-	}
-	if cause != nil && !errors.Is(err, cause) {
-		t.Errorf("error %v does not wrap %v", err, cause)
-	}
-	return e
+	return fixture.WantError(t, err, mnist.ErrFormat, file, offset, msg, cause)
 }

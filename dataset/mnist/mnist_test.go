@@ -23,6 +23,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/internal/testkit/badinput"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/fixture"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -349,7 +350,7 @@ func TestMissingFiles(t *testing.T) {
 func TestDottedNames(t *testing.T) {
 	dir := t.TempDir()
 	for _, n := range []string{"images-idx3-ubyte", "labels-idx1-ubyte"} {
-		writeFile(t, dir, "t10k-"+strings.Replace(n, "-idx", ".idx", 1), gunzipBytes(t, "t10k-"+n))
+		fixture.WriteFile(t, dir, "t10k-"+strings.Replace(n, "-idx", ".idx", 1), gunzipBytes(t, "t10k-"+n))
 	}
 	if n, err := source.Count(context.Background(), mnist.Test(dir)); n != 10000 || err != nil {
 		t.Errorf("dotted names: %d, %v", n, err)
@@ -409,8 +410,8 @@ func TestBadFiles(t *testing.T) {
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			ip := writeFile(t, dir, "images", tt.images(img))
-			lp := writeFile(t, dir, "labels", tt.labels(lab))
+			ip := fixture.WriteFile(t, dir, "images", tt.images(img))
+			lp := fixture.WriteFile(t, dir, "labels", tt.labels(lab))
 			n := 0
 			var got error
 			for _, err := range mnist.New(ip, lp).All(context.Background()) {
@@ -447,7 +448,7 @@ func checkFormatError(t *testing.T, err error, file, msg string, offset int64, c
 
 func TestTruncatedFileLoadsNothing(t *testing.T) {
 	dir := t.TempDir()
-	ip := writeFile(t, dir, "images", gunzipBytes(t, "t10k-images-idx3-ubyte")[:5_000_000])
+	ip := fixture.WriteFile(t, dir, "images", gunzipBytes(t, "t10k-images-idx3-ubyte")[:5_000_000])
 	tab, err := mnist.New(ip, gz("t10k-labels-idx1-ubyte")).Load(context.Background())
 	if tab != nil || !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("Load of a truncated file: %v, %v", tab, err)
@@ -584,7 +585,7 @@ func TestContract(t *testing.T) {
 		}
 	}
 	// A pass that fails keeps the contract too: the error comes once, last.
-	ip := writeFile(t, dir, "images.gz", badinput.Gzip(gunzipBytes(t, "t10k-images-idx3-ubyte")[:16+784*50+100]))
+	ip := fixture.WriteFile(t, dir, "images.gz", badinput.Gzip(gunzipBytes(t, "t10k-images-idx3-ubyte")[:16+784*50+100]))
 	if err := sourcetest.TestReader(mnist.New(ip, gz("t10k-labels-idx1-ubyte"))); err != nil {
 		t.Errorf("truncated images: %v", err)
 	}

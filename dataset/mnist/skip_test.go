@@ -28,7 +28,7 @@ func badLabelFile(t *testing.T) string {
 	for _, i := range badLabels {
 		lab[8+i] = 200
 	}
-	return writeFile(t, t.TempDir(), "labels", lab)
+	return fixture.WriteFile(t, t.TempDir(), "labels", lab)
 }
 
 // plainImages returns the path of the test set's images, gunzipped: the
@@ -228,8 +228,8 @@ func TestStructuralErrorsAreNeverSkipped(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			ip := writeFile(t, dir, "images", tt.images)
-			lp := writeFile(t, dir, "labels", tt.labels)
+			ip := fixture.WriteFile(t, dir, "images", tt.images)
+			lp := fixture.WriteFile(t, dir, "labels", tt.labels)
 			for _, rd := range ways {
 				ds := mnist.New(ip, lp, mnist.OnBad(source.SkipBad(1)))
 				_, err := pass(rd.r(ds))
@@ -250,8 +250,8 @@ func TestLoadGrowsWithTheData(t *testing.T) {
 	lab := gunzipBytes(t, "t10k-labels-idx1-ubyte")
 	binary.BigEndian.PutUint32(lab[4:], 60000)
 	dir := t.TempDir()
-	ip := writeFile(t, dir, "images.gz", badinput.Gzip(img))
-	lp := writeFile(t, dir, "labels.gz", badinput.Gzip(lab))
+	ip := fixture.WriteFile(t, dir, "images.gz", badinput.Gzip(img))
+	lp := fixture.WriteFile(t, dir, "labels.gz", badinput.Gzip(lab))
 	var err error
 	n := fixture.Allocated(func() { _, err = mnist.New(ip, lp).Load(context.Background()) })
 	wantFormatError(t, err, ip, 16+10*784, "record 10 of 60000", io.ErrUnexpectedEOF)

@@ -20,8 +20,8 @@ import (
 
 func TestCheckRealFiles(t *testing.T) {
 	dir := t.TempDir()
-	images := writeFile(t, dir, "t10k-images-idx3-ubyte", gunzipBytes(t, "t10k-images-idx3-ubyte"))
-	labels := writeFile(t, dir, "t10k-labels-idx1-ubyte", gunzipBytes(t, "t10k-labels-idx1-ubyte"))
+	images := fixture.WriteFile(t, dir, "t10k-images-idx3-ubyte", gunzipBytes(t, "t10k-images-idx3-ubyte"))
+	labels := fixture.WriteFile(t, dir, "t10k-labels-idx1-ubyte", gunzipBytes(t, "t10k-labels-idx1-ubyte"))
 	for _, tt := range []struct {
 		path   string
 		gzip   bool

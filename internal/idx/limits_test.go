@@ -98,7 +98,7 @@ func TestHugeRecordHeader(t *testing.T) {
 			})
 		}
 		t.Run(tt.name+"/ReadFile", func(t *testing.T) {
-			p := writeFile(t, t.TempDir(), "huge.idx", file)
+			p := fixture.WriteFile(t, t.TempDir(), "huge.idx", file)
 			var err error
 			n := fixture.Allocated(func() { _, err = idx.ReadFile(p, tt.opts...) })
 			wantError(t, err, p, tt.offset, tt.msg, tt.cause)
@@ -147,7 +147,7 @@ func TestGzipBomb(t *testing.T) {
 		}
 	})
 	t.Run("default maximum", func(t *testing.T) {
-		p := writeFile(t, t.TempDir(), "bomb.gz", append(header(4096), zeroMembers(16)...))
+		p := fixture.WriteFile(t, t.TempDir(), "bomb.gz", append(header(4096), zeroMembers(16)...))
 		var err error
 		n := fixture.Allocated(func() { _, err = idx.ReadFile(p) })
 		wantError(t, err, p, 12, "MaxFileBytes", idx.ErrTooLarge)
@@ -276,7 +276,7 @@ func TestTruncatedEverywhere(t *testing.T) {
 			}
 		}
 		p := filepath.Join(dir, "cut.idx")
-		writeFile(t, dir, "cut.idx", cut)
+		fixture.WriteFile(t, dir, "cut.idx", cut)
 		_, err := idx.ReadFile(p)
 		check(t, err, p)
 		_, err = idx.CheckFile(p)
