@@ -22,7 +22,7 @@ func TestIterBomb(t *testing.T) {
 		t.Fatal(err)
 	}
 	bomb := imagerec.AppendRecord(nil, h, fixture.JPEGBomb(8000, 8000, true))
-	path, offs := writeRec(t, good[0].Data, bomb, good[2].Data)
+	path, offs := recimages.WriteRec(t, good[0].Data, bomb, good[2].Data)
 	var texts []string
 	for _, threads := range []int{1, 2} {
 		cfg := mnistConfig()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -26,24 +25,8 @@ import (
 // holding only the good records, and the offsets of all records.
 func mixedRec(t *testing.T, n int, bad ...int) (rec, idx, good string, offs []int64) {
 	t.Helper()
-	src := recimages.Records(t, tdPath(mnistJPG, ".rec"))
-	var all, goodOnly [][]byte
-	for i := range n {
-		p := src[i].Data
-		if slices.Contains(bad, i) {
-			b := slices.Clone(p)
-			if i%2 == 0 {
-				b = b[:len(b)-200]
-			} else {
-				b[0], b[1] = 0xff, 0xff
-			}
-			all = append(all, b)
-			continue
-		}
-		all = append(all, p)
-		goodOnly = append(goodOnly, p)
-	}
-	rec, offs = writeRec(t, all...)
+	all, goodOnly := recimages.Mixed(recimages.Records(t, tdPath(mnistJPG, ".rec")), n, bad...)
+	rec, offs = recimages.WriteRec(t, all...)
 	var ib []byte
 	for i, o := range offs {
 		ib = recordio.AppendIndexLine(ib, int64(i), o)
@@ -52,7 +35,7 @@ func mixedRec(t *testing.T, n int, bad ...int) (rec, idx, good string, offs []in
 	if err := os.WriteFile(idx, ib, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	good, _ = writeRec(t, goodOnly...)
+	good, _ = recimages.WriteRec(t, goodOnly...)
 	return rec, idx, good, offs
 }
 

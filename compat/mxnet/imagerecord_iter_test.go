@@ -14,7 +14,6 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/internal/testkit/recimages"
@@ -388,26 +387,6 @@ func TestIterGeometry(t *testing.T) {
 	}
 }
 
-// writeRec writes payloads as a .rec file and returns its path and the
-// offset of each record.
-func writeRec(t testing.TB, payloads ...[]byte) (string, []int64) {
-	t.Helper()
-	var buf bytes.Buffer
-	w := recordio.NewWriter(&buf)
-	var offs []int64
-	for _, p := range payloads {
-		offs = append(offs, w.Tell())
-		if err := w.Write(p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	path := filepath.Join(t.TempDir(), "bad.rec")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path, offs
-}
-
 // A corrupt JPEG and a header whose flag runs past the record give errors
 // naming the file, the record and its byte offset.
 func TestIterBadRecords(t *testing.T) {
@@ -423,7 +402,7 @@ func TestIterBadRecords(t *testing.T) {
 		"corrupt jpeg": {corrupt, decode.ErrImage},
 		"flag too big": {bigFlag, nil},
 	} {
-		path, offs := writeRec(t, good[0].Data, good[1].Data, c.payload, good[4].Data)
+		path, offs := recimages.WriteRec(t, good[0].Data, good[1].Data, c.payload, good[4].Data)
 		for _, threads := range []int{1, 3} {
 			cfg := mnistConfig()
 			cfg.Data.RecPath = path

@@ -1,10 +1,8 @@
 package imagerec_test
 
 import (
-	"bytes"
 	"errors"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -76,47 +74,10 @@ func TestDecodeSkipBad(t *testing.T) {
 }
 
 // mixedRec writes n records of the MNIST test file with the records at the
-// bad positions broken (a truncated JPEG, or a header whose flag runs past
-// the record). It returns the .rec path, its .idx path, the path of a .rec
-// holding only the good records, and the offsets of all records. (Here:
-// the .rec path and the offsets; compat/mxnet's copy writes all four.)
+// bad positions broken (recimages.Mixed) and returns the .rec path and the
+// offsets of all records.
 func mixedRec(t *testing.T, n int, bad ...int) (rec string, offs []int64) {
 	t.Helper()
-	src := recimages.Records(t, tdPath(mnistJPG, ".rec"))
-	var all [][]byte
-	for i := range n {
-		p := src[i].Data
-		if slices.Contains(bad, i) {
-			b := slices.Clone(p)
-			if i%2 == 0 {
-				b = b[:len(b)-200]
-			} else {
-				b[0], b[1] = 0xff, 0xff
-			}
-			all = append(all, b)
-			continue
-		}
-		all = append(all, p)
-	}
-	return writeRec(t, all...)
-}
-
-// writeRec writes payloads as a .rec file and returns its path and the
-// offset of each record.
-func writeRec(t testing.TB, payloads ...[]byte) (string, []int64) {
-	t.Helper()
-	var buf bytes.Buffer
-	w := recordio.NewWriter(&buf)
-	var offs []int64
-	for _, p := range payloads {
-		offs = append(offs, w.Tell())
-		if err := w.Write(p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	path := filepath.Join(t.TempDir(), "bad.rec")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path, offs
+	all, _ := recimages.Mixed(recimages.Records(t, tdPath(mnistJPG, ".rec")), n, bad...)
+	return recimages.WriteRec(t, all...)
 }

@@ -70,7 +70,7 @@ func TestDecodeStage(t *testing.T) {
 func TestDecodeStageError(t *testing.T) {
 	good := recimages.Records(t, tdPath(mnistJPG, ".rec"))
 	bad := append([]byte(nil), good[1].Data[:40]...)
-	path, offs := writeRec(t, good[0].Data, bad, good[2].Data)
+	path, offs := recimages.WriteRec(t, good[0].Data, bad, good[2].Data)
 	for _, threads := range []int{1, 2} {
 		var got []imagerec.Example
 		var err error
