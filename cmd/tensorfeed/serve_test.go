@@ -90,50 +90,12 @@ func TestServeMNIST(t *testing.T) {
 	conn.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(hello))))
 	conn.Write(hello)
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	var h struct {
-		Type       string `json:"type"`
-		StateBytes int    `json:"state_bytes"`
-		Arrays     []struct {
-			Name   string `json:"name"`
-			DType  string `json:"dtype"`
-			Shape  []int  `json:"shape"`
-			NPY    int    `json:"npy"`
-			NBytes int    `json:"nbytes"`
-		} `json:"arrays"`
-	}
-	for _, want := range []string{"ready", "batch"} {
-		var n [4]byte
-		if _, err := io.ReadFull(conn, n[:]); err != nil {
-			t.Fatal(err)
-		}
-		js := make([]byte, binary.LittleEndian.Uint32(n[:]))
-		if _, err := io.ReadFull(conn, js); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(js, &h); err != nil || h.Type != want {
-			t.Fatalf("frame %s (%v), want %s", js, err, want)
-		}
-		if _, err := io.CopyN(io.Discard, conn, int64(h.StateBytes)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got := ""
-	for _, a := range h.Arrays {
-		got += fmt.Sprintf("%s %s %v; ", a.Name, a.DType, a.Shape)
-	}
-	if want := "image <f4 [32 784]; label <i8 [32]; index <i8 [32]; "; got != want {
+	if got, want := firstArrays(t, conn), "image <f4 [32 784]; label <i8 [32]; index <i8 [32]; "; got != want {
 		t.Errorf("arrays %q, want %q", got, want)
 	}
 	conn.Close()
 	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("serve exited %d after its context ended: %s", code, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop")
-	}
+	waitServed(t, done, &stderr)
 }
 
 // --rec serves MXNet's ImageRecordIter over image records: a client of
@@ -169,6 +131,19 @@ func TestServeRec(t *testing.T) {
 	conn.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(hello))))
 	conn.Write(hello)
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if got, want := firstArrays(t, conn), "data <f4 [16 3 24 24]; softmax_label <f4 [16]; "; got != want {
+		t.Errorf("arrays %q, want %q", got, want)
+	}
+	conn.Close()
+	cancel()
+	waitServed(t, done, &stderr)
+}
+
+// firstArrays reads the "ready" frame and the first "batch" frame of a
+// served feed (header and state; the arrays stay unread) and returns the
+// batch's arrays as "name dtype shape; ...".
+func firstArrays(t *testing.T, conn io.Reader) string {
+	t.Helper()
 	var h struct {
 		Type       string `json:"type"`
 		StateBytes int    `json:"state_bytes"`
@@ -198,11 +173,12 @@ func TestServeRec(t *testing.T) {
 	for _, a := range h.Arrays {
 		got += fmt.Sprintf("%s %s %v; ", a.Name, a.DType, a.Shape)
 	}
-	if want := "data <f4 [16 3 24 24]; softmax_label <f4 [16]; "; got != want {
-		t.Errorf("arrays %q, want %q", got, want)
-	}
-	conn.Close()
-	cancel()
+	return got
+}
+
+// waitServed waits for serve, whose context has ended, to exit 0.
+func waitServed(t *testing.T, done <-chan int, stderr fmt.Stringer) {
+	t.Helper()
 	select {
 	case code := <-done:
 		if code != 0 {
