@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/internal/cause"
 	"github.com/tensorfeed/tensorfeed/internal/checkstat"
+	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -175,7 +177,11 @@ func (r *reporter) report(err error) bool {
 func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
 	stdout := e.stdout
 	rep := &reporter{path: path, all: o.all, stderr: e.stderr, live: e.progress, storage: e.storage}
-	ctx = checkstat.WithBars(ctx, e.stderr, e.progress)
+	if e.progress {
+		ctx = checkstat.WithMeter(ctx, func(name string, size int64) checkstat.Meter {
+			return barMeter{progress.New(e.stderr, filepath.Base(name), size, "bytes", progress.Terminal(true), progress.Quiet())}
+		})
+	}
 	prev := o.wds.take() // a shard checked next to the file before
 	format := o.format
 	if (format == "" || format == formatImage) && isLocalDir(path) {
@@ -245,6 +251,11 @@ func checkRegistered(ctx context.Context, name, path string, o checkOptions, rep
 	}
 	return f.Check(ctx, path, stdout, opts...)
 }
+
+// barMeter draws the bytes a check reads as a progress bar.
+type barMeter struct{ *progress.Bar }
+
+func (b barMeter) Finish() { b.Bar.Finish() }
 
 // checkError returns a bad-data error that check itself found in path at
 // byte offset off: a *tensorfeed.Error, as the readers' are, whose cause

@@ -1,7 +1,7 @@
 // Package checkstat holds what the checks of files share, wherever the
 // format's check lives: how a local file or a URL is opened, the
-// statistics of labels they summarise, and the progress bar of the bytes a
-// check reads, which the command asks for through the check's context.
+// statistics of labels they summarise, and the Meter of the bytes a check
+// reads, which the command supplies through the check's context.
 package checkstat
 
 import (
@@ -9,12 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
@@ -70,49 +67,54 @@ func (s *Labels) String() string {
 	return b.String()
 }
 
-// BarMinBytes is the size from which a check draws a progress bar:
+// BarMinBytes is the size from which a check reports its progress:
 // smaller files are checked in a blink.
 const BarMinBytes = 16 << 20
 
-type barKey struct{}
-
-// bars is where the bars of a context's checks are drawn.
-type bars struct {
-	w    io.Writer
-	live bool
+// Meter is told the bytes a check reads, and when the check ends. The
+// command supplies it (cmd/tensorfeed draws a progress bar), so that no
+// library package links a drawing library.
+type Meter interface {
+	Add(n int)
+	Finish()
 }
 
-// WithBars returns ctx under which the checks of large files draw their
-// progress bar on w, when live (w is a terminal).
-func WithBars(ctx context.Context, w io.Writer, live bool) context.Context {
-	return context.WithValue(ctx, barKey{}, bars{w, live})
+type meterKey struct{}
+
+// WithMeter returns ctx under which the checks of large files report the
+// bytes they read to the Meter that start returns for the file name of
+// size bytes.
+func WithMeter(ctx context.Context, start func(name string, size int64) Meter) context.Context {
+	return context.WithValue(ctx, meterKey{}, start)
 }
 
-// Bar returns the progress bar of the bytes read of the file name of size
-// bytes: drawn when ctx has bars that are live (WithBars) and the file is
-// large, otherwise a bar that draws and writes nothing. Finish must be
-// called.
-func Bar(ctx context.Context, name string, size int64) *progress.Bar {
-	b, _ := ctx.Value(barKey{}).(bars)
-	w := b.w
-	if w == nil {
-		w = io.Discard
+// Bar returns the Meter of the bytes read of the file name of size bytes:
+// the one ctx's WithMeter starts when the file is large, otherwise one
+// that does nothing. Finish must be called.
+func Bar(ctx context.Context, name string, size int64) Meter {
+	start, _ := ctx.Value(meterKey{}).(func(string, int64) Meter)
+	if start == nil || size < BarMinBytes {
+		return nopMeter{}
 	}
-	return progress.New(w, path.Base(filepath.ToSlash(name)), size, "bytes",
-		progress.Terminal(b.live && size >= BarMinBytes), progress.Quiet())
+	return start(name, size)
 }
 
-// Counting returns r reporting the bytes read through it to bar.
-func Counting(r io.Reader, bar *progress.Bar) io.Reader { return countingReader{r, bar} }
+type nopMeter struct{}
+
+func (nopMeter) Add(int) {}
+func (nopMeter) Finish() {}
+
+// Counting returns r reporting the bytes read through it to m.
+func Counting(r io.Reader, m Meter) io.Reader { return countingReader{r, m} }
 
 type countingReader struct {
-	r   io.Reader
-	bar *progress.Bar
+	r io.Reader
+	m Meter
 }
 
 func (c countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.bar.Add(n)
+	c.m.Add(n)
 	return n, err
 }
 

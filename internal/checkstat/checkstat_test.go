@@ -1,9 +1,9 @@
 package checkstat
 
 import (
-	"bytes"
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -30,18 +30,32 @@ func TestLabels(t *testing.T) {
 	}
 }
 
-// A bar without WithBars, or not live, draws nothing.
-func TestBarQuiet(t *testing.T) {
-	var w bytes.Buffer
-	for _, ctx := range []context.Context{context.Background(), WithBars(context.Background(), &w, false)} {
-		b := Bar(ctx, "x.rec", BarMinBytes*2)
-		b.Add(100)
+// The meter of ctx is started only for a large file; without one, or for
+// a small file, Bar does nothing.
+func TestBarMeter(t *testing.T) {
+	var started []string
+	m := &countMeter{}
+	ctx := WithMeter(context.Background(), func(name string, size int64) Meter {
+		started = append(started, name)
+		return m
+	})
+	for _, c := range []struct {
+		ctx  context.Context
+		size int64
+	}{{context.Background(), BarMinBytes * 2}, {ctx, BarMinBytes - 1}, {ctx, BarMinBytes}} {
+		b := Bar(c.ctx, "x.rec", c.size)
+		io.Copy(io.Discard, Counting(strings.NewReader("abc"), b))
 		b.Finish()
 	}
-	if w.Len() != 0 {
-		t.Errorf("a bar that is not live wrote %q", w.String())
+	if len(started) != 1 || m.n != 3 || m.finished != 1 {
+		t.Errorf("started %q, counted %d bytes, finished %d times; want one meter, 3 bytes, 1 finish", started, m.n, m.finished)
 	}
 }
+
+type countMeter struct{ n, finished int }
+
+func (m *countMeter) Add(n int) { m.n += n }
+func (m *countMeter) Finish()   { m.finished++ }
 
 // A missing local file is the system's error, naming it.
 func TestOpenMissing(t *testing.T) {
