@@ -25,16 +25,12 @@ import (
 // plain loop with as many goroutines as the budget has cores. The note says what
 // the steps chose by the end of the last timed epoch.
 func mnistAutoRows(cfg config) ([]Row, error) {
-	f, err := prepareMNIST(cfg)
+	f, err := prepareMNIST(cfg, mnistOut)
 	if err != nil {
 		return nil, err
 	}
 	defer f.remove()
-	outBytes := int64(f.n) * mnistOut
-	floor, err := measureFloor(cfg.cheapReps(), outBytes, mnistBatch*mnistOut)
-	if err != nil {
-		return nil, err
-	}
+	outBytes, floor := f.outBytes, f.floor
 	cores := runtime.GOMAXPROCS(0)
 	feed, err := mnistAutoFeed(f)
 	if err != nil {

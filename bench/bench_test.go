@@ -223,7 +223,7 @@ func TestBadFlagsPrintUsage(t *testing.T) {
 //	go test ./bench -run '^$' -bench MNIST -cpuprofile cpu.out
 
 func BenchmarkMNISTEpoch(b *testing.B) {
-	f, err := prepareMNIST(config{repo: ".."})
+	f, err := prepareMNIST(config{repo: "..", reps: 1}, mnistOut)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	stdcsv "encoding/csv"
 	"fmt"
 	"io"
@@ -37,13 +36,7 @@ func csvRows(cfg config) ([]Row, error) {
 		return nil, fmt.Errorf("iris.data: no header")
 	}
 	body = strings.TrimRight(body, "\n") + "\n"
-	reps := 2000 // 300,000 rows, about 8 MB
-	switch {
-	case cfg.tiny:
-		reps = 10
-	case cfg.long:
-		reps = 20000
-	}
+	reps := cfg.size(2000, 20000, 10) // short: 300,000 rows, about 8 MB
 	dir, err := os.MkdirTemp("", "tensorfeed-bench-csv-")
 	if err != nil {
 		return nil, err
@@ -63,20 +56,11 @@ func csvRows(cfg config) ([]Row, error) {
 	outBytes := int64(rows) * csvOut
 
 	r := csv.New(path, csv.Header(), csv.LabelColumns(csv.Name("Name")), csv.Classes(irisClasses...))
-	ctx := context.Background()
 	var got, want float64
 	var n int
-	rs, err := measureEach(cfg.cheapReps(), func() error {
-		got, n = 0, 0
-		for row, err := range r.All(ctx) {
-			if err != nil {
-				return err
-			}
-			got = consumeCSV(got, row.Data, row.Label[0])
-			n++
-		}
-		return nil
-	}, func() (err error) { want, err = csvPlain(path); return err })
+	rs, err := measureEach(cfg.cheapReps(), readPass(r, func(sum float64, row csv.Row) (float64, error) {
+		return consumeCSV(sum, row.Data, row.Label[0]), nil
+	}, &got, &n), func() (err error) { want, err = csvPlain(path); return err })
 	if err != nil {
 		return nil, err
 	}

@@ -69,12 +69,12 @@ func ganPipeline[N any](tab *mnist.Table, noise source.Reader[N], fillNoise func
 // cut from shared slabs); the second with source.Generate returning a
 // [100]float32 array.
 func ganCompose(cfg config) ([]Row, error) {
-	f, err := prepareMNIST(cfg)
+	f, err := prepareMNIST(cfg, ganOut)
 	if err != nil {
 		return nil, err
 	}
 	defer f.remove()
-	outBytes := int64(f.n) * ganOut
+	outBytes, floor := f.outBytes, f.floor
 	tab, err := mnist.New(f.images, f.labels).Load(context.Background())
 	if err != nil {
 		return nil, err
@@ -95,10 +95,6 @@ func ganCompose(cfg config) ([]Row, error) {
 	array.r = ganPipeline(tab, noiseArray, func(v [ganNoise]float32, dst []float32) { copy(dst, v[:]) })
 	variants := []variant{uniform, array}
 
-	floor, err := measureFloor(cfg.cheapReps(), outBytes, mnistBatch*ganOut)
-	if err != nil {
-		return nil, err
-	}
 	var rows []Row
 	for _, v := range variants {
 		var got, want uint64

@@ -73,6 +73,18 @@ func (c config) cheapReps() int {
 	return 2 * c.reps
 }
 
+// size picks a workload's size: short for the default run, long for
+// -long, tiny for the bench's own tests.
+func (c config) size(short, long, tiny int) int {
+	switch {
+	case c.tiny:
+		return tiny
+	case c.long:
+		return long
+	}
+	return short
+}
+
 // config is what every workload is given.
 type config struct {
 	reps    int    // timed repetitions; the fastest counts

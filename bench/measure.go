@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // run is one timed execution of a workload: how long it took, the CPU time
@@ -218,4 +221,24 @@ func vmHWM() uint64 {
 		return kb << 10
 	}
 	return 0
+}
+
+// readPass returns a pass over r for measureEach: it folds every element
+// into *sum with fold (which may reject one) and counts them into *n, both
+// set afresh for each pass.
+func readPass[T, S any](r source.Reader[T], fold func(S, T) (S, error), sum *S, n *int) func() error {
+	return func() error {
+		var zero S
+		*sum, *n = zero, 0
+		for v, err := range r.All(context.Background()) {
+			if err != nil {
+				return err
+			}
+			if *sum, err = fold(*sum, v); err != nil {
+				return err
+			}
+			*n++
+		}
+		return nil
+	}
 }

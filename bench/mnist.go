@@ -41,14 +41,19 @@ const (
 type mnistFiles struct {
 	dir, images, labels string
 	n                   int
+	// outBytes is what a pass writes (n samples of the row's output), and
+	// floor the time of copying that many bytes, a batch at a time.
+	outBytes int64
+	floor    run
 }
 
 func (f *mnistFiles) remove() { os.RemoveAll(f.dir) }
 
 // prepareMNIST decompresses the training images and labels of data/mnist
 // into a new temporary directory, keeping only the first 1000 samples for a
-// tiny run.
-func prepareMNIST(cfg config) (*mnistFiles, error) {
+// tiny run, and measures the floor of a pass writing sampleOut bytes a
+// sample.
+func prepareMNIST(cfg config, sampleOut int64) (*mnistFiles, error) {
 	n := 0 // the whole set
 	if cfg.tiny {
 		n = 1000
@@ -80,6 +85,11 @@ func prepareMNIST(cfg config) (*mnistFiles, error) {
 		f.remove()
 		return nil, err
 	}
+	f.outBytes = int64(n) * sampleOut
+	if f.floor, err = measureFloor(cfg.cheapReps(), f.outBytes, mnistBatch*int(sampleOut)); err != nil {
+		f.remove()
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -99,17 +109,12 @@ func writeIDX(path string, magic uint32, dims []int, raw []byte) error {
 // for the pipeline with a shuffle stage (two threads), against the plain
 // loop that streams the files through a shuffle buffer alike.
 func mnistEpoch(cfg config) ([]Row, error) {
-	f, err := prepareMNIST(cfg)
+	f, err := prepareMNIST(cfg, mnistOut)
 	if err != nil {
 		return nil, err
 	}
 	defer f.remove()
-	outBytes := int64(f.n) * mnistOut
-
-	floor, err := measureFloor(cfg.cheapReps(), outBytes, mnistBatch*mnistOut)
-	if err != nil {
-		return nil, err
-	}
+	outBytes, floor := f.outBytes, f.floor
 	// Memory first, each variant's first epoch alone, as a training run
 	// starts it: a new pipeline, an empty decoded-file cache (package
 	// mnist's), none of the plain loops' data. The memory floor is the

@@ -27,13 +27,8 @@ type parquetPoint struct {
 // loop (each page's typed values copied out). The file, uncompressed, is
 // written at run time.
 func parquetRows(cfg config) ([]Row, error) {
-	rows, groupRows := 16384, 4096 // about 51 MB
-	switch {
-	case cfg.tiny:
-		rows, groupRows = 256, 64
-	case cfg.long:
-		rows = 65536
-	}
+	rows := cfg.size(16384, 65536, 256) // short: about 51 MB
+	groupRows := cfg.size(4096, 4096, 64)
 	dir, err := os.MkdirTemp("", "tensorfeed-bench-parquet-")
 	if err != nil {
 		return nil, err

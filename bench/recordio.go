@@ -52,22 +52,15 @@ func recordioRead(cfg config) ([]Row, error) {
 
 	seq := recordio.Open(path, recordio.ReuseBuffer())
 	var got, want uint64
-	rs, err := measureEach(cfg.cheapReps(), func() error {
-		got = 0
-		for rec, err := range seq.All(ctx) {
-			if err != nil {
-				return err
-			}
-			got = consumeRecord(got, rec.Data)
-		}
-		return nil
-	}, func() (err error) { want, err = plainRecordsSeq(path); return err })
+	var n int
+	rs, err := measureEach(cfg.cheapReps(), readPass(seq, foldRecord, &got, &n),
+		func() (err error) { want, err = plainRecordsSeq(path); return err })
 	if err != nil {
 		return nil, err
 	}
 	pipeSeq, plainSeq := rs[0], rs[1]
-	if got != want {
-		return nil, fmt.Errorf("recordio sequential: library and plain loop differ (%x, %x)", got, want)
+	if got != want || n != records {
+		return nil, fmt.Errorf("recordio sequential: library (%d records) and plain loop differ (%x, %x)", n, got, want)
 	}
 	rowSeq := newRow("recordio", 1, records, payload, pipeSeq, plainSeq, floor)
 	rowSeq.Variant = "sequential"
@@ -109,6 +102,11 @@ func recordioRead(cfg config) ([]Row, error) {
 	rowIdx.Variant = "indexed"
 	rowIdx.Note = which + ": NewRandomReader, AppendAt in .idx order into one buffer; plain: .idx parsed by hand, one ReadAt per record"
 	return []Row{rowSeq, rowIdx}, nil
+}
+
+// foldRecord folds a record into a checksum, for readPass.
+func foldRecord(sum uint64, rec recordio.Record) (uint64, error) {
+	return consumeRecord(sum, rec.Data), nil
 }
 
 // consumeRecord folds a payload into a checksum without reading all of it:

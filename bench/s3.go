@@ -19,13 +19,7 @@ import (
 
 // s3FileBytes is the size of the RecordIO file the s3 rows read.
 func s3FileBytes(cfg config) int64 {
-	switch {
-	case cfg.tiny:
-		return 1 << 20
-	case cfg.long:
-		return 256 << 20
-	}
-	return 64 << 20
+	return int64(cfg.size(64<<20, 256<<20, 1<<20))
 }
 
 // s3Rows measures a sequential RecordIO pass over an s3:// object served
@@ -65,15 +59,12 @@ func s3Rows(cfg config) ([]Row, error) {
 	ctx := context.Background()
 	read := func(path string, opts ...recordio.Option) func() error {
 		r := recordio.Open(path, append(opts, recordio.ReuseBuffer())...)
+		var sum uint64
+		var n int
+		pass := readPass(r, foldRecord, &sum, &n)
 		return func() error {
-			var sum uint64
-			n := 0
-			for rec, err := range r.All(ctx) {
-				if err != nil {
-					return err
-				}
-				sum = consumeRecord(sum, rec.Data)
-				n++
+			if err := pass(); err != nil {
+				return err
 			}
 			if n != records {
 				return fmt.Errorf("read %d records of %s, want %d", n, path, records)
@@ -163,13 +154,7 @@ func imagerecS3Rows(cfg config) ([]Row, error) {
 		}
 		return rows, nil
 	}
-	parts := 6 // as the imagerec rows: a sixth of the photos, all with -long
-	switch {
-	case cfg.tiny:
-		parts = 96
-	case cfg.long:
-		parts = 1
-	}
+	parts := cfg.size(6, 1, 96) // as the imagerec rows: a sixth of the photos, all with -long
 	dir, err := os.MkdirTemp("", "tensorfeed-bench-s3-")
 	if err != nil {
 		return nil, err

@@ -72,13 +72,7 @@ func consumeFeat(sum float32, v feat) float32 { return sum + v[0] + v[15] }
 // stageOverheads measures the cost per sample of each stage against the
 // hand loop doing the same per-sample work on the same in-memory slice.
 func stageOverheads(cfg config) ([]Row, error) {
-	n := 1 << 20
-	switch {
-	case cfg.tiny:
-		n = 5000
-	case cfg.long:
-		n = 1 << 22
-	}
+	n := cfg.size(1<<20, 1<<22, 5000)
 	data := make([]feat, n)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range data {

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"compress/gzip"
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -29,20 +28,11 @@ func tfrecordRows(cfg config) ([]Row, error) {
 	for i, variant := range []string{"plain", "gzip"} {
 		path, gz := paths[i], i == 1
 		r := tfrecord.Open(path, tfrecord.ReuseBuffer())
-		ctx := context.Background()
 		var got, want uint64
 		var n int
-		rs, err := measureEach(cfg.cheapReps(), func() error {
-			got, n = 0, 0
-			for rec, err := range r.All(ctx) {
-				if err != nil {
-					return err
-				}
-				got = consumeRecord(got, rec.Data)
-				n++
-			}
-			return nil
-		}, func() (err error) { want, err = plainTFRecord(path, gz); return err })
+		rs, err := measureEach(cfg.cheapReps(), readPass(r, func(sum uint64, rec tfrecord.Record) (uint64, error) {
+			return consumeRecord(sum, rec.Data), nil
+		}, &got, &n), func() (err error) { want, err = plainTFRecord(path, gz); return err })
 		if err != nil {
 			return nil, err
 		}

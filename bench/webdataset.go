@@ -5,7 +5,6 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -31,28 +30,16 @@ func webdatasetRows(cfg config) ([]Row, error) {
 	for i, variant := range []string{"plain", "gzip"} {
 		p, gz := paths[i], i == 1
 		r := webdataset.Open(p, webdataset.Fields("jpg", "cls"))
-		ctx := context.Background()
 		var got, want, wantFresh uint64
 		var n int
-		rs, err := measureEach(cfg.cheapReps(), func() error {
-			got, n = 0, 0
-			for s, err := range r.All(ctx) {
-				if err != nil {
-					return err
-				}
-				jpg, err := s.Bytes("jpg")
-				if err != nil {
-					return err
-				}
-				cls, err := s.Int("cls")
-				if err != nil {
-					return err
-				}
-				got = consumeSample(got, jpg, cls)
-				n++
+		rs, err := measureEach(cfg.cheapReps(), readPass(r, func(sum uint64, s webdataset.Sample) (uint64, error) {
+			jpg, err := s.Bytes("jpg")
+			if err != nil {
+				return 0, err
 			}
-			return nil
-		}, func() (err error) { want, err = plainShard(p, gz, false); return err },
+			cls, err := s.Int("cls")
+			return consumeSample(sum, jpg, cls), err
+		}, &got, &n), func() (err error) { want, err = plainShard(p, gz, false); return err },
 			func() (err error) { wantFresh, err = plainShard(p, gz, true); return err })
 		if err != nil {
 			return nil, err
