@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -37,15 +36,16 @@ type checkOptions struct {
 	format fileFormat // "" detects
 	all    bool
 	mixed  bool // TFRecord: records that are not tf.train.Example may sit among those that are
+	lines  bool // CSV: the raw lines only, as the registry's csv format reads them
 	csv    []csv.Option
-	wds    *wdsSeam // the seam with the WebDataset shard checked last
 }
 
 // checkSetup defines check's flags.
 func checkSetup(fs *flag.FlagSet) runFunc {
-	format := fs.String("format", "", "the files' `format`: idx, csv, imagerec, rec (RecordIO framing only), recidx (an .idx checked against the .rec beside it), lst, tfrecord, wds (a WebDataset tar shard), lines (raw text lines, as the csv format of \"tensorfeed convert\" reads them), meanimg (an MXNet mean image file), parquet or image (a JPEG or PNG file, or a folder of them); detected when empty")
+	format := fs.String("format", "", "the files' `format`: the format registry's idx, csv (rows, read with the CSV flags below), recordio (image records decoded, else the framing; an .idx checked against the .rec beside it), tfrecord, wds (a WebDataset tar shard) or parquet, or lst (an im2rec list), meanimg (an MXNet mean image file) or image (a JPEG or PNG file, or a folder of them); detected when empty")
 	all := fs.Bool("all", false, "report every bad record of a file, not only the first")
 	mixed := fs.Bool("mixed", false, "TFRecord: the file mixes payloads: records that do not parse as tf.train.Example among those that do are counted, not reported")
+	lines := fs.Bool("lines", false, "CSV: check the raw lines only (none longer than 1 MiB), as \"ls\" and \"convert\" read the csv format, without parsing fields")
 	delim := fs.String("delimiter", ",", "CSV: the field separator, one `character` (\\t for tab)")
 	header := fs.Bool("header", false, "CSV: the first row holds column names")
 	skipRows := fs.Int("skip-rows", 0, "CSV: `lines` to skip before the header or the first row")
@@ -56,15 +56,13 @@ func checkSetup(fs *flag.FlagSet) runFunc {
 	finite := fs.Bool("finite", false, "CSV: inf and nan are bad values")
 	maxLine := fs.Int("max-line-bytes", 1<<20, "CSV: the longest row accepted, in `bytes`") // csv.MaxLineBytes's default
 	return func(ctx context.Context, paths []string, e *env) error {
-		o := checkOptions{all: *all, mixed: *mixed}
+		o := checkOptions{all: *all, mixed: *mixed, lines: *lines}
 		if len(paths) == 0 {
 			return usagef("check takes at least one file")
 		}
-		if *format != "" {
-			if !slices.Contains(formats, fileFormat(*format)) {
-				return usagef("unknown --format %q", *format)
-			}
-			o.format = fileFormat(*format)
+		var err error
+		if o.format, err = parseFormat(*format, formats...); err != nil {
+			return err
 		}
 		d, err := oneRune("--delimiter", *delim)
 		if err != nil {
@@ -125,21 +123,125 @@ func checkSetup(fs *flag.FlagSet) runFunc {
 }
 
 // runCheck checks every path and fails with exit status 1 when one is bad.
+// Paths one after the other of one format that the registry checks go to
+// its Check together, so that it sees their seams (a WebDataset sample
+// split across two shards).
 func runCheck(ctx context.Context, paths []string, o checkOptions, e *env) error {
-	o.wds = new(wdsSeam)
+	if e.progress {
+		ctx = checkstat.WithMeter(ctx, func(name string, size int64) checkstat.Meter {
+			return barMeter{progress.New(e.stderr, filepath.Base(name), size, "bytes", progress.Terminal(true), progress.Quiet())}
+		})
+	}
+	kinds := make([]fileFormat, len(paths))
+	kind := func(i int) fileFormat {
+		if kinds[i] == "" {
+			kinds[i] = checkKind(ctx, paths[i], o.format, e)
+		}
+		return kinds[i]
+	}
 	bad := 0
-	for _, p := range paths {
-		if !checkPath(ctx, p, o, e) {
+	for i := 0; i < len(paths); {
+		k, j := kind(i), i+1
+		if (k != formatCSV || o.lines) && registered(k) {
+			for j < len(paths) && kind(j) == k {
+				j++
+			}
+		}
+		rep := &reporter{path: paths[i], all: o.all, stderr: e.stderr, storage: e.storage, live: e.progress}
+		if j > i+1 {
+			rep.path = "" // the registry's errors name their files
+		}
+		if !checkPaths(ctx, paths[i:j], k, o, rep, e.stdout) {
 			bad++
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		i = j
 	}
 	if bad > 0 {
 		return &exitError{code: exitFailure}
 	}
 	return nil
+}
+
+// Kinds of path that are not formats: a folder of images, and a file
+// whose format is not known (detection has reported why).
+const (
+	kindImageDir fileFormat = "image folder"
+	kindUnknown  fileFormat = "unknown"
+)
+
+// checkKind returns how path is checked: f when given, else a folder of
+// images, else the format detected from its first bytes and its name.
+func checkKind(ctx context.Context, path string, f fileFormat, e *env) fileFormat {
+	if (f == "" || f == formatImage) && isLocalDir(path) {
+		return kindImageDir // as "im2rec list" takes it
+	}
+	if f != "" {
+		return f
+	}
+	head, err := readHead(ctx, path, e.storage)
+	if err == nil {
+		f, err = detectFormat(path, head)
+		if err != nil {
+			err = checkError(path, 0, err.Error())
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(e.stderr, positioned(path, err))
+		return kindUnknown
+	}
+	return f
+}
+
+// registered reports whether the format registry checks files of f.
+func registered(f fileFormat) bool {
+	rf, ok := format.Default().Lookup(string(f))
+	return ok && rf.Check != nil
+}
+
+// checkPaths checks paths, all of kind f, and reports whether they are
+// good: several only when the registry checks them.
+func checkPaths(ctx context.Context, paths []string, f fileFormat, o checkOptions, rep *reporter, stdout io.Writer) bool {
+	path := paths[0]
+	var err error
+	switch f {
+	case kindUnknown:
+		return false
+	case kindImageDir:
+		err = checkImageDir(ctx, path, rep, stdout)
+	case formatCSV:
+		if o.lines {
+			err = checkRegistered(ctx, f, paths, o, rep, stdout)
+			break
+		}
+		err = checkCSV(ctx, path, o.csv, rep, stdout)
+	case formatRecordIO:
+		if strings.HasSuffix(path, ".idx") {
+			err = checkRecIndex(ctx, path, rep, stdout)
+		} else {
+			err = checkRecordIO(ctx, path, recIndexPath(ctx, path, rep.storage), true, rep, stdout)
+		}
+	case formatList:
+		err = checkList(ctx, path, rep, stdout)
+	case formatMeanImage:
+		err = checkMeanImage(ctx, path, rep, stdout)
+	case formatImage:
+		err = checkImageFile(ctx, path, rep, stdout)
+	default:
+		err = checkRegistered(ctx, f, paths, o, rep, stdout)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, err := range j.Unwrap() {
+				rep.report(err)
+			}
+		} else {
+			rep.report(err)
+		}
+	}
+	return rep.bad == 0 && err == nil
 }
 
 // oneRune parses a one-character flag value, as encoding/csv accepts it.
@@ -173,74 +275,13 @@ func (r *reporter) report(err error) bool {
 	return r.all
 }
 
-// checkPath checks one file and reports whether it is good.
-func checkPath(ctx context.Context, path string, o checkOptions, e *env) bool {
-	stdout := e.stdout
-	rep := &reporter{path: path, all: o.all, stderr: e.stderr, live: e.progress, storage: e.storage}
-	if e.progress {
-		ctx = checkstat.WithMeter(ctx, func(name string, size int64) checkstat.Meter {
-			return barMeter{progress.New(e.stderr, filepath.Base(name), size, "bytes", progress.Terminal(true), progress.Quiet())}
-		})
-	}
-	prev := o.wds.take() // a shard checked next to the file before
-	format := o.format
-	if (format == "" || format == formatImage) && isLocalDir(path) {
-		// A folder of images, as "im2rec list" takes it.
-		err := checkImageDir(ctx, path, rep, stdout)
-		if err != nil && !errors.Is(err, context.Canceled) {
-			rep.report(err)
-		}
-		return rep.bad == 0 && err == nil
-	}
-	if format == "" {
-		head, err := readHead(ctx, path, e.storage)
-		if err != nil {
-			rep.report(err)
-			return false
-		}
-		if format, err = detectFormat(path, head); err != nil {
-			rep.report(checkError(path, 0, err.Error()))
-			return false
-		}
-	}
-	var err error
-	switch format {
-	case formatIDX:
-		err = checkRegistered(ctx, "idx", path, o, rep, stdout)
-	case formatCSV:
-		err = checkCSV(ctx, path, o.csv, rep, stdout)
-	case formatImageRec, formatRec:
-		err = checkRecordIO(ctx, path, recIndexPath(ctx, path, e.storage), format == formatImageRec, rep, stdout)
-	case formatRecIndex:
-		err = checkRecIndex(ctx, path, rep, stdout)
-	case formatList:
-		err = checkList(ctx, path, rep, stdout)
-	case formatTFRecord:
-		err = checkRegistered(ctx, "tfrecord", path, o, rep, stdout)
-	case formatWDS:
-		err = checkWDS(ctx, path, prev, o.wds, rep, stdout)
-	case formatLines:
-		err = checkRegistered(ctx, "csv", path, o, rep, stdout)
-	case formatMeanImage:
-		err = checkMeanImage(ctx, path, rep, stdout)
-	case formatParquet:
-		err = checkRegistered(ctx, "parquet", path, o, rep, stdout)
-	case formatImage:
-		err = checkImageFile(ctx, path, rep, stdout)
-	}
-	if err != nil && !errors.Is(err, context.Canceled) {
-		rep.report(err)
-	}
-	return rep.bad == 0 && err == nil
-}
-
-// checkRegistered checks path with the Check of the format registered
+// checkRegistered checks paths with the Check of the format registered
 // under name, each bad record reported and, with --all, stepped over;
 // --mixed is format.Mixed.
-func checkRegistered(ctx context.Context, name, path string, o checkOptions, rep *reporter, stdout io.Writer) error {
-	f, ok := format.Default().Lookup(name)
+func checkRegistered(ctx context.Context, name fileFormat, paths []string, o checkOptions, rep *reporter, stdout io.Writer) error {
+	f, ok := format.Default().Lookup(string(name))
 	if !ok || f.Check == nil {
-		return fmt.Errorf("format %q cannot be checked", name)
+		return usagef("format %q cannot be checked", name)
 	}
 	opts := []format.Option{format.Storage(rep.storage...)}
 	if o.mixed {
@@ -249,7 +290,7 @@ func checkRegistered(ctx context.Context, name, path string, o checkOptions, rep
 	if rep.all {
 		opts = append(opts, format.OnBad(source.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) }))))
 	}
-	return f.Check(ctx, path, stdout, opts...)
+	return f.Check(ctx, paths, stdout, opts...)
 }
 
 // barMeter draws the bytes a check reads as a progress bar.
@@ -279,7 +320,7 @@ func positioned(path string, err error) string {
 	}
 	// Not about a position in the data: the file cannot be opened or
 	// read. An error that names the file already is printed as it is.
-	if strings.HasPrefix(err.Error(), path+":") {
+	if path == "" || strings.HasPrefix(err.Error(), path+":") {
 		return err.Error()
 	}
 	return fmt.Sprintf("%s: %v", path, err)

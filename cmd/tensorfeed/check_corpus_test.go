@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +23,6 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/parquet"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
-	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/internal/idx"
 	"github.com/tensorfeed/tensorfeed/internal/testkit/badinput"
@@ -74,7 +74,7 @@ func testCheckCorpus(t *testing.T, cases []badinput.Case) {
 		var rssFile string
 		args := []string{"check", c.Path}
 		if c.Format == badinput.Lines { // text that detection takes for CSV
-			args = []string{"check", "--format", "lines", c.Path}
+			args = []string{"check", "--format", "csv", "--lines", c.Path}
 		}
 		if gnuTime != "" {
 			rssFile = filepath.Join(t.TempDir(), "rss")
@@ -201,8 +201,8 @@ func readCase(c badinput.Case) (err error) {
 		_, err = source.Collect(ctx, source.Reader[tfrecord.Record](tfrecord.Open(c.Path)))
 		return err
 	case badinput.WebDataset:
-		_, err = source.Collect(ctx, webdataset.Decode(webdataset.Open(c.Path), checkSample))
-		return err
+		wds, _ := format.Default().Lookup("wds")
+		return wds.Check(ctx, []string{c.Path}, io.Discard)
 	case badinput.Lines:
 		_, err = source.Collect(ctx, format.Open([]string{"csv:" + c.Path}))
 		return err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/checkstat"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -120,7 +121,7 @@ func checkImageDir(ctx context.Context, root string, rep *reporter, stdout io.Wr
 	bar := progress.New(rep.stderr, filepath.Base(root), int64(len(paths)), "images",
 		progress.Terminal(rep.live), progress.Quiet())
 	defer bar.Finish()
-	var imgs imageStats
+	var imgs checkstat.Images
 	bad := 0
 	for r, err := range stage.ParallelMap(source.Slice(paths), runtime.GOMAXPROCS(0), check).All(ctx) {
 		if err != nil {
@@ -132,7 +133,7 @@ func checkImageDir(ctx context.Context, root string, rep *reporter, stdout io.Wr
 			rep.report(r.err)
 			continue
 		}
-		imgs.addSize(r.w, r.h, r.ch)
+		imgs.Add(r.w, r.h, r.ch)
 		fmt.Fprintln(stdout, r.ok())
 	}
 	bar.Finish() // before the summary

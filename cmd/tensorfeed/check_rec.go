@@ -24,43 +24,6 @@ func recIndexPath(ctx context.Context, rec string, opts []storage.Option) string
 	return idx
 }
 
-// imageStats summarises the decoded images.
-type imageStats struct {
-	n                      int
-	minW, maxW, minH, maxH int
-	channels               [5]int // count by channel count
-}
-
-func (s *imageStats) add(img imagerec.Example) {
-	s.addSize(img.Image.Width, img.Image.Height, img.Image.Channels)
-}
-
-// addSize counts an image of w x h pixels and c channels.
-func (s *imageStats) addSize(w, h, c int) {
-	if s.n == 0 {
-		s.minW, s.maxW, s.minH, s.maxH = w, w, h, h
-	}
-	s.n++
-	s.minW, s.maxW = min(s.minW, w), max(s.maxW, w)
-	s.minH, s.maxH = min(s.minH, h), max(s.maxH, h)
-	if c >= 0 && c < len(s.channels) {
-		s.channels[c]++
-	}
-}
-
-func (s *imageStats) String() string {
-	if s.n == 0 {
-		return "no images"
-	}
-	var ch []string
-	for c, k := range s.channels {
-		if k > 0 {
-			ch = append(ch, fmt.Sprintf("%d with %d channels", k, c))
-		}
-	}
-	return fmt.Sprintf("images %d-%d x %d-%d pixels (width x height), %s", s.minW, s.maxW, s.minH, s.maxH, strings.Join(ch, ", "))
-}
-
 // checkRecordIO reads a RecordIO file record by record. With images, the
 // first record says what the file holds, since dmlc's RecordIO framing does
 // not: when it is an image record (MXNet's header, then bytes starting
@@ -86,7 +49,7 @@ func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *repo
 	rd := recordio.NewReader(checkstat.Counting(f, bar), path)
 	dec := decode.Default()
 	var labels checkstat.Labels
-	var imgs imageStats
+	var imgs checkstat.Images
 	var lbuf []float32
 	var notImages string // why the records are not taken for image records
 	n := 0
@@ -118,7 +81,7 @@ func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *repo
 			}
 			continue
 		}
-		imgs.add(ex)
+		imgs.Add(ex.Image.Width, ex.Image.Height, ex.Image.Channels)
 		lbuf = append(lbuf[:0], ex.Label...)
 		if len(lbuf) > 0 {
 			labels.Add(float64(lbuf[0]))

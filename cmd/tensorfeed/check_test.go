@@ -139,9 +139,24 @@ func TestCheckRecordsAll(t *testing.T) {
 	if code != 1 || strings.Count(stderr, "\n") != 2 || !strings.Contains(stderr, two+": record 4 at byte ") {
 		t.Errorf("--all: exit %d, stderr %q", code, stderr)
 	}
-	code, stdout, stderr := runCmd("check", "--format", "rec", two)
-	if code != 0 || !strings.HasPrefix(stdout, two+": RecordIO: 6 records") {
-		t.Errorf("--format rec: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	code, _, stderr = runCmd("check", "--format", "recordio", two)
+	if code != 1 || !strings.HasPrefix(stderr, two+": record 1 at byte ") {
+		t.Errorf("--format recordio: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// The formats are named as the registry names them: an old name is
+// refused with the new one, so that scripts learn it.
+func TestCheckRenamedFormats(t *testing.T) {
+	for old, want := range map[string]string{"rec": "recordio", "imagerec": "recordio", "recidx": "recordio", "lines": "csv --lines"} {
+		code, _, stderr := runCmd("check", "--format", old, "x")
+		if code != 2 || !strings.Contains(stderr, "--format "+old+" is now --format "+want+",") {
+			t.Errorf("--format %s: exit %d, stderr %q", old, code, stderr)
+		}
+	}
+	code, _, stderr := runCmd("show", "--grid", "o.png", "--format", "imagerec", "x")
+	if code != 2 || !strings.Contains(stderr, "--format imagerec is now --format recordio,") {
+		t.Errorf("show --format imagerec: exit %d, stderr %q", code, stderr)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -14,27 +15,49 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 )
 
-// fileFormat is a format "tensorfeed check" knows, named as --format takes
-// it.
+// fileFormat is a format "tensorfeed check" and "show" know, named as
+// --format takes it: the format registry's names (dataset/format), and
+// the three kinds of file that are im2rec's inputs and outputs rather than
+// data the registry reads.
 type fileFormat string
 
 const (
 	formatIDX       fileFormat = "idx"      // IDX, plain or gzip
-	formatCSV       fileFormat = "csv"      // numeric CSV
-	formatRec       fileFormat = "rec"      // RecordIO framing only, payloads opaque
-	formatImageRec  fileFormat = "imagerec" // RecordIO image records, every image decoded
-	formatRecIndex  fileFormat = "recidx"   // a RecordIO .idx, checked against the .rec beside it
-	formatList      fileFormat = "lst"      // im2rec .lst
+	formatCSV       fileFormat = "csv"      // CSV rows, as dataset/csv reads them
+	formatRecordIO  fileFormat = "recordio" // RecordIO: image records decoded, else the framing; an .idx checked against its .rec
 	formatTFRecord  fileFormat = "tfrecord" // TFRecord, plain or gzip
 	formatWDS       fileFormat = "wds"      // a WebDataset tar shard, plain or gzip
-	formatLines     fileFormat = "lines"    // raw text lines, as dataset/format's csv format reads them
-	formatMeanImage fileFormat = "meanimg"  // an MXNet NDArray mean image file
 	formatParquet   fileFormat = "parquet"  // Apache Parquet
+	formatList      fileFormat = "lst"      // im2rec .lst
+	formatMeanImage fileFormat = "meanimg"  // an MXNet NDArray mean image file
 	formatImage     fileFormat = "image"    // a bare JPEG or PNG file, or a folder of them
 )
 
 // formats lists the formats in the order usage shows them.
-var formats = []fileFormat{formatIDX, formatCSV, formatImageRec, formatRec, formatRecIndex, formatList, formatTFRecord, formatWDS, formatLines, formatMeanImage, formatParquet, formatImage}
+var formats = []fileFormat{formatIDX, formatCSV, formatRecordIO, formatTFRecord, formatWDS, formatParquet, formatList, formatMeanImage, formatImage}
+
+// renamedFormats are names that --format took before it took the
+// registry's: a user who gives one is told the new name.
+var renamedFormats = map[string]string{"rec": "recordio", "imagerec": "recordio", "recidx": "recordio", "lines": "csv"}
+
+// parseFormat returns the --format value s, one of known ("" detects),
+// or a usage error that lists them, naming the new name of an old one.
+func parseFormat(s string, known ...fileFormat) (fileFormat, error) {
+	if s == "" || slices.Contains(known, fileFormat(s)) {
+		return fileFormat(s), nil
+	}
+	names := make([]string, len(known))
+	for i, k := range known {
+		names[i] = string(k)
+	}
+	if n, ok := renamedFormats[s]; ok && slices.Contains(known, fileFormat(n)) {
+		if s == "lines" {
+			n += " --lines"
+		}
+		return "", usagef("--format %s is now --format %s, the format registry's name (known: %s)", s, n, strings.Join(names, ", "))
+	}
+	return "", usagef("unknown --format %q (known: %s)", s, strings.Join(names, ", "))
+}
 
 // meanImageMagic starts an MXNet NDArray list file, as a mean image is
 // saved.
@@ -44,19 +67,15 @@ const meanImageMagic = 0x112
 // registry's formats recognise a file from.
 const headSize = format.HeadSize
 
-// registered reports whether the registry's format name recognises head:
-// the magic numbers of the registry's formats are known there only.
-func registered(name string, head []byte) bool {
-	f, ok := format.Default().Lookup(name)
-	return ok && f.Detect != nil && f.Detect(head)
-}
-
 // detectFormat guesses a file's format from its name and its first bytes
 // (head, at most headSize of them). Magic numbers come first, so that a
 // misnamed binary file is still recognised; text formats are told apart by
 // extension, then by sniffing the first line. It is a pure function of its
 // arguments: the same input always gives the same answer.
 func detectFormat(name string, head []byte) (fileFormat, error) {
+	if f, ok := format.Default().Detect(head); ok && f != string(formatCSV) {
+		return fileFormat(f), nil // the registry's binary formats, by their magic
+	}
 	lower := strings.ToLower(filepath.Base(name))
 	ext := filepath.Ext(lower)
 	switch {
@@ -69,10 +88,6 @@ func detectFormat(name string, head []byte) (fileFormat, error) {
 			n, _ = io.ReadFull(zr, inner[:])
 		}
 		switch {
-		case registered("wds", head):
-			return formatWDS, nil
-		case registered("tfrecord", head):
-			return formatTFRecord, nil
 		case isTFRecordName(lower):
 			return formatTFRecord, nil
 		case isTarName(lower):
@@ -84,16 +99,8 @@ func detectFormat(name string, head []byte) (fileFormat, error) {
 		// An IDX magic, or a stream cut or corrupt before one: the IDX
 		// reader says where it breaks.
 		return formatIDX, nil
-	case registered("parquet", head):
-		return formatParquet, nil
-	case registered("recordio", head):
-		return formatImageRec, nil
 	case len(head) >= 8 && binary.LittleEndian.Uint64(head) == meanImageMagic:
 		return formatMeanImage, nil
-	case registered("wds", head):
-		return formatWDS, nil
-	case registered("tfrecord", head):
-		return formatTFRecord, nil
 	case isImage(head):
 		return formatImage, nil
 	case isTFRecordName(lower):
@@ -105,7 +112,7 @@ func detectFormat(name string, head []byte) (fileFormat, error) {
 	case isIDXName(lower):
 		return formatIDX, nil
 	case ext == ".rec":
-		return formatImageRec, nil
+		return formatRecordIO, nil
 	case ext == ".parquet":
 		return formatParquet, nil // the reader says what is wrong with its magic
 	case len(head) > 0 && (ext == ".jpg" || ext == ".jpeg" || ext == ".png"):
@@ -121,7 +128,7 @@ func detectFormat(name string, head []byte) (fileFormat, error) {
 	case ".lst":
 		return formatList, nil
 	case ".idx":
-		return formatRecIndex, nil
+		return formatRecordIO, nil
 	case ".csv", ".tsv", ".txt", ".data":
 		return formatCSV, nil
 	}
@@ -133,7 +140,7 @@ func detectFormat(name string, head []byte) (fileFormat, error) {
 			return formatList, nil
 		case len(fields) == 2:
 			if _, err := strconv.ParseInt(strings.TrimSpace(fields[1]), 10, 64); err == nil {
-				return formatRecIndex, nil
+				return formatRecordIO, nil
 			}
 		}
 	}

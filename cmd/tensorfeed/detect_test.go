@@ -56,14 +56,14 @@ func TestDetectFormat(t *testing.T) {
 		{"x.gz", gzipped([]byte("a,b\n1,2\n")), "", "gzip stream that holds neither an IDX file, TFRecord nor a tar shard"},
 		{"t10k-labels-idx1-ubyte", []byte{8, 3}, formatIDX, ""}, // bad magic, IDX name
 		{"short", []byte{0, 0}, formatIDX, ""},
-		{"train.rec", rec, formatImageRec, ""},
-		{"whatever", rec, formatImageRec, ""},
-		{"train.rec", []byte{1, 2, 3}, formatImageRec, ""}, // the RecordIO reader reports the bad magic
+		{"train.rec", rec, formatRecordIO, ""},
+		{"whatever", rec, formatRecordIO, ""},
+		{"train.rec", []byte{1, 2, 3}, formatRecordIO, ""}, // the RecordIO reader reports the bad magic
 		{"train.lst", []byte("0\t1\ta.jpg\n"), formatList, ""},
 		{"train.txt", []byte("0\t1\ta.jpg\n"), formatCSV, ""}, // extension over sniffing
 		{"noext", []byte("0\t1.000000\tcat/a.jpg\n"), formatList, ""},
-		{"train.idx", []byte("0\t0\n1\t64\n"), formatRecIndex, ""},
-		{"noext", []byte("0\t0\n1\t64\n"), formatRecIndex, ""},
+		{"train.idx", []byte("0\t0\n1\t64\n"), formatRecordIO, ""},
+		{"noext", []byte("0\t0\n1\t64\n"), formatRecordIO, ""},
 		{"iris.csv", []byte("5.1,3.5,setosa\n"), formatCSV, ""},
 		{"noext", []byte("1,2,3\n4,5,6\n"), formatCSV, ""},
 		{"empty.csv", nil, "", "empty file"},

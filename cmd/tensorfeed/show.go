@@ -43,7 +43,7 @@ Examples:
 		n := fs.Int("n", 64, fmt.Sprintf("draw the first `N` images, at most %d", maxShowImages))
 		cols := fs.Int("cols", 8, "`N` images per row")
 		scale := fs.Int("scale", 0, fmt.Sprintf("draw each pixel as `N`×N pixels, at most %d (0: small images are enlarged to about 64 pixels)", maxShowScale))
-		format := fs.String("format", "", "the file's `format`: idx or imagerec; detected when empty")
+		format := fs.String("format", "", "the file's `format`: idx or recordio (image records); detected when empty")
 		shapeFlag := fs.String("shape", "", "image records of raw pixels: the `HxW[xC]` of each (C 1 or 3); without it a payload of a square number of bytes is grey, of 3 times one RGB")
 		return func(ctx context.Context, pos []string, e *env) error {
 			switch {
@@ -71,8 +71,12 @@ Examples:
 			if err := checkOutDir(*out); err != nil {
 				return err
 			}
+			f, err := parseFormat(*format, formats...)
+			if err != nil {
+				return err
+			}
 			opts := []grid.Option{grid.Cols(*cols), grid.Scale(*scale)}
-			img, what, err := showGrid(ctx, pos[0], fileFormat(*format), *n, *scale, shape, opts)
+			img, what, err := showGrid(ctx, pos[0], f, *n, *scale, shape, opts)
 			if err != nil {
 				return err
 			}
@@ -250,7 +254,7 @@ func showGrid(ctx context.Context, path string, format fileFormat, n, scale int,
 			return nil, "", usagef("%s: --shape is for image records of raw pixels; an IDX file says its shape", path)
 		}
 		return showIDX(path, n, scale, opts)
-	case formatImageRec:
+	case formatRecordIO:
 		return showRec(ctx, path, n, scale, shape, opts)
 	}
 	return nil, "", usagef("%s: show draws IDX images or image records, not %s", path, format)

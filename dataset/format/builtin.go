@@ -51,8 +51,8 @@ func TFRecord(opts ...tfrecord.Option) Format {
 			return TFRecord(append(slices.Clip(opts), tfrecord.Storage(so...))...)
 		},
 		Detect: func(head []byte) bool { return isTFRecord(head) || isTFRecord(gunzipHead(head)) },
-		Check: func(ctx context.Context, path string, out io.Writer, copts ...Option) error {
-			return check(ctx, path, out, copts, func(ctx context.Context, c *checker, out io.Writer) error {
+		Check: func(ctx context.Context, paths []string, out io.Writer, copts ...Option) error {
+			return check(ctx, paths, out, copts, func(ctx context.Context, c *checker, out io.Writer) error {
 				return checkTFRecord(ctx, c, out, opts)
 			})
 		},
@@ -70,13 +70,21 @@ func TFRecord(opts ...tfrecord.Option) Format {
 // webdataset.Open (webdataset.Fields, OnBad, limits, IgnoreZeros for
 // tar archives joined end to end); its Storage returns WDS with
 // webdataset.Storage added. Open, reading several wds files, refuses a
-// sample split across two of them, as webdataset.Open does.
+// sample split across two of them, as webdataset.Open does; so does its
+// Check, which parses the .npy, .cls, .json and image fields of every
+// sample and sums up each shard's fields and images.
 func WDS(opts ...webdataset.Option) Format {
 	return Format{
 		Storage: func(so ...storage.Option) Format {
 			return WDS(append(slices.Clip(opts), webdataset.Storage(so...))...)
 		},
 		Detect: func(head []byte) bool { return isTar(head) || isTar(gunzipHead(head)) },
+		Check: func(ctx context.Context, paths []string, out io.Writer, copts ...Option) error {
+			var seam wdsSeam
+			return check(ctx, paths, out, copts, func(ctx context.Context, c *checker, out io.Writer) error {
+				return checkWDS(ctx, c, out, &seam, opts)
+			})
+		},
 		Open: func(path string) source.Reader[Record] {
 			return mapReader(webdataset.Open(path, opts...), func(i int64, v webdataset.Sample) Record {
 				return Record{Path: path, Index: i, Offset: v.Offset, Key: v.Key, Fields: v.Fields}
@@ -105,8 +113,8 @@ func Parquet(opts ...parquet.Option) Format {
 				return Record{Path: path, Index: v.Index, Offset: v.Offset, Fields: v.Fields}
 			})
 		},
-		Check: func(ctx context.Context, path string, out io.Writer, copts ...Option) error {
-			return check(ctx, path, out, copts, func(ctx context.Context, c *checker, out io.Writer) error {
+		Check: func(ctx context.Context, paths []string, out io.Writer, copts ...Option) error {
+			return check(ctx, paths, out, copts, func(ctx context.Context, c *checker, out io.Writer) error {
 				return checkParquet(ctx, c, out, opts)
 			})
 		},
@@ -128,8 +136,8 @@ func IDX() Format { return idxFormat(nil) }
 // idxFormat is IDX() reading through storage with sopts.
 func idxFormat(sopts []storage.Option) Format {
 	return Format{
-		Check: func(ctx context.Context, path string, out io.Writer, opts ...Option) error {
-			return check(ctx, path, out, append([]Option{Storage(sopts...)}, opts...), checkIDX)
+		Check: func(ctx context.Context, paths []string, out io.Writer, opts ...Option) error {
+			return check(ctx, paths, out, append([]Option{Storage(sopts...)}, opts...), checkIDX)
 		},
 		Detect:  idx.Is,
 		Storage: func(so ...storage.Option) Format { return idxFormat(so) },
@@ -191,8 +199,8 @@ func csvFormat(maxLineBytes int, sopts []storage.Option) Format {
 		Detect:   looksCSV,
 		Storage:  func(so ...storage.Option) Format { return csvFormat(maxLineBytes, so) },
 		OpenSkip: csvSkipFunc(maxLineBytes, sopts),
-		Check: func(ctx context.Context, path string, out io.Writer, opts ...Option) error {
-			return check(ctx, path, out, append([]Option{Storage(sopts...)}, opts...), func(ctx context.Context, c *checker, out io.Writer) error {
+		Check: func(ctx context.Context, paths []string, out io.Writer, opts ...Option) error {
+			return check(ctx, paths, out, append([]Option{Storage(sopts...)}, opts...), func(ctx context.Context, c *checker, out io.Writer) error {
 				return checkLines(ctx, c, maxLineBytes, out)
 			})
 		},

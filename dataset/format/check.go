@@ -2,8 +2,12 @@ package format
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/tensorfeed/tensorfeed"
 
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -33,19 +37,49 @@ type checker struct {
 // reported. Open does not use it.
 func Mixed() Option { return option.New(func(c *config) { c.mixed = true }) }
 
-// check runs fn, the check of the file at path by one format, under
-// opts (Storage and OnBad; the others are not used), and returns the
-// error that ended it: fn's, or the first bad record it reported when no
-// policy steps over it.
-func check(ctx context.Context, path string, out io.Writer, opts []Option, fn func(context.Context, *checker, io.Writer) error) error {
+// check runs fn, the check of one file by one format, on each of paths
+// in order under opts (Storage, Mixed and OnBad; the others are not
+// used). A file's error does not stop the check of the next: check
+// returns the errors that ended the files' checks (fn's, or the first bad
+// record it reported when no policy steps over it), each naming its file,
+// joined; it stops at once when ctx ends.
+func check(ctx context.Context, paths []string, out io.Writer, opts []Option, fn func(context.Context, *checker, io.Writer) error) error {
 	var cfg config
 	option.Apply(&cfg, opts)
-	c := &checker{path: path, sopts: cfg.storage, mixed: cfg.mixed, policy: cfg.bad, skips: cfg.bad.Pass(-1, nil), skipped: cfg.bad.Skipped()}
-	err := fn(ctx, c, out)
-	if err == nil {
-		err = c.first
+	var errs []error
+	for _, path := range paths {
+		c := &checker{path: path, sopts: cfg.storage, mixed: cfg.mixed, policy: cfg.bad, skips: cfg.bad.Pass(-1, nil), skipped: cfg.bad.Skipped()}
+		err := fn(ctx, c, out)
+		if err == nil {
+			err = c.first
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if err != nil {
+			errs = append(errs, naming(path, err))
+		}
 	}
-	return err
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return errors.Join(errs...)
+}
+
+// naming returns err naming path: a *tensorfeed.Error without a path gets
+// it, another error that does not start with it is prefixed with it.
+func naming(path string, err error) error {
+	var e *tensorfeed.Error
+	if errors.As(err, &e) {
+		if e.Path == "" {
+			e.Path = path
+		}
+		return err
+	}
+	if strings.HasPrefix(err.Error(), path+":") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 // report counts err, a bad record the check found itself, and says

@@ -12,6 +12,7 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
+	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -30,7 +31,7 @@ func TestCheckLines(t *testing.T) {
 		t.Fatal("the csv format has no Check")
 	}
 	var out bytes.Buffer
-	if err := f.Check(context.Background(), good, &out); err != nil {
+	if err := f.Check(context.Background(), []string{good}, &out); err != nil {
 		t.Fatal(err)
 	}
 	if want := good + ": lines: 2 lines, the longest 4 bytes\n"; out.String() != want {
@@ -44,7 +45,7 @@ func TestCheckLines(t *testing.T) {
 	}
 	short := format.CSV(8)
 	out.Reset()
-	err := short.Check(context.Background(), bad, &out)
+	err := short.Check(context.Background(), []string{bad}, &out)
 	var te *tensorfeed.Error
 	if !errors.As(err, &te) || te.Path != bad || te.Line != 2 || !errors.Is(err, tensorfeed.ErrBadData) {
 		t.Fatalf("err = %v, want a positioned error at line 2 of %s", err, bad)
@@ -55,7 +56,7 @@ func TestCheckLines(t *testing.T) {
 
 	var skipped []error
 	p := source.SkipBad(1, source.OnSkip(func(err error) { skipped = append(skipped, err) }))
-	if err := short.Check(context.Background(), bad, &out, format.OnBad(p)); err != nil {
+	if err := short.Check(context.Background(), []string{bad}, &out, format.OnBad(p)); err != nil {
 		t.Fatal(err)
 	}
 	if len(skipped) != 2 || out.Len() != 0 {
@@ -71,7 +72,7 @@ func TestCheckIDX(t *testing.T) {
 	f, _ := format.Default().Lookup("idx")
 	good := writeIDX(t, dir, "labels-idx1-ubyte", 3, 1, 3)
 	var out bytes.Buffer
-	if err := f.Check(context.Background(), good, &out); err != nil {
+	if err := f.Check(context.Background(), []string{good}, &out); err != nil {
 		t.Fatal(err)
 	}
 	if want := good + ": IDX, uint8, dimensions [3]: 3 records of 1 elements; labels in [1, 3], 2 distinct: 1:1 3:2\n"; out.String() != want {
@@ -82,7 +83,7 @@ func TestCheckIDX(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.Reset()
-	err := f.Check(context.Background(), cut, &out)
+	err := f.Check(context.Background(), []string{cut}, &out)
 	var te *tensorfeed.Error
 	if !errors.As(err, &te) || te.Path != cut || !errors.Is(err, tensorfeed.ErrBadData) || out.Len() != 0 {
 		t.Fatalf("cut file: err %v, summary %q; want a positioned error and no summary", err, out.String())
@@ -98,15 +99,51 @@ func TestCheckTFRecordMixed(t *testing.T) {
 	p := writeTF(t, t.TempDir(), "m.tfrecord", e, "\x0a\x01", e)
 	f, _ := format.Default().Lookup("tfrecord")
 	var out bytes.Buffer
-	err := f.Check(context.Background(), p, &out)
+	err := f.Check(context.Background(), []string{p}, &out)
 	var te *tensorfeed.Error
 	if !errors.As(err, &te) || te.Record != 1 || out.Len() != 0 {
 		t.Fatalf("err %v, summary %q; want record 1 bad and no summary", err, out.String())
 	}
-	if err := f.Check(context.Background(), p, &out, format.Mixed()); err != nil {
+	if err := f.Check(context.Background(), []string{p}, &out, format.Mixed()); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), ": TFRecord: 3 records, ") || !strings.Contains(out.String(), "2 tf.train.Example and 1 other records") {
 		t.Errorf("Mixed: summary %q", out.String())
+	}
+}
+
+// The wds format checks several shards at once: each good one is summed
+// up, a sample split across two shards checked one after the other is
+// refused as Open refuses it, a bad shard does not stop the check of the
+// next, and every file's error names it.
+func TestCheckWDSShards(t *testing.T) {
+	dir := t.TempDir()
+	a := writeWDS(t, dir, "a.tar", "k0", "k1")
+	b := writeWDS(t, dir, "b.tar", "k1", "k2")
+	c := writeWDS(t, dir, "c.tar", "k3")
+	bad := filepath.Join(dir, "bad.tar")
+	if err := os.WriteFile(bad, []byte(strings.Repeat("x", 1024)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := format.Default().Lookup("wds")
+	var out bytes.Buffer
+	if err := f.Check(context.Background(), []string{a, c}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if want := a + ": WebDataset: 2 samples, 8 bytes of fields; fields: cls 2 txt 2\n" + c + ": WebDataset: 1 samples, 4 bytes of fields; fields: cls 1 txt 1\n"; out.String() != want {
+		t.Errorf("summary %q, want %q", out.String(), want)
+	}
+
+	out.Reset()
+	err := f.Check(context.Background(), []string{a, b, bad, c}, &out)
+	if !errors.Is(err, webdataset.ErrSplit) || !errors.Is(err, tensorfeed.ErrBadData) {
+		t.Fatalf("err = %v, want the split sample and the bad shard", err)
+	}
+	errs := err.(interface{ Unwrap() []error }).Unwrap()
+	if len(errs) != 2 || !strings.Contains(errs[0].Error(), b) || !strings.HasPrefix(errs[1].Error(), bad+":") {
+		t.Errorf("errors %q: want one naming %s, then one naming %s", errs, b, bad)
+	}
+	if want := a + ": WebDataset: 2 samples"; !strings.HasPrefix(out.String(), want) || !strings.Contains(out.String(), c+": WebDataset: 1 samples") || strings.Contains(out.String(), b+":") {
+		t.Errorf("summary %q: want a and c summed up, not b", out.String())
 	}
 }

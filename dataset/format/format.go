@@ -47,14 +47,18 @@ type Format struct {
 	// calls it when it is given the Storage option. The built-in formats
 	// have it. A format without it is given each path or URL as it is.
 	Storage func(opts ...storage.Option) Format
-	// Check, when set, reads the file at path to its end, validating every
-	// record as "tensorfeed check" does, and writes on out one line that
-	// says what the file holds. It returns the error that ended the check,
-	// a *tensorfeed.Error where it is about the data. Under OnBad in opts,
-	// each bad record that the format can step over goes to the policy and
-	// the check goes on; the summary is then not written. Storage in opts
-	// is honoured; the other options are not used.
-	Check func(ctx context.Context, path string, out io.Writer, opts ...Option) error
+	// Check, when set, reads each file of paths to its end, in order,
+	// validating every record as "tensorfeed check" does, and writes on
+	// out one line for each good file that says what it holds. A bad file
+	// does not stop the check of the next: Check returns the errors that
+	// ended the files' checks, each naming its file (a *tensorfeed.Error
+	// where it is about the data), joined. Under OnBad in opts, each bad
+	// record that the format can step over goes to the policy and the
+	// check goes on; that file's summary is then not written. Storage in
+	// opts is honoured; the other options are not used. Checking several
+	// files at once lets a format look at their seams, as wds does for a
+	// sample split across two shards.
+	Check func(ctx context.Context, paths []string, out io.Writer, opts ...Option) error
 }
 
 // withStorage returns f reading through storage with opts, when it can

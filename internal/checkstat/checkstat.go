@@ -160,3 +160,38 @@ func IsGzip(ctx context.Context, name string, opts []storage.Option) (bool, erro
 	}
 	return n == 2 && head[0] == 0x1f && head[1] == 0x8b, nil
 }
+
+// Images summarises the sizes and channels of decoded images.
+type Images struct {
+	N                      int
+	minW, maxW, minH, maxH int
+	channels               [5]int // count by channel count
+}
+
+// Add counts an image of w x h pixels and c channels.
+func (s *Images) Add(w, h, c int) {
+	if s.N == 0 {
+		s.minW, s.maxW, s.minH, s.maxH = w, w, h, h
+	}
+	s.N++
+	s.minW, s.maxW = min(s.minW, w), max(s.maxW, w)
+	s.minH, s.maxH = min(s.minH, h), max(s.maxH, h)
+	if c >= 0 && c < len(s.channels) {
+		s.channels[c]++
+	}
+}
+
+// String describes the images: the range of their sizes and how many have
+// each channel count.
+func (s *Images) String() string {
+	if s.N == 0 {
+		return "no images"
+	}
+	var ch []string
+	for c, k := range s.channels {
+		if k > 0 {
+			ch = append(ch, fmt.Sprintf("%d with %d channels", k, c))
+		}
+	}
+	return fmt.Sprintf("images %d-%d x %d-%d pixels (width x height), %s", s.minW, s.maxW, s.minH, s.maxH, strings.Join(ch, ", "))
+}

@@ -65,3 +65,16 @@ func TestOpenMissing(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+func TestImages(t *testing.T) {
+	var s Images
+	if got := s.String(); got != "no images" {
+		t.Errorf("empty: %q", got)
+	}
+	s.Add(4, 3, 3)
+	s.Add(2, 5, 1)
+	s.Add(4, 4, 3)
+	if got, want := s.String(), "images 2-4 x 3-5 pixels (width x height), 1 with 1 channels, 2 with 3 channels"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}

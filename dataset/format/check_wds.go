@@ -1,4 +1,4 @@
-package main
+package format
 
 import (
 	"context"
@@ -11,20 +11,17 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/internal/checkstat"
-	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // wdsSample is what checkWDS keeps of one sample: its fields' names and
-// sizes, and its images.
+// sizes, and its images' sizes (width, height, channels).
 type wdsSample struct {
 	fields []string
 	bytes  int64
-	images []imageSize
+	images [][3]int
 }
 
-type imageSize struct{ w, h, channels int }
-
-// checkSample parses the fields of s that check knows: .npy arrays, .cls
+// checkSample parses the fields of s that a check knows: .npy arrays, .cls
 // integers, .json documents, and JPEG and PNG images, decoded within
 // decode.DefaultMaxBytes. The error of the first field that does not parse
 // wraps webdataset.ErrDecode, which makes the sample bad.
@@ -44,7 +41,7 @@ func checkSample(s webdataset.Sample) (wdsSample, error) {
 		case ".jpg", ".jpeg", ".png":
 			img, ierr := s.Image(f, decode.Options{})
 			if err = ierr; err == nil {
-				out.images = append(out.images, imageSize{img.Width, img.Height, img.Channels})
+				out.images = append(out.images, [3]int{img.Width, img.Height, img.Channels})
 			}
 		}
 		if err != nil {
@@ -59,7 +56,7 @@ type wdsStats struct {
 	samples, bytes int64
 	fields         map[string]int64 // samples by field name
 	overflow       bool             // more names than maxFieldNames
-	imgs           imageStats
+	imgs           checkstat.Images
 }
 
 // maxFieldNames bounds the field names a shard's summary keeps, so that
@@ -80,7 +77,7 @@ func (s *wdsStats) add(x wdsSample) {
 		}
 	}
 	for _, im := range x.images {
-		s.imgs.addSize(im.w, im.h, im.channels)
+		s.imgs.Add(im[0], im[1], im[2])
 	}
 }
 
@@ -101,81 +98,69 @@ func (s *wdsStats) String() string {
 	if s.overflow {
 		fmt.Fprintf(&b, " and more than %d names", maxFieldNames)
 	}
-	if s.imgs.n > 0 {
+	if s.imgs.N > 0 {
 		fmt.Fprintf(&b, "; %s", &s.imgs)
 	}
 	return b.String()
 }
 
-// wdsSeam carries, from one file of a check run to the next, the path
-// and the key of the last sample of the WebDataset shard checked last
-// (both "" when the file before was not a shard, or was bad), so that a
-// sample split across two shards named one after the other is refused as
-// webdataset.Open and format.Open refuse it. A shard without a
-// sample leaves it as it was.
+// wdsSeam carries, from one file of a check to the next, the path and the
+// key of the last sample of the shard checked last (both "" when that
+// shard was bad), so that a sample split across two shards checked one
+// after the other is refused as webdataset.Open and Open refuse it. A
+// shard without a sample leaves it as it was.
 type wdsSeam struct{ path, key string }
-
-// take returns the seam and clears it; a nil seam is empty.
-func (s *wdsSeam) take() wdsSeam {
-	if s == nil {
-		return wdsSeam{}
-	}
-	prev := *s
-	*s = wdsSeam{}
-	return prev
-}
 
 // checkWDS reads a WebDataset shard (tar, plain or gzip) to its end
 // through webdataset.Open, which checks every tar header, groups the
 // members into samples, refuses split samples and data after the
-// end-of-archive blocks, and parses the fields check knows (checkSample).
-// A sample that is bad on its own (a duplicate field, a field that does
-// not parse) is reported and, with --all, skipped (SkipBad(1) with
-// OnSkip) so that every such sample is listed; structural damage ends the
-// check. prev is the seam with the shard checked just before, if any: a
-// first sample with its key is split across the two shards
-// (webdataset.SplitAcross). When the shard is good, seam is set to its
-// last key.
+// end-of-archive blocks, and parses the fields a check knows
+// (checkSample). A sample that is bad on its own (a duplicate field, a
+// field that does not parse) is reported and, under OnBad, skipped;
+// structural damage ends the check. seam holds the last key of the shard
+// checked just before, if any: a first sample with that key is split
+// across the two shards (webdataset.SplitAcross). When the shard is good,
+// seam is set to its last key; when it is bad, seam is cleared.
 //
-// Memory holds one sample (at most 256 MiB, webdataset.MaxSampleBytes's default) and
-// one decoded image at a time.
-func checkWDS(ctx context.Context, path string, prev wdsSeam, seam *wdsSeam, rep *reporter, stdout io.Writer) error {
-	gz, err := checkstat.IsGzip(ctx, path, rep.storage)
+// Memory holds one sample (at most 256 MiB, webdataset.MaxSampleBytes's
+// default) and one decoded image at a time.
+func checkWDS(ctx context.Context, c *checker, stdout io.Writer, seam *wdsSeam, opts []webdataset.Option) error {
+	prev := *seam
+	*seam = wdsSeam{}
+	gz, err := checkstat.IsGzip(ctx, c.path, c.sopts)
 	if err != nil {
 		return err
 	}
-	opts := []webdataset.Option{webdataset.Storage(rep.storage...)}
-	if rep.all {
-		opts = append(opts, webdataset.OnBad(source.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) }))))
+	opts = append(slices.Clip(opts), webdataset.Storage(c.sopts...))
+	if c.policy != nil {
+		opts = append(opts, webdataset.OnBad(c.policy))
 	}
 	var stats wdsStats
 	n, last := 0, ""
-	decode := func(s webdataset.Sample) (wdsSample, error) {
+	parse := func(s webdataset.Sample) (wdsSample, error) {
 		if n == 0 && prev.key != "" && s.Key == prev.key {
-			return wdsSample{}, webdataset.SplitAcross(prev.path, path, s.Key, s.Offset)
+			return wdsSample{}, webdataset.SplitAcross(prev.path, c.path, s.Key, s.Offset)
 		}
 		n++
 		last = s.Key
 		return checkSample(s)
 	}
-	for x, err := range webdataset.Decode(webdataset.Open(path, opts...), decode).All(ctx) {
+	for x, err := range webdataset.Decode(webdataset.Open(c.path, opts...), parse).All(ctx) {
 		if err != nil {
 			return err
 		}
 		stats.add(x)
 	}
-	if seam != nil {
-		if *seam = prev; n > 0 {
-			*seam = wdsSeam{path, last}
-		}
+	if *seam = prev; n > 0 {
+		*seam = wdsSeam{c.path, last}
 	}
-	if rep.bad > 0 {
+	if c.bad() > 0 {
 		return nil
 	}
 	kind := "WebDataset"
 	if gz {
 		kind += ", gzip"
 	}
-	fmt.Fprintf(stdout, "%s: %s: %s\n", path, kind, &stats)
+	fmt.Fprintf(stdout, "%s: %s: %s\n", c.path, kind, &stats)
 	return nil
 }
