@@ -12,6 +12,11 @@ sample, in torch; it runs with num_workers 0 and 2 (fresh workers each epoch, th
 default). Each is timed for --epochs epochs, alternating, in this one run; the best
 epoch of each counts, and the last line is `x torch DataLoader: R`, the best
 DataLoader's epoch time over the served feed's.
+
+The served pixels cross the socket as bytes with the normalisation's scale and
+offset, and the client decodes them into a new float32 array per batch, in this
+process and inside the timed loop: the float32 tensors the loop receives are
+bit for bit those the server sends a client that asks for float32 (decode=False).
 """
 
 import argparse

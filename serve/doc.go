@@ -31,6 +31,12 @@
 // batch lost or repeated. Each tensor is sent as a .npy array, straight
 // from the batch's memory (writev), and the batch is released once written.
 //
+// Images are best kept as bytes: a uint8 tensor declared with Affine
+// (scale and offset, such as a normalisation) is sent as its bytes to a
+// client that decodes it, as the Python client does, and as float32 to
+// any other, the same values bit for bit. A quarter of the bytes cross
+// the socket, and the client's conversion replaces the server's.
+//
 // # Faults
 //
 // Each refusal is an error frame with a code and a message that says what

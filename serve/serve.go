@@ -19,6 +19,7 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/pipeline"
+	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
@@ -30,14 +31,12 @@ import (
 // and element types numpy knows (all of package sample's).
 type Feed func(world, rank int) (*pipeline.Pipe[*tensor.Batch], error)
 
-// ErrClosed is returned by Serve after Close.
-var ErrClosed = errors.New("serve: server closed")
-
 // Option configures a Server.
 type Option = option.Option[config]
 
 type config struct {
-	log *zap.Logger
+	log     *zap.Logger
+	affines map[string]map[string][2]float32 // feed -> tensor -> scale, offset
 }
 
 // Logger sets the logger of the server and of the passes it runs
@@ -45,11 +44,35 @@ type config struct {
 // default discards.
 func Logger(l *zap.Logger) Option { return option.New(func(c *config) { c.log = l }) }
 
+// Affine declares that the uint8 tensor named tensor of feed stands for
+// the float32 values float32(x)*scale + offset (the product rounded to
+// float32, then the sum): images kept as bytes, normalised on the way.
+// A client that decodes (the Python client does) receives the bytes, a
+// quarter of the float32 ones, with scale and offset, and computes the
+// float32 tensor itself, bit for bit what the server computes for any
+// other client. MNIST normalised as (x/255-0.1307)/0.3081:
+//
+//	serve.Affine("mnist", "image", 1/(255*0.3081), -0.1307/0.3081)
+//
+// A run fails when the tensor is not uint8.
+func Affine(feed, tensor string, scale, offset float32) Option {
+	return option.New(func(c *config) {
+		if c.affines == nil {
+			c.affines = map[string]map[string][2]float32{}
+		}
+		if c.affines[feed] == nil {
+			c.affines[feed] = map[string][2]float32{}
+		}
+		c.affines[feed][tensor] = [2]float32{scale, offset}
+	})
+}
+
 // Server serves named feeds to clients over stream sockets. Make one with
 // New, give it listeners with Serve, stop it with Close.
 type Server struct {
-	feeds map[string]Feed
-	log   *zap.Logger
+	feeds   map[string]Feed
+	affines map[string]map[string][2]float32 // of Affine: feed -> tensor -> scale, offset
+	log     *zap.Logger
 
 	ctx    context.Context // cancelled by Close: ends every connection
 	cancel context.CancelFunc
@@ -76,7 +99,7 @@ func New(feeds map[string]Feed, opts ...Option) *Server {
 		c.log = zap.NewNop()
 	}
 	ctx, cancel := context.WithCancel(tensorfeed.WithLogger(context.Background(), c.log))
-	return &Server{feeds: maps(feeds), log: c.log, ctx: ctx, cancel: cancel,
+	return &Server{feeds: maps(feeds), affines: c.affines, log: c.log, ctx: ctx, cancel: cancel,
 		listeners: map[net.Listener]struct{}{}, ranks: map[rankKey]int{}}
 }
 
@@ -89,15 +112,15 @@ func maps(m map[string]Feed) map[string]Feed {
 }
 
 // Serve accepts connections on l and serves each on a goroutine of its
-// own until Close; it then returns ErrClosed. Another error of Accept ends
-// it too (l is closed then). Serve may be called with several listeners
-// at once.
+// own until Close; it then returns nil. Another error of Accept ends it
+// too, with that error (l is closed then). Serve may be called with
+// several listeners at once.
 func (s *Server) Serve(l net.Listener) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		l.Close()
-		return ErrClosed
+		return nil
 	}
 	s.listeners[l] = struct{}{}
 	s.mu.Unlock()
@@ -114,7 +137,7 @@ func (s *Server) Serve(l net.Listener) error {
 			closed := s.closed
 			s.mu.Unlock()
 			if closed {
-				return ErrClosed
+				return nil
 			}
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
@@ -126,7 +149,7 @@ func (s *Server) Serve(l net.Listener) error {
 		if s.closed {
 			s.mu.Unlock()
 			conn.Close()
-			return ErrClosed
+			return nil
 		}
 		s.wg.Add(1)
 		s.mu.Unlock()
@@ -167,6 +190,10 @@ func refuse(code, format string, args ...any) error {
 // helloTimeout bounds how long a connection may take to say what it
 // wants: a port scanner or a stuck client does not hold a goroutine.
 const helloTimeout = 30 * time.Second
+
+// writeBuffer is the socket send buffer a connection asks for (the
+// system caps it: net.core.wmem_max on Linux).
+const writeBuffer = 4 << 20
 
 // handle serves one connection: its hello, then its run.
 func (s *Server) handle(conn net.Conn) {
@@ -226,6 +253,11 @@ func (s *Server) handle(conn net.Conn) {
 		<-gone
 	}()
 
+	// A socket buffer of several batches lets the run write ahead of a
+	// client busy with the last batch, rather than wait for each read.
+	if wb, ok := conn.(interface{ SetWriteBuffer(int) error }); ok {
+		wb.SetWriteBuffer(writeBuffer)
+	}
 	log.Info("serve: client connected")
 	start := time.Now()
 	n, err := s.run(ctx, conn, feed, &h)
@@ -324,7 +356,7 @@ func (s *Server) run(ctx context.Context, conn net.Conn, feed Feed, h *hello) (i
 		}
 		epochs = pipe.Epochs(ctx, h.EndEpoch)
 	}
-	w := &writer{conn: conn, pipe: pipe, template: *first}
+	w := &writer{conn: conn, pipe: pipe, template: *first, affines: s.affines[h.Feed], decode: h.Decode}
 	if err := w.send(header{Type: "ready", Epoch: first.Epoch, Step: first.Step}, first.Epoch, first.Step, nil); err != nil {
 		return 0, err
 	}
@@ -358,9 +390,12 @@ func (s *Server) run(ctx context.Context, conn net.Conn, feed Feed, h *hello) (i
 type writer struct {
 	conn     net.Conn
 	pipe     *pipeline.Pipe[*tensor.Batch]
-	template pipeline.Checkpoint // the run's first checkpoint: its data digest is every later one's
+	template pipeline.Checkpoint   // the run's first checkpoint: its data digest is every later one's
+	affines  map[string][2]float32 // the feed's tensors declared with Affine
+	decode   bool                  // the client decodes them: send their bytes
 	bufs     net.Buffers
-	npy      map[string][]byte // the .npy header of each tensor's last dtype and shape
+	npy      map[string][]byte    // the .npy header of each tensor's last dtype and shape
+	f32      map[string][]float32 // each declared tensor decoded, for a client that does not decode
 }
 
 // state returns the checkpoint JSON of the pipe after step items of
@@ -404,24 +439,73 @@ func (w *writer) batch(epoch int, step int64, b *tensor.Batch) error {
 	for _, ts := range [][]tensor.Tensor{b.Data, b.Label} {
 		for i := range ts {
 			t := &ts[i]
-			dt, err := npyDType(t.DType)
-			if err != nil {
-				return fmt.Errorf("tensor %q: %w", t.Name, err)
-			}
 			if slices.ContainsFunc(h.Arrays, func(a array) bool { return a.Name == t.Name }) {
 				return fmt.Errorf("serve: two tensors of a batch are named %q: a client gets a dict by name", t.Name)
 			}
-			data := bytesOf(t)
+			desc, data, err := w.wire(t)
+			if err != nil {
+				return err
+			}
+			dt := desc.DType
 			hdr := w.npy[t.Name]
 			if want := npyHeader(dt, t.Shape); !bytes.Equal(hdr, want) {
 				hdr = want
 				w.npy[t.Name] = want
 			}
-			h.Arrays = append(h.Arrays, array{Name: t.Name, DType: dt, Shape: t.Shape, NPY: len(hdr), NBytes: len(data)})
+			desc.Shape, desc.NPY, desc.NBytes = t.Shape, len(hdr), len(data)
+			h.Arrays = append(h.Arrays, desc)
 			parts = append(parts, hdr, data)
 		}
 	}
 	return w.send(h, epoch, step, parts)
+}
+
+// wire returns how t is sent: its description (name, dtype, affine) and
+// its data. A tensor declared with Affine is sent as its bytes to a client
+// that decodes, and decoded here for any other.
+func (w *writer) wire(t *tensor.Tensor) (array, []byte, error) {
+	a := array{Name: t.Name}
+	af, declared := w.affines[t.Name]
+	if !declared {
+		dt, err := npyDType(t.DType)
+		if err != nil {
+			return a, nil, fmt.Errorf("tensor %q: %w", t.Name, err)
+		}
+		a.DType = dt
+		return a, bytesOf(t), nil
+	}
+	if t.DType != sample.Uint8 {
+		return a, nil, fmt.Errorf("serve: tensor %q is %v, but serve.Affine declares it uint8", t.Name, t.DType)
+	}
+	if w.decode {
+		a.DType, a.Affine = "|u1", &af
+		return a, t.U8, nil
+	}
+	if w.f32 == nil {
+		w.f32 = map[string][]float32{}
+	}
+	// One buffer per tensor, reused: the frame is written before the next
+	// batch is decoded.
+	f := slices.Grow(w.f32[t.Name][:0], len(t.U8))[:len(t.U8)]
+	w.f32[t.Name] = f
+	decode(f, t.U8, af[0], af[1])
+	a.DType, _ = npyDType(sample.Float32)
+	return a, bytesOf(&tensor.Tensor{DType: sample.Float32, F32: f}), nil
+}
+
+// decode sets dst[i] to float32(src[i])*scale + offset, rounding the
+// product to float32 before the sum: the explicit conversion keeps the
+// compiler from fusing them into one multiply-add, so that the result is
+// what numpy computes in two float32 operations on the client. The 256
+// values are computed once and looked up.
+func decode(dst []float32, src []uint8, scale, offset float32) {
+	var table [256]float32
+	for x := range table {
+		table[x] = float32(float32(x)*scale) + offset
+	}
+	for i, x := range src {
+		dst[i] = table[x]
+	}
 }
 
 // Listen listens on addr: "unix:PATH" for a Unix socket (a stale socket

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -49,20 +48,20 @@ func numbers(n, size int, seed uint64) Feed {
 
 // start serves feeds on a Unix socket in a temporary folder and returns
 // its address; the server is closed when the test ends.
-func start(t *testing.T, feeds map[string]Feed) (*Server, string) {
+func start(t *testing.T, feeds map[string]Feed, opts ...Option) (*Server, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "s.sock")
 	l, err := Listen("unix:" + path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(feeds)
+	s := New(feeds, opts...)
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(l) }()
 	t.Cleanup(func() {
 		s.Close()
-		if err := <-done; !errors.Is(err, ErrClosed) {
-			t.Errorf("Serve = %v, want ErrClosed", err)
+		if err := <-done; err != nil {
+			t.Errorf("Serve = %v, want nil after Close", err)
 		}
 	})
 	return s, path
@@ -324,6 +323,7 @@ func TestRefusals(t *testing.T) {
 	}{
 		{"unknown feed", hello{Feed: "x", World: 1, EndEpoch: 1}, codeUnknownFeed, `unknown feed "x"; this server serves "m", "n"`},
 		{"protocol", hello{Protocol: 9, Feed: "n", World: 1}, codeBadRequest, "protocol 9"},
+		{"protocol 1", hello{Protocol: 1, Feed: "n", World: 1}, codeBadRequest, "the client speaks protocol 1, this server 2"},
 		{"rank", hello{Feed: "n", World: 2, Rank: 2}, codeBadRequest, "rank 2 of world 2"},
 		{"other pipeline", hello{Feed: "n", World: 1, EndEpoch: 1, State: states[0]}, codeBadState, "another pipeline"},
 		{"edited", hello{Feed: "n", World: 1, EndEpoch: 1, State: edited}, codeBadState, "step: changed after the checkpoint was written"},
@@ -417,7 +417,7 @@ func TestSlowConsumerBounded(t *testing.T) {
 	}
 }
 
-// Close ends a run whose client reads slowly, and Serve returns ErrClosed.
+// Close ends a run whose client reads slowly, and Serve returns nil.
 func TestCloseEndsRuns(t *testing.T) {
 	srv, path := start(t, map[string]Feed{"n": numbers(100000, 100, 1)})
 	c := dial(t, "unix", path, hello{Feed: "n", World: 1, EndEpoch: -1})
@@ -439,7 +439,7 @@ func TestCloseEndsRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.Serve(l); !errors.Is(err, ErrClosed) {
+	if err := srv.Serve(l); err != nil {
 		t.Errorf("Serve after Close = %v", err)
 	}
 	if c, err := net.Dial("tcp", l.Addr().String()); err == nil {
@@ -539,5 +539,88 @@ func TestNPYHeader(t *testing.T) {
 		if err := checkNPY(h, array{DType: "<f4", Shape: shape, NPY: len(h)}); err != nil {
 			t.Errorf("%v: %v", shape, err)
 		}
+	}
+}
+
+// pixels is a feed of n samples whose uint8 "img" [B 3] is (v, 255-v,
+// 2v) of sample v, shuffled by index: the bytes of a tensor declared with
+// Affine.
+func pixels(n int) Feed {
+	s := sink.New(16, []sink.Field[int64]{sink.Uint8("img", []int{3}, func(v int64, dst []uint8) {
+		dst[0], dst[1], dst[2] = uint8(v), uint8(255-v), uint8(2*v)
+	})}, []sink.Field[int64]{sink.Int64("x", nil, func(v int64, dst []int64) { dst[0] = v })})
+	vals := make([]int64, n)
+	for i := range vals {
+		vals[i] = int64(i)
+	}
+	table := source.IndexSlice(vals)
+	return func(world, rank int) (*pipeline.Pipe[*tensor.Batch], error) {
+		src := source.ReadIndexed(table, source.ShuffleIndex(7), source.ShardIndex(world, rank, source.PadShards))
+		return pipeline.Tensorize(pipeline.From[int64](src), s, batch.Keep), nil
+	}
+}
+
+// A tensor declared with Affine reaches a client that decodes as its
+// bytes with the scale and offset, and any other client as the float32
+// values the two give, each within a few ulps of the exact value.
+func TestAffine(t *testing.T) {
+	const scale, offset = float32(1 / (255 * 0.3081)), float32(-0.1307 / 0.3081)
+	_, path := start(t, map[string]Feed{"px": pixels(256)}, Affine("px", "img", scale, offset))
+	frames := func(decode bool) []msg {
+		c := dial(t, "unix", path, hello{Feed: "px", World: 1, EndEpoch: 1, Decode: decode})
+		var out []msg
+		for {
+			m, err := c.next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch m.Type {
+			case "batch":
+				out = append(out, m)
+			case "end":
+				return out
+			case "error":
+				t.Fatalf("%s: %s", m.Code, m.Error)
+			}
+		}
+	}
+	raw, f32 := frames(true), frames(false)
+	if len(raw) != 16 || len(f32) != 16 {
+		t.Fatalf("%d and %d batches, want 16", len(raw), len(f32))
+	}
+	for i := range raw {
+		r, f := raw[i].Arrays[0], f32[i].Arrays[0]
+		if r.Name != "img" || r.DType != "|u1" || r.Affine == nil || *r.Affine != [2]float32{scale, offset} || r.NBytes != 16*3 {
+			t.Fatalf("batch %d to a client that decodes: %+v", i, r)
+		}
+		if f.DType != "<f4" || f.Affine != nil || f.NBytes != 16*3*4 || !slices.Equal(f.Shape, []int{16, 3}) {
+			t.Fatalf("batch %d to a client that does not: %+v", i, f)
+		}
+		if !bytes.Equal(raw[i].arrays["x"], f32[i].arrays["x"]) {
+			t.Fatalf("batch %d: the two clients got other samples", i)
+		}
+		bs, fs := raw[i].arrays["img"], f32[i].arrays["img"]
+		for j, x := range bs {
+			got := math.Float32frombits(binary.LittleEndian.Uint32(fs[4*j:]))
+			if want := float32(float32(x)*scale) + offset; got != want {
+				t.Fatalf("batch %d element %d: %v, decoded %v", i, j, got, want)
+			}
+			if exact := (float64(x)/255 - 0.1307) / 0.3081; math.Abs(float64(got)-exact) > 1e-6 {
+				t.Fatalf("batch %d element %d: %v, exactly %v", i, j, got, exact)
+			}
+		}
+	}
+}
+
+// A tensor declared with Affine that is not uint8 fails the run, naming it.
+func TestAffineNotBytes(t *testing.T) {
+	_, path := start(t, map[string]Feed{"n": numbers(20, 10, 1)}, Affine("n", "y", 2, 1))
+	c := dial(t, "unix", path, hello{Feed: "n", World: 1, EndEpoch: 1})
+	m, err := c.next()
+	for err == nil && m.Type == "ready" {
+		m, err = c.next()
+	}
+	if err != nil || m.Code != codeData || !strings.Contains(m.Error, `tensor "y" is float32, but serve.Affine declares it uint8`) {
+		t.Errorf("%s %q (%v)", m.Code, m.Error, err)
 	}
 }

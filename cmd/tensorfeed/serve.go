@@ -34,7 +34,7 @@ var serveCommand = command{
 	doc: `Serve serves the batches of one or more feeds over a Unix socket or TCP on a loopback address, to the Python client in the repository's python/ folder (tensorfeed_client) or any client of the protocol described in package serve. Each client names a feed, its rank and world size (each rank gets an exact, disjoint share of every epoch) and, to resume, the state it saved: the pipeline's checkpoint JSON, sent with every batch.
 
 Feeds:
-  --mnist DIR      "mnist-train" (the 60,000 training digits, a new global shuffle every epoch) and "mnist-test" (the 10,000 test digits in order): "image" float32[B 784], normalised as --scale says, and "label" int64[B].
+  --mnist DIR      "mnist-train" (the 60,000 training digits, a new global shuffle every epoch) and "mnist-test" (the 10,000 test digits in order): "image" float32[B 784], normalised as --scale says, and "label" int64[B]. The pixels stay bytes in the server: a client that decodes (tensorfeed_client does) receives them with the scale and offset, a quarter of the float32 bytes, and computes the same float32 values bit for bit.
   --rec FILE.rec   "rec": MXNet image records through compat/mxnet's ImageRecordIter (the .idx beside it, if any, gives a shuffle by index and an exact resume): "data" float32[B C H W], "softmax_label" float32[B]. Ranks read MXNet's parts (num_parts, part_index: disjoint byte ranges).
   --records SPEC   "records": fixed-shape records of any format of the registry (dataset/format: "recordio:shards/*.rec", "tfrecord:x.tfrecord", ...), each payload one "data" tensor of --record-shape and --record-dtype (raw, little-endian), in file order; ranks take every world-th record.
 
@@ -78,15 +78,19 @@ Examples:
 			c := feedConfig{batch: *batchSize, seed: *seed, last: policy, prefetch: *prefetch, index: *index}
 			feeds := map[string]serve.Feed{}
 			var names []string
+			var opts []serve.Option
 			if *mnistDir != "" {
-				sc, err := mnistScale(*scale)
+				sc, off, err := mnistScale(*scale)
 				if err != nil {
 					return err
 				}
-				if err := mnistFeeds(ctx, feeds, *mnistDir, sc, c); err != nil {
+				if err := mnistFeeds(ctx, feeds, *mnistDir, c); err != nil {
 					return err
 				}
 				names = append(names, "mnist-train", "mnist-test")
+				// The pixels stay bytes in the batches; a client gets them
+				// normalised, or decodes them itself from a quarter of the bytes.
+				opts = append(opts, serve.Affine("mnist-train", "image", sc, off), serve.Affine("mnist-test", "image", sc, off))
 			}
 			if *rec != "" {
 				shape, err := parseDims(*dataShape, "--data-shape")
@@ -142,7 +146,7 @@ Examples:
 					return err
 				}
 			}
-			s := serve.New(feeds, serve.Logger(log))
+			s := serve.New(feeds, append(opts, serve.Logger(log))...)
 			ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 			defer stop()
 			done := make(chan error, 1)
@@ -190,52 +194,35 @@ func lastPolicy(s string) (batch.Policy, error) {
 	return batch.Keep, usagef("--last %q: want keep, drop or pad", s)
 }
 
-// standard is examples/mnist's normalisation: zero mean, unit variance
-// over the training pixels.
-var standard = func() (t [256]float32) {
-	for x := range t {
-		t[x] = float32((float64(x)/255 - 0.1307) / 0.3081)
-	}
-	return t
-}()
-
-// mnistScale returns the table of the --scale: the float32 value of every
-// pixel byte, computed in float64 and rounded once.
-func mnistScale(s string) (*[256]float32, error) {
-	var f func(x float64) float64
+// mnistScale returns the scale and offset of the --scale (serve.Affine):
+// a pixel byte x is served as float32(x)*scale + offset, each computed in
+// float64 and rounded once. "standard" is examples/mnist's normalisation,
+// zero mean and unit variance over the training pixels.
+func mnistScale(s string) (scale, offset float32, err error) {
 	switch s {
 	case "standard":
-		return &standard, nil
+		return float32(1 / (255 * 0.3081)), float32(-0.1307 / 0.3081), nil
 	case "unit":
-		f = func(x float64) float64 { return x / 255 }
+		return float32(1.0 / 255), 0, nil
 	case "symmetric":
-		f = func(x float64) float64 { return x/255*2 - 1 }
+		return float32(2.0 / 255), -1, nil
 	case "raw":
-		f = func(x float64) float64 { return x }
-	default:
-		return nil, usagef("--scale %q: want standard, unit, symmetric or raw", s)
+		return 1, 0, nil
 	}
-	var t [256]float32
-	for x := range t {
-		t[x] = float32(f(float64(x)))
-	}
-	return &t, nil
+	return 0, 0, usagef("--scale %q: want standard, unit, symmetric or raw", s)
 }
 
 // mnistFeeds loads the MNIST sets of dir once and adds their feeds: the
 // training set shuffled by index every epoch, the test set in order, each
-// split exactly between ranks.
-func mnistFeeds(ctx context.Context, feeds map[string]serve.Feed, dir string, scale *[256]float32, c feedConfig) error {
+// split exactly between ranks. The "image" tensor is the pixel bytes, for
+// serve.Affine to normalise.
+func mnistFeeds(ctx context.Context, feeds map[string]serve.Feed, dir string, c feedConfig) error {
 	labels := []sink.Field[mnist.Sample]{sink.Int64("label", nil, func(s mnist.Sample, dst []int64) { dst[0] = int64(s.Label) })}
 	if c.index {
 		labels = append(labels, sink.Int64("index", nil, func(s mnist.Sample, dst []int64) { dst[0] = int64(s.Index) }))
 	}
 	s := sink.New(c.batch,
-		[]sink.Field[mnist.Sample]{sink.Float32("image", []int{mnist.Pixels}, func(s mnist.Sample, dst []float32) {
-			for i, p := range s.Image {
-				dst[i] = scale[p]
-			}
-		})}, labels)
+		[]sink.Field[mnist.Sample]{sink.Uint8("image", []int{mnist.Pixels}, func(s mnist.Sample, dst []uint8) { copy(dst, s.Image[:]) })}, labels)
 	for _, split := range []struct {
 		name    string
 		set     *mnist.Dataset

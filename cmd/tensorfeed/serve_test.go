@@ -81,19 +81,31 @@ func TestServeMNIST(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	conn, err := net.Dial("unix", sock)
-	if err != nil {
-		t.Fatal(err)
+	// A client that decodes gets the pixel bytes with the scale and offset
+	// of the standard normalisation; any other, the normalised float32.
+	// (Ranks 0 and 1 of 2: the first client may still hold its rank when
+	// the second comes.)
+	for rank, tc := range []struct {
+		decode bool
+		want   string
+	}{
+		{true, "image |u1 [32 784] [0.012728233 -0.42421293]; label <i8 [32]; index <i8 [32]; "},
+		{false, "image <f4 [32 784]; label <i8 [32]; index <i8 [32]; "},
+	} {
+		conn, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		hello, _ := json.Marshal(map[string]any{"protocol": 2, "feed": "mnist-test", "world": 2, "rank": rank, "end_epoch": 1, "decode": tc.decode})
+		conn.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(hello))))
+		conn.Write(hello)
+		conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if got := firstArrays(t, conn); got != tc.want {
+			t.Errorf("decode %v: arrays %q, want %q", tc.decode, got, tc.want)
+		}
+		conn.Close()
 	}
-	defer conn.Close()
-	hello, _ := json.Marshal(map[string]any{"protocol": 1, "feed": "mnist-test", "world": 1, "rank": 0, "end_epoch": 1})
-	conn.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(hello))))
-	conn.Write(hello)
-	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if got, want := firstArrays(t, conn), "image <f4 [32 784]; label <i8 [32]; index <i8 [32]; "; got != want {
-		t.Errorf("arrays %q, want %q", got, want)
-	}
-	conn.Close()
 	cancel()
 	waitServed(t, done, &stderr)
 }
@@ -127,7 +139,7 @@ func TestServeRec(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	hello, _ := json.Marshal(map[string]any{"protocol": 1, "feed": "rec", "world": 2, "rank": 1, "end_epoch": 1})
+	hello, _ := json.Marshal(map[string]any{"protocol": 2, "feed": "rec", "world": 2, "rank": 1, "end_epoch": 1})
 	conn.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(hello))))
 	conn.Write(hello)
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -148,9 +160,10 @@ func firstArrays(t *testing.T, conn io.Reader) string {
 		Type       string `json:"type"`
 		StateBytes int    `json:"state_bytes"`
 		Arrays     []struct {
-			Name  string `json:"name"`
-			DType string `json:"dtype"`
-			Shape []int  `json:"shape"`
+			Name   string      `json:"name"`
+			DType  string      `json:"dtype"`
+			Shape  []int       `json:"shape"`
+			Affine *[2]float32 `json:"affine"`
 		} `json:"arrays"`
 	}
 	for _, want := range []string{"ready", "batch"} {
@@ -171,7 +184,11 @@ func firstArrays(t *testing.T, conn io.Reader) string {
 	}
 	got := ""
 	for _, a := range h.Arrays {
-		got += fmt.Sprintf("%s %s %v; ", a.Name, a.DType, a.Shape)
+		got += fmt.Sprintf("%s %s %v", a.Name, a.DType, a.Shape)
+		if a.Affine != nil {
+			got += fmt.Sprintf(" %v", *a.Affine)
+		}
+		got += "; "
 	}
 	return got
 }

@@ -222,6 +222,53 @@ for i, b in enumerate(f):
         # once the first client is gone the rank is free again
         self.assertEqual(len(next(iter(self.feed(world=2, rank=1, busy_wait=2)))["index"]), 1000)
 
+    def test_decoded_bytes_are_the_servers_float32(self):
+        # The pixels cross as bytes with a scale and offset and are decoded
+        # here: bit for bit the float32 the server sends a client that asks.
+        dec, f32 = list(self.feed("mnist-test")), list(self.feed("mnist-test", decode=False))
+        self.assertEqual(len(dec), 10)
+        for a, b in zip(dec, f32):
+            self.assertEqual((a["image"].dtype, a["image"].shape), (np.float32, (1000, 784)))
+            self.assertTrue(np.array_equal(a["image"].view(np.uint32), b["image"].view(np.uint32)))
+            self.assertTrue(np.array_equal(a["index"], b["index"]))
+            self.assertTrue(a["image"].flags["C_CONTIGUOUS"] and a["image"].flags["WRITEABLE"])
+        # each batch has memory of its own: a loop may keep batches
+        self.assertFalse(np.shares_memory(dec[0]["image"], dec[1]["image"]))
+        # within 1e-6 of (x/255 - 0.1307)/0.3081 of the pixel byte x
+        img = dec[0]["image"].astype(np.float64)
+        x = np.rint((img * 0.3081 + 0.1307) * 255)
+        self.assertTrue(np.all((x >= 0) & (x <= 255)))
+        self.assertLess(np.abs(img - (x / 255 - 0.1307) / 0.3081).max(), 1e-6)
+
+    def test_resume_across_decoding(self):
+        # A state saved by a client that decodes resumes exactly in one that does not, and back.
+        straight = list(self.feed())
+        f = self.feed()
+        it = iter(f)
+        for _ in range(7):
+            next(it)
+        it.close()
+        g = self.feed(decode=False)
+        g.load_state_dict(f.state_dict())
+        rest = list(g)
+        self.assertEqual(indices(rest), indices(straight[7:]))
+        for a, b in zip(rest, straight[7:]):
+            self.assertTrue(np.array_equal(a["image"].view(np.uint32), b["image"].view(np.uint32)))
+        h = self.feed()
+        h.load_state_dict(g.state_dict())
+        self.assertEqual(h.position, (1, 0))
+
+    def test_other_protocol_refused(self):
+        import tensorfeed_client
+        old, tensorfeed_client.PROTOCOL = tensorfeed_client.PROTOCOL, 1
+        try:
+            with self.assertRaises(TensorfeedError) as cm:
+                list(self.feed("mnist-test"))
+        finally:
+            tensorfeed_client.PROTOCOL = old
+        self.assertEqual(cm.exception.code, "bad_request")
+        self.assertIn("protocol 1, this server 2", str(cm.exception))
+
     def test_bad_rank(self):
         with self.assertRaises(ValueError):
             self.feed(world=2, rank=2)
