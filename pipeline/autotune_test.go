@@ -65,7 +65,7 @@ func TestAutoSameBatchesWithinBudget(t *testing.T) {
 	if m := most.Load(); m > 2 || m < 1 {
 		t.Fatalf("%d calls of f at once, budget 2", m)
 	}
-	report := feed.Report().String()
+	report := feed.Stats().Report().String()
 	if !strings.Contains(report, "parallel-map (auto ") || !strings.Contains(report, "/2)") || !strings.Contains(report, "buffered (auto ") {
 		t.Fatalf("Report does not show the choices:\n%s", report)
 	}

@@ -56,7 +56,7 @@
 // own code, and the table of every step; Stats.Report does the same for one
 // epoch's counters (the difference of two snapshots):
 //
-//	fmt.Print(feed.Report())
+//	fmt.Print(feed.Stats().Report())
 //
 //	waited for data: 1.21s of 4.01s (30%)
 //	slowest step:    decode, 3.1s of its own (78% of its wall)

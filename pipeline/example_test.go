@@ -80,13 +80,18 @@ func ExamplePipe_Epochs() {
 	// epoch 2 [2 3 4 1 5]
 }
 
-func ExamplePipe_Run() {
+// Epochs of batches with the last one padded: the loop body sees every
+// batch with its epoch.
+func ExamplePipe_Epochs_batches() {
 	p := pipeline.Batch(pipeline.From(source.Slice([]string{"a", "b", "c", "d", "e"})), 2, batch.Pad)
-	err := p.Run(context.Background(), 2, func(epoch int, b batch.Batch[string]) error {
-		fmt.Println(epoch, b.Samples, "padded", b.Padded)
-		return nil
-	})
-	fmt.Println(err)
+	for epoch, pass := range p.Epochs(context.Background(), 2) {
+		for b, err := range pass {
+			if err != nil {
+				panic(err)
+			}
+			fmt.Println(epoch, b.Samples, "padded", b.Padded)
+		}
+	}
 	// Output:
 	// 0 [a b] padded 0
 	// 0 [c d] padded 0
@@ -94,7 +99,6 @@ func ExamplePipe_Run() {
 	// 1 [a b] padded 0
 	// 1 [c d] padded 0
 	// 1 [e a] padded 1
-	// <nil>
 }
 
 func ExamplePipe_Stats() {
@@ -120,8 +124,12 @@ func Example_logger() {
 	core, logs := observer.New(zapcore.InfoLevel) // any *zap.Logger; zap.NewProduction() in a program
 	ctx := tensorfeed.WithLogger(context.Background(), zap.New(core))
 	p := pipeline.From(source.Slice([]int{1, 2, 3})).Take(2)
-	if err := p.Run(ctx, 2, func(int, int) error { return nil }); err != nil {
-		panic(err)
+	for _, pass := range p.Epochs(ctx, 2) {
+		for _, err := range pass {
+			if err != nil {
+				panic(err)
+			}
+		}
 	}
 	for _, e := range logs.All() {
 		f := e.ContextMap()
@@ -145,9 +153,9 @@ func ExampleFanIn() {
 
 // A report of a pipe whose decoding is slow: the training loop waits for
 // data most of the time, and the report names the step to speed up. Use
-// fmt.Print(feed.Report()) for the whole table; times vary from run to run,
+// fmt.Print(feed.Stats().Report()) for the whole table; times vary from run to run,
 // so this example prints only what does not.
-func ExamplePipe_Report() {
+func ExampleStats_Report_bottleneck() {
 	files := pipeline.From(source.Slice([]string{"a.jpg", "b.jpg", "c.jpg", "d.jpg", "e.jpg", "f.jpg"}))
 	decoded := pipeline.Map(files, func(name string) int {
 		time.Sleep(2 * time.Millisecond) // a slow decoder
@@ -167,7 +175,7 @@ func ExamplePipe_Report() {
 		fmt.Printf("epoch %d: slowest step %s, waited for data more than half the time: %v\n",
 			epoch, r.Slowest.Name, r.WaitedFraction() > 0.5)
 	}
-	r := feed.Report() // every epoch
+	r := feed.Stats().Report() // every epoch
 	fmt.Println("in all:", r.Slowest.Name, r.Slowest.Samples, "samples")
 	// Output:
 	// epoch 0: slowest step decode, waited for data more than half the time: true

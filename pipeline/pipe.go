@@ -133,15 +133,6 @@ func (p *Pipe[T]) Stats() Stats {
 	return out
 }
 
-// Report returns the bottleneck report of everything p has run: Stats with
-// how long p's consumer waited for data and which step is the slowest. For
-// one epoch, report the difference of two snapshots:
-//
-//	before := feed.Stats()
-//	for b, err := range pass { ... }
-//	fmt.Print(feed.Stats().Sub(before).Report())
-func (p *Pipe[T]) Report() Report { return p.Stats().Report() }
-
 // Shuffle adds a shuffle buffer of buffer samples whose order
 // is drawn from (seed, epoch). A buffer of 0 turns shuffling off (the step
 // passes samples through in order, as PaddlePaddle's shuffle with buf_size

@@ -29,7 +29,7 @@ func TestSlowConsumerIsNotTheSourcesTime(t *testing.T) {
 	const n, size = 256 * 200, 256
 	p := bigBatches(c, n, size, 100*time.Nanosecond, 10*time.Nanosecond)
 	consume(c, p, 2*time.Millisecond)
-	r := p.Report()
+	r := p.Stats().Report()
 
 	produce := n * 110 * time.Nanosecond
 	wall := produce + n/size*2*time.Millisecond
@@ -70,7 +70,7 @@ func TestSlowSourceIsTheBottleneck(t *testing.T) {
 	const n, size = 256 * 20, 256
 	p := bigBatches(c, n, size, 20*time.Microsecond, 10*time.Nanosecond)
 	consume(c, p, 100*time.Microsecond)
-	r := p.Report()
+	r := p.Stats().Report()
 	if !r.InputBound() || r.Slowest.Name != "source" {
 		t.Fatalf("input bound %v, slowest %q; want the source\n%v", r.InputBound(), r.Slowest.Name, r)
 	}

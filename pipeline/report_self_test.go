@@ -58,7 +58,7 @@ func TestSelfAcrossGoroutines(t *testing.T) {
 			t.Errorf("%s: self %v, want %v", tt.name, got, tt.want)
 		}
 	}
-	if r := p.Report(); r.Slowest.Name != "slow" || r.Waited != busy("last") {
+	if r := p.Stats().Report(); r.Slowest.Name != "slow" || r.Waited != busy("last") {
 		t.Errorf("slowest %q (want slow), waited %v (want last's busy %v)\n%v", r.Slowest.Name, r.Waited, busy("last"), r)
 	}
 }
@@ -71,7 +71,7 @@ func TestSlowestIsTheWorkers(t *testing.T) {
 	if _, err := source.Count(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
-	r := p.Report()
+	r := p.Stats().Report()
 	if d := byName(t, r.Stats, "decode"); r.Slowest.Name != "decode" || d.Self < d.Busy*8/10 {
 		t.Errorf("slowest %q, decode self %v of busy %v\n%v", r.Slowest.Name, d.Self, d.Busy, r)
 	}

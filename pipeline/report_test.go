@@ -16,7 +16,7 @@ func TestReportOfSynchronousChain(t *testing.T) {
 	us := time.Microsecond
 	p := chain(c, n, func(int) time.Duration { return 30 * us }, func(int) time.Duration { return 10 * us })
 	consume(c, p, 50*us)
-	r := p.Report()
+	r := p.Stats().Report()
 
 	if r.Waited != n*40*us || r.Wall != n*40*us+n/4*50*us {
 		t.Errorf("waited %v of %v, want %v of %v", r.Waited, r.Wall, n*40*us, n*40*us+n/4*50*us)

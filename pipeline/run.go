@@ -37,7 +37,7 @@ import (
 // loop waited for data; slowest: the slowest step's name, empty when the
 // input is not the bottleneck) and an array of
 // every step's counters for the epoch (see Stats). For the whole report of
-// an epoch, printed, see Report. After an epoch in which ctx was cancelled
+// an epoch, printed, see Stats.Report. After an epoch in which ctx was cancelled
 // no further epoch starts.
 func (p *Pipe[T]) Epochs(ctx context.Context, n int) iter.Seq2[int, iter.Seq2[T, error]] {
 	return p.epochs(ctx, 0, 0, p, n)
@@ -105,27 +105,4 @@ func (p *Pipe[T]) logEpoch(ctx context.Context, e int, before Stats, samples int
 	ce.Write(zap.String("pipeline", p.node.name), zap.Int("epoch", e), zap.Int64("samples", samples),
 		zap.Duration("wall", d), zap.Float64("per_s", rate), zap.Duration("waited", r.Waited),
 		zap.String("slowest", r.Slowest.Name), zap.Array("stages", r.Stats), zap.Error(err))
-}
-
-// Run runs n epochs of p (as Epochs does) and calls f for every sample with
-// its epoch. It returns the first error of a pass or of f; an error from f
-// stops the pass (its goroutines are joined) before Run returns. When ctx is
-// cancelled before the n-th epoch is complete, Run returns ctx.Err().
-func (p *Pipe[T]) Run(ctx context.Context, n int, f func(epoch int, v T) error) error {
-	done := 0
-	for e, pass := range p.Epochs(ctx, n) {
-		for v, err := range pass {
-			if err != nil {
-				return err
-			}
-			if err := f(e, v); err != nil {
-				return err
-			}
-		}
-		done++
-	}
-	if n >= 0 && done == n {
-		return nil
-	}
-	return ctx.Err()
 }

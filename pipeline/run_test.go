@@ -48,7 +48,7 @@ func TestEpochsSetTheEpoch(t *testing.T) {
 func run(t *testing.T, seed uint64) [][][]int {
 	p := pipeline.Batch(pipeline.From(count(50)).Shuffle(16, seed).Buffered(3), 8, batch.Drop)
 	var epochs [][][]int
-	err := p.Run(context.Background(), 3, func(e int, b batch.Batch[int]) error {
+	err := loopEpochs(context.Background(), p, 3, func(e int, b batch.Batch[int]) error {
 		if e == len(epochs) {
 			epochs = append(epochs, nil)
 		}
@@ -79,17 +79,42 @@ func TestSameSeedSameOutputEpochsDiffer(t *testing.T) {
 	}
 }
 
-func TestRunErrors(t *testing.T) {
+// loopEpochs runs n epochs of p and calls f for every sample with its
+// epoch: the loop a training program writes over Epochs. It returns the
+// first error of a pass or of f (breaking out of the pass, whose
+// goroutines Epochs joins), or ctx.Err() when fewer than n epochs ran.
+func loopEpochs[T any](ctx context.Context, p *pipeline.Pipe[T], n int, f func(epoch int, v T) error) error {
+	done := 0
+	for e, pass := range p.Epochs(ctx, n) {
+		for v, err := range pass {
+			if err != nil {
+				return err
+			}
+			if err := f(e, v); err != nil {
+				return err
+			}
+		}
+		done++
+	}
+	if n >= 0 && done == n {
+		return nil
+	}
+	return ctx.Err()
+}
+
+// TestEpochsLoopErrors: a pass's error, an error of the loop body, and a
+// cancellation each end the loop over Epochs with that error.
+func TestEpochsLoopErrors(t *testing.T) {
 	ctx := context.Background()
 	// An error in a pass.
 	n := 0
-	err := pipeline.From(failAfter(3, errBoom)).Run(ctx, 5, func(int, int) error { n++; return nil })
+	err := loopEpochs(ctx, pipeline.From(failAfter(3, errBoom)), 5, func(int, int) error { n++; return nil })
 	if !errors.Is(err, errBoom) || n != 3 {
 		t.Fatalf("pass error: %v after %d samples", err, n)
 	}
 	// An error from f stops an endless, buffered pass.
 	errStop := errors.New("stop")
-	err = pipeline.From(endless()).Buffered(4).Run(ctx, -1, func(_ int, v int) error {
+	err = loopEpochs(ctx, pipeline.From(endless()).Buffered(4), -1, func(_ int, v int) error {
 		if v == 100 {
 			return errStop
 		}
@@ -101,7 +126,7 @@ func TestRunErrors(t *testing.T) {
 	// Cancellation.
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	err = pipeline.From(endless()).Buffered(4).Run(cctx, -1, func(_ int, v int) error {
+	err = loopEpochs(cctx, pipeline.From(endless()).Buffered(4), -1, func(_ int, v int) error {
 		if v == 100 {
 			cancel()
 		}
@@ -114,7 +139,7 @@ func TestRunErrors(t *testing.T) {
 	cctx, cancel = context.WithCancel(ctx)
 	defer cancel()
 	epochs := 0
-	err = pipeline.From(count(3)).Run(cctx, 10, func(e int, v int) error {
+	err = loopEpochs(cctx, pipeline.From(count(3)), 10, func(e int, v int) error {
 		epochs = e + 1
 		if v == 2 {
 			cancel()
@@ -126,7 +151,7 @@ func TestRunErrors(t *testing.T) {
 	}
 	// Complete.
 	sum := 0
-	if err := pipeline.From(count(4)).Run(ctx, 2, func(_ int, v int) error { sum += v; return nil }); err != nil || sum != 12 {
+	if err := loopEpochs(ctx, pipeline.From(count(4)), 2, func(_ int, v int) error { sum += v; return nil }); err != nil || sum != 12 {
 		t.Fatalf("complete run: %v, sum %d", err, sum)
 	}
 }

@@ -165,8 +165,8 @@ type StageStats struct {
 	Auto    string        // what an Auto step chose ("auto 3/4" workers, "auto peak 65536 B" held), "" for others
 }
 
-// Rate returns the samples per second of Wall (0 before any time passed).
-func (s StageStats) Rate() float64 {
+// rate returns the samples per second of Wall (0 before any time passed).
+func (s StageStats) rate() float64 {
 	if s.Wall <= 0 {
 		return 0
 	}
@@ -181,9 +181,9 @@ func (s StageStats) BusyFraction() float64 {
 	return float64(s.Busy) / float64(s.Wall)
 }
 
-// Sub returns the difference s - before of two snapshots of the same step:
+// sub returns the difference s - before of two snapshots of the same step:
 // the counters of what happened in between, such as one epoch.
-func (s StageStats) Sub(before StageStats) StageStats {
+func (s StageStats) sub(before StageStats) StageStats {
 	return StageStats{
 		Name:    s.Name,
 		Passes:  s.Passes - before.Passes,
@@ -212,7 +212,7 @@ func (s StageStats) MarshalLogObject(enc zapcore.ObjectEncoder) error {
 	enc.AddDuration("busy", s.Busy)
 	enc.AddDuration("wait", s.Wait)
 	enc.AddDuration("self", s.Self)
-	enc.AddFloat64("per_s", s.Rate())
+	enc.AddFloat64("per_s", s.rate())
 	return nil
 }
 
@@ -235,7 +235,7 @@ func (st Stats) Sub(before Stats) Stats {
 	out := make(Stats, len(st))
 	for i, s := range st {
 		if i < len(before) {
-			s = s.Sub(before[i])
+			s = s.sub(before[i])
 		}
 		out[i] = s
 	}
@@ -266,7 +266,7 @@ func (st Stats) table(mark int) string {
 		}
 		rows = append(rows, []string{name, fmt.Sprint(s.Passes), fmt.Sprint(s.Samples), fmt.Sprint(s.Skipped),
 			short(s.Wall).String(), short(s.Busy).String(), short(s.Wait).String(), short(s.Self).String(),
-			fmt.Sprintf("%.0f", s.Rate())})
+			fmt.Sprintf("%.0f", s.rate())})
 	}
 	width := make([]int, len(rows[0]))
 	for _, row := range rows {

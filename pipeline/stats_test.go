@@ -192,7 +192,7 @@ func TestLogs(t *testing.T) {
 	undo := zap.ReplaceGlobals(zap.New(globalCore))
 	defer undo()
 	q := pipeline.From(count(3))
-	if err := q.Run(context.Background(), 1, func(int, int) error { return nil }); err != nil {
+	if err := loopEpochs(context.Background(), q, 1, func(int, int) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if globalLogs.Len() != 0 {

@@ -34,19 +34,19 @@ func Batch[T any](p *Pipe[T], size int, last batch.Policy, opts ...batch.Option)
 
 // Zip2 zips p and b into pairs of samples, one from each. When b
 // is a Pipe its steps appear in the stats too. Step name "zip".
-func Zip2[A, B any](p *Pipe[A], b source.Reader[B], opts ...ZipOption) *Pipe[Tuple2[A, B]] {
+func Zip2[A, B any](p *Pipe[A], b source.Reader[B], opts ...stage.ZipOption) *Pipe[Tuple2[A, B]] {
 	return zipped(then(p, "zip", stage.Zip2[A, B](p, b, opts...)), b)
 }
 
 // Zip3 zips p, b and c: one sample from each, as Zip2 does
 // for two. Inputs that are Pipes appear in the stats. Step name "zip".
-func Zip3[A, B, C any](p *Pipe[A], b source.Reader[B], c source.Reader[C], opts ...ZipOption) *Pipe[Tuple3[A, B, C]] {
+func Zip3[A, B, C any](p *Pipe[A], b source.Reader[B], c source.Reader[C], opts ...stage.ZipOption) *Pipe[Tuple3[A, B, C]] {
 	return zipped(then(p, "zip", stage.Zip3[A, B, C](p, b, c, opts...)), b, c)
 }
 
 // Zip4 zips p, b, c and d: one sample from each, as Zip2 does
 // for two. Inputs that are Pipes appear in the stats. Step name "zip".
-func Zip4[A, B, C, D any](p *Pipe[A], b source.Reader[B], c source.Reader[C], d source.Reader[D], opts ...ZipOption) *Pipe[Tuple4[A, B, C, D]] {
+func Zip4[A, B, C, D any](p *Pipe[A], b source.Reader[B], c source.Reader[C], d source.Reader[D], opts ...stage.ZipOption) *Pipe[Tuple4[A, B, C, D]] {
 	return zipped(then(p, "zip", stage.Zip4[A, B, C, D](p, b, c, d, opts...)), b, c, d)
 }
 

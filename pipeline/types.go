@@ -26,9 +26,6 @@ type Numbered[T any] = stage.Numbered[T]
 // ParallelOption configures ParallelMap.
 type ParallelOption = stage.ParallelOption
 
-// ZipOption configures Zip2, Zip3 and Zip4.
-type ZipOption = stage.ZipOption
-
 // ErrNotAligned is the error of a zip whose readers end at different
 // lengths (unless Shortest is given).
 var ErrNotAligned = stage.ErrNotAligned
@@ -47,4 +44,4 @@ func InFlight(n int) ParallelOption { return stage.InFlight(n) }
 
 // Shortest makes a zip end with its shortest reader instead of failing
 // with ErrNotAligned (the GAN's endless noise zipped with a finite set).
-func Shortest() ZipOption { return stage.Shortest() }
+func Shortest() stage.ZipOption { return stage.Shortest() }

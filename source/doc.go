@@ -38,7 +38,7 @@
 // position, and would have to be saved to resume. With the bijection a
 // position is three integers, (seed, epoch, index): the sample at position
 // p of epoch e is Get(NewPermutation(n, seed, e).At(p)), so any position
-// of any epoch is reached directly, and [IndexedReader.From] resumes a
+// of any epoch is reached directly, and the From method of [ReadIndexed]'s reader resumes a
 // pass at its exact position without reading the samples before it.
 // [MapIndexed] transforms samples while keeping random access.
 //

@@ -151,10 +151,12 @@ func ShardIndex(count, index int, even Even) IndexedOption {
 	return option.New(func(c *indexedConfig) { c.parts, c.part, c.even = count, index, even })
 }
 
-// IndexedReader reads a random-access dataset in order or in a shuffled
+// indexedReader reads a random-access dataset in order or in a shuffled
 // order by index, whole or one shard of it. Make one with [ReadIndexed].
 // It is Resumable: its state is the position reached in the epoch's order.
-type IndexedReader[T any] struct {
+// The type is not exported: users reach its methods through ReadIndexed's
+// result and name it, when they must, as a [Resumable].
+type indexedReader[T any] struct {
 	d       Indexed[T]
 	cfg     indexedConfig
 	from    int
@@ -167,8 +169,12 @@ type IndexedReader[T any] struct {
 // ReadIndexed returns a reader over d. A pass yields, for positions p =
 // 0 .. d.Len()-1, the sample d.Get(p), or d.Get(perm.At(p)) with
 // [ShuffleIndex]. The length is read when a pass starts.
-func ReadIndexed[T any](d Indexed[T], opts ...IndexedOption) *IndexedReader[T] {
-	r := &IndexedReader[T]{d: d, epochs: new(Epochs), skips: new(skiplog.Log)}
+//
+// The reader is [Resumable] and a [SkipCounted]; it also has From(position),
+// which starts its passes at a position of their epoch (see below), and
+// Padded(), the samples a [ShardIndex] reader with PadShards repeated.
+func ReadIndexed[T any](d Indexed[T], opts ...IndexedOption) *indexedReader[T] {
+	r := &indexedReader[T]{d: d, epochs: new(Epochs), skips: new(skiplog.Log)}
 	option.Apply(&r.cfg, opts)
 	return r
 }
@@ -180,31 +186,31 @@ func ReadIndexed[T any](d Indexed[T], opts ...IndexedOption) *IndexedReader[T] {
 // is enough, as the samples before the position are neither read nor
 // computed. A position at or past the end gives empty passes. It panics
 // when position is negative. The returned reader numbers its own passes.
-func (r *IndexedReader[T]) From(position int) *IndexedReader[T] {
+func (r *indexedReader[T]) From(position int) *indexedReader[T] {
 	if position < 0 {
-		panic(fmt.Sprintf("source: IndexedReader.From(%d): negative position", position))
+		panic(fmt.Sprintf("source: ReadIndexed(...).From(%d): negative position", position))
 	}
-	return &IndexedReader[T]{d: r.d, cfg: r.cfg, from: position, epochs: new(Epochs), skips: new(skiplog.Log)}
+	return &indexedReader[T]{d: r.d, cfg: r.cfg, from: position, epochs: new(Epochs), skips: new(skiplog.Log)}
 }
 
 // Skipped returns how many samples the reader's policy has skipped.
-func (r *IndexedReader[T]) Skipped() int64 { return r.cfg.bad.Skipped() }
+func (r *indexedReader[T]) Skipped() int64 { return r.cfg.bad.Skipped() }
 
 // Padded returns how many samples the passes of a [ShardIndex] reader with
 // PadShards have repeated to make the parts even.
-func (r *IndexedReader[T]) Padded() int64 { return r.padded.Load() }
+func (r *indexedReader[T]) Padded() int64 { return r.padded.Load() }
 
-var _ SkipCounted = (*IndexedReader[int])(nil)
+var _ SkipCounted = (*indexedReader[int])(nil)
 
 // share returns how many samples a pass over positions [from, n) yields
 // for this reader's part, and the stride between its positions.
-func (r *IndexedReader[T]) share(n int) (count, stride int) {
+func (r *indexedReader[T]) share(n int) (count, stride int) {
 	return r.shareFrom(r.from, n), max(r.cfg.parts, 1)
 }
 
 // shareFrom returns how many samples of positions [from, n) are this
 // reader's part.
-func (r *IndexedReader[T]) shareFrom(from, n int) int {
+func (r *indexedReader[T]) shareFrom(from, n int) int {
 	rest := max(n-from, 0)
 	w := r.cfg.parts
 	switch {
@@ -217,7 +223,7 @@ func (r *IndexedReader[T]) shareFrom(from, n int) int {
 }
 
 // All starts a pass over the epoch of ctx (see [Epochs.Start]).
-func (r *IndexedReader[T]) All(ctx context.Context) iter.Seq2[T, error] {
+func (r *indexedReader[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		ctx, epoch := r.epochs.Start(ctx)
 		n := r.d.Len()
@@ -282,7 +288,7 @@ func (r *IndexedReader[T]) All(ctx context.Context) iter.Seq2[T, error] {
 }
 
 // kind names the reader in states: its length, order and shard.
-func (r *IndexedReader[T]) kind() string {
+func (r *indexedReader[T]) kind() string {
 	k := fmt.Sprintf("indexed(%d", r.d.Len())
 	if r.cfg.shuffle {
 		k += fmt.Sprintf(",shuffle=%d", r.cfg.seed)
@@ -302,7 +308,7 @@ func (r *IndexedReader[T]) kind() string {
 // step together. When samples before the position were skipped as bad,
 // the state is {indexed(...), [position, skipped]}, so that the resumed
 // pass judges the policy's fraction over the whole epoch.
-func (r *IndexedReader[T]) StateAt(epoch int, n int64) (State, error) {
+func (r *indexedReader[T]) StateAt(epoch int, n int64) (State, error) {
 	j := r.skips.Position(epoch, 0, n) // the pass's own index after n yielded
 	if r.cfg.parts > 0 {
 		if j != n {
@@ -324,7 +330,7 @@ func (r *IndexedReader[T]) StateAt(epoch int, n int64) (State, error) {
 // Resume returns r.From(position of st), with r's shard: see StateAt. The
 // skipped count of a state counts against the policy of a reader without
 // a shard (a shard judges its own share: the count is of the whole epoch).
-func (r *IndexedReader[T]) Resume(st State) (Reader[T], error) {
+func (r *indexedReader[T]) Resume(st State) (Reader[T], error) {
 	var skipped int64
 	if len(st.Pos) == 2 {
 		if err := st.Check(r.kind(), 2, 0); err != nil {
@@ -349,7 +355,7 @@ func (r *IndexedReader[T]) Resume(st State) (Reader[T], error) {
 // Identity returns the identity of the dataset's data when the dataset is
 // an Identifier (a file-backed table), and "" for data in memory: see
 // Identifier.
-func (r *IndexedReader[T]) Identity(ctx context.Context) (string, error) {
+func (r *indexedReader[T]) Identity(ctx context.Context) (string, error) {
 	if id, ok := r.d.(Identifier); ok {
 		return id.Identity(ctx)
 	}

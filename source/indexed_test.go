@@ -139,7 +139,7 @@ func TestReadIndexedResumeJudgesWholeEpoch(t *testing.T) {
 	if _, err := source.Collect(ctx, r2); !errors.Is(err, source.ErrTooManyBad) {
 		t.Fatalf("resumed pass: %v, want ErrTooManyBad (6 of 100 over the epoch)", err)
 	}
-	if st2, _ := r2.(*source.IndexedReader[int]).StateAt(0, 87); len(st2.Pos) != 2 || st2.Pos[0] != 98 || st2.Pos[1] != 5 {
+	if st2, _ := r2.(source.Resumable[int]).StateAt(0, 87); len(st2.Pos) != 2 || st2.Pos[0] != 98 || st2.Pos[1] != 5 {
 		t.Fatalf("resumed state after 87: %+v, want position 98, 5 skipped", st2)
 	}
 	tail, err := source.Collect(ctx, r.From(10)) // no count: the tail alone, 2 of 100

@@ -44,13 +44,10 @@ type SkipPolicy struct {
 	seen        atomic.Int64
 }
 
-// SkipOption configures a [SkipPolicy].
-type SkipOption = option.Option[SkipPolicy]
-
 // OnSkip calls f with the positioned error of every record the policy skips,
 // on the goroutine that reads the pass, before the reader goes on. A tool
 // that lists every bad record of a file (tensorfeed check --all) uses it.
-func OnSkip(f func(err error)) SkipOption {
+func OnSkip(f func(err error)) option.Option[SkipPolicy] {
 	return option.New(func(p *SkipPolicy) { p.onSkip = f })
 }
 
@@ -58,7 +55,7 @@ func OnSkip(f func(err error)) SkipOption {
 // maxFraction (in [0, 1]) of the records of a pass. SkipBad(0) skips
 // nothing; SkipBad(1) skips every bad record. It panics when maxFraction is
 // outside [0, 1] or NaN: that is a programmer error.
-func SkipBad(maxFraction float64, opts ...SkipOption) *SkipPolicy {
+func SkipBad(maxFraction float64, opts ...option.Option[SkipPolicy]) *SkipPolicy {
 	if !(maxFraction >= 0 && maxFraction <= 1) {
 		panic(fmt.Sprintf("source: SkipBad(%v): the fraction must be in [0, 1]", maxFraction))
 	}

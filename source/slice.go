@@ -34,16 +34,10 @@ func (r *sliceReader[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	}
 }
 
-// SliceOf reports the elements every pass of r yields when r is a reader
-// made by Slice (or resumed from one): stages that read such a reader
-// beside another (Zip) index the slice instead of running a pass. The
-// slice is r's own: do not modify it.
-func SliceOf[T any](r Reader[T]) ([]T, bool) {
-	if s, ok := r.(*sliceReader[T]); ok {
-		return s.s[min(s.from, len(s.s)):], true
-	}
-	return nil, false
-}
+// Elements returns the elements every pass of r yields: stages that read
+// a slice reader beside another (Zip) index the slice instead of running a
+// pass. The slice is r's own: it must not be modified.
+func (r *sliceReader[T]) Elements() []T { return r.s[min(r.from, len(r.s)):] }
 
 func (r *sliceReader[T]) kind() string { return fmt.Sprintf("slice(%d)", len(r.s)) }
 

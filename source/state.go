@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"slices"
 	"strings"
 )
 
@@ -358,99 +357,6 @@ func (p *replayed[T]) Resume(st State) (Reader[T], error) {
 // the inputs of Replayed.
 func StartOf[T any](r Reader[T]) func(epoch int) (State, error) {
 	return func(epoch int) (State, error) { return StateOf(r, epoch, 0) }
-}
-
-// Joined returns r as a Resumable reader of a stage that takes one sample
-// from each of its inputs for every sample it yields (a zip): its state
-// after n samples is {kind, every input's state after n}, and it resumes
-// as rebuild(the inputs resumed from those states). inputs[i] returns the
-// state of input i (StateOf on it); rebuild makes the stage again from
-// the resumed inputs' states.
-func Joined[T any](kind string, r Reader[T], inputs []func(epoch int, n int64) (State, error), rebuild func(in []State) (Reader[T], error)) Reader[T] {
-	return &joined[T]{kind: kind, r: r, inputs: inputs, rebuild: rebuild}
-}
-
-type joined[T any] struct {
-	kind    string
-	r       Reader[T]
-	inputs  []func(epoch int, n int64) (State, error)
-	rebuild func(in []State) (Reader[T], error)
-}
-
-func (j *joined[T]) All(ctx context.Context) iter.Seq2[T, error] { return j.r.All(ctx) }
-
-func (j *joined[T]) StateAt(epoch int, n int64) (State, error) {
-	st := State{Kind: j.kind, In: make([]State, len(j.inputs))}
-	for i, in := range j.inputs {
-		s, err := in(epoch, n)
-		if err != nil {
-			return State{}, err
-		}
-		st.In[i] = s
-	}
-	return st, nil
-}
-
-// Resume checks that inputs of the same kind are at the same position
-// (the inputs of a zip step together, so two readers of the same kind,
-// order and length, such as the images and labels of one dataset, are
-// always at the same place: one set back would replay its samples against
-// the other's) and rebuilds the stage from the inputs' states.
-func (j *joined[T]) Resume(st State) (Reader[T], error) {
-	if err := st.Check(j.kind, 0, len(j.inputs)); err != nil {
-		return nil, err
-	}
-	for i, a := range st.In {
-		for k := i + 1; k < len(st.In); k++ {
-			b := st.In[k]
-			if sameForm(a, b) && !samePos(a, b) {
-				return nil, &StateError{Want: j.kind, Got: st, Field: fmt.Sprintf("in[%d]", k),
-					Why: fmt.Sprintf("input %d is at %s and input %d at %s, but zipped inputs of the same kind step together", i, posString(a), k, posString(b))}
-			}
-		}
-	}
-	return j.rebuild(st.In)
-}
-
-// sameForm reports whether a and b are states of readers of the same kinds
-// with the same numbers of counters: states that must be equal when the
-// readers step together.
-func sameForm(a, b State) bool {
-	if a.Kind != b.Kind || len(a.Pos) != len(b.Pos) || len(a.In) != len(b.In) {
-		return false
-	}
-	for i := range a.In {
-		if !sameForm(a.In[i], b.In[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// samePos reports whether two states of the same form have equal counters.
-func samePos(a, b State) bool {
-	if !slices.Equal(a.Pos, b.Pos) {
-		return false
-	}
-	for i := range a.In {
-		if !samePos(a.In[i], b.In[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// posString returns the counters of st and its inputs, "[3]<[7],[7]>".
-func posString(st State) string {
-	var b strings.Builder
-	writeTree(&b, st, func(st State) { fmt.Fprint(&b, st.Pos) })
-	return b.String()
-}
-
-// At returns a function giving r's state after n samples, for the inputs
-// of Joined.
-func At[T any](r Reader[T]) func(epoch int, n int64) (State, error) {
-	return func(epoch int, n int64) (State, error) { return StateOf(r, epoch, n) }
 }
 
 // NotResumable returns r as a Resumable reader whose StateAt fails with an

@@ -8,7 +8,7 @@
 // row must hold exactly that many values), [LabelFile] is label_csv and
 // [LabelShape] is label_shape. Without labels every row has the label 0, as
 // in CSVIter. Batching is batch.Of, and a sink turns batches into tensors:
-// [Layout.Sink] makes CSVIter's, from the [Reader.Layout] of the file.
+// the Sink of the file's [Reader.Layout] makes CSVIter's.
 // [DType] is dtype:
 // under DType(sample.Int32) or DType(sample.Int64) data and labels are
 // parsed as integers and kept exactly (Row.IntData, Row.IntLabel; the

@@ -215,8 +215,8 @@ func Finite() Option { return option.New(func(c *config) { c.finite = true }) }
 // Row.IntLabel, where float32 would round 200000001 to 200000000; a field
 // that is not an integer ("1.5", "1e3", "nan") or does not fit
 // (2147483648 under Int32) makes its row bad with ErrNumber. Classes
-// labels become 0, 1, 2, ... of the type. [Layout.Sink] then makes int32
-// or int64 tensors; Layout.Sink fills them. DType panics on any other
+// labels become 0, 1, 2, ... of the type. Layout's Sink then makes int32
+// or int64 tensors, which it fills. DType panics on any other
 // type.
 func DType(d sample.DType) Option {
 	if d != sample.Float32 && d != sample.Int32 && d != sample.Int64 {
@@ -306,9 +306,10 @@ func validDelim(r rune) bool {
 	return r != 0 && r != '"' && r != '\r' && r != '\n' && utf8.ValidRune(r) && r != utf8.RuneError
 }
 
-// Layout describes the rows of a file: which columns hold data and labels
-// and the shapes of a row's data and labels.
-type Layout struct {
+// rowLayout describes the rows of a file: which columns hold data and
+// labels and the shapes of a row's data and labels. [Reader.Layout]
+// returns it; the type is not exported.
+type rowLayout struct {
 	Columns    []string // the header's names, nil without Header
 	DataCols   []int    // 0-based indexes of the data columns, in order
 	LabelCols  []int    // 0-based indexes of the label columns (nil with LabelFile or no labels)
@@ -317,12 +318,17 @@ type Layout struct {
 	DType      sample.DType // the element type of data and labels (the DType option)
 }
 
-// Layout reads the start of the file(s) and returns the layout of its rows.
-// It fails as a pass would on a missing column or a shape mismatch.
-func (r *Reader) Layout() (Layout, error) {
+// Layout reads the start of the file(s) and returns the layout of its rows:
+// which columns hold data and labels (Columns, the header's names, nil
+// without Header; DataCols and LabelCols, 0-based indexes, LabelCols nil
+// with LabelFile or no labels), the shapes of a row's data and labels
+// (DataShape, LabelShape) and their element type (DType), and its Sink
+// method, which makes CSVIter's tensors. It fails as a pass would on a
+// missing column or a shape mismatch.
+func (r *Reader) Layout() (rowLayout, error) {
 	p, err := r.start(context.Background(), false)
 	if err != nil {
-		return Layout{}, err
+		return rowLayout{}, err
 	}
 	p.close()
 	return p.layout, nil
@@ -334,7 +340,7 @@ func (r *Reader) Layout() (Layout, error) {
 // DType (float32 unless the DType option says int32 or int64). The layout
 // comes from [Reader.Layout], which reads the start of the file, so that
 // the sink can describe its tensors before the first batch.
-func (l Layout) Sink(batchSize int) *sink.Sink[Row] {
+func (l rowLayout) Sink(batchSize int) *sink.Sink[Row] {
 	var data, label sink.Field[Row]
 	switch l.DType {
 	case sample.Int32:
@@ -354,7 +360,7 @@ func (l Layout) Sink(batchSize int) *sink.Sink[Row] {
 type pass struct {
 	cfg       *config
 	data, lab *file
-	layout    Layout
+	layout    rowLayout
 	ncols     int // fields per data row
 	nlab      int // fields per label file row
 	dn, ln    int // elements of data and labels per row

@@ -26,7 +26,7 @@ type config struct {
 	bad       *source.SkipPolicy
 }
 
-// Option configures a [Reader].
+// Option configures a reader of [Read].
 type Option = option.Option[config]
 
 // FetchBatch sets how many messages a pass asks the server for ahead of its
@@ -112,12 +112,13 @@ func EndAtTail() Option { return option.New(func(c *config) { c.endAtTail = true
 // first bad message.
 func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.bad = p }) }
 
-// Reader reads the messages of a JetStream stream through a durable pull
-// consumer and decodes each into a sample. It is a
+// reader reads the messages of a JetStream stream through a durable pull
+// consumer and decodes each into a sample ([Read]'s result; the type is
+// not exported, users hold it as the source.Reader it is). It is a
 // source.Reader[Message[T]]: every sample comes with its message, which the
 // consumer acknowledges once the sample has been used ([Message.Ack],
 // [Tensorize], [Values]).
-type Reader[T any] struct {
+type reader[T any] struct {
 	js      njs.JetStream
 	stream  string
 	durable string
@@ -126,7 +127,11 @@ type Reader[T any] struct {
 }
 
 // Read returns a reader of the stream's messages through the durable pull
-// consumer named durable, each decoded by decode. Every pass looks the
+// consumer named durable, each decoded by decode: a
+// source.Reader[Message[T]] whose every sample comes with its message,
+// which the consumer acknowledges once the sample has been used
+// ([Message.Ack], [Tensorize], [Values]). It is a source.SkipCounted
+// (Skipped). Every pass looks the
 // consumer up (or creates it, with [Create]) on js and fetches from it; the
 // connection is the caller's, and stays open after the passes.
 //
@@ -135,7 +140,7 @@ type Reader[T any] struct {
 // [OnBad]).
 //
 // Read panics when js or decode is nil, or stream or durable is empty.
-func Read[T any](js njs.JetStream, stream, durable string, decode func([]byte) (T, error), opts ...Option) *Reader[T] {
+func Read[T any](js njs.JetStream, stream, durable string, decode func([]byte) (T, error), opts ...Option) *reader[T] {
 	switch {
 	case js == nil:
 		panic("jetstream: Read with a nil JetStream")
@@ -151,13 +156,13 @@ func Read[T any](js njs.JetStream, stream, durable string, decode func([]byte) (
 		maxBytes:  64 << 20,
 	}
 	option.Apply(&cfg, opts)
-	return &Reader[T]{js: js, stream: stream, durable: durable, decode: decode, cfg: cfg}
+	return &reader[T]{js: js, stream: stream, durable: durable, decode: decode, cfg: cfg}
 }
 
 // Skipped returns how many bad messages the reader's policy (OnBad) has
 // skipped, over all passes and all readers that share the
 // policy; 0 without one. It makes the reader a source.SkipCounted.
-func (r *Reader[T]) Skipped() int64 { return r.cfg.bad.Skipped() }
+func (r *reader[T]) Skipped() int64 { return r.cfg.bad.Skipped() }
 
 // All starts a pass: it looks up (or creates) the durable consumer, pulls
 // from it continuously, up to FetchBatch messages ahead, and yields the
@@ -172,7 +177,7 @@ func (r *Reader[T]) Skipped() int64 { return r.cfg.bad.Skipped() }
 // messages it yields. Messages received but not yielded when the pass ends
 // are handed back at once (Nak), so a later pass gets them first; those on
 // their way when the connection is down come again after AckWait.
-func (r *Reader[T]) All(ctx context.Context) iter.Seq2[Message[T], error] {
+func (r *reader[T]) All(ctx context.Context) iter.Seq2[Message[T], error] {
 	return func(yield func(Message[T], error) bool) {
 		p := &pass[T]{r: r, ctx: ctx, logger: tensorfeed.Logger(ctx)}
 		defer p.handBack()
@@ -180,9 +185,9 @@ func (r *Reader[T]) All(ctx context.Context) iter.Seq2[Message[T], error] {
 	}
 }
 
-// pass is the state of one pass of a Reader.
+// pass is the state of one pass of a reader.
 type pass[T any] struct {
-	r      *Reader[T]
+	r      *reader[T]
 	ctx    context.Context
 	logger *zap.Logger
 	cons   njs.Consumer

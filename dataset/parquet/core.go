@@ -26,7 +26,7 @@ type group[T any] struct {
 }
 
 // decoder decodes row group g of a file. It is made once per pass (or per
-// Indexed) from the opened files, which is where column types are checked.
+// indexedRows) from the opened files, which is where column types are checked.
 type decoder[T any] func(fi *file, fileIndex, g int) group[T]
 
 // unit names one row group of one file.
@@ -179,18 +179,10 @@ func (r *core[T]) parallel(ctx context.Context, files []*file, units []unit, dec
 	return true
 }
 
-// Indexed is a random-access view of the rows of Parquet files: Len and
-// Get over the rows of all its files in order found
-// through the row groups' row counts. It is a source.Indexed, so
-// source.ReadIndexed shuffles it by index and resumes it from a position.
-//
-// Get decodes the row group that holds the row and keeps the last few
-// decoded row groups, so reading in order, or a shuffle within few row
-// groups, decodes each group once; a global shuffle over many row groups
-// decodes a row group for most Gets: write small row groups for it, or
-// shuffle with a buffer (stage.Shuffle) over a sequential reader. Get is
-// safe for concurrent use. Close the Indexed when done with it.
-type Indexed[T any] struct {
+// indexedRows is the random-access view of rows that [OpenIndexed] opens
+// (its doc says what it costs). Its type is not exported: users hold it as
+// the source.Indexed it is, and Close it.
+type indexedRows[T any] struct {
 	files  []*file
 	units  []unit
 	starts []int64 // the index of each unit's first row; one more at the end
@@ -205,10 +197,10 @@ type cached[T any] struct {
 	g    group[T]
 }
 
-// indexedCache is how many decoded row groups an Indexed keeps.
+// indexedCache is how many decoded row groups an indexedRows keeps.
 const indexedCache = 4
 
-func (r *core[T]) indexed() (*Indexed[T], error) {
+func (r *core[T]) indexed() (*indexedRows[T], error) {
 	// The files outlive any one call: remote ones are read with a
 	// background context, their requests bounded by storage's timeouts.
 	paths, err := source.Paths(context.Background(), r.list, ".parquet", r.c.storage...)
@@ -225,21 +217,21 @@ func (r *core[T]) indexed() (*Indexed[T], error) {
 		return nil, err
 	}
 	units, _ := r.units(files)
-	d := &Indexed[T]{files: files, units: units, dec: dec, starts: make([]int64, len(units)+1), id: r.identity}
+	d := &indexedRows[T]{files: files, units: units, dec: dec, starts: make([]int64, len(units)+1), id: r.identity}
 	for i, u := range units {
 		d.starts[i+1] = d.starts[i] + files[u.file].pf.Metadata().RowGroups[u.group].NumRows
 	}
 	return d, nil
 }
 
-var _ source.Indexed[int] = (*Indexed[int])(nil)
+var _ source.Indexed[int] = (*indexedRows[int])(nil)
 
 // Len returns the number of rows.
-func (d *Indexed[T]) Len() int { return int(d.starts[len(d.starts)-1]) }
+func (d *indexedRows[T]) Len() int { return int(d.starts[len(d.starts)-1]) }
 
 // Get returns row i. A row that does not fit its column gives its
 // positioned error (wrapping ErrShape), so source.SkipIndexed can skip it.
-func (d *Indexed[T]) Get(i int) (T, error) {
+func (d *indexedRows[T]) Get(i int) (T, error) {
 	var zero T
 	if i < 0 || i >= d.Len() {
 		return zero, source.IndexError(i, d.Len())
@@ -259,7 +251,7 @@ func (d *Indexed[T]) Get(i int) (T, error) {
 	return g.rows[at], nil
 }
 
-func (d *Indexed[T]) group(k int) group[T] {
+func (d *indexedRows[T]) group(k int) group[T] {
 	d.mu.Lock()
 	for j, c := range d.cache {
 		if c.unit == k {
@@ -285,12 +277,12 @@ func (d *Indexed[T]) group(k int) group[T] {
 // checkpoint of source.ReadIndexed over the dataset is refused over files
 // of as many rows that are not the same. It reads the files' metadata
 // again (a stat, a HEAD request), not their rows.
-func (d *Indexed[T]) Identity(ctx context.Context) (string, error) { return d.id(ctx) }
+func (d *indexedRows[T]) Identity(ctx context.Context) (string, error) { return d.id(ctx) }
 
-var _ source.Identifier = (*Indexed[int])(nil)
+var _ source.Identifier = (*indexedRows[int])(nil)
 
 // Close closes the files.
-func (d *Indexed[T]) Close() error {
+func (d *indexedRows[T]) Close() error {
 	var first error
 	for _, f := range d.files {
 		if err := f.Close(); err != nil && first == nil {

@@ -28,7 +28,7 @@
 // position of its next row among the rows of its row groups, a single
 // number. A resumed pass skips the row groups before it by the row counts
 // of the footers, without reading them, and decodes only the row group
-// that holds it. [Indexed] resumes through source.ReadIndexed, shuffled or
+// that holds it. [OpenIndexed]'s view resumes through source.ReadIndexed, shuffled or
 // not.
 //
 // # Writing

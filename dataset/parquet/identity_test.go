@@ -55,7 +55,7 @@ func TestIndexedIdentity(t *testing.T) {
 	}
 	checkpointtest.TableIdentity(t, "columns", columns(a), columns(b))
 
-	d := structs(a)().(*parquet.Indexed[row])
+	d := structs(a)().(source.Identifier)
 	id, err := d.Identity(context.Background())
 	if err != nil || !strings.Contains(id, "a.parquet (") || strings.Contains(id, dir) {
 		t.Errorf("Identity = %q, %v: want a.parquet by its base name", id, err)

@@ -18,7 +18,7 @@ const (
 )
 
 // Option configures the readers ([Read], [ReadColumns], [ReadRaw]) and so
-// the [Indexed] that [OpenIndexed] opens from them.
+// the view that [OpenIndexed] opens from them.
 type Option = option.Option[config]
 
 type config struct {

@@ -62,9 +62,21 @@ func Read[T any](list string, opts ...Option) source.Reader[T] {
 
 // OpenIndexed opens the files of r, a reader of [Read], [ReadColumns] or
 // [ReadRaw], for random access to its rows, decoded as r decodes them,
-// with r's options (see [Indexed] for the cost). The files stay open until
-// Close. A reader of another package is an error.
-func OpenIndexed[T any](r source.Reader[T]) (*Indexed[T], error) {
+// with r's options. The files stay open until Close. A reader of another
+// package is an error.
+//
+// The result is a source.Indexed: Len and Get over the rows of all its
+// files in order, found through the row groups' row counts, so
+// source.ReadIndexed shuffles it by index and resumes it from a position.
+// It is a source.Identifier too (the files' names, sizes and times).
+//
+// Get decodes the row group that holds the row and keeps the last few
+// decoded row groups, so reading in order, or a shuffle within few row
+// groups, decodes each group once; a global shuffle over many row groups
+// decodes a row group for most Gets: write small row groups for it, or
+// shuffle with a buffer (pipeline's Shuffle) over a sequential reader. Get
+// is safe for concurrent use. Close it when done with it.
+func OpenIndexed[T any](r source.Reader[T]) (*indexedRows[T], error) {
 	pr, ok := r.(*reader[T])
 	if !ok {
 		return nil, fmt.Errorf("parquet: OpenIndexed of a %T, not a reader of this package", r)

@@ -26,7 +26,7 @@ const defaultRowGroupRows = 64 << 10
 
 // RowGroupRows sets how many rows each row group holds (the last may hold
 // fewer; default 65,536). Row groups are the unit of parallel reading
-// ([Workers]) and of what [Indexed] decodes for one Get, so data meant to
+// ([Workers]) and of what [OpenIndexed]'s view decodes for one Get, so data meant to
 // be shuffled by index wants small row groups. It panics if n < 1.
 func RowGroupRows(n int) WriteOption {
 	positive("RowGroupRows", int64(n))

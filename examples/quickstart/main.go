@@ -61,6 +61,6 @@ func run(ctx context.Context) error {
 		}
 		fmt.Println("epoch", epoch, "done")
 	}
-	fmt.Println(feed.Report()) // every step's samples, busy and wait time; how long the loop waited; the slowest step
+	fmt.Println(feed.Stats().Report()) // every step's samples, busy and wait time; how long the loop waited; the slowest step
 	return nil
 }

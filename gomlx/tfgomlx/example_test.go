@@ -46,5 +46,5 @@ func ExampleNew() {
 	if _, err := train.NewLoop(trainer).RunSteps(ds, 2400); err != nil {
 		fmt.Println(err) // a bad file names itself and the record, through GoMLX's wrapping
 	}
-	fmt.Println(feed.Report()) // how long GoMLX waited for data
+	fmt.Println(feed.Stats().Report()) // how long GoMLX waited for data
 }

@@ -69,8 +69,8 @@ func Zip2[A, B any](a source.Reader[A], b source.Reader[B], opts ...ZipOption) s
 	cfg := zipOptions(opts)
 	r := source.Func[Tuple2[A, B]](func(ctx context.Context) iter.Seq2[Tuple2[A, B], error] {
 		return func(yield func(Tuple2[A, B], error) bool) {
-			if as, ok := source.SliceOf(a); ok {
-				if bs, ok := source.SliceOf(b); ok {
+			if as, ok := sliceOf(a); ok {
+				if bs, ok := sliceOf(b); ok {
 					zipSlices(ctx, as, bs, cfg, yield)
 					return
 				}
@@ -101,7 +101,7 @@ func Zip2[A, B any](a source.Reader[A], b source.Reader[B], opts ...ZipOption) s
 			}
 		}
 	})
-	return source.Joined(zipKind(opts), r, []func(int, int64) (source.State, error){source.At(a), source.At(b)},
+	return joinedReader(zipKind(opts), r, []func(int, int64) (source.State, error){at(a), at(b)},
 		func(in []source.State) (source.Reader[Tuple2[A, B]], error) {
 			var err error
 			a2 := resumed(a, in[0], &err)
@@ -118,7 +118,7 @@ func Zip3[A, B, C any](a source.Reader[A], b source.Reader[B], c source.Reader[C
 	r := zipN(a, func(v A) Tuple3[A, B, C] { return Tuple3[A, B, C]{A: v} }, zipOptions(opts),
 		zipPart(b, func(t *Tuple3[A, B, C]) *B { return &t.B }),
 		zipPart(c, func(t *Tuple3[A, B, C]) *C { return &t.C }))
-	return source.Joined(zipKind(opts), r, []func(int, int64) (source.State, error){source.At(a), source.At(b), source.At(c)},
+	return joinedReader(zipKind(opts), r, []func(int, int64) (source.State, error){at(a), at(b), at(c)},
 		func(in []source.State) (source.Reader[Tuple3[A, B, C]], error) {
 			var err error
 			a2, b2, c2 := resumed(a, in[0], &err), resumed(b, in[1], &err), resumed(c, in[2], &err)
@@ -135,7 +135,7 @@ func Zip4[A, B, C, D any](a source.Reader[A], b source.Reader[B], c source.Reade
 		zipPart(b, func(t *Tuple4[A, B, C, D]) *B { return &t.B }),
 		zipPart(c, func(t *Tuple4[A, B, C, D]) *C { return &t.C }),
 		zipPart(d, func(t *Tuple4[A, B, C, D]) *D { return &t.D }))
-	return source.Joined(zipKind(opts), r, []func(int, int64) (source.State, error){source.At(a), source.At(b), source.At(c), source.At(d)},
+	return joinedReader(zipKind(opts), r, []func(int, int64) (source.State, error){at(a), at(b), at(c), at(d)},
 		func(in []source.State) (source.Reader[Tuple4[A, B, C, D]], error) {
 			var err error
 			a2, b2, c2, d2 := resumed(a, in[0], &err), resumed(b, in[1], &err), resumed(c, in[2], &err), resumed(d, in[3], &err)
@@ -277,7 +277,7 @@ type chunkPuller[T any] struct {
 }
 
 func pullChunks[T any](ctx context.Context, r source.Reader[T]) *chunkPuller[T] {
-	if all, ok := source.SliceOf(r); ok {
+	if all, ok := sliceOf(r); ok {
 		// A slice in memory is one chunk: no pass, no coroutine.
 		return &chunkPuller[T]{chunk: all, stop: func() {}, next: func() ([]T, error, bool) { return nil, nil, false }}
 	}

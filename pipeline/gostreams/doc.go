@@ -23,7 +23,7 @@
 //
 // The bridge adds what go-streams lacks. Errors travel as error elements
 // (Guard) or on a side channel (the scope.Group of the goroutines that feed
-// go-streams, and Source.Err). Cancellation stops the feeding goroutines,
+// go-streams, and the Err of [To]'s source). Cancellation stops the feeding goroutines,
 // which close their channels; go-streams operators then close theirs in
 // turn, and the pass reads its outlet to the end, so that when a pass
 // returns every go-streams goroutine it caused has left its loop and every

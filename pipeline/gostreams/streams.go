@@ -35,8 +35,25 @@ func unbox[T any](e any) (T, bool) {
 	return zero, e == nil && any(zero) == nil
 }
 
-// Source is one pass of a typed reader as a go-streams Source, so that
-// go-streams operators and sinks can consume it:
+// passSource is the go-streams Source that [To] returns (its doc says how
+// it runs). The type is not exported: callers chain it (.Via, .Out) or
+// hold it as a streams.Source, and call Err on it.
+type passSource[T any] struct {
+	r    source.Reader[T]
+	ctx  context.Context
+	out  chan any
+	once sync.Once
+	via  bool
+	g    *scope.Group // set by once
+}
+
+var _ streams.Source = (*passSource[int])(nil)
+
+// To returns a go-streams Source over one pass of r, run with ctx.
+// Nothing runs until Out or Via is called.
+//
+// The source is one pass of a typed reader, so that go-streams operators
+// and sinks can consume it:
 //
 //	gostreams.To(ctx, batches).Via(flow.NewMap(f, 1)).To(extension.NewStdoutSink())
 //
@@ -54,31 +71,18 @@ func unbox[T any](e any) (T, bool) {
 // becomes a *tensorfeed.PanicError; cancellation gives ctx.Err()). A source
 // built inside From with the context From gave reports its
 // error to that reader by itself.
-type Source[T any] struct {
-	r    source.Reader[T]
-	ctx  context.Context
-	out  chan any
-	once sync.Once
-	via  bool
-	g    *scope.Group // set by once
-}
-
-var _ streams.Source = (*Source[int])(nil)
-
-// To returns a go-streams Source over one pass of r, run with ctx.
-// Nothing runs until Out or Via is called.
-func To[T any](ctx context.Context, r source.Reader[T]) *Source[T] {
+func To[T any](ctx context.Context, r source.Reader[T]) *passSource[T] {
 	if r == nil {
 		panic("gostreams.To: nil reader")
 	}
-	s := &Source[T]{r: r, ctx: ctx, out: make(chan any)}
+	s := &passSource[T]{r: r, ctx: ctx, out: make(chan any)}
 	if reg, ok := ctx.Value(registryKey{}).(*registry); ok {
 		reg.add(s.Err)
 	}
 	return s
 }
 
-func (s *Source[T]) start(in chan<- any, via bool) bool {
+func (s *passSource[T]) start(in chan<- any, via bool) bool {
 	started := false
 	s.once.Do(func() {
 		started = true
@@ -92,9 +96,9 @@ func (s *Source[T]) start(in chan<- any, via bool) bool {
 
 // Out starts the pass, if it has not started, and returns the channel of
 // its elements. Use either Out or Via, not both.
-func (s *Source[T]) Out() <-chan any {
+func (s *passSource[T]) Out() <-chan any {
 	if !s.start(s.out, false) && s.via {
-		panic("gostreams.Source: Out after Via")
+		panic("gostreams: To(...).Out after Via")
 	}
 	return s.out
 }
@@ -102,9 +106,9 @@ func (s *Source[T]) Out() <-chan any {
 // Via starts the pass, sending its elements straight into f's inlet (no
 // extra goroutine), and returns f. It panics when the pass has already
 // started.
-func (s *Source[T]) Via(f streams.Flow) streams.Flow {
+func (s *passSource[T]) Via(f streams.Flow) streams.Flow {
 	if !s.start(f.In(), true) {
-		panic("gostreams.Source: pass already started")
+		panic("gostreams: To(...).Via: pass already started")
 	}
 	return f
 }
@@ -114,7 +118,7 @@ func (s *Source[T]) Via(f streams.Flow) streams.Flow {
 // cancelled. Call it after the go-streams graph has consumed the channel
 // (after Flow.To returns); called before Out or Via, it returns nil and the
 // source can no longer start.
-func (s *Source[T]) Err() error {
+func (s *passSource[T]) Err() error {
 	s.once.Do(func() {})
 	if s.g == nil {
 		return nil

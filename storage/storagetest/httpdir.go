@@ -9,11 +9,12 @@ import (
 	"testing"
 )
 
-// RangeLog records the byte ranges an HTTP server of [ServeDir] was asked
-// for, per file, so that a test can check what a reader read (that a
+// rangeLog records the byte ranges an HTTP server of [ServeDir] was asked
+// for, per file (ServeDir's second result; its methods are Before and
+// Reset), so that a test can check what a reader read (that a
 // resumed pass reads nothing before its offset, say). It is safe for
 // concurrent use.
-type RangeLog struct {
+type rangeLog struct {
 	mu     sync.Mutex
 	ranges map[string][][2]int64 // URL path -> [first, last] of each request
 }
@@ -22,9 +23,9 @@ type RangeLog struct {
 // which answers Range requests) and logs the byte range of every request;
 // the test's cleanup stops the server. A request without a Range header is
 // logged as the whole file. Files are named by their URL path ("/a.rec").
-func ServeDir(t testing.TB, dir string) (*httptest.Server, *RangeLog) {
+func ServeDir(t testing.TB, dir string) (*httptest.Server, *rangeLog) {
 	t.Helper()
-	l := &RangeLog{ranges: map[string][][2]int64{}}
+	l := &rangeLog{ranges: map[string][][2]int64{}}
 	fsrv := http.FileServer(http.Dir(dir))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		first, last := int64(0), int64(1<<62)
@@ -47,7 +48,7 @@ func ServeDir(t testing.TB, dir string) (*httptest.Server, *RangeLog) {
 // Before returns how many bytes of file were requested before offset
 // (leaving out the one-byte requests of byte 0 by which package storage's
 // opens learn the size), and how many requests were made for it.
-func (l *RangeLog) Before(file string, offset int64) (bytes int64, requests int) {
+func (l *rangeLog) Before(file string, offset int64) (bytes int64, requests int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, r := range l.ranges[file] {
@@ -60,7 +61,7 @@ func (l *RangeLog) Before(file string, offset int64) (bytes int64, requests int)
 }
 
 // Reset forgets the requests logged so far.
-func (l *RangeLog) Reset() {
+func (l *rangeLog) Reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	clear(l.ranges)

@@ -168,7 +168,7 @@ func runFeed(ctx context.Context, backend backends.Backend, cfg config, d *data,
 	}
 	r.wall = time.Since(start)
 	r.waited, r.sums = rec.waited, rec.sums
-	rep := ds.Feed().Report()
+	rep := ds.Feed().Stats().Report()
 	r.feedWaited = rep.Waited
 	r.report += fmt.Sprintf("trained steps %d to %d in %.1fs, median step %v; the loop waited %.2fs for data (tensorfeed: %v)\n",
 		r.first, s.globalStep(), r.wall.Seconds(), s.loop.MedianTrainStepDuration().Round(time.Microsecond), r.waited.Seconds(), rep.Waited.Round(time.Millisecond))
