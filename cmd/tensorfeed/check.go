@@ -217,12 +217,6 @@ func checkPaths(ctx context.Context, paths []string, f fileFormat, o checkOption
 			break
 		}
 		err = checkCSV(ctx, path, o.csv, rep, stdout)
-	case formatRecordIO:
-		if strings.HasSuffix(path, ".idx") {
-			err = checkRecIndex(ctx, path, rep, stdout)
-		} else {
-			err = checkRecordIO(ctx, path, recIndexPath(ctx, path, rep.storage), true, rep, stdout)
-		}
 	case formatList:
 		err = checkList(ctx, path, rep, stdout)
 	case formatMeanImage:

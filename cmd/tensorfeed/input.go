@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"os"
 
 	"github.com/tensorfeed/tensorfeed/internal/checkstat"
 	"github.com/tensorfeed/tensorfeed/storage"
@@ -15,18 +14,7 @@ var openInput = checkstat.Open
 
 // inputExists reports whether name is a regular local file or an object
 // that can be opened.
-func inputExists(ctx context.Context, name string, opts []storage.Option) bool {
-	if !storage.IsRemote(name) {
-		st, err := os.Stat(name)
-		return err == nil && st.Mode().IsRegular()
-	}
-	o, err := storage.Open(ctx, name, opts...)
-	if err != nil {
-		return false
-	}
-	o.Close()
-	return true
-}
+var inputExists = checkstat.Exists
 
 // readHead returns the first headSize bytes of the file or object, or all
 // of it if shorter: a URL's with one read at offset 0 (one range request).

@@ -22,7 +22,12 @@ import (
 // RecordIO returns the recordio format: dmlc RecordIO files
 // (dataset/recordio), recognised by their magic word. Data is a record's
 // payload, the parts of a split record joined. opts go to recordio.Open;
-// its Storage returns RecordIO with recordio.Storage added.
+// its Storage returns RecordIO with recordio.Storage added. Its Check
+// reads every record's framing; when the first record is an image record
+// holding a JPEG or PNG (as im2rec writes them), every record is parsed
+// as one and its image decoded; the .idx beside a .rec is checked against
+// it, and a path ending in .idx is checked against the .rec beside it.
+// opts are not used by Check.
 func RecordIO(opts ...recordio.Option) Format {
 	return Format{
 		Storage: func(so ...storage.Option) Format {
@@ -30,6 +35,9 @@ func RecordIO(opts ...recordio.Option) Format {
 		},
 		Detect: func(head []byte) bool {
 			return len(head) >= 4 && binary.LittleEndian.Uint32(head) == recordio.Magic
+		},
+		Check: func(ctx context.Context, paths []string, out io.Writer, copts ...Option) error {
+			return check(ctx, paths, out, copts, checkRecordIOFile)
 		},
 		Open: func(path string) source.Reader[Record] {
 			r := recordio.Open(path, opts...)

@@ -145,6 +145,21 @@ type localInput struct {
 
 func (f *localInput) Size() int64 { return f.size }
 
+// Exists reports whether name is a regular local file or an object that
+// can be opened with opts.
+func Exists(ctx context.Context, name string, opts []storage.Option) bool {
+	if !storage.IsRemote(name) {
+		st, err := os.Stat(name)
+		return err == nil && st.Mode().IsRegular()
+	}
+	o, err := storage.Open(ctx, name, opts...)
+	if err != nil {
+		return false
+	}
+	o.Close()
+	return true
+}
+
 // IsGzip reports whether the file or object name starts with the gzip
 // magic, for a check's summary.
 func IsGzip(ctx context.Context, name string, opts []storage.Option) (bool, error) {

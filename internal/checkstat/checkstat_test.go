@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,5 +77,18 @@ func TestImages(t *testing.T) {
 	s.Add(4, 4, 3)
 	if got, want := s.String(), "images 2-4 x 3-5 pixels (width x height), 1 with 1 channels, 2 with 3 channels"; got != want {
 		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+// Exists is true for a regular local file only.
+func TestExists(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.rec")
+	if err := os.WriteFile(p, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if !Exists(ctx, p, nil) || Exists(ctx, dir, nil) || Exists(ctx, filepath.Join(dir, "none"), nil) {
+		t.Errorf("Exists: file %v, folder %v, missing %v", Exists(ctx, p, nil), Exists(ctx, dir, nil), Exists(ctx, filepath.Join(dir, "none"), nil))
 	}
 }

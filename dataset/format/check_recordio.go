@@ -1,4 +1,4 @@
-package main
+package format
 
 import (
 	"context"
@@ -15,13 +15,18 @@ import (
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
-// recIndexPath returns the .idx beside a .rec, or "" when there is none.
-func recIndexPath(ctx context.Context, rec string, opts []storage.Option) string {
-	idx := strings.TrimSuffix(rec, ".rec") + ".idx"
-	if idx == rec || !inputExists(ctx, idx, opts) {
-		return ""
+// checkRecordIOFile checks the file of c: a RecordIO file with the .idx
+// beside it when there is one, or an .idx (a name ending in .idx)
+// against the .rec beside it.
+func checkRecordIOFile(ctx context.Context, c *checker, stdout io.Writer) error {
+	if strings.HasSuffix(c.path, ".idx") {
+		return checkRecIndex(ctx, c, stdout)
 	}
-	return idx
+	idx := strings.TrimSuffix(c.path, ".rec") + ".idx"
+	if idx == c.path || !checkstat.Exists(ctx, idx, c.sopts) {
+		idx = ""
+	}
+	return checkRecordIO(ctx, c, c.path, idx, true, stdout)
 }
 
 // checkRecordIO reads a RecordIO file record by record. With images, the
@@ -29,7 +34,7 @@ func recIndexPath(ctx context.Context, rec string, opts []storage.Option) string
 // not: when it is an image record (MXNet's header, then bytes starting
 // with JPEG's or PNG's magic, see imageRecordHead), every payload is parsed
 // as an image record and its image decoded, within imagerec's pixel bound;
-// a record that fails is reported and, with --all, the check goes on with
+// a record that fails is reported and, under OnBad, the check goes on with
 // the next one. Otherwise (records "convert" writes from MNIST's raw
 // pixels or from other formats' payloads, any RecordIO file of other
 // data), only the framing is checked, as without images, and the summary
@@ -38,8 +43,8 @@ func recIndexPath(ctx context.Context, rec string, opts []storage.Option) string
 // "", the index is then checked against the file (recordio.ValidateIndex).
 //
 // Memory holds one record and one decoded image at a time.
-func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *reporter, stdout io.Writer) error {
-	f, err := openInput(ctx, path, rep.storage)
+func checkRecordIO(ctx context.Context, c *checker, path, idx string, images bool, stdout io.Writer) error {
+	f, err := checkstat.Open(ctx, path, c.sopts)
 	if err != nil {
 		return err
 	}
@@ -76,7 +81,7 @@ func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *repo
 		}
 		ex, err := imagerec.DecodeRecord(recordio.Record{File: path, Offset: rd.Offset(), Index: n, Data: payload}, dec, decode.Options{})
 		if err != nil {
-			if !rep.report(err) {
+			if !c.report(err) {
 				return nil
 			}
 			continue
@@ -88,12 +93,12 @@ func checkRecordIO(ctx context.Context, path, idx string, images bool, rep *repo
 		}
 	}
 	if idx != "" {
-		if err := checkIndexAgainst(ctx, f, path, idx, rep.storage); err != nil {
+		if err := checkIndexAgainst(ctx, f, path, idx, c.sopts); err != nil {
 			return err
 		}
 	}
 	bar.Finish() // before the summary
-	if rep.bad > 0 {
+	if c.bad() > 0 {
 		return nil
 	}
 	if images {
@@ -142,17 +147,18 @@ func checkIndexAgainst(ctx context.Context, f storage.File, recPath, idx string,
 
 // checkRecIndex checks an .idx file: its lines, and, when the .rec beside
 // it exists, that it matches that file's records.
-func checkRecIndex(ctx context.Context, path string, rep *reporter, stdout io.Writer) error {
+func checkRecIndex(ctx context.Context, c *checker, stdout io.Writer) error {
+	path := c.path
 	rec := strings.TrimSuffix(path, ".idx") + ".rec"
-	if rec == path || !inputExists(ctx, rec, rep.storage) {
-		ix, err := recordio.ReadIndex(ctx, path, recordio.Storage(rep.storage...))
+	if rec == path || !checkstat.Exists(ctx, rec, c.sopts) {
+		ix, err := recordio.ReadIndex(ctx, path, recordio.Storage(c.sopts...))
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s: RecordIO index: %d entries (no .rec beside it to check them against)\n", path, ix.Len())
 		return nil
 	}
-	err := checkRecordIO(ctx, rec, path, false, rep, stdout)
+	err := checkRecordIO(ctx, c, rec, path, false, stdout)
 	var fe *tensorfeed.Error
 	if errors.As(err, &fe) && fe.Path == "" {
 		fe.Path = rec
