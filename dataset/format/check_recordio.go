@@ -1,10 +1,12 @@
 package format
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/tensorfeed/tensorfeed"
@@ -16,10 +18,11 @@ import (
 )
 
 // checkRecordIOFile checks the file of c: a RecordIO file with the .idx
-// beside it when there is one, or an .idx (a name ending in .idx)
-// against the .rec beside it.
+// beside it when there is one, or an index (a name ending in .idx, or a
+// file that starts with an index line, "ID<tab>OFFSET") against the .rec
+// beside it.
 func checkRecordIOFile(ctx context.Context, c *checker, stdout io.Writer) error {
-	if strings.HasSuffix(c.path, ".idx") {
+	if strings.HasSuffix(c.path, ".idx") || isIndexText(ctx, c) {
 		return checkRecIndex(ctx, c, stdout)
 	}
 	idx := strings.TrimSuffix(c.path, ".rec") + ".idx"
@@ -27,6 +30,20 @@ func checkRecordIOFile(ctx context.Context, c *checker, stdout io.Writer) error 
 		idx = ""
 	}
 	return checkRecordIO(ctx, c, c.path, idx, true, stdout)
+}
+
+// isIndexText reports whether the file of c starts with a line of a
+// RecordIO index: two decimal integers separated by a tab.
+func isIndexText(ctx context.Context, c *checker) bool {
+	head, err := readHead(ctx, c.path, c.sopts)
+	if err != nil {
+		return false
+	}
+	line, _, _ := bytes.Cut(head, []byte("\n"))
+	id, off, ok := strings.Cut(strings.TrimSpace(string(line)), "\t")
+	_, err1 := strconv.ParseUint(id, 10, 64)
+	_, err2 := strconv.ParseUint(off, 10, 64)
+	return ok && err1 == nil && err2 == nil
 }
 
 // checkRecordIO reads a RecordIO file record by record. With images, the

@@ -61,6 +61,16 @@ func TestCheckRecordIO(t *testing.T) {
 		t.Errorf("a bad .idx checked against its .rec: %v", err)
 	}
 
+	// An index named otherwise is known by its first line; with no .rec
+	// beside it, its entries are counted.
+	lone := filepath.Join(dir, "index-copy")
+	if err := os.WriteFile(lone, []byte("0\t0\n1\t64\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := check([]string{lone}); err != nil || out != lone+": RecordIO index: 2 entries (no .rec beside it to check them against)\n" {
+		t.Errorf("an index without its name: %v, %q", err, out)
+	}
+
 	broken := imageRecord(t, 2, 2, 0)
 	broken = broken[:len(broken)-20] // cut inside the PNG
 	bad := writeRec(t, dir, "bad.rec", imageRecord(t, 2, 2, 0), broken, broken)
