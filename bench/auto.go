@@ -6,6 +6,7 @@ import (
 	"image"
 	"runtime"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
@@ -91,7 +92,7 @@ func mnistAutoEpoch(feed *pipeline.Pipe[*tensor.Batch]) (uint64, error) {
 // imagerecJob is one record of the imagerec auto row, its header parsed:
 // the label and the JPEG bytes its row is decoded from.
 type imagerecJob struct {
-	index int
+	rec   recordio.Record // where it lies, for errors; its Data is the record's
 	label float32
 	jpg   []byte
 }
@@ -103,10 +104,9 @@ type imagerecJob struct {
 // straight into its row (decode.PlanarDecoder, or the decoder and
 // Normalize.IntoRect), Workers(Auto) under Autotune(0, 0). The plain loop
 // is imagerecPlain with GOMAXPROCS goroutines; the row is compared with the
-// hand-tuned imagerec-pipeline rows of the same run by their samples/s. A
-// row's fill cannot fail: an image that does not decode panics, and the
-// pass ends with a *tensorfeed.PanicError naming it (the photo set has
-// none).
+// hand-tuned imagerec-pipeline rows of the same run by their samples/s. An
+// image that does not decode ends the pass with an error naming its file,
+// record and byte offset (the photo set has none).
 func imagerecAutoRow(cfg config, set *imagerecSet, dec decode.Decoder) (Row, error) {
 	cores := runtime.GOMAXPROCS(0)
 	feed := imagerecAutoFeed(set, dec)
@@ -138,14 +138,14 @@ func imagerecAutoFeed(set *imagerecSet, dec decode.Decoder) *pipeline.Pipe[*tens
 		if err != nil {
 			return imagerecJob{}, fmt.Errorf("%s: record %d at byte %d: %w", rec.File, rec.Index, rec.Offset, err)
 		}
-		return imagerecJob{index: rec.Index, label: h.Label, jpg: jpg}, nil
+		return imagerecJob{rec: rec, label: h.Label, jpg: jpg}, nil
 	}).Named("parse")
 	norm := imagerecNorm
 	pd, planar := dec.(decode.PlanarDecoder)
-	data := sink.Float32("data", []int{imagerecChannels, imagerecSize, imagerecSize}, func(j imagerecJob, dst []float32) {
+	data := sink.Fill("data", []int{imagerecChannels, imagerecSize, imagerecSize}, func(j imagerecJob, dst []float32) error {
 		// The draws of image i of epoch 0, in ImageRecordIter's order:
 		// the crop (y, x), the mirror, then contrast and illumination.
-		r := source.NewRand(imagerecSeed, 0, j.index)
+		r := source.NewRand(imagerecSeed, 0, j.rec.Index)
 		opts := decode.Options{Channels: imagerecChannels, Crop: func(w, h int) (image.Rectangle, error) {
 			return imagegeom.RandomRect(w, h, imagerecSize, imagerecSize, r)
 		}}
@@ -158,17 +158,17 @@ func imagerecAutoFeed(set *imagerecSet, dec decode.Decoder) *pipeline.Pipe[*tens
 				return p
 			})
 			if ok && err == nil {
-				return
+				return nil
 			}
 		}
 		if err == nil {
 			var img sample.Image
 			if img, err = dec.Decode(j.jpg, opts); err == nil {
 				norm.Into(dst, img, r.IntN(2) == 1, r)
-				return
+				return nil
 			}
 		}
-		panic(fmt.Sprintf("imagerec-pipeline auto: image %d: %v", j.index, err))
+		return &tensorfeed.Error{Path: j.rec.File, Offset: j.rec.Offset, Record: int64(j.rec.Index), Err: err}
 	}).WritesAll()
 	label := sink.Float32("softmax_label", nil, func(j imagerecJob, dst []float32) { dst[0] = j.label }).WritesAll()
 	s := sink.New(imagerecBatch, []sink.Field[imagerecJob]{data}, []sink.Field[imagerecJob]{label})

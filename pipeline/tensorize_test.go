@@ -74,6 +74,12 @@ var workerCounts = []struct {
 // each held.
 func epochSnaps(t *testing.T, feed *pipeline.Pipe[*tensor.Batch], epochs int) []string {
 	t.Helper()
+	return epochSnapsOf(t, feed, epochs, snap)
+}
+
+// epochSnapsOf is epochSnaps with what a batch holds told by snap.
+func epochSnapsOf(t *testing.T, feed *pipeline.Pipe[*tensor.Batch], epochs int, snap func(*tensor.Batch) string) []string {
+	t.Helper()
 	var got []string
 	for e, pass := range feed.Epochs(context.Background(), epochs) {
 		for b, err := range pass {
@@ -156,46 +162,7 @@ func TestTensorizeWorkersResume(t *testing.T) {
 		stopW, resumeW := workerCounts[pair[0]], workerCounts[pair[1]]
 		for _, k := range []int{1, 5, 62, 63, 64, 100} {
 			t.Run(fmt.Sprintf("%s-%s/%d", stopW.name, resumeW.name, k), func(t *testing.T) {
-				p := tzFeed(d, true, 16, batch.Keep, stopW.opt...)
-				var got []string
-			run:
-				for _, pass := range p.Epochs(ctx, epochs) {
-					for b, err := range pass {
-						if err != nil {
-							t.Fatal(err)
-						}
-						got = append(got, snap(b))
-						b.Release()
-						if len(got) == k {
-							break run
-						}
-					}
-				}
-				ck, err := p.Checkpoint(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				data, err := ck.Encode()
-				if err != nil {
-					t.Fatal(err)
-				}
-				back, err := pipeline.ParseCheckpoint(data)
-				if err != nil {
-					t.Fatal(err)
-				}
-				rest, err := tzFeed(d, true, 16, batch.Keep, resumeW.opt...).EpochsFrom(ctx, back, epochs)
-				if err != nil {
-					t.Fatalf("resume from %s: %v", data, err)
-				}
-				for _, pass := range rest {
-					for b, err := range pass {
-						if err != nil {
-							t.Fatal(err)
-						}
-						got = append(got, snap(b))
-						b.Release()
-					}
-				}
+				got, data := stopResume(t, tzFeed(d, true, 16, batch.Keep, stopW.opt...), tzFeed(d, true, 16, batch.Keep, resumeW.opt...), k, epochs, snap)
 				if len(got) != len(want) {
 					t.Fatalf("%d batches in all, want %d (checkpoint %s)", len(got), len(want), data)
 				}
@@ -214,6 +181,54 @@ func TestTensorizeWorkersResume(t *testing.T) {
 			})
 		}
 	}
+}
+
+// stopResume runs epochs of p until k batches came, checkpoints it, and
+// runs the rest of the epochs of q from the checkpoint: it returns what
+// every batch held, and the checkpoint.
+func stopResume(t *testing.T, p, q *pipeline.Pipe[*tensor.Batch], k, epochs int, snap func(*tensor.Batch) string) ([]string, []byte) {
+	t.Helper()
+	ctx := context.Background()
+	var got []string
+run:
+	for _, pass := range p.Epochs(ctx, epochs) {
+		for b, err := range pass {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, snap(b))
+			b.Release()
+			if len(got) == k {
+				break run
+			}
+		}
+	}
+	ck, err := p.Checkpoint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := ck.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := pipeline.ParseCheckpoint(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest, err := q.EpochsFrom(ctx, back, epochs)
+	if err != nil {
+		t.Fatalf("resume from %s: %v", data, err)
+	}
+	for _, pass := range rest {
+		for b, err := range pass {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, snap(b))
+			b.Release()
+		}
+	}
+	return got, data
 }
 
 // tzErrRun runs one pass of feed and returns the batches before its error

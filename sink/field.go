@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/tensorfeed/tensorfeed/internal/badrows"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
 // Field is one tensor a sink fills from every sample: its name, its shape
 // per sample and how to write a sample into it. Make one with Float32,
-// Int32, Int64, Uint8 or Slice; the zero Field is not valid.
+// Int32, Int64, Uint8, Fill or Slice; the zero Field is not valid.
 type Field[T any] struct {
 	name      string
 	shape     []int
@@ -23,6 +24,10 @@ type Field[T any] struct {
 	// (Slice, Of), or row -1. It is typed once, when the field is made, so
 	// that a batch costs one call per field and none of it is reflective.
 	write func(samples []T, dst unsafe.Pointer, clearRows bool) (row, got int)
+	// try, set instead of write for a field made by Fill, writes every
+	// sample it can and adds each row whose fill failed to bad (made when
+	// nil), which it returns: no allocation while every fill succeeds.
+	try func(samples []T, dst unsafe.Pointer, clearRows bool, bad *badrows.Error) *badrows.Error
 }
 
 // Float32 returns a field named name holding a float32 tensor of the given
@@ -58,6 +63,44 @@ func Int64[T any](name string, shape []int, fill func(s T, dst []int64)) Field[T
 // Uint8 is Float32 for a uint8 tensor.
 func Uint8[T any](name string, shape []int, fill func(s T, dst []uint8)) Field[T] {
 	return fillField("Uint8", name, shape, fill)
+}
+
+// Fill returns a field named name holding a tensor of element type E and
+// the given per-sample shape whose fill may fail: the decode of an image
+// straight into its row, which finds out that the bytes are not an image
+// while writing. For every sample s of a batch, fill(s, dst) writes s into
+// dst, its row, as for Float32 (zeroed first unless the field is marked
+// WritesAll), and returns nil, or an error that names the sample's
+// position (a *tensorfeed.Error with the file, record index and byte
+// offset) and wraps tensorfeed.ErrBadData when the sample is bad data.
+//
+// Assemble then fails with an error naming the field and the row that
+// wraps the fill's. pipeline.Tensorize ends the pass with the fill's error
+// in the order of the samples, or, with a bad-record policy
+// (pipeline.OnBad), drops the sample, counts and logs it, and closes up
+// the batch's rows, so that the batches are those of data without it.
+//
+// Fill panics when name is empty, a dimension is below 1 or fill is nil.
+func Fill[T any, E Elem](name string, shape []int, fill func(s T, dst []E) error) Field[T] {
+	f := newField[T]("Fill", name, shape, sample.DTypeOf[E](), fill == nil)
+	e := f.elems
+	f.try = func(samples []T, dst unsafe.Pointer, clearRows bool, bad *badrows.Error) *badrows.Error {
+		rows := unsafe.Slice((*E)(dst), len(samples)*e)
+		for i, s := range samples {
+			row := rows[i*e : (i+1)*e : (i+1)*e]
+			if clearRows {
+				clear(row)
+			}
+			if err := fill(s, row); err != nil {
+				if bad == nil {
+					bad = &badrows.Error{}
+				}
+				bad.Add(name, i, err)
+			}
+		}
+		return bad
+	}
+	return f
 }
 
 // fillField returns the field of Float32, Int32, Int64 and Uint8: fill

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/internal/badrows"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
@@ -27,7 +28,7 @@ type Sink[T any] struct {
 	fields []Field[T] // data, then label
 	nData  int
 	offs   []int  // offset of each field in one sample's block of its dtype
-	per    [4]int // elements per sample of each dtype, by slot()
+	per    [5]int // elements per sample of each dtype, by slot()
 	dims   int    // sum of len(Shape) over all tensors, batch dim included
 	rec    recycler
 }
@@ -48,7 +49,7 @@ type recycler struct {
 // at least as large as the pass.
 //
 // New panics when batchSize < 1, when there is no field at all, when a field
-// was not made by Float32, Int32, Int64, Uint8 or Slice, or when two fields
+// was not made by Float32, Int32, Int64, Uint8, Fill or Slice, or when two fields
 // share a name. Of builds a sink from the struct tags of T instead.
 func New[T any](batchSize int, data []Field[T], label []Field[T]) *Sink[T] {
 	if batchSize < 1 {
@@ -62,7 +63,7 @@ func New[T any](batchSize int, data []Field[T], label []Field[T]) *Sink[T] {
 	s.offs = make([]int, len(s.fields))
 	for i, f := range s.fields {
 		if f.dtype == 0 {
-			panic(fmt.Sprintf("sink: New: field %d is not made by Float32, Int32, Int64, Uint8 or Slice", i))
+			panic(fmt.Sprintf("sink: New: field %d is not made by Float32, Int32, Int64, Uint8, Fill or Slice", i))
 		}
 		s.offs[i] = s.per[slot(f.dtype)]
 		s.per[slot(f.dtype)] += f.elems
@@ -83,6 +84,8 @@ func slot(d sample.DType) int {
 		return 1
 	case sample.Int64:
 		return 2
+	case sample.Int8:
+		return 4
 	}
 	return 3 // sample.Uint8
 }
@@ -116,7 +119,9 @@ func (s *Sink[T]) BatchSize() int { return s.size }
 // A batch with more samples than the batch size, or whose Padded is outside
 // 0..Len, is an error wrapping ErrBatch. A sample that does not fit a field
 // made by Slice is an error wrapping ErrSampleShape (and so
-// tensorfeed.ErrBadData). On error no tensors are returned.
+// tensorfeed.ErrBadData). A sample whose fill (a field made by Fill)
+// fails is an error naming the field and the row that wraps the fill's
+// error. On error no tensors are returned.
 func (s *Sink[T]) Assemble(b batch.Batch[T]) (*tensor.Batch, error) {
 	return s.assemble(b, nop)
 }
@@ -132,6 +137,7 @@ type arena struct {
 	i32   []int32
 	i64   []int64
 	u8    []uint8
+	i8    []int8
 	rows  int       // the most samples it holds
 	owner *recycler // the sink that made it
 	free  bool      // released and not yet taken again
@@ -146,6 +152,7 @@ func (s *Sink[T]) newArena(rows int) *arena {
 		i32:   make([]int32, rows*s.per[1]),
 		i64:   make([]int64, rows*s.per[2]),
 		u8:    make([]uint8, rows*s.per[3]),
+		i8:    make([]int8, rows*s.per[4]),
 		all:   make([]tensor.Tensor, len(s.fields)),
 	}
 	shapes := make([]int, s.dims)
@@ -228,6 +235,7 @@ func (s *Sink[T]) assemble(b batch.Batch[T], logger *zap.Logger) (*tensor.Batch,
 		return nil, fmt.Errorf("%w: %d padding samples in a batch of %d", ErrBatch, b.Padded, n)
 	}
 	a, fresh := s.take(n)
+	var bad *badrows.Error // rows whose Fill failed
 	if n < s.size || b.Padded > 0 {
 		if ce := logger.Check(zap.DebugLevel, "sink: short or padded batch"); ce != nil {
 			ce.Write(zap.Int("samples", n), zap.Int("padded", b.Padded), zap.Int("batch_size", s.size))
@@ -248,6 +256,12 @@ func (s *Sink[T]) assemble(b batch.Batch[T], logger *zap.Logger) (*tensor.Batch,
 			t.I64, dst = span(a.i64, lo, hi)
 		case sample.Uint8:
 			t.U8, dst = span(a.u8, lo, hi)
+		case sample.Int8:
+			t.I8, dst = span(a.i8, lo, hi)
+		}
+		if f.try != nil {
+			bad = f.try(b.Samples, dst, clearRows, bad)
+			continue
 		}
 		row, got := f.write(b.Samples, dst, clearRows)
 		if row >= 0 {
@@ -262,6 +276,13 @@ func (s *Sink[T]) assemble(b batch.Batch[T], logger *zap.Logger) (*tensor.Batch,
 	}
 	a.b.Padded = b.Padded
 	a.b.SetOwner(a)
+	if bad != nil {
+		// The batch goes with the error: Tensorize closes up its rows
+		// under a bad-record policy; other callers leave it to the
+		// garbage collector.
+		bad.Batch = a.b
+		return nil, bad
+	}
 	return a.b, nil
 }
 

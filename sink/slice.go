@@ -16,7 +16,7 @@ var ErrSampleShape = fmt.Errorf("sink: sample does not fit its field: %w", tenso
 
 // Elem is the set of element types a sink's tensors hold.
 type Elem interface {
-	float32 | int32 | int64 | uint8
+	float32 | int32 | int64 | uint8 | int8
 }
 
 // Slice returns a field named name holding a tensor of the given
