@@ -53,7 +53,7 @@ Examples:
 		batchSize := fs.Int("batch", 128, "`N` samples per batch")
 		seed := fs.Uint64("seed", 1, "the `SEED` of the shuffles (and of the image augmentations)")
 		last := fs.String("last", "keep", "the last, partial batch of an epoch: `POLICY` keep, drop or pad")
-		prefetch := fs.Int("prefetch", 4, "`N` batches assembled ahead of each client")
+		prefetch := fs.Int("prefetch", -1, "`N` batches assembled ahead of each client, beyond those the socket's buffer (4 MiB) holds already; by default 0 for --mnist (a batch is a copy from memory, and a prefetch goroutine only adds a hand-over per batch), 4 for --rec and --records")
 		scale := fs.String("scale", "standard", "MNIST pixels: `SCALE` standard ((x/255-0.1307)/0.3081), unit (x/255), symmetric ([-1, 1]) or raw (0..255)")
 		dataShape := fs.String("data-shape", "", "image records: the `C,H,W` of a batch's images (required with --rec)")
 		randCrop := fs.Bool("rand-crop", false, "image records: crop at a random place")
@@ -68,7 +68,7 @@ Examples:
 			if len(pos) != 0 {
 				return usagef("serve takes no arguments, got %q: name data with --mnist, --rec or --records", pos)
 			}
-			if *batchSize < 1 || *prefetch < 0 || *threads < 1 {
+			if *batchSize < 1 || *prefetch < -1 || *threads < 1 {
 				return usagef("need --batch >= 1, --prefetch >= 0 and --threads >= 1")
 			}
 			policy, err := lastPolicy(*last)
@@ -84,7 +84,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				if err := mnistFeeds(ctx, feeds, *mnistDir, c); err != nil {
+				if err := mnistFeeds(ctx, feeds, *mnistDir, c.prefetchOr(0)); err != nil {
 					return err
 				}
 				names = append(names, "mnist-train", "mnist-test")
@@ -105,7 +105,7 @@ Examples:
 				params := func(world, rank int) mxnet.Params {
 					return mxnet.Params{"path_imgrec": *rec, "data_shape": [3]int(shape),
 						"batch_size": *batchSize, "round_batch": policy, "shuffle": true, "seed": *seed,
-						"preprocess_threads": *threads, "prefetch_buffer": *prefetch,
+						"preprocess_threads": *threads, "prefetch_buffer": c.prefetchOr(4).prefetch,
 						"rand_crop": *randCrop, "rand_mirror": *randMirror, "resize": *resize,
 						"fill_value": 0, "num_parts": world, "part_index": rank}
 				}
@@ -123,7 +123,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				feed, err := recordsFeed(strings.Split(*records, ","), shape, *recordDType, c)
+				feed, err := recordsFeed(strings.Split(*records, ","), shape, *recordDType, c.prefetchOr(4))
 				if err != nil {
 					return err
 				}
@@ -170,8 +170,16 @@ type feedConfig struct {
 	batch    int
 	seed     uint64
 	last     batch.Policy
-	prefetch int
+	prefetch int  // < 0: not given (prefetchOr)
 	index    bool // MNIST: an "index" tensor
+}
+
+// prefetchOr returns c with prefetch def when --prefetch was not given.
+func (c feedConfig) prefetchOr(def int) feedConfig {
+	if c.prefetch < 0 {
+		c.prefetch = def
+	}
+	return c
 }
 
 // buffered adds the prefetch of c to p.

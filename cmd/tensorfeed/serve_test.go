@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tensorfeed/tensorfeed/serve"
 )
 
 func TestServeUsage(t *testing.T) {
@@ -203,5 +205,31 @@ func waitServed(t *testing.T, done <-chan int, stderr fmt.Stringer) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop")
+	}
+}
+
+// --mnist assembles each batch on the goroutine that writes it unless
+// --prefetch is given: the socket's buffer holds the batches written
+// ahead, and a prefetch goroutine would only add a hand-over per batch.
+func TestServeMNISTPrefetch(t *testing.T) {
+	for _, tc := range []struct {
+		prefetch int
+		last     string
+	}{{-1, "tensorize"}, {0, "tensorize"}, {4, "buffered"}} {
+		feeds := map[string]serve.Feed{}
+		c := feedConfig{batch: 32, seed: 1, prefetch: tc.prefetch}
+		if err := mnistFeeds(context.Background(), feeds, "../../data/mnist", c.prefetchOr(0)); err != nil {
+			t.Fatal(err)
+		}
+		p, err := feeds["mnist-train"](1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Name() != tc.last {
+			t.Errorf("--prefetch %d: the last step is %q, want %q", tc.prefetch, p.Name(), tc.last)
+		}
+	}
+	if got := (feedConfig{prefetch: -1}).prefetchOr(4).prefetch; got != 4 {
+		t.Errorf("the default prefetch of --rec and --records is %d, want 4", got)
 	}
 }
