@@ -133,9 +133,10 @@ func runCheck(ctx context.Context, paths []string, o checkOptions, e *env) error
 		})
 	}
 	kinds := make([]fileFormat, len(paths))
+	whys := make([]error, len(paths)) // why a file's format is not known
 	kind := func(i int) fileFormat {
 		if kinds[i] == "" {
-			kinds[i] = checkKind(ctx, paths[i], o.format, e)
+			kinds[i], whys[i] = checkKind(ctx, paths[i], o.format, e.storage)
 		}
 		return kinds[i]
 	}
@@ -150,6 +151,9 @@ func runCheck(ctx context.Context, paths []string, o checkOptions, e *env) error
 		rep := &reporter{path: paths[i], all: o.all, stderr: e.stderr, storage: e.storage, live: e.progress}
 		if j > i+1 {
 			rep.path = "" // the registry's errors name their files
+		}
+		if k == kindUnknown {
+			rep.report(whys[i])
 		}
 		if !checkPaths(ctx, paths[i:j], k, o, rep, e.stdout) {
 			bad++
@@ -166,22 +170,23 @@ func runCheck(ctx context.Context, paths []string, o checkOptions, e *env) error
 }
 
 // Kinds of path that are not formats: a folder of images, and a file
-// whose format is not known (detection has reported why).
+// whose format is not known.
 const (
 	kindImageDir fileFormat = "image folder"
 	kindUnknown  fileFormat = "unknown"
 )
 
 // checkKind returns how path is checked: f when given, else a folder of
-// images, else the format detected from its first bytes and its name.
-func checkKind(ctx context.Context, path string, f fileFormat, e *env) fileFormat {
+// images, else the format detected from its first bytes and its name; or
+// kindUnknown and why.
+func checkKind(ctx context.Context, path string, f fileFormat, opts []storage.Option) (fileFormat, error) {
 	if (f == "" || f == formatImage) && isLocalDir(path) {
-		return kindImageDir // as "im2rec list" takes it
+		return kindImageDir, nil // as "im2rec list" takes it
 	}
 	if f != "" {
-		return f
+		return f, nil
 	}
-	head, err := readHead(ctx, path, e.storage)
+	head, err := readHead(ctx, path, opts)
 	if err == nil {
 		f, err = detectFormat(path, head)
 		if err != nil {
@@ -189,10 +194,9 @@ func checkKind(ctx context.Context, path string, f fileFormat, e *env) fileForma
 		}
 	}
 	if err != nil {
-		fmt.Fprintln(e.stderr, positioned(path, err))
-		return kindUnknown
+		return kindUnknown, err
 	}
-	return f
+	return f, nil
 }
 
 // registered reports whether the format registry checks files of f.

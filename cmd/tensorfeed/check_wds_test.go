@@ -136,3 +136,24 @@ func TestCheckWDSSeams(t *testing.T) {
 		}
 	}
 }
+
+// Shards checked together by the registry report in the order of the
+// files, and a file of unknown format after them is reported after them.
+func TestCheckWDSReportOrder(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	for n, keys := range map[string][]string{"a.tar": {"k0", "k1"}, "b.tar": {"k1", "k2"}} {
+		if err := os.WriteFile(p(n), wdsShard(t, keys...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(p("junk"), []byte{0xde, 0xad, 0xbe, 0xef}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCmd("check", p("a.tar"), p("b.tar"), p("junk"))
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if code != 1 || len(lines) != 2 || !strings.HasPrefix(lines[0], p("b.tar")+":") || !strings.Contains(lines[0], "sample split") ||
+		!strings.HasPrefix(lines[1], p("junk")+":") || !strings.HasPrefix(stdout, p("a.tar")+": WebDataset: 2 samples") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
