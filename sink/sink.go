@@ -171,8 +171,8 @@ func (s *Sink[T]) newArena(rows int) *arena {
 // the sink may write a later batch into its memory. The sink keeps the
 // memory in a free list that Assemble and every pass of Tensorize draw
 // from, so it holds as many batches as were in flight at once and, in
-// steady state, assembles without allocating. The memory of a short batch
-// is not kept (a later full batch would not fit).
+// steady state, assembles without allocating. A short batch has the
+// memory of a full one, so it is kept too.
 //
 // Only the consumer releases, never the sink on its own: a prefetching
 // stage (pipeline's Buffered) may still hold batches the consumer has not read.
@@ -207,7 +207,11 @@ func (s *Sink[T]) take(n int) (a *arena, fresh bool) {
 		return a, false
 	}
 	s.rec.mu.Unlock()
-	return s.newArena(n), true
+	// A short batch gets the memory of a full one, so that its Release
+	// hands back memory every later batch fits: a pass that ends short
+	// while the consumer holds the full batches allocates nothing the
+	// next time.
+	return s.newArena(max(n, s.size)), true
 }
 
 // putBack returns an arena that assemble took but could not fill to the

@@ -79,6 +79,13 @@ import (
 // images moving up; damage to the RecordIO framing and an .idx that does
 // not match still end the pass).
 //
+// The feed is a plain pipeline, and its Stats and Report show its steps:
+// "records", "shuffle" (shuffle without path_imgidx), "parse" (the record
+// header and labels), "batch", "tensorize" (the decode, augmentation and
+// normalisation of every image into its row, on preprocess_threads
+// goroutines; its Skipped counts what skip_bad skipped) and "buffered"
+// (prefetch_buffer).
+//
 // Errors about the data are *tensorfeed.Error values naming the file,
 // record and byte offset, wrapping imagerec's, recordio's or decode's
 // sentinels and tensorfeed.ErrBadData. The feed resumes exactly from the
@@ -90,5 +97,5 @@ func ImageRecordIter(ctx context.Context, p Params) (*pipeline.Pipe[*tensor.Batc
 	if err != nil {
 		return nil, err
 	}
-	return pipeline.From[*tensor.Batch](it, pipeline.WithName("ImageRecordIter")), nil
+	return it.feed, nil
 }

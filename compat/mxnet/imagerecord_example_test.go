@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/compat/mxnet"
@@ -209,9 +210,17 @@ func ExampleImageRecordIter_skipBad() {
 		images += t.Len()
 		t.Release()
 	}
-	fmt.Println(images, "images in", batches, "batches,", feed.Stats()[0].Skipped, "skipped")
+	var steps []string
+	skipped := int64(0)
+	for _, s := range feed.Stats() {
+		steps = append(steps, s.Name)
+		skipped += s.Skipped // the step "tensorize"'s: the image that did not decode
+	}
+	fmt.Println(images, "images in", batches, "batches,", skipped, "skipped")
+	fmt.Println("steps:", strings.Join(steps, " -> "))
 	// Output:
 	// 4 images in 2 batches, 1 skipped
+	// steps: records -> parse -> batch -> tensorize -> buffered
 }
 
 // writeBombRec writes five MNIST records, the third a JPEG header that

@@ -2,14 +2,12 @@ package mxnet
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"iter"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"go.uber.org/zap"
 
@@ -18,39 +16,41 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/internal/inputsplit"
-	"github.com/tensorfeed/tensorfeed/internal/stage"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sample"
+	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
-// Iter reads batches of images from an image RecordIO file, as MXNet's
-// ImageRecordIter does: it decodes, augments and normalises every image in
-// parallel and yields each batch as a *tensor.Batch with one data tensor
-// (N, C, H, W) and one label tensor (N) or (N, LabelWidth).
-//
-// Each pass is one epoch. The result is deterministic: image i of epoch e
-// draws its augmentation from source.NewRand(seed, e, i), and the batches
-// keep the file's order (or the shuffled one), so the output is the same
-// for any number of threads.
-//
-// Every image is written straight into its row of the batch tensor. A
-// batch belongs to the consumer; its Release hands the memory back to the
-// Iter, which fills it again with a later batch, so a consumer that
-// releases every batch allocates no batch memory in steady state.
+// recIter is MXNet's ImageRecordIter as a plain pipeline: the records
+// (in file order, through a shuffle buffer, or by index in a new order
+// every epoch) -> "parse" (the header and labels) -> Tensorize, whose
+// data field decodes and augments every image straight into its row of
+// the batch, on preprocess_threads goroutines, in order -> Buffered
+// (prefetch_buffer). Bad records are Tensorize's bad-record policy
+// (skip_bad, pipeline.OnBad); state, statistics and memory reuse are the
+// pipeline's and the sink's.
 type recIter struct {
 	recPath string
 	cfg     *recConfig
 	proc    *processor
-	batches source.Reader[batch.Batch[recordio.Record]]
-	epochs  source.Epochs
-	free    chan *tensor.Batch
 	idx     []*recordio.Index // the .idx of each .rec, checked against it every pass
-	skipped atomic.Int64
+	feed    *pipeline.Pipe[*tensor.Batch]
 	meanMu  sync.Mutex // held while the mean image is computed
-	root    *recIter   // a resumed Iter: the Iter it was made from
-	partial bool       // a resumed Iter whose passes start part way: it may read none of the index
+}
+
+// recJob is one record on its way to its row: the record, the epoch of
+// its pass (its augmentation draws from (seed, epoch, index)), the image's
+// bytes and labels, or the positioned error of a bad header or label.
+type recJob struct {
+	rec    recordio.Record
+	epoch  int
+	image  []byte
+	label  float32   // the one label, when labels is nil
+	labels []float32 // label_width labels, or a .lst file's
+	err    error
 }
 
 // newRecIter checks p, reads the .lst, .idx and mean image files it
@@ -74,28 +74,96 @@ func newRecIter(ctx context.Context, p Params) (*recIter, error) {
 
 // build returns the Iter of a checked configuration.
 func build(recPath string, c *recConfig, idx []*recordio.Index) *recIter {
-	var records source.Reader[recordio.Record]
-	switch {
-	case c.shuffle && idx != nil:
-		records = &indexedRecords{paths: c.recPaths, seed: c.seed, epochs: new(source.Epochs)}
-	default:
+	it := &recIter{recPath: recPath, cfg: c, proc: newProcessor(c), idx: idx}
+	byIndex := c.shuffle && idx != nil
+	var records *pipeline.Pipe[recordio.Record]
+	if byIndex {
+		records = pipeline.From[recordio.Record](&indexedRecords{it: it, epochs: new(source.Epochs)}, pipeline.WithName("records"))
+	} else {
 		// The paths, resolved once, as Open's list; the part of
 		// num_parts is dmlc's byte range of their concatenation.
-		records = recordio.Open(strings.Join(c.recPaths, ";"), inputsplit.RecordIO(c.shardCount, c.shardIdx).(recordio.Option),
-			recordio.Storage(c.storage...))
+		records = pipeline.From(recordio.Open(strings.Join(c.recPaths, ";"), inputsplit.RecordIO(c.shardCount, c.shardIdx).(recordio.Option),
+			recordio.Storage(c.storage...)), pipeline.WithName("records"))
 		if c.shuffle {
-			records = stage.Shuffle(records, c.shuffleBuffer, c.seed)
+			records = records.Shuffle(c.shuffleBuffer, c.seed)
 		}
 	}
-	it := &recIter{
-		recPath: recPath,
-		cfg:     c,
-		proc:    newProcessor(c),
-		batches: batch.Of(records, c.batchSize, c.last),
-		free:    make(chan *tensor.Batch, max(c.prefetch, 0)+c.threads+2),
-		idx:     idx,
+	jobs := pipeline.Apply(records, func(r source.Reader[recordio.Record]) source.Reader[recJob] {
+		return source.Follow(it.kind(), r, func(up source.Reader[recordio.Record]) source.Reader[recJob] {
+			return it.parsePass(up, !byIndex)
+		})
+	}).Named("parse")
+	feed := pipeline.Tensorize(jobs, it.sink(), c.last, pipeline.Workers(c.threads), pipeline.OnBad(c.skipBad))
+	if c.prefetch > 0 {
+		feed = feed.Buffered(c.prefetch)
 	}
+	it.feed = feed
 	return it
+}
+
+// parsePass returns the step "parse" over up: each pass first computes the
+// mean image when it is to be computed and, when check is set and there
+// is an index, checks the index against the .rec files (a stale or damaged
+// index would otherwise drop or repeat records without a word), then
+// parses every record into a job of the pass's epoch.
+func (it *recIter) parsePass(up source.Reader[recordio.Record], check bool) source.Reader[recJob] {
+	var epochs source.Epochs
+	return source.Func[recJob](func(ctx context.Context) iter.Seq2[recJob, error] {
+		return func(yield func(recJob, error) bool) {
+			if err := it.ensureMean(ctx); err != nil {
+				yield(recJob{}, err)
+				return
+			}
+			ctx, ep := epochs.Start(ctx)
+			c := it.cfg
+			tensorfeed.Logger(ctx).Debug("mxnet: ImageRecordIter: pass", zap.Int("epoch", ep), zap.String("rec", it.recPath),
+				zap.Int("threads", c.threads), zap.String("decoder", c.decoder.Name()))
+			if check && it.idx != nil {
+				if _, err := shardOffsets(ctx, c.recPaths, it.idx, c.shardCount, c.shardIdx, c.storage); err != nil {
+					yield(recJob{}, err)
+					return
+				}
+			}
+			for rec, err := range up.All(ctx) {
+				if err != nil {
+					yield(recJob{}, err)
+					return
+				}
+				if !yield(it.proc.parse(rec, ep), nil) {
+					return
+				}
+			}
+		}
+	})
+}
+
+// sink returns the sink of the Iter's batches: the data tensor, decoded
+// and augmented into its row by the processor, of the configured dtype,
+// and the labels.
+func (it *recIter) sink() *sink.Sink[recJob] {
+	c := it.cfg
+	shape := []int{c.shape[0], c.shape[1], c.shape[2]}
+	var data sink.Field[recJob]
+	switch c.dtype {
+	case sample.Uint8:
+		data = sink.Fill(c.dataName, shape, func(j recJob, dst []uint8) error { return it.proc.run(j, nil, dst, nil) })
+	case sample.Int8:
+		data = sink.Fill(c.dataName, shape, func(j recJob, dst []int8) error { return it.proc.run(j, nil, nil, dst) })
+	default:
+		data = sink.Fill(c.dataName, shape, func(j recJob, dst []float32) error { return it.proc.run(j, dst, nil, nil) })
+	}
+	var lshape []int
+	if w := c.labelWidth; w > 1 {
+		lshape = []int{w}
+	}
+	label := sink.Float32(c.labelName, lshape, func(j recJob, dst []float32) {
+		if j.labels != nil {
+			copy(dst, j.labels)
+			return
+		}
+		dst[0] = j.label
+	})
+	return sink.New(c.batchSize, []sink.Field[recJob]{data.WritesAll()}, []sink.Field[recJob]{label.WritesAll()})
 }
 
 // ProvideData describes the data tensor of a full batch.
@@ -108,128 +176,25 @@ func (it *recIter) ProvideData() []tensor.Desc {
 // ProvideLabel describes the label tensor of a full batch: (N) for one
 // label per image, else (N, LabelWidth).
 func (it *recIter) ProvideLabel() []tensor.Desc {
-	return []tensor.Desc{{Name: it.cfg.labelName, Shape: it.labelShape(it.cfg.batchSize), DType: sample.Float32}}
-}
-
-func (it *recIter) labelShape(n int) []int {
+	shape := []int{it.cfg.batchSize}
 	if w := it.cfg.labelWidth; w > 1 {
-		return []int{n, w}
+		shape = append(shape, w)
 	}
-	return []int{n}
-}
-
-// Recycle takes back the memory of a batch the Iter made; it implements
-// tensor.Recycler and is called by the batch's Release, never directly.
-// A short batch cut from a full batch's memory goes back as a full one;
-// other batches are left to the garbage collector.
-func (it *recIter) Recycle(b *tensor.Batch) {
-	if b == nil || len(b.Data) != 1 || len(b.Label) != 1 {
-		return
-	}
-	if b.Len() != it.cfg.batchSize && !it.setRows(b, it.cfg.batchSize) {
-		return
-	}
-	select {
-	case it.free <- b:
-	default:
-	}
-}
-
-// setRows makes b's tensors n rows of their memory, when it holds that
-// many; it reports whether it did.
-func (it *recIter) setRows(b *tensor.Batch, n int) bool {
-	s := it.cfg.shape
-	per := s[0] * s[1] * s[2]
-	d, l := &b.Data[0], &b.Label[0]
-	if cap(l.F32) < n*it.cfg.labelWidth {
-		return false
-	}
-	switch d.DType {
-	case sample.Uint8:
-		if cap(d.U8) < n*per {
-			return false
-		}
-		d.U8 = d.U8[:n*per]
-	case sample.Int8:
-		if cap(d.I8) < n*per {
-			return false
-		}
-		d.I8 = d.I8[:n*per]
-	default:
-		if cap(d.F32) < n*per {
-			return false
-		}
-		d.F32 = d.F32[:n*per]
-	}
-	l.F32 = l.F32[:n*it.cfg.labelWidth]
-	// New shapes: the consumer may still hold the old ones.
-	d.Shape = []int{n, s[0], s[1], s[2]}
-	l.Shape = it.labelShape(n)
-	return true
-}
-
-// newBatch returns a batch of n images, recycled when it can (a short
-// batch takes the first rows of a full one), whose Release hands it back
-// to the Iter.
-func (it *recIter) newBatch(n, padded int) *tensor.Batch {
-	s := it.cfg.shape
-	per := s[0] * s[1] * s[2]
-	dt := it.cfg.dtype
-	if n <= it.cfg.batchSize {
-		select {
-		case b := <-it.free:
-			if n != b.Len() {
-				it.setRows(b, n)
-			}
-			b.Padded = padded
-			b.SetOwner(it.owner())
-			return b
-		default:
-		}
-	}
-	data := tensor.Tensor{Name: it.cfg.dataName, Shape: []int{n, s[0], s[1], s[2]}, DType: dt}
-	// A short batch gets the memory of a full one, so that its Release
-	// hands back a batch every later pass can fill.
-	rows := max(n, it.cfg.batchSize)
-	switch dt {
-	case sample.Uint8:
-		data.U8 = make([]uint8, n*per, rows*per)
-	case sample.Int8:
-		data.I8 = make([]int8, n*per, rows*per)
-	default:
-		data.F32 = make([]float32, n*per, rows*per)
-	}
-	label := tensor.Tensor{Name: it.cfg.labelName, Shape: it.labelShape(n), DType: sample.Float32,
-		F32: make([]float32, n*it.cfg.labelWidth, rows*it.cfg.labelWidth)}
-	return tensor.NewBatch([]tensor.Tensor{data}, []tensor.Tensor{label}, padded, it.owner())
-}
-
-// owner returns the Iter whose batches these are: it, or the Iter a
-// resumed one was made from, so both hand memory back to one place.
-func (it *recIter) owner() *recIter {
-	if it.root != nil {
-		return it.root
-	}
-	return it
+	return []tensor.Desc{{Name: it.cfg.labelName, Shape: shape, DType: sample.Float32}}
 }
 
 // Skipped returns how many bad records the Iter's passes skipped under
 // SkipBad, over all passes. It implements source.SkipCounted.
-func (it *recIter) Skipped() int64 { return it.skipped.Load() }
-
-// job is one image to process into row slot of out.
-type job struct {
-	rec  recordio.Record
-	out  *tensor.Batch
-	slot int
-	last bool  // the batch's last row
-	pad  bool  // a padding row (batch.Pad)
-	err  error // the record is bad data: skip it or end the pass
+func (it *recIter) Skipped() int64 {
+	var n int64
+	for _, s := range it.feed.Stats() {
+		n += s.Skipped
+	}
+	return n
 }
 
-// passIndexKey carries a pass's checked index offsets from All to the
-// records reader, in the pass's context.
-type passIndexKey struct{}
+// All returns one pass (epoch) over the data: the pipeline's.
+func (it *recIter) All(ctx context.Context) iter.Seq2[*tensor.Batch, error] { return it.feed.All(ctx) }
 
 // fileOffsets is the checked index of one .rec file of a pass: the offsets
 // of its records in the pass's shard, ascending.
@@ -277,234 +242,11 @@ func checkIndex(ctx context.Context, path string, idx *recordio.Index, sopts []s
 	return validateRec(ctx, path, idx, sopts)
 }
 
-// All returns one pass (epoch) over the data. Its first error (a bad
-// record, an unreadable file, an .idx that does not match the .rec) is
-// yielded once and ends the pass; record errors are *tensorfeed.Error values.
-// With SkipBad, bad records are skipped instead, within its bound. The
-// consumer calls Release on each batch when done with it.
-func (it *recIter) All(ctx context.Context) iter.Seq2[*tensor.Batch, error] {
-	return func(yield func(*tensor.Batch, error) bool) {
-		if err := it.ensureMean(ctx); err != nil {
-			yield(nil, err)
-			return
-		}
-		ctx, ep := it.epochs.Start(ctx)
-		c := it.cfg
-		log := tensorfeed.Logger(ctx)
-		log.Debug("mxnet: ImageRecordIter: pass", zap.Int("epoch", ep), zap.String("rec", it.recPath),
-			zap.Int("threads", c.threads), zap.String("decoder", c.decoder.Name()))
-		total := int64(-1)
-		if it.idx != nil {
-			// Check before the first sample: a stale or damaged index
-			// would otherwise drop or repeat records without a word.
-			files, err := shardOffsets(ctx, c.recPaths, it.idx, c.shardCount, c.shardIdx, c.storage)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			ctx = context.WithValue(ctx, passIndexKey{}, files)
-			total = 0
-			for _, f := range files {
-				total += int64(len(f.offs))
-			}
-		}
-		jobs := source.Func[job](func(ctx context.Context) iter.Seq2[job, error] {
-			return func(yield func(job, error) bool) {
-				for b, err := range it.batches.All(ctx) {
-					if err != nil {
-						yield(job{}, err)
-						return
-					}
-					n := len(b.Samples)
-					t := it.newBatch(n, b.Padded)
-					for i, rec := range b.Samples {
-						if !yield(job{rec: rec, out: t, slot: i, last: i == n-1, pad: i >= n-b.Padded}, nil) {
-							return
-						}
-					}
-				}
-			}
-		})
-		per := c.shape[0] * c.shape[1] * c.shape[2]
-		lw := c.labelWidth
-		work := func(j job) (job, error) {
-			dt, l := &j.out.Data[0], &j.out.Label[0]
-			lo, hi := j.slot*per, (j.slot+1)*per
-			var f32 []float32
-			var u8 []uint8
-			var i8 []int8
-			switch dt.DType {
-			case sample.Uint8:
-				u8 = dt.U8[lo:hi:hi]
-			case sample.Int8:
-				i8 = dt.I8[lo:hi:hi]
-			default:
-				f32 = dt.F32[lo:hi:hi]
-			}
-			err := it.proc.run(j.rec, ep, f32, u8, i8, l.F32[j.slot*lw:(j.slot+1)*lw])
-			j.rec.Data = nil
-			if errors.Is(err, tensorfeed.ErrBadData) {
-				// The collector decides, in order, whether to skip it.
-				j.err, err = err, nil
-			}
-			return j, err
-		}
-		threads := c.threads
-		done := stage.ParallelMap(jobs, threads, work, stage.InFlight(max(2*threads, 8)))
-		var out source.Reader[*tensor.Batch] = source.Func[*tensor.Batch](
-			func(ctx context.Context) iter.Seq2[*tensor.Batch, error] {
-				return func(yield func(*tensor.Batch, error) bool) {
-					col := collector{it: it, per: per, lw: lw,
-						count: c.skipBad.Pass(total, log), yield: yield}
-					for j, err := range done.All(ctx) {
-						if err != nil {
-							yield(nil, err)
-							return
-						}
-						if !col.add(j) {
-							return
-						}
-					}
-					col.end(total)
-				}
-			})
-		if p := c.prefetch; p > 0 {
-			out = stage.Buffered(out, p)
-		}
-		for t, err := range out.All(ctx) {
-			if !yield(t, err) || err != nil {
-				return
-			}
-		}
-	}
-}
-
-// collector assembles the rows that come back from the workers, in order,
-// into batches. Rows are decoded straight into the tensors of their batch;
-// while no record was skipped every row is already in place and nothing is
-// copied. After a skip, later rows move up to close the gap (within their
-// own batch, or into the tail of the batch being filled), so the batches
-// hold the same images in the same order whatever the number of threads.
-type collector struct {
-	it      *recIter
-	per, lw int
-	count   *source.SkipCounter
-	yield   func(*tensor.Batch, error) bool
-	cur     *tensor.Batch // the batch being filled, nil between batches
-	k       int           // rows of cur filled
-	sent    *tensor.Batch // the batch yielded last
-	good    int64
-}
-
-// add takes one finished row. It reports whether the pass goes on.
-func (c *collector) add(j job) bool {
-	if j.err != nil {
-		if err := c.count.Bad(j.err); err != nil {
-			c.yield(nil, err)
-			return false
-		}
-		c.it.skipped.Add(1)
-	} else {
-		c.count.Good()
-		c.good++
-		if c.cur == nil {
-			c.cur, c.k = j.out, 0
-			c.cur.Padded = 0
-		}
-		if c.cur != j.out || c.k != j.slot {
-			c.copyRow(c.cur, c.k, j.out, j.slot)
-		}
-		c.k++
-		if j.pad {
-			c.cur.Padded++
-		}
-		if c.k == c.cur.Len() {
-			t := c.cur
-			c.cur, c.sent = nil, t
-			if !c.yield(t, nil) {
-				return false
-			}
-		}
-	}
-	if j.last && j.out != c.cur && j.out != c.sent {
-		// Every row of j's batch was skipped or moved into another.
-		c.it.Recycle(j.out)
-	}
-	return true
-}
-
-// end finishes a pass that read all its records: a batch left short by
-// skipped records is handled by the last-batch policy, and the skip bound
-// and the empty pass are checked.
-func (c *collector) end(total int64) {
-	if t := c.cur; t != nil {
-		switch c.it.cfg.last {
-		case batch.Drop:
-			c.it.Recycle(t)
-		case batch.Pad, batch.RoundBatch:
-			// Repeat the batch's first rows, as padding does.
-			for i := c.k; i < t.Len(); i++ {
-				c.copyRow(t, i, t, i-c.k)
-				t.Padded++
-			}
-			if !c.yield(t, nil) {
-				return
-			}
-		default:
-			c.shrink(t, c.k)
-			if !c.yield(t, nil) {
-				return
-			}
-		}
-	}
-	if err := c.count.End(); err != nil {
-		c.yield(nil, err)
-		return
-	}
-	if total > 0 && c.good == 0 && !c.it.partial {
-		c.yield(nil, fmt.Errorf("mxnet: ImageRecordIter: %s: the index %s lists %d records for this pass, but none could be read: %w",
-			c.it.recPath, c.it.cfg.idxPath, total, source.ErrTooManyBad))
-	}
-}
-
-// copyRow copies row s of src (data and labels) to row k of dst.
-func (c *collector) copyRow(dst *tensor.Batch, k int, src *tensor.Batch, s int) {
-	dd, sd := &dst.Data[0], &src.Data[0]
-	switch dd.DType {
-	case sample.Uint8:
-		copy(dd.U8[k*c.per:(k+1)*c.per], sd.U8[s*c.per:(s+1)*c.per])
-	case sample.Int8:
-		copy(dd.I8[k*c.per:(k+1)*c.per], sd.I8[s*c.per:(s+1)*c.per])
-	default:
-		copy(dd.F32[k*c.per:(k+1)*c.per], sd.F32[s*c.per:(s+1)*c.per])
-	}
-	copy(dst.Label[0].F32[k*c.lw:(k+1)*c.lw], src.Label[0].F32[s*c.lw:(s+1)*c.lw])
-}
-
-// shrink cuts t down to its first n rows.
-func (c *collector) shrink(t *tensor.Batch, n int) {
-	dd, l := &t.Data[0], &t.Label[0]
-	dd.Shape = slices.Clone(dd.Shape)
-	dd.Shape[0] = n
-	switch dd.DType {
-	case sample.Uint8:
-		dd.U8 = dd.U8[:n*c.per]
-	case sample.Int8:
-		dd.I8 = dd.I8[:n*c.per]
-	default:
-		dd.F32 = dd.F32[:n*c.per]
-	}
-	l.Shape = slices.Clone(l.Shape)
-	l.Shape[0] = n
-	l.F32 = l.F32[:n*c.lw]
-}
-
 // indexedRecords reads the records of the .rec files through their .idx
-// files, in a new random order every epoch over all files. The offsets of
-// a pass come checked from Iter.All through the context.
+// files, in a new random order every epoch over all files. Every pass
+// first checks each index against its .rec file.
 type indexedRecords struct {
-	paths  []string
-	seed   uint64
+	it     *recIter
 	epochs *source.Epochs
 	from   int // the position in the epoch's order where passes start
 }
@@ -512,9 +254,10 @@ type indexedRecords struct {
 func (ir *indexedRecords) All(ctx context.Context) iter.Seq2[recordio.Record, error] {
 	return func(yield func(recordio.Record, error) bool) {
 		_, ep := ir.epochs.Start(ctx)
-		files, ok := ctx.Value(passIndexKey{}).([]fileOffsets)
-		if !ok {
-			yield(recordio.Record{}, errors.New("mxnet: ImageRecordIter: internal error: an indexed pass without its checked index"))
+		c := ir.it.cfg
+		files, err := shardOffsets(ctx, c.recPaths, ir.it.idx, c.shardCount, c.shardIdx, c.storage)
+		if err != nil {
+			yield(recordio.Record{}, err)
 			return
 		}
 		// Record i of the pass is offset i-first[k] of file k.
@@ -522,7 +265,7 @@ func (ir *indexedRecords) All(ctx context.Context) iter.Seq2[recordio.Record, er
 		for k, f := range files {
 			first[k+1] = first[k] + len(f.offs)
 		}
-		perm := source.NewRand(ir.seed, ep, -1).Perm(first[len(files)])
+		perm := source.NewRand(c.seed, ep, -1).Perm(first[len(files)])
 		// Each file is opened when its first record is read and closed at
 		// the end of the pass.
 		readers := make([]*randomFile, len(files))

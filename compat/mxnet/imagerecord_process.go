@@ -91,27 +91,40 @@ func newProcessor(cfg *recConfig) *processor {
 // jitter reports whether a colour jitter is configured.
 func (c *recConfig) jitter() bool { return c.randomH != 0 || c.randomS != 0 || c.randomL != 0 }
 
-// run processes rec for the given epoch into one row of data (f32, u8 or
-// i8, by dtype) and of label. Its random draws come from
+// parse reads rec's header and labels into a job of the given epoch: the
+// image's bytes and its labels, or the positioned error of a bad header or
+// label, which the job's fill returns.
+func (p *processor) parse(rec recordio.Record, epoch int) recJob {
+	cfg := p.cfg
+	j := recJob{rec: rec, epoch: epoch}
+	h, data, err := imagerec.ParseRecord(rec.Data)
+	if err != nil {
+		j.err = recordErr(rec, err)
+		return j
+	}
+	j.image = data
+	if cfg.labels == nil && h.Flag <= 0 && cfg.labelWidth <= 1 {
+		j.label = h.Label // what recordLabels gives, without a slice
+		return j
+	}
+	if j.labels, err = recordLabels(h, cfg.labels, cfg.labelWidth); err != nil {
+		j.err = recordErr(rec, err)
+	}
+	return j
+}
+
+// run decodes and augments j's image for its epoch into one row of data
+// (f32, u8 or i8, by dtype). Its random draws come from
 // source.NewRand(seed, epoch, rec.Index), in this order: resize
 // interpolation, affine warp, crop size, crop position (y, then x), colour
 // jitter, mirror, contrast and illumination; a step that is off draws
 // nothing.
-func (p *processor) run(rec recordio.Record, epoch int, f32 []float32, u8 []uint8, i8 []int8, label []float32) error {
+func (p *processor) run(j recJob, f32 []float32, u8 []uint8, i8 []int8) error {
+	if j.err != nil {
+		return j.err
+	}
 	cfg := p.cfg
-	h, data, err := imagerec.ParseRecord(rec.Data)
-	if err != nil {
-		return recordErr(rec, err)
-	}
-	if cfg.labels == nil && h.Flag <= 0 && cfg.labelWidth <= 1 {
-		label[0] = h.Label // what recordLabels gives, without a slice
-	} else {
-		l, err := recordLabels(h, cfg.labels, cfg.labelWidth)
-		if err != nil {
-			return recordErr(rec, err)
-		}
-		copy(label, l)
-	}
+	rec, data, epoch := j.rec, j.image, j.epoch
 	d := p.getDraw(epoch, rec.Index)
 	defer p.draws.Put(d)
 	r := d.r

@@ -5,13 +5,12 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/internal/kind"
 
-	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
-// An Iter is source.Resumable. Its batches are the batches of records it
+// An Iter is source.Resumable through its pipeline. Its batches are the batches of records it
 // decodes, in order and whatever the number of threads, so its state after
 // n batches is the state of its record batches after n: with a shuffle by
 // index (Shuffle with an .idx) that is a position in the epoch's order,
@@ -34,50 +33,18 @@ func (it *recIter) kind() string {
 		"labels", "meanImgPath", "computeMean", "threads", "prefetch", "decoder", "maxDecodeBytes", "storage")
 }
 
-// StateAt returns {ImageRecordIter(...), the record batches' state after n}, or
-// {ImageRecordIter(...), [n]} (a replay) under a bad-record policy.
+// StateAt returns the state of the Iter's pipeline: source.Resumable.
 func (it *recIter) StateAt(epoch int, n int64) (source.State, error) {
-	if it.cfg.skipBad != nil {
-		return source.State{Kind: it.kind(), Pos: []int64{n}}, nil
-	}
-	in, err := source.StateOf(it.batches, epoch, n)
-	if err != nil {
-		return source.State{}, err
-	}
-	return source.State{Kind: it.kind(), In: []source.State{in}}, nil
+	return it.feed.StateAt(epoch, n)
 }
 
-// Resume returns an Iter whose next pass continues the pass st was taken
-// from. It shares the batches' memory with it: Release hands a batch of
-// either back to both.
+// Resume returns a reader that continues the pass st was taken from.
 func (it *recIter) Resume(st source.State) (source.Reader[*tensor.Batch], error) {
-	if it.cfg.skipBad != nil {
-		if err := st.Check(it.kind(), 1, 0); err != nil {
-			return nil, err
-		}
-		// The replay's passes start at the epoch's start, and its states
-		// count from there.
-		return source.Replay[*tensor.Batch](it.sibling(it.batches), st.Pos[0]), nil
-	}
-	if err := st.Check(it.kind(), 0, 1); err != nil {
-		return nil, err
-	}
-	b, err := source.ResumeFrom(it.batches, st.In[0])
-	if err != nil {
-		return nil, err
-	}
-	q := it.sibling(b)
-	q.partial = true
-	return q, nil
-}
-
-// sibling returns an Iter like it that reads batches of records from b.
-func (it *recIter) sibling(b source.Reader[batch.Batch[recordio.Record]]) *recIter {
-	return &recIter{recPath: it.recPath, cfg: it.cfg, proc: it.proc, batches: b, free: it.free, idx: it.idx, root: it.owner()}
+	return it.feed.Resume(st)
 }
 
 func (ir *indexedRecords) kind() string {
-	return fmt.Sprintf("records(%d files,shuffle=%d)", len(ir.paths), ir.seed)
+	return fmt.Sprintf("records(%d files,shuffle=%d)", len(ir.it.cfg.recPaths), ir.it.cfg.seed)
 }
 
 // StateAt returns {records(...), [position in the epoch's order]}.
@@ -90,5 +57,5 @@ func (ir *indexedRecords) Resume(st source.State) (source.Reader[recordio.Record
 	if err := st.Check(ir.kind(), 1, 0); err != nil {
 		return nil, err
 	}
-	return &indexedRecords{paths: ir.paths, seed: ir.seed, epochs: new(source.Epochs), from: int(st.Pos[0])}, nil
+	return &indexedRecords{it: ir.it, epochs: new(source.Epochs), from: int(st.Pos[0])}, nil
 }
