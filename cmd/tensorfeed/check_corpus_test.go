@@ -188,7 +188,7 @@ func readCase(c badinput.Case) (err error) {
 				return err
 			}
 		}
-		for _, err := range imagerec.Decode(recordio.Open(c.Path, recordio.ReuseBuffer()), nil, decode.Options{}).All(ctx) {
+		for _, err := range imagerec.Decode(recordio.Open(c.Path, recordio.ReuseBuffer()), nil, decode.Options{}, nil).All(ctx) {
 			if err != nil {
 				return err
 			}

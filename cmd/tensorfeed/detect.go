@@ -33,8 +33,15 @@ const (
 	formatImage     fileFormat = "image"    // a bare JPEG or PNG file, or a folder of them
 )
 
-// formats lists the formats in the order usage shows them.
-var formats = []fileFormat{formatIDX, formatCSV, formatRecordIO, formatTFRecord, formatWDS, formatParquet, formatList, formatMeanImage, formatImage}
+// formats lists the formats in the order usage shows them: the
+// registry's, then im2rec's inputs.
+var formats = func() []fileFormat {
+	var fs []fileFormat
+	for _, n := range format.Default().Names() {
+		fs = append(fs, fileFormat(n))
+	}
+	return append(fs, formatList, formatMeanImage, formatImage)
+}()
 
 // renamedFormats are names that --format took before it took the
 // registry's: a user who gives one is told the new name.
