@@ -165,7 +165,12 @@ const imagerecChannels = 3
 // goroutines sharing one) on the same bytes already in memory.
 func imagerecDecodeRow(cfg config, set *imagerecSet, dec decode.Decoder, threads int) (Row, error) {
 	opts := decode.Options{Channels: imagerecChannels}
-	examples := imagerec.Decode(recordio.Open(set.path, imagerecPart(set.parts)), dec, opts, imagerec.Threads(threads))
+	records := pipeline.From(recordio.Open(set.path, imagerecPart(set.parts)))
+	decodeRec := func(rec recordio.Record) (imagerec.Example, error) { return imagerec.DecodeRecord(rec, dec, opts) }
+	examples := pipeline.MapErr(records, decodeRec)
+	if threads > 1 {
+		examples = pipeline.ParallelMap(records, threads, decodeRec)
+	}
 	ctx := context.Background()
 	var got, want uint64
 	var outBytes int64
@@ -213,10 +218,10 @@ func imagerecDecodeRow(cfg config, set *imagerecSet, dec decode.Decoder, threads
 	}
 	row := newRow("imagerec-decode", threads, len(set.payloads), outBytes, rs[0], rs[1], floor)
 	row.Decoder = dec.Name()
-	pipe := "imagerec.Decode(recordio.Open) on the consumer's goroutine"
+	pipe := "MapErr(recordio.Open, imagerec.DecodeRecord) on the consumer's goroutine"
 	plain := "ParseRecord and the decoder in a loop over the payloads in memory"
 	if threads > 1 {
-		pipe = fmt.Sprintf("imagerec.Decode(recordio.Open, Threads %d)", threads)
+		pipe = fmt.Sprintf("ParallelMap(recordio.Open, %d, imagerec.DecodeRecord)", threads)
 		plain = fmt.Sprintf("%d goroutines taking the next payload in memory", threads)
 	}
 	row.Note = fmt.Sprintf("%d photos to RGB: %s; plain: %s", len(set.payloads), pipe, plain)

@@ -83,7 +83,7 @@ func BenchmarkDecodeRecords(b *testing.B) {
 	b.Run("reader", func(b *testing.B) {
 		b.ReportAllocs()
 		cpu0 := processCPU()
-		r := imagerec.Decode(recordio.Open(path), nil, decode.Options{Channels: 3})
+		r := imagerec.Decode(recordio.Open(path), nil, decode.Options{Channels: 3}, nil)
 		n := 0
 		for n < b.N {
 			for _, err := range r.All(context.Background()) {

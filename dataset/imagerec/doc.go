@@ -17,10 +17,14 @@
 // # Readers
 //
 // Decode turns a reader of recordio.Record into a reader of Example
-// (decoded image and labels), on Threads goroutines, in order; Augment
-// applies an augment.Aug to every Example, each drawing from the generator
-// of its sample, source.NewRand(seed, epoch, index), so results repeat for
-// a seed and do not depend on the number of goroutines. Sampling
+// (decoded image and labels), in order; Augment applies an augment.Aug to
+// every Example, each drawing from the generator of its sample,
+// source.NewRand(seed, epoch, index), so results repeat for a seed and do
+// not depend on where they run. Decoding on several goroutines is the
+// pipeline's: pipeline.ParallelMap of DecodeRecord, or a sink.Fill field
+// that decodes and augments each image straight into its row of the batch
+// under pipeline.Tensorize's Workers and OnBad (compat/mxnet's
+// ImageRecordIter). Sampling
 // (source.ShuffleIndex and source.ShardIndex over recordio.OpenIndexed,
 // or the pipeline's Shuffle and Shard), batching and tensors (a sink) are
 // the pipeline's steps, as for every format: see the package's pipeline
@@ -37,7 +41,8 @@
 // so a decompression bomb costs nothing. A mean image file's counts are
 // checked against the bytes present. A .lst line with an empty path or a
 // repeated index is an error naming the line. Bad records can be skipped,
-// counted and reported within a bound (OnBad); damage to the RecordIO
+// counted and reported within a bound (Decode's policy, or Tensorize's
+// OnBad); damage to the RecordIO
 // framing always ends the pass.
 //
 // # Speed

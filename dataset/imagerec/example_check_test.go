@@ -38,10 +38,9 @@ func ExampleDecode_check() {
 		return
 	}
 	d := imagerec.Decode(recordio.Open(rec), decode.Go(), decode.Options{MaxBytes: 64 << 20},
-		imagerec.Threads(2),
-		imagerec.OnBad(source.SkipBad(1, source.OnSkip(func(err error) {
+		source.SkipBad(1, source.OnSkip(func(err error) {
 			fmt.Println("bad:", filepath.Base(err.(*tensorfeed.Error).Path), err.(*tensorfeed.Error).Err)
-		}))),
+		})),
 	)
 	good := 0
 	for _, err := range d.All(context.Background()) {

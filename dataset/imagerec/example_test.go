@@ -16,16 +16,16 @@ import (
 )
 
 // The typed way to feed images, each step one part: the records of the
-// file (recordio), decoded and augmented on two goroutines each
-// (imagerec's readers, each image drawing from its own generator),
-// shuffled and batched by the pipeline, and written into float32 CHW
-// tensors in [0, 1] by a sink. compat/mxnet's ImageRecordIter gives the
-// same under MXNet's names.
+// file (recordio), decoded and augmented (imagerec's readers, each image
+// drawing from its own generator), shuffled and batched by the pipeline,
+// and written into float32 CHW tensors in [0, 1] by a sink on two
+// goroutines. compat/mxnet's ImageRecordIter gives the same under MXNet's
+// names, decoding and augmenting each image into its row of the batch on
+// Tensorize's goroutines.
 func Example_pipeline() {
 	records := recordio.Open("testdata/mnist_t10k_1000_jpg.rec")
-	images := imagerec.Decode(records, nil, decode.Options{Channels: 3}, imagerec.Threads(2))
-	crops := imagerec.Augment(images, augment.Compose(augment.RandomCrop(24, 24), augment.RandomMirror()),
-		7, imagerec.Threads(2))
+	images := imagerec.Decode(records, nil, decode.Options{Channels: 3}, nil)
+	crops := imagerec.Augment(images, augment.Compose(augment.RandomCrop(24, 24), augment.RandomMirror()), 7)
 	norm := augment.Normalize{Scale: 1.0 / 255}
 	s := sink.New(256,
 		[]sink.Field[imagerec.Example]{sink.Float32("data", []int{3, 24, 24}, func(ex imagerec.Example, dst []float32) {
@@ -34,7 +34,7 @@ func Example_pipeline() {
 		[]sink.Field[imagerec.Example]{sink.Float32("softmax_label", nil, func(ex imagerec.Example, dst []float32) {
 			dst[0] = ex.Label[0]
 		})})
-	feed := pipeline.Tensorize(pipeline.From(crops).Shuffle(500, 7), s, batch.Pad).Buffered(2)
+	feed := pipeline.Tensorize(pipeline.From(crops).Shuffle(500, 7), s, batch.Pad, pipeline.Workers(2))
 	for epoch, pass := range feed.Epochs(context.Background(), 2) {
 		images := 0
 		for b, err := range pass {
@@ -60,7 +60,7 @@ func Example_pipeline() {
 // Decode turns records into decoded images with their labels.
 func ExampleDecode() {
 	records := recordio.Open("testdata/mnist_t10k_1000_png_gray.rec")
-	images := pipeline.From(imagerec.Decode(records, nil, decode.Options{})).Take(3)
+	images := pipeline.From(imagerec.Decode(records, nil, decode.Options{}, nil)).Take(3)
 	for ex, err := range images.All(context.Background()) {
 		if err != nil {
 			fmt.Println(err)
@@ -75,17 +75,17 @@ func ExampleDecode() {
 }
 
 // Augment applies augmentation steps with a generator per sample, so the
-// result depends on the seed and the sample, not on the thread count.
+// result depends on the seed and the sample, not on where it runs.
 func ExampleAugment() {
 	records := recordio.Open("testdata/mnist_t10k_1000_png_gray.rec")
-	images := imagerec.Decode(records, nil, decode.Options{Channels: 3})
+	images := imagerec.Decode(records, nil, decode.Options{Channels: 3}, nil)
 	augmented := imagerec.Augment(images,
 		augment.Compose(
 			augment.Resize(32, augment.Bilinear),
 			augment.RandomCrop(24, 24),
 			augment.RandomMirror(),
 		),
-		1, imagerec.Threads(2), // the seed, the goroutines
+		1, // the seed
 	)
 	n := 0
 	for ex, err := range augmented.All(context.Background()) {

@@ -48,15 +48,24 @@ func DecodeRecord(rec recordio.Record, dec decode.Decoder, o decode.Options) (Ex
 }
 
 // Decode returns a reader that decodes every record of r into an Example,
-// in order, as DecodeRecord does with dec and o, on Threads goroutines (the
-// order is kept either way; Decode holds at most max(Threads, 1) decodes
-// at once). An error ends the pass, unless OnBad lets it skip bad records:
-// they are then skipped in the same order whatever Threads is, counted and
-// logged through the pass's tensorfeed.Logger. The reader implements
-// source.SkipCounted: its Skipped method counts the records it skipped.
-// Decode panics if o.Channels is not 0, 1, 3 or 4.
-func Decode(r source.Reader[recordio.Record], dec decode.Decoder, o decode.Options, opts ...Option) source.Reader[Example] {
-	c := apply(opts)
+// in order, as DecodeRecord does with dec and o, on the goroutine that
+// reads it. An error ends the pass, unless bad (a bad-record policy,
+// source.SkipBad; nil for none) lets it skip bad records: a record whose
+// header, labels or image cannot be parsed or decoded (any error wrapping
+// tensorfeed.ErrBadData, an image over decode.Options.MaxBytes included)
+// is then skipped, counted (source.SkipCounted: the reader's Skipped
+// method) and logged at warn level through the pass's tensorfeed.Logger
+// with its file, record index and byte offset, until the skipped records
+// pass the policy's fraction. Errors of r itself (the RecordIO framing,
+// I/O) end the pass whatever the policy: the extent of such damage is
+// unknown.
+//
+// Decoding on several goroutines is the pipeline's: pipeline.ParallelMap
+// of DecodeRecord, or, for batches of tensors, a sink.Fill field that
+// decodes each image into its row, with pipeline.Tensorize's Workers and
+// OnBad (compat/mxnet's ImageRecordIter is built so). Decode panics if
+// o.Channels is not 0, 1, 3 or 4.
+func Decode(r source.Reader[recordio.Record], dec decode.Decoder, o decode.Options, bad *source.SkipPolicy) source.Reader[Example] {
 	if ch := o.Channels; ch != 0 && ch != 1 && ch != 3 && ch != 4 {
 		panic(fmt.Sprintf("imagerec: Decode: %d channels (want 0, 1, 3 or 4)", ch))
 	}
@@ -72,13 +81,7 @@ func Decode(r source.Reader[recordio.Record], dec decode.Decoder, o decode.Optio
 		}
 		return decoded{ex: ex}, err
 	}
-	var m source.Reader[decoded]
-	if c.threads > 1 {
-		m = stage.ParallelMap(r, c.threads, f)
-	} else {
-		m = stage.MapErr(r, f)
-	}
-	return &decodeReader{m: m, policy: c.skipBad}
+	return &decodeReader{m: stage.MapErr(r, f), policy: bad}
 }
 
 // decoded is one record's result: its example, or its bad-data error.
@@ -125,13 +128,13 @@ func (d *decodeReader) All(ctx context.Context) iter.Seq2[Example, error] {
 }
 
 // Augment returns a reader that applies aug (augment.Compose makes one of
-// several steps) to the image of every example of r, on Threads
-// goroutines; the result does not depend on their number. Example i of
-// epoch e draws from source.NewRand(seed, e, i), i being Example.Index. The epoch of a pass is taken from ctx or
-// counted by the reader. An error from a step ends the pass with an error
-// naming the example's index and id that wraps the step's error.
-func Augment(r source.Reader[Example], aug augment.Aug, seed uint64, opts ...Option) source.Reader[Example] {
-	c := apply(opts)
+// several steps) to the image of every example of r, on the goroutine that
+// reads it. Example i of epoch e draws from source.NewRand(seed, e, i), i
+// being Example.Index, so the result does not depend on where it runs. The
+// epoch of a pass is taken from ctx or counted by the reader. An error
+// from a step ends the pass with an error naming the example's index and
+// id that wraps the step's error.
+func Augment(r source.Reader[Example], aug augment.Aug, seed uint64) source.Reader[Example] {
 	var epochs source.Epochs
 	return source.Func[Example](func(ctx context.Context) iter.Seq2[Example, error] {
 		ctx, ep := epochs.Start(ctx)
@@ -142,9 +145,6 @@ func Augment(r source.Reader[Example], aug augment.Aug, seed uint64, opts ...Opt
 			}
 			ex.Image = img
 			return ex, nil
-		}
-		if c.threads > 1 {
-			return stage.ParallelMap(r, c.threads, f).All(ctx)
 		}
 		return stage.MapErr(r, f).All(ctx)
 	})

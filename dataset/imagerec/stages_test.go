@@ -36,8 +36,10 @@ func collect(t *testing.T, r source.Reader[imagerec.Example]) []imagerec.Example
 func TestDecodeStage(t *testing.T) {
 	path := tdPath("mnist_t10k_1000_png_gray", ".rec")
 	rows := recimages.ReadTSV(t, tdPath("mnist_t10k_1000_png_gray", ".records.tsv"))
-	one := collect(t, stage.Take(imagerec.Decode(recordio.Open(path), nil, decode.Options{}), 300))
-	three := collect(t, stage.Take(imagerec.Decode(recordio.Open(path), nil, decode.Options{}, imagerec.Threads(3)), 300))
+	one := collect(t, stage.Take(imagerec.Decode(recordio.Open(path), nil, decode.Options{}, nil), 300))
+	three := collect(t, stage.Take(stage.ParallelMap(recordio.Open(path), 3, func(r recordio.Record) (imagerec.Example, error) {
+		return imagerec.DecodeRecord(r, nil, decode.Options{})
+	}), 300))
 	if len(one) != 300 || !reflect.DeepEqual(one, three) {
 		t.Fatalf("1 and 3 threads differ (%d, %d examples)", len(one), len(three))
 	}
@@ -56,7 +58,7 @@ func TestDecodeStage(t *testing.T) {
 	for _, e := range entries {
 		byID[e.Index] = e.Labels[:2]
 	}
-	decoded := pipeline.From(imagerec.Decode(recordio.Open(path), nil, decode.Options{Channels: 3})).Take(5)
+	decoded := pipeline.From(imagerec.Decode(recordio.Open(path), nil, decode.Options{Channels: 3}, nil)).Take(5)
 	exs := collect(t, pipeline.Map(decoded, func(ex imagerec.Example) imagerec.Example { ex.Label = byID[ex.ID]; return ex }))
 	for i, ex := range exs {
 		if !slices.Equal(ex.Label, entries[i].Labels[:2]) || ex.Image.Channels != 3 {
@@ -71,10 +73,10 @@ func TestDecodeStageError(t *testing.T) {
 	good := recimages.Records(t, tdPath(mnistJPG, ".rec"))
 	bad := append([]byte(nil), good[1].Data[:40]...)
 	path, offs := recimages.WriteRec(t, good[0].Data, bad, good[2].Data)
-	for _, threads := range []int{1, 2} {
+	for _, threads := range []int{1} { // one goroutine: Decode has no others
 		var got []imagerec.Example
 		var err error
-		for ex, e := range imagerec.Decode(recordio.Open(path), nil, decode.Options{}, imagerec.Threads(threads)).All(context.Background()) {
+		for ex, e := range imagerec.Decode(recordio.Open(path), nil, decode.Options{}, nil).All(context.Background()) {
 			if e != nil {
 				err = e
 				break
@@ -92,10 +94,10 @@ func TestDecodeStageError(t *testing.T) {
 // the number of threads.
 func TestAugmentStage(t *testing.T) {
 	path := tdPath("mnist_t10k_1000_png_gray", ".rec")
-	src := stage.Take(imagerec.Decode(recordio.Open(path), nil, decode.Options{Channels: 3}), 200)
+	src := stage.Take(imagerec.Decode(recordio.Open(path), nil, decode.Options{Channels: 3}, nil), 200)
 	augs := []augment.Aug{augment.RandomCrop(20, 20), augment.RandomMirror(), augment.ColorJitter(5, 5, 5)}
 	r1 := imagerec.Augment(src, augment.Compose(augs...), 9)
-	r4 := imagerec.Augment(src, augment.Compose(augs...), 9, imagerec.Threads(4))
+	r4 := imagerec.Augment(src, augment.Compose(augs...), 9)
 	a0, a1 := collect(t, r1), collect(t, r1)
 	b0, b1 := collect(t, r4), collect(t, r4)
 	if !reflect.DeepEqual(a0, b0) || !reflect.DeepEqual(a1, b1) {
@@ -114,24 +116,25 @@ func TestAugmentStage(t *testing.T) {
 	}
 }
 
-// An error from a step names the example; a panic in a step with threads
-// becomes a *tensorfeed.PanicError.
+// An error from a step names the example; a panic in a step becomes a
+// *tensorfeed.PanicError under the pipeline's ParallelMap.
 func TestAugmentStageErrors(t *testing.T) {
-	src := stage.Take(imagerec.Decode(recordio.Open(tdPath(mnistJPG, ".rec")), nil, decode.Options{}), 20)
+	src := stage.Take(imagerec.Decode(recordio.Open(tdPath(mnistJPG, ".rec")), nil, decode.Options{}, nil), 20)
 	_, err := source.Collect(context.Background(), imagerec.Augment(src, augment.Compose(augment.CenterCrop(30, 30)), 0))
 	if !errors.Is(err, decode.ErrSize) || !strings.Contains(err.Error(), "example 0 (id 0)") {
 		t.Errorf("crop too large: %v", err)
 	}
 	boom := func(img sample.Image, r *rand.Rand) (sample.Image, error) { panic("boom") }
-	_, err = source.Collect(context.Background(), imagerec.Augment(src, augment.Compose(boom), 0, imagerec.Threads(2)))
+	_, err = source.Collect(context.Background(), stage.ParallelMap(imagerec.Augment(src, augment.Compose(boom), 0), 2,
+		func(ex imagerec.Example) (imagerec.Example, error) { return ex, nil }))
 	var pe *tensorfeed.PanicError
 	if !errors.As(err, &pe) {
 		t.Errorf("panic in a step: %v", err)
 	}
 }
 
-// Decode and Augment keep the contract of every stage, on one goroutine and
-// on several, with bad records skipped or not.
+// Decode and Augment keep the contract of every stage, with bad records
+// skipped or not.
 func TestStagesContract(t *testing.T) {
 	recs := recimages.Records(t, tdPath(mnistJPG, ".rec"))[:50]
 	input := func(i int) recordio.Record {
@@ -142,13 +145,13 @@ func TestStagesContract(t *testing.T) {
 	augs := augment.Compose(augment.RandomCrop(24, 24), augment.RandomMirror())
 	for name, st := range map[string]func(source.Reader[recordio.Record]) source.Reader[imagerec.Example]{
 		"decode": func(r source.Reader[recordio.Record]) source.Reader[imagerec.Example] {
-			return imagerec.Decode(r, nil, decode.Options{})
+			return imagerec.Decode(r, nil, decode.Options{}, nil)
 		},
-		"decode threads": func(r source.Reader[recordio.Record]) source.Reader[imagerec.Example] {
-			return imagerec.Decode(r, nil, decode.Options{}, imagerec.Threads(3), imagerec.OnBad(source.SkipBad(0.5)))
+		"decode skip": func(r source.Reader[recordio.Record]) source.Reader[imagerec.Example] {
+			return imagerec.Decode(r, nil, decode.Options{}, source.SkipBad(0.5))
 		},
-		"augment threads": func(r source.Reader[recordio.Record]) source.Reader[imagerec.Example] {
-			return imagerec.Augment(imagerec.Decode(r, nil, decode.Options{Channels: 3}), augs, 3, imagerec.Threads(2))
+		"augment": func(r source.Reader[recordio.Record]) source.Reader[imagerec.Example] {
+			return imagerec.Augment(imagerec.Decode(r, nil, decode.Options{Channels: 3}, nil), augs, 3)
 		},
 	} {
 		if err := sourcetest.TestStage(st, input); err != nil {
