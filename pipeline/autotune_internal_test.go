@@ -58,3 +58,22 @@ func TestGateClimbs(t *testing.T) {
 		}
 	}
 }
+
+// TestGateIdleBetweenPasses: the time between two passes of the step,
+// when none runs, is not part of a period, so a step that mapped 128
+// samples in 40 ms of passes has their rate however long the consumer
+// spent between them.
+func TestGateIdleBetweenPasses(t *testing.T) {
+	g := newGate(newTuning(4, 1))
+	t0 := time.Unix(0, 0)
+	g.begin(t0)
+	g.count(t0) // opens the first period
+	g.done = 63
+	g.end(t0.Add(20 * time.Millisecond))
+	g.begin(t0.Add(10 * time.Second)) // a plain loop ran meanwhile
+	g.count(t0.Add(10*time.Second + 20*time.Millisecond))
+	if g.lastW != 4 || g.rate < 1500 {
+		t.Fatalf("first period: width %d, rate %.0f/s; want 4 and 64 samples in 40 ms (1600/s)", g.lastW, g.rate)
+	}
+	g.end(t0.Add(11 * time.Second))
+}
