@@ -150,36 +150,28 @@ func idxFormat(sopts []storage.Option) Format {
 		Detect:  idx.Is,
 		Storage: func(so ...storage.Option) Format { return idxFormat(so) },
 		Open: func(path string) source.Reader[Record] {
-			return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
-				return func(yield func(Record, error) bool) {
-					f, err := openFile(ctx, path, sopts)
-					if err != nil {
+			return fileReader(path, sopts, func(ctx context.Context, f storage.File, yield func(Record, error) bool) {
+				x, err := idx.NewReader(f, path, idx.InputSize(f.Size()))
+				if err != nil {
+					yield(Record{}, err)
+					return
+				}
+				for i := int64(0); ; i++ {
+					if err := ctx.Err(); err != nil {
 						yield(Record{}, err)
 						return
 					}
-					defer f.Close()
-					x, err := idx.NewReader(f, path, idx.InputSize(f.Size()))
-					if err != nil {
+					off := x.Offset()
+					buf := make([]byte, x.RecordBytes())
+					switch err := x.ReadRaw(buf); {
+					case err == io.EOF:
+						return
+					case err != nil:
 						yield(Record{}, err)
 						return
 					}
-					for i := int64(0); ; i++ {
-						if err := ctx.Err(); err != nil {
-							yield(Record{}, err)
-							return
-						}
-						off := x.Offset()
-						buf := make([]byte, x.RecordBytes())
-						switch err := x.ReadRaw(buf); {
-						case err == io.EOF:
-							return
-						case err != nil:
-							yield(Record{}, err)
-							return
-						}
-						if !yield(Record{Path: path, Index: i, Offset: off, Data: buf}, nil) {
-							return
-						}
+					if !yield(Record{Path: path, Index: i, Offset: off, Data: buf}, nil) {
+						return
 					}
 				}
 			})
@@ -213,23 +205,8 @@ func csvFormat(maxLineBytes int, sopts []storage.Option) Format {
 			})
 		},
 		Open: func(path string) source.Reader[Record] {
-			return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
-				return func(yield func(Record, error) bool) {
-					f, err := openFile(ctx, path, sopts)
-					if err != nil {
-						yield(Record{}, err)
-						return
-					}
-					defer f.Close()
-					for r, err := range Lines(f, path, maxLineBytes) {
-						if err == nil {
-							err = ctx.Err()
-						}
-						if !yield(r, err) || err != nil {
-							return
-						}
-					}
-				}
+			return fileReader(path, sopts, func(ctx context.Context, f storage.File, yield func(Record, error) bool) {
+				yieldLines(ctx, Lines(f, path, maxLineBytes), yield)
 			})
 		},
 	}

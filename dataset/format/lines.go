@@ -144,3 +144,34 @@ func trimEOL(b []byte) []byte {
 func openFile(ctx context.Context, path string, opts []storage.Option) (storage.File, error) {
 	return storage.OpenFile(ctx, path, opts...)
 }
+
+// fileReader returns a reader whose every pass opens the file at path
+// (through storage with sopts), hands it to read and closes it; a file
+// that does not open is the pass's error.
+func fileReader(path string, sopts []storage.Option, read func(ctx context.Context, f storage.File, yield func(Record, error) bool)) source.Reader[Record] {
+	return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
+		return func(yield func(Record, error) bool) {
+			f, err := openFile(ctx, path, sopts)
+			if err != nil {
+				yield(Record{}, err)
+				return
+			}
+			defer f.Close()
+			read(ctx, f, yield)
+		}
+	})
+}
+
+// yieldLines hands the lines of seq to yield until one fails or the
+// context is cancelled; it reports whether seq was read to its end.
+func yieldLines(ctx context.Context, seq iter.Seq2[Record, error], yield func(Record, error) bool) bool {
+	for r, err := range seq {
+		if err == nil {
+			err = ctx.Err()
+		}
+		if !yield(r, err) || err != nil {
+			return false
+		}
+	}
+	return true
+}

@@ -2,7 +2,6 @@ package format
 
 import (
 	"context"
-	"iter"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
@@ -60,26 +59,13 @@ func csvSkipFunc(maxLineBytes int, sopts []storage.Option) func(path string, p *
 // csvSkip reads the lines of the file at path, skipping those longer than
 // maxLineBytes under p.
 func csvSkip(path string, maxLineBytes int, p *source.SkipPolicy, sopts []storage.Option) source.Reader[Record] {
-	return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
-		return func(yield func(Record, error) bool) {
-			f, err := openFile(ctx, path, sopts)
-			if err != nil {
-				yield(Record{}, err)
-				return
-			}
-			defer f.Close()
-			counter := p.Pass(-1, tensorfeed.Logger(ctx))
-			for r, err := range lines(f, path, maxLineBytes, counter) {
-				if err == nil {
-					err = ctx.Err()
-				}
-				if !yield(r, err) || err != nil {
-					return
-				}
-			}
-			if err := counter.End(); err != nil {
-				yield(Record{}, err)
-			}
+	return fileReader(path, sopts, func(ctx context.Context, f storage.File, yield func(Record, error) bool) {
+		counter := p.Pass(-1, tensorfeed.Logger(ctx))
+		if !yieldLines(ctx, lines(f, path, maxLineBytes, counter), yield) {
+			return
+		}
+		if err := counter.End(); err != nil {
+			yield(Record{}, err)
 		}
 	})
 }
