@@ -66,9 +66,9 @@ func TestStagesKeepTheContract(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	t.Run("PadSeqsReader", func(t *testing.T) {
+	t.Run("pipeline.PadSeqs", func(t *testing.T) {
 		stage := func(r source.Reader[[]int32]) source.Reader[batch.Seqs[int32]] {
-			return batch.PadSeqsReader(batch.Of(r, 4, batch.Keep, batch.Recycling()), 0, 0)
+			return padSeqs(batch.Of(r, 4, batch.Keep, batch.Recycling()), 0, 0)
 		}
 		seq := func(i int) []int32 { return make([]int32, i%5) }
 		if err := sourcetest.TestStage(stage, seq); err != nil {

@@ -7,12 +7,13 @@ import (
 	"slices"
 
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // Example_customBatchReader shows PaddlePaddle's custom_batch_reader: a
 // batch reader written by hand is a source.Reader[batch.Batch[T]] like the
-// output of Of, so it feeds PadSeqsReader and the sinks (see the sink
+// output of Of, so it feeds pipeline.PadSeqs and the sinks (see the sink
 // package's example of the same name). This one buckets sentences by
 // length so that little padding is needed.
 func Example_customBatchReader() {
@@ -32,7 +33,7 @@ func Example_customBatchReader() {
 			}
 		}
 	})
-	for s, err := range batch.PadSeqsReader(byLength, 0, 0).All(context.Background()) {
+	for s, err := range pipeline.PadSeqs(pipeline.From(byLength), 0, 0).All(context.Background()) {
 		if err != nil {
 			panic(err)
 		}

@@ -20,12 +20,12 @@
 // allocates nothing. Like csv.Reader.ReuseRecord it is opt-in, because the
 // consumer gives up the batch when it recycles it. The hand-back is
 // explicit, so it stays safe when a prefetching stage holds several batches
-// at once. pipeline.Tensorize and [PadSeqsReader] recycle every batch
+// at once. pipeline.Tensorize and pipeline.PadSeqs recycle every batch
 // after copying it, so a pipeline that ends in them needs only the option
 // (pipeline.Tensorize batches with the sink's size and recycles by itself):
 //
-//	batches := batch.Of(samples, 64, batch.Keep, batch.Recycling())
-//	seqs := batch.PadSeqsReader(batches, 0, 0)
+//	batches := pipeline.Batch(samples, 64, batch.Keep, batch.Recycling())
+//	seqs := pipeline.PadSeqs(batches, 0, 0)
 //
 // # The last batch of a pass
 //
@@ -51,8 +51,8 @@
 //
 // [PadSeqs] pads a batch of variable-length sequences ([]E samples) to the
 // longest sequence of the batch or to a fixed length, giving flat row-major
-// [rows, L] data, the true lengths and, on demand, a mask. [PadSeqsReader] does
-// the same for every batch of a reader.
+// [rows, L] data, the true lengths and, on demand, a mask. pipeline.PadSeqs
+// does the same for every batch of a pipeline.
 //
 // # Custom batching
 //

@@ -21,7 +21,7 @@ type Option = option.Option[config]
 //     After that the batch must not be used: its Samples slice will hold a
 //     later batch.
 //   - Each batch must be recycled at most once, by its last consumer.
-//     pipeline.Tensorize and PadSeqsReader recycle every batch as soon as they
+//     pipeline.Tensorize and pipeline.PadSeqs recycle every batch as soon as they
 //     have copied it; a consumer that ranges over the batches itself calls
 //     b.Release() when it is done with b.Samples.
 //   - A batch that is never recycled is simply left to the garbage

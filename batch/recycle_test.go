@@ -211,9 +211,9 @@ func TestRecyclingAllocs(t *testing.T) {
 	}
 }
 
-// TestPadSeqsReaderRecycles checks that PadSeqsReader hands every batch
+// TestPadSeqsStreamRecycles checks that pipeline.PadSeqs hands every batch
 // back once it has copied it.
-func TestPadSeqsReaderRecycles(t *testing.T) {
+func TestPadSeqsStreamRecycles(t *testing.T) {
 	seqs := [][]int32{{1}, {2, 2}, {3, 3, 3}, {4}, {5, 5}}
 	b := batch.Of(source.Slice(seqs), 2, batch.Keep, batch.Recycling())
 	arrays := map[*[]int32]bool{}
@@ -229,7 +229,7 @@ func TestPadSeqsReaderRecycles(t *testing.T) {
 			}
 		}
 	})
-	out, err := source.Collect(context.Background(), batch.PadSeqsReader(watched, 0, 0))
+	out, err := source.Collect(context.Background(), padSeqs(watched, 0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,10 @@
 package batch
 
 import (
-	"context"
 	"fmt"
-	"iter"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/option"
-	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // ErrTooLong is wrapped by the error PadSeqs returns when a sequence is
@@ -105,38 +102,4 @@ func PadSeqs[E any](b Batch[[]E], length int, pad E, opts ...SeqOption) (Seqs[E]
 		out.Lens[i] = n
 	}
 	return out, nil
-}
-
-// PadSeqsReader applies PadSeqs to every batch of r. An error from PadSeqs
-// says which batch of the pass it came from, still wraps ErrTooLong, and
-// ends the pass; so does an error from r. It is the last consumer of r's
-// batches: it recycles each one (Batch.Release) once PadSeqs has copied it.
-// It panics when length < 0.
-func PadSeqsReader[E any](r source.Reader[Batch[[]E]], length int, pad E, opts ...SeqOption) source.Reader[Seqs[E]] {
-	if length < 0 {
-		panic(fmt.Sprintf("batch: PadSeqsReader: negative length %d", length))
-	}
-	return source.Follow("pad-seqs", r, func(r source.Reader[Batch[[]E]]) source.Reader[Seqs[E]] {
-		return source.Func[Seqs[E]](func(ctx context.Context) iter.Seq2[Seqs[E], error] {
-			return func(yield func(Seqs[E], error) bool) {
-				i := 0
-				for b, err := range r.All(ctx) {
-					if err != nil {
-						yield(Seqs[E]{}, err)
-						return
-					}
-					s, err := PadSeqs(b, length, pad, opts...)
-					b.Release() // PadSeqs copied it
-					if err != nil {
-						yield(Seqs[E]{}, fmt.Errorf("batch %d of the pass: %w", i, err))
-						return
-					}
-					if !yield(s, nil) {
-						return
-					}
-					i++
-				}
-			}
-		})
-	})
 }

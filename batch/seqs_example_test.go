@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -40,9 +41,10 @@ func ExamplePadSeqs_fixed() {
 	// [1 2 5 0] [2 1] truncated 1
 }
 
-func ExamplePadSeqsReader() {
+// A stream of batches padded by the pipeline's PadSeqs step.
+func ExamplePadSeqs_pipeline() {
 	sentences := source.Slice([][]int64{{1, 2}, {3}, {4, 5, 6}, {7}, {8}})
-	r := batch.PadSeqsReader(batch.Of(sentences, 2, batch.Keep), 0, -1)
+	r := pipeline.PadSeqs(pipeline.Batch(pipeline.From(sentences), 2, batch.Keep), 0, -1)
 	for s, err := range r.All(context.Background()) {
 		if err != nil {
 			panic(err)

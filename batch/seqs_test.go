@@ -10,6 +10,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -112,9 +113,15 @@ func TestPadSeqsPanics(t *testing.T) {
 	batch.PadSeqs(batch.Batch[[]int]{}, -1, 0)
 }
 
-func TestPadSeqsReader(t *testing.T) {
+// padSeqs pads every batch of r as pipeline.PadSeqs does, the step that
+// applies PadSeqs to a stream of batches.
+func padSeqs[E any](r source.Reader[batch.Batch[[]E]], length int, pad E) source.Reader[batch.Seqs[E]] {
+	return pipeline.PadSeqs(pipeline.From(r), length, pad)
+}
+
+func TestPadSeqsStream(t *testing.T) {
 	seqs := [][]int{{1}, {2, 3}, {4, 5, 6}, {7}, {8, 9, 10, 11}}
-	r := batch.PadSeqsReader(batch.Of(source.Slice(seqs), 2, batch.Keep), 0, -1)
+	r := padSeqs(batch.Of(source.Slice(seqs), 2, batch.Keep), 0, -1)
 	got, err := source.Collect(context.Background(), r)
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +138,7 @@ func TestPadSeqsReader(t *testing.T) {
 	// A fixed length: the second batch is too long; the error names it.
 	var n int
 	var last error
-	for _, err := range batch.PadSeqsReader(batch.Of(source.Slice(seqs), 2, batch.Keep), 2, -1).All(context.Background()) {
+	for _, err := range padSeqs(batch.Of(source.Slice(seqs), 2, batch.Keep), 2, -1).All(context.Background()) {
 		if err != nil {
 			last = err
 			continue
@@ -152,7 +159,7 @@ func TestPadSeqsReader(t *testing.T) {
 		}
 	})
 	var errs int
-	for _, err := range batch.PadSeqsReader(up, 0, 0).All(context.Background()) {
+	for _, err := range padSeqs(up, 0, 0).All(context.Background()) {
 		if err != nil {
 			if !errors.Is(err, boom) {
 				t.Errorf("error %v, want boom", err)
@@ -163,7 +170,7 @@ func TestPadSeqsReader(t *testing.T) {
 	if errs != 1 {
 		t.Errorf("%d errors, want 1", errs)
 	}
-	for range batch.PadSeqsReader(up, 0, 0).All(context.Background()) {
+	for range padSeqs(up, 0, 0).All(context.Background()) {
 		break // must not call yield again
 	}
 }

@@ -65,6 +65,11 @@ const checkpointVersion = 2
 // are checked when the first pass opens them, before its first item. Each
 // error wraps ErrCheckpoint and names the checkpoint (Source, or its epoch
 // and step) and the field: "epoch", "step", "data", "state.in[0].pos[1]".
+//
+// The sum and marks are the format's own: Encode computes them from the
+// content as it is, ParseCheckpoint checks them, and they are not fields.
+// Encode is the encoding: json.Marshal of a Checkpoint leaves them out,
+// and ParseCheckpoint refuses what it gives.
 type Checkpoint struct {
 	Version     int          `json:"version"`
 	Fingerprint string       `json:"fingerprint"`
@@ -72,18 +77,30 @@ type Checkpoint struct {
 	Step        int64        `json:"step"`
 	Data        string       `json:"data,omitempty"`
 	State       source.State `json:"state"`
-	Sum         string       `json:"sum,omitempty"`
-	// Marks locates an edit the checksum refuses: 2 bytes, in hex, of the
-	// SHA-256 of every value a reader of the file could change (epoch,
-	// step, data, each counter of the state), in order, so that an error
-	// names the field that no longer matches its mark.
-	Marks string `json:"marks,omitempty"`
 
 	// Source names the checkpoint in errors: ReadCheckpoint sets it to the
 	// file's path; a caller that parses bytes from elsewhere may set it.
 	// It is not encoded.
 	Source string `json:"-"`
+
+	sum string
+	// marks locates an edit the checksum refuses: 2 bytes, in hex, of the
+	// SHA-256 of every value a reader of the file could change (epoch,
+	// step, data, each counter of the state), in order, so that an error
+	// names the field that no longer matches its mark.
+	marks string
 }
+
+// checkpointJSON is the encoding of a Checkpoint (see its Format): its
+// fields, then the sum and marks.
+type checkpointJSON struct {
+	Checkpoint
+	Sum   string `json:"sum,omitempty"`
+	Marks string `json:"marks,omitempty"`
+}
+
+// wire returns c in its encoding.
+func (c *Checkpoint) wire() checkpointJSON { return checkpointJSON{*c, c.sum, c.marks} }
 
 // ErrCheckpoint is wrapped by the errors of a checkpoint that cannot be
 // read or that belongs to another pipeline.
@@ -97,7 +114,7 @@ func Fingerprint(st source.State) string {
 
 // Checkpoint returns the checkpoint of p at its position (Position): after
 // the items of the current epoch that the loop ranging p's Epochs (or
-// EpochsFrom, or Run) has received. The loop counts nothing: a run resumed
+// EpochsFrom) has received. The loop counts nothing: a run resumed
 // from a checkpoint goes on counting from it, so a checkpoint taken in a
 // resumed run is at the right place. Call it from the loop, between two
 // items, on the pipe whose items the loop receives (for a training loop,
@@ -130,8 +147,8 @@ func (p *Pipe[T]) CheckpointAt(ctx context.Context, epoch int, step int64) (*Che
 		return nil, fmt.Errorf("%w: epoch %d step %d: data: %w", ErrCheckpoint, epoch, step, err)
 	}
 	c := &Checkpoint{Version: checkpointVersion, Fingerprint: Fingerprint(st), Epoch: epoch, Step: step, Data: dataDigest(ids), State: st}
-	c.Sum = c.checksum()
-	_, c.Marks = c.marks()
+	c.sum = c.checksum()
+	_, c.marks = c.markList()
 	return c, nil
 }
 
@@ -176,14 +193,14 @@ func (c *Checkpoint) checksum() string {
 // as it is now.
 func (c *Checkpoint) Encode() ([]byte, error) {
 	d := *c
-	d.Sum = d.checksum()
-	_, d.Marks = d.marks()
-	return json.Marshal(&d)
+	d.sum = d.checksum()
+	_, d.marks = d.markList()
+	return json.Marshal(d.wire())
 }
 
-// marks returns the path of every value Marks covers, in order, and the
-// marks of their values as they are now.
-func (c *Checkpoint) marks() (paths []string, marks string) {
+// markList returns the path of every value marks covers, in order, and
+// the marks of their values as they are now.
+func (c *Checkpoint) markList() (paths []string, marks string) {
 	var b strings.Builder
 	mark := func(path, value string) {
 		paths = append(paths, path)
@@ -209,13 +226,13 @@ func (c *Checkpoint) marks() (paths []string, marks string) {
 // changed returns the one field whose mark no longer matches its value,
 // or "" when the marks cannot tell (none, several, or another shape).
 func (c *Checkpoint) changed() string {
-	paths, now := c.marks()
-	if len(now) != len(c.Marks) {
+	paths, now := c.markList()
+	if len(now) != len(c.marks) {
 		return ""
 	}
 	field := ""
 	for i, p := range paths {
-		if now[4*i:4*i+4] != c.Marks[4*i:4*i+4] {
+		if now[4*i:4*i+4] != c.marks[4*i:4*i+4] {
 			if field != "" {
 				return ""
 			}
@@ -245,11 +262,12 @@ func (c *Checkpoint) fail(field, format string, args ...any) error {
 func ParseCheckpoint(data []byte) (*Checkpoint, error) { return parseCheckpoint("", data) }
 
 func parseCheckpoint(name string, data []byte) (*Checkpoint, error) {
-	var c Checkpoint
-	if err := json.Unmarshal(data, &c); err != nil {
+	var w checkpointJSON
+	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("%w %s: not a checkpoint: %w", ErrCheckpoint, name, err)
 	}
-	c.Source = name
+	c := w.Checkpoint
+	c.Source, c.sum, c.marks = name, w.Sum, w.Marks
 	switch {
 	case c.Version == 1:
 		return nil, c.fail("version", "1 is the format without checksum and data digest, which this tensorfeed does not resume (it reads version %d): resume with the version that wrote it, or start the epoch again", checkpointVersion)
@@ -266,14 +284,14 @@ func parseCheckpoint(name string, data []byte) (*Checkpoint, error) {
 	if f := Fingerprint(c.State); f != c.Fingerprint {
 		return nil, c.fail("fingerprint", "%s does not match the kinds of its state (%s): the file was changed", c.Fingerprint, f)
 	}
-	if c.Sum == "" {
+	if c.sum == "" {
 		return nil, c.fail("sum", "missing: the checksum of a version %d checkpoint was removed", checkpointVersion)
 	}
-	if sum := c.checksum(); sum != c.Sum {
+	if sum := c.checksum(); sum != c.sum {
 		if field := c.changed(); field != "" {
-			return nil, c.fail(field, "changed after the checkpoint was written (sum: checksum mismatch, sum %s, content %s)", c.Sum, sum)
+			return nil, c.fail(field, "changed after the checkpoint was written (sum: checksum mismatch, sum %s, content %s)", c.sum, sum)
 		}
-		return nil, c.fail("sum", "checksum mismatch: the version, epoch, step, data or state was changed after the checkpoint was written (sum %s, content %s)", c.Sum, sum)
+		return nil, c.fail("sum", "checksum mismatch: the version, epoch, step, data or state was changed after the checkpoint was written (sum %s, content %s)", c.sum, sum)
 	}
 	return &c, nil
 }

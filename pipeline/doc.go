@@ -45,16 +45,16 @@
 // Every step counts its passes, errors, samples and, for a reader with a
 // bad-record policy, the records it skipped, and measures the time it
 // spends producing (Busy: in the step and upstream) against the time it
-// waits for its consumer (Wait); see StageStats for the exact definition
+// waits for its consumer (Wait); see Stats for the exact definition
 // and how the clock is sampled to keep the cost near that of one Map layer
 // per sample and step. Busy never shrinks along a synchronous chain, and
 // the difference of two snapshots taken between epochs equals the per-pass
 // log. Pipe.Stats returns a snapshot at any time, also while passes run.
 //
-// Pipe.Report turns the counters into a bottleneck report: how long the
+// Stats.Report turns the counters into a bottleneck report: how long the
 // training loop waited for data, which step spends the most time in its
-// own code, and the table of every step; Stats.Report does the same for one
-// epoch's counters (the difference of two snapshots):
+// own code, and the table of every step, for everything the pipe ran or for
+// one epoch's counters (the difference of two snapshots):
 //
 //	fmt.Print(feed.Stats().Report())
 //
@@ -71,13 +71,13 @@
 // to speed up (more workers, a faster decoder), and a deeper Buffered would
 // not help, since the steps behind it are busy nearly all the time. Self,
 // a step's time in its own code, is exact along a chain of steps on one
-// goroutine and an estimate across ParallelMap and FanIn; see StageStats.
+// goroutine and an estimate across ParallelMap and FanIn; see Stats.
 // Time a step spends waiting for its consumer (the training step, a full
 // prefetch buffer) is not its own time.
 //
 // When the loop waited for data under 5% of the time, the input is not
 // what limits training, and the report says so instead of naming a slowest
-// step (Report.InputBound is false, Report.Slowest empty):
+// step (the report's InputBound is false, its Slowest empty):
 //
 //	the input is not the bottleneck: the loop waited for data 0.3% of the time
 //

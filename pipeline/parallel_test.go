@@ -29,7 +29,7 @@ func TestParallelMap(t *testing.T) {
 	if err != nil || !slices.Equal(sorted(got), want) {
 		t.Fatalf("unordered: %v, %v", got, err)
 	}
-	if p.Name() != "parallel-map" || p.Stats().Last().Samples != 200 {
+	if p.Stats().Last().Name != "parallel-map" || p.Stats().Last().Samples != 200 {
 		t.Fatalf("stats: %v", p.Stats())
 	}
 }

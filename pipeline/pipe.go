@@ -60,7 +60,7 @@ func then[In, Out any](p *Pipe[In], name string, r source.Reader[Out]) *Pipe[Out
 
 // thenSync is then for a step whose stage reads p on the goroutine that
 // reads the step, inside its own pull, and nowhere else: p's passes then
-// share the step's clock (see StageStats). Only stages known to be
+// share the step's clock (see Stats). Only stages known to be
 // synchronous qualify; Buffered, ParallelMap and any user stage do not.
 func thenSync[In, Out any](p *Pipe[In], name string, r source.Reader[Out]) *Pipe[Out] {
 	n := newNode(name, p.node.cfg, p.node)
@@ -87,9 +87,6 @@ func (p *Pipe[T]) Resume(st source.State) (source.Reader[T], error) {
 // steps that take pipes of several element types (the Zips).
 func (p *Pipe[T]) stepNode() *node { return p.node }
 
-// Name returns the name of the pipe's last step.
-func (p *Pipe[T]) Name() string { return p.node.name }
-
 // Named renames the pipe's last step, for stats and logs, and returns p:
 //
 //	pipeline.Map(p, decode).Named("decode")
@@ -103,7 +100,7 @@ func (p *Pipe[T]) Named(name string) *Pipe[T] {
 // Stats returns a snapshot of the counters of every step that feeds p,
 // sources first and p's last step last. It is safe to call while passes
 // run; each running pass publishes its counts about once a millisecond
-// (and at its end), so they lag by at most that. See StageStats for what
+// (and at its end), so they lag by at most that. See Stats for what
 // the numbers mean.
 func (p *Pipe[T]) Stats() Stats {
 	nodes := p.node.lineage()

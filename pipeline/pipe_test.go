@@ -153,7 +153,7 @@ func TestTypedSteps(t *testing.T) {
 	seqs := pipeline.Batch(pipeline.From(source.Slice([][]int{{1}, {2, 3}, {4, 5, 6}})), 2, batch.Keep)
 	padded := pipeline.PadSeqs(seqs, 0, 0)
 	if got, err := source.Collect(ctx, padded); err != nil || len(got) != 2 || !slices.Equal(got[0].Data, []int{1, 0, 2, 3}) ||
-		got[1].Len() != 1 || padded.Name() != "pad-seqs" {
+		got[1].Len() != 1 || padded.Stats().Last().Name != "pad-seqs" {
 		t.Fatalf("PadSeqs: %v %v", got, err)
 	}
 	if _, err := source.Collect(ctx, pipeline.PadSeqs(seqs, 2, 0)); !errors.Is(err, batch.ErrTooLong) {
@@ -226,8 +226,8 @@ func TestNamesAndLineage(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Fatalf("names %v, want %v", names, want)
 	}
-	if z.Name() != "zip" {
-		t.Fatalf("Name() = %q", z.Name())
+	if last := z.Stats().Last().Name; last != "zip" {
+		t.Fatalf("the last step's name = %q", last)
 	}
 }
 

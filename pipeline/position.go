@@ -26,7 +26,7 @@ func (p *position) get() (int, int64) {
 	return p.epoch, p.step
 }
 
-// Position returns the epoch of the pass that Epochs, EpochsFrom or Run is
+// Position returns the epoch of the pass that Epochs or EpochsFrom is
 // ranging (or ranged last) and how many items of it the consumer has
 // received, counted from the start of the epoch, also across a resume: a
 // run resumed from a checkpoint at step 300 is at step 400 after 100 more

@@ -6,13 +6,37 @@ import (
 	"time"
 )
 
-// Report is a bottleneck report: the counters of every step of a pipe, how
-// long the pipe's consumer (the training loop) waited for data, and, when
-// that wait is long enough to matter, which step spends the most time in
-// its own code. It is what a profiler of tf.data shows, from the counters
-// every pipe keeps anyway. Pipe.Report covers everything a pipe has run;
-// Stats.Report covers any snapshot, such as the difference that is one
-// epoch:
+// bottleneck is the report [Stats.Report] returns (its doc says how to
+// read it). The type is not exported; its fields and methods are the
+// report.
+type bottleneck struct {
+	// Stats are the counters of every step, sources first and the pipe's
+	// last step last.
+	Stats Stats
+	// Wall is the time the passes of the pipe's last step ran: the time
+	// its consumer spent in them.
+	Wall time.Duration
+	// Waited is how long the consumer waited for data: the last step's
+	// Busy. The rest of Wall, the last step's Wait, is the consumer's own
+	// time (training).
+	Waited time.Duration
+	// Slowest is the step with the largest Self, the first of equals, when
+	// the input is the bottleneck (InputBound); the zero step when it
+	// is not, or when no step has any time of its own.
+	Slowest stepStats
+}
+
+// boundShare is the part of its time the consumer must wait for data for
+// the input to count as its bottleneck.
+const boundShare = 0.05
+
+// Report returns the bottleneck report of the snapshot st: the counters of
+// every step of a pipe, how long the pipe's consumer (the training loop)
+// waited for data, and, when that wait is long enough to matter, which
+// step spends the most time in its own code. It is what a profiler of
+// tf.data shows, from the counters every pipe keeps anyway. The report of
+// p.Stats() covers everything a pipe has run; that of the difference of
+// two snapshots covers what ran in between, such as one epoch:
 //
 //	for epoch, pass := range feed.Epochs(ctx, 10) {
 //		before := feed.Stats()
@@ -31,35 +55,29 @@ import (
 // faster pipeline would not make training faster, and the report says that
 // the input is not the bottleneck instead of naming a step. Otherwise the
 // slowest step is where to start: it is the step with the largest Self (see
-// StageStats), the time spent in the step's own code and not in the steps
+// Stats), the time spent in the step's own code and not in the steps
 // it reads nor waiting for the steps after it. Behind Buffered the steps
 // run on another goroutine while the consumer trains, so their Self can be
 // large while Waited stays small: that is prefetching doing its job.
-type Report struct {
-	// Stats are the counters of every step, sources first and the pipe's
-	// last step last.
-	Stats Stats
-	// Wall is the time the passes of the pipe's last step ran: the time
-	// its consumer spent in them.
-	Wall time.Duration
-	// Waited is how long the consumer waited for data: the last step's
-	// Busy. The rest of Wall, the last step's Wait, is the consumer's own
-	// time (training).
-	Waited time.Duration
-	// Slowest is the step with the largest Self, the first of equals, when
-	// the input is the bottleneck (InputBound); the zero StageStats when it
-	// is not, or when no step has any time of its own.
-	Slowest StageStats
-}
-
-// boundShare is the part of its time the consumer must wait for data for
-// the input to count as its bottleneck.
-const boundShare = 0.05
-
-// Report returns the bottleneck report of the snapshot st (see Report).
-func (st Stats) Report() Report {
+//
+// # Its fields and methods
+//
+//   - Stats: the counters of every step, sources first and the pipe's
+//     last step last.
+//   - Wall: the time the passes of the pipe's last step ran, the time its
+//     consumer spent in them.
+//   - Waited: how long the consumer waited for data, the last step's Busy.
+//     The rest of Wall, the last step's Wait, is the consumer's own time
+//     (training).
+//   - Slowest: the step with the largest Self, the first of equals, when
+//     the input is the bottleneck (InputBound); the zero step when
+//     it is not, or when no step has any time of its own.
+//   - InputBound() reports whether the consumer waited for data at least
+//     5% of its time; WaitedFraction() is Waited / Wall.
+//   - String() formats the report (Print it).
+func (st Stats) Report() bottleneck {
 	last := st.Last()
-	r := Report{Stats: st, Wall: last.Wall, Waited: last.Busy}
+	r := bottleneck{Stats: st, Wall: last.Wall, Waited: last.Busy}
 	if i := r.slowest(); i >= 0 {
 		r.Slowest = st[i]
 	}
@@ -68,7 +86,7 @@ func (st Stats) Report() Report {
 
 // slowest returns the index of the step with the largest Self, -1 when the
 // input is not the bottleneck or no step has any Self.
-func (r Report) slowest() int {
+func (r bottleneck) slowest() int {
 	if !r.InputBound() {
 		return -1
 	}
@@ -84,11 +102,11 @@ func (r Report) slowest() int {
 // InputBound reports whether the input is the bottleneck: the consumer
 // waited for data at least 5% of its time. When it did not, speeding up
 // any step would hardly speed up training.
-func (r Report) InputBound() bool { return r.Wall > 0 && r.WaitedFraction() >= boundShare }
+func (r bottleneck) InputBound() bool { return r.Wall > 0 && r.WaitedFraction() >= boundShare }
 
 // WaitedFraction returns Waited / Wall: the part of its time the consumer
 // spent waiting for data (0 before any time passed).
-func (r Report) WaitedFraction() float64 {
+func (r bottleneck) WaitedFraction() float64 {
 	if r.Wall <= 0 {
 		return 0
 	}
@@ -99,7 +117,7 @@ func (r Report) WaitedFraction() float64 {
 // the slowest step, or for an input that is not the bottleneck, and the
 // steps' table (see Stats.String), the slowest marked. Times have four
 // significant digits.
-func (r Report) String() string {
+func (r bottleneck) String() string {
 	var b strings.Builder
 	switch s := r.Slowest; {
 	case r.Wall <= 0:

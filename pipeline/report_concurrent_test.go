@@ -54,7 +54,7 @@ func TestSlowConsumerBehindGoroutines(t *testing.T) {
 	}
 	for _, r := range runs {
 		st := r.stats()
-		src := byName(t, st, "source")
+		src := byName(t, st, "source")[0]
 		if src.Wall < 30*time.Millisecond || src.Self > src.Wall/4 || src.Busy > src.Wall/4 {
 			t.Errorf("%s: source self %v, busy %v of wall %v; want a small part\n%v", r.name, src.Self, src.Busy, src.Wall, st.Report())
 		}

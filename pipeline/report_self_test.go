@@ -10,16 +10,16 @@ import (
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-// byName returns the step called name in st.
-func byName(t *testing.T, st pipeline.Stats, name string) pipeline.StageStats {
+// byName returns the step called name in st, as a Stats of one step.
+func byName(t *testing.T, st pipeline.Stats, name string) pipeline.Stats {
 	t.Helper()
-	for _, s := range st {
+	for i, s := range st {
 		if s.Name == name {
-			return s
+			return st[i : i+1]
 		}
 	}
 	t.Fatalf("no step %q in\n%v", name, st)
-	return pipeline.StageStats{}
+	return nil
 }
 
 // TestSelfAcrossGoroutines checks the rule for Self of every kind of step:
@@ -41,7 +41,7 @@ func TestSelfAcrossGoroutines(t *testing.T) {
 		t.Fatalf("%d samples, %v", n, err)
 	}
 	st := p.Stats()
-	busy := func(name string) time.Duration { return byName(t, st, name).Busy }
+	busy := func(name string) time.Duration { return byName(t, st, name)[0].Busy }
 	for _, tt := range []struct {
 		name string
 		want time.Duration
@@ -54,7 +54,7 @@ func TestSelfAcrossGoroutines(t *testing.T) {
 		{"mixed", max(0, busy("mixed")-busy("all-pipes"))}, // count(5) is measured here only
 		{"last", max(0, busy("last")-busy("mixed"))},
 	} {
-		if got := byName(t, st, tt.name).Self; got != tt.want {
+		if got := byName(t, st, tt.name)[0].Self; got != tt.want {
 			t.Errorf("%s: self %v, want %v", tt.name, got, tt.want)
 		}
 	}
@@ -72,7 +72,7 @@ func TestSlowestIsTheWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := p.Stats().Report()
-	if d := byName(t, r.Stats, "decode"); r.Slowest.Name != "decode" || d.Self < d.Busy*8/10 {
+	if d := byName(t, r.Stats, "decode")[0]; r.Slowest.Name != "decode" || d.Self < d.Busy*8/10 {
 		t.Errorf("slowest %q, decode self %v of busy %v\n%v", r.Slowest.Name, d.Self, d.Busy, r)
 	}
 }

@@ -33,7 +33,7 @@ type node struct {
 	// the step, inside the step's own pull (Map, Shuffle, Batch, ...), so
 	// the input's passes join this step's segment (see segment).
 	sync    bool
-	self    selfRule      // how StageStats.Self follows from Busy
+	self    selfRule      // how stepStats.Self follows from Busy
 	skipped func() int64  // the reader's skip count (source.SkipCounted), or nil
 	tuned   func() string // what an Auto step chose (autotune.go), or nil
 
@@ -49,7 +49,7 @@ func newNode(name string, cfg *config, parents ...*node) *node {
 	return &node{name: name, cfg: cfg, parents: parents}
 }
 
-// selfRule says how a step's own time (StageStats.Self) follows from the
+// selfRule says how a step's own time (stepStats.Self) follows from the
 // Busy of the step and of its inputs.
 type selfRule uint8
 
@@ -66,8 +66,91 @@ const (
 	selfRelay
 )
 
-// StageStats is a snapshot of the counters of one step, summed over all the
-// passes it has run (including the one running now, up to its last update).
+// stepStats is one step's counters, an element of [Stats] (whose doc says
+// what each means). The type is not exported: its values are reached
+// through Stats.
+type stepStats struct {
+	Name    string        // the step's name
+	Passes  int64         // passes started
+	Errors  int64         // passes that ended with an error
+	Samples int64         // samples (or batches) yielded to the consumer
+	Skipped int64         // bad records the step's reader skipped (source.SkipCounted), 0 for others
+	Timed   int64         // samples whose delivery read the clock
+	Wall    time.Duration // total time of the passes
+	Busy    time.Duration // time producing, in the step and upstream
+	Wait    time.Duration // time waiting for the consumer
+	Self    time.Duration // time producing in the step's own code (see Self above)
+	Auto    string        // what an Auto step chose ("auto 3/4" workers, "auto peak 65536 B" held), "" for others
+}
+
+// rate returns the samples per second of Wall (0 before any time passed).
+func (s stepStats) rate() float64 {
+	if s.Wall <= 0 {
+		return 0
+	}
+	return float64(s.Samples) / s.Wall.Seconds()
+}
+
+// BusyFraction returns Busy / Wall (0 before any time passed).
+func (s stepStats) BusyFraction() float64 {
+	if s.Wall <= 0 {
+		return 0
+	}
+	return float64(s.Busy) / float64(s.Wall)
+}
+
+// sub returns the difference s - before of two snapshots of the same step:
+// the counters of what happened in between, such as one epoch.
+func (s stepStats) sub(before stepStats) stepStats {
+	return stepStats{
+		Name:    s.Name,
+		Passes:  s.Passes - before.Passes,
+		Errors:  s.Errors - before.Errors,
+		Samples: s.Samples - before.Samples,
+		Skipped: s.Skipped - before.Skipped,
+		Timed:   s.Timed - before.Timed,
+		Wall:    s.Wall - before.Wall,
+		Busy:    s.Busy - before.Busy,
+		Wait:    s.Wait - before.Wait,
+		Self:    s.Self - before.Self,
+		Auto:    s.Auto,
+	}
+}
+
+// MarshalLogObject writes the snapshot as zap fields.
+func (s stepStats) MarshalLogObject(enc zapcore.ObjectEncoder) error {
+	enc.AddString("stage", s.Name)
+	enc.AddInt64("passes", s.Passes)
+	enc.AddInt64("errors", s.Errors)
+	enc.AddInt64("samples", s.Samples)
+	if s.Skipped != 0 {
+		enc.AddInt64("skipped", s.Skipped)
+	}
+	enc.AddDuration("wall", s.Wall)
+	enc.AddDuration("busy", s.Busy)
+	enc.AddDuration("wait", s.Wait)
+	enc.AddDuration("self", s.Self)
+	enc.AddFloat64("per_s", s.rate())
+	return nil
+}
+
+// Stats is a snapshot of every step that feeds a pipe, sources first and the
+// pipe's own last step last. Each element holds the counters of one step,
+// summed over all the passes it has run (including the one running now, up
+// to its last update):
+//
+//   - Name: the step's name.
+//   - Passes: passes started; Errors: passes that ended with an error.
+//   - Samples: samples (or batches) yielded to the consumer.
+//   - Skipped: bad records the step's reader skipped (source.SkipCounted),
+//     0 for others.
+//   - Timed: samples whose delivery read the clock.
+//   - Wall: total time of the passes; Busy: time producing, in the step and
+//     upstream; Wait: time waiting for the consumer; Self: time producing
+//     in the step's own code (see Self below).
+//   - Auto: what an Auto step chose ("auto 3/4" workers, "auto peak 65536
+//     B" held), "" for others.
+//   - BusyFraction() is Busy / Wall (0 before any time passed).
 //
 // # Busy and Wait
 //
@@ -151,80 +234,13 @@ const (
 //     the workers are never idle or the input is always ready, and in
 //     between it leans towards the input. A FanIn reader that is not a pipe
 //     is measured only here.
-type StageStats struct {
-	Name    string        // the step's name
-	Passes  int64         // passes started
-	Errors  int64         // passes that ended with an error
-	Samples int64         // samples (or batches) yielded to the consumer
-	Skipped int64         // bad records the step's reader skipped (source.SkipCounted), 0 for others
-	Timed   int64         // samples whose delivery read the clock
-	Wall    time.Duration // total time of the passes
-	Busy    time.Duration // time producing, in the step and upstream
-	Wait    time.Duration // time waiting for the consumer
-	Self    time.Duration // time producing in the step's own code (see Self above)
-	Auto    string        // what an Auto step chose ("auto 3/4" workers, "auto peak 65536 B" held), "" for others
-}
-
-// rate returns the samples per second of Wall (0 before any time passed).
-func (s StageStats) rate() float64 {
-	if s.Wall <= 0 {
-		return 0
-	}
-	return float64(s.Samples) / s.Wall.Seconds()
-}
-
-// BusyFraction returns Busy / Wall (0 before any time passed).
-func (s StageStats) BusyFraction() float64 {
-	if s.Wall <= 0 {
-		return 0
-	}
-	return float64(s.Busy) / float64(s.Wall)
-}
-
-// sub returns the difference s - before of two snapshots of the same step:
-// the counters of what happened in between, such as one epoch.
-func (s StageStats) sub(before StageStats) StageStats {
-	return StageStats{
-		Name:    s.Name,
-		Passes:  s.Passes - before.Passes,
-		Errors:  s.Errors - before.Errors,
-		Samples: s.Samples - before.Samples,
-		Skipped: s.Skipped - before.Skipped,
-		Timed:   s.Timed - before.Timed,
-		Wall:    s.Wall - before.Wall,
-		Busy:    s.Busy - before.Busy,
-		Wait:    s.Wait - before.Wait,
-		Self:    s.Self - before.Self,
-		Auto:    s.Auto,
-	}
-}
-
-// MarshalLogObject writes the snapshot as zap fields.
-func (s StageStats) MarshalLogObject(enc zapcore.ObjectEncoder) error {
-	enc.AddString("stage", s.Name)
-	enc.AddInt64("passes", s.Passes)
-	enc.AddInt64("errors", s.Errors)
-	enc.AddInt64("samples", s.Samples)
-	if s.Skipped != 0 {
-		enc.AddInt64("skipped", s.Skipped)
-	}
-	enc.AddDuration("wall", s.Wall)
-	enc.AddDuration("busy", s.Busy)
-	enc.AddDuration("wait", s.Wait)
-	enc.AddDuration("self", s.Self)
-	enc.AddFloat64("per_s", s.rate())
-	return nil
-}
-
-// Stats is a snapshot of every step that feeds a pipe, sources first and the
-// pipe's own last step last.
-type Stats []StageStats
+type Stats []stepStats
 
 // Last returns the snapshot of the pipe's own last step (the zero value for
 // an empty Stats).
-func (st Stats) Last() StageStats {
+func (st Stats) Last() stepStats {
 	if len(st) == 0 {
-		return StageStats{}
+		return stepStats{}
 	}
 	return st[len(st)-1]
 }
@@ -303,8 +319,8 @@ func short(d time.Duration) time.Duration {
 
 // snapshot reads the counters of one node. Busy is read before Wall and
 // published after it, so that Busy <= Wall holds in every snapshot.
-func (n *node) snapshot() StageStats {
-	s := StageStats{
+func (n *node) snapshot() stepStats {
+	s := stepStats{
 		Name:    n.name,
 		Passes:  n.passes.Load(),
 		Errors:  n.errors.Load(),
@@ -343,7 +359,7 @@ func (n *node) lineage() []*node {
 	return out
 }
 
-// The sampling of the clock (see StageStats).
+// The sampling of the clock (see stepStats).
 const (
 	slowEvent  = 2 * time.Microsecond // time every event while the steps' events are this far apart on average
 	window     = 64                   // events over which a timing chain judges that average
@@ -667,7 +683,7 @@ func (m *meter) end(epoch int, ended bool, err error) {
 
 // instrument wraps a step's reader with its node's counters. Per sample it
 // costs two countdowns and two stores; the clock is read on timed events
-// only (see StageStats).
+// only (see stepStats).
 func instrument[T any](n *node, r source.Reader[T]) source.Reader[T] {
 	if !n.cfg.stats {
 		return r

@@ -157,7 +157,7 @@ func TestStatsSubAgreesWithPassLog(t *testing.T) {
 	for _, e := range entries {
 		f := e.ContextMap()
 		ep := int(f["epoch"].(int64))
-		var s StageStats
+		var s stepStats
 		for _, x := range subs[ep] {
 			if x.Name == f["stage"] {
 				s = x

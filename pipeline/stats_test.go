@@ -137,7 +137,7 @@ func TestStatsSubAndString(t *testing.T) {
 	if !strings.Contains(s, "source") || !strings.Contains(s, "take") || strings.Count(s, "\n") != 3 {
 		t.Fatalf("String:\n%s", s)
 	}
-	if (pipeline.Stats{}).Last() != (pipeline.StageStats{}) {
+	if (pipeline.Stats{}).Last() != (pipeline.Stats{{}})[0] {
 		t.Fatal("Last of empty Stats")
 	}
 }

@@ -1,6 +1,10 @@
 package pipeline
 
 import (
+	"context"
+	"fmt"
+	"iter"
+
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -60,7 +64,7 @@ func zipped[T any](q *Pipe[T], inputs ...any) *Pipe[T] {
 	return q
 }
 
-// PadSeqs adds batch.PadSeqsReader: every batch of variable-length
+// PadSeqs adds batch.PadSeqs for every batch: every batch of variable-length
 // sequences is padded with pad to one length (length, or the batch's
 // longest sequence when length is 0) into a flat batch.Seqs, ready to
 // become a [rows, length] tensor with its true lengths and mask. A
@@ -69,7 +73,7 @@ func zipped[T any](q *Pipe[T], inputs ...any) *Pipe[T] {
 // batch after copying it, so Batch's batch.Recycling option makes batching
 // allocate nothing. Step name "pad-seqs".
 func PadSeqs[E any](p *Pipe[batch.Batch[[]E]], length int, pad E, opts ...batch.SeqOption) *Pipe[batch.Seqs[E]] {
-	return thenSync(p, "pad-seqs", batch.PadSeqsReader[E](p, length, pad, opts...))
+	return thenSync(p, "pad-seqs", padSeqs[E](p, length, pad, opts...))
 }
 
 // Apply adds any stage, typed or type-preserving, as one step named "apply"
@@ -79,11 +83,45 @@ func PadSeqs[E any](p *Pipe[batch.Batch[[]E]], length int, pad E, opts ...batch.
 //		return bucketByLength(r, 64) // a stage of your own
 //	}).Named("bucket")
 //
-// For its Self time (see StageStats) the stage is taken to read its input
+// For its Self time (see Stats) the stage is taken to read its input
 // inside its own pulls, as the built-in steps do.
 func Apply[In, Out any](p *Pipe[In], s Stage[In, Out]) *Pipe[Out] {
 	if s == nil {
 		panic("pipeline.Apply: nil stage")
 	}
 	return then(p, "apply", s(p))
+}
+
+// padSeqs applies batch.PadSeqs to every batch of r. An error from PadSeqs
+// says which batch of the pass it came from, still wraps batch.ErrTooLong,
+// and ends the pass; so does an error from r. It is the last consumer of
+// r's batches: it recycles each one (Batch.Release) once PadSeqs has
+// copied it. It panics when length < 0.
+func padSeqs[E any](r source.Reader[batch.Batch[[]E]], length int, pad E, opts ...batch.SeqOption) source.Reader[batch.Seqs[E]] {
+	if length < 0 {
+		panic(fmt.Sprintf("pipeline.PadSeqs: negative length %d", length))
+	}
+	return source.Follow("pad-seqs", r, func(r source.Reader[batch.Batch[[]E]]) source.Reader[batch.Seqs[E]] {
+		return source.Func[batch.Seqs[E]](func(ctx context.Context) iter.Seq2[batch.Seqs[E], error] {
+			return func(yield func(batch.Seqs[E], error) bool) {
+				i := 0
+				for b, err := range r.All(ctx) {
+					if err != nil {
+						yield(batch.Seqs[E]{}, err)
+						return
+					}
+					s, err := batch.PadSeqs(b, length, pad, opts...)
+					b.Release() // PadSeqs copied it
+					if err != nil {
+						yield(batch.Seqs[E]{}, fmt.Errorf("batch %d of the pass: %w", i, err))
+						return
+					}
+					if !yield(s, nil) {
+						return
+					}
+					i++
+				}
+			}
+		})
+	})
 }

@@ -65,7 +65,7 @@
 // A server that sends neither ETag nor Last-Modified leaves only the size
 // to compare. A read of the whole object in one request is allowed (one
 // answer is one version; its retry asks for the whole again): [Object.ReadAt]
-// of all of it, or a [Reader] whose [ReadAhead] block holds it (8 MiB by
+// of all of it, or an [Object.Reader] whose [ReadAhead] block holds it (8 MiB by
 // default). Reading a part ([Object.ReadAt] of a range, a Reader in several
 // blocks, a format read through an index) fails with [ErrUnvalidated]
 // unless [AllowUnvalidated] accepts the risk; the first such read of each

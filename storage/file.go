@@ -48,7 +48,7 @@ func (f *osFile) Size() int64 { return f.size }
 type remoteFile struct {
 	ctx context.Context
 	obj *Object
-	r   *Reader // nil until the first Read after an open or a Seek
+	r   *objectReader // nil until the first Read after an open or a Seek
 	pos int64
 }
 

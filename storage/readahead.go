@@ -15,11 +15,12 @@ type block struct {
 	done chan struct{}
 }
 
-// Reader reads an object from the start to the end, keeping up to n range
+// objectReader reads an object from the start to the end ([Object.Reader]
+// returns one), keeping up to n range
 // requests of blockBytes in flight ahead of what has been read (ReadAhead).
 // Its goroutines run from its creation to Close, which must be called.
-// A Reader is for one goroutine.
-type Reader struct {
+// It is for one goroutine.
+type objectReader struct {
 	obj    *Object
 	g      *scope.Group
 	ctx    context.Context
@@ -33,15 +34,18 @@ type Reader struct {
 	closed bool
 }
 
-// Reader returns a sequential reader of the whole object with read-ahead.
-// For a local file it reads the file directly (the OS reads ahead). ctx
-// bounds its requests; Close stops them and waits for its goroutines.
-func (o *Object) Reader(ctx context.Context) *Reader { return o.readerFrom(ctx, 0) }
+// Reader returns a sequential reader of the whole object with read-ahead:
+// up to n range requests of blockBytes in flight ahead of what has been
+// read ([ReadAhead]). For a local file it reads the file directly (the OS
+// reads ahead). ctx bounds its requests; Close, which must be called,
+// stops them and waits for its goroutines (it does not close the Object).
+// The reader is for one goroutine.
+func (o *Object) Reader(ctx context.Context) io.ReadCloser { return o.readerFrom(ctx, 0) }
 
 // readerFrom is Reader starting at byte off (clamped to [0, Size]).
-func (o *Object) readerFrom(ctx context.Context, off int64) *Reader {
+func (o *Object) readerFrom(ctx context.Context, off int64) *objectReader {
 	off = min(max(off, 0), o.size)
-	r := &Reader{obj: o, start: off, lpos: off}
+	r := &objectReader{obj: o, start: off, lpos: off}
 	if o.local || off == o.size {
 		return r
 	}
@@ -61,7 +65,7 @@ func (o *Object) readerFrom(ctx context.Context, off int64) *Reader {
 
 // produce starts one fetch per block, in order, each once a buffer is free,
 // and queues it for the reader.
-func (r *Reader) produce() error {
+func (r *objectReader) produce() error {
 	defer close(r.queue)
 	bs := int64(r.obj.cfg.blockBytes)
 	for off := r.start; off < r.obj.size; off += bs {
@@ -89,7 +93,7 @@ func (r *Reader) produce() error {
 }
 
 // Read reads the next bytes of the object; io.EOF at its end.
-func (r *Reader) Read(p []byte) (int, error) {
+func (r *objectReader) Read(p []byte) (int, error) {
 	if r.obj.local {
 		return r.readLocal(p)
 	}
@@ -140,7 +144,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (r *Reader) readLocal(p []byte) (int, error) {
+func (r *objectReader) readLocal(p []byte) (int, error) {
 	if r.closed {
 		return 0, objectError("read", r.obj.name, 0, -1, io.ErrClosedPipe)
 	}
@@ -154,7 +158,7 @@ func (r *Reader) readLocal(p []byte) (int, error) {
 
 // Close stops the read-ahead and waits for its requests to end. It does
 // not close the Object.
-func (r *Reader) Close() error {
+func (r *objectReader) Close() error {
 	if r.closed {
 		return nil
 	}

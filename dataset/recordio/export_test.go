@@ -22,6 +22,9 @@ func SetBase(r *Reader, off int64) { r.base = off }
 // ParseIndex reads an index from r, as ReadIndex reads a file.
 var ParseIndex = parseIndex
 
+// IndexEntry is one entry of an index, for NewIndex.
+type IndexEntry = indexEntry
+
 // NewIndex builds an index from entries.
 var NewIndex = newIndex
 

@@ -15,9 +15,10 @@ import (
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
-// IndexEntry is one line of an .idx file: a record's key and the byte offset
-// of its first part header in the .rec file.
-type IndexEntry struct {
+// indexEntry is one line of an .idx file: a record's key (Key) and the byte
+// offset of its first part header in the .rec file (Offset). [Index.Entry]
+// returns it; the type is not exported.
+type indexEntry struct {
 	Key    int64
 	Offset int64
 }
@@ -28,7 +29,7 @@ type IndexEntry struct {
 // be neither sorted nor contiguous. An Index is read-only once built and safe
 // for concurrent use.
 type Index struct {
-	entries []IndexEntry
+	entries []indexEntry
 	byKey   map[int64]int
 	sorted  []int64 // the offsets, ascending: a record ends where the next begins
 	// name and lines say where each entry came from, for errors: the .idx
@@ -46,7 +47,7 @@ type linePos struct {
 
 // newIndex builds an index from entries, kept in the given order. It returns
 // an error wrapping ErrFormat for a duplicate key or a negative offset.
-func newIndex(entries []IndexEntry) (*Index, error) {
+func newIndex(entries []indexEntry) (*Index, error) {
 	ix := &Index{
 		entries: slices.Clone(entries),
 		byKey:   make(map[int64]int, len(entries)),
@@ -87,7 +88,7 @@ func ReadIndex(ctx context.Context, path string, opts ...Option) (*Index, error)
 // in errors.
 func parseIndex(r io.Reader, name string) (*Index, error) {
 	sc := bufio.NewScanner(r)
-	var entries []IndexEntry
+	var entries []indexEntry
 	var lines []linePos
 	line := 0
 	var off int64
@@ -118,7 +119,7 @@ func parseIndex(r io.Reader, name string) (*Index, error) {
 			return nil, fail("duplicate key %d (first on line %d)", key, prev)
 		}
 		seen[key] = line
-		entries = append(entries, IndexEntry{Key: key, Offset: pos})
+		entries = append(entries, indexEntry{Key: key, Offset: pos})
 		lines = append(lines, linePos{line: line, off: off})
 	}
 	if err := sc.Err(); err != nil {
@@ -153,7 +154,7 @@ func (ix *Index) where(i int) (file string, off int64, line int, at string) {
 func (ix *Index) Len() int { return len(ix.entries) }
 
 // Entry returns the i-th entry, in file order.
-func (ix *Index) Entry(i int) IndexEntry { return ix.entries[i] }
+func (ix *Index) Entry(i int) indexEntry { return ix.entries[i] }
 
 // Lookup returns the offset of the record with the given key.
 func (ix *Index) Lookup(key int64) (offset int64, ok bool) {

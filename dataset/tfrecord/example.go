@@ -13,12 +13,12 @@ import (
 	"github.com/tensorfeed/tensorfeed/internal/option"
 )
 
-// Kind says which list a Feature holds.
+// Kind says which list a feature holds.
 type Kind uint8
 
-// The kinds of a Feature, after tf.train.Feature's oneof.
+// The kinds of a feature, after tf.train.Feature's oneof.
 const (
-	KindNone  Kind = iota // an empty Feature: no list set
+	KindNone  Kind = iota // an empty feature: no list set
 	KindBytes             // bytes_list
 	KindFloat             // float_list
 	KindInt64             // int64_list
@@ -39,19 +39,22 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
-// Feature is one tf.train.Feature: a list of byte strings, of float32 or of
-// int64, as Kind says; the other two lists are nil.
-type Feature struct {
+// featureList is one tf.train.Feature: a list of byte strings (Bytes), of
+// float32 (Floats) or of int64 (Int64s), as Kind says; the other two lists
+// are nil. The type is not exported: an Example's Features hold it, and
+// the accessors (Float32s, Int64s, Bytes) read it.
+type featureList struct {
 	Kind   Kind
 	Bytes  [][]byte
 	Floats []float32
 	Int64s []int64
 }
 
-// Example is a decoded tf.train.Example: named features, each a typed list.
-// The zero Example has no features; the Set methods add them.
+// Example is a decoded tf.train.Example: named features, each a typed list
+// (its Kind and one of Bytes, Floats and Int64s, the other two nil). The
+// zero Example has no features; the Set methods add them.
 type Example struct {
-	Features map[string]Feature
+	Features map[string]featureList
 }
 
 // ErrExample is wrapped by every error about a malformed serialized
@@ -78,56 +81,56 @@ func exampleError(feature string, at int, sentinel error, msg string) *tensorfee
 	return &tensorfeed.Error{Offset: int64(at), Record: -1, Member: feature, Err: cause.New(sentinel, nil, msg)}
 }
 
-// Float32s returns the float_list of the feature name. An empty Feature
+// Float32s returns the float_list of the feature name. An empty feature
 // reads as an empty list of any kind.
 func (e Example) Float32s(name string) ([]float32, error) {
 	f, err := e.feature(name, KindFloat)
 	return f.Floats, err
 }
 
-// Int64s returns the int64_list of the feature name. An empty Feature reads
+// Int64s returns the int64_list of the feature name. An empty feature reads
 // as an empty list of any kind.
 func (e Example) Int64s(name string) ([]int64, error) {
 	f, err := e.feature(name, KindInt64)
 	return f.Int64s, err
 }
 
-// Bytes returns the bytes_list of the feature name. An empty Feature reads
+// Bytes returns the bytes_list of the feature name. An empty feature reads
 // as an empty list of any kind.
 func (e Example) Bytes(name string) ([][]byte, error) {
 	f, err := e.feature(name, KindBytes)
 	return f.Bytes, err
 }
 
-func (e Example) feature(name string, want Kind) (Feature, error) {
+func (e Example) feature(name string, want Kind) (featureList, error) {
 	f, ok := e.Features[name]
 	if !ok {
-		return Feature{}, exampleError(name, -1, ErrNoFeature, "not in the Example")
+		return featureList{}, exampleError(name, -1, ErrNoFeature, "not in the Example")
 	}
 	if f.Kind != want && f.Kind != KindNone {
-		return Feature{}, exampleError(name, -1, ErrKind, fmt.Sprintf("holds a %s, not a %s", f.Kind, want))
+		return featureList{}, exampleError(name, -1, ErrKind, fmt.Sprintf("holds a %s, not a %s", f.Kind, want))
 	}
 	return f, nil
 }
 
 // SetFloat32s sets the feature name to a float_list holding v (not copied).
 func (e *Example) SetFloat32s(name string, v ...float32) {
-	e.set(name, Feature{Kind: KindFloat, Floats: v})
+	e.set(name, featureList{Kind: KindFloat, Floats: v})
 }
 
 // SetInt64s sets the feature name to an int64_list holding v (not copied).
 func (e *Example) SetInt64s(name string, v ...int64) {
-	e.set(name, Feature{Kind: KindInt64, Int64s: v})
+	e.set(name, featureList{Kind: KindInt64, Int64s: v})
 }
 
 // SetBytes sets the feature name to a bytes_list holding v (not copied).
 func (e *Example) SetBytes(name string, v ...[]byte) {
-	e.set(name, Feature{Kind: KindBytes, Bytes: v})
+	e.set(name, featureList{Kind: KindBytes, Bytes: v})
 }
 
-func (e *Example) set(name string, f Feature) {
+func (e *Example) set(name string, f featureList) {
 	if e.Features == nil {
-		e.Features = make(map[string]Feature)
+		e.Features = make(map[string]featureList)
 	}
 	e.Features[name] = f
 }
@@ -242,7 +245,7 @@ func ParseExample(b []byte, opts ...ExampleOption) (Example, error) {
 		return ex, err
 	}
 	// Second pass: decode into memory of the counted sizes.
-	ex.Features = make(map[string]Feature, p.entries)
+	ex.Features = make(map[string]featureList, p.entries)
 	p.names.Grow(p.nameBytes)
 	err = p.fields(b, 0, func(num protowire.Number, _ protowire.Type, v []byte, voff, _ int) error {
 		if num != fieldFeatures {
@@ -361,9 +364,9 @@ func (p *parser) entry(b []byte, off int, ex *Example) error {
 	return nil
 }
 
-// featureShape is what a tf.train.Feature decodes to: the kind of its
+// featureShape is what a tf.train.feature decodes to: the kind of its
 // list, the number of values, the bytes of a bytes_list's values, and where
-// in the Feature the fields of that list begin (an earlier list of another
+// in the feature the fields of that list begin (an earlier list of another
 // kind is replaced by it, as protobuf's oneof rule says).
 type featureShape struct {
 	kind  Kind
@@ -372,7 +375,7 @@ type featureShape struct {
 	start int
 }
 
-// shape checks a tf.train.Feature and counts its values; with count set it
+// shape checks a tf.train.feature and counts its values; with count set it
 // adds them to the Example's count and checks that against MaxValues.
 func (p *parser) shape(b []byte, off int, count bool) (featureShape, error) {
 	var s featureShape
@@ -452,11 +455,11 @@ func (p *parser) count(b []byte, off int, s *featureShape, count bool) error {
 	})
 }
 
-// fill decodes a Feature that shape has checked and measured, from b, the
+// fill decodes a feature that shape has checked and measured, from b, the
 // Feature's fields from the first of its final list on; every list is
 // allocated once, at its final size.
-func (p *parser) fill(b []byte, s featureShape) Feature {
-	f := Feature{Kind: s.kind}
+func (p *parser) fill(b []byte, s featureShape) featureList {
+	f := featureList{Kind: s.kind}
 	var data []byte // the backing array of a bytes_list's values
 	switch s.kind {
 	case KindNone:
@@ -549,12 +552,12 @@ func appendLen(b []byte, num protowire.Number, n int) []byte {
 	return protowire.AppendVarint(b, uint64(n))
 }
 
-func entrySize(name string, f Feature) int {
+func entrySize(name string, f featureList) int {
 	return sizeField(fieldMapKey, len(name)) + sizeField(fieldMapValue, featureSize(f))
 }
 
 // listSize is the size of the body of f's list message.
-func listSize(f Feature) int {
+func listSize(f featureList) int {
 	switch f.Kind {
 	case KindBytes:
 		n := 0
@@ -595,14 +598,14 @@ func kindField(k Kind) protowire.Number {
 	}
 }
 
-func featureSize(f Feature) int {
+func featureSize(f featureList) int {
 	if f.Kind == KindNone {
 		return 0
 	}
 	return sizeField(kindField(f.Kind), listSize(f))
 }
 
-func appendFeature(b []byte, f Feature) []byte {
+func appendFeature(b []byte, f featureList) []byte {
 	if f.Kind == KindNone {
 		return b
 	}

@@ -205,7 +205,7 @@ func New(ctx context.Context, feed source.Reader[*tensor.Batch], data, label []t
 	}
 	d := &Dataset{name: cfg.name, feed: p, endless: cfg.endless, keep: cfg.keepPartial, ctx: ctx}
 	if d.name == "" {
-		d.name = p.Name()
+		d.name = p.Stats().Last().Name
 	}
 	var err error
 	if cfg.inputs == nil {

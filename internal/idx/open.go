@@ -18,7 +18,7 @@ type Input struct {
 	Size int64  // -1 when unknown (a local file that is not regular)
 	os   *os.File
 	obj  *storage.Object
-	rd   *storage.Reader
+	rd   io.ReadCloser
 }
 
 // Close closes the file (and stops a remote file's read-ahead).

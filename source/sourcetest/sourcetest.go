@@ -63,8 +63,9 @@ func newConfig(opts []Option) config {
 	return c
 }
 
-// ErrUpstream is the error the upstream of [TestStage] fails with.
-var ErrUpstream = errors.New("sourcetest: upstream failed")
+// errUpstream is the error the upstream of [TestStage] fails with (a stage
+// must pass it on, wrapped or not).
+var errUpstream = errors.New("sourcetest: upstream failed")
 
 // TestReader checks r against the contract (see the package doc) and
 // returns an error describing the first broken rule, or nil. r must be
@@ -201,7 +202,7 @@ func TestStage[In, Out any](stage func(source.Reader[In]) source.Reader[Out], in
 	up := &probe[In]{n: c.samples, failAt: c.samples / 2, make: input}
 	if bad := noLeak(func() error {
 		_, err, bad := pass(ctx, stage(up))
-		if bad == nil && !errors.Is(err, ErrUpstream) {
+		if bad == nil && !errors.Is(err, errUpstream) {
 			bad = fmt.Errorf("pass ended with %v, want the upstream's error", err)
 		}
 		return bad
@@ -432,7 +433,7 @@ func sameError(a, b error) bool {
 }
 
 // probe is an upstream that counts its passes: n samples (-1: endless),
-// failing with ErrUpstream before sample failAt (-1: never).
+// failing with errUpstream before sample failAt (-1: never).
 type probe[T any] struct {
 	n, failAt        int
 	make             func(int) T
@@ -450,7 +451,7 @@ func (p *probe[T]) All(ctx context.Context) iter.Seq2[T, error] {
 				return
 			}
 			if i == p.failAt {
-				yield(zero, fmt.Errorf("sample %d: %w", i, ErrUpstream))
+				yield(zero, fmt.Errorf("sample %d: %w", i, errUpstream))
 				return
 			}
 			if !yield(p.make(i), nil) {
