@@ -38,7 +38,8 @@ import (
 // buffer reach the consumer first, then the first error, once. A panic in a
 // reader becomes a *tensorfeed.PanicError. When the consumer stops early or
 // ctx is cancelled, the pass cancels every reader and waits for them before
-// it returns. Each reader's passes are its own: Concurrent starts one pass
+// it returns. A pass cancelled while it hands over a block of
+// ready samples stops within 256 of them. Each reader's passes are its own: Concurrent starts one pass
 // of every reader per pass of its own, with the caller's context.
 //
 // Concurrent panics if buffer < 1. With no readers a pass is empty.
@@ -197,7 +198,19 @@ func fanIn[T any](ctx context.Context, producers, buffer int,
 				yield(zero, ctx.Err())
 				return
 			}
-			for _, v := range got {
+			for i, v := range got {
+				// A block can hold the whole buffer: look at ctx every
+				// cancelCheck samples, so that a cancelled pass stops
+				// within that many samples instead of handing over the
+				// rest of the block.
+				if i%cancelCheck == cancelCheck-1 {
+					select {
+					case <-done:
+						yield(zero, ctx.Err())
+						return
+					default:
+					}
+				}
 				if !yield(v, nil) {
 					return
 				}
@@ -213,6 +226,10 @@ func fanIn[T any](ctx context.Context, producers, buffer int,
 		}
 	}
 }
+
+// cancelCheck is how many samples of a block a pass hands over between two
+// looks at its context.
+const cancelCheck = 256
 
 // queue hands samples from several producer goroutines to one consumer. The
 // producers append to a buffer of up to n samples under a mutex; the consumer

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -155,6 +156,46 @@ func TestConcurrentEarlyBreakBoundsReadAhead(t *testing.T) {
 func TestConcurrentCancelWhileRanging(t *testing.T) {
 	// Cancelled after 500 samples, the readers are blocked on the full buffer.
 	sourcetest.CancelAfter(t, source.Concurrent([]source.Reader[int]{fixture.Endless(nil), fixture.Endless(nil)}, 4), 500)
+}
+
+// TestConcurrentCancelStopsWithinABlock: a pass cancelled while the buffer
+// is full stops within 256 samples, not after the whole block of ready
+// samples it took.
+func TestConcurrentCancelStopsWithinABlock(t *testing.T) {
+	var produced atomic.Int64
+	up := source.Func[int](func(ctx context.Context) iter.Seq2[int, error] {
+		return func(yield func(int, error) bool) {
+			for i := 0; ; i++ {
+				produced.Add(1)
+				if !yield(i, nil) {
+					return
+				}
+			}
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	after, cancelled := 0, false
+	for _, err := range source.Concurrent([]source.Reader[int]{up}, 10000).All(ctx) {
+		if err != nil {
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("error %v, want context.Canceled", err)
+			}
+			continue
+		}
+		if cancelled {
+			after++
+			continue
+		}
+		for produced.Load() < 10000 { // let the producer fill the buffer
+			runtime.Gosched()
+		}
+		cancel()
+		cancelled = true
+	}
+	if after > 256 {
+		t.Fatalf("%d samples after the cancel, want at most 256", after)
+	}
 }
 
 func TestConcurrentCancelWhileConsumerWaits(t *testing.T) {
