@@ -94,11 +94,6 @@ func NewDense[E Number](shape []int, data []E) Dense[E] {
 	return Dense[E]{Shape: shape, Data: data}
 }
 
-// Len returns the first dimension of d, Shape[0], as tensor.Tensor.Len
-// does for a batch: the number of rows a [T, F] sequence of frames holds.
-// A scalar has no first dimension: Len panics when Shape is empty.
-func (d Dense[E]) Len() int { return d.Shape[0] }
-
 // Image is a decoded image: Height rows of Width pixels, each of Channels
 // interleaved uint8 values (HWC layout: 1 = gray, 3 = RGB, 4 = RGBA).
 type Image struct {

@@ -51,8 +51,8 @@ func TestNewDense(t *testing.T) {
 	if len(d.Data) != 6 {
 		t.Fatalf("allocated %d elements, want 6", len(d.Data))
 	}
-	if d.Len() != 2 {
-		t.Errorf("Len = %d, want 2", d.Len())
+	if d.Shape[0] != 2 {
+		t.Errorf("Shape[0] = %d, want 2", d.Shape[0])
 	}
 	backing := []int32{1, 2, 3, 4}
 	e := sample.NewDense([]int{2, 2}, backing)
@@ -85,12 +85,12 @@ func ExampleNewDense() {
 	// Output: [2 3] float32 6
 }
 
-func ExampleDense_Len() {
+func ExampleNewDense_frames() {
 	frames := sample.NewDense[float32]([]int{5, 40}, nil) // 5 frames of 40 features
-	for i := range frames.Len() {
+	for i := range frames.Shape[0] {
 		row := frames.Data[i*40 : (i+1)*40]
 		row[0] = float32(i)
 	}
-	fmt.Println(frames.Len(), frames.Data[4*40])
+	fmt.Println(frames.Shape[0], frames.Data[4*40])
 	// Output: 5 4
 }

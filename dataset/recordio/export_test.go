@@ -1,6 +1,10 @@
 package recordio
 
-import "github.com/tensorfeed/tensorfeed/internal/inputsplit"
+import (
+	"io"
+
+	"github.com/tensorfeed/tensorfeed/internal/inputsplit"
+)
 
 // Shard is the byte-range shard option that MXNet's ImageRecordIter asks
 // for through inputsplit.RecordIO: the tests reach it the same way.
@@ -34,3 +38,6 @@ var Sync = syncAt
 // Splits returns how many times w split a payload at a magic word, as
 // dmlc-core's writer counts them.
 func Splits(w *Writer) int { return w.splits }
+
+// WriteIndex writes ix in .idx format.
+func WriteIndex(ix *Index, w io.Writer) (int64, error) { return ix.writeTo(w) }

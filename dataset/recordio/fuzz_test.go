@@ -163,7 +163,7 @@ func FuzzParseIndex(f *testing.F) {
 			return
 		}
 		var out bytes.Buffer
-		if _, err := ix.WriteTo(&out); err != nil {
+		if _, err := recordio.WriteIndex(ix, &out); err != nil {
 			t.Fatal(err)
 		}
 		again, err := recordio.ParseIndex(&out, "again.idx")

@@ -174,9 +174,10 @@ func (ix *Index) next(off int64) int64 {
 	return ix.sorted[i]
 }
 
-// WriteTo writes the index in .idx format, "key\tpos\n" per entry, in a
-// single Write call.
-func (ix *Index) WriteTo(w io.Writer) (int64, error) {
+// writeTo writes the index in .idx format, "key\tpos\n" per entry, in a
+// single Write call (AppendIndexLine is how a writer of .idx files makes
+// each line).
+func (ix *Index) writeTo(w io.Writer) (int64, error) {
 	var buf []byte
 	for _, e := range ix.entries {
 		buf = AppendIndexLine(buf, e.Key, e.Offset)

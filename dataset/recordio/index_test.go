@@ -30,7 +30,7 @@ func TestReadIndexTestdata(t *testing.T) {
 			}
 		}
 		var out bytes.Buffer
-		n, err := ix.WriteTo(&out)
+		n, err := recordio.WriteIndex(ix, &out)
 		if err != nil || n != int64(out.Len()) || !bytes.Equal(out.Bytes(), mustRead(t, idxPath(name))) {
 			t.Errorf("%s: WriteTo does not give the file back (n=%d, err=%v)", name, n, err)
 		}

@@ -82,7 +82,7 @@ func TestIndexedFileBadEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ib bytes.Buffer
-	if _, err := idx.WriteTo(&ib); err != nil {
+	if _, err := recordio.WriteIndex(idx, &ib); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "x.idx"), ib.Bytes(), 0o644); err != nil {

@@ -16,7 +16,7 @@
 // whose key ends one shard and starts the next is refused, see
 // [SplitAcross]), as a source.Reader[[Sample]]: a sample holds its key, its shard, the offset of
 // its first member and the bytes of its fields. The methods of Sample
-// decode a field: [Sample.Int] (.cls), [Sample.Text] (.txt),
+// decode a field: [Sample.Int] (.cls), [Sample.Bytes] (.txt, as string(b)),
 // [Sample.JSON], [Sample.NPY] (NumPy .npy arrays, see [NPY] and [Dense])
 // and [Sample.Image] (JPEG and PNG through image/decode). [Decode] turns a
 // reader of samples into a reader of the caller's own type, with decoding

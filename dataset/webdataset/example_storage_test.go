@@ -60,7 +60,8 @@ func ExampleStorage() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		txt, _ := s.Text("txt")
+		b, _ := s.Bytes("txt")
+		txt := string(b)
 		fmt.Println(s.Shard, s.Key, txt)
 	}
 	// Output:

@@ -56,7 +56,8 @@ func Example() {
 			if err != nil {
 				return labelled{}, err
 			}
-			t, err := s.Text("txt")
+			b, err := s.Bytes("txt")
+			t := string(b)
 			return labelled{c, t}, err
 		})
 	for s, err := range r.All(context.Background()) {

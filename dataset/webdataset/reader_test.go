@@ -73,7 +73,7 @@ func checkDecoders(t *testing.T, i int, s webdataset.Sample) {
 	if c, err := s.Int("cls"); err != nil || c != i%10 {
 		t.Fatalf("Int(cls) = %d, %v; want %d", c, err, i%10)
 	}
-	if txt, err := s.Text("txt"); err != nil || txt != fmt.Sprintf("a photo number %d", i) {
+	if txt, err := s.Bytes("txt"); err != nil || string(txt) != fmt.Sprintf("a photo number %d", i) {
 		t.Fatalf("Text(txt) = %q, %v", txt, err)
 	}
 	var meta struct {
@@ -257,7 +257,7 @@ func TestDecodeErrors(t *testing.T) {
 	}
 	// Decoders on a missing field.
 	s := webdataset.Sample{Key: "k", Shard: p, Fields: map[string][]byte{"json": []byte("{"), "npy": []byte("xx")}}
-	if _, err := s.Text("txt"); !errors.Is(err, webdataset.ErrMissingField) {
+	if _, err := s.Bytes("txt"); !errors.Is(err, webdataset.ErrMissingField) {
 		t.Fatalf("Text of a missing field: %v", err)
 	}
 	if err := s.JSON("json", new(any)); !errors.Is(err, webdataset.ErrDecode) {

@@ -52,13 +52,6 @@ func (s Sample) Bytes(field string) ([]byte, error) {
 	return b, nil
 }
 
-// Text returns field as a string (a .txt caption, a .cls label), with
-// surrounding spaces and line ends kept.
-func (s Sample) Text(field string) (string, error) {
-	b, err := s.Bytes(field)
-	return string(b), err
-}
-
 // Int parses field as a base-10 integer after trimming white space, as
 // WebDataset's .cls, .cls2 and .index decoders do. A field that is not an
 // integer gives an [*tensorfeed.Error] wrapping [ErrDecode].
