@@ -7,12 +7,14 @@ import (
 	"iter"
 	"sync/atomic"
 
+	"github.com/samber/lo"
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/internal/badrows"
 	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/internal/sinkrows"
 	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/sink"
@@ -113,6 +115,16 @@ func tensorize[T any](p *Pipe[batch.Batch[T]], s *sink.Sink[T], last batch.Polic
 	option.Apply(&cfg, opts)
 	tz := &tensorizer[T]{s: s, last: last, bad: cfg.bad}
 	var q *Pipe[*tensor.Batch]
+	// The workers fill whole batches; a batch's Fill fields (an image
+	// decoded into each row) are also split among as many goroutines, so
+	// that an epoch of fewer batches than workers, and the start and end
+	// of every epoch, keep them busy.
+	rowWorkers := cfg.workers
+	if cfg.workers == Auto {
+		rowWorkers = tuningOf(p.node.cfg).cores
+	}
+	splits := sinkrows.SetWorkers(s, rowWorkers)
+	fit := batchesThatFit(s)
 	switch cfg.workers {
 	case 1:
 		q = thenSync(p, "tensorize", tz.reader(p, func(up source.Reader[batch.Batch[T]], f func(batch.Batch[T]) (assembled, error)) source.Reader[assembled] {
@@ -134,13 +146,17 @@ func tensorize[T any](p *Pipe[batch.Batch[T]], s *sink.Sink[T], last batch.Polic
 		t := tuningOf(p.node.cfg)
 		g := newGate(t)
 		q = then(p, "tensorize", tz.reader(p, func(up source.Reader[batch.Batch[T]], f func(batch.Batch[T]) (assembled, error)) source.Reader[assembled] {
-			return gatedMap(t, g, up, f, []ParallelOption{stage.InFlight(4 * t.cores)})
+			return gatedMap(t, g, up, f, []ParallelOption{stage.InFlight(min(4*t.cores, fit))})
 		}))
 		q.node.self, q.node.tuned = selfConcurrent, func() string { return fmt.Sprintf("auto %d/%d", g.now.Load(), g.t.cores) }
 	default:
 		n := cfg.workers
+		if splits {
+			n = min(n, fit) // the workers share the rows of fewer batches
+		}
+		inFlight := max(n, min(4*n, fit))
 		q = then(p, "tensorize", tz.reader(p, func(up source.Reader[batch.Batch[T]], f func(batch.Batch[T]) (assembled, error)) source.Reader[assembled] {
-			return stage.ParallelMap(up, n, f, stage.InFlight(4*n))
+			return stage.ParallelMap(up, n, f, stage.InFlight(inFlight))
 		}))
 		q.node.self = selfConcurrent
 	}
@@ -148,6 +164,24 @@ func tensorize[T any](p *Pipe[batch.Batch[T]], s *sink.Sink[T], last batch.Polic
 		q.node.skipped = tz.skipped.Load
 	}
 	return q
+}
+
+// maxInFlightBytes bounds the memory of the batches that Tensorize's
+// workers hold at once (being assembled, or assembled and waiting for the
+// ones before them): 4 per worker while they fit, fewer when batches are
+// large, at least one: one batch of 77 MB (128 images of 3x224x224
+// float32). With a Fill field the workers then share the rows of those few
+// batches instead of each filling a batch of its own.
+const maxInFlightBytes = 128 << 20
+
+// batchesThatFit returns how many of s's batches fit maxInFlightBytes, at
+// least one.
+func batchesThatFit[T any](s *sink.Sink[T]) int {
+	bytes := 0
+	for _, d := range append(s.ProvideData(), s.ProvideLabel()...) {
+		bytes += d.DType.Size() * lo.Reduce(d.Shape, func(p, x, _ int) int { return p * x }, 1)
+	}
+	return max(1, maxInFlightBytes/max(1, bytes))
 }
 
 // assembleError marks an error of Sink.Assemble on its way through the

@@ -27,7 +27,7 @@ type Field[T any] struct {
 	// try, set instead of write for a field made by Fill, writes every
 	// sample it can and adds each row whose fill failed to bad (made when
 	// nil), which it returns: no allocation while every fill succeeds.
-	try func(samples []T, dst unsafe.Pointer, clearRows bool, bad *badrows.Error) *badrows.Error
+	try tryFunc[T]
 }
 
 // Float32 returns a field named name holding a float32 tensor of the given
@@ -102,6 +102,11 @@ func Fill[T any, E Elem](name string, shape []int, fill func(s T, dst []E) error
 	}
 	return f
 }
+
+// tryFunc fills the rows of samples into dst, the first of them, each
+// cleared first with clearRows, and adds the rows whose fill failed to bad
+// (a new one when bad is nil), numbered from the first of samples.
+type tryFunc[T any] func(samples []T, dst unsafe.Pointer, clearRows bool, bad *badrows.Error) *badrows.Error
 
 // fillField returns the field of Float32, Int32, Int64 and Uint8: fill
 // writes each sample into its zeroed row.

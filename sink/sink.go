@@ -4,13 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/samber/lo"
 	"go.uber.org/zap"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/internal/badrows"
+	"github.com/tensorfeed/tensorfeed/internal/sinkrows"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/tensor"
 )
@@ -31,6 +34,87 @@ type Sink[T any] struct {
 	per    [5]int // elements per sample of each dtype, by slot()
 	dims   int    // sum of len(Shape) over all tensors, batch dim included
 	rec    recycler
+	// rows, when not nil, fills the rows of a batch's Fill fields on
+	// several goroutines (set by Tensorize through internal/sinkrows).
+	rows atomic.Pointer[rowFiller]
+}
+
+func init() {
+	sinkrows.SetWorkers = func(s any, n int) bool { return s.(rowWorkersSetter).setRowWorkers(n) }
+}
+
+// rowWorkersSetter is what every *Sink[T] is to internal/sinkrows.
+type rowWorkersSetter interface{ setRowWorkers(n int) bool }
+
+// setRowWorkers makes the sink fill the rows of each batch's Fill fields
+// on up to n goroutines at once, over all the batches it assembles
+// concurrently; n <= 1 fills them on the assembling goroutine. It reports
+// whether the sink has such a field.
+func (s *Sink[T]) setRowWorkers(n int) bool {
+	if n <= 1 {
+		s.rows.Store(nil)
+	} else {
+		s.rows.Store(&rowFiller{parts: n, tokens: make(chan struct{}, n)})
+	}
+	return lo.ContainsBy(s.fields, func(f Field[T]) bool { return f.try != nil })
+}
+
+// rowFiller splits the rows of a Fill field among goroutines: a batch's
+// rows in parts of about equal size, each filled by a goroutine once it
+// holds one of the tokens, so that the sink never fills more parts at once
+// than it has tokens, however many batches are being assembled.
+type rowFiller struct {
+	parts  int
+	tokens chan struct{}
+}
+
+// fillParts runs try over the rows of samples in rf.parts parts, each on
+// a goroutine of its own, rowBytes the size of one row of dst, and adds
+// the rows that failed to bad, in order. Every part is a contiguous run
+// of rows that try fills as it would the whole batch, so the rows are the
+// same as on one goroutine. A panic of the fill is raised again on the
+// calling goroutine (as a *tensorfeed.PanicError with the stack where it
+// happened), where the step's own recovery sees it.
+func fillParts[T any](rf *rowFiller, try tryFunc[T], samples []T, dst unsafe.Pointer, rowBytes int, clearRows bool, bad *badrows.Error) *badrows.Error {
+	n := len(samples)
+	parts := min(rf.parts, n)
+	if parts <= 1 {
+		return try(samples, dst, clearRows, bad)
+	}
+	bads := make([]*badrows.Error, parts)
+	panics := make([]*tensorfeed.PanicError, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := p*n/parts, (p+1)*n/parts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rf.tokens <- struct{}{}
+			defer func() {
+				<-rf.tokens
+				if v := recover(); v != nil {
+					panics[p] = tensorfeed.NewPanicError(v)
+				}
+			}()
+			bads[p] = try(samples[lo:hi], unsafe.Add(dst, lo*rowBytes), clearRows, nil)
+		}()
+	}
+	wg.Wait()
+	for p, b := range bads {
+		if panics[p] != nil {
+			panic(panics[p])
+		}
+		if b == nil {
+			continue
+		}
+		if bad == nil {
+			bad = &badrows.Error{}
+		}
+		for k, row := range b.Rows {
+			bad.Add(b.Field[k], p*n/parts+row, b.Errs[k])
+		}
+	}
+	return bad
 }
 
 // recycler is a sink's free list of released arenas, all of full size.
@@ -264,7 +348,11 @@ func (s *Sink[T]) assemble(b batch.Batch[T], logger *zap.Logger) (*tensor.Batch,
 			t.I8, dst = span(a.i8, lo, hi)
 		}
 		if f.try != nil {
-			bad = f.try(b.Samples, dst, clearRows, bad)
+			if rf := s.rows.Load(); rf != nil {
+				bad = fillParts(rf, f.try, b.Samples, dst, f.elems*f.dtype.Size(), clearRows, bad)
+			} else {
+				bad = f.try(b.Samples, dst, clearRows, bad)
+			}
 			continue
 		}
 		row, got := f.write(b.Samples, dst, clearRows)

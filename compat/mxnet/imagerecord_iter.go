@@ -28,8 +28,8 @@ import (
 // (in file order, through a shuffle buffer, or by index in a new order
 // every epoch) -> "parse" (the header and labels) -> Tensorize, whose
 // data field decodes and augments every image straight into its row of
-// the batch, on preprocess_threads goroutines, in order -> Buffered
-// (prefetch_buffer). Bad records are Tensorize's bad-record policy
+// the batch, on preprocess_threads goroutines, in order (running ahead by
+// itself) -> Buffered (prefetch_buffer with one thread, else 1). Bad records are Tensorize's bad-record policy
 // (skip_bad, pipeline.OnBad); state, statistics and memory reuse are the
 // pipeline's and the sink's.
 type recIter struct {
@@ -94,8 +94,17 @@ func build(recPath string, c *recConfig, idx []*recordio.Index) *recIter {
 		})
 	}).Named("parse")
 	feed := pipeline.Tensorize(jobs, it.sink(), c.last, pipeline.Workers(c.threads), pipeline.OnBad(c.skipBad))
+	// With several threads Tensorize runs ahead by itself, holding as
+	// many batches as fit its memory bound (one of 77 MB images, whose
+	// rows the threads share), so the Buffered step holds one more, not
+	// prefetch_buffer more. Its size is no part of the checkpoint: a run
+	// resumes with any thread count.
 	if c.prefetch > 0 {
-		feed = feed.Buffered(c.prefetch)
+		n := c.prefetch
+		if c.threads > 1 {
+			n = 1
+		}
+		feed = feed.Buffered(n)
 	}
 	it.feed = feed
 	return it
