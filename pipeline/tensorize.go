@@ -33,7 +33,7 @@ type tensorizeConfig struct {
 // OnBad sets the bad-record policy of the samples whose fill fails (a
 // field made by sink.Fill returned an error wrapping tensorfeed.ErrBadData,
 // an image that does not decode): such a sample is dropped, counted (the
-// step's StageStats.Skipped and the policy's) and logged at warn level
+// Skipped of the step's Stats, and the policy's) and logged at warn level
 // with its error, while the policy allows it, and the rows after it close
 // up: the later samples move up, into the batch being filled, so every
 // batch but the pass's last is full and the batches are those of the data
