@@ -29,9 +29,10 @@ import (
 // every epoch) -> "parse" (the header and labels) -> Tensorize, whose
 // data field decodes and augments every image straight into its row of
 // the batch, on preprocess_threads goroutines, in order (running ahead by
-// itself) -> Buffered (prefetch_buffer with one thread, else 1). Bad records are Tensorize's bad-record policy
-// (skip_bad, pipeline.OnBad); state, statistics and memory reuse are the
-// pipeline's and the sink's.
+// itself) -> Buffered (prefetch_buffer with one thread, else at most 1).
+// Bad records are Tensorize's bad-record policy (skip_bad,
+// pipeline.OnBad); state, statistics and memory reuse are the pipeline's
+// and the sink's.
 type recIter struct {
 	recPath string
 	cfg     *recConfig
@@ -99,13 +100,13 @@ func build(recPath string, c *recConfig, idx []*recordio.Index) *recIter {
 	// rows the threads share), so the Buffered step holds one more, not
 	// prefetch_buffer more. Its size is no part of the checkpoint: a run
 	// resumes with any thread count.
-	if c.prefetch > 0 {
-		n := c.prefetch
-		if c.threads > 1 {
-			n = 1
-		}
-		feed = feed.Buffered(n)
+	// The step is there with prefetch_buffer 0 too (passing batches
+	// through), so that a checkpoint resumes with any prefetch.
+	n := c.prefetch
+	if n > 0 && c.threads > 1 {
+		n = 1
 	}
+	feed = feed.Buffered(n)
 	it.feed = feed
 	return it
 }

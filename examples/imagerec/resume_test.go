@@ -39,11 +39,11 @@ func TestStopResume(t *testing.T) {
 // rotation. Each is refused with exit status 1, naming what differs.
 func TestResumeRefused(t *testing.T) {
 	dumptest.Refused(t, append(feedArgs, "-resume", filepath.Join("testdata", "mnist_checkpoint.json")),
-		"of another pipeline", "mnist-train", "ImageRecordIter(")
+		"of another pipeline", "step records(1 files,shuffle=1) here is indexed(1000,shuffle=1) in the checkpoint")
 	ck := filepath.Join(t.TempDir(), "checkpoint.json")
 	if code, _, stderr := clitest.Run(t, append(feedArgs, "-stop-after", "2", "-checkpoint", ck)...); code != 0 {
 		t.Fatalf("exit status %d: %s", code, stderr)
 	}
-	dumptest.Refused(t, append(feedArgs, "-batch", "64", "-resume", ck), "of another pipeline", "step batch differs in parameter 1: 64 here, 96 in the checkpoint")
+	dumptest.Refused(t, append(feedArgs, "-batch", "64", "-resume", ck), "of another pipeline", "step ImageRecordIter differs in batchsize: 64 here, 96 in the checkpoint")
 	dumptest.Refused(t, append(feedArgs, "-rotate", "5", "-resume", ck), "of another pipeline", "step ImageRecordIter differs in affine: {maxrotateangle:5")
 }
