@@ -54,21 +54,21 @@ func (s *Sink[T]) setRowWorkers(n int) bool {
 	if n <= 1 {
 		s.rows.Store(nil)
 	} else {
-		s.rows.Store(&rowFiller{parts: n, tokens: make(chan struct{}, n)})
+		s.rows.Store(&rowFiller{tokens: make(chan struct{}, n)})
 	}
 	return lo.ContainsBy(s.fields, func(f Field[T]) bool { return f.try != nil })
 }
 
 // rowFiller splits the rows of a Fill field among goroutines: a batch's
-// rows in parts of about equal size, each filled by a goroutine once it
-// holds one of the tokens, so that the sink never fills more parts at once
-// than it has tokens, however many batches are being assembled.
+// rows in as many parts of about equal size as it has tokens, each filled
+// by a goroutine once it holds a token, so that the sink never fills more
+// parts at once than it has tokens, however many batches are being
+// assembled.
 type rowFiller struct {
-	parts  int
 	tokens chan struct{}
 }
 
-// fillParts runs try over the rows of samples in rf.parts parts, each on
+// fillParts runs try over the rows of samples in cap(rf.tokens) parts, each on
 // a goroutine of its own, rowBytes the size of one row of dst, and adds
 // the rows that failed to bad, in order. Every part is a contiguous run
 // of rows that try fills as it would the whole batch, so the rows are the
@@ -77,7 +77,7 @@ type rowFiller struct {
 // happened), where the step's own recovery sees it.
 func fillParts[T any](rf *rowFiller, try tryFunc[T], samples []T, dst unsafe.Pointer, rowBytes int, clearRows bool, bad *badrows.Error) *badrows.Error {
 	n := len(samples)
-	parts := min(rf.parts, n)
+	parts := min(cap(rf.tokens), n)
 	if parts <= 1 {
 		return try(samples, dst, clearRows, bad)
 	}

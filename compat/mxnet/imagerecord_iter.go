@@ -98,10 +98,9 @@ func build(recPath string, c *recConfig, idx []*recordio.Index) *recIter {
 	// With several threads Tensorize runs ahead by itself, holding as
 	// many batches as fit its memory bound (one of 77 MB images, whose
 	// rows the threads share), so the Buffered step holds one more, not
-	// prefetch_buffer more. Its size is no part of the checkpoint: a run
-	// resumes with any thread count.
-	// The step is there with prefetch_buffer 0 too (passing batches
-	// through), so that a checkpoint resumes with any prefetch.
+	// prefetch_buffer more. The step is there with prefetch_buffer 0 too
+	// (passing batches through), and its size is no part of the
+	// checkpoint: a run resumes with any thread count and any prefetch.
 	n := c.prefetch
 	if n > 0 && c.threads > 1 {
 		n = 1
