@@ -317,22 +317,30 @@ func atTail(m njs.Msg) bool {
 
 // handBack stops the pass's fetching and returns the messages received and
 // not yielded to the server (Nak), so that they are delivered again at once
-// rather than after AckWait.
+// rather than after AckWait. The server answers the last hand-back before
+// handBack returns: it takes a consumer's acknowledgements in order, so the
+// next pass's first pull finds all of them due again, in their order.
 func (p *pass[T]) handBack() {
 	if p.it == nil {
 		return
 	}
 	p.stopFetching()
+	var last njs.Msg
 	if p.held != nil {
-		p.nak(p.held)
-		p.held = nil
+		last, p.held = p.held, nil
 	}
 	for {
 		m, err := p.it.Next(njs.NextMaxWait(p.r.cfg.maxWait))
 		if err != nil {
-			return
+			break
 		}
-		p.nak(m)
+		if last != nil {
+			p.nak(last)
+		}
+		last = m
+	}
+	if last != nil {
+		p.nakConfirmed(last)
 	}
 }
 
@@ -352,6 +360,20 @@ func (p *pass[T]) stopFetching() {
 func (p *pass[T]) nak(m njs.Msg) {
 	if err := m.Nak(); err != nil {
 		if ce := p.logger.Check(zap.DebugLevel, "jetstream: could not hand back a message; it comes again after AckWait"); ce != nil {
+			ce.Write(zap.String("stream", p.r.stream), zap.Error(err))
+		}
+	}
+}
+
+// nakConfirmed hands m back and waits for the server's answer, as
+// DoubleAck does for an acknowledgement (the client library has no
+// confirmed Nak). "-NAK" is the negative acknowledgement of the JetStream
+// wire protocol.
+func (p *pass[T]) nakConfirmed(m njs.Msg) {
+	ctx, cancel := context.WithTimeout(context.Background(), p.r.cfg.maxWait)
+	defer cancel()
+	if _, err := p.r.js.Conn().RequestWithContext(ctx, m.Reply(), []byte("-NAK")); err != nil {
+		if ce := p.logger.Check(zap.DebugLevel, "jetstream: the server did not confirm a message handed back"); ce != nil {
 			ce.Write(zap.String("stream", p.r.stream), zap.Error(err))
 		}
 	}

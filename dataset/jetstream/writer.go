@@ -169,6 +169,11 @@ func (w *Writer[T]) Acked() int64 { return w.acked }
 func (w *Writer[T]) waitOldest(ctx context.Context) error {
 	f := w.inflight[0]
 	i := w.index - int64(len(w.inflight))
+	if err := ctx.Err(); err != nil {
+		// Checked first, so that a cancelled context ends the wait whether
+		// or not the acknowledgement is already there.
+		return err // the publish may still be acknowledged: keep it
+	}
 	t := time.NewTimer(w.cfg.ackTimeout)
 	defer t.Stop()
 	var err error
