@@ -183,12 +183,7 @@ func runFeed(ctx context.Context, backend backends.Backend, cfg config, d *data,
 	if r.stoppedAt > 0 {
 		return r, nil
 	}
-	test, err := testDataset(ctx, cfg, d)
-	if err != nil {
-		return nil, err
-	}
-	defer test.Close()
-	r.acc, err = s.accuracy(test)
+	r.acc, err = s.testAccuracy(ctx, cfg, d)
 	return r, err
 }
 
@@ -213,12 +208,7 @@ func runInMemory(ctx context.Context, backend backends.Backend, cfg config, d *d
 	r := &result{wall: time.Since(start), waited: rec.waited}
 	fmt.Fprintf(out, "GoMLX in-memory: trained %d steps in %.1fs, median step %v; the loop waited %.2fs for data\n",
 		cfg.Steps, r.wall.Seconds(), s.loop.MedianTrainStepDuration().Round(time.Microsecond), r.waited.Seconds())
-	test, err := testDataset(ctx, cfg, d)
-	if err != nil {
-		return nil, err
-	}
-	defer test.Close()
-	r.acc, err = s.accuracy(test)
+	r.acc, err = s.testAccuracy(ctx, cfg, d)
 	return r, err
 }
 

@@ -209,6 +209,17 @@ func newSession(backend backends.Backend, cfg config, dir string) (*session, err
 
 func (s *session) globalStep() int { return int(optimizers.GetGlobalStep(s.ctx)) }
 
+// testAccuracy evaluates the model on the test set, fed by its own
+// pipeline.
+func (s *session) testAccuracy(ctx context.Context, cfg config, d *data) (float64, error) {
+	test, err := testDataset(ctx, cfg, d)
+	if err != nil {
+		return 0, err
+	}
+	defer test.Close()
+	return s.accuracy(test)
+}
+
 // accuracy evaluates the model on ds.
 func (s *session) accuracy(ds train.Dataset) (float64, error) {
 	m, err := s.trainer.Eval(ds)
