@@ -16,6 +16,7 @@ package badinput
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -125,6 +126,19 @@ func (w *writer) addStream(c Case, name string, write func(io.Writer) error) {
 
 // good and bad make cases.
 func good(name string, f Format) Case { return Case{Name: name, Format: f, Good: true} }
+
+// addGzipDamaged adds plain, gzipped, twice damaged: the stream cut in its
+// middle (prefix_gzip_truncated) and a flipped bit in its trailer's CRC-32
+// (prefix_gzip_bad_crc); the files' names end with ext.
+func (w *writer) addGzipDamaged(prefix string, f Format, ext string, plain []byte) {
+	z := gz(plain)
+	w.add(bad(prefix+"_gzip_truncated", f, "the gzip stream is cut in its middle"),
+		prefix+"_gzip_truncated"+ext, z[:len(z)/2])
+	zc := bytes.Clone(z)
+	zc[len(zc)-8] ^= 0x01
+	w.add(bad(prefix+"_gzip_bad_crc", f, "the gzip stream's CRC does not match its data"),
+		prefix+"_gzip_bad_crc"+ext, zc)
+}
 
 func bad(name string, f Format, why string, args ...any) Case {
 	return Case{Name: name, Format: f, Why: fmt.Sprintf(why, args...)}

@@ -191,11 +191,5 @@ func (w *writer) tfrecord() {
 		return tw.Close()
 	})
 
-	z := gz(f)
-	w.add(bad("tfrecord_gzip_truncated", TFRecord, "the gzip stream is cut in its middle"),
-		"tfrecord_gzip_truncated.tfrecord.gz", z[:len(z)/2])
-	zc := bytes.Clone(z)
-	zc[len(zc)-8] ^= 0x01
-	w.add(bad("tfrecord_gzip_bad_crc", TFRecord, "the gzip stream's CRC does not match its data"),
-		"tfrecord_gzip_bad_crc.tfrecord.gz", zc)
+	w.addGzipDamaged("tfrecord", TFRecord, ".tfrecord.gz", f)
 }

@@ -115,13 +115,7 @@ func (w *writer) webdataset() {
 		"wds_truncated_member.tar", f[:offs[10]+512+10])
 	w.add(bad("wds_no_end_blocks", WebDataset, "the shard ends after its last member, without the end-of-archive blocks"),
 		"wds_no_end_blocks.tar", f[:len(f)-1024])
-	z := gz(f)
-	w.add(bad("wds_gzip_truncated", WebDataset, "the gzip stream is cut in its middle"),
-		"wds_gzip_truncated.tar.gz", z[:len(z)/2])
-	zc := bytes.Clone(z)
-	zc[len(zc)-8] ^= 0x01
-	w.add(bad("wds_gzip_bad_crc", WebDataset, "the gzip stream's CRC does not match its data"),
-		"wds_gzip_bad_crc.tar.gz", zc)
+	w.addGzipDamaged("wds", WebDataset, ".tar.gz", f)
 
 	split, _ := tarFile(append(append(goodSample(0), goodSample(1)...), member{"shard/000000.txt", []byte("late")})...)
 	w.add(bad("wds_split_sample", WebDataset, "a member of sample 0 comes after sample 1"),
