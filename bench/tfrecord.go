@@ -17,40 +17,58 @@ import (
 // both CRCs, no decoding of the payloads), plain and gzip-compressed. The
 // file holds the photos' JPEGs, one per record, and is written at run time.
 func tfrecordRows(cfg config) ([]Row, error) {
-	files, err := writePhotoFiles(cfg, "tfrecord", [2]string{"photos.tfrecord", "photos.tfrecord.gz"}, writeTFRecord)
+	return photoRows(cfg, "tfrecord", [2]string{"photos.tfrecord", "photos.tfrecord.gz"}, writeTFRecord,
+		func(files *photoFiles, path string, gz bool) (Row, error) {
+			r := tfrecord.Open(path, tfrecord.ReuseBuffer())
+			var got, want uint64
+			var n int
+			rs, err := measureEach(cfg.cheapReps(), readPass(r, func(sum uint64, rec tfrecord.Record) (uint64, error) {
+				return consumeRecord(sum, rec.Data), nil
+			}, &got, &n), func() (err error) { want, err = plainTFRecord(path, gz); return err })
+			if err != nil {
+				return Row{}, err
+			}
+			row := newRow("tfrecord", 1, files.count, files.payload, rs[0], rs[1], files.floor)
+			row.Note = fmt.Sprintf("%s, one JPEG a record (%s MB file): tfrecord.Open with ReuseBuffer; "+
+				"plain: bufio and 12-byte headers by hand, both CRC32Cs checked", files.which, sizeMB(path))
+			if gz {
+				row.Note = fmt.Sprintf("%s, one JPEG a record (%s MB file, gzip default level): tfrecord.Open with ReuseBuffer; "+
+					"plain: gzip.NewReader under bufio, headers by hand, both CRC32Cs checked", files.which, sizeMB(path))
+			}
+			return row, sameRead(n, files.count, got, want)
+		})
+}
+
+// photoRows writes the photos to a plain and a gzip-compressed file named
+// by names (see writePhotoFiles) and measures reading each with measure,
+// which returns the variant's row, or the error of sameRead when the
+// library did not read what the plain loop did.
+func photoRows(cfg config, prefix string, names [2]string, write func(string, []photo, bool) error,
+	measure func(files *photoFiles, path string, gz bool) (Row, error)) ([]Row, error) {
+	files, err := writePhotoFiles(cfg, prefix, names, write)
 	if err != nil {
 		return nil, err
 	}
 	defer files.remove()
-	paths, records, payload, floor, which := files.paths, files.count, files.payload, files.floor, files.which
-
 	var rows []Row
 	for i, variant := range []string{"plain", "gzip"} {
-		path, gz := paths[i], i == 1
-		r := tfrecord.Open(path, tfrecord.ReuseBuffer())
-		var got, want uint64
-		var n int
-		rs, err := measureEach(cfg.cheapReps(), readPass(r, func(sum uint64, rec tfrecord.Record) (uint64, error) {
-			return consumeRecord(sum, rec.Data), nil
-		}, &got, &n), func() (err error) { want, err = plainTFRecord(path, gz); return err })
+		row, err := measure(files, files.paths[i], i == 1)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s %s: %w", prefix, variant, err)
 		}
-		if n != records || got != want {
-			return nil, fmt.Errorf("tfrecord %s: library read %d records (checksum %x), plain loop checksum %x, want %d records",
-				variant, n, got, want, records)
-		}
-		row := newRow("tfrecord", 1, records, payload, rs[0], rs[1], floor)
 		row.Variant = variant
-		row.Note = fmt.Sprintf("%s, one JPEG a record (%s MB file): tfrecord.Open with ReuseBuffer; "+
-			"plain: bufio and 12-byte headers by hand, both CRC32Cs checked", which, sizeMB(path))
-		if gz {
-			row.Note = fmt.Sprintf("%s, one JPEG a record (%s MB file, gzip default level): tfrecord.Open with ReuseBuffer; "+
-				"plain: gzip.NewReader under bufio, headers by hand, both CRC32Cs checked", which, sizeMB(path))
-		}
 		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// sameRead checks that the library read n items of checksum got as the
+// plain loop read want items of checksum wantSum.
+func sameRead(n, want int, got, wantSum uint64) error {
+	if n != want || got != wantSum {
+		return fmt.Errorf("library read %d items (checksum %x), plain loop checksum %x, want %d items", n, got, wantSum, want)
+	}
+	return nil
 }
 
 // writeTFRecord writes one record per photo to path, gzip-compressed when gz.

@@ -38,6 +38,7 @@ type config struct {
 	maxMember   int64
 	maxSample   int64
 	ignoreZeros bool
+	reuse       bool
 	required    []string
 	bad         *source.SkipPolicy
 	storage     []storage.Option
@@ -86,6 +87,16 @@ func MaxSampleBytes(n int64) Option {
 // single zero block followed by a header is a bad header ([ErrHeader]) in
 // both modes: archive/tar reads it so.
 func IgnoreZeros() Option { return option.New(func(c *config) { c.ignoreZeros = true }) }
+
+// ReuseBuffer makes the samples of a pass share their memory: a sample's
+// Fields map and the bytes in it are valid only until the next sample is
+// read. Use it when each sample is consumed (decoded, copied) before the
+// next one is asked for, as [Decode]'s function or a loop body does, and
+// never with a stage that holds on to samples (Shuffle, Buffered, Cache,
+// batching of raw bytes). It saves a new slice for every member and a new
+// map for every sample, which is most of the time a pass of small members
+// takes beyond archive/tar's own work.
+func ReuseBuffer() Option { return option.New(func(c *config) { c.reuse = true }) }
 
 // Fields names fields every sample must have ("jpg", "cls"): a sample
 // without one of them is bad ([ErrMissingField]). Samples may hold other
@@ -235,6 +246,7 @@ type passState[T any] struct {
 	f       func(Sample) (T, error)
 	yield   func(T, error) bool
 	lastKey string
+	mem     reused // under ReuseBuffer
 }
 
 // shard reads shard i of the pass and reports whether the pass goes on.
@@ -245,7 +257,7 @@ func (p *passState[T]) shard(i int) bool {
 		ce.Write(zap.String("shard", path), zap.Int("index", i), zap.Int("shards", len(p.paths)))
 	}
 	off, _, _ := p.r.core.StartIn(i)
-	sh, err := openShard(p.Ctx, path, &p.r.cfg, off)
+	sh, err := openShard(p.Ctx, path, &p.r.cfg, off, &p.mem)
 	var bad *badOffset
 	if errors.As(err, &bad) {
 		// A state changed by hand, or taken of another file: say which
@@ -386,7 +398,8 @@ type shard struct {
 	file        *ioRecorder
 	cnt         *counter
 	tr          *tar.Reader
-	pending     *member
+	pending     member // the first member of the next sample, when hasPending
+	hasPending  bool
 	pendingErr  error
 	curKey      string // the key of the sample being read
 	curBytes    int64  // the bytes of its members so far
@@ -394,6 +407,17 @@ type shard struct {
 	endAt       int64 // the offset of the last end-of-archive blocks read
 	seen        map[string]struct{}
 	firstMember string
+	*reused
+}
+
+// reused is the memory the samples of a pass share under ReuseBuffer: the
+// bytes of the members of two samples, the one handed out last and the
+// next (whose first member is read before the one before it is handed
+// out), used in turn, and the map of fields every sample gets.
+type reused struct {
+	arena  [2][]byte
+	cur    int // the arena of the sample being read
+	fields map[string][]byte
 }
 
 // tarBlock is the size of a tar block: every header starts at a multiple.
@@ -415,7 +439,7 @@ func (e *badOffset) Error() string {
 
 // openShard opens the shard at p and starts reading its tar stream at
 // offset off (in the decompressed stream for gzip).
-func openShard(ctx context.Context, p string, cfg *config, off int64) (*shard, error) {
+func openShard(ctx context.Context, p string, cfg *config, off int64, mem *reused) (*shard, error) {
 	f, err := storage.OpenFile(ctx, p, cfg.storage...)
 	if err != nil {
 		return nil, err
@@ -440,7 +464,7 @@ func openShard(ctx context.Context, p string, cfg *config, off int64) (*shard, e
 	}
 	rec := &ioRecorder{r: f}
 	br := bufio.NewReaderSize(rec, 64<<10)
-	sh := &shard{path: p, cfg: cfg, f: f, size: f.Size(), file: rec, seen: make(map[string]struct{})}
+	sh := &shard{path: p, cfg: cfg, f: f, size: f.Size(), file: rec, seen: make(map[string]struct{}), reused: mem}
 	var stream io.Reader = br
 	if magic, _ := br.Peek(2); !plain && bytes.Equal(magic, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(br)
@@ -477,7 +501,7 @@ func (s *shard) close() { s.f.Close() }
 // nextOffset returns the offset of the first member of the sample after
 // the one next returned last, or false when that one ended the shard.
 func (s *shard) nextOffset() (int64, bool) {
-	if s.pending != nil {
+	if s.hasPending {
 		return s.pending.offset, true
 	}
 	if e, ok := s.pendingErr.(*tensorfeed.Error); ok {
@@ -572,7 +596,7 @@ func (s *shard) member() (member, error) {
 		if s.size >= 0 && hdr.Size > s.size-s.cnt.n {
 			return member{}, shardError(s.path, off, hdr.Name, fmt.Errorf("%w: the member claims %d bytes, the file holds %d after its header", ErrTruncated, hdr.Size, s.size-s.cnt.n))
 		}
-		data, err := s.read(hdr.Size)
+		data, err := s.read(hdr.Size, key == s.curKey)
 		if err != nil {
 			return member{}, s.fail(off, hdr.Name, err)
 		}
@@ -644,22 +668,35 @@ func sparse(hdr *tar.Header) bool {
 	return false
 }
 
-// read reads the n bytes of the current member. From a plain file, whose
-// size bounds n, it allocates them at once; from a gzip stream it grows
-// the buffer as bytes arrive.
-func (s *shard) read(n int64) ([]byte, error) {
-	if s.size >= 0 || n <= 64<<10 {
-		b := make([]byte, n)
-		_, err := io.ReadFull(s.tr, b)
-		return b, err
+// read reads the n bytes of the current member, of the sample being read
+// when same, else of the next. From a plain file, whose size bounds n, it
+// allocates them at once; from a gzip stream it grows the buffer as bytes
+// arrive (streamfile.AppendN), so that a header that lies costs no more
+// than the data that is there. With ReuseBuffer the bytes go to the end
+// of the sample's arena, which the next sample but one reuses.
+func (s *shard) read(n int64, same bool) ([]byte, error) {
+	chunk := 64 << 10
+	if s.size >= 0 {
+		chunk = 0 // n is bounded by the file's size
 	}
-	var buf bytes.Buffer
-	buf.Grow(64 << 10)
-	got, err := buf.ReadFrom(io.LimitReader(s.tr, n))
-	if err == nil && got < n {
-		err = io.ErrUnexpectedEOF
+	if !s.cfg.reuse {
+		var buf []byte
+		if s.size >= 0 || n <= 64<<10 {
+			buf = make([]byte, 0, n)
+		}
+		return streamfile.AppendN(s.tr, buf, int(n), chunk)
 	}
-	return buf.Bytes(), err
+	a := s.cur
+	if !same {
+		a = 1 - s.cur
+		s.arena[a] = s.arena[a][:0]
+	}
+	start := len(s.arena[a])
+	var err error
+	s.arena[a], err = streamfile.AppendN(s.tr, s.arena[a], int(n), chunk)
+	// The member's slice ends at its length, so that appending to it
+	// cannot write over the member after it.
+	return s.arena[a][start:len(s.arena[a]):len(s.arena[a])], err
 }
 
 // split returns the key and the field of a member name: the path up to the
@@ -681,7 +718,7 @@ func (s *shard) next() (smp Sample, bad, err error) {
 	if s.pendingErr != nil {
 		return Sample{}, nil, s.pendingErr
 	}
-	if s.pending == nil {
+	if !s.hasPending {
 		if s.eof {
 			return Sample{}, nil, io.EOF
 		}
@@ -689,17 +726,29 @@ func (s *shard) next() (smp Sample, bad, err error) {
 		if err != nil {
 			return Sample{}, nil, err
 		}
-		s.pending = &m
+		s.pending, s.hasPending = m, true
 	}
-	m := *s.pending
-	s.pending = nil
+	// The pending member was read into the arena after the current one
+	// (see read): the sample it starts is read there.
+	m := s.pending
+	s.hasPending = false
+	s.cur = 1 - s.cur
 	if _, dup := s.seen[m.key]; dup {
 		return Sample{}, nil, shardError(s.path, m.offset, m.name, fmt.Errorf("%w: key %q appears again after other keys", ErrSplit, m.key))
 	}
 	s.seen[m.key] = struct{}{}
 	s.firstMember = m.name
 	s.curKey, s.curBytes = m.key, int64(len(m.data))
-	smp = Sample{Key: m.key, Shard: s.path, Offset: m.offset, Fields: map[string][]byte{m.field: m.data}}
+	fields := s.fields
+	if fields == nil {
+		fields = make(map[string][]byte)
+		if s.cfg.reuse {
+			s.fields = fields
+		}
+	}
+	clear(fields)
+	fields[m.field] = m.data
+	smp = Sample{Key: m.key, Shard: s.path, Offset: m.offset, Fields: fields}
 	for {
 		n, err := s.member()
 		if err == io.EOF {
@@ -719,7 +768,7 @@ func (s *shard) next() (smp Sample, bad, err error) {
 			return Sample{}, nil, err
 		}
 		if n.key != smp.Key {
-			s.pending = &n
+			s.pending, s.hasPending = n, true
 			break
 		}
 		s.curBytes += int64(len(n.data))

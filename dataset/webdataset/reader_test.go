@@ -461,3 +461,81 @@ func TestWriterRejects(t *testing.T) {
 		t.Fatal("Write after Close succeeded")
 	}
 }
+
+// With ReuseBuffer a pass gives the same samples, consumed one at a time
+// (members of several sizes, several shards, plain and gzip, a bad sample
+// skipped), and resumes at the same place; the samples share their
+// memory, so each is checked before the next is read.
+func TestReuseBuffer(t *testing.T) {
+	dir := t.TempDir()
+	want := makeSamples(t, 12)
+	want = append(want, smallSamples(0, 30)...)
+	a := writeFile(t, dir, "a.tar", shardBytes(t, want[:20]))
+	b := writeFile(t, dir, "b.tar.gz", shardBytes(t, want[20:], webdataset.Gzip(1)))
+	c := writeFile(t, dir, "c.tar", rawTar(t, "x.jpg", "x.cls", "y.jpg", "z.jpg", "z.cls"))
+	list := a + ";" + b
+	for _, tc := range []struct {
+		list string
+		want []webdataset.Sample
+		opts []webdataset.Option
+	}{
+		{list, want, nil},
+		{c, []webdataset.Sample{
+			{Key: "x", Fields: map[string][]byte{"jpg": []byte("x.jpg"), "cls": []byte("x.cls")}},
+			{Key: "z", Fields: map[string][]byte{"jpg": []byte("z.jpg"), "cls": []byte("z.cls")}},
+		}, []webdataset.Option{webdataset.Fields("cls"), webdataset.OnBad(source.SkipBad(1))}},
+	} {
+		r := webdataset.Open(tc.list, append(tc.opts, webdataset.ReuseBuffer())...)
+		for pass := range 2 {
+			i := 0
+			var prev map[string][]byte
+			for s, err := range r.All(context.Background()) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i >= len(tc.want) || s.Key != tc.want[i].Key || !maps.EqualFunc(s.Fields, tc.want[i].Fields, bytes.Equal) {
+					t.Fatalf("pass %d: sample %d = %q %v", pass, i, s.Key, s.Names())
+				}
+				if prev != nil && fmt.Sprintf("%p", prev) != fmt.Sprintf("%p", s.Fields) {
+					t.Fatalf("pass %d: sample %d has a map of its own", pass, i)
+				}
+				prev = s.Fields
+				i++
+			}
+			if i != len(tc.want) {
+				t.Fatalf("pass %d: %d samples, want %d", pass, i, len(tc.want))
+			}
+		}
+	}
+	r := webdataset.Open(list, webdataset.ReuseBuffer())
+	for _, k := range []int64{5, 20, 33} {
+		i := int64(0)
+		var st source.State
+		for range r.All(context.Background()) {
+			if i++; i == k {
+				var err error
+				if st, err = source.StateOf(r, 0, k); err != nil {
+					t.Fatal(err)
+				}
+				break
+			}
+		}
+		r2, err := source.ResumeFrom(r, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := k
+		for s, err := range r2.All(context.Background()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Key != want[j].Key || !maps.EqualFunc(s.Fields, want[j].Fields, bytes.Equal) {
+				t.Fatalf("resumed after %d: sample %d = %q", k, j, s.Key)
+			}
+			j++
+		}
+		if j != int64(len(want)) {
+			t.Fatalf("resumed after %d: ended at %d", k, j)
+		}
+	}
+}

@@ -23,7 +23,8 @@ type Sample struct {
 	Offset int64
 	// Fields maps each field name, the part of a member's base name after
 	// its first dot ("jpg", "cls", "seg.png"), to the member's bytes. The
-	// bytes belong to the sample: a reader never reuses them.
+	// bytes belong to the sample: a reader never reuses them, unless it was
+	// opened with [ReuseBuffer].
 	Fields map[string][]byte
 }
 
