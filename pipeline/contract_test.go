@@ -57,7 +57,7 @@ func TestStepsKeepTheContract(t *testing.T) {
 }
 
 func TestFanIn(t *testing.T) {
-	a := pipeline.From(count(50), pipeline.WithName("a"))
+	a := pipeline.From(count(50)).Named("a")
 	p := pipeline.FanIn([]source.Reader[int]{a, source.Slice(seq(50, 80))}, 2)
 	got, err := collect(t, t.Context(), p)
 	if err != nil || !slices.Equal(sorted(got), seq(0, 80)) {

@@ -21,8 +21,8 @@
 //	tensors := pipeline.Tensorize(images, s, batch.Pad).Buffered(2)
 //
 // Every step delegates to the stage, batch or sink function of the same
-// name and has a name for stats and logs (the step's kind, or Named /
-// WithName). A Pipe is itself a source.Reader, so it can be passed to any
+// name and has a name for stats and logs (the step's kind, or the name given
+// with Named). A Pipe is itself a source.Reader, so it can be passed to any
 // stage or ranged directly; building reads nothing and starts no goroutine.
 //
 // # Running

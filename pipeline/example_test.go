@@ -102,7 +102,7 @@ func ExamplePipe_Epochs_batches() {
 }
 
 func ExamplePipe_Stats() {
-	p := pipeline.From(source.Slice(make([]int, 1000)), pipeline.WithName("zeros")).
+	p := pipeline.From(source.Slice(make([]int, 1000))).Named("zeros").
 		Filter(func(int) bool { return true }).
 		Take(100).Named("first-100")
 	batches := pipeline.Batch(p, 32, batch.Keep)
@@ -225,7 +225,7 @@ func ExampleZip3() {
 func ExampleZip4() {
 	ids := pipeline.From(source.Slice([]int{7, 8}))
 	z := pipeline.Zip4(ids, source.Slice([]string{"a", "b"}), source.Slice([]bool{true, false}),
-		pipeline.From(source.Slice([]float64{0.1, 0.2}), pipeline.WithName("scores")))
+		pipeline.From(source.Slice([]float64{0.1, 0.2})).Named("scores"))
 	got, err := source.Collect(context.Background(), z)
 	fmt.Println(got, err)
 	for _, s := range z.Stats() {

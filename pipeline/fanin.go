@@ -15,7 +15,7 @@ import (
 // *tensorfeed.PanicError) ends the pass after the samples already buffered.
 //
 // Readers that are Pipes appear in Stats as the step's inputs. The step is
-// named "fan-in" unless WithName says otherwise. FanIn panics when given no
+// named "fan-in" (rename it with Named). FanIn panics when given no
 // reader, a nil reader, or buffer < 1.
 func FanIn[T any](readers []source.Reader[T], buffer int, opts ...Option) *Pipe[T] {
 	if len(readers) == 0 {

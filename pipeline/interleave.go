@@ -20,8 +20,8 @@ import (
 // error of any reader ends the pass, once. A checkpoint holds the turn,
 // which reader each slot holds and every reader's own state: a resumed
 // pass goes on to the sample. Readers that are Pipes appear in Stats as
-// the step's inputs. The step is named "interleave" unless WithName says
-// otherwise. Interleave panics when given no reader, a nil reader, or
+// the step's inputs. The step is named "interleave" (rename it with
+// Named). Interleave panics when given no reader, a nil reader, or
 // cycle or block < 1.
 func Interleave[T any](readers []source.Reader[T], cycle, block int, opts ...Option) *Pipe[T] {
 	return start(newConfig(opts), "interleave", stage.Interleave(readers, cycle, block), pipeNodes(readers)...)

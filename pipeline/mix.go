@@ -27,7 +27,7 @@ import (
 // ends the pass, once. A checkpoint holds the choice position, the passes
 // each input has ended and every input's own state: a resumed pass goes
 // on to the sample. Readers that are Pipes appear in Stats as the step's
-// inputs. The step is named "mix" unless WithName says otherwise. Mix
+// inputs. The step is named "mix" (rename it with Named). Mix
 // panics when given no reader, a nil reader, weights that are not one
 // positive finite number per reader, or length < 0.
 func Mix[T any](readers []source.Reader[T], weights []float64, seed uint64, length int, opts ...Option) *Pipe[T] {

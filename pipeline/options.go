@@ -8,7 +8,6 @@ import (
 
 type config struct {
 	stats bool
-	name  string // name of the first step; empty means the default
 
 	tune     *tuning   // the budget of the Auto steps (autotune.go)
 	tuneOnce sync.Once // makes the default budget on first use
@@ -24,12 +23,6 @@ func newConfig(opts []Option) *config {
 	c := &config{stats: true}
 	option.Apply(c, opts)
 	return c
-}
-
-// WithName names the first step of the pipe (the default is "source" or
-// "fan-in"). Later steps are renamed with Pipe.Named.
-func WithName(name string) Option {
-	return option.New(func(c *config) { c.name = name })
 }
 
 // WithoutStats turns the per-step counters off: every step then delegates

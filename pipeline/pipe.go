@@ -27,8 +27,8 @@ type Pipe[T any] struct {
 	pos  position // where the consumer of Epochs stands
 }
 
-// From starts a pipeline at r. The first step is named "source" unless
-// WithName says otherwise.
+// From starts a pipeline at r. The first step is named "source"; rename it
+// with Named.
 func From[T any](r source.Reader[T], opts ...Option) *Pipe[T] {
 	if r == nil {
 		panic("pipeline.From: nil reader")
@@ -45,9 +45,6 @@ func From[T any](r source.Reader[T], opts ...Option) *Pipe[T] {
 
 // start makes the first pipe of a lineage with the given config.
 func start[T any](cfg *config, name string, r source.Reader[T], parents ...*node) *Pipe[T] {
-	if cfg.name != "" {
-		name = cfg.name
-	}
 	n := newNode(name, cfg, parents...)
 	return &Pipe[T]{r: instrument(n, r), node: n}
 }

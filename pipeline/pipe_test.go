@@ -215,9 +215,9 @@ func TestEarlyBreakAndCancel(t *testing.T) {
 }
 
 func TestNamesAndLineage(t *testing.T) {
-	a := pipeline.From(count(3), pipeline.WithName("numbers"))
+	a := pipeline.From(count(3)).Named("numbers")
 	b := pipeline.Map(a.Filter(func(int) bool { return true }).Named("all"), func(x int) int { return x })
-	z := pipeline.Zip2(b, pipeline.From(count(3), pipeline.WithName("labels")))
+	z := pipeline.Zip2(b, pipeline.From(count(3)).Named("labels"))
 	var names []string
 	for _, s := range z.Stats() {
 		names = append(names, s.Name)

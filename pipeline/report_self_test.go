@@ -30,8 +30,8 @@ func byName(t *testing.T, st pipeline.Stats, name string) pipeline.Stats {
 func TestSelfAcrossGoroutines(t *testing.T) {
 	ctx := context.Background()
 	id := func(x int) (int, error) { return x, nil }
-	src := pipeline.From(sleepy(20, time.Millisecond), pipeline.WithName("slow"))
-	labels := pipeline.From(count(20), pipeline.WithName("labels"))
+	src := pipeline.From(sleepy(20, time.Millisecond)).Named("slow")
+	labels := pipeline.From(count(20)).Named("labels")
 	decoded := pipeline.ParallelMap(src.Buffered(2), 2, id).Named("decode")
 	zipped := pipeline.Zip2(decoded, labels)
 	fanned := pipeline.FanIn([]source.Reader[int]{pipeline.Map(zipped, func(z stage.Tuple2[int, int]) int { return z.A })}, 4).Named("all-pipes")

@@ -246,7 +246,7 @@ func mnistFeeds(ctx context.Context, feeds map[string]serve.Feed, dir string, c 
 			if shuffle {
 				opts = append(opts, source.ShuffleIndex(c.seed))
 			}
-			p := pipeline.From[mnist.Sample](source.ReadIndexed(table, opts...), pipeline.WithName(name))
+			p := pipeline.From[mnist.Sample](source.ReadIndexed(table, opts...)).Named(name)
 			return c.buffered(pipeline.Tensorize(p, s, c.last)), nil
 		}
 	}
@@ -279,7 +279,7 @@ func recordsFeed(specs []string, shape []int, dtype string, c feedConfig) (serve
 	}
 	s := sink.New(c.batch, []sink.Field[format.Record]{field}, nil)
 	return func(world, rank int) (*pipeline.Pipe[*tensor.Batch], error) {
-		p := pipeline.From(format.Open(specs), pipeline.WithName("records"))
+		p := pipeline.From(format.Open(specs)).Named("records")
 		if world > 1 {
 			p = p.Shard(world, rank)
 		}

@@ -79,12 +79,12 @@ func build(recPath string, c *recConfig, idx []*recordio.Index) *recIter {
 	byIndex := c.shuffle && idx != nil
 	var records *pipeline.Pipe[recordio.Record]
 	if byIndex {
-		records = pipeline.From[recordio.Record](&indexedRecords{it: it, epochs: new(source.Epochs)}, pipeline.WithName("records"))
+		records = pipeline.From[recordio.Record](&indexedRecords{it: it, epochs: new(source.Epochs)}).Named("records")
 	} else {
 		// The paths, resolved once, as Open's list; the part of
 		// num_parts is dmlc's byte range of their concatenation.
 		records = pipeline.From(recordio.Open(strings.Join(c.recPaths, ";"), inputsplit.RecordIO(c.shardCount, c.shardIdx).(recordio.Option),
-			recordio.Storage(c.storage...)), pipeline.WithName("records"))
+			recordio.Storage(c.storage...))).Named("records")
 		if c.shuffle {
 			records = records.Shuffle(c.shuffleBuffer, c.seed)
 		}

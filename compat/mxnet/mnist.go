@@ -119,7 +119,7 @@ type flatDigit struct {
 // mnistFeed reads v in its order, converts each sample and batches them as
 // MNISTIter does.
 func mnistFeed[T any](v *partView, bs, prefetch int, conv func(mnist.Sample) (T, error)) *pipeline.Pipe[*tensor.Batch] {
-	samples := pipeline.From(source.ReadIndexed(source.MapIndexed[mnist.Sample, T](v, conv)), pipeline.WithName("mnist"))
+	samples := pipeline.From(source.ReadIndexed(source.MapIndexed[mnist.Sample, T](v, conv))).Named("mnist")
 	// MXNet divides each byte by 256: 255 becomes 255/256.
 	feed := pipeline.Tensorize(samples, sink.Of[T](bs, sink.Scale("data", 0, 255.0/256)), batch.Drop)
 	if prefetch > 0 {

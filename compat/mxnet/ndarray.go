@@ -84,7 +84,7 @@ func NDArrayIter(ctx context.Context, p Params) (*pipeline.Pipe[*tensor.Batch], 
 	if shuffle {
 		opts = append(opts, source.ShuffleIndex(uint64(seed)))
 	}
-	rows := pipeline.From(source.ReadIndexed(rowNumbers(n), opts...), pipeline.WithName("ndarray"))
+	rows := pipeline.From(source.ReadIndexed(rowNumbers(n), opts...)).Named("ndarray")
 	return pipeline.Tensorize(rows, sink.New(bs, fields[0], fields[1]), policy), nil
 }
 

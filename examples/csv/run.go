@@ -168,7 +168,7 @@ func train(ctx context.Context, cfg config, name string, r *csv.Reader, out io.W
 	}
 	s := layout.Sink(cfg.BatchSize)
 	// rows -> training rows -> standardise -> cache -> shuffle -> batch -> tensors
-	p := pipeline.From[csv.Row](trainRows, pipeline.WithName(name))
+	p := pipeline.From[csv.Row](trainRows).Named(name)
 	p = pipeline.Map(p, std.apply).Named("standardize").Cache().Shuffle(1024, cfg.Seed)
 	tensors := pipeline.Tensorize(p, s, batch.Keep)
 

@@ -143,7 +143,7 @@ func newPipe(ctx context.Context, cfg config, s *sink.Sink[gsample]) (*pipeline.
 		set = source.IndexSlice(first)
 	}
 	n := set.Len()
-	images := pipeline.From(source.ReadIndexed(set, source.ShuffleIndex(cfg.Seed)), pipeline.WithName("mnist"))
+	images := pipeline.From(source.ReadIndexed(set, source.ShuffleIndex(cfg.Seed))).Named("mnist")
 	noise := source.Uniform(cfg.NoiseDim, -1, 1, cfg.Seed+1)
 	labels := source.Constant(targets{Real: 1, Fake: 0}, -1)
 	composed := pipeline.Zip3(images, noise, labels, pipeline.Shortest()).Named("zip3")

@@ -181,7 +181,7 @@ func trainPipe(ctx context.Context, cfg config, s *sink.Sink[mnist.Sample]) (*pi
 	// the seed, the batch size), so a checkpoint of another program or
 	// with other values is refused naming the difference.
 	train := source.ReadIndexed(table, source.ShuffleIndex(cfg.Seed))
-	p := pipeline.From(train, pipeline.WithName("mnist"))
+	p := pipeline.From(train).Named("mnist")
 	t := pipeline.Tensorize(p, s, batch.Drop, pipeline.Workers(max(cfg.Threads, 1)))
 	return prefetch(t, cfg.Prefetch).Named("prefetch"), n / cfg.BatchSize * cfg.BatchSize, nil
 }
@@ -456,7 +456,7 @@ func writePlots(dir string, every int, res *result) ([]string, error) {
 // evaluate returns the model's accuracy on the test set.
 func evaluate(ctx context.Context, cfg config, model nn.Sequential) (float64, int, error) {
 	const evalBatch = 1000
-	p := pipeline.From[mnist.Sample](mnist.Test(cfg.DataDir), pipeline.WithName("mnist-test")) // the files in their order, one record at a time
+	p := pipeline.From[mnist.Sample](mnist.Test(cfg.DataDir)).Named("mnist-test") // the files in their order, one record at a time
 	total := 10000
 	if cfg.TestLimit > 0 {
 		p, total = p.Take(cfg.TestLimit), cfg.TestLimit

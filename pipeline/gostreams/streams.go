@@ -240,12 +240,12 @@ func (r *registry) wait() error {
 // left its loop, so none is left running. An Outlet fed from elsewhere must
 // likewise be closed once open's context is done, or the pass cannot end.
 //
-// The first step is named "streams" unless WithName says otherwise.
+// The first step is named "streams" (rename it with Named).
 func From[T any](open func(ctx context.Context) streams.Outlet, opts ...pipeline.Option) *pipeline.Pipe[T] {
 	if open == nil {
 		panic("gostreams.From: nil open")
 	}
-	return pipeline.From(fromStreams[T](open), append([]pipeline.Option{pipeline.WithName("streams")}, opts...)...)
+	return pipeline.From(fromStreams[T](open), opts...).Named("streams")
 }
 
 func fromStreams[T any](open func(ctx context.Context) streams.Outlet) source.Reader[T] {

@@ -52,7 +52,7 @@ func Train(ctx context.Context, dataDir string, epochs int, seed uint64) (*Judge
 		return nil, fmt.Errorf("judge: MNIST training set: %w", err)
 	}
 	scale := sink.Scale("image", -pixelMean/pixelStd, (1-pixelMean)/pixelStd)
-	feed := pipeline.Tensorize(pipeline.From(source.ReadIndexed(table, source.ShuffleIndex(seed)), pipeline.WithName("judge")),
+	feed := pipeline.Tensorize(pipeline.From(source.ReadIndexed(table, source.ShuffleIndex(seed))).Named("judge"),
 		sink.Of[mnist.Sample](batchSize, scale), batch.Drop).Buffered(2)
 
 	r := source.NewRand(seed, 0, -2)

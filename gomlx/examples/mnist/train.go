@@ -118,7 +118,7 @@ func newSink(batchSize int) *sink.Sink[mnist.Sample] {
 // only, tensors assembled ahead of the training loop.
 func trainFeed(cfg config, d *data) (*pipeline.Pipe[*tensor.Batch], *sink.Sink[mnist.Sample]) {
 	s := newSink(cfg.Batch)
-	src := pipeline.From[mnist.Sample](source.ReadIndexed(d.train, source.ShuffleIndex(cfg.Seed)), pipeline.WithName("mnist"))
+	src := pipeline.From[mnist.Sample](source.ReadIndexed(d.train, source.ShuffleIndex(cfg.Seed))).Named("mnist")
 	feed := pipeline.Tensorize(src, s, batch.Drop)
 	if cfg.Prefetch > 0 {
 		feed = feed.Buffered(cfg.Prefetch)
