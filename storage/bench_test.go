@@ -53,11 +53,11 @@ func BenchmarkSequentialRead(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(size)
 			for b.Loop() {
-				o, err := storage.Open(ctx, "s3://data/shard.bin", f.opts(storage.ReadAhead(ra.n, ra.block))...)
+				o, err := storage.OpenFile(ctx, "s3://data/shard.bin", f.opts(storage.ReadAhead(ra.n, ra.block))...)
 				if err != nil {
 					b.Fatal(err)
 				}
-				r := o.Reader(ctx)
+				r := o
 				drain(b, r)
 				r.Close()
 				o.Close()
@@ -82,11 +82,11 @@ func BenchmarkSequentialRead(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(size)
 			for b.Loop() {
-				o, err := storage.Open(ctx, "s3://data/shard.bin", f.opts(storage.ReadAhead(ra.n, ra.block))...)
+				o, err := storage.OpenFile(ctx, "s3://data/shard.bin", f.opts(storage.ReadAhead(ra.n, ra.block))...)
 				if err != nil {
 					b.Fatal(err)
 				}
-				r := o.Reader(ctx)
+				r := o
 				drain(b, r)
 				r.Close()
 				o.Close()
@@ -101,11 +101,11 @@ func BenchmarkSequentialRead(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(size)
 		for b.Loop() {
-			o, err := storage.Open(ctx, "s3://data/shard.bin", f.opts(storage.WithCache(cache))...)
+			o, err := storage.OpenFile(ctx, "s3://data/shard.bin", f.opts(storage.WithCache(cache))...)
 			if err != nil {
 				b.Fatal(err)
 			}
-			r := o.Reader(ctx)
+			r := o
 			drain(b, r)
 			r.Close()
 			o.Close()

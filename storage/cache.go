@@ -90,7 +90,7 @@ func (c *Cache) Used() (int64, error) {
 }
 
 // open returns the cached copy of o, downloading it first if needed.
-func (c *Cache) open(ctx context.Context, o *Object) (*Object, error) {
+func (c *Cache) open(ctx context.Context, o *object) (*object, error) {
 	data, meta := c.paths(o.name)
 	if obj, err := c.hit(o, data, meta); obj != nil || err != nil {
 		return obj, err
@@ -112,7 +112,7 @@ func (c *Cache) open(ctx context.Context, o *Object) (*Object, error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	r := o.Reader(ctx)
+	r := o.readerFrom(ctx, 0)
 	// Large writes: a file written 32 KiB at a time (io.Copy's buffer, which
 	// *os.File's ReadFrom falls back to) reads back from the page cache
 	// about 1.5x slower than one written in large pieces.
@@ -149,12 +149,12 @@ func (c *Cache) open(ctx context.Context, o *Object) (*Object, error) {
 		os.Remove(mtmp)
 		return nil, cacheErr(err)
 	}
-	return &Object{name: o.name, size: o.size, etag: o.etag, be: localFile{tmp}, cfg: o.cfg, local: true, validated: true}, nil
+	return &object{name: o.name, size: o.size, etag: o.etag, be: localFile{tmp}, cfg: o.cfg, local: true, validated: true}, nil
 }
 
 // hit returns the cached copy when the entry is complete and matches o; a
 // nil object and error mean a miss.
-func (c *Cache) hit(o *Object, data, meta string) (*Object, error) {
+func (c *Cache) hit(o *object, data, meta string) (*object, error) {
 	mb, err := os.ReadFile(meta)
 	if err != nil {
 		return nil, nil
@@ -178,7 +178,7 @@ func (c *Cache) hit(o *Object, data, meta string) (*Object, error) {
 	}
 	now := time.Now()
 	_ = os.Chtimes(data, now, now) // recently used; a read-only cache still serves
-	return &Object{name: o.name, size: o.size, etag: o.etag, be: localFile{f}, cfg: o.cfg, local: true, validated: true}, nil
+	return &object{name: o.name, size: o.size, etag: o.etag, be: localFile{f}, cfg: o.cfg, local: true, validated: true}, nil
 }
 
 type cacheEntry struct {

@@ -15,11 +15,9 @@ import (
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
-func readAll(t testing.TB, o *storage.Object) []byte {
+func readAll(t testing.TB, o storage.File) []byte {
 	t.Helper()
-	r := o.Reader(context.Background())
-	defer r.Close()
-	b, err := io.ReadAll(r)
+	b, err := io.ReadAll(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +72,7 @@ func TestCacheObjectChanged(t *testing.T) {
 	c := newCache(t, t.TempDir(), 1<<20)
 	readAll(t, mustOpen(t, "s3://data/o", f.opts(storage.WithCache(c))...))
 	f.put(t, bucket, "o", []byte("version two!"))
-	_, err := storage.Open(context.Background(), "s3://data/o", f.opts(storage.WithCache(c))...)
+	_, err := storage.OpenFile(context.Background(), "s3://data/o", f.opts(storage.WithCache(c))...)
 	if !errors.Is(err, storage.ErrChanged) {
 		t.Fatalf("err = %v, want ErrChanged", err)
 	}
@@ -106,7 +104,7 @@ func TestCacheCannotWrite(t *testing.T) {
 	}
 	for name, c := range map[string]*storage.Cache{"smaller than the object": small, "unwritable": notDir} {
 		t.Run(name, func(t *testing.T) {
-			_, err := storage.Open(context.Background(), "s3://data/o", f.opts(storage.WithCache(c))...)
+			_, err := storage.OpenFile(context.Background(), "s3://data/o", f.opts(storage.WithCache(c))...)
 			if !errors.Is(err, storage.ErrCacheWrite) {
 				t.Fatalf("err = %v, want ErrCacheWrite", err)
 			}
@@ -173,7 +171,7 @@ func TestCacheSharedDirectory(t *testing.T) {
 			for round := range 3 {
 				for j := range objects {
 					i := (j + w*3 + round) % objects
-					o, err := storage.Open(context.Background(), fmt.Sprintf("s3://data/%d", i), f.opts(storage.WithCache(c))...)
+					o, err := storage.OpenFile(context.Background(), fmt.Sprintf("s3://data/%d", i), f.opts(storage.WithCache(c))...)
 					if err != nil {
 						errs <- err
 						continue

@@ -124,7 +124,7 @@ func TestHTTPWithoutValidators(t *testing.T) {
 
 	// The sequential reader in blocks smaller than the object: refused too.
 	small := mustOpen(t, url, s.opts(storage.ReadAhead(2, 10_000))...)
-	r := small.Reader(context.Background())
+	r := small
 	_, err = io.ReadAll(r)
 	r.Close()
 	if !errors.Is(err, storage.ErrUnvalidated) {
@@ -136,7 +136,7 @@ func TestHTTPWithoutValidators(t *testing.T) {
 	if _, err := o.ReadAt(whole, 0); err != nil || !bytes.Equal(whole, data) {
 		t.Fatalf("ReadAt of the whole object: %v", err)
 	}
-	r = o.Reader(context.Background()) // one block of 8 MiB
+	r = o // one block of 8 MiB
 	got, err := io.ReadAll(r)
 	r.Close()
 	if err != nil || !bytes.Equal(got, data) {
@@ -146,13 +146,13 @@ func TestHTTPWithoutValidators(t *testing.T) {
 	// Accepted explicitly: reads work, with one warning per object.
 	core, logs := observer.New(zap.WarnLevel)
 	ctx := tensorfeed.WithLogger(context.Background(), zap.New(core))
-	risky := mustOpen(t, url, s.opts(storage.AllowUnvalidated(), storage.ReadAhead(2, 10_000))...)
+	risky := mustOpenCtx(t, ctx, url, s.opts(storage.AllowUnvalidated(), storage.ReadAhead(2, 10_000))...)
 	for range 3 {
-		if _, err := risky.ReadAtContext(ctx, p, 2000); err != nil || !bytes.Equal(p, data[2000:3000]) {
+		if _, err := risky.ReadAt(p, 2000); err != nil || !bytes.Equal(p, data[2000:3000]) {
 			t.Fatalf("ReadAt with AllowUnvalidated: %v", err)
 		}
 	}
-	r = risky.Reader(ctx)
+	r = risky
 	got, err = io.ReadAll(r)
 	r.Close()
 	if err != nil || !bytes.Equal(got, data) {

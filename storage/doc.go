@@ -3,12 +3,11 @@
 //
 // # Opening
 //
-// [Open] takes a local path, an s3://bucket/key name or an http(s):// URL
-// and returns an [Object]: its [Object.Size], [Object.Name] and
-// [Object.ETag] (the version it was opened at), [Object.ReadAt] for random
-// access (one range request per call) and [Object.Reader] for streaming
-// formats, which keeps several range requests in flight ahead of the
-// reader ([ReadAhead]).
+// [OpenFile] takes a local path, an s3://bucket/key name or an http(s)://
+// URL and returns a [File]: its Size, Name and ETag (the version it was
+// opened at), ReadAt for random access (one range request per call) and
+// Read for streaming formats, which keeps several range requests of a
+// remote object in flight ahead of the reader ([ReadAhead]).
 //
 // S3 goes through minio-go. The endpoint is the [Endpoint] option, else
 // AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL, else Amazon S3; endpoints other
@@ -48,7 +47,7 @@
 //
 // # One version per object
 //
-// The bytes read through one [Object] come from the version it was opened
+// The bytes read through one [File] come from the version it was opened
 // at, or the read fails with [ErrChanged] (never retried): never a silent
 // mix of two versions, such as records of a new .rec read through the .idx
 // of the old one. Every range request is conditional on the validators
@@ -64,10 +63,10 @@
 //
 // A server that sends neither ETag nor Last-Modified leaves only the size
 // to compare. A read of the whole object in one request is allowed (one
-// answer is one version; its retry asks for the whole again): [Object.ReadAt]
-// of all of it, or an [Object.Reader] whose [ReadAhead] block holds it (8 MiB by
-// default). Reading a part ([Object.ReadAt] of a range, a Reader in several
-// blocks, a format read through an index) fails with [ErrUnvalidated]
+// answer is one version; its retry asks for the whole again): a ReadAt
+// of all of it, or Reads from the start whose [ReadAhead] block holds it (8 MiB
+// by default). Reading a part (a ReadAt of a range, Reads over several
+// blocks, a Seek before Reads, a format read through an index) fails with [ErrUnvalidated]
 // unless [AllowUnvalidated] accepts the risk; the first such read of each
 // opened object then logs a warning.
 //
@@ -76,7 +75,7 @@
 // [WithCache] reads remote objects through a [Cache]: a directory of whole
 // objects with a byte limit and least-recently-used eviction, shared safely
 // by several processes and kept across restarts. When the cache cannot take
-// an object (a full or read-only disk, an object larger than the limit), Open
+// an object (a full or read-only disk, an object larger than the limit), OpenFile
 // fails with [ErrCacheWrite], or reads the object directly with
 // [CacheFallback].
 package storage

@@ -48,18 +48,16 @@ func Example() {
 	}
 	fmt.Println(shards)
 
-	first, err := storage.Open(ctx, shards[0], opts...)
+	first, err := storage.OpenFile(ctx, shards[0], opts...)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer first.Close()
-	r := first.Reader(ctx)
-	all, err := io.ReadAll(r)
-	r.Close()
+	all, err := io.ReadAll(first) // streams, with read-ahead
 	fmt.Printf("%s: %d bytes %q %v\n", first.Name(), first.Size(), all, err)
 
-	last, err := storage.Open(ctx, shards[2], opts...)
+	last, err := storage.OpenFile(ctx, shards[2], opts...)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -69,7 +67,7 @@ func Example() {
 	_, err = last.ReadAt(word, 6)
 	fmt.Printf("bytes 6-8 of %s: %q %v\n", last.Name(), word, err)
 
-	_, err = storage.Open(ctx, "s3://datasets/mnist/missing.rec", opts...)
+	_, err = storage.OpenFile(ctx, "s3://datasets/mnist/missing.rec", opts...)
 	fmt.Println(err)
 	var e *tensorfeed.Error // every error of storage: Path, Offset (-1: the whole object)
 	fmt.Println(errors.As(err, &e), e.Path, e.Offset, errors.Is(err, storage.ErrNotFound))
@@ -110,7 +108,7 @@ func ExampleWithCache() {
 		storage.CacheFallback(), // read directly if the disk is full
 	}
 	for range 2 {
-		o, err := storage.Open(ctx, "s3://datasets/train.rec", opts...)
+		o, err := storage.OpenFile(ctx, "s3://datasets/train.rec", opts...)
 		if err != nil {
 			fmt.Println(err)
 			return

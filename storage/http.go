@@ -13,7 +13,7 @@ import (
 // conditional on the validators seen at open (If-Match for a strong ETag,
 // If-Unmodified-Since for a Last-Modified), and each answer is checked
 // against them and against the size at open (the total of its
-// Content-Range), so that the bytes of one Object come from one version of
+// Content-Range), so that the bytes of one object come from one version of
 // the resource or the read fails with ErrChanged.
 type httpObject struct {
 	client       *http.Client
@@ -28,7 +28,7 @@ func httpStatus(resp *http.Response) error {
 	return &statusError{code: resp.StatusCode, msg: strings.TrimSpace(string(msg))}
 }
 
-func openHTTP(ctx context.Context, name string, cfg config) (*Object, error) {
+func openHTTP(ctx context.Context, name string, cfg config) (*object, error) {
 	rt := cfg.transport
 	if rt == nil {
 		rt = http.DefaultTransport
@@ -79,7 +79,7 @@ func openHTTP(ctx context.Context, name string, cfg config) (*Object, error) {
 	if etag == "" {
 		etag = h.lastModified
 	}
-	return &Object{name: name, size: h.size, etag: etag, be: h, cfg: cfg,
+	return &object{name: name, size: h.size, etag: etag, be: h, cfg: cfg,
 		validated: h.etag != "" || h.lastModified != ""}, nil
 }
 

@@ -109,7 +109,7 @@ func TestHTTP(t *testing.T) {
 	wantContains(t, err, url, "bytes 1-777", "no answer within 50ms")
 	s.hang.Store(0)
 
-	_, err = storage.Open(context.Background(), s.URL+"/missing", s.opts()...)
+	_, err = storage.OpenFile(context.Background(), s.URL+"/missing", s.opts()...)
 	if !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
@@ -148,11 +148,11 @@ func TestLocal(t *testing.T) {
 	if err != nil || !slices.Equal(got, want) {
 		t.Fatalf("List = %q, %v", got, err)
 	}
-	_, err = storage.Open(context.Background(), filepath.Join(dir, "none"))
+	_, err = storage.OpenFile(context.Background(), filepath.Join(dir, "none"))
 	if !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
-	_, err = storage.Open(context.Background(), "ftp://host/x")
+	_, err = storage.OpenFile(context.Background(), "ftp://host/x")
 	wantContains(t, err, "ftp://host/x", "unknown scheme")
 }
 
@@ -179,7 +179,7 @@ func TestErrorNamesURLAndRange(t *testing.T) {
 	}
 
 	missing := filepath.Join(dir, "none.bin")
-	_, err = storage.Open(context.Background(), missing)
+	_, err = storage.OpenFile(context.Background(), missing)
 	if !errors.As(err, &te) || te.Path != missing || te.Offset != -1 || !errors.Is(err, storage.ErrNotFound) || !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Open of a missing file: %v, want a *tensorfeed.Error for %s wrapping ErrNotFound and fs.ErrNotExist", err, missing)
 	}

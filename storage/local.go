@@ -23,7 +23,7 @@ func (l localFile) readRange(_ context.Context, p []byte, off int64) (int, error
 
 func (l localFile) close() error { return l.f.Close() }
 
-func openLocal(name string, cfg config) (*Object, error) {
+func openLocal(name string, cfg config) (*object, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, objectError("open", name, 0, -1, localErr(err))
@@ -34,7 +34,7 @@ func openLocal(name string, cfg config) (*Object, error) {
 		return nil, objectError("open", name, 0, -1, err)
 	}
 	etag := fmt.Sprintf("%x-%x", fi.Size(), fi.ModTime().UnixNano())
-	return &Object{name: name, size: fi.Size(), etag: etag, be: localFile{f}, cfg: cfg, local: true, validated: true}, nil
+	return &object{name: name, size: fi.Size(), etag: etag, be: localFile{f}, cfg: cfg, local: true, validated: true}, nil
 }
 
 // localErr adds this package's sentinels to a file-system error.

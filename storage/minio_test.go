@@ -92,7 +92,7 @@ func TestMinIO(t *testing.T) {
 	readTests(t, put, opts)
 
 	t.Run("WrongCredentials", func(t *testing.T) {
-		_, err := storage.Open(ctx, "s3://"+bucket+"/obj.bin", append(opts(), storage.Credentials(user, "wrong-secret", ""))...)
+		_, err := storage.OpenFile(ctx, "s3://"+bucket+"/obj.bin", append(opts(), storage.Credentials(user, "wrong-secret", ""))...)
 		if !errors.Is(err, storage.ErrDenied) {
 			t.Fatalf("err = %v, want ErrDenied", err)
 		}

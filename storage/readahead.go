@@ -15,13 +15,13 @@ type block struct {
 	done chan struct{}
 }
 
-// objectReader reads an object from the start to the end ([Object.Reader]
+// objectReader reads an object from the start to the end (readerFrom
 // returns one), keeping up to n range
 // requests of blockBytes in flight ahead of what has been read (ReadAhead).
 // Its goroutines run from its creation to Close, which must be called.
 // It is for one goroutine.
 type objectReader struct {
-	obj    *Object
+	obj    *object
 	g      *scope.Group
 	ctx    context.Context
 	queue  chan *block // fetched or being fetched, in order
@@ -34,16 +34,13 @@ type objectReader struct {
 	closed bool
 }
 
-// Reader returns a sequential reader of the whole object with read-ahead:
-// up to n range requests of blockBytes in flight ahead of what has been
-// read ([ReadAhead]). For a local file it reads the file directly (the OS
-// reads ahead). ctx bounds its requests; Close, which must be called,
-// stops them and waits for its goroutines (it does not close the Object).
-// The reader is for one goroutine.
-func (o *Object) Reader(ctx context.Context) io.ReadCloser { return o.readerFrom(ctx, 0) }
-
-// readerFrom is Reader starting at byte off (clamped to [0, Size]).
-func (o *Object) readerFrom(ctx context.Context, off int64) *objectReader {
+// readerFrom returns a sequential reader of the object from byte off
+// (clamped to [0, size]) to its end with read-ahead: up to n range requests
+// of blockBytes in flight ahead of what has been read ([ReadAhead]). For a
+// local file it reads the file directly (the OS reads ahead). ctx bounds
+// its requests; Close, which must be called, stops them and waits for its
+// goroutines (it does not close the object).
+func (o *object) readerFrom(ctx context.Context, off int64) *objectReader {
 	off = min(max(off, 0), o.size)
 	r := &objectReader{obj: o, start: off, lpos: off}
 	if o.local || off == o.size {
@@ -148,7 +145,7 @@ func (r *objectReader) readLocal(p []byte) (int, error) {
 	if r.closed {
 		return 0, objectError("read", r.obj.name, 0, -1, io.ErrClosedPipe)
 	}
-	n, err := r.obj.ReadAt(p, r.lpos)
+	n, err := r.obj.readAt(context.Background(), p, r.lpos)
 	r.lpos += int64(n)
 	if err == io.EOF && n > 0 {
 		err = nil
@@ -157,7 +154,7 @@ func (r *objectReader) readLocal(p []byte) (int, error) {
 }
 
 // Close stops the read-ahead and waits for its requests to end. It does
-// not close the Object.
+// not close the object.
 func (r *objectReader) Close() error {
 	if r.closed {
 		return nil

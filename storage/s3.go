@@ -111,8 +111,8 @@ type s3Object struct {
 	modified    time.Time
 }
 
-func openS3(ctx context.Context, name string, cfg config) (*Object, error) {
-	fail := func(err error) (*Object, error) {
+func openS3(ctx context.Context, name string, cfg config) (*object, error) {
+	fail := func(err error) (*object, error) {
 		return nil, objectError("open", name, 0, -1, err)
 	}
 	bucket, key, err := splitS3(name)
@@ -137,7 +137,7 @@ func openS3(ctx context.Context, name string, cfg config) (*Object, error) {
 		etag += "@" + info.VersionID
 	}
 	be := &s3Object{core: core, bucket: bucket, key: key, size: info.Size, etag: info.ETag, modified: info.LastModified}
-	return &Object{name: name, size: info.Size, etag: etag, be: be, cfg: cfg,
+	return &object{name: name, size: info.Size, etag: etag, be: be, cfg: cfg,
 		validated: info.ETag != "" || !info.LastModified.IsZero()}, nil
 }
 

@@ -52,7 +52,7 @@ func readTests(t *testing.T, put func(t testing.TB, key string, data []byte), op
 
 	t.Run("Reader", func(t *testing.T) {
 		o := mustOpen(t, url, opts(storage.ReadAhead(3, 7000))...)
-		r := o.Reader(ctx)
+		r := o
 		got, err := io.ReadAll(r)
 		if err := r.Close(); err != nil {
 			t.Fatal(err)
@@ -64,7 +64,7 @@ func readTests(t *testing.T, put func(t testing.TB, key string, data []byte), op
 
 	t.Run("ReaderStoppedEarly", func(t *testing.T) {
 		o := mustOpen(t, url, opts(storage.ReadAhead(4, 1000))...)
-		r := o.Reader(ctx)
+		r := o
 		p := make([]byte, 2500)
 		if _, err := io.ReadFull(r, p); err != nil || !bytes.Equal(p, data[:2500]) {
 			t.Fatal(err)
@@ -96,7 +96,7 @@ func readTests(t *testing.T, put func(t testing.TB, key string, data []byte), op
 	})
 
 	t.Run("NotFound", func(t *testing.T) {
-		_, err := storage.Open(ctx, "s3://"+bucket+"/missing", opts()...)
+		_, err := storage.OpenFile(ctx, "s3://"+bucket+"/missing", opts()...)
 		if !errors.Is(err, storage.ErrNotFound) {
 			t.Fatalf("err = %v, want ErrNotFound", err)
 		}
@@ -134,7 +134,7 @@ func TestS3ReadAheadBounded(t *testing.T) {
 	data := randomBytes(100_000, 2)
 	f.put(t, bucket, "o", data)
 	o := mustOpen(t, "s3://data/o", f.opts(storage.ReadAhead(3, 1000))...)
-	r := o.Reader(context.Background())
+	r := o
 	defer r.Close()
 	got, err := io.ReadAll(r)
 	if err != nil || !bytes.Equal(got, data) {
@@ -186,7 +186,7 @@ func TestS3RetryOnReset(t *testing.T) {
 	f.put(t, bucket, "o", data)
 	o := mustOpen(t, "s3://data/o", f.opts(storage.ReadAhead(2, 4096))...)
 	f.setFaults(0, 3, false)
-	r := o.Reader(context.Background())
+	r := o
 	defer r.Close()
 	got, err := io.ReadAll(r)
 	if err != nil || !bytes.Equal(got, data) {
@@ -217,7 +217,7 @@ func TestS3DeniedNotRetried(t *testing.T) {
 	f := newFakeS3(t, bucket)
 	f.put(t, bucket, "o", []byte("secret"))
 	f.setFaults(0, 0, true)
-	_, err := storage.Open(context.Background(), "s3://data/o", f.opts()...)
+	_, err := storage.OpenFile(context.Background(), "s3://data/o", f.opts()...)
 	if !errors.Is(err, storage.ErrDenied) {
 		t.Fatalf("err = %v, want ErrDenied", err)
 	}
@@ -232,7 +232,7 @@ func TestS3ServerRestartedMidRead(t *testing.T) {
 	data := randomBytes(1<<20, 6)
 	f.put(t, bucket, "o", data)
 	o := mustOpen(t, "s3://data/o", f.opts(storage.ReadAhead(2, 64<<10), storage.Retry(30, 5*time.Millisecond, 50*time.Millisecond))...)
-	r := o.Reader(context.Background())
+	r := o
 	defer r.Close()
 	got := make([]byte, 200_000)
 	if _, err := io.ReadFull(r, got); err != nil {

@@ -193,9 +193,16 @@ func randomBytes(n int, seed uint64) []byte {
 	return b
 }
 
-func mustOpen(t testing.TB, name string, opts ...storage.Option) *storage.Object {
+func mustOpen(t testing.TB, name string, opts ...storage.Option) storage.File {
 	t.Helper()
-	o, err := storage.Open(context.Background(), name, opts...)
+	return mustOpenCtx(t, context.Background(), name, opts...)
+}
+
+// mustOpenCtx opens name with ctx, which bounds its requests, and closes
+// it when the test ends.
+func mustOpenCtx(t testing.TB, ctx context.Context, name string, opts ...storage.Option) storage.File {
+	t.Helper()
+	o, err := storage.OpenFile(ctx, name, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

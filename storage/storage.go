@@ -138,7 +138,7 @@ func defaults() config {
 	}
 }
 
-// Option configures Open and List.
+// Option configures OpenFile and List.
 type Option = option.Option[config]
 
 // Endpoint sets the S3 endpoint (such as "http://127.0.0.1:9000") for
@@ -202,11 +202,11 @@ func ReadAhead(n, blockBytes int) Option {
 }
 
 // WithCache reads remote objects through a local cache: the whole object
-// is downloaded into c on the first Open and read from the local file
+// is downloaded into c on the first OpenFile and read from the local file
 // afterwards. Local paths are never cached.
 func WithCache(c *Cache) Option { return option.New(func(cfg *config) { cfg.cache = c }) }
 
-// CacheFallback lets Open read an object directly by byte ranges when the
+// CacheFallback lets OpenFile read an object directly by byte ranges when the
 // cache cannot take it (ErrCacheWrite), instead of failing.
 func CacheFallback() Option { return option.New(func(c *config) { c.fallback = true }) }
 
@@ -230,10 +230,10 @@ type backend interface {
 	close() error
 }
 
-// Object is an opened object: a local file, an S3 object or an HTTP
+// object is an opened object: a local file, an S3 object or an HTTP
 // resource. ReadAt reads any byte range with one request; Reader reads it
 // from the start with read-ahead. It is safe for concurrent use.
-type Object struct {
+type object struct {
 	name  string
 	size  int64
 	etag  string
@@ -246,31 +246,12 @@ type Object struct {
 	warned    sync.Once // the warning of AllowUnvalidated
 }
 
-// Name returns the path or URL the object was opened with.
-func (o *Object) Name() string { return o.name }
+// close releases the object.
+func (o *object) close() error { return o.be.close() }
 
-// Size returns the object's size in bytes, as it was at open.
-func (o *Object) Size() int64 { return o.size }
-
-// ETag returns the object's ETag (or version) at open: reads of a
-// different version fail with ErrChanged. For an HTTP object without an
-// ETag it is its Last-Modified, and "" when it has neither. For a local
-// file it is made of its size and modification time.
-func (o *Object) ETag() string { return o.etag }
-
-// Close releases the object.
-func (o *Object) Close() error { return o.be.close() }
-
-// ReadAt reads len(p) bytes at offset off, as io.ReaderAt: fewer bytes
-// come with io.EOF when the range passes the end. A range that starts after
-// the end is a *tensorfeed.Error wrapping ErrRange.
-func (o *Object) ReadAt(p []byte, off int64) (int, error) {
-	return o.ReadAtContext(context.Background(), p, off)
-}
-
-// ReadAtContext is ReadAt with a context that bounds the request and its
-// retries.
-func (o *Object) ReadAtContext(ctx context.Context, p []byte, off int64) (int, error) {
+// readAt reads len(p) bytes at offset off, as io.ReaderAt (see File), with
+// a context that bounds the request and its retries.
+func (o *object) readAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if off < 0 || off > o.size {
 		return 0, objectError("read", o.name, off, int64(len(p)), fmt.Errorf("%w (size %d)", ErrRange, o.size))
 	}
@@ -298,7 +279,7 @@ func (o *Object) ReadAtContext(ctx context.Context, p []byte, off int64) (int, e
 // transient failures; a retry asks only for the bytes still missing, except
 // for an object without validators, whose retry asks for the whole range
 // again so that its bytes come from one answer.
-func (o *Object) readFull(ctx context.Context, p []byte, off int64) (int, error) {
+func (o *object) readFull(ctx context.Context, p []byte, off int64) (int, error) {
 	whole := off == 0 && int64(len(p)) == o.size
 	if !o.local && !o.validated && !whole {
 		if !o.cfg.unvalidated {
@@ -338,11 +319,8 @@ func (o *Object) readFull(ctx context.Context, p []byte, off int64) (int, error)
 	return done, nil
 }
 
-// Open opens a local path, an s3://bucket/key object or an http(s):// URL.
-// It learns the object's size and ETag with one request (retried when the
-// failure is transient); a missing object or refused credentials fail at
-// once with a *tensorfeed.Error wrapping ErrNotFound or ErrDenied.
-func Open(ctx context.Context, name string, opts ...Option) (*Object, error) {
+// open opens name (see OpenFile), through the cache when one is set.
+func open(ctx context.Context, name string, opts ...Option) (*object, error) {
 	cfg := defaults()
 	option.Apply(&cfg, opts)
 	switch scheme(name) {
@@ -366,7 +344,7 @@ func Open(ctx context.Context, name string, opts ...Option) (*Object, error) {
 
 // remote returns an opened remote object, through the cache when one is
 // set.
-func remote(ctx context.Context, o *Object) (*Object, error) {
+func remote(ctx context.Context, o *object) (*object, error) {
 	if o.cfg.cache == nil {
 		return o, nil
 	}

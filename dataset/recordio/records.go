@@ -145,7 +145,7 @@ func (fs *files) spans(ctx context.Context, log *zap.Logger, paths []string) ([]
 	sizes := make([]int64, len(paths))
 	var total int64
 	for i, p := range paths {
-		o, err := storage.Open(ctx, p, fs.c.storage...)
+		o, err := storage.OpenFile(ctx, p, fs.c.storage...)
 		if err != nil {
 			return nil, err
 		}

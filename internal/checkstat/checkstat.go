@@ -145,6 +145,9 @@ type localInput struct {
 
 func (f *localInput) Size() int64 { return f.size }
 
+// ETag is "": a check reads its input once and compares no versions.
+func (f *localInput) ETag() string { return "" }
+
 // Exists reports whether name is a regular local file or an object that
 // can be opened with opts.
 func Exists(ctx context.Context, name string, opts []storage.Option) bool {
@@ -152,7 +155,7 @@ func Exists(ctx context.Context, name string, opts []storage.Option) bool {
 		st, err := os.Stat(name)
 		return err == nil && st.Mode().IsRegular()
 	}
-	o, err := storage.Open(ctx, name, opts...)
+	o, err := storage.OpenFile(ctx, name, opts...)
 	if err != nil {
 		return false
 	}

@@ -28,7 +28,7 @@ const listed = 3
 func Files(ctx context.Context, paths []string, opts ...storage.Option) (string, error) {
 	ids := make([]string, len(paths))
 	for i, p := range paths {
-		o, err := storage.Open(ctx, p, opts...)
+		o, err := storage.OpenFile(ctx, p, opts...)
 		if err != nil {
 			return "", err
 		}

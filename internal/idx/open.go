@@ -17,8 +17,7 @@ type Input struct {
 	Name string // the path or URL the file was opened with
 	Size int64  // -1 when unknown (a local file that is not regular)
 	os   *os.File
-	obj  *storage.Object
-	rd   io.ReadCloser
+	obj  storage.File
 }
 
 // Close closes the file (and stops a remote file's read-ahead).
@@ -26,7 +25,6 @@ func (f *Input) Close() error {
 	if f.os != nil {
 		return f.os.Close()
 	}
-	f.rd.Close()
 	return f.obj.Close()
 }
 
@@ -50,12 +48,11 @@ func Open(ctx context.Context, name string, sopts []storage.Option) (*Input, err
 		}
 		return &Input{Reader: f, Name: name, Size: size, os: f}, nil
 	}
-	obj, err := storage.Open(ctx, name, sopts...)
+	obj, err := storage.OpenFile(ctx, name, sopts...)
 	if err != nil {
 		return nil, err
 	}
-	rd := obj.Reader(ctx)
-	return &Input{Reader: rd, Name: name, Size: obj.Size(), obj: obj, rd: rd}, nil
+	return &Input{Reader: obj, Name: name, Size: obj.Size(), obj: obj}, nil
 }
 
 // FileKey identifies a version of a file, for the decoded-file cache.
