@@ -55,7 +55,8 @@ func Uint8(name string, shape ...int) Column { return column(name, sample.Uint8,
 // Row is one row of the columns asked of [ReadColumns]: the value of
 // column i is F32[i], I32[i], I64[i] or U8[i], whichever its DType says
 // (the others are nil at i). Each value is a slice of exactly the
-// column's element count, owned by the row.
+// column's element count, owned by the row (unless the reader was made
+// with [ReuseBuffer]).
 type Row struct {
 	File  string // the file it was read from
 	Index int64  // its index in the file, from 0
@@ -115,8 +116,9 @@ func Fields(cols []Column) []sink.Field[Row] {
 }
 
 // eachPage calls fn with each page of column index of row group g, in
-// order, releasing the page after it. A panic of parquet-go is an error.
-func (f *file) eachPage(g, index int, fn func(pq.Page) error) error {
+// order, releasing the page after it unless fn keeps it (returns true:
+// rows hold its values, see bulk). A panic of parquet-go is an error.
+func (f *file) eachPage(g, index int, fn func(pq.Page) (keep bool, err error)) error {
 	return guard(func() error {
 		pages := f.groups[g].ColumnChunks()[index].Pages()
 		defer pages.Close()
@@ -128,8 +130,10 @@ func (f *file) eachPage(g, index int, fn func(pq.Page) error) error {
 			if err != nil {
 				return err
 			}
-			err = fn(page)
-			pq.Release(page)
+			keep, err := fn(page)
+			if !keep {
+				pq.Release(page)
+			}
 			if err != nil {
 				return err
 			}
@@ -248,7 +252,7 @@ func decodeColumns(f *file, g int, leaves []leaf, c *config) group[Row] {
 	}
 	n := len(leaves)
 	for k, l := range leaves {
-		rows, err := decodeLeaf(f, g, k, n, l, &out, want)
+		rows, err := decodeLeaf(f, g, k, n, l, &out, want, c)
 		if err == nil && rows != int64(len(out.rows)) {
 			err = posError(f.path, -1, g, f.rowStart[g]+rows, l.col.name, io.ErrUnexpectedEOF, fmt.Sprintf("the column holds %d rows, the row group %d", rows, len(out.rows)))
 		}
@@ -265,13 +269,20 @@ func decodeColumns(f *file, g int, leaves []leaf, c *config) group[Row] {
 	return out
 }
 
-func decodeLeaf(f *file, g, k, n int, l leaf, out *group[Row], want int64) (rows int64, err error) {
-	d := &leafDecoder{f: f, g: g, k: k, n: n, l: l, out: out, want: want, row: -1}
+func decodeLeaf(f *file, g, k, n int, l leaf, out *group[Row], want int64, c *config) (rows int64, err error) {
+	d := &leafDecoder{f: f, g: g, k: k, n: n, l: l, out: out, want: want, row: -1, reuse: c.reuse}
 	if k == 0 && out.rows == nil {
 		out.rows = make([]Row, 0, min(want, chunkRows))
 	}
 	buf := make([]pq.Value, valueBuf)
-	err = f.eachPage(g, l.index, func(page pq.Page) error { return d.page(page, buf) })
+	err = f.eachPage(g, l.index, func(page pq.Page) (bool, error) {
+		d.kept = false
+		err := d.page(page, buf)
+		if d.kept {
+			out.pages = append(out.pages, page)
+		}
+		return d.kept, err
+	})
 	if err != nil {
 		return d.row + 1, posError(f.path, -1, g, f.rowStart[g]+max(d.row, 0), l.col.name, err, err.Error())
 	}
@@ -302,6 +313,8 @@ type leafDecoder struct {
 	// e repetition levels of 1 and definition levels of the maximum: the
 	// levels of the values after a row's first in a row without nulls.
 	ones, full []byte
+	reuse      bool // ReuseBuffer
+	kept       bool // rows hold values of the page being decoded
 }
 
 // page decodes one page: its typed values in bulk when it is plain
@@ -326,8 +339,11 @@ func (d *leafDecoder) page(page pq.Page, buf []pq.Value) error {
 // when the column has none). A run of rows that each hold their e values,
 // none null, is copied out of the page at once into a block of its own
 // that the rows share: append does not clear memory that it fills, and one
-// copy serves the run. Other rows are filled value by value in slices of
-// block (see carve).
+// copy serves the run. (Keeping the page instead costs more: parquet-go's
+// page buffers are larger than their values.) With ReuseBuffer the rows
+// are slices of the page's values, not a copy, and the page is kept
+// (d.kept) until the consumer is past the row group. Other rows are
+// filled value by value in slices of block (see carve).
 func bulk[T float32 | int32 | int64](d *leafDecoder, vals []T, rep, def []byte, at func(*Row) *[]T, block *[]T) error {
 	count := len(vals)
 	switch {
@@ -360,7 +376,12 @@ func bulk[T float32 | int32 | int64](d *leafDecoder, vals []T, rep, def []byte, 
 				m++
 			}
 			if m > 0 {
-				run := append([]T(nil), vals[k:k+m*e]...)
+				run := vals[k : k+m*e]
+				if d.reuse {
+					d.kept = true
+				} else {
+					run = append([]T(nil), run...)
+				}
 				for j := range m {
 					if err := d.start(); err != nil {
 						return err

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"sync"
 
+	pq "github.com/parquet-go/parquet-go"
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed"
@@ -23,6 +24,10 @@ type group[T any] struct {
 	rows []T
 	bad  []error
 	err  error
+	// pages holds, with ReuseBuffer, the pages of parquet-go whose values
+	// rows hold: they go back to parquet-go's pool once the consumer is
+	// past the group.
+	pages []pq.Page
 }
 
 // decoder decodes row group g of a file. It is made once per pass (or per
@@ -106,6 +111,9 @@ func (r *core[T]) all(ctx context.Context) iter.Seq2[T, error] {
 			if g.err != nil {
 				yield(zero, g.err)
 				return false
+			}
+			for _, p := range g.pages {
+				pq.Release(p)
 			}
 			return true
 		}

@@ -218,13 +218,13 @@ func (fi *file) checkPages(g, ci int, c *config) error {
 	}
 	// The headers are read through a window of the chunk's bytes, so that
 	// a chunk of many small pages is read once, not once per page.
-	win := &window{fi: fi, end: end}
+	win := &window{fi: fi, end: end, least: windowBytes}
 	proto := &thrift.CompactProtocol{}
 	var total int64 // values of the data pages so far
 	for pos := start; pos < end; {
 		var hlen int
 		var buf []byte
-		for size := 4 << 10; ; size *= 16 {
+		for size := headerBytes; ; size = min(size*16, 1<<20) {
 			if buf, err = win.at(pos, size); err != nil {
 				return err
 			}
@@ -294,23 +294,34 @@ func (fi *file) checkPages(g, ci int, c *config) error {
 			}
 		}
 		pos = data + int64(h.CompressedPageSize)
+		// After a large page the next header is far: read little more
+		// than a header, not a window of bytes that parquet-go reads again.
+		win.least = windowBytes
+		if h.CompressedPageSize >= windowBytes {
+			win.least = headerBytes
+		}
 	}
 	return nil
 }
 
 // window holds bytes of a file before end, read in blocks of at least
-// windowBytes.
+// least bytes.
 type window struct {
-	fi  *file
-	end int64
-	off int64 // the file offset of b[0]
-	b   []byte
+	fi    *file
+	end   int64
+	least int   // the least bytes to read at once (windowBytes or headerBytes)
+	off   int64 // the file offset of b[0]
+	b     []byte
 }
 
-// windowBytes is the least a window reads at once: page headers of a
-// column chunk of small pages are read a block at a time, while for large
-// pages it adds little to what is read.
+// windowBytes is the least a window reads at once after a small page:
+// page headers of a column chunk of small pages are read a block at a
+// time.
 const windowBytes = 16 << 10
+
+// headerBytes is what a page header usually fits in: the first read of a
+// header, and the least a window reads after a large page.
+const headerBytes = 512
 
 // at returns the size bytes at pos, or those up to end if fewer.
 func (w *window) at(pos int64, size int) ([]byte, error) {
@@ -318,7 +329,7 @@ func (w *window) at(pos int64, size int) ([]byte, error) {
 	if w.b != nil && pos >= w.off && pos+n <= w.off+int64(len(w.b)) {
 		return w.b[pos-w.off : pos-w.off+n], nil
 	}
-	m := min(max(n, windowBytes), w.end-pos)
+	m := min(max(n, int64(w.least)), w.end-pos)
 	if int64(cap(w.b)) < m {
 		w.b = make([]byte, m)
 	}

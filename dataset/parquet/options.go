@@ -28,6 +28,7 @@ type config struct {
 	maxPageValues  int64
 	maxGroupValues int64
 	workers        int
+	reuse          bool
 	bad            *source.SkipPolicy
 	storage        []storage.Option
 }
@@ -117,6 +118,17 @@ func Workers(n int) Option {
 	positive("Workers", int64(n))
 	return option.New(func(c *config) { c.workers = n })
 }
+
+// ReuseBuffer makes the rows of [ReadColumns] share the memory of the
+// pages they are read from, which goes back to the pages read next once
+// the consumer is past a row group: a row's values are valid only until
+// the next row is read. Use it when each row is consumed (copied into a
+// batch, say) before the next one is asked for, and never with a stage
+// that holds on to rows (Shuffle, Buffered, Cache, a batch of rows
+// rather than of tensors). It saves the allocation of every page, which
+// is most of what a pass costs beyond parquet-go's own reading. The
+// view of OpenIndexed ignores it: its rows stay valid.
+func ReuseBuffer() Option { return option.New(func(c *config) { c.reuse = true }) }
 
 // Storage sets the options of package storage through which the files are
 // opened: a path may be a local path, an s3://bucket/key object or an

@@ -87,8 +87,8 @@ func decodeRaw(f *file, g int, cols []rawColumn, c *config) group[RawRow] {
 	for k, col := range cols {
 		row := int64(-1)
 		buf := make([]pq.Value, valueBuf)
-		err := f.eachPage(g, col.index, func(page pq.Page) error {
-			return eachValue(page, buf, func(v pq.Value) error {
+		err := f.eachPage(g, col.index, func(page pq.Page) (bool, error) {
+			return false, eachValue(page, buf, func(v pq.Value) error {
 				if v.RepetitionLevel() == 0 {
 					row++
 					if row >= want {

@@ -227,3 +227,42 @@ func TestOpenIndexedReaders(t *testing.T) {
 		t.Error("OpenIndexed of a slice reader: no error")
 	}
 }
+
+// With ReuseBuffer the rows are the same, consumed one at a time (row
+// groups of several pages, one and two workers, a bad row skipped), though
+// their values are in pages that go back to parquet-go's pool after each
+// row group.
+func TestReuseBuffer(t *testing.T) {
+	const width = 784
+	want := digits(600, width)
+	want[250].Image = want[250].Image[:5]
+	path := writeDigits(t, want, parquet.RowGroupRows(200))
+	cols := []parquet.Column{parquet.Float32("image", width), parquet.Int64("label")}
+	for _, w := range []int{1, 2} {
+		for pass := range 2 {
+			skip := source.SkipBad(0.1)
+			r := parquet.ReadColumns(path, cols, parquet.Workers(w), parquet.ReuseBuffer(), parquet.OnBad(skip))
+			i := 0
+			for row, err := range r.All(context.Background()) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i == 250 {
+					i++
+				}
+				if row.Index != int64(i) || row.I64[1][0] != want[i].Label || len(row.F32[0]) != width {
+					t.Fatalf("workers %d, pass %d: row %d: index %d label %d", w, pass, i, row.Index, row.I64[1][0])
+				}
+				for j, v := range row.F32[0] {
+					if v != want[i].Image[j] {
+						t.Fatalf("workers %d, pass %d: row %d: value %d is %v, want %v", w, pass, i, j, v, want[i].Image[j])
+					}
+				}
+				i++
+			}
+			if i != len(want) || skip.Skipped() != 1 {
+				t.Fatalf("workers %d, pass %d: %d rows, %d skipped", w, pass, i, skip.Skipped())
+			}
+		}
+	}
+}
