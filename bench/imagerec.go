@@ -22,6 +22,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/internal/imagegeom"
 	"github.com/tensorfeed/tensorfeed/internal/inputsplit"
+	"github.com/tensorfeed/tensorfeed/internal/seeded"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -436,7 +437,7 @@ func imagerecPlain(set *imagerecSet, dec decode.Decoder, threads int) (uint64, e
 				return err
 			}
 			w := workers[t]
-			source.SeedPCG(&w.pcg, imagerecSeed, 0, i)
+			seeded.SeedPCG(&w.pcg, imagerecSeed, 0, i)
 			opts := decode.Options{Channels: imagerecChannels, Crop: w.crop}
 			dst := data[k*per : (k+1)*per]
 			if region {

@@ -14,6 +14,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/internal/idx"
+	"github.com/tensorfeed/tensorfeed/internal/seeded"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -344,7 +345,7 @@ var bestLUT = func() (t [256]float32) {
 // shuffleIndex returns the order of epoch 0 of n samples under
 // source.ShuffleIndex(mnistSeed), so that the checksums agree.
 func shuffleIndex(n int) []int {
-	p := source.NewPermutation(n, mnistSeed, 0)
+	p := seeded.NewPermutation(n, mnistSeed, 0)
 	perm := make([]int, n)
 	for i := range perm {
 		perm[i] = p.At(i)

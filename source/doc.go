@@ -30,14 +30,14 @@
 // # Random access and a shuffle by index
 //
 // An [Indexed] dataset has a length and a Get(i); [ReadIndexed] reads it in
-// order or, with [ShuffleIndex], in the order of a [Permutation] of the
+// order or, with [ShuffleIndex], in the order of a permutation of the
 // pass's epoch: a global shuffle with no buffer. The permutation is a
 // seeded bijection of [0, n) computed index by index (a keyed Feistel
 // network with cycle walking), not a shuffled array: an array of n indices
 // costs n words per epoch, must be rebuilt from the start to reach a late
 // position, and would have to be saved to resume. With the bijection a
 // position is three integers, (seed, epoch, index): the sample at position
-// p of epoch e is Get(NewPermutation(n, seed, e).At(p)), so any position
+// p of epoch e is Get(perm(n, seed, e).At(p)), so any position
 // of any epoch is reached directly, and the From method of [ReadIndexed]'s reader resumes a
 // pass at its exact position without reading the samples before it.
 // [MapIndexed] transforms samples while keeping random access.

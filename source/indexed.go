@@ -10,12 +10,14 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/internal/scope"
+	"github.com/tensorfeed/tensorfeed/internal/seeded"
 	"github.com/tensorfeed/tensorfeed/internal/skiplog"
 )
 
 // Indexed is a random-access dataset: a length and the sample at any
-// index. It is what makes resuming exact and tiny: with a [Permutation]
-// the sample at position p of epoch e is Get(perm(seed, e).At(p)), so the
+// index. It is what makes resuming exact and tiny: with the permutation of
+// [ShuffleIndex] the sample at position p of epoch e is
+// Get(perm(seed, e).At(p)), so the
 // whole state of a reader over it is (seed, epoch, position).
 //
 // Get is called once per sample, often from a tight loop, so it takes no
@@ -101,8 +103,8 @@ type indexedConfig struct {
 // IndexedOption configures [ReadIndexed].
 type IndexedOption = option.Option[indexedConfig]
 
-// ShuffleIndex makes each pass yield the samples in the order of the
-// [Permutation] of (Len(), seed, epoch), where epoch is the pass's epoch
+// ShuffleIndex makes each pass yield the samples in the order of a
+// permutation of [0, Len()) determined by (Len(), seed, epoch), where epoch is the pass's epoch
 // ([Epochs.Start]): a global shuffle, different every epoch, with no
 // buffer and no state beyond the position.
 func ShuffleIndex(seed uint64) IndexedOption {
@@ -227,9 +229,9 @@ func (r *indexedReader[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		ctx, epoch := r.epochs.Start(ctx)
 		n := r.d.Len()
-		var perm Permutation
+		var perm seeded.Permutation
 		if r.cfg.shuffle {
-			perm = NewPermutation(n, r.cfg.seed, epoch)
+			perm = seeded.NewPermutation(n, r.cfg.seed, epoch)
 		}
 		m, stride := r.share(n)
 		var count *SkipCounter

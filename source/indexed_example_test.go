@@ -21,21 +21,6 @@ func ExampleReadIndexed() {
 	// Output: [e d a c f b] [f c e d a b] [d a b]
 }
 
-func ExamplePermutation() {
-	p := source.NewPermutation(10, 42, 0)
-	for i := range p.Len() {
-		if i > 0 {
-			fmt.Print(" ")
-		}
-		fmt.Print(p.At(i))
-	}
-	fmt.Println()
-	fmt.Println(p.Index(p.At(4)))
-	// Output:
-	// 5 7 9 1 2 0 8 6 3 4
-	// 4
-}
-
 func ExampleMapIndexed() {
 	squares := source.MapIndexed(source.IndexSlice([]int{1, 2, 3}), func(v int) (int, error) { return v * v, nil })
 	v, _ := squares.Get(2)

@@ -11,8 +11,8 @@ import (
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/internal/imagegeom"
+	"github.com/tensorfeed/tensorfeed/internal/seeded"
 	"github.com/tensorfeed/tensorfeed/sample"
-	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // processor turns one record into one row of a batch: parse, decode,
@@ -65,7 +65,7 @@ func (p *processor) getDraw(epoch, index int) *draw {
 			return pl
 		}
 	}
-	source.SeedPCG(&d.pcg, p.cfg.seed, epoch, index)
+	seeded.SeedPCG(&d.pcg, p.cfg.seed, epoch, index)
 	return d
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 	"github.com/tensorfeed/tensorfeed/internal/scope"
+	"github.com/tensorfeed/tensorfeed/internal/seeded"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -427,7 +428,7 @@ func (c *check) segment(e int, ph phase, size int) (from, to int) {
 	if ph.StopAfter > 0 {
 		per = min(per, ph.StopAfter*size)
 	}
-	perm := source.NewPermutation(n, c.seed, e)
+	perm := seeded.NewPermutation(n, c.seed, e)
 	want := c.counts(c.want, e)
 	for r := range ph.World {
 		for j := range per {

@@ -12,6 +12,7 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/internal/seeded"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 	"github.com/tensorfeed/tensorfeed/storage"
@@ -25,7 +26,7 @@ func TestCheckFindsDuplicatesAndMissing(t *testing.T) {
 	keys := []int32{10, 11, 12, 13, 14}
 	ph := phase{World: 2}
 	order := func(e int) (ids []int32) { // the split of world 2, PadShards
-		p := source.NewPermutation(len(keys), 7, e)
+		p := seeded.NewPermutation(len(keys), 7, e)
 		for r := range 2 {
 			for j := range 3 {
 				ids = append(ids, keys[p.At((r+2*j)%len(keys))])

@@ -12,6 +12,7 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/mixargs"
 	"github.com/tensorfeed/tensorfeed/internal/scope"
+	"github.com/tensorfeed/tensorfeed/internal/seeded"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -97,7 +98,7 @@ type mix[T any] struct {
 // j). A hash, not a generator's stream, so StateAt replays any choice
 // without the ones before it.
 func (m *mix[T]) choose(epoch int, j int64) int {
-	x := mix64(m.seed ^ mix64(uint64(epoch)^0x6a09e667f3bcc909) ^ mix64(uint64(j)+0x3c6ef372fe94f82b))
+	x := seeded.Mix64(m.seed ^ seeded.Mix64(uint64(epoch)^0x6a09e667f3bcc909) ^ seeded.Mix64(uint64(j)+0x3c6ef372fe94f82b))
 	u := float64(x>>11) / (1 << 53)
 	for k, c := range m.cum[:len(m.cum)-1] {
 		if u < c {
@@ -105,14 +106,6 @@ func (m *mix[T]) choose(epoch int, j int64) int {
 		}
 	}
 	return len(m.cum) - 1
-}
-
-// mix64 is splitmix64's finaliser: a bijection that spreads nearby inputs.
-func mix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
 }
 
 // innerEpoch is the epoch of pass r of an input in outer epoch e.

@@ -1,9 +1,33 @@
-package source
+// Package seeded derives the deterministic randomness of tensorfeed from
+// (seed, epoch, index): the generators of source.NewRand and the
+// permutation of source.ShuffleIndex. It is internal so that the library
+// has one public way to each (NewRand, ShuffleIndex) while its stages,
+// benchmarks and checks reproduce the same streams.
+package seeded
 
 import (
 	"fmt"
 	"math/bits"
+	"math/rand/v2"
 )
+
+// Mix64 is splitmix64: a bijective 64-bit mixer whose output passes
+// BigCrush; it spreads nearby seeds, epochs and indices over the whole
+// state space of a generator.
+func Mix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// SeedPCG seeds p as source.NewRand(seed, epoch, index) seeds its
+// generator, so that a worker drawing for many samples can keep one
+// generator and reseed it per sample instead of allocating one.
+func SeedPCG(p *rand.PCG, seed uint64, epoch, index int) {
+	a := Mix64(seed ^ Mix64(uint64(epoch)))
+	p.Seed(a, Mix64(a^Mix64(uint64(index)+0x5851f42d4c957f2d)))
+}
 
 // permRounds is the number of Feistel rounds of a [Permutation]. Luby and
 // Rackoff showed that four rounds of independent pseudorandom functions
@@ -40,7 +64,7 @@ type Permutation struct {
 // panics when n is negative.
 func NewPermutation(n int, seed uint64, epoch int) Permutation {
 	if n < 0 {
-		panic(fmt.Sprintf("source: NewPermutation(%d): negative length", n))
+		panic(fmt.Sprintf("seeded: NewPermutation(%d): negative length", n))
 	}
 	p := Permutation{n: n}
 	if n <= 1 {
@@ -49,9 +73,9 @@ func NewPermutation(n int, seed uint64, epoch int) Permutation {
 	k := uint(max(bits.Len(uint(n-1)), 2))
 	p.hi = k / 2
 	p.lo = k - p.hi
-	base := splitmix64(seed ^ splitmix64(uint64(epoch)^0x6a09e667f3bcc908))
+	base := Mix64(seed ^ Mix64(uint64(epoch)^0x6a09e667f3bcc908))
 	for r := range p.keys {
-		base = splitmix64(base + uint64(r))
+		base = Mix64(base + uint64(r))
 		p.keys[r] = base
 	}
 	return p
@@ -74,7 +98,7 @@ func (p *Permutation) Index(v int) int { return p.walk("Index", v, true) }
 // bijection of the 2^k values a bijection of [0, n).
 func (p *Permutation) walk(name string, x int, inverse bool) int {
 	if uint(x) >= uint(p.n) {
-		panic(fmt.Sprintf("source: Permutation.%s(%d) out of range [0, %d)", name, x, p.n))
+		panic(fmt.Sprintf("seeded: Permutation.%s(%d) out of range [0, %d)", name, x, p.n))
 	}
 	if p.n == 1 {
 		return 0
@@ -101,7 +125,7 @@ func (p *Permutation) encrypt(x uint64) uint64 {
 	for _, key := range p.keys {
 		l := x & (1<<b - 1)
 		h := x >> b
-		x = l<<a | (h^splitmix64(l^key))&(1<<a-1)
+		x = l<<a | (h^Mix64(l^key))&(1<<a-1)
 		a, b = b, a
 	}
 	return x
@@ -117,7 +141,7 @@ func (p *Permutation) decrypt(x uint64) uint64 {
 		// Round r took widths (a', b') = the ones before the last swap.
 		a, b = b, a
 		l := x >> a
-		h := (x ^ splitmix64(l^p.keys[r])) & (1<<a - 1)
+		h := (x ^ Mix64(l^p.keys[r])) & (1<<a - 1)
 		x = h<<b | l
 	}
 	return x

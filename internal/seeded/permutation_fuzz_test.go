@@ -1,9 +1,9 @@
-package source_test
+package seeded_test
 
 import (
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed/source"
+	"github.com/tensorfeed/tensorfeed/internal/seeded"
 )
 
 // FuzzPermutation checks that At stays in range and Index inverts it for
@@ -15,7 +15,7 @@ func FuzzPermutation(f *testing.F) {
 		if n == 0 {
 			return
 		}
-		p := source.NewPermutation(int(n), seed, epoch)
+		p := seeded.NewPermutation(int(n), seed, epoch)
 		pos := int(i % n)
 		v := p.At(pos)
 		if v < 0 || v >= int(n) {
