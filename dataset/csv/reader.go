@@ -395,7 +395,7 @@ func (r *Reader) start(ctx context.Context, head bool) (p *pass, err error) {
 		}
 		headerLine = p.data.recLine
 		for i := range p.data.n() {
-			p.layout.Columns = append(p.layout.Columns, strings.TrimSpace(p.data.field(i)))
+			p.layout.Columns = append(p.layout.Columns, strings.Clone(strings.TrimSpace(p.data.field(i))))
 		}
 	}
 	// The first row stays in p.data for the pass to decode: a ragged

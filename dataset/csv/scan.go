@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -64,7 +65,7 @@ type file struct {
 	ends    []int32 // ends[i] is the end of field i in buf
 	cols    []int32 // cols[i] is the 1-based byte column where field i starts
 	moves   []move  // the fields that start on later lines than recLine
-	str     string  // buf as a string, which fields are sliced from
+	str     string  // buf as a string, which fields are sliced from (see readRecord)
 	fstart  int     // start of the field being read in buf
 }
 
@@ -310,7 +311,11 @@ parseField:
 	if bad != nil {
 		return bad
 	}
-	f.str = string(f.buf)
+	// The fields are parsed, looked up or quoted in errors, never kept
+	// past the next record (but for the header's names, which start
+	// clones), so they are views of buf, which the next record reuses,
+	// rather than a copy of every record.
+	f.str = unsafe.String(unsafe.SliceData(f.buf), len(f.buf))
 	return nil
 }
 
@@ -359,7 +364,8 @@ func (f *file) errAt(line, col, field int, cause error) error {
 // n is the number of fields of the record last read.
 func (f *file) n() int { return len(f.ends) }
 
-// field returns field i of the record last read.
+// field returns field i of the record last read, valid until the next
+// record is read.
 func (f *file) field(i int) string {
 	start := int32(0)
 	if i > 0 {
