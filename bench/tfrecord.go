@@ -75,7 +75,7 @@ func sameRead(n, want int, got, wantSum uint64) error {
 func writeTFRecord(path string, photos []photo, gz bool) error {
 	var opts []tfrecord.WriterOption
 	if gz {
-		opts = append(opts, tfrecord.Compress())
+		opts = append(opts, tfrecord.GzipLevel(gzip.DefaultCompression))
 	}
 	return writeWith(path, func(w io.Writer) *tfrecord.Writer { return tfrecord.NewWriter(w, opts...) },
 		func(w *tfrecord.Writer) error {

@@ -13,7 +13,8 @@
 //
 // where the CRC is CRC-32C (Castagnoli) and masking rotates it right by 15
 // bits and adds 0xa282ead8 ([MaskedCRC]). A file may be gzip-compressed as a
-// whole; the reader detects it from the gzip magic.
+// whole; the reader detects it from the gzip magic (a plain file whose
+// first length starts with those bytes is told apart by its header CRC).
 //
 // # Reading
 //
@@ -53,7 +54,7 @@
 // # Writing
 //
 // [Writer] writes records in the same framing, optionally through gzip
-// ([Compress], [GzipLevel]).
+// ([GzipLevel]).
 //
 // # Errors
 //

@@ -2,6 +2,7 @@ package tfrecord_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"net/http"
@@ -17,7 +18,7 @@ import (
 // are read the same way.
 func ExampleStorage() {
 	var file bytes.Buffer
-	w := tfrecord.NewWriter(&file, tfrecord.Compress())
+	w := tfrecord.NewWriter(&file, tfrecord.GzipLevel(gzip.DefaultCompression))
 	for _, s := range []string{"first", "second", "third"} {
 		if err := w.Write([]byte(s)); err != nil {
 			fmt.Println(err)

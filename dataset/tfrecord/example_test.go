@@ -1,6 +1,7 @@
 package tfrecord_test
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -18,7 +19,7 @@ func ExampleOpen() {
 	path := filepath.Join(dir, "train.tfrecord.gz")
 
 	f, _ := os.Create(path)
-	w := tfrecord.NewWriter(f, tfrecord.Compress())
+	w := tfrecord.NewWriter(f, tfrecord.GzipLevel(gzip.DefaultCompression))
 	for i := range 3 {
 		var ex tfrecord.Example
 		ex.SetFloat32s("image", float32(i), float32(i)/2)

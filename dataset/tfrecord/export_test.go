@@ -25,6 +25,6 @@ func SetSize(r *Reader, n int64) { r.size = n }
 // SetMaxRecordBytes sets r's largest record, as Open's MaxRecordBytes does.
 func SetMaxRecordBytes(r *Reader, n int64) { r.maxRecord = n }
 
-// SetCompression sets how r's input is compressed, as WithCompression
-// does.
-func SetCompression(r *Reader, c Compression) { r.compression = c }
+// SetGzip makes r read its input as gzip, without looking at it, as a
+// pass resumed in a gzip file does.
+func SetGzip(r *Reader) { r.compression = gzipped }

@@ -2,6 +2,7 @@ package tfrecord_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"os"
 	"path/filepath"
@@ -17,7 +18,7 @@ func encode(t testing.TB, recs [][]byte, gz bool) []byte {
 	var buf bytes.Buffer
 	var opts []tfrecord.WriterOption
 	if gz {
-		opts = append(opts, tfrecord.Compress())
+		opts = append(opts, tfrecord.GzipLevel(gzip.DefaultCompression))
 	}
 	w := tfrecord.NewWriter(&buf, opts...)
 	for _, r := range recs {

@@ -20,24 +20,33 @@ import (
 // so that a corrupt length cannot allocate the maximum for a small file.
 const readChunk = 64 << 10
 
-// Compression says how the input of a reader is compressed.
-type Compression int
+// compression says how the input of a reader is compressed: detected
+// when a pass starts (see isGzip), or known when it resumes.
+type compression int
 
 const (
-	// Detect treats an input that starts with the gzip magic (1f 8b 08)
-	// as gzip and any other as plain TFRecord. It is the default.
-	Detect Compression = iota
-	// None reads the input as plain TFRecord.
-	None
-	// Gzip reads the input as a gzip stream of TFRecord.
-	Gzip
+	detect compression = iota
+	plain
+	gzipped
 )
+
+// isGzip tells from the first bytes of an input (12 of them, or all of a
+// shorter input) whether it is a gzip stream: it starts with the gzip
+// magic (1f 8b 08) and is not a plain TFRecord whose first record's length
+// starts with those bytes, which the masked CRC of the length after them
+// tells (a gzip header's bytes 8 to 11 match it once in 2^32).
+func isGzip(head []byte) bool {
+	if len(head) < 3 || head[0] != 0x1f || head[1] != 0x8b || head[2] != 8 {
+		return false
+	}
+	return len(head) < headerSize || binary.LittleEndian.Uint32(head[8:]) != MaskedCRC(head[:8])
+}
 
 // reader reads records one after another from a stream, in the manner of
 // encoding/csv's Reader: Next returns the next record's data and io.EOF
 // after the last one.
-// It detects gzip input (see Detect) and accepts records up to 256 MiB;
-// Open's options set the limit and the compression.
+// It detects gzip input (see isGzip) and accepts records up to 256 MiB;
+// Open's options set the limit.
 type reader struct {
 	name  string // names the input in errors, usually its file path
 	reuse bool   // Next returns a slice that the next call overwrites
@@ -50,7 +59,7 @@ type reader struct {
 	// before anything is allocated for it. Without it (and for gzip input)
 	// memory grows only as the bytes of a record arrive.
 	size        int64
-	compression Compression // how the input is compressed (default: Detect)
+	compression compression // how the input is compressed (default: detect)
 
 	br      *bufio.Reader
 	started bool
@@ -111,13 +120,13 @@ func (r *reader) Index() int64 { return r.index - 1 }
 func (r *reader) Gzip() bool { return r.gz }
 
 func (r *reader) start() error {
-	gz := r.compression == Gzip
-	if r.compression == Detect {
-		magic, err := r.br.Peek(3)
+	gz := r.compression == gzipped
+	if r.compression == detect {
+		head, err := r.br.Peek(headerSize)
 		if err != nil && err != io.EOF {
 			return r.ioError(0, err)
 		}
-		gz = len(magic) == 3 && magic[0] == 0x1f && magic[1] == 0x8b && magic[2] == 8
+		gz = isGzip(head)
 	}
 	if !gz {
 		return nil

@@ -32,11 +32,10 @@ type Record struct {
 type Option = option.Option[config]
 
 type config struct {
-	reuse       bool
-	maxBytes    int64
-	compression Compression
-	bad         *source.SkipPolicy
-	storage     []storage.Option
+	reuse    bool
+	maxBytes int64
+	bad      *source.SkipPolicy
+	storage  []storage.Option
 }
 
 // Storage sets the options of package storage through which the file is
@@ -64,12 +63,6 @@ func MaxRecordBytes(n int64) Option {
 		panic(fmt.Sprintf("tfrecord: MaxRecordBytes(%d): must be at least 1", n))
 	}
 	return option.New(func(c *config) { c.maxBytes = n })
-}
-
-// WithCompression says how the file is compressed (default Detect: gzip
-// when the file starts with the gzip magic).
-func WithCompression(comp Compression) Option {
-	return option.New(func(c *config) { c.compression = comp })
 }
 
 // OnBad sets the bad-record policy, which may be shared with other readers.
@@ -181,7 +174,6 @@ func (r *records) All(ctx context.Context) iter.Seq2[Record, error] {
 		rd := newReader(f, r.path)
 		rd.reuse = r.c.reuse
 		rd.maxRecord = r.c.maxBytes
-		rd.compression = r.c.compression
 		if regular {
 			rd.size = size // ignored for gzip
 		}

@@ -39,18 +39,21 @@ import (
 // seek moves a new reader of f to the start of r's resumed pass.
 func (r *records) seek(f storage.File, rd *reader, log *zap.Logger) error {
 	off, index := r.core.At[0], r.core.At[1]
-	gz := r.c.compression == Gzip
-	if r.c.compression == Detect {
-		var magic [3]byte
-		m, err := f.ReadAt(magic[:], 0)
-		if err != nil && err != io.EOF {
-			return rd.ioError(0, err)
-		}
-		gz = m == 3 && magic[0] == 0x1f && magic[1] == 0x8b && magic[2] == 8
+	// The gzip magic first, and the rest of a header only when the file
+	// starts with it, so that a resumed plain file is read from its offset
+	// but for 3 bytes.
+	var head [headerSize]byte
+	m, err := f.ReadAt(head[:3], 0)
+	if err == nil && isGzip(head[:m]) {
+		m, err = f.ReadAt(head[:], 0)
 	}
+	if err != nil && err != io.EOF {
+		return rd.ioError(0, err)
+	}
+	gz := isGzip(head[:m])
 	log.Debug("tfrecord resume", zap.String("file", r.path), zap.Int64("offset", off), zap.Int64("record", index), zap.Bool("gzip", gz))
 	if gz {
-		rd.compression = Gzip
+		rd.compression = gzipped
 		rd.started = true
 		if err := rd.start(); err != nil {
 			return err
@@ -71,7 +74,7 @@ func (r *records) seek(f storage.File, rd *reader, log *zap.Logger) error {
 			return rd.ioError(off, err)
 		}
 		rd.br.Reset(f)
-		rd.compression = None
+		rd.compression = plain
 		rd.started = true
 	}
 	rd.pos, rd.index = off, index

@@ -29,10 +29,6 @@ func GzipLevel(level int) WriterOption {
 	return option.New(func(c *writerConfig) { c.gzip, c.level = true, level })
 }
 
-// Compress makes the writer compress its output with gzip at the default
-// level.
-func Compress() WriterOption { return GzipLevel(gzip.DefaultCompression) }
-
 // Writer writes records in the TFRecord framing: for each record its length
 // (uint64, little-endian), the masked CRC32C of those 8 bytes, the data and
 // the masked CRC32C of the data. Output is buffered; Close flushes it.
@@ -40,7 +36,6 @@ type Writer struct {
 	bw  *bufio.Writer
 	zw  *gzip.Writer
 	hdr [headerSize]byte
-	n   int64
 	err error
 }
 
@@ -75,12 +70,8 @@ func (w *Writer) Write(data []byte) error {
 		w.err = err
 		return err
 	}
-	w.n++
 	return nil
 }
-
-// Count returns how many records were written.
-func (w *Writer) Count() int64 { return w.n }
 
 // Flush writes buffered records to the underlying writer; with gzip, they
 // are flushed through the compressor too, so that a reader sees them.
