@@ -201,8 +201,8 @@ func records(paths []string, opts ...recordio.Option) source.Reader[recordio.Rec
 }
 
 // openRandom opens the .rec file at rec for random access through the
-// index at idx.
-func openRandom(t testing.TB, rec, idx string) *recordio.RandomReader {
+// index at idx, and returns the index too.
+func openRandom(t testing.TB, rec, idx string) (*recordio.RandomReader, *recordio.Index) {
 	t.Helper()
 	ix, err := recordio.ReadIndex(context.Background(), idx)
 	if err != nil {
@@ -217,12 +217,12 @@ func openRandom(t testing.TB, rec, idx string) *recordio.RandomReader {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return recordio.NewRandomReader(rec, f, st.Size(), ix)
+	return recordio.NewRandomReader(rec, f, st.Size(), ix), ix
 }
 
-// byKey reads the record with index key key through rr's index.
-func byKey(rr *recordio.RandomReader, key int64) ([]byte, error) {
-	off, ok := rr.Index().Lookup(key)
+// byKey reads the record with index key key of ix through rr.
+func byKey(rr *recordio.RandomReader, ix *recordio.Index, key int64) ([]byte, error) {
+	off, ok := ix.Lookup(key)
 	if !ok {
 		return nil, fmt.Errorf("key %d not in the index", key)
 	}

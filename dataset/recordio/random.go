@@ -31,9 +31,6 @@ func NewRandomReader(name string, r io.ReaderAt, size int64, idx *Index) *Random
 	return &RandomReader{name: name, r: r, size: size, idx: idx}
 }
 
-// Index returns the reader's index, or nil.
-func (rr *RandomReader) Index() *Index { return rr.idx }
-
 // Len returns the number of records in the index (0 without one).
 func (rr *RandomReader) Len() int {
 	if rr.idx == nil {

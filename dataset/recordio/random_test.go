@@ -28,16 +28,16 @@ func TestIndexedFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer x.Close()
-			f := openRandom(t, recPath(name), idxPath(name))
+			f, ix := openRandom(t, recPath(name), idxPath(name))
 			if f.Len() != len(payloads) || x.Len() != len(payloads) {
 				t.Fatalf("Len %d and %d, want %d", f.Len(), x.Len(), len(payloads))
 			}
 			for i, want := range payloads {
-				e := f.Index().Entry(i)
+				e := ix.Entry(i)
 				if e.Offset != offsets[i] {
 					t.Fatalf("entry %d offset %d, want %d", i, e.Offset, offsets[i])
 				}
-				byKey, err1 := byKey(f, e.Key)
+				byKey, err1 := byKey(f, ix, e.Key)
 				nth, err2 := f.Get(i)
 				at, err3 := f.AppendAt(nil, offsets[i])
 				got, err4 := x.Get(i)
@@ -66,8 +66,8 @@ func TestRandomReaderWithoutIndex(t *testing.T) {
 			t.Errorf("At(%d) = %x, %v; want %x", offsets[i], got, err, payloads[i])
 		}
 	}
-	if rr.Len() != 0 || rr.Index() != nil {
-		t.Errorf("without an index: Len %d, Index %v", rr.Len(), rr.Index())
+	if rr.Len() != 0 {
+		t.Errorf("without an index: Len %d", rr.Len())
 	}
 	if _, err := rr.Get(0); !errors.Is(err, source.ErrIndex) {
 		t.Errorf("Get without index: %v, want ErrIndex", err)
@@ -76,7 +76,7 @@ func TestRandomReaderWithoutIndex(t *testing.T) {
 
 func TestRandomReaderErrors(t *testing.T) {
 	file := mustRead(t, recPath("multipart_edge_cases"))
-	f := openRandom(t, recPath("multipart_edge_cases"), idxPath("multipart_edge_cases"))
+	f, ix := openRandom(t, recPath("multipart_edge_cases"), idxPath("multipart_edge_cases"))
 	cases := []struct {
 		name string
 		off  int64
@@ -97,9 +97,9 @@ func TestRandomReaderErrors(t *testing.T) {
 
 	// A truncated copy: the last record's data is cut short.
 	short := file[:len(file)-8]
-	rr := recordio.NewRandomReader("short.rec", bytes.NewReader(short), int64(len(short)), f.Index())
-	last := f.Index().Entry(f.Len() - 1)
-	_, err := byKey(rr, last.Key)
+	rr := recordio.NewRandomReader("short.rec", bytes.NewReader(short), int64(len(short)), ix)
+	last := ix.Entry(f.Len() - 1)
+	_, err := byKey(rr, ix, last.Key)
 	if !errors.Is(err, recordio.ErrFormat) || !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "short.rec") {
 		t.Errorf("truncated record: %v", err)
 	}
