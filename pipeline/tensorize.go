@@ -15,6 +15,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/internal/badrows"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/internal/sinkrows"
+	"github.com/tensorfeed/tensorfeed/internal/skipcount"
 	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/sink"
@@ -242,7 +243,7 @@ func (tz *tensorizer[T]) pass(ctx context.Context, up source.Reader[batch.Batch[
 	yield func(*tensor.Batch, error) bool) {
 	s := tz.s
 	logger := tensorfeed.Logger(ctx)
-	c := closer{count: tz.bad.Pass(-1, logger), skipped: &tz.skipped, yield: yield}
+	c := closer{count: (*skipcount.Policy)(tz.bad).Pass(-1, logger), skipped: &tz.skipped, yield: yield}
 	defer func() {
 		if ce := logger.Check(zap.DebugLevel, "sink: tensorize pass ended"); ce != nil {
 			ce.Write(zap.Int("batches", c.n), zap.Int("samples", c.samples))
@@ -288,7 +289,7 @@ func (tz *tensorizer[T]) pass(ctx context.Context, up source.Reader[batch.Batch[
 // While nothing was dropped every batch goes out as assembled, with no
 // copy.
 type closer struct {
-	count   *source.SkipCounter
+	count   *skipcount.Counter
 	skipped *atomic.Int64
 	yield   func(*tensor.Batch, error) bool
 	cur     *tensor.Batch // the batch being filled, nil between batches

@@ -11,6 +11,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/internal/scope"
 	"github.com/tensorfeed/tensorfeed/internal/seeded"
+	"github.com/tensorfeed/tensorfeed/internal/skipcount"
 	"github.com/tensorfeed/tensorfeed/internal/skiplog"
 )
 
@@ -234,14 +235,14 @@ func (r *indexedReader[T]) All(ctx context.Context) iter.Seq2[T, error] {
 			perm = seeded.NewPermutation(n, r.cfg.seed, epoch)
 		}
 		m, stride := r.share(n)
-		var count *SkipCounter
+		var count *skipcount.Counter
 		if r.cfg.bad != nil {
 			// The policy's fraction is of the whole epoch's share, also
 			// for a pass that resumes part way, and the samples skipped
 			// before the resume point count against it.
 			total := int64(r.shareFrom(0, n))
 			before := total - int64(m)
-			count = r.cfg.bad.PassFrom(total, before, min(r.skipped, before), tensorfeed.Logger(ctx))
+			count = (*skipcount.Policy)(r.cfg.bad).PassFrom(total, before, min(r.skipped, before), tensorfeed.Logger(ctx))
 			r.skips.Start(epoch)
 		}
 		done := ctx.Done()

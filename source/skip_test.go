@@ -1,11 +1,13 @@
 package source_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/skipcount"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -13,7 +15,7 @@ var errRecord = fmt.Errorf("file f: record 3: %w", tensorfeed.ErrBadData)
 
 func TestSkipPolicyNilFailsAtFirstBad(t *testing.T) {
 	var p *source.SkipPolicy
-	c := p.Pass(-1, nil)
+	c := (*skipcount.Policy)(p).Pass(-1, nil)
 	c.Good()
 	if err := c.Bad(errRecord); err != errRecord {
 		t.Fatalf("Bad = %v, want the record's own error", err)
@@ -25,7 +27,7 @@ func TestSkipPolicyNilFailsAtFirstBad(t *testing.T) {
 
 func TestSkipPolicyKnownTotal(t *testing.T) {
 	p := source.SkipBad(0.02) // 2 of 100
-	c := p.Pass(100, nil)
+	c := (*skipcount.Policy)(p).Pass(100, nil)
 	for i := 0; i < 2; i++ {
 		if err := c.Bad(errRecord); err != nil {
 			t.Fatalf("bad record %d: %v, want skipped", i, err)
@@ -42,7 +44,7 @@ func TestSkipPolicyKnownTotal(t *testing.T) {
 
 func TestSkipPolicyStreaming(t *testing.T) {
 	p := source.SkipBad(0.1) // window of 10 records
-	c := p.Pass(-1, nil)
+	c := (*skipcount.Policy)(p).Pass(-1, nil)
 	// Two bad records first: within the first 10 records nothing fails yet.
 	for i := 0; i < 2; i++ {
 		if err := c.Bad(errRecord); err != nil {
@@ -58,7 +60,7 @@ func TestSkipPolicyStreaming(t *testing.T) {
 	}
 
 	// A short pass is judged at its end.
-	c = p.Pass(-1, nil)
+	c = (*skipcount.Policy)(p).Pass(-1, nil)
 	c.Good()
 	if err := c.Bad(errRecord); err != nil {
 		t.Fatal(err)
@@ -68,7 +70,7 @@ func TestSkipPolicyStreaming(t *testing.T) {
 	}
 
 	// Under the bound the pass ends cleanly.
-	c = p.Pass(-1, nil)
+	c = (*skipcount.Policy)(p).Pass(-1, nil)
 	for i := 0; i < 20; i++ {
 		c.Good()
 	}
@@ -92,25 +94,25 @@ func TestSkipBadRejectsBadFraction(t *testing.T) {
 
 func ExampleSkipBad() {
 	skip := source.SkipBad(0.01) // at most 1% of a pass may be bad
-	c := skip.Pass(1000, nil)    // what a reader does for each pass
-	for i := 0; i < 1000; i++ {
-		if i%200 == 7 {
-			if err := c.Bad(fmt.Errorf("record %d: %w", i, tensorfeed.ErrBadData)); err != nil {
-				fmt.Println(err)
-				return
-			}
-			continue
-		}
-		c.Good()
+	ids := make([]int, 1000)
+	for i := range ids {
+		ids[i] = i
 	}
-	fmt.Println("skipped", skip.Skipped(), "of", skip.Seen(), "end:", c.End())
-	// Output: skipped 5 of 1000 end: <nil>
+	parsed := source.MapIndexed(source.IndexSlice(ids), func(i int) (int, error) {
+		if i%200 == 7 {
+			return 0, fmt.Errorf("record %d: %w", i, tensorfeed.ErrBadData)
+		}
+		return i, nil
+	})
+	n, err := source.Count(context.Background(), source.ReadIndexed(parsed, source.SkipIndexed(skip)))
+	fmt.Println("read", n, "skipped", skip.Skipped(), "of", skip.Seen(), "err:", err)
+	// Output: read 995 skipped 5 of 1000 err: <nil>
 }
 
 func TestSkipPolicyOnSkip(t *testing.T) {
 	var got []error
 	p := source.SkipBad(1, source.OnSkip(func(err error) { got = append(got, err) }))
-	c := p.Pass(-1, nil)
+	c := (*skipcount.Policy)(p).Pass(-1, nil)
 	c.Good()
 	for range 2 {
 		if err := c.Bad(errRecord); err != nil {
@@ -132,7 +134,7 @@ func TestSkipPolicyPassFrom(t *testing.T) {
 
 	// 95 records before the resume, none bad: a tail of 5 records with 2
 	// bad ones is 2 of 100, within the bound (alone it would be 2 of 5).
-	c := p.PassFrom(-1, 95, 0, nil)
+	c := (*skipcount.Policy)(p).PassFrom(-1, 95, 0, nil)
 	for i := range 5 {
 		if i < 2 {
 			if err := c.Bad(errRecord); err != nil {
@@ -151,24 +153,24 @@ func TestSkipPolicyPassFrom(t *testing.T) {
 
 	// 20 records before the resume, 2 of them bad: one more bad record is
 	// 3 of 21, over the bound at once.
-	c = p.PassFrom(-1, 20, 2, nil)
+	c = (*skipcount.Policy)(p).PassFrom(-1, 20, 2, nil)
 	if err := c.Bad(errRecord); !errors.Is(err, source.ErrTooManyBad) {
 		t.Fatalf("3 of 21 bad: %v, want ErrTooManyBad", err)
 	}
 
 	// A known total: the skips before the resume count against it.
-	c = source.SkipBad(0.02).PassFrom(100, 50, 2, nil)
+	c = (*skipcount.Policy)(source.SkipBad(0.02)).PassFrom(100, 50, 2, nil)
 	if err := c.Bad(errRecord); !errors.Is(err, source.ErrTooManyBad) {
 		t.Fatalf("3 of 100 bad under 0.02: %v, want ErrTooManyBad", err)
 	}
-	c = source.SkipBad(0.02).PassFrom(100, 50, 1, nil)
+	c = (*skipcount.Policy)(source.SkipBad(0.02)).PassFrom(100, 50, 1, nil)
 	if err := c.Bad(errRecord); err != nil || c.End() != nil {
 		t.Fatalf("2 of 100 bad under 0.02: %v", err)
 	}
 
 	// A nil policy still fails at the first bad record.
 	var none *source.SkipPolicy
-	if err := none.PassFrom(-1, 10, 0, nil).Bad(errRecord); err != errRecord {
+	if err := (*skipcount.Policy)(none).PassFrom(-1, 10, 0, nil).Bad(errRecord); err != errRecord {
 		t.Fatalf("nil policy: %v", err)
 	}
 }
@@ -181,7 +183,7 @@ func TestSkipPolicyPassFromPanics(t *testing.T) {
 					t.Errorf("PassFrom(-1, %d, %d) did not panic", c[0], c[1])
 				}
 			}()
-			source.SkipBad(0.5).PassFrom(-1, c[0], c[1], nil)
+			(*skipcount.Policy)(source.SkipBad(0.5)).PassFrom(-1, c[0], c[1], nil)
 		}()
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 
 	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/internal/skipcount"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -22,7 +23,7 @@ type checker struct {
 	// policy is the OnBad policy of the check, nil when the first bad
 	// record ends it; skips counts its bad records.
 	policy *source.SkipPolicy
-	skips  *source.SkipCounter
+	skips  *skipcount.Counter
 	// skipped is policy.Skipped() when the check started: the readers
 	// that skip under the policy report their bad records to it directly.
 	skipped int64
@@ -48,7 +49,7 @@ func check(ctx context.Context, paths []string, out io.Writer, opts []Option, fn
 	option.Apply(&cfg, opts)
 	var errs []error
 	for _, path := range paths {
-		c := &checker{path: path, sopts: cfg.storage, mixed: cfg.mixed, policy: cfg.bad, skips: cfg.bad.Pass(-1, nil), skipped: cfg.bad.Skipped()}
+		c := &checker{path: path, sopts: cfg.storage, mixed: cfg.mixed, policy: cfg.bad, skips: (*skipcount.Policy)(cfg.bad).Pass(-1, nil), skipped: cfg.bad.Skipped()}
 		err := fn(ctx, c, out)
 		if err == nil {
 			err = c.first

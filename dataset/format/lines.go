@@ -10,6 +10,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/cause"
+	"github.com/tensorfeed/tensorfeed/internal/skipcount"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -45,7 +46,7 @@ func Lines(r io.Reader, path string, maxLineBytes int) iter.Seq2[Record, error] 
 // lines is Lines; with a counter, a line longer than maxLineBytes is
 // counted as bad and, when the counter allows, skipped up to the next line
 // ending, its bytes read and dropped without being held.
-func lines(r io.Reader, path string, maxLineBytes int, counter *source.SkipCounter) iter.Seq2[Record, error] {
+func lines(r io.Reader, path string, maxLineBytes int, counter *skipcount.Counter) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
 		br := bufio.NewReaderSize(r, min(maxLineBytes+2, 64<<10))
 		var off, line int64

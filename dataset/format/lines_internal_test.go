@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/tensorfeed/tensorfeed/internal/skipcount"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -19,7 +20,7 @@ func FuzzLinesSkip(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		const max = 16
 		p := source.SkipBad(1)
-		counter := p.Pass(-1, nil)
+		counter := (*skipcount.Policy)(p).Pass(-1, nil)
 		var kept int64
 		prev := int64(-1)
 		for r, err := range lines(bytes.NewReader(in), "f", max, counter) {

@@ -7,6 +7,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/internal/skipcount"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -60,7 +61,7 @@ func csvSkipFunc(maxLineBytes int, sopts []storage.Option) func(path string, p *
 // maxLineBytes under p.
 func csvSkip(path string, maxLineBytes int, p *source.SkipPolicy, sopts []storage.Option) source.Reader[Record] {
 	return fileReader(path, sopts, func(ctx context.Context, f storage.File, yield func(Record, error) bool) {
-		counter := p.Pass(-1, tensorfeed.Logger(ctx))
+		counter := (*skipcount.Policy)(p).Pass(-1, tensorfeed.Logger(ctx))
 		if !yieldLines(ctx, lines(f, path, maxLineBytes, counter), yield) {
 			return
 		}

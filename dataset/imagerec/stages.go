@@ -11,6 +11,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/skipcount"
 	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -102,7 +103,7 @@ func (d *decodeReader) Skipped() int64 { return d.skipped.Load() }
 
 func (d *decodeReader) All(ctx context.Context) iter.Seq2[Example, error] {
 	return func(yield func(Example, error) bool) {
-		count := d.policy.Pass(-1, tensorfeed.Logger(ctx))
+		count := (*skipcount.Policy)(d.policy).Pass(-1, tensorfeed.Logger(ctx))
 		for r, err := range d.m.All(ctx) {
 			if err != nil {
 				yield(Example{}, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/internal/skipcount"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -207,7 +208,7 @@ func (p *pass[T]) run(yield func(Message[T], error) bool) {
 		yield(zero, err)
 		return
 	}
-	counter := p.r.cfg.bad.Pass(-1, p.logger)
+	counter := (*skipcount.Policy)(p.r.cfg.bad).Pass(-1, p.logger)
 	it, err := p.cons.Messages(njs.PullMaxMessages(p.r.cfg.batch))
 	if err != nil {
 		yield(zero, consumerError(p.r.stream, p.r.durable, "start fetching", err))

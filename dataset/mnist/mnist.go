@@ -18,6 +18,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/internal/cause"
 	"github.com/tensorfeed/tensorfeed/internal/idx"
 	"github.com/tensorfeed/tensorfeed/internal/option"
+	"github.com/tensorfeed/tensorfeed/internal/skipcount"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -309,7 +310,7 @@ func (d *Dataset) pass(ctx context.Context) iter.Seq2[Sample, error] {
 			yield(Sample{}, err)
 			return
 		}
-		cnt := d.cfg.skip.Pass(int64(f.n-start), log)
+		cnt := (*skipcount.Policy)(d.cfg.skip).Pass(int64(f.n-start), log)
 		done := ctx.Done()
 		var lab [1]byte
 		for i := start; i < f.n; i++ {

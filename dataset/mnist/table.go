@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/skipcount"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -68,7 +69,7 @@ func (d *Dataset) Load(ctx context.Context) (*Table, error) {
 		ce.Write(zap.String("images", f.img.Name()), zap.String("labels", f.lab.Name()),
 			zap.Int("samples", dec.n()), zap.Bool("gzip", f.img.Gzipped()))
 	}
-	cnt := d.cfg.skip.Pass(int64(dec.n()), log)
+	cnt := (*skipcount.Policy)(d.cfg.skip).Pass(int64(dec.n()), log)
 	var keep []int32
 	for i, l := range dec.labels {
 		if bad := d.badLabel(dec.labName, i, labelsHeader+int64(i), l); bad != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/scope"
+	"github.com/tensorfeed/tensorfeed/internal/skipcount"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -88,7 +89,7 @@ func (r *core[T]) all(ctx context.Context) iter.Seq2[T, error] {
 		units, rows := r.units(files)
 		pos := r.from // the position of the next row
 		units, drop := skipTo(files, units, r.from)
-		skips := r.c.bad.Pass(max(rows-r.from, 0), log)
+		skips := (*skipcount.Policy)(r.c.bad).Pass(max(rows-r.from, 0), log)
 		emit := func(g group[T]) bool {
 			first := int(min(drop, int64(len(g.rows))))
 			drop = 0

@@ -36,6 +36,7 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/dataid"
 	"github.com/tensorfeed/tensorfeed/internal/marks"
+	"github.com/tensorfeed/tensorfeed/internal/skipcount"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -167,7 +168,7 @@ type Pass struct {
 	exact bool
 	skip  int64 // records a replay drops
 	ring  *marks.Ring
-	skips *source.SkipCounter
+	skips *skipcount.Counter
 	done  <-chan struct{}
 }
 
@@ -178,7 +179,7 @@ func (s *Stream) Start(ctx context.Context) *Pass {
 	ctx, epoch := s.epochs.Start(ctx)
 	log := tensorfeed.Logger(ctx)
 	return &Pass{Ctx: ctx, Log: log, N: s.From.N, exact: s.From.Exact, skip: s.From.Skip,
-		ring: s.marks.Start(epoch, s.From.Low()), skips: (*source.SkipPolicy)(nil).Pass(-1, log), done: ctx.Done()}
+		ring: s.marks.Start(epoch, s.From.Low()), skips: (*skipcount.Policy)(nil).Pass(-1, log), done: ctx.Done()}
 }
 
 // OnBad sets the pass's bad-record policy. A pass resumed from an offset,
@@ -186,10 +187,10 @@ func (s *Stream) Start(ctx context.Context) *Pass {
 // the whole pass, as a replay does (source.SkipPolicy.PassFrom).
 func (p *Pass) OnBad(policy *source.SkipPolicy, skipped int64) {
 	if p.exact {
-		p.skips = policy.PassFrom(-1, p.N+skipped, skipped, p.Log)
+		p.skips = (*skipcount.Policy)(policy).PassFrom(-1, p.N+skipped, skipped, p.Log)
 		return
 	}
-	p.skips = policy.Pass(-1, p.Log)
+	p.skips = (*skipcount.Policy)(policy).Pass(-1, p.Log)
 }
 
 // Mark puts words, the position after the first N records, in the ring:
