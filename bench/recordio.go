@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/internal/baseline"
 )
 
 // recordioFile returns the .rec file the recordio rows read: the photo set
@@ -183,22 +184,18 @@ func plainRecordsIndexed(path, idxPath string) (uint64, error) {
 		}
 		offs = append(offs, off)
 	}
-	f, err := os.Open(path)
+	f, size, err := baseline.Open(path)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
 	sorted := slices.Clone(offs)
 	slices.Sort(sorted)
 	var raw, buf []byte
 	var sum uint64
 	for _, off := range offs {
 		i, _ := slices.BinarySearch(sorted, off)
-		end := st.Size()
+		end := size
 		if i+1 < len(sorted) {
 			end = sorted[i+1]
 		}

@@ -242,11 +242,7 @@ const valueBuf = 4096
 func decodeColumns(f *file, g int, leaves []leaf, c *config) group[Row] {
 	var out group[Row]
 	want := f.pf.Metadata().RowGroups[g].NumRows
-	idx := make([]int, len(leaves))
-	for i, l := range leaves {
-		idx[i] = l.index
-	}
-	if err := groupCheck(f, g, c, idx); err != nil {
+	if err := groupCheck(f, g, c, leaves); err != nil {
 		out.err = err
 		return out
 	}

@@ -71,11 +71,7 @@ func prepareRaw(files []*file, c *config) (decoder[RawRow], error) {
 
 func decodeRaw(f *file, g int, cols []rawColumn, c *config) group[RawRow] {
 	var out group[RawRow]
-	idx := make([]int, len(cols))
-	for i, col := range cols {
-		idx[i] = col.index
-	}
-	if err := groupCheck(f, g, c, idx); err != nil {
+	if err := groupCheck(f, g, c, cols); err != nil {
 		out.err = err
 		return out
 	}

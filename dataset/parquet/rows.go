@@ -106,15 +106,24 @@ func prepareStructs[T any](files []*file, c *config) (decoder[T], error) {
 	return func(fi *file, _, g int) group[T] { return decodeStructs[T](fi, g, c) }, nil
 }
 
-// groupCheck checks the pages of every column chunk of row group g.
-func groupCheck(fi *file, g int, c *config, columns []int) error {
-	if columns == nil {
+// inFile is a column that a reader decodes: a leaf or a raw column.
+type inFile interface{ columnIndex() int }
+
+func (l leaf) columnIndex() int      { return l.index }
+func (c rawColumn) columnIndex() int { return c.index }
+
+// groupCheck checks the pages of the column chunks of cols in row group
+// g, or, when cols is nil, of every column chunk.
+func groupCheck[C inFile](fi *file, g int, c *config, cols []C) error {
+	if cols == nil {
 		for ci := range fi.pf.Metadata().RowGroups[g].Columns {
-			columns = append(columns, ci)
+			if err := fi.checkPages(g, ci, c); err != nil {
+				return err
+			}
 		}
 	}
-	for _, ci := range columns {
-		if err := fi.checkPages(g, ci, c); err != nil {
+	for _, col := range cols {
+		if err := fi.checkPages(g, col.columnIndex(), c); err != nil {
 			return err
 		}
 	}
@@ -123,7 +132,7 @@ func groupCheck(fi *file, g int, c *config, columns []int) error {
 
 func decodeStructs[T any](fi *file, g int, c *config) group[T] {
 	var out group[T]
-	if err := groupCheck(fi, g, c, nil); err != nil {
+	if err := groupCheck[leaf](fi, g, c, nil); err != nil {
 		out.err = err
 		return out
 	}

@@ -18,16 +18,12 @@ import (
 // values copied out, checking only that they fit. It returns the number
 // of rows.
 func ParquetColumns(path string, width int, images []float32, labels []int64) (int, error) {
-	f, err := os.Open(path)
+	f, size, err := Open(path)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	pf, err := pq.OpenFile(f, st.Size())
+	pf, err := pq.OpenFile(f, size)
 	if err != nil {
 		return 0, err
 	}
@@ -50,6 +46,21 @@ func ParquetColumns(path string, width int, images []float32, labels []int64) (i
 		return 0, fmt.Errorf("%s: %d image values for %d labels", path, ni, nl)
 	}
 	return nl, nil
+}
+
+// Open opens the file at path, as a plain loop that reads it at offsets
+// does, and returns it with its size.
+func Open(path string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
 }
 
 // copyPages copies the typed values of each page of the column chunk
