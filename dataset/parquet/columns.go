@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	pq "github.com/parquet-go/parquet-go"
@@ -534,6 +535,11 @@ func (d *leafDecoder) start() error {
 		if len(d.hf32) < n {
 			d.hf32, d.hi32, d.hi64, d.hu8 = make([][]float32, n*rest), make([][]int32, n*rest),
 				make([][]int64, n*rest), make([][]uint8, n*rest)
+		}
+		if len(out.rows) == cap(out.rows) {
+			// Doubled, up to the rows left: append's gentler growth
+			// copies the rows many times over in a large row group.
+			out.rows = slices.Grow(out.rows, int(min(want-row, int64(max(len(out.rows), chunkRows)))))
 		}
 		out.rows = append(out.rows, Row{File: d.f.path, Index: d.f.rowStart[d.g] + row,
 			F32: d.hf32[:n:n], I32: d.hi32[:n:n], I64: d.hi64[:n:n], U8: d.hu8[:n:n]})
