@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // tfrecordRows measures reading the records of a TFRecord file (framing and
@@ -19,12 +20,9 @@ import (
 func tfrecordRows(cfg config) ([]Row, error) {
 	return photoRows(cfg, "tfrecord", [2]string{"photos.tfrecord", "photos.tfrecord.gz"}, writeTFRecord,
 		func(files *photoFiles, path string, gz bool) (Row, error) {
-			r := tfrecord.Open(path, tfrecord.ReuseBuffer())
-			var got, want uint64
-			var n int
-			rs, err := measureEach(cfg.cheapReps(), readPass(r, func(sum uint64, rec tfrecord.Record) (uint64, error) {
-				return consumeRecord(sum, rec.Data), nil
-			}, &got, &n), func() (err error) { want, err = plainTFRecord(path, gz); return err })
+			rs, err := readVsPlain(cfg, files, tfrecord.Open(path, tfrecord.ReuseBuffer()),
+				func(sum uint64, rec tfrecord.Record) (uint64, error) { return consumeRecord(sum, rec.Data), nil },
+				func() (uint64, error) { return plainTFRecord(path, gz) })
 			if err != nil {
 				return Row{}, err
 			}
@@ -35,14 +33,13 @@ func tfrecordRows(cfg config) ([]Row, error) {
 				row.Note = fmt.Sprintf("%s, one JPEG a record (%s MB file, gzip default level): tfrecord.Open with ReuseBuffer; "+
 					"plain: gzip.NewReader under bufio, headers by hand, both CRC32Cs checked", files.which, sizeMB(path))
 			}
-			return row, sameRead(n, files.count, got, want)
+			return row, nil
 		})
 }
 
 // photoRows writes the photos to a plain and a gzip-compressed file named
 // by names (see writePhotoFiles) and measures reading each with measure,
-// which returns the variant's row, or the error of sameRead when the
-// library did not read what the plain loop did.
+// which returns the variant's row.
 func photoRows(cfg config, prefix string, names [2]string, write func(string, []photo, bool) error,
 	measure func(files *photoFiles, path string, gz bool) (Row, error)) ([]Row, error) {
 	files, err := writePhotoFiles(cfg, prefix, names, write)
@@ -62,13 +59,21 @@ func photoRows(cfg config, prefix string, names [2]string, write func(string, []
 	return rows, nil
 }
 
-// sameRead checks that the library read n items of checksum got as the
-// plain loop read want items of checksum wantSum.
-func sameRead(n, want int, got, wantSum uint64) error {
-	if n != want || got != wantSum {
-		return fmt.Errorf("library read %d items (checksum %x), plain loop checksum %x, want %d items", n, got, wantSum, want)
+// readVsPlain measures passes of r, each item folded into a checksum by
+// fold, and runs of plain, alternately (see measureEach), and checks that
+// both read the photos' count of items with the same checksum.
+func readVsPlain[T any](cfg config, files *photoFiles, r source.Reader[T], fold func(uint64, T) (uint64, error),
+	plain func() (uint64, error)) ([]run, error) {
+	var got, want uint64
+	var n int
+	rs, err := measureEach(cfg.cheapReps(), readPass(r, fold, &got, &n), func() (err error) { want, err = plain(); return err })
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	if n != files.count || got != want {
+		return nil, fmt.Errorf("library read %d items (checksum %x), plain loop checksum %x, want %d items", n, got, want, files.count)
+	}
+	return rs, nil
 }
 
 // writeTFRecord writes one record per photo to path, gzip-compressed when gz.

@@ -32,20 +32,14 @@ func webdatasetRows(cfg config) ([]Row, error) {
 				cls, err := s.Int("cls")
 				return consumeSample(sum, jpg, cls), err
 			}
-			var got, gotOwned, want, wantFresh uint64
-			var n, nOwned int
-			rs, err := measureEach(cfg.cheapReps(),
-				readPass(webdataset.Open(p, webdataset.Fields("jpg", "cls"), webdataset.ReuseBuffer()), fold, &got, &n),
-				func() (err error) { want, err = plainShard(p, gz, false); return err },
-				readPass(webdataset.Open(p, webdataset.Fields("jpg", "cls")), fold, &gotOwned, &nOwned),
-				func() (err error) { wantFresh, err = plainShard(p, gz, true); return err })
+			rs, err := readVsPlain(cfg, files, webdataset.Open(p, webdataset.Fields("jpg", "cls"), webdataset.ReuseBuffer()), fold,
+				func() (uint64, error) { return plainShard(p, gz, false) })
 			if err != nil {
 				return Row{}, err
 			}
-			if err := sameRead(n, files.count, got, want); err != nil {
-				return Row{}, err
-			}
-			if err := sameRead(nOwned, files.count, gotOwned, wantFresh); err != nil {
+			owned, err := readVsPlain(cfg, files, webdataset.Open(p, webdataset.Fields("jpg", "cls")), fold,
+				func() (uint64, error) { return plainShard(p, gz, true) })
+			if err != nil {
 				return Row{}, err
 			}
 			row := newRow("webdataset", 1, files.count, files.payload, rs[0], rs[1], files.floor)
@@ -57,7 +51,7 @@ func webdatasetRows(cfg config) ([]Row, error) {
 			}
 			row.Note = fmt.Sprintf("%s, jpg + cls a sample (%s): webdataset.Open with Fields(jpg, cls) and ReuseBuffer, Sample.Int; %s; "+
 				"without ReuseBuffer (a new slice per member, as the sample then owns its fields) x plain with a new slice per jpg: %.2f",
-				files.which, shard, plain, rs[2].elapsed.Seconds()/rs[3].elapsed.Seconds())
+				files.which, shard, plain, owned[0].elapsed.Seconds()/owned[1].elapsed.Seconds())
 			return row, nil
 		})
 }

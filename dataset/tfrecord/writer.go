@@ -66,11 +66,17 @@ func (w *Writer) Write(data []byte) error {
 	binary.LittleEndian.PutUint32(foot[:], MaskedCRC(data))
 	_, _ = w.bw.Write(w.hdr[:])
 	_, _ = w.bw.Write(data)
-	if _, err := w.bw.Write(foot[:]); err != nil {
+	_, err := w.bw.Write(foot[:])
+	return w.keep(err)
+}
+
+// keep makes err, if any, the error every later call returns, and returns
+// it.
+func (w *Writer) keep(err error) error {
+	if err != nil {
 		w.err = err
-		return err
 	}
-	return nil
+	return err
 }
 
 // Flush writes buffered records to the underlying writer; with gzip, they
@@ -79,17 +85,11 @@ func (w *Writer) Flush() error {
 	if w.err != nil {
 		return w.err
 	}
-	if err := w.bw.Flush(); err != nil {
-		w.err = err
-		return err
+	err := w.bw.Flush()
+	if err == nil && w.zw != nil {
+		err = w.zw.Flush()
 	}
-	if w.zw != nil {
-		if err := w.zw.Flush(); err != nil {
-			w.err = err
-			return err
-		}
-	}
-	return nil
+	return w.keep(err)
 }
 
 // Close flushes the records and ends the gzip stream, if any. It does not
