@@ -14,11 +14,9 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
 	"github.com/tensorfeed/tensorfeed/dataset/format"
-	"github.com/tensorfeed/tensorfeed/internal/cause"
 	"github.com/tensorfeed/tensorfeed/internal/checkstat"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/source"
-	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 var checkCommand = command{
@@ -31,9 +29,30 @@ Each bad record goes to stderr as "PATH: offset N: why", "PATH: line L column C:
 	setup: checkSetup,
 }
 
+// renamedFormats are names that --format took before it took the
+// registry's: a user who gives one is told the new name.
+var renamedFormats = map[string]string{"rec": "recordio", "imagerec": "recordio", "recidx": "recordio", "lines": "csv"}
+
+// parseFormat returns the --format value s, a registered format's name
+// ("" detects), or a usage error that lists them, naming the new name of
+// an old one.
+func parseFormat(s string) (string, error) {
+	names := format.Default().Names()
+	if _, ok := format.Default().Lookup(s); s == "" || ok {
+		return s, nil
+	}
+	if n, ok := renamedFormats[s]; ok {
+		if s == "lines" {
+			n += " --lines"
+		}
+		return "", usagef("--format %s is now --format %s, the format registry's name (known: %s)", s, n, strings.Join(names, ", "))
+	}
+	return "", usagef("unknown --format %q (known: %s)", s, strings.Join(names, ", "))
+}
+
 // checkOptions are the flags of "check".
 type checkOptions struct {
-	format fileFormat // "" detects
+	format string // "" detects
 	all    bool
 	mixed  bool // TFRecord: records that are not tf.train.Example may sit among those that are
 	lines  bool // CSV: the raw lines only, as the registry's csv format reads them
@@ -61,7 +80,7 @@ func checkSetup(fs *flag.FlagSet) runFunc {
 			return usagef("check takes at least one file")
 		}
 		var err error
-		if o.format, err = parseFormat(*format, formats...); err != nil {
+		if o.format, err = parseFormat(*format); err != nil {
 			return err
 		}
 		d, err := oneRune("--delimiter", *delim)
@@ -123,39 +142,54 @@ func checkSetup(fs *flag.FlagSet) runFunc {
 }
 
 // runCheck checks every path and fails with exit status 1 when one is bad.
-// Paths one after the other of one format that the registry checks go to
-// its Check together, so that it sees their seams (a WebDataset sample
-// split across two shards).
+// Paths one after the other of one format go to its Check together, so
+// that it sees their seams (a WebDataset sample split across two shards).
 func runCheck(ctx context.Context, paths []string, o checkOptions, e *env) error {
 	if e.progress {
 		ctx = checkstat.WithMeter(ctx, func(name string, size int64) checkstat.Meter {
 			return barMeter{progress.New(e.stderr, filepath.Base(name), size, "bytes", progress.Terminal(true), progress.Quiet())}
 		})
 	}
-	kinds := make([]fileFormat, len(paths))
+	kinds := make([]string, len(paths))
 	whys := make([]error, len(paths)) // why a file's format is not known
-	kind := func(i int) fileFormat {
+	kind := func(i int) string {
 		if kinds[i] == "" {
-			kinds[i], whys[i] = checkKind(ctx, paths[i], o.format, e.storage)
+			kinds[i], whys[i] = o.format, nil
+			if kinds[i] == "" {
+				kinds[i], whys[i] = format.Default().Detect(ctx, paths[i], format.Storage(e.storage...))
+			}
 		}
 		return kinds[i]
 	}
 	bad := 0
 	for i := 0; i < len(paths); {
 		k, j := kind(i), i+1
-		if (k != formatCSV || o.lines) && registered(k) {
-			for j < len(paths) && kind(j) == k {
-				j++
+		for k != "" && (k != "csv" || o.lines) && j < len(paths) && kind(j) == k {
+			j++
+		}
+		rep := &reporter{path: paths[i], all: o.all, stderr: e.stderr}
+		if j > i+1 {
+			rep.path = "" // the formats' errors name their files
+		}
+		var err error
+		switch {
+		case k == "":
+			err = whys[i]
+		case k == "csv" && !o.lines:
+			err = checkCSV(ctx, paths[i], o.csv, rep, e)
+		default:
+			err = checkRegistered(ctx, k, paths[i:j], o, rep, e)
+		}
+		if err != nil && !errors.Is(err, context.Canceled) {
+			if j, ok := err.(interface{ Unwrap() []error }); ok {
+				for _, err := range j.Unwrap() {
+					rep.report(err)
+				}
+			} else {
+				rep.report(err)
 			}
 		}
-		rep := &reporter{path: paths[i], all: o.all, stderr: e.stderr, storage: e.storage, live: e.progress}
-		if j > i+1 {
-			rep.path = "" // the registry's errors name their files
-		}
-		if k == kindUnknown {
-			rep.report(whys[i])
-		}
-		if !checkPaths(ctx, paths[i:j], k, o, rep, e.stdout) {
+		if rep.bad > 0 || err != nil {
 			bad++
 		}
 		if ctx.Err() != nil {
@@ -167,79 +201,6 @@ func runCheck(ctx context.Context, paths []string, o checkOptions, e *env) error
 		return &exitError{code: exitFailure}
 	}
 	return nil
-}
-
-// Kinds of path that are not formats: a folder of images, and a file
-// whose format is not known.
-const (
-	kindImageDir fileFormat = "image folder"
-	kindUnknown  fileFormat = "unknown"
-)
-
-// checkKind returns how path is checked: f when given, else a folder of
-// images, else the format detected from its first bytes and its name; or
-// kindUnknown and why.
-func checkKind(ctx context.Context, path string, f fileFormat, opts []storage.Option) (fileFormat, error) {
-	if (f == "" || f == formatImage) && isLocalDir(path) {
-		return kindImageDir, nil // as "im2rec list" takes it
-	}
-	if f != "" {
-		return f, nil
-	}
-	head, err := readHead(ctx, path, opts)
-	if err == nil {
-		f, err = detectFormat(path, head)
-		if err != nil {
-			err = checkError(path, 0, err.Error())
-		}
-	}
-	if err != nil {
-		return kindUnknown, err
-	}
-	return f, nil
-}
-
-// registered reports whether the format registry checks files of f.
-func registered(f fileFormat) bool {
-	rf, ok := format.Default().Lookup(string(f))
-	return ok && rf.Check != nil
-}
-
-// checkPaths checks paths, all of kind f, and reports whether they are
-// good: several only when the registry checks them.
-func checkPaths(ctx context.Context, paths []string, f fileFormat, o checkOptions, rep *reporter, stdout io.Writer) bool {
-	path := paths[0]
-	var err error
-	switch f {
-	case kindUnknown:
-		return false
-	case kindImageDir:
-		err = checkImageDir(ctx, path, rep, stdout)
-	case formatCSV:
-		if o.lines {
-			err = checkRegistered(ctx, f, paths, o, rep, stdout)
-			break
-		}
-		err = checkCSV(ctx, path, o.csv, rep, stdout)
-	case formatList:
-		err = checkList(ctx, path, rep, stdout)
-	case formatMeanImage:
-		err = checkMeanImage(ctx, path, rep, stdout)
-	case formatImage:
-		err = checkImageFile(ctx, path, rep, stdout)
-	default:
-		err = checkRegistered(ctx, f, paths, o, rep, stdout)
-	}
-	if err != nil && !errors.Is(err, context.Canceled) {
-		if j, ok := err.(interface{ Unwrap() []error }); ok {
-			for _, err := range j.Unwrap() {
-				rep.report(err)
-			}
-		} else {
-			rep.report(err)
-		}
-	}
-	return rep.bad == 0 && err == nil
 }
 
 // oneRune parses a one-character flag value, as encoding/csv accepts it.
@@ -261,9 +222,6 @@ type reporter struct {
 	all    bool
 	stderr io.Writer
 	bad    int
-	live   bool // draw a progress bar for a large file
-	// storage holds the options with which a URL is read.
-	storage []storage.Option
 }
 
 // report prints err, positioned, and returns whether the check goes on.
@@ -276,32 +234,25 @@ func (r *reporter) report(err error) bool {
 // checkRegistered checks paths with the Check of the format registered
 // under name, each bad record reported and, with --all, stepped over;
 // --mixed is format.Mixed.
-func checkRegistered(ctx context.Context, name fileFormat, paths []string, o checkOptions, rep *reporter, stdout io.Writer) error {
-	f, ok := format.Default().Lookup(string(name))
-	if !ok || f.Check == nil {
+func checkRegistered(ctx context.Context, name string, paths []string, o checkOptions, rep *reporter, e *env) error {
+	f, _ := format.Default().Lookup(name)
+	if f.Check == nil {
 		return usagef("format %q cannot be checked", name)
 	}
-	opts := []format.Option{format.Storage(rep.storage...)}
+	opts := []format.Option{format.Storage(e.storage...)}
 	if o.mixed {
 		opts = append(opts, format.Mixed())
 	}
 	if rep.all {
 		opts = append(opts, format.OnBad(source.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) }))))
 	}
-	return f.Check(ctx, paths, stdout, opts...)
+	return f.Check(ctx, paths, e.stdout, opts...)
 }
 
 // barMeter draws the bytes a check reads as a progress bar.
 type barMeter struct{ *progress.Bar }
 
 func (b barMeter) Finish() { b.Bar.Finish() }
-
-// checkError returns a bad-data error that check itself found in path at
-// byte offset off: a *tensorfeed.Error, as the readers' are, whose cause
-// reads msg and wraps tensorfeed.ErrBadData.
-func checkError(path string, off int64, msg string) error {
-	return &tensorfeed.Error{Path: path, Offset: off, Record: -1, Err: cause.Prefixed("", tensorfeed.ErrBadData, errors.New(msg))}
-}
 
 // positioned formats err as "FILE: POSITION: why" from its
 // *tensorfeed.Error, whatever the format; path is the file when the error

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/tensorfeed/tensorfeed"
@@ -19,8 +18,9 @@ import (
 // since where the next row starts is not known. The labels are described
 // only when label columns were asked for: without them the reader gives
 // every row a zero label, which the file does not hold.
-func checkCSV(ctx context.Context, path string, opts []csv.Option, rep *reporter, stdout io.Writer) error {
-	opts = append([]csv.Option{csv.Storage(rep.storage...)}, opts...)
+func checkCSV(ctx context.Context, path string, opts []csv.Option, rep *reporter, e *env) error {
+	stdout := e.stdout
+	opts = append([]csv.Option{csv.Storage(e.storage...)}, opts...)
 	if rep.all {
 		opts = append(opts, csv.OnBad(source.SkipBad(1, source.OnSkip(func(err error) { rep.report(csvFlagNames(err)) }))))
 	}

@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/dataset/format"
+	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/internal/testkit/badinput"
 )
 
@@ -213,11 +216,11 @@ func TestCheckImageFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := checkOneImage(t.Context(), path, nil)
-			var ie *imageFileError
+			img, _ := format.Default().Lookup("image")
+			err = img.Check(t.Context(), []string{path}, io.Discard)
 			var pe *tensorfeed.Error
-			if !errors.Is(r.err, tensorfeed.ErrBadData) || !errors.As(r.err, &ie) || !errors.As(r.err, &pe) || pe.Path != path {
-				t.Errorf("%s: error %v (%d bytes) does not wrap ErrBadData in an imageFileError naming the file", c.name, r.err, len(data))
+			if !errors.Is(err, tensorfeed.ErrBadData) || !errors.As(err, &pe) || pe.Path != path {
+				t.Errorf("%s: error %v (%d bytes) does not wrap ErrBadData in a *tensorfeed.Error naming the file", c.name, err, len(data))
 			}
 		}
 	}
@@ -235,7 +238,7 @@ func TestCheckImageFileTooLarge(t *testing.T) {
 	if _, err := f.Write(jpegFile(t, 8, 8, false)); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Truncate(maxImageFileBytes + 1); err != nil {
+	if err := f.Truncate(decode.DefaultMaxBytes + 1); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

@@ -7,11 +7,8 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -133,18 +130,14 @@ func convertErr(err error) error {
 	return errors.New(positioned(e.Path, err))
 }
 
-// convItem is one record on its way to a shard.
+// convItem is one record on its way to a shard: what is written (Index
+// its id: the record number, the .lst index; Key the WebDataset key, else
+// the record number) and where it was read, for errors.
 type convItem struct {
-	key    string            // the sample's key: the WebDataset key, else the record number
-	src    string            // the file it was read from, for errors
-	index  int64             // its index in src
-	offset int64             // its byte offset in src, or -1 when it has none (an image file)
-	id     uint64            // the image record id (the .lst index, the MNIST index)
-	data   []byte            // the payload; nil for a WebDataset sample
-	name   string            // the TFRecord feature of data: "image" or "data"
-	ext    string            // the WebDataset field of data: "bin", "jpg", ...
-	labels []float32         // nil when the input has none
-	fields map[string][]byte // a WebDataset sample's members
+	rec    format.Record
+	src    string // the file it was read from
+	index  int64  // its index in src
+	offset int64  // its byte offset in src, or -1 when it has none (an image file)
 }
 
 // where names the input record it came from as a *tensorfeed.Error
@@ -188,10 +181,10 @@ func registryInput(specs []string, o convertOptions, e *env) *convInput {
 					yield(convItem{}, err)
 					return
 				}
-				it := convItem{key: rec.Key, src: rec.Path, index: rec.Index, offset: rec.Offset,
-					id: uint64(n), data: rec.Data, name: "data", ext: "bin", fields: rec.Fields}
-				if it.key == "" {
-					it.key = recordKey(n)
+				it := convItem{rec: rec, src: rec.Path, index: rec.Index, offset: rec.Offset}
+				it.rec.Index = int64(n)
+				if it.rec.Key == "" {
+					it.rec.Key = recordKey(n)
 				}
 				if !yield(it, nil) {
 					return
@@ -316,8 +309,8 @@ func mnistInput(ctx context.Context, dir, split string, opts []storage.Option) (
 					yield(convItem{}, err)
 					return
 				}
-				it := convItem{key: recordKey(n), src: images, index: int64(n), offset: off,
-					id: uint64(n), data: img, name: "image", ext: "bin", labels: []float32{float32(label[0])}}
+				it := convItem{src: images, index: int64(n), offset: off, rec: format.Record{Path: images, Index: int64(n),
+					Offset: off, Key: recordKey(n), Data: img, Labels: []float32{float32(label[0])}}}
 				if !yield(it, nil) {
 					return
 				}
@@ -348,19 +341,16 @@ func imagesInput(ctx context.Context, path, root string, workers int, opts []sto
 		}
 		root = path
 		var err error
-		if entries, _, err = listImages(path, true, imageExts); err != nil {
+		if entries, _, err = listImages(ctx, path, true, imageExts); err != nil {
 			return nil, err
 		}
 	} else {
 		if root == "" {
 			root = inputDir(path)
 		}
-		lines, err := readList(ctx, path, opts)
-		if err != nil {
+		var err error
+		if entries, err = readList(ctx, path, opts); err != nil {
 			return nil, err
-		}
-		for _, l := range lines {
-			entries = append(entries, l.ListEntry)
 		}
 	}
 	return &convInput{total: int64(len(entries)), items: func(ctx context.Context) iter.Seq2[convItem, error] {
@@ -376,12 +366,8 @@ func imagesInput(ctx context.Context, path, root string, workers int, opts []sto
 			if err := checkImage(name, data); err != nil {
 				return convItem{}, err
 			}
-			ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(e.Path)), ".")
-			if ext == "" {
-				ext = "bin"
-			}
-			return convItem{key: recordKey(int(e.Index)), src: name, offset: -1,
-				id: e.Index, data: data, name: "image", ext: ext, labels: e.Labels}, nil
+			return convItem{src: name, offset: -1, rec: format.Record{Path: name, Index: int64(e.Index), Offset: -1,
+				Key: recordKey(int(e.Index)), Data: data, Labels: e.Labels}}, nil
 		}
 		return stage.ParallelMap(source.Slice(entries), workers, load).All(ctx)
 	}}, nil
@@ -418,10 +404,12 @@ func readImage(ctx context.Context, root, p string, opts []storage.Option) ([]by
 
 // runConvert writes the records of in as shards and prints the summary.
 func runConvert(ctx context.Context, in *convInput, o convertOptions, e *env) error {
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
+	f, _ := format.Default().Lookup(o.to)
+	name := func(i int) string { return fmt.Sprintf("%s-%05d%s", o.prefix, i, outFormats[o.to]) }
+	set, err := newShardSet(o.out, f, name, o.shardRecords, o.shardBytes)
+	if err != nil {
 		return err
 	}
-	set := &shardSet{dir: o.out, prefix: o.prefix, to: o.to, maxRecords: o.shardRecords, maxBytes: o.shardBytes}
 	defer set.abort()
 	bar := progress.New(e.stderr, "convert", in.total, "records", progress.Terminal(e.progress), progress.Quiet())
 	defer bar.Finish()
@@ -430,7 +418,7 @@ func runConvert(ctx context.Context, in *convInput, o convertOptions, e *env) er
 		if err != nil {
 			return err
 		}
-		if err := set.write(it); err != nil {
+		if err := set.write(it.rec, it.where); err != nil {
 			return err
 		}
 		n++
@@ -440,19 +428,15 @@ func runConvert(ctx context.Context, in *convInput, o convertOptions, e *env) er
 		return err
 	}
 	bar.Finish() // before the summary
-	var size int64
-	for _, s := range set.done {
-		size += s.bytes
-	}
 	shards := "shards"
 	if len(set.done) == 1 {
 		shards = "shard"
 	}
-	fmt.Fprintf(e.stdout, "convert: %d records, %d %s, %d bytes", n, len(set.done), shards, size)
+	fmt.Fprintf(e.stdout, "convert: %d records, %d %s, %d bytes", n, len(set.done), shards, set.bytes)
 	if len(set.done) > 0 {
-		fmt.Fprintf(e.stdout, ": %s", set.done[0].final)
+		fmt.Fprintf(e.stdout, ": %s", filepath.Join(o.out, set.done[0]))
 		if len(set.done) > 1 {
-			fmt.Fprintf(e.stdout, " ... %s", filepath.Base(set.done[len(set.done)-1].final))
+			fmt.Fprintf(e.stdout, " ... %s", set.done[len(set.done)-1])
 		}
 	}
 	if n := in.skip.Skipped(); n > 0 {
@@ -460,41 +444,4 @@ func runConvert(ctx context.Context, in *convInput, o convertOptions, e *env) er
 	}
 	fmt.Fprintln(e.stdout)
 	return nil
-}
-
-// integral reports whether labels are all integers, as a TFRecord
-// int64 feature or a WebDataset .cls field holds them.
-func integral(labels []float32) bool {
-	for _, l := range labels {
-		if l != float32(math.Trunc(float64(l))) || math.Abs(float64(l)) > 1<<53 {
-			return false
-		}
-	}
-	return true
-}
-
-// appendLabelsText appends labels as text: "3" for one integer label, a
-// JSON array otherwise.
-func appendLabelsText(dst []byte, labels []float32) []byte {
-	if len(labels) == 1 && integral(labels) {
-		return strconv.AppendInt(dst, int64(labels[0]), 10)
-	}
-	dst = append(dst, '[')
-	for i, l := range labels {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = strconv.AppendFloat(dst, float64(l), 'g', -1, 32)
-	}
-	return append(dst, ']')
-}
-
-// sortedNames returns the keys of fields, sorted.
-func sortedNames(fields map[string][]byte) []string {
-	names := make([]string, 0, len(fields))
-	for k := range fields {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
 }

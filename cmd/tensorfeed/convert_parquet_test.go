@@ -13,6 +13,19 @@ import (
 // A Parquet shard has the columns of what it holds and no column that
 // stays empty: key, image and label for MNIST's digits, key and data for
 // the registry's records (every shard had all four, data empty for images
+// parquetRow and parquetDataRow are the rows of the Parquet shards
+// convert writes from images with labels and from payloads.
+type parquetRow struct {
+	Key   string `parquet:"key"`
+	Image []byte `parquet:"image"`
+	Label int64  `parquet:"label"`
+}
+
+type parquetDataRow struct {
+	Key  string `parquet:"key"`
+	Data []byte `parquet:"data"`
+}
+
 // and image and label empty for records).
 func TestConvertParquetColumns(t *testing.T) {
 	dir := writeMNIST(t, rand.New(rand.NewPCG(3, 4)), 5)
@@ -76,7 +89,7 @@ func TestConvertParquetFieldsMessage(t *testing.T) {
 	}
 	shard := filepath.Join(out, "w-00000.tar")
 	code, _, stderr := runCmd("convert", "--to", "parquet", "--out", out, "--prefix", "q", shard)
-	want := shard + `: record 0 at byte 0: sample "00000000": its fields (a WebDataset sample's members, a Parquet row's columns) have names (bin, cls), and the Parquet shards convert writes have fixed columns (key and data for a payload; key, image and label for an image), not a column for each field: convert it to tfrecord or wds`
+	want := shard + `: record 0 at byte 0: sample "00000000": its fields (a WebDataset sample's members, a Parquet row's columns) have names (bin, cls), and the Parquet files written have fixed columns (key and data for a payload; key, image and label for an image), not a column for each field: convert it to tfrecord or wds`
 	if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "vary") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}

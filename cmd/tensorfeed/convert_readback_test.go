@@ -15,6 +15,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
+	"github.com/tensorfeed/tensorfeed/internal/writelimit"
 )
 
 // targets are the formats convert writes, in a fixed order.
@@ -24,16 +25,16 @@ var targets = []string{"recordio", "tfrecord", "wds", "parquet"}
 // records at the limits stay small; the shards are read back with readers
 // lowered alike (readLowered).
 func lowerLimits(t *testing.T) {
-	old := limits
-	limits = targetLimits{
-		recordio:     96 << 10,
-		tfrecord:     64 << 10,
-		wdsMember:    48 << 10,
-		wdsSample:    80 << 10,
-		parquetPage:  parquetPageSlack + 40<<10,
-		parquetGroup: 64 << 10,
+	old := writelimit.Current
+	writelimit.Current = writelimit.Limits{
+		RecordIO:     96 << 10,
+		TFRecord:     64 << 10,
+		WDSMember:    48 << 10,
+		WDSSample:    80 << 10,
+		ParquetPage:  writelimit.ParquetPageSlack + 40<<10,
+		ParquetGroup: 64 << 10,
 	}
-	t.Cleanup(func() { limits = old })
+	t.Cleanup(func() { writelimit.Current = old })
 }
 
 // readLowered reads a shard to its end with the library's reader of its
@@ -59,19 +60,19 @@ func readLowered(shard, to string) (int, error) {
 			}
 		}
 	case "tfrecord":
-		for _, e := range tfrecord.Open(shard, tfrecord.MaxRecordBytes(limits.tfrecord)).All(ctx) {
+		for _, e := range tfrecord.Open(shard, tfrecord.MaxRecordBytes(writelimit.Current.TFRecord)).All(ctx) {
 			if !count(e) {
 				break
 			}
 		}
 	case "wds":
-		for _, e := range webdataset.Open(shard, webdataset.MaxMemberBytes(limits.wdsMember), webdataset.MaxSampleBytes(limits.wdsSample)).All(ctx) {
+		for _, e := range webdataset.Open(shard, webdataset.MaxMemberBytes(writelimit.Current.WDSMember), webdataset.MaxSampleBytes(writelimit.Current.WDSSample)).All(ctx) {
 			if !count(e) {
 				break
 			}
 		}
 	case "parquet":
-		for _, e := range parquet.ReadRaw(shard, parquet.MaxPageBytes(limits.parquetPage)).All(ctx) {
+		for _, e := range parquet.ReadRaw(shard, parquet.MaxPageBytes(writelimit.Current.ParquetPage)).All(ctx) {
 			if !count(e) {
 				break
 			}
@@ -224,7 +225,7 @@ var summaryRE = regexp.MustCompile(`^convert: (\d+) records, (\d+) shards?, `)
 func TestConvertReadsBack(t *testing.T) {
 	lowerLimits(t)
 	// The largest record fits every lowered target with its key and labels.
-	big := int(limits.parquetPage-parquetPageSlack) - 64
+	big := int(writelimit.Current.ParquetPage-writelimit.ParquetPageSlack) - 64
 	for seed := range uint64(3) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		srcs := makeSources(t, rng, t.TempDir(), big)
@@ -309,7 +310,7 @@ func TestConvertLimits(t *testing.T) {
 		"wds": "webdataset.MaxMemberBytes", "parquet": "parquet.MaxPageBytes"}
 	for _, to := range targets {
 		// The largest payload convert takes, by bisection.
-		lo, hi := 0, int(limits.recordio)+1 // lo is taken, hi is not
+		lo, hi := 0, int(writelimit.Current.RecordIO)+1 // lo is taken, hi is not
 		for hi-lo > 1 {
 			mid := (lo + hi) / 2
 			if ok, _ := converts(to, mid); ok {
@@ -344,11 +345,11 @@ func TestConvertLimits(t *testing.T) {
 		if to != "tfrecord" && to != "wds" {
 			continue
 		}
-		saved := limits
-		limits = targetLimits{recordio: recordio.MaxRecordSize, tfrecord: 1 << 40, wdsMember: 1 << 40, wdsSample: 1 << 40, parquetPage: 1 << 40, parquetGroup: 1 << 40}
+		saved := writelimit.Current
+		writelimit.Current = writelimit.Limits{RecordIO: recordio.MaxRecordSize, TFRecord: 1 << 40, WDSMember: 1 << 40, WDSSample: 1 << 40, ParquetPage: 1 << 40, ParquetGroup: 1 << 40}
 		out = t.TempDir()
 		code, _, stderr := runCmd("convert", "--to", to, "--out", out, "--prefix", "x", src)
-		limits = saved
+		writelimit.Current = saved
 		if code != 0 {
 			t.Fatalf("%s: without limits: %s", to, stderr)
 		}
@@ -360,7 +361,7 @@ func TestConvertLimits(t *testing.T) {
 	// A WebDataset sample over the sample limit, its members under theirs.
 	var b bytes.Buffer
 	ww := webdataset.NewWriter(&b)
-	half := bytes.Repeat([]byte{1}, int(limits.wdsSample/2)+1)
+	half := bytes.Repeat([]byte{1}, int(writelimit.Current.WDSSample/2)+1)
 	ww.Write(webdataset.Sample{Key: "big", Fields: map[string][]byte{"a": half, "b": half}})
 	ww.Close()
 	p := filepath.Join(in, "big.tar")

@@ -11,13 +11,14 @@ import (
 	"image/png"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 
+	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
@@ -61,7 +62,7 @@ Example:
 					o.exts[e] = true
 				}
 			}
-			return makeLists(pos[0], pos[1], o, e.stdout)
+			return makeLists(ctx, pos[0], pos[1], o, e.stdout)
 		}
 	},
 }
@@ -77,8 +78,8 @@ type listOptions struct {
 
 // makeLists writes the .lst file(s) for the images under root, as
 // im2rec.py --list does, and prints each class folder with its label.
-func makeLists(prefix, root string, o listOptions, stdout io.Writer) error {
-	entries, classes, err := listImages(root, o.recursive, o.exts)
+func makeLists(ctx context.Context, prefix, root string, o listOptions, stdout io.Writer) error {
+	entries, classes, err := listImages(ctx, root, o.recursive, o.exts)
 	if err != nil {
 		return err
 	}
@@ -140,71 +141,36 @@ func mapKeys(m map[string]bool) func(func(string) bool) {
 	}
 }
 
-// listImages lists the images under root in im2rec.py's order: a folder's
-// files sorted by name, then its sub-folders in name order. With recursive,
-// every folder holding an image gets the next label, in that order; else
-// only root's own images are listed, with label 0. The entries' indices
-// follow the listing order.
-func listImages(root string, recursive bool, exts map[string]bool) ([]imagerec.ListEntry, []string, error) {
+// listImages lists the images under root (files with one of exts) in
+// im2rec.py's order, as the registry's image format lists a folder: a
+// folder's files sorted by name, then its sub-folders in name order. With
+// recursive, every folder holding an image gets the next label, in that
+// order; else only root's own images are listed, with label 0. The
+// entries' indices follow the listing order.
+func listImages(ctx context.Context, root string, recursive bool, exts map[string]bool) ([]imagerec.ListEntry, []string, error) {
 	var entries []imagerec.ListEntry
 	var classes []string
-	seen := map[string]bool{}
-	var walk func(dir string) error
-	walk = func(dir string) error {
-		real, err := filepath.EvalSymlinks(dir)
+	labels := map[string]int{} // folder -> label
+	for rec, err := range openAs("image", root, nil)(ctx) {
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		if seen[real] { // a symbolic link back up the tree
-			return nil
+		dir, _ := path.Split(rec.Key)
+		if !exts[strings.ToLower(path.Ext(rec.Key))] || !recursive && dir != "" {
+			continue
 		}
-		seen[real] = true
-		des, err := os.ReadDir(dir)
-		if err != nil {
-			return err
+		label := 0
+		if recursive {
+			dir = path.Clean(dir)
+			l, ok := labels[dir]
+			if !ok {
+				l = len(classes)
+				labels[dir] = l
+				classes = append(classes, dir)
+			}
+			label = l
 		}
-		var subdirs []string
-		label := -1
-		for _, de := range des { // ReadDir sorts by name
-			p := filepath.Join(dir, de.Name())
-			st, err := os.Stat(p) // follows links, as im2rec's os.walk(followlinks=True)
-			if err != nil {
-				return err
-			}
-			if st.IsDir() {
-				subdirs = append(subdirs, p)
-				continue
-			}
-			if !st.Mode().IsRegular() || !exts[strings.ToLower(filepath.Ext(de.Name()))] {
-				continue
-			}
-			if label < 0 {
-				label = 0
-				if recursive {
-					label = len(classes)
-					rel, _ := filepath.Rel(root, dir)
-					classes = append(classes, filepath.ToSlash(rel))
-				}
-			}
-			rel, err := filepath.Rel(root, p)
-			if err != nil {
-				return err
-			}
-			entries = append(entries, imagerec.ListEntry{Index: uint64(len(entries)),
-				Labels: []float32{float32(label)}, Path: filepath.ToSlash(rel)})
-		}
-		if !recursive {
-			return nil
-		}
-		for _, s := range subdirs {
-			if err := walk(s); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := walk(root); err != nil {
-		return nil, nil, err
+		entries = append(entries, imagerec.ListEntry{Index: uint64(len(entries)), Labels: []float32{float32(label)}, Path: rec.Key})
 	}
 	return entries, classes, nil
 }
@@ -345,23 +311,17 @@ type packed struct {
 // and no partial file behind.
 func packList(ctx context.Context, lst, root string, o packOptions, e *env) error {
 	stdout, stderr := e.stdout, e.stderr
-	lines, err := readList(ctx, lst, e.storage)
+	entries, err := readList(ctx, lst, e.storage)
 	if err != nil {
 		return err
 	}
-	entries := make([]imagerec.ListEntry, len(lines))
-	for i, l := range lines {
-		entries[i] = l.ListEntry
-	}
 	base := strings.TrimSuffix(lst, ".lst")
-	out, err := newPackOutput(base)
+	rec, _ := format.Default().Lookup("recordio")
+	out, err := newShardSet(filepath.Dir(base), rec, func(int) string { return filepath.Base(base) + ".rec" }, 0, 0)
 	if err != nil {
 		return err
 	}
 	defer out.abort()
-	bw := bufio.NewWriterSize(out.rec, 1<<20)
-	w := recordio.NewWriter(bw)
-	var idx []byte
 	encode := func(e imagerec.ListEntry) (packed, error) {
 		p, err := packEntry(e, root, o)
 		if err != nil && !o.skipBad {
@@ -382,17 +342,11 @@ func packList(ctx context.Context, lst, root string, o packOptions, e *env) erro
 			skipped++
 			continue
 		}
-		idx = recordio.AppendIndexLine(idx, int64(p.entry.Index), w.Tell())
-		if err := w.Write(p.payload); err != nil {
+		where := func() string { return fmt.Sprintf("%s: image %s", lst, p.entry.Path) }
+		if err := out.write(format.Record{Index: int64(p.entry.Index), Data: p.payload}, where); err != nil {
 			return err
 		}
 		n++
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	if _, err := out.idx.Write(idx); err != nil {
-		return err
 	}
 	if err := out.commit(); err != nil {
 		return err

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
-	"io"
+	"iter"
 
+	"github.com/tensorfeed/tensorfeed/dataset/format"
+	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/internal/checkstat"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
@@ -16,26 +19,30 @@ var openInput = checkstat.Open
 // that can be opened.
 var inputExists = checkstat.Exists
 
-// readHead returns the first headSize bytes of the file or object, or all
-// of it if shorter: a URL's with one read at offset 0 (one range request).
-func readHead(ctx context.Context, name string, opts []storage.Option) ([]byte, error) {
-	f, err := openInput(ctx, name, opts)
-	if err != nil {
-		return nil, err
+// openAs returns the registry's reader of the file at path in the format
+// name, read through storage with opts.
+func openAs(name, path string, opts []storage.Option) func(context.Context) iter.Seq2[format.Record, error] {
+	f, _ := format.Default().Lookup(name)
+	if len(opts) > 0 {
+		f = f.Storage(opts...)
 	}
-	defer f.Close()
-	head := make([]byte, headSize)
-	var n int
-	if storage.IsRemote(name) {
-		n, err = f.ReadAt(head[:min(headSize, f.Size())], 0)
-		if err == io.EOF {
-			err = nil
+	return f.Open(path).All
+}
+
+// readList reads every entry of the .lst file at name (a local path or a
+// URL), as the registry's lst format reads it: a malformed line, a
+// repeated index or an image path that leaves the root ends it.
+func readList(ctx context.Context, name string, opts []storage.Option) ([]imagerec.ListEntry, error) {
+	var out []imagerec.ListEntry
+	for rec, err := range openAs("lst", name, opts)(ctx) {
+		if err != nil {
+			return nil, err
 		}
-		return head[:n], err
+		es, err := imagerec.ParseList(bytes.NewReader(rec.Data), name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, es...)
 	}
-	n, err = io.ReadFull(f, head)
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		err = nil
-	}
-	return head[:n], err
+	return out, nil
 }

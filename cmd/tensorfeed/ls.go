@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"flag"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,7 +78,7 @@ func ls(ctx context.Context, specs []string, header bool, e *env) error {
 			}
 			line = strconv.AppendInt(line, int64(total), 10)
 			line = append(line, '\t')
-			for i, name := range sortedNames(rec.Fields) {
+			for i, name := range slices.Sorted(maps.Keys(rec.Fields)) {
 				if i > 0 {
 					line = append(line, ',')
 				}

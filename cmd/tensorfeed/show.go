@@ -7,21 +7,13 @@ import (
 	"fmt"
 	"image"
 	"image/png"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/tensorfeed/tensorfeed"
-
-	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/image/augment"
-	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/internal/grid"
-	"github.com/tensorfeed/tensorfeed/internal/idx"
-	"github.com/tensorfeed/tensorfeed/sample"
-	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
 var showCommand = command{
@@ -58,7 +50,7 @@ Examples:
 			case *scale > maxShowScale:
 				return usagef("--scale %d: at most %d", *scale, maxShowScale)
 			}
-			var shape rawShape
+			var shape []int
 			if *shapeFlag != "" {
 				var err error
 				if shape, err = parseRawShape(*shapeFlag); err != nil {
@@ -71,7 +63,7 @@ Examples:
 			if err := checkOutDir(*out); err != nil {
 				return err
 			}
-			f, err := parseFormat(*format, formats...)
+			f, err := parseFormat(*format)
 			if err != nil {
 				return err
 			}
@@ -172,12 +164,8 @@ func writePNG(path string, img image.Image) error {
 	return nil
 }
 
-// rawShape is the size of an image record's raw pixels (HWC bytes); zero
-// when not given.
-type rawShape struct{ h, w, c int }
-
 // parseRawShape parses --shape: HxW (grey) or HxWxC, C 1 or 3.
-func parseRawShape(s string) (rawShape, error) {
+func parseRawShape(s string) ([]int, error) {
 	parts := strings.Split(strings.ToLower(s), "x")
 	if len(parts) == 2 {
 		parts = append(parts, "1")
@@ -189,277 +177,47 @@ func parseRawShape(s string) (rawShape, error) {
 		}
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 || n > 1<<16 {
-			return rawShape{}, usagef("--shape %q: want HxW or HxWxC, each a number from 1 to 65536", s)
+			return nil, usagef("--shape %q: want HxW or HxWxC, each a number from 1 to 65536", s)
 		}
 		v[i] = n
 	}
 	if len(parts) != 3 {
-		return rawShape{}, usagef("--shape %q: want HxW or HxWxC (28x28, 32x32x3)", s)
+		return nil, usagef("--shape %q: want HxW or HxWxC (28x28, 32x32x3)", s)
 	}
 	if v[2] != 1 && v[2] != 3 {
-		return rawShape{}, usagef("--shape %q: C is 1 (grey) or 3 (RGB), not %d", s, v[2])
+		return nil, usagef("--shape %q: C is 1 (grey) or 3 (RGB), not %d", s, v[2])
 	}
-	return rawShape{v[0], v[1], v[2]}, nil
+	return v[:], nil
 }
 
-// inferRawShape guesses the shape of n bytes of raw pixels: a square
-// number is a grey square image (MNIST's 784: 28x28), 3 times one an RGB
-// square image (CIFAR's 3072: 32x32x3). It returns false otherwise.
-func inferRawShape(n int) (rawShape, bool) {
-	if s := isqrt(n); s > 0 && s*s == n {
-		return rawShape{s, s, 1}, true
-	}
-	if n%3 == 0 {
-		if s := isqrt(n / 3); s > 0 && s*s == n/3 {
-			return rawShape{s, s, 3}, true
-		}
-	}
-	return rawShape{}, false
-}
-
-// isqrt returns the integer square root of n >= 0.
-func isqrt(n int) int {
-	s := int(math.Sqrt(float64(n)))
-	for s*s > n {
-		s--
-	}
-	for (s+1)*(s+1) <= n {
-		s++
-	}
-	return s
-}
-
-func (r rawShape) String() string {
-	if r.c == 1 {
-		return fmt.Sprintf("%dx%d", r.h, r.w)
-	}
-	return fmt.Sprintf("%dx%dx%d", r.h, r.w, r.c)
-}
-
-// showGrid draws the first n images of the file at path on a grid and
-// says what it drew.
-func showGrid(ctx context.Context, path string, format fileFormat, n, scale int, shape rawShape, opts []grid.Option) (image.Image, string, error) {
-	if format == "" {
-		head, err := readHead(ctx, path, nil)
-		if err != nil {
+// showGrid draws the first n images of the file at path on a grid, with
+// its format's Show, and says what it drew.
+func showGrid(ctx context.Context, path string, name string, n, scale int, shape []int, opts []grid.Option) (image.Image, string, error) {
+	if name == "" {
+		var err error
+		if name, err = format.Default().Detect(ctx, path); err != nil {
 			return nil, "", err
 		}
-		if format, err = detectFormat(path, head); err != nil {
-			return nil, "", fmt.Errorf("%s: %w", path, err)
-		}
 	}
-	switch format {
-	case formatIDX:
-		if shape != (rawShape{}) {
-			return nil, "", usagef("%s: --shape is for image records of raw pixels; an IDX file says its shape", path)
-		}
-		return showIDX(path, n, scale, opts)
-	case formatRecordIO:
-		return showRec(ctx, path, n, scale, shape, opts)
+	f, _ := format.Default().Lookup(name)
+	if f.Show == nil {
+		return nil, "", usagef("%s: show draws IDX images or image records, not %s", path, name)
 	}
-	return nil, "", usagef("%s: show draws IDX images or image records, not %s", path, format)
-}
-
-// showIDX draws the first n records of an IDX image file, with the labels
-// of the labels file beside it when there is one.
-func showIDX(path string, n, scale int, opts []grid.Option) (image.Image, string, error) {
-	x, closeFile, err := openIDX(path)
+	fit := func(n, h, w int) error { return checkGridSize(path, n, h, w, scale) }
+	b, what, err := f.Show(ctx, path, n, shape, fit)
+	if errors.Is(err, format.ErrSpec) {
+		return nil, "", usagef("%s: %v", path, err)
+	}
 	if err != nil {
 		return nil, "", err
 	}
-	defer closeFile()
-	h := x.Header()
-	n = min(n, h.Records())
-	shape := append([]int{n}, h.Dims[1:]...)
-	if len(shape) < 2 {
-		return nil, "", fmt.Errorf("%s: IDX of dimensions %v holds no images", path, h.Dims)
+	label := ""
+	if _, ok := b.Get("label"); ok {
+		label = "label"
 	}
-	// The pixels of a record: its rows by the rest (columns, channels).
-	if err := checkGridSize(path, n, shape[1], h.RecordElems()/max(shape[1], 1), scale); err != nil {
-		return nil, "", err
-	}
-	per := h.RecordElems()
-	data := tensor.Tensor{Name: "image", Shape: shape, DType: sample.Float32, F32: make([]float32, n*per)}
-	for i := range n {
-		if err := idx.Read(x, data.F32[i*per:(i+1)*per]); err != nil {
-			return nil, "", err
-		}
-	}
-	if h.DType == sample.Uint8 {
-		opts = append(opts, grid.Range(0, 255))
-	}
-	var labels []tensor.Tensor
-	what := fmt.Sprintf("%d images %dx%d, no labels file beside it", n, shape[len(shape)-1], shape[1])
-	if lp := labelsPath(path); lp != "" {
-		l, err := readIDXLabels(lp, n)
-		if err != nil {
-			return nil, "", err
-		}
-		labels = []tensor.Tensor{l}
-		what = fmt.Sprintf("%d images %dx%d, labels from %s", n, shape[len(shape)-1], shape[1], lp)
-	}
-	b := tensor.NewBatch([]tensor.Tensor{data}, labels, 0, nil)
-	labelName := ""
-	if labels != nil {
-		labelName = "label"
-	}
-	img, err := grid.FromBatch(b, "image", labelName, opts...)
+	img, err := grid.FromBatch(b, "image", label, opts...)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", path, err)
-	}
-	return img, what, nil
-}
-
-// openIDX opens an IDX file for reading record by record.
-func openIDX(path string) (*idx.Reader, func(), error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	var opts []idx.Option
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		opts = append(opts, idx.InputSize(st.Size()))
-	}
-	x, err := idx.NewReader(f, path, opts...)
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return x, func() { f.Close() }, nil
-}
-
-// labelsPath returns the labels file beside an IDX images file, named as
-// MNIST names them (train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz),
-// or "" when there is none.
-func labelsPath(images string) string {
-	dir, base := filepath.Split(images)
-	if !strings.Contains(base, "images") {
-		return ""
-	}
-	base = strings.Replace(base, "images", "labels", 1)
-	for _, dims := range []string{"idx3", "idx4"} {
-		base = strings.Replace(base, dims, "idx1", 1)
-	}
-	p := filepath.Join(dir, base)
-	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
-		return ""
-	}
-	return p
-}
-
-// readIDXLabels reads the first n labels of an IDX labels file.
-func readIDXLabels(path string, n int) (tensor.Tensor, error) {
-	x, closeFile, err := openIDX(path)
-	if err != nil {
-		return tensor.Tensor{}, err
-	}
-	defer closeFile()
-	h := x.Header()
-	if h.Records() < n {
-		return tensor.Tensor{}, fmt.Errorf("%s: %d labels for %d images", path, h.Records(), n)
-	}
-	per := h.RecordElems()
-	t := tensor.Tensor{Name: "label", Shape: append([]int{n}, h.Dims[1:]...), DType: sample.Float32, F32: make([]float32, n*per)}
-	for i := range n {
-		if err := idx.Read(x, t.F32[i*per:(i+1)*per]); err != nil {
-			return tensor.Tensor{}, err
-		}
-	}
-	return t, nil
-}
-
-// maxTile bounds the longer side of a tile drawn from image records, so
-// that a grid of photos stays a reasonable size.
-const maxTile = 128
-
-// showRec draws the first n images of an image record file, each resized to
-// the size of the first (its longer side at most maxTile pixels), with the
-// labels of their record headers. As check does, it decides from the first
-// record what the records hold: a JPEG or PNG after the header is decoded;
-// other bytes are raw HWC pixels (what convert writes from MNIST) of the
-// shape given, or of the shape inferRawShape finds in the first payload.
-func showRec(ctx context.Context, path string, n, scale int, shape rawShape, opts []grid.Option) (image.Image, string, error) {
-	var pix []uint8
-	var labels []float32
-	var h, w, c, count, width int // width: the most labels of a record
-	dec := decode.Default()
-	var rows [][]float32
-	raw := false
-	err := eachRecord(ctx, path, nil, func(i int, _ int64, payload []byte) (bool, error) {
-		hd, data, err := imagerec.ParseRecord(payload)
-		if err != nil {
-			return false, err
-		}
-		if i == 0 {
-			raw = decode.Sniff(data) == decode.FormatUnknown
-			switch {
-			case raw && shape == (rawShape{}):
-				var ok bool
-				if shape, ok = inferRawShape(len(data)); !ok {
-					return false, usagef("the image record holds %d bytes after its header, neither a JPEG, a PNG nor raw pixels of a square image (a square number of bytes, or 3 times one): give --shape HxW or HxWxC", len(data))
-				}
-			case !raw && shape != (rawShape{}):
-				return false, usagef("--shape %s is for raw pixels, and the image record holds a %s image", shape, decode.Sniff(data))
-			}
-		}
-		var img sample.Image
-		if raw {
-			if want := shape.h * shape.w * shape.c; len(data) != want {
-				return false, fmt.Errorf("%w: %d bytes of pixels after the image record header, not the %d of %s (the first record's shape, or --shape)", tensorfeed.ErrBadData, len(data), want, shape)
-			}
-			img = sample.Image{Height: shape.h, Width: shape.w, Channels: shape.c, Pix: data}
-		} else if img, err = dec.Decode(data, decode.Options{Channels: 3}); err != nil {
-			return false, err
-		}
-		if i == 0 {
-			w, h, c = img.Width, img.Height, img.Channels
-			if s := max(w, h); s > maxTile {
-				w, h = max(1, w*maxTile/s), max(1, h*maxTile/s)
-			}
-		}
-		if img.Width != w || img.Height != h {
-			img = augment.ResizeImage(img, w, h, augment.AutoInterp)
-		}
-		pix = append(pix, img.Pix...) // a copy: the payload's buffer is reused
-		labels = hd.AppendLabels(labels[:0])
-		rows = append(rows, append([]float32(nil), labels...))
-		width = max(width, len(labels))
-		count++
-		return count < n, nil
-	})
-	if err != nil {
-		var ue *usageError
-		if errors.As(err, &ue) {
-			return nil, "", usagef("%s: %s", path, ue.msg)
-		}
-		return nil, "", err
-	}
-	if count == 0 {
-		return nil, "", errors.New(path + ": no records")
-	}
-	if err := checkGridSize(path, count, h, w, scale); err != nil {
-		return nil, "", err
-	}
-	// Records without a label, or with fewer, show NaN in the missing places.
-	lt := tensor.Tensor{Name: "label", Shape: []int{count, max(width, 1)}, DType: sample.Float32, F32: make([]float32, count*max(width, 1))}
-	for i, r := range rows {
-		for j := range max(width, 1) {
-			v := float32(math.NaN())
-			if j < len(r) {
-				v = r[j]
-			}
-			lt.F32[i*max(width, 1)+j] = v
-		}
-	}
-	data := tensor.Tensor{Name: "image", Shape: []int{count, h, w, c}, DType: sample.Uint8, U8: pix}
-	img, err := grid.FromBatch(tensor.NewBatch([]tensor.Tensor{data}, []tensor.Tensor{lt}, 0, nil), "image", "label",
-		append([]grid.Option{grid.WithLayout(grid.HWC)}, opts...)...)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", path, err)
-	}
-	what := fmt.Sprintf("%d images drawn at %dx%d, labels from the record headers", count, w, h)
-	if raw {
-		what = fmt.Sprintf("%d images of raw pixels %s drawn at %dx%d, labels from the record headers", count, shape, w, h)
 	}
 	return img, what, nil
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"iter"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/tensorfeed/tensorfeed/dataset/parquet"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
@@ -29,7 +28,8 @@ import (
 // it, and a path ending in .idx is checked against the .rec beside it.
 // opts are not used by Check.
 func RecordIO(opts ...recordio.Option) Format {
-	return Format{
+	f := Format{
+		Write: writeRecordIO,
 		Storage: func(so ...storage.Option) Format {
 			return RecordIO(append(slices.Clip(opts), recordio.Storage(so...))...)
 		},
@@ -46,6 +46,8 @@ func RecordIO(opts ...recordio.Option) Format {
 			})
 		},
 	}
+	f.Show = showRecordIO(f)
+	return f
 }
 
 // TFRecord returns the tfrecord format: TFRecord files, plain or gzip
@@ -55,6 +57,7 @@ func RecordIO(opts ...recordio.Option) Format {
 // added.
 func TFRecord(opts ...tfrecord.Option) Format {
 	return Format{
+		Write: writeTFRecord,
 		Storage: func(so ...storage.Option) Format {
 			return TFRecord(append(slices.Clip(opts), tfrecord.Storage(so...))...)
 		},
@@ -83,6 +86,7 @@ func TFRecord(opts ...tfrecord.Option) Format {
 // sample and sums up each shard's fields and images.
 func WDS(opts ...webdataset.Option) Format {
 	return Format{
+		Write: writeWDS,
 		Storage: func(so ...storage.Option) Format {
 			return WDS(append(slices.Clip(opts), webdataset.Storage(so...))...)
 		},
@@ -112,6 +116,7 @@ func WDS(opts ...webdataset.Option) Format {
 // Parquet with parquet.Storage added.
 func Parquet(opts ...parquet.Option) Format {
 	return Format{
+		Write:  writeParquet,
 		Detect: func(head []byte) bool { return len(head) >= 4 && string(head[:4]) == parquetMagic },
 		Storage: func(so ...storage.Option) Format {
 			return Parquet(append(slices.Clip(opts), parquet.Storage(so...))...)
@@ -148,6 +153,7 @@ func idxFormat(sopts []storage.Option) Format {
 			return check(ctx, paths, out, append([]Option{Storage(sopts...)}, opts...), checkIDX)
 		},
 		Detect:  idx.Is,
+		Show:    showIDX,
 		Storage: func(so ...storage.Option) Format { return idxFormat(so) },
 		Open: func(path string) source.Reader[Record] {
 			return fileReader(path, sopts, func(ctx context.Context, f storage.File, yield func(Record, error) bool) {
@@ -183,7 +189,7 @@ func idxFormat(sopts []storage.Option) Format {
 // one line without its "\n" or "\r\n"; a last line without a line ending
 // is a record too. Lines longer than maxLineBytes are a *tensorfeed.Error
 // (maxLineBytes < 1 means DefaultMaxLineBytes). Files are recognised as
-// text holding a comma in their first HeadSize bytes. Fields are not split:
+// text holding a comma in their first headSize bytes. Fields are not split:
 // any CSV parser can be used on the lines (dataset/csv reads typed rows).
 // Its OpenSkip steps over each line longer than maxLineBytes under the
 // policy; its Check reads a file's lines to the end. Its Storage returns
@@ -242,7 +248,7 @@ func gunzipHead(head []byte) []byte {
 	if err != nil {
 		return nil
 	}
-	var inner [HeadSize]byte
+	var inner [headSize]byte
 	n, _ := io.ReadFull(zr, inner[:])
 	return inner[:n]
 }
@@ -259,22 +265,5 @@ func isTFRecord(head []byte) bool {
 	return len(head) >= 12 && binary.LittleEndian.Uint32(head[8:]) == tfrecord.MaskedCRC(head[:8])
 }
 
-// looksCSV reports whether head is text (UTF-8 without control characters
-// other than tab, CR and LF; a rune cut at the end is allowed) holding a
-// comma.
-func looksCSV(head []byte) bool {
-	if !bytes.ContainsRune(head, ',') {
-		return false
-	}
-	for i := 0; i < len(head); {
-		c, n := utf8.DecodeRune(head[i:])
-		if c == utf8.RuneError && n <= 1 {
-			return len(head)-i < utf8.UTFMax && !utf8.FullRune(head[i:])
-		}
-		if c < 0x20 && c != '\t' && c != '\r' && c != '\n' || c == 0x7f {
-			return false
-		}
-		i += n
-	}
-	return true
-}
+// looksCSV reports whether head is text (see looksText) holding a comma.
+func looksCSV(head []byte) bool { return bytes.ContainsRune(head, ',') && looksText(head) }

@@ -50,7 +50,7 @@
 //
 // # Detection
 //
-// A file without a tag is recognised from its first [HeadSize] bytes: the
+// A file without a tag is recognised from its first 512 bytes: the
 // user-registered formats are asked first, in the order they were
 // registered, then the built-in ones in the order listed above. A format
 // with a nil Detect is used only through its tag. A file that no format

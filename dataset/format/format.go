@@ -2,16 +2,15 @@ package format
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"sync"
 
 	"github.com/tensorfeed/tensorfeed"
-	"github.com/tensorfeed/tensorfeed/internal/cause"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
+	"github.com/tensorfeed/tensorfeed/tensor"
 )
 
 // Record is one record of any format: where it comes from and its raw
@@ -25,11 +24,14 @@ type Record struct {
 	// Fields holds a WebDataset sample's members by field name ("jpg",
 	// "cls"); nil for the other formats.
 	Fields map[string][]byte
+	// Labels are the labels of an image to write (Format.Write), Index
+	// then its id; the readers leave them nil.
+	Labels []float32
 }
 
 // Format is a file format the registry can open.
 type Format struct {
-	// Detect reports whether head, the first HeadSize bytes of a file (or
+	// Detect reports whether head, the first headSize bytes of a file (or
 	// the whole file if shorter), starts like this format. Nil means the
 	// format is used only when a spec names it by its tag.
 	Detect func(head []byte) bool
@@ -59,6 +61,23 @@ type Format struct {
 	// files at once lets a format look at their seams, as wds does for a
 	// sample split across two shards.
 	Check func(ctx context.Context, paths []string, out io.Writer, opts ...Option) error
+	// Write, when set, creates the file path in this format, and any file
+	// the format keeps beside it (a RecordIO file's .idx), and returns the
+	// writer of its records. What it writes reads back: a record that the
+	// format's readers would refuse with their default limits is an error
+	// before it is written. The recordio, tfrecord, wds and parquet
+	// formats have it; each doc says how a Record is written.
+	Write func(path string) (RecordWriter, error)
+	// Show, when set, returns the first n images of the file at path with
+	// their labels, for a person to look at ("tensorfeed show" draws them):
+	// a batch whose tensor "image" holds them (uint8 or float32, [n H W],
+	// [n H W C] or [n C H W]) and whose label tensor, when there is one,
+	// is "label", and a line that says what it holds. shape ([H, W, C]) is
+	// the shape of records of raw pixels, nil to infer it. Before the
+	// pixels are read, as soon as their number and size are known, fit
+	// is called with them: its error is returned as it is. An error about
+	// shape wraps ErrSpec. The idx and recordio formats have it.
+	Show func(ctx context.Context, path string, n int, shape []int, fit func(n, h, w int) error) (*tensor.Batch, string, error)
 }
 
 // withStorage returns f reading through storage with opts, when it can
@@ -79,25 +98,12 @@ func (f Format) open(path string, bad *source.SkipPolicy) source.Reader[Record] 
 	return f.Open(path)
 }
 
-// HeadSize is how many bytes of a file detection looks at.
-const HeadSize = 512
+// headSize is how many bytes of a file detection looks at.
+const headSize = 512
 
 // ErrUnknownFormat is wrapped by the error of a file that no registered
 // format recognises.
 var ErrUnknownFormat = fmt.Errorf("format: unknown format: %w", tensorfeed.ErrBadData)
-
-// unknownError returns the error of a file without a tag that no format
-// recognises: a *tensorfeed.Error naming it, which wraps ErrUnknownFormat
-// and quotes its first bytes (up to 8 of head).
-func unknownError(path string, head []byte) error {
-	head = head[:min(len(head), 8)]
-	msg := fmt.Sprintf("it starts % x", head)
-	if len(head) == 0 {
-		msg = "an empty file"
-	}
-	return &tensorfeed.Error{Path: path, Offset: -1, Record: -1,
-		Err: cause.Prefixed("format: unknown format: ", ErrUnknownFormat, errors.New(msg+"; name its format with a tag (csv:PATH)"))}
-}
 
 // Registry maps format names to formats. Its methods are safe for
 // concurrent use. The zero value is not usable; see NewRegistry and Default.
@@ -123,6 +129,9 @@ var defaultRegistry = sync.OnceValue(func() *Registry {
 		{"idx", IDX()},
 		{"parquet", Parquet()},
 		{"csv", CSV(DefaultMaxLineBytes)},
+		{"lst", lstFormat(nil)},
+		{"meanimg", meanImageFormat(nil)},
+		{"image", imageFormat(nil)},
 	} {
 		r.formats[b.name] = withBuiltinSkip(b.name, b.f, nil)
 		r.builtin = append(r.builtin, b.name)
@@ -144,8 +153,8 @@ func withBuiltinSkip(name string, f Format, sopts []storage.Option) Format {
 }
 
 // Default returns the default registry, which holds the built-in formats
-// (recordio, tfrecord, wds, idx, parquet, csv). It is built on the first
-// call.
+// (recordio, tfrecord, wds, idx, parquet, csv, lst, meanimg, image). It
+// is built on the first call.
 func Default() *Registry { return defaultRegistry() }
 
 // Register adds f under name, replacing a format of that name (a built-in
@@ -180,18 +189,6 @@ func (r *Registry) Names() []string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return slices.Concat(r.user, r.builtin)
-}
-
-// Detect returns the name of the first format, in detection order, whose
-// Detect recognises head, or false.
-func (r *Registry) Detect(head []byte) (string, bool) {
-	for _, name := range r.Names() {
-		f, _ := r.Lookup(name)
-		if f.Detect != nil && f.Detect(head) {
-			return name, true
-		}
-	}
-	return "", false
 }
 
 // validTag reports whether s can be a format's name and tag.

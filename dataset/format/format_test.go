@@ -237,7 +237,7 @@ func TestRegisterUserFormat(t *testing.T) {
 }
 
 func TestDefaultNames(t *testing.T) {
-	if got := strings.Join(format.Default().Names(), ","); !strings.HasSuffix(got, "recordio,tfrecord,wds,idx,parquet,csv") {
+	if got := strings.Join(format.Default().Names(), ","); !strings.HasSuffix(got, "recordio,tfrecord,wds,idx,parquet,csv,lst,meanimg,image") {
 		t.Fatalf("names %s", got)
 	}
 }

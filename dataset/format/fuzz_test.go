@@ -2,6 +2,8 @@ package format_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/format"
@@ -43,6 +45,10 @@ func FuzzDetect(f *testing.F) {
 	f.Add([]byte{0x1f, 0x8b, 8, 0})
 	f.Add([]byte{0, 0, 8, 1, 0, 0, 0, 1, 7})
 	f.Fuzz(func(t *testing.T, head []byte) {
-		format.Default().Detect(head)
+		path := filepath.Join(t.TempDir(), "f")
+		if err := os.WriteFile(path, head, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		format.Default().Detect(t.Context(), path)
 	})
 }

@@ -150,16 +150,21 @@ func openFile(ctx context.Context, path string, opts []storage.Option) (storage.
 // (through storage with sopts), hands it to read and closes it; a file
 // that does not open is the pass's error.
 func fileReader(path string, sopts []storage.Option, read func(ctx context.Context, f storage.File, yield func(Record, error) bool)) source.Reader[Record] {
-	return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
-		return func(yield func(Record, error) bool) {
-			f, err := openFile(ctx, path, sopts)
-			if err != nil {
-				yield(Record{}, err)
-				return
-			}
-			defer f.Close()
-			read(ctx, f, yield)
+	return funcReader(func(ctx context.Context, yield func(Record, error) bool) {
+		f, err := openFile(ctx, path, sopts)
+		if err != nil {
+			yield(Record{}, err)
+			return
 		}
+		defer f.Close()
+		read(ctx, f, yield)
+	})
+}
+
+// funcReader returns a reader whose every pass is read.
+func funcReader(read func(ctx context.Context, yield func(Record, error) bool)) source.Reader[Record] {
+	return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
+		return func(yield func(Record, error) bool) { read(ctx, yield) }
 	})
 }
 

@@ -69,7 +69,7 @@ var ErrSpec = errors.New("format: bad spec")
 //
 // Each pass expands the patterns again, then reads the files through
 // source.Files: a file with a tag is opened by that format; one without is
-// recognised from its first HeadSize bytes (see the package doc). Files
+// recognised from its first headSize bytes (see the package doc). Files
 // and URLs are read through package storage (see Storage). An unknown tag
 // or a pattern that matches nothing fails the pass with an error wrapping
 // ErrSpec; a file no format recognises, with a *tensorfeed.Error that wraps ErrUnknownFormat; a missing
@@ -187,16 +187,16 @@ func openOne(reg *Registry, path, tag string, bad *source.SkipPolicy, sopts []st
 		if err != nil {
 			return source.Fail[Record](err)
 		}
-		name, ok := reg.Detect(head)
-		if !ok {
-			return source.Fail[Record](unknownError(path, head))
+		name, err := reg.detect(path, head)
+		if err != nil {
+			return source.Fail[Record](err)
 		}
 		f, _ := reg.Lookup(name)
 		return wrap(name, f.withStorage(sopts).open(path, bad)).All(ctx)
 	})
 }
 
-// readHead returns the first HeadSize bytes of the file at path, or all of
+// readHead returns the first headSize bytes of the file at path, or all of
 // it if shorter: one read at offset 0 (one range request for a URL).
 func readHead(ctx context.Context, path string, sopts []storage.Option) ([]byte, error) {
 	f, err := openFile(ctx, path, sopts)
@@ -204,7 +204,7 @@ func readHead(ctx context.Context, path string, sopts []storage.Option) ([]byte,
 		return nil, err
 	}
 	defer f.Close()
-	head := make([]byte, min(HeadSize, f.Size()))
+	head := make([]byte, min(headSize, f.Size()))
 	n, err := f.ReadAt(head, 0)
 	if err != nil && err != io.EOF {
 		return nil, err

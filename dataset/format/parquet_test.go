@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -56,10 +57,14 @@ func TestParquet(t *testing.T) {
 	a := writeParquet(t, dir, "a.parquet", 5)
 	b := writeParquet(t, dir, "b.data", 3)
 	reg := parquetRegistry()
-	if name, ok := reg.Detect([]byte("PAR1\x15\x00")); !ok || name != "parquet" {
-		t.Fatalf("detect: %q %v", name, ok)
+	if name, err := reg.Detect(t.Context(), b); err != nil || name != "parquet" {
+		t.Fatalf("detect: %q %v", name, err)
 	}
-	if name, ok := reg.Detect([]byte("PAR")); ok {
+	short := filepath.Join(dir, "short")
+	if err := os.WriteFile(short, []byte("PAR"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if name, err := reg.Detect(t.Context(), short); err == nil {
 		t.Fatalf("3 bytes detected as %q", name)
 	}
 	specs := []string{a, "parquet:" + filepath.Join(dir, "*.data")}
