@@ -1,9 +1,6 @@
 package tensorfeed
 
-import (
-	"fmt"
-	"runtime/debug"
-)
+import "fmt"
 
 // PanicError is the error a concurrent stage yields when user code panics in
 // one of its goroutines (internal/scope recovers it). It keeps the panic value and the goroutine's stack.
@@ -12,12 +9,6 @@ import (
 type PanicError struct {
 	Value any    // the value passed to panic
 	Stack []byte // the stack of the goroutine that panicked
-}
-
-// NewPanicError wraps a recovered value with the current stack. Call it from
-// the deferred function that recovered.
-func NewPanicError(v any) *PanicError {
-	return &PanicError{Value: v, Stack: debug.Stack()}
 }
 
 func (p *PanicError) Error() string {

@@ -4,13 +4,13 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/internal/scope"
 )
 
 var errBoom = errors.New("boom")
 
 func TestPanicError(t *testing.T) {
-	p := tensorfeed.NewPanicError(errBoom)
+	p := scope.Recovered(errBoom)
 	if !errors.Is(p, errBoom) || len(p.Stack) == 0 {
 		t.Fatalf("PanicError of an error: Is = %v, stack %d bytes", errors.Is(p, errBoom), len(p.Stack))
 	}
@@ -18,7 +18,7 @@ func TestPanicError(t *testing.T) {
 	if want := "tensorfeed: panic: boom"; len(msg) < len(want) || msg[:len(want)] != want {
 		t.Fatalf("Error() = %q...", msg[:min(40, len(msg))])
 	}
-	q := tensorfeed.NewPanicError("not an error")
+	q := scope.Recovered("not an error")
 	if q.Unwrap() != nil {
 		t.Fatal("Unwrap of a non-error panic value is not nil")
 	}

@@ -87,12 +87,12 @@ func (e *SignalError) Error() string {
 // cancelled run as a stop, not a failure, treats a signal the same way.
 func (e *SignalError) Is(target error) bool { return target == context.Canceled }
 
-// ExitCode returns the status a shell reports for a process that a
+// exitCode returns the status a shell reports for a process that a
 // signal killed, 128 plus the signal's number: 130 for SIGINT, 143 for
 // SIGTERM. A program that stops cleanly on a signal exits with it, so that
 // a script or a scheduler sees the run was stopped, not done and not
 // failed.
-func (e *SignalError) ExitCode() int {
+func (e *SignalError) exitCode() int {
 	if s, ok := e.Signal.(syscall.Signal); ok {
 		return 128 + int(s)
 	}
@@ -100,8 +100,9 @@ func (e *SignalError) ExitCode() int {
 }
 
 // ExitCode returns the exit status for a program that ends with err: 0 for
-// nil, the signal's status (SignalError.ExitCode: 130 for SIGINT, 143 for
-// SIGTERM) when err is or wraps a *SignalError, and 1 for any other error.
+// nil, the signal's status (128 plus its number: 130 for SIGINT, 143 for
+// SIGTERM, as a shell reports a process a signal killed, so that a script
+// or a scheduler sees the run was stopped, not done and not failed) when err is or wraps a *SignalError, and 1 for any other error.
 // A pass cancelled by NotifyStop's context yields context.Canceled, which
 // holds no signal: pass context.Cause(ctx) for it (see NotifyStop).
 func ExitCode(err error) int {
@@ -109,7 +110,7 @@ func ExitCode(err error) int {
 		return 0
 	}
 	if se, ok := errors.AsType[*SignalError](err); ok {
-		return se.ExitCode()
+		return se.exitCode()
 	}
 	return 1
 }

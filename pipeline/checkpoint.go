@@ -106,8 +106,8 @@ func (c *Checkpoint) wire() checkpointJSON { return checkpointJSON{*c, c.sum, c.
 // read or that belongs to another pipeline.
 var ErrCheckpoint = errors.New("pipeline: checkpoint")
 
-// Fingerprint returns the fingerprint of a state's shape (see Checkpoint).
-func Fingerprint(st source.State) string {
+// fingerprint returns the fingerprint of a state's shape (see Checkpoint).
+func fingerprint(st source.State) string {
 	sum := sha256.Sum256([]byte(st.Shape()))
 	return hex.EncodeToString(sum[:8])
 }
@@ -146,7 +146,7 @@ func (p *Pipe[T]) CheckpointAt(ctx context.Context, epoch int, step int64) (*Che
 	if err != nil {
 		return nil, fmt.Errorf("%w: epoch %d step %d: data: %w", ErrCheckpoint, epoch, step, err)
 	}
-	c := &Checkpoint{Version: checkpointVersion, Fingerprint: Fingerprint(st), Epoch: epoch, Step: step, Data: dataDigest(ids), State: st}
+	c := &Checkpoint{Version: checkpointVersion, Fingerprint: fingerprint(st), Epoch: epoch, Step: step, Data: dataDigest(ids), State: st}
 	c.sum = c.checksum()
 	_, c.marks = c.markList()
 	return c, nil
@@ -281,7 +281,7 @@ func parseCheckpoint(name string, data []byte) (*Checkpoint, error) {
 	if field, v := negative("state", c.State); field != "" {
 		return nil, c.fail(field, "negative counter %d", v)
 	}
-	if f := Fingerprint(c.State); f != c.Fingerprint {
+	if f := fingerprint(c.State); f != c.Fingerprint {
 		return nil, c.fail("fingerprint", "%s does not match the kinds of its state (%s): the file was changed", c.Fingerprint, f)
 	}
 	if c.sum == "" {
@@ -373,7 +373,7 @@ func (p *Pipe[T]) EpochsFrom(ctx context.Context, c *Checkpoint, n int) (iter.Se
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: %w", ErrCheckpoint, c.name(), err)
 	}
-	if f := Fingerprint(here); f != c.Fingerprint {
+	if f := fingerprint(here); f != c.Fingerprint {
 		if d := shapeDiff(here, c.State); d != "" {
 			return nil, fmt.Errorf("%w %s of another pipeline (%w): %s", ErrCheckpoint, c.name(), source.ErrState, d)
 		}

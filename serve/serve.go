@@ -407,7 +407,9 @@ func (w *writer) state(epoch int, step int64) ([]byte, error) {
 		return nil, err
 	}
 	c := w.template
-	c.Epoch, c.Step, c.State, c.Fingerprint = epoch, step, st, pipeline.Fingerprint(st)
+	// The template's fingerprint is st's: a fingerprint is of the kinds of
+	// the pipe's steps, which every state of the pipe shares.
+	c.Epoch, c.Step, c.State = epoch, step, st
 	return c.Encode()
 }
 

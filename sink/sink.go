@@ -13,6 +13,7 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/internal/badrows"
+	"github.com/tensorfeed/tensorfeed/internal/scope"
 	"github.com/tensorfeed/tensorfeed/internal/sinkrows"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/tensor"
@@ -93,7 +94,7 @@ func fillParts[T any](rf *rowFiller, try tryFunc[T], samples []T, dst unsafe.Poi
 			defer func() {
 				<-rf.tokens
 				if v := recover(); v != nil {
-					panics[p] = tensorfeed.NewPanicError(v)
+					panics[p] = scope.Recovered(v)
 				}
 			}()
 			bads[p] = try(samples[lo:hi], unsafe.Add(dst, lo*rowBytes), clearRows, nil)

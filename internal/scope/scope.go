@@ -6,6 +6,7 @@ package scope
 
 import (
 	"context"
+	"runtime/debug"
 	"sync"
 
 	"github.com/tensorfeed/tensorfeed"
@@ -36,7 +37,7 @@ func (g *Group) Go(f func() error) {
 		defer g.wg.Done()
 		defer func() {
 			if v := recover(); v != nil {
-				g.fail(tensorfeed.NewPanicError(v))
+				g.fail(Recovered(v))
 			}
 		}()
 		if err := f(); err != nil {
@@ -76,4 +77,11 @@ func Send[T any](ctx context.Context, ch chan<- T, v T) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// Recovered wraps a value recovered from a panic with the current stack,
+// as the *tensorfeed.PanicError that every concurrent stage yields. Call it
+// from the deferred function that recovered.
+func Recovered(v any) *tensorfeed.PanicError {
+	return &tensorfeed.PanicError{Value: v, Stack: debug.Stack()}
 }

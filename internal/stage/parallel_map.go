@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/internal/scope"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -122,7 +121,7 @@ func ParallelMap[In, Out any](r source.Reader[In], workers int, f func(In) (Out,
 					// yielded first, as Concurrent does with its buffer.
 					defer func() {
 						if v := recover(); v != nil {
-							st.end(tensorfeed.NewPanicError(v))
+							st.end(scope.Recovered(v))
 						}
 					}()
 					for v, err := range r.All(gctx) {
@@ -216,7 +215,7 @@ type pmBlock[In, Out any] struct {
 func (b *pmBlock[In, Out]) run(f func(In) (Out, error)) {
 	defer func() {
 		if v := recover(); v != nil {
-			b.err = tensorfeed.NewPanicError(v)
+			b.err = scope.Recovered(v)
 		}
 	}()
 	for _, x := range b.in {

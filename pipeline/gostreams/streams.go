@@ -10,7 +10,6 @@ import (
 
 	"github.com/reugn/go-streams"
 
-	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/internal/scope"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -345,7 +344,7 @@ func Guard[In, Out any](f func(In) (Out, error)) func(any) any {
 func guarded[In, Out any](f func(In) (Out, error), v In) (out Out, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = tensorfeed.NewPanicError(r)
+			err = scope.Recovered(r)
 		}
 	}()
 	return f(v)
