@@ -52,6 +52,7 @@ type recJob struct {
 	label  float32   // the one label, when labels is nil
 	labels []float32 // label_width labels, or a .lst file's
 	err    error
+	pooled bool // rec.Data goes back to the processor's bufs after the fill
 }
 
 // newRecIter checks p, reads the .lst, .idx and mean image files it
@@ -78,13 +79,19 @@ func build(recPath string, c *recConfig, idx []*recordio.Index) *recIter {
 	it := &recIter{recPath: recPath, cfg: c, proc: newProcessor(c), idx: idx}
 	byIndex := c.shuffle && idx != nil
 	var records *pipeline.Pipe[recordio.Record]
+	// Unless a shuffle buffer holds them, the records share one buffer
+	// and "parse" copies each into a recycled one (see recordBufs).
+	it.proc.borrowed = !c.shuffle || byIndex
 	if byIndex {
 		records = pipeline.From[recordio.Record](&indexedRecords{it: it, epochs: new(source.Epochs)}).Named("records")
 	} else {
 		// The paths, resolved once, as Open's list; the part of
 		// num_parts is dmlc's byte range of their concatenation.
-		records = pipeline.From(recordio.Open(strings.Join(c.recPaths, ";"), inputsplit.RecordIO(c.shardCount, c.shardIdx).(recordio.Option),
-			recordio.Storage(c.storage...))).Named("records")
+		ropts := []recordio.Option{inputsplit.RecordIO(c.shardCount, c.shardIdx).(recordio.Option), recordio.Storage(c.storage...)}
+		if it.proc.borrowed {
+			ropts = append(ropts, recordio.ReuseBuffer())
+		}
+		records = pipeline.From(recordio.Open(strings.Join(c.recPaths, ";"), ropts...)).Named("records")
 		if c.shuffle {
 			records = records.Shuffle(c.shuffleBuffer, c.seed)
 		}
@@ -97,13 +104,14 @@ func build(recPath string, c *recConfig, idx []*recordio.Index) *recIter {
 	feed := pipeline.Tensorize(jobs, it.sink(), c.last, pipeline.Workers(c.threads), pipeline.OnBad(c.skipBad))
 	// With several threads Tensorize runs ahead by itself, holding as
 	// many batches as fit its memory bound (one of 77 MB images, whose
-	// rows the threads share), so the Buffered step holds one more, not
-	// prefetch_buffer more. The step is there with prefetch_buffer 0 too
-	// (passing batches through), and its size is no part of the
-	// checkpoint: a run resumes with any thread count and any prefetch.
+	// rows the threads share, while the consumer holds the one before),
+	// so the Buffered step passes the batches through: a batch it held
+	// would be a batch more in memory and no faster. The step is there
+	// in every case, and its size is no part of the checkpoint: a run
+	// resumes with any thread count and any prefetch.
 	n := c.prefetch
-	if n > 0 && c.threads > 1 {
-		n = 1
+	if c.threads > 1 {
+		n = 0
 	}
 	feed = feed.Buffered(n)
 	it.feed = feed
@@ -133,14 +141,16 @@ func (it *recIter) parsePass(up source.Reader[recordio.Record], check bool) sour
 					return
 				}
 			}
+			n := 0
 			for rec, err := range up.All(ctx) {
 				if err != nil {
 					yield(recJob{}, err)
 					return
 				}
-				if !yield(it.proc.parse(rec, ep), nil) {
+				if !yield(it.proc.parse(rec, ep, n), nil) {
 					return
 				}
+				n++
 			}
 		}
 	})
@@ -286,6 +296,7 @@ func (ir *indexedRecords) All(ctx context.Context) iter.Seq2[recordio.Record, er
 			}
 		}()
 		done := ctx.Done()
+		var buf []byte
 		for n, i := range perm[min(ir.from, len(perm)):] {
 			if n%64 == 0 {
 				select {
@@ -306,12 +317,14 @@ func (ir *indexedRecords) All(ctx context.Context) iter.Seq2[recordio.Record, er
 				readers[k] = rr
 			}
 			off := f.offs[i-first[k]]
-			data, err := readers[k].rr.AppendAt(nil, off)
+			// One buffer for every record: "parse" copies each into one
+			// of its own.
+			buf, err = readers[k].rr.AppendAt(buf[:0], off)
 			if err != nil {
 				yield(recordio.Record{}, fmt.Errorf("mxnet: ImageRecordIter: record %d: %w", i, err))
 				return
 			}
-			if !yield(recordio.Record{File: f.path, Offset: off, Index: i, Data: data}, nil) {
+			if !yield(recordio.Record{File: f.path, Offset: off, Index: i, Data: buf}, nil) {
 				return
 			}
 		}

@@ -32,6 +32,11 @@ type processor struct {
 	scratch sync.Pool
 	// draws holds idle *draw values.
 	draws sync.Pool
+	// borrowed: a record's bytes are valid only until the next record is
+	// read, so parse copies them into a buffer of bufs, which run hands
+	// back.
+	borrowed bool
+	bufs     recordBufs
 	// pad adds pad pixels of fill on every side; jitter shifts hue,
 	// saturation and lightness (random_h, random_s, random_l); resize
 	// scales the shorter side to resize; cropResize scales a random-size
@@ -91,13 +96,26 @@ func newProcessor(cfg *recConfig) *processor {
 // jitter reports whether a colour jitter is configured.
 func (c *recConfig) jitter() bool { return c.randomH != 0 || c.randomS != 0 || c.randomL != 0 }
 
-// parse reads rec's header and labels into a job of the given epoch: the
-// image's bytes and its labels, or the positioned error of a bad header or
-// label, which the job's fill returns.
-func (p *processor) parse(rec recordio.Record, epoch int) recJob {
+// parse reads rec, record n of its pass, into a job of the given epoch:
+// the image's bytes and its labels, or the positioned error of a bad
+// header or label, which the job's fill returns.
+func (p *processor) parse(rec recordio.Record, epoch, n int) recJob {
 	cfg := p.cfg
 	j := recJob{rec: rec, epoch: epoch}
-	h, data, err := imagerec.ParseRecord(rec.Data)
+	if p.borrowed {
+		// The first batch of a pass may be repeated as the padding of
+		// its last (batch.Pad, batch.RoundBatch), after its fill: its
+		// records keep bytes of their own.
+		var b []byte
+		if j.pooled = n >= cfg.batchSize; j.pooled {
+			b = p.bufs.get(len(rec.Data))
+		} else {
+			b = make([]byte, len(rec.Data))
+		}
+		copy(b, rec.Data)
+		j.rec.Data = b
+	}
+	h, data, err := imagerec.ParseRecord(j.rec.Data)
 	if err != nil {
 		j.err = recordErr(rec, err)
 		return j
@@ -120,6 +138,10 @@ func (p *processor) parse(rec recordio.Record, epoch int) recJob {
 // jitter, mirror, contrast and illumination; a step that is off draws
 // nothing.
 func (p *processor) run(j recJob, f32 []float32, u8 []uint8, i8 []int8) error {
+	if j.pooled {
+		// The fill is the record's last reader.
+		defer p.bufs.put(j.rec.Data)
+	}
 	if j.err != nil {
 		return j.err
 	}
