@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"iter"
 	"os"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/image/decode"
-	"github.com/tensorfeed/tensorfeed/internal/idx"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -230,7 +228,8 @@ func findIDX(ctx context.Context, dir, name string, opts []storage.Option) (stri
 }
 
 // mnistInput pairs the images and labels of an MNIST split in dir, a
-// local folder or a URL prefix read through package storage with opts.
+// local folder or a URL prefix, read by the registry's idx format through
+// package storage with opts.
 func mnistInput(ctx context.Context, dir, split string, opts []storage.Option) (*convInput, error) {
 	images, err := findIDX(ctx, dir, split+"-images-idx3-ubyte", opts)
 	if err != nil {
@@ -240,80 +239,32 @@ func mnistInput(ctx context.Context, dir, split string, opts []storage.Option) (
 	if err != nil {
 		return nil, err
 	}
-	open := func(ctx context.Context, path string) (storage.File, *idx.Reader, error) {
-		f, err := openInput(ctx, path, opts)
-		if err != nil {
-			return nil, nil, err
-		}
-		var xo []idx.Option
-		if storage.IsRemote(path) || f.Size() > 0 {
-			xo = append(xo, idx.InputSize(f.Size()))
-		}
-		x, err := idx.NewReader(f, path, xo...)
-		if err != nil {
-			f.Close()
-			return nil, nil, err
-		}
-		return f, x, nil
-	}
-	var total int64
-	if storage.IsRemote(labels) {
-		// The header, checked against the object's size: one request.
-		f, x, err := open(ctx, labels)
-		if err != nil {
-			return nil, err
-		}
-		total = int64(x.Header().Records())
-		f.Close()
-	} else {
-		ix, err := idx.CheckFile(labels)
-		if err != nil {
-			return nil, err
-		}
-		total = int64(ix.Header.Records())
-	}
-	return &convInput{total: total, items: func(ctx context.Context) iter.Seq2[convItem, error] {
+	return &convInput{items: func(ctx context.Context) iter.Seq2[convItem, error] {
 		return func(yield func(convItem, error) bool) {
-			fi, xi, err := open(ctx, images)
-			if err != nil {
-				yield(convItem{}, err)
-				return
-			}
-			defer fi.Close()
-			fl, xl, err := open(ctx, labels)
-			if err != nil {
-				yield(convItem{}, err)
-				return
-			}
-			defer fl.Close()
-			if ni, nl := xi.Header().Records(), xl.Header().Records(); ni != nl || xl.RecordBytes() != 1 {
-				yield(convItem{}, fmt.Errorf("%s holds %d images, %s %d labels of %d bytes: they do not pair", images, ni, labels, nl, xl.RecordBytes()))
-				return
-			}
-			var label [1]byte
-			for n := 0; ; n++ {
-				if err := ctx.Err(); err != nil {
-					yield(convItem{}, err)
-					return
-				}
-				img := make([]byte, xi.RecordBytes())
-				off := xi.Offset()
-				err := xi.ReadRaw(img)
-				if err == io.EOF {
-					return
-				}
-				if err == nil {
-					err = xl.ReadRaw(label[:])
+			label, stop := iter.Pull2(openAs("idx", labels, opts)(ctx))
+			defer stop()
+			n := 0
+			for img, err := range openAs("idx", images, opts)(ctx) {
+				l, lerr, ok := label()
+				switch {
+				case err != nil:
+				case lerr != nil:
+					err = lerr
+				case !ok || len(l.Data) != 1:
+					err = fmt.Errorf("%s: %s holds more images than labels of one byte: they do not pair", images, labels)
 				}
 				if err != nil {
 					yield(convItem{}, err)
 					return
 				}
-				it := convItem{src: images, index: int64(n), offset: off, rec: format.Record{Path: images, Index: int64(n),
-					Offset: off, Key: recordKey(n), Data: img, Labels: []float32{float32(label[0])}}}
-				if !yield(it, nil) {
+				img.Labels, img.Key = []float32{float32(l.Data[0])}, recordKey(n)
+				if !yield(convItem{rec: img, src: images, index: img.Index, offset: img.Offset}, nil) {
 					return
 				}
+				n++
+			}
+			if _, _, more := label(); more {
+				yield(convItem{}, fmt.Errorf("%s: %s holds more labels than images: they do not pair", images, labels))
 			}
 		}
 	}}, nil
@@ -358,16 +309,15 @@ func imagesInput(ctx context.Context, path, root string, workers int, opts []sto
 		// on up to workers goroutines, in the list's order.
 		load := func(e imagerec.ListEntry) (convItem, error) {
 			// readList has checked that the path stays inside root.
-			data, err := readImage(ctx, root, e.Path, opts)
-			if err != nil {
-				return convItem{}, err
+			name := joinInput(root, strings.ReplaceAll(e.Path, `\`, "/"))
+			for rec, err := range openAs("image", name, opts)(ctx) {
+				if err == nil {
+					err = checkImage(name, rec.Data)
+				}
+				rec.Index, rec.Offset, rec.Key, rec.Labels = int64(e.Index), -1, recordKey(int(e.Index)), e.Labels
+				return convItem{src: name, offset: -1, rec: rec}, err
 			}
-			name := joinInput(root, e.Path)
-			if err := checkImage(name, data); err != nil {
-				return convItem{}, err
-			}
-			return convItem{src: name, offset: -1, rec: format.Record{Path: name, Index: int64(e.Index), Offset: -1,
-				Key: recordKey(int(e.Index)), Data: data, Labels: e.Labels}}, nil
+			return convItem{}, fmt.Errorf("%s: no image", name)
 		}
 		return stage.ParallelMap(source.Slice(entries), workers, load).All(ctx)
 	}}, nil
@@ -382,24 +332,6 @@ func checkImage(name string, data []byte) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
-}
-
-// readImage reads the image at the slash-separated path p under root, a
-// local folder or a URL prefix.
-func readImage(ctx context.Context, root, p string, opts []storage.Option) ([]byte, error) {
-	if !storage.IsRemote(root) {
-		return os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
-	}
-	f, err := openInput(ctx, joinInput(root, strings.ReplaceAll(p, `\`, "/")), opts)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data := make([]byte, f.Size())
-	if _, err := f.ReadAt(data, 0); err != nil && err != io.EOF {
-		return nil, err
-	}
-	return data, nil
 }
 
 // runConvert writes the records of in as shards and prints the summary.

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"iter"
 
 	"github.com/tensorfeed/tensorfeed/dataset/format"
@@ -26,7 +28,19 @@ func openAs(name, path string, opts []storage.Option) func(context.Context) iter
 	if len(opts) > 0 {
 		f = f.Storage(opts...)
 	}
-	return f.Open(path).All
+	return func(ctx context.Context) iter.Seq2[format.Record, error] {
+		return func(yield func(format.Record, error) bool) {
+			for rec, err := range f.Open(path).All(ctx) {
+				var pe *fs.PathError
+				if err != nil && !storage.IsRemote(path) && errors.As(err, &pe) && pe.Path == path {
+					err = pe // the system's "open PATH: ...", as every local input reports it
+				}
+				if !yield(rec, err) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // readList reads every entry of the .lst file at name (a local path or a

@@ -8,12 +8,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
@@ -58,35 +56,24 @@ var recCatCommand = command{
 	},
 }
 
-// eachRecord calls f with every record of the file at path, in file order,
-// with its index and byte offset. The payload is valid only during the call.
-// path may be a URL, read through storage with opts.
+// eachRecord calls f with every record of the file at path, in file
+// order, as the registry's recordio format reads it, with its index and
+// byte offset; f's error is positioned at the record. path may be a URL,
+// read through storage with opts.
 func eachRecord(ctx context.Context, path string, opts []storage.Option, f func(i int, off int64, payload []byte) (more bool, err error)) error {
-	file, err := openInput(ctx, path, opts)
-	if err != nil {
-		return err
-	}
-	defer file.Close()
-	rd := recordio.NewReader(file, path)
-	for i := 0; ; i++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		payload, err := rd.Next()
-		if err == io.EOF {
-			return nil
-		}
+	for rec, err := range openAs("recordio", path, opts)(ctx) {
 		if err != nil {
 			return err
 		}
-		more, err := f(i, rd.Offset(), payload)
+		more, err := f(int(rec.Index), rec.Offset, rec.Data)
 		if err != nil {
-			return &tensorfeed.Error{Path: path, Offset: rd.Offset(), Record: int64(i), Err: err}
+			return &tensorfeed.Error{Path: path, Offset: rec.Offset, Record: rec.Index, Err: err}
 		}
 		if !more {
 			return nil
 		}
 	}
+	return nil
 }
 
 // recLsHeader and recLsRawHeader are the header rows of "rec ls".

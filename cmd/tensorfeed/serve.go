@@ -191,15 +191,19 @@ func (c feedConfig) buffered(p *pipeline.Pipe[*tensor.Batch]) *pipeline.Pipe[*te
 }
 
 func lastPolicy(s string) (batch.Policy, error) {
-	switch s {
-	case "keep":
-		return batch.Keep, nil
-	case "drop":
-		return batch.Drop, nil
-	case "pad":
-		return batch.Pad, nil
+	return oneOf("--last", s, []string{"keep", "drop", "pad"}, batch.Keep, batch.Drop, batch.Pad)
+}
+
+// oneOf returns the value of the flag's value s among names, or a usage
+// error that lists them.
+func oneOf[T any](flagName, s string, names []string, values ...T) (T, error) {
+	for i, n := range names {
+		if n == s {
+			return values[i], nil
+		}
 	}
-	return batch.Keep, usagef("--last %q: want keep, drop or pad", s)
+	var zero T
+	return zero, usagef("%s %q: want %s or %s", flagName, s, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }
 
 // mnistScale returns the scale and offset of the --scale (serve.Affine):
@@ -207,17 +211,9 @@ func lastPolicy(s string) (batch.Policy, error) {
 // float64 and rounded once. "standard" is examples/mnist's normalisation,
 // zero mean and unit variance over the training pixels.
 func mnistScale(s string) (scale, offset float32, err error) {
-	switch s {
-	case "standard":
-		return float32(1 / (255 * 0.3081)), float32(-0.1307 / 0.3081), nil
-	case "unit":
-		return float32(1.0 / 255), 0, nil
-	case "symmetric":
-		return float32(2.0 / 255), -1, nil
-	case "raw":
-		return 1, 0, nil
-	}
-	return 0, 0, usagef("--scale %q: want standard, unit, symmetric or raw", s)
+	v, err := oneOf("--scale", s, []string{"standard", "unit", "symmetric", "raw"},
+		[2]float32{float32(1 / (255 * 0.3081)), float32(-0.1307 / 0.3081)}, [2]float32{1.0 / 255, 0}, [2]float32{2.0 / 255, -1}, [2]float32{1, 0})
+	return v[0], v[1], err
 }
 
 // mnistFeeds loads the MNIST sets of dir once and adds their feeds: the
@@ -313,17 +309,7 @@ func rawField(dt sample.DType, shape []int) sink.Field[format.Record] {
 }
 
 func parseDType(s string) (sample.DType, error) {
-	switch s {
-	case "uint8":
-		return sample.Uint8, nil
-	case "int32":
-		return sample.Int32, nil
-	case "int64":
-		return sample.Int64, nil
-	case "float32":
-		return sample.Float32, nil
-	}
-	return 0, usagef("--record-dtype %q: want uint8, int32, int64 or float32", s)
+	return oneOf("--record-dtype", s, []string{"uint8", "int32", "int64", "float32"}, sample.Uint8, sample.Int32, sample.Int64, sample.Float32)
 }
 
 // parseDims parses "3,224,224".

@@ -27,6 +27,10 @@ import (
 // as one and its image decoded; the .idx beside a .rec is checked against
 // it, and a path ending in .idx is checked against the .rec beside it.
 // opts are not used by Check.
+// Its Write writes each Record's Data, or with Labels an image record
+// (MXNet's header with Index as its id and the labels, then Data), and
+// the .idx beside the file; its Show returns the images of image records
+// (JPEG, PNG or raw pixels).
 func RecordIO(opts ...recordio.Option) Format {
 	f := Format{
 		Write: writeRecordIO,
@@ -55,6 +59,9 @@ func RecordIO(opts ...recordio.Option) Format {
 // opts go to tfrecord.Open: tfrecord.OnBad, for one, skips records whose
 // checksum fails. Its Storage returns TFRecord with tfrecord.Storage
 // added.
+// Its Write writes each Record as a tf.train.Example: its Fields by name,
+// or Data as "image" (with Labels) or "data", Labels as "label", Key as
+// "key".
 func TFRecord(opts ...tfrecord.Option) Format {
 	return Format{
 		Write: writeTFRecord,
@@ -84,6 +91,8 @@ func TFRecord(opts ...tfrecord.Option) Format {
 // sample split across two of them, as webdataset.Open does; so does its
 // Check, which parses the .npy, .cls, .json and image fields of every
 // sample and sums up each shard's fields and images.
+// Its Write writes each Record as a sample: its Fields, or Data as
+// KEY.EXT with Labels as KEY.cls (one integer) or KEY.json.
 func WDS(opts ...webdataset.Option) Format {
 	return Format{
 		Write: writeWDS,
@@ -114,6 +123,8 @@ func WDS(opts ...webdataset.Option) Format {
 // to parquet.ReadRaw (its limits, Workers). A Parquet file has no bad
 // records to step over: its errors all end the pass. Its Storage returns
 // Parquet with parquet.Storage added.
+// Its Write writes rows of key and data, or of key, image and label for
+// Records with Labels; a Record with Fields is refused.
 func Parquet(opts ...parquet.Option) Format {
 	return Format{
 		Write:  writeParquet,
@@ -137,16 +148,13 @@ func Parquet(opts ...parquet.Option) Format {
 // parquetMagic starts (and ends) every Parquet file.
 const parquetMagic = "PAR1"
 
-// IDX returns the idx format: IDX files, plain or gzip (the format of
-// MNIST, whose digits dataset/mnist reads), recognised from their first
-// bytes. Each Record is one slice along the first dimension, its elements
-// big-endian as in the file. The readers keep the IDX limits (a record of
-// at most 64 MiB, at most 1 GiB of data after decompression). Its Storage
-// returns the format reading through package storage with the options
-// given.
-func IDX() Format { return idxFormat(nil) }
-
-// idxFormat is IDX() reading through storage with sopts.
+// idxFormat is the idx format reading through storage with sopts: IDX
+// files, plain or gzip (the format of MNIST, whose digits dataset/mnist
+// reads), recognised from their first bytes. Each Record is one slice
+// along the first dimension, its elements big-endian as in the file. The
+// readers keep the IDX limits (a record of at most 64 MiB, at most 1 GiB
+// of data after decompression). Its Show draws a local file's first
+// records.
 func idxFormat(sopts []storage.Option) Format {
 	return Format{
 		Check: func(ctx context.Context, paths []string, out io.Writer, opts ...Option) error {
@@ -188,7 +196,7 @@ func idxFormat(sopts []storage.Option) Format {
 // CSV returns the csv format: the lines of a text file, each Record's Data
 // one line without its "\n" or "\r\n"; a last line without a line ending
 // is a record too. Lines longer than maxLineBytes are a *tensorfeed.Error
-// (maxLineBytes < 1 means DefaultMaxLineBytes). Files are recognised as
+// (maxLineBytes < 1 means 1 MiB). Files are recognised as
 // text holding a comma in their first headSize bytes. Fields are not split:
 // any CSV parser can be used on the lines (dataset/csv reads typed rows).
 // Its OpenSkip steps over each line longer than maxLineBytes under the
@@ -199,7 +207,7 @@ func CSV(maxLineBytes int) Format { return csvFormat(maxLineBytes, nil) }
 // csvFormat is CSV(maxLineBytes) reading through storage with sopts.
 func csvFormat(maxLineBytes int, sopts []storage.Option) Format {
 	if maxLineBytes < 1 {
-		maxLineBytes = DefaultMaxLineBytes
+		maxLineBytes = defaultMaxLineBytes
 	}
 	return Format{
 		Detect:   looksCSV,
@@ -212,7 +220,7 @@ func csvFormat(maxLineBytes int, sopts []storage.Option) Format {
 		},
 		Open: func(path string) source.Reader[Record] {
 			return fileReader(path, sopts, func(ctx context.Context, f storage.File, yield func(Record, error) bool) {
-				yieldLines(ctx, Lines(f, path, maxLineBytes), yield)
+				yieldLines(ctx, lines(f, path, maxLineBytes, nil), yield)
 			})
 		},
 	}

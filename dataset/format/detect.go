@@ -21,7 +21,7 @@ import (
 // path or a URL, read through the Storage in opts; the other options are
 // not used), found from its first bytes and its name as Open finds it
 // (see the package doc), or a *tensorfeed.Error wrapping
-// ErrUnknownFormat that says why none fits. A local folder is the image
+// errUnknownFormat that says why none fits. A local folder is the image
 // format's, when it is registered.
 func (r *Registry) Detect(ctx context.Context, path string, opts ...Option) (string, error) {
 	if _, ok := r.Lookup("image"); ok && isLocalDir(path) {
@@ -56,7 +56,7 @@ func (r *Registry) detect(name string, head []byte) (string, error) {
 	n, err := r.detectName(name, head)
 	if _, ok := r.Lookup(n); err == nil && !ok {
 		return "", &tensorfeed.Error{Path: name, Offset: -1, Record: -1,
-			Err: cause.Prefixed("format: unknown format: ", ErrUnknownFormat, fmt.Errorf("it looks like %s, which is not registered; name its format with a tag", n))}
+			Err: cause.Prefixed("format: unknown format: ", errUnknownFormat, fmt.Errorf("it looks like %s, which is not registered; name its format with a tag", n))}
 	}
 	return n, err
 }
@@ -75,7 +75,7 @@ func (r *Registry) detectName(name string, head []byte) (string, error) {
 	unknown := func(msg string, args ...any) (string, error) {
 		// The head, from byte 0, is what does not fit.
 		return "", &tensorfeed.Error{Path: name, Offset: 0, Record: -1,
-			Err: cause.Prefixed("format: unknown format: ", ErrUnknownFormat, fmt.Errorf(msg, args...))}
+			Err: cause.Prefixed("format: unknown format: ", errUnknownFormat, fmt.Errorf(msg, args...))}
 	}
 	byName := func() string {
 		switch {

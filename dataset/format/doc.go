@@ -31,6 +31,19 @@
 //   - csv: raw lines of a text file; Data is the line without its line
 //     ending. dataset/csv is the typed, row-parsing reader; this one only
 //     splits lines, so any parser can be used on them.
+//   - lst: the .lst files of im2rec, one Record per entry with the line
+//     as Data (imagerec.ParseList parses it); a repeated index or an
+//     image path that leaves the image root ends the pass.
+//   - meanimg: an MXNet mean image file, one Record holding it.
+//   - image: a bare JPEG or PNG file, one Record holding it; a local
+//     folder, one Record naming each file under it (Key its path under
+//     the folder, Data nil), in the order "im2rec list" lists them.
+//
+// Besides reading, a format may check its files ([Format.Check], what
+// "tensorfeed check" runs: every format above), write them
+// ([Format.Write]: recordio, tfrecord, wds and parquet, what "tensorfeed
+// convert" writes) and show their images ([Format.Show]: idx and
+// recordio, what "tensorfeed show" draws).
 //
 // # Files and URLs
 //
@@ -52,10 +65,15 @@
 //
 // A file without a tag is recognised from its first 512 bytes: the
 // user-registered formats are asked first, in the order they were
-// registered, then the built-in ones in the order listed above. A format
-// with a nil Detect is used only through its tag. A file that no format
-// recognises is a [*tensorfeed.Error], which wraps [ErrUnknownFormat] and
-// tensorfeed.ErrBadData.
+// registered, then the built-in ones in the order listed above (the csv
+// format last of all, for text). A format with a nil Detect is used only
+// through its tag. Then the name and the text decide: a gzip file by what
+// it holds or its name (.tfrecord.gz, .tar.gz, else IDX), names such as
+// .tfrecord, .tar, .rec, .parquet, .jpg, MNIST's -ubyte, and for text .lst,
+// .idx (a RecordIO index, checked by recordio), .csv or a first line that
+// looks like one of them. [Registry.Detect] says which format a file is. A
+// file that no format recognises is a [*tensorfeed.Error], which wraps
+// [ErrSpec] and tensorfeed.ErrBadData and says why.
 //
 // # Bad input
 //
@@ -63,7 +81,7 @@
 // them (positioned, naming the file, wrapping tensorfeed.ErrBadData); the
 // csv format's own errors are [*tensorfeed.Error]s with the line. Memory is
 // bounded by each format's limits; a csv line is at most
-// [DefaultMaxLineBytes] unless [CSV] is given another maximum.
+// 1 MiB unless [CSV] is given another maximum.
 //
 // By default the first error ends the pass. [OnBad] (with [source.SkipBad]) reads
 // every file under one source.SkipPolicy: records a format can step over

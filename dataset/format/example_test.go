@@ -106,7 +106,7 @@ func ExampleSkipBad() {
 	}
 	data := tf.Bytes()
 	data[len(data)-5] ^= 0xff // the last byte of "fish": its checksum fails
-	long := bytes.Repeat([]byte("x"), format.DefaultMaxLineBytes+1)
+	long := bytes.Repeat([]byte("x"), 1<<20+1)
 	csv := append(append([]byte("cat,0\n"), long...), "\ndog,1\n"...)
 	for name, b := range map[string][]byte{"part.tfrecord": data, "labels.csv": csv} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {

@@ -101,9 +101,9 @@ func (f Format) open(path string, bad *source.SkipPolicy) source.Reader[Record] 
 // headSize is how many bytes of a file detection looks at.
 const headSize = 512
 
-// ErrUnknownFormat is wrapped by the error of a file that no registered
-// format recognises.
-var ErrUnknownFormat = fmt.Errorf("format: unknown format: %w", tensorfeed.ErrBadData)
+// errUnknownFormat is wrapped by the error of a file that no registered
+// format recognises: it is a spec that cannot be opened, for its data.
+var errUnknownFormat = fmt.Errorf("%w: unknown format: %w", ErrSpec, tensorfeed.ErrBadData)
 
 // Registry maps format names to formats. Its methods are safe for
 // concurrent use. The zero value is not usable; see NewRegistry and Default.
@@ -126,9 +126,9 @@ var defaultRegistry = sync.OnceValue(func() *Registry {
 		{"recordio", RecordIO()},
 		{"tfrecord", TFRecord()},
 		{"wds", WDS()},
-		{"idx", IDX()},
+		{"idx", idxFormat(nil)},
 		{"parquet", Parquet()},
-		{"csv", CSV(DefaultMaxLineBytes)},
+		{"csv", CSV(defaultMaxLineBytes)},
 		{"lst", lstFormat(nil)},
 		{"meanimg", meanImageFormat(nil)},
 		{"image", imageFormat(nil)},

@@ -135,7 +135,7 @@ func TestOpenWorkers(t *testing.T) {
 	for i := range 5 {
 		writeRec(t, dir, fmt.Sprintf("%d.rec", i), fmt.Sprint(i, "a"), fmt.Sprint(i, "b"))
 	}
-	r := format.Open([]string{filepath.Join(dir, "*.rec")}, format.Workers(3), format.Buffer(2))
+	r := format.Open([]string{filepath.Join(dir, "*.rec")}, format.Workers(3))
 	got := collect(t, r)
 	if len(got) != 10 {
 		t.Fatalf("%d records, want 10", len(got))
@@ -159,8 +159,8 @@ func TestOpenErrors(t *testing.T) {
 	}{
 		{[]string{filepath.Join(dir, "none-*")}, []error{format.ErrSpec}, "none-*"},
 		{[]string{"nope:" + rec}, []error{format.ErrSpec}, `unknown format "nope"`},
-		{[]string{bin}, []error{format.ErrUnknownFormat, tensorfeed.ErrBadData}, bin},
-		{[]string{empty}, []error{format.ErrUnknownFormat}, "empty file"},
+		{[]string{bin}, []error{format.ErrSpec, tensorfeed.ErrBadData}, bin},
+		{[]string{empty}, []error{format.ErrSpec}, "empty file"},
 		{[]string{cut}, []error{recordio.ErrFormat, tensorfeed.ErrBadData}, cut},
 		{[]string{"tfrecord:" + rec}, []error{tfrecord.ErrFormat}, rec},
 		{[]string{"recordio:" + rec, rec}, []error{format.ErrSpec}, `two specs with different formats ("recordio" and "detected")`},
@@ -178,26 +178,6 @@ func TestOpenErrors(t *testing.T) {
 		if !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%v: error %q does not say %q", tc.specs, err, tc.says)
 		}
-	}
-}
-
-func TestLinesTooLong(t *testing.T) {
-	in := "ok\n" + strings.Repeat("x", 100) + "\nafter\n"
-	var got []string
-	var err error
-	for r, e := range format.Lines(strings.NewReader(in), "f.csv", 50) {
-		if e != nil {
-			err = e
-			break
-		}
-		got = append(got, string(r.Data))
-	}
-	var fe *tensorfeed.Error
-	if !errors.As(err, &fe) || fe.Line != 2 || fe.Offset != 3 || !errors.Is(err, format.ErrLineTooLong) || !errors.Is(err, tensorfeed.ErrBadData) {
-		t.Fatalf("error %v", err)
-	}
-	if len(got) != 1 || got[0] != "ok" {
-		t.Fatalf("lines %q", got)
 	}
 }
 

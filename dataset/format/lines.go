@@ -15,37 +15,33 @@ import (
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
-// DefaultMaxLineBytes is the longest line the default csv format reads,
-// its line ending excluded.
-const DefaultMaxLineBytes = 1 << 20
+// defaultMaxLineBytes is the longest line the default csv format reads,
+// its line ending excluded: 1 MiB.
+const defaultMaxLineBytes = 1 << 20
 
-// ErrFormat is wrapped by the csv format's errors.
-var ErrFormat = fmt.Errorf("format: bad text file: %w", tensorfeed.ErrBadData)
+// errBadText is wrapped by the csv format's errors.
+var errBadText = fmt.Errorf("format: bad text file: %w", tensorfeed.ErrBadData)
 
-// ErrLineTooLong is wrapped by the error of a line longer than the maximum.
-var ErrLineTooLong = errors.New("line longer than the configured maximum")
+// errLineTooLong is wrapped by the error of a line longer than the maximum.
+var errLineTooLong = errors.New("line longer than the configured maximum")
 
 // lineError returns the error about the line of a text file that starts at
 // byte off, line the count of lines before it: a *tensorfeed.Error with the
-// line (from 1) and the offset, which wraps ErrFormat and err
-// (ErrLineTooLong, or a read error).
+// line (from 1) and the offset, which wraps tensorfeed.ErrBadData and err
+// (errLineTooLong, or a read error).
 func lineError(path string, line, off int64, err error) error {
-	return &tensorfeed.Error{Path: path, Offset: off, Record: -1, Line: int(line + 1), Err: cause.Prefixed("format: ", ErrFormat, err)}
+	return &tensorfeed.Error{Path: path, Offset: off, Record: -1, Line: int(line + 1), Err: cause.Prefixed("format: ", errBadText, err)}
 }
 
-// Lines yields the lines of r as Records named path: Data is a line
+// lines yields the lines of r as Records named path: Data is a line
 // without its "\n" or "\r\n", Index its number from 0, Offset the byte
 // offset of its start. A last line without a line ending is yielded too; an
 // empty input yields nothing. A line longer than maxLineBytes ends the
-// sequence with a *tensorfeed.Error; memory is bounded by maxLineBytes, whatever
-// the input. The sequence is single-use.
-func Lines(r io.Reader, path string, maxLineBytes int) iter.Seq2[Record, error] {
-	return lines(r, path, maxLineBytes, nil)
-}
-
-// lines is Lines; with a counter, a line longer than maxLineBytes is
-// counted as bad and, when the counter allows, skipped up to the next line
-// ending, its bytes read and dropped without being held.
+// sequence with a *tensorfeed.Error; memory is bounded by maxLineBytes,
+// whatever the input. The sequence is single-use. With a counter, a line
+// longer than maxLineBytes is counted as bad and, when the counter allows,
+// skipped up to the next line ending, its bytes read and dropped without
+// being held.
 func lines(r io.Reader, path string, maxLineBytes int, counter *skipcount.Counter) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
 		br := bufio.NewReaderSize(r, min(maxLineBytes+2, 64<<10))
@@ -56,7 +52,7 @@ func lines(r io.Reader, path string, maxLineBytes int, counter *skipcount.Counte
 		// the rest of the line when rest is set, and reports whether the
 		// input goes on. Otherwise it yields the error and returns false.
 		tooLong := func(n int64, rest bool) (more bool) {
-			err := lineError(path, line, off, ErrLineTooLong)
+			err := lineError(path, line, off, errLineTooLong)
 			if counter != nil {
 				err = counter.Bad(err)
 			}

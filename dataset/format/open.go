@@ -33,10 +33,6 @@ type Option = option.Option[config]
 // the records of one file keep their order. Open panics if n < 1.
 func Workers(n int) Option { return option.New(func(c *config) { c.workers = n }) }
 
-// Buffer sets how many records the workers may read ahead of the consumer
-// (default 64). Open panics if n < 1.
-func Buffer(n int) Option { return option.New(func(c *config) { c.buffer = n }) }
-
 // WithRegistry makes Open use r instead of Default().
 func WithRegistry(r *Registry) Option { return option.New(func(c *config) { c.registry = r }) }
 
@@ -52,7 +48,9 @@ func Storage(opts ...storage.Option) Option {
 }
 
 // ErrSpec is wrapped by the error of a spec that cannot be opened: an
-// unknown tag, or a pattern that matches no file.
+// unknown tag, a pattern that matches no file, a file whose format is not
+// known (that error wraps tensorfeed.ErrBadData too); and by Format.Show's
+// error about the shape it was given.
 var ErrSpec = errors.New("format: bad spec")
 
 // Open returns a reader over the records of the files that specs name. A
@@ -72,20 +70,18 @@ var ErrSpec = errors.New("format: bad spec")
 // recognised from its first headSize bytes (see the package doc). Files
 // and URLs are read through package storage (see Storage). An unknown tag
 // or a pattern that matches nothing fails the pass with an error wrapping
-// ErrSpec; a file no format recognises, with a *tensorfeed.Error that wraps ErrUnknownFormat; a missing
+// ErrSpec; a file no format recognises, with a *tensorfeed.Error that wraps ErrSpec and tensorfeed.ErrBadData; a missing
 // object, with the storage's error naming its URL (storage.ErrNotFound).
 // Errors of the formats' readers end the pass and name their file, unless
 // a policy (OnBad) lets the formats skip bad records.
 //
-// Open panics if Workers or Buffer is given a value below 1.
+// The workers read up to 64 records ahead of the consumer. Open panics if
+// Workers is given a value below 1.
 func Open(specs []string, opts ...Option) source.Reader[Record] {
 	cfg := config{workers: 1, buffer: 64}
 	option.Apply(&cfg, opts)
 	if cfg.workers < 1 {
 		panic("format: Open needs Workers >= 1")
-	}
-	if cfg.buffer < 1 {
-		panic("format: Open needs Buffer >= 1")
 	}
 	reg := cfg.registry
 	if reg == nil {

@@ -3,16 +3,14 @@ package badinput
 import (
 	"bytes"
 	"io"
-
-	"github.com/tensorfeed/tensorfeed/dataset/format"
 )
 
 // linesMax is the longest line the registry's csv line reader takes by
-// default.
-const linesMax = format.DefaultMaxLineBytes
+// default (dataset/format: 1 MiB).
+const linesMax = 1 << 20
 
 // lines writes the cases of the file-format registry's csv line reader
-// (dataset/format): raw lines, bounded by format.DefaultMaxLineBytes.
+// (dataset/format): raw lines, bounded by linesMax.
 func (w *writer) lines() {
 	w.add(good("lines_good", Lines), "lines_good.txt", []byte("a,b\r\nc,d\n\nlast,line without an ending"))
 	w.add(good("lines_at_max", Lines), "lines_at_max.txt",
