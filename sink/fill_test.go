@@ -1,15 +1,20 @@
 package sink_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/sink"
+	"github.com/tensorfeed/tensorfeed/source"
 )
 
 // A field made by Fill writes every row its fill can, of any element type
@@ -62,4 +67,57 @@ func TestFillPanics(t *testing.T) {
 			f()
 		}()
 	}
+}
+
+// Under Tensorize's Workers(2) the rows of a Fill field go to whichever
+// goroutine is free: while row 0 is slow (it waits until every other row
+// of its batch is filled), the other goroutine fills all the rest, with a
+// bad row among them skipped and the rows closed up as on one goroutine.
+func TestFillRowsGoToTheFreeGoroutine(t *testing.T) {
+	const n = 16
+	var filled atomic.Int32
+	others := make(chan struct{})
+	px := sink.Fill("px", nil, func(v int, dst []float32) error {
+		switch {
+		case v == 0:
+			select {
+			case <-others:
+			case <-time.After(5 * time.Second):
+				return errors.New("row 0 waited for the other rows in vain")
+			}
+		case v == 5:
+			if filled.Add(1) == n-2 {
+				close(others)
+			}
+			return fmt.Errorf("row 5: %w", tensorfeed.ErrBadData)
+		default:
+			if filled.Add(1) == n-2 {
+				close(others)
+			}
+		}
+		dst[0] = float32(v)
+		return nil
+	})
+	s := sink.New(n, []sink.Field[int]{px}, nil)
+	p := pipeline.Tensorize(pipeline.From(source.Slice(ints(n))), s, batch.Keep,
+		pipeline.Workers(2), pipeline.OnBad(source.SkipBad(1)))
+	var got []float32
+	for b, err := range p.All(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, b.Data[0].F32...)
+		b.Release()
+	}
+	if want := "[0 1 2 3 4 6 7 8 9 10 11 12 13 14 15]"; fmt.Sprint(got) != want {
+		t.Fatalf("rows %v, want %s", got, want)
+	}
+}
+
+func ints(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }

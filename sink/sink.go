@@ -60,22 +60,23 @@ func (s *Sink[T]) setRowWorkers(n int) bool {
 	return lo.ContainsBy(s.fields, func(f Field[T]) bool { return f.try != nil })
 }
 
-// rowFiller splits the rows of a Fill field among goroutines: a batch's
-// rows in as many parts of about equal size as it has tokens, each filled
-// by a goroutine once it holds a token, so that the sink never fills more
-// parts at once than it has tokens, however many batches are being
-// assembled.
+// rowFiller shares the rows of a Fill field among goroutines: each takes
+// the next row not yet taken until the batch has none left, so that a
+// slow image (a large photograph) holds up one goroutine and not a fixed
+// share of the batch, and the sink never fills more rows at once than it
+// has tokens, however many batches are being assembled.
 type rowFiller struct {
 	tokens chan struct{}
 }
 
-// fillParts runs try over the rows of samples in cap(rf.tokens) parts, each on
-// a goroutine of its own, rowBytes the size of one row of dst, and adds
-// the rows that failed to bad, in order. Every part is a contiguous run
-// of rows that try fills as it would the whole batch, so the rows are the
-// same as on one goroutine. A panic of the fill is raised again on the
-// calling goroutine (as a *tensorfeed.PanicError with the stack where it
-// happened), where the step's own recovery sees it.
+// fillParts runs try over the rows of samples on up to cap(rf.tokens)
+// goroutines, each taking the next row, rowBytes the size of one row of
+// dst, and adds the rows that failed to bad, in order. Each row is filled
+// by try as it would be in the whole batch, so the rows are the same as on
+// one goroutine. A panic of the fill is raised again on the calling
+// goroutine (as a *tensorfeed.PanicError with the stack where it
+// happened), where the step's own recovery sees it; the other goroutines
+// take no new row after it.
 func fillParts[T any](rf *rowFiller, try tryFunc[T], samples []T, dst unsafe.Pointer, rowBytes int, clearRows bool, bad *badrows.Error) *badrows.Error {
 	n := len(samples)
 	parts := min(cap(rf.tokens), n)
@@ -84,9 +85,9 @@ func fillParts[T any](rf *rowFiller, try tryFunc[T], samples []T, dst unsafe.Poi
 	}
 	bads := make([]*badrows.Error, parts)
 	panics := make([]*tensorfeed.PanicError, parts)
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for p := range parts {
-		lo, hi := p*n/parts, (p+1)*n/parts
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -95,16 +96,27 @@ func fillParts[T any](rf *rowFiller, try tryFunc[T], samples []T, dst unsafe.Poi
 				<-rf.tokens
 				if v := recover(); v != nil {
 					panics[p] = scope.Recovered(v)
+					next.Store(int64(n))
 				}
 			}()
-			bads[p] = try(samples[lo:hi], unsafe.Add(dst, lo*rowBytes), clearRows, nil)
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				b := try(samples[i:i+1:i+1], unsafe.Add(dst, i*rowBytes), clearRows, nil)
+				if b != nil {
+					if bads[p] == nil {
+						bads[p] = &badrows.Error{}
+					}
+					bads[p].Add(b.Field[0], i, b.Errs[0])
+				}
+			}
 		}()
 	}
 	wg.Wait()
-	for p, b := range bads {
-		if panics[p] != nil {
-			panic(panics[p])
+	for _, pe := range panics {
+		if pe != nil {
+			panic(pe)
 		}
+	}
+	for _, b := range bads {
 		if b == nil {
 			continue
 		}
@@ -112,7 +124,7 @@ func fillParts[T any](rf *rowFiller, try tryFunc[T], samples []T, dst unsafe.Poi
 			bad = &badrows.Error{}
 		}
 		for k, row := range b.Rows {
-			bad.Add(b.Field[k], p*n/parts+row, b.Errs[k])
+			bad.Add(b.Field[k], row, b.Errs[k])
 		}
 	}
 	return bad
@@ -248,7 +260,7 @@ func (s *Sink[T]) newArena(rows int) *arena {
 		copy(sh[1:], f.shape)
 		a.all[i] = tensor.Tensor{Name: f.name, Shape: sh, DType: f.dtype}
 	}
-	a.b = tensor.NewBatch(a.all[:s.nData:s.nData], a.all[s.nData:], 0, nil)
+	a.b = &tensor.Batch{Data: a.all[:s.nData:s.nData], Label: a.all[s.nData:]}
 	return a
 }
 
