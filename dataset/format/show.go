@@ -74,7 +74,7 @@ func showIDX(_ context.Context, path string, n int, shape []int, fit func(n, h, 
 		labels = []tensor.Tensor{t}
 		what = fmt.Sprintf("%d images %dx%d, labels from %s", n, dims[len(dims)-1], dims[1], lp)
 	}
-	return tensor.NewBatch([]tensor.Tensor{data}, labels, 0, nil), what, nil
+	return &tensor.Batch{Data: []tensor.Tensor{data}, Label: labels}, what, nil
 }
 
 // readIDX reads the records of a tensor of shape dims from x: its bytes
@@ -227,7 +227,7 @@ func showRecordIO(f Format) showFunc {
 		if raw {
 			what = fmt.Sprintf("%d images of raw pixels %s drawn at %dx%d, labels from the record headers", count, shapeString(shape), w, h)
 		}
-		return tensor.NewBatch([]tensor.Tensor{data}, []tensor.Tensor{lt}, 0, nil), what, nil
+		return &tensor.Batch{Data: []tensor.Tensor{data}, Label: []tensor.Tensor{lt}}, what, nil
 	}
 }
 
