@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 )
@@ -101,7 +102,7 @@ func (s *shardSet) commit() error {
 		if err := os.Remove(filepath.Join(s.dir, de.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
-		if !isDone(s.done, de.Name()) {
+		if !slices.Contains(s.done, de.Name()) {
 			names = append(names, de.Name())
 		}
 	}
@@ -111,15 +112,6 @@ func (s *shardSet) commit() error {
 		}
 	}
 	return os.Remove(s.tmp)
-}
-
-func isDone(done []string, name string) bool {
-	for _, d := range done {
-		if d == name {
-			return true
-		}
-	}
-	return false
 }
 
 // abort removes the temporary folder, and so every file not committed.

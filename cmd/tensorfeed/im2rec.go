@@ -10,6 +10,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -84,7 +85,7 @@ func makeLists(ctx context.Context, prefix, root string, o listOptions, stdout i
 		return err
 	}
 	if len(entries) == 0 {
-		return fmt.Errorf("no image with extension %v under %s", slices.Sorted(mapKeys(o.exts)), root)
+		return fmt.Errorf("no image with extension %v under %s", slices.Sorted(maps.Keys(o.exts)), root)
 	}
 	w := bufio.NewWriter(stdout)
 	for i, c := range classes {
@@ -129,16 +130,6 @@ func makeLists(ctx context.Context, prefix, root string, o listOptions, stdout i
 		}
 	}
 	return nil
-}
-
-func mapKeys(m map[string]bool) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // listImages lists the images under root (files with one of exts) in
