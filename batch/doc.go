@@ -49,10 +49,10 @@
 //
 // # Sequences
 //
-// [PadSeqs] pads a batch of variable-length sequences ([]E samples) to the
-// longest sequence of the batch or to a fixed length, giving flat row-major
-// [rows, L] data, the true lengths and, on demand, a mask. pipeline.PadSeqs
-// does the same for every batch of a pipeline.
+// pipeline.PadSeqs pads every batch of variable-length sequences ([]E
+// samples) to the longest sequence of the batch or to a fixed length,
+// giving a [Seqs]: flat row-major [rows, L] data, the true lengths and, on
+// demand, a mask.
 //
 // # Custom batching
 //

@@ -118,7 +118,7 @@ func newOf[T any](r source.Reader[T], size int, last Policy, fill *T, p *pool[T]
 	if size == 0 {
 		// One batch holds the whole pass, whose length is known only by
 		// reading it: a resumed pass replays.
-		return source.Replayed(o.kind(), o, source.StartOf(r))
+		return source.Replayed(o.kind(), o, r)
 	}
 	return o
 }

@@ -9,10 +9,10 @@ import (
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
-func ExamplePadSeqs() {
+func ExampleSeqs() {
 	// Word ids of three sentences, padded with 0 to the longest one.
 	b := batch.Batch[[]int64]{Samples: [][]int64{{12, 7, 3}, {5}, {9, 9}}}
-	s, err := batch.PadSeqs(b, 0, 0)
+	s, err := padOne(b, 0, 0)
 	if err != nil {
 		panic(err)
 	}
@@ -29,20 +29,20 @@ func ExamplePadSeqs() {
 	// mask [1 1 1 1 0 0 1 1 0]
 }
 
-func ExamplePadSeqs_fixed() {
+func ExampleSeqs_fixed() {
 	// A fixed length: a longer sequence is an error, unless Truncate.
 	b := batch.Batch[[]int64]{Samples: [][]int64{{1, 2, 3, 4}, {5}}}
-	_, err := batch.PadSeqs(b, 2, 0)
+	_, err := padOne(b, 2, 0)
 	fmt.Println(err)
-	s, _ := batch.PadSeqs(b, 2, 0, batch.Truncate())
+	s, _ := padOne(b, 2, 0, pipeline.Truncate())
 	fmt.Println(s.Data, s.Lens, "truncated", s.Truncated)
 	// Output:
-	// batch: sequence longer than the fixed length: tensorfeed: bad data: row 0 has 4 elements, fixed length 2
+	// batch 0 of the pass: batch: sequence longer than the fixed length: tensorfeed: bad data: row 0 has 4 elements, fixed length 2
 	// [1 2 5 0] [2 1] truncated 1
 }
 
 // A stream of batches padded by the pipeline's PadSeqs step.
-func ExamplePadSeqs_pipeline() {
+func ExampleSeqs_pipeline() {
 	sentences := source.Slice([][]int64{{1, 2}, {3}, {4, 5, 6}, {7}, {8}})
 	r := pipeline.PadSeqs(pipeline.Batch(pipeline.From(sentences), 2, batch.Keep), 0, -1)
 	for s, err := range r.All(context.Background()) {
@@ -55,4 +55,13 @@ func ExamplePadSeqs_pipeline() {
 	// [2 2] [1 2 3 -1] [2 1]
 	// [2 3] [4 5 6 7 -1 -1] [3 1]
 	// [1 1] [8] [1]
+}
+
+// padOne pads one batch with pipeline.PadSeqs.
+func padOne[E any](b batch.Batch[[]E], length int, pad E, opts ...pipeline.SeqOption) (batch.Seqs[E], error) {
+	seqs := pipeline.PadSeqs(pipeline.From(source.Slice([]batch.Batch[[]E]{b})), length, pad, opts...)
+	for s, err := range seqs.All(context.Background()) {
+		return s, err
+	}
+	return batch.Seqs[E]{}, nil
 }

@@ -20,7 +20,7 @@ func TestPadSeqs(t *testing.T) {
 		name      string
 		in        batch.Batch[[]int32]
 		length    int
-		opts      []batch.SeqOption
+		opts      []pipeline.SeqOption
 		data      []int32
 		lens      []int
 		b, l      int
@@ -36,7 +36,7 @@ func TestPadSeqs(t *testing.T) {
 			[]int32{1, 2, 3, 4, 0, 0}, []int{3, 1}, 2, 3, 0, 0, nil},
 		{"fixed shorter", batch.Batch[[]int32]{Samples: seqs}, 2, nil,
 			nil, nil, 0, 0, 0, 0, batch.ErrTooLong},
-		{"truncate", batch.Batch[[]int32]{Samples: seqs}, 2, []batch.SeqOption{batch.Truncate()},
+		{"truncate", batch.Batch[[]int32]{Samples: seqs}, 2, []pipeline.SeqOption{pipeline.Truncate()},
 			[]int32{1, 2, 4, 0, 0, 0, 5, 6}, []int{2, 1, 0, 2}, 4, 2, 0, 1, nil},
 		{"padded batch", batch.Batch[[]int32]{Samples: [][]int32{{7}, {8, 9}, {7}}, Padded: 1}, 0, nil,
 			[]int32{7, 0, 8, 9, 7, 0}, []int{1, 2, 1}, 3, 2, 1, 0, nil},
@@ -47,7 +47,7 @@ func TestPadSeqs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := batch.PadSeqs(tt.in, tt.length, 0, tt.opts...)
+			s, err := padOne(tt.in, tt.length, 0, tt.opts...)
 			if tt.err != nil {
 				if !errors.Is(err, tt.err) {
 					t.Fatalf("error %v, want %v", err, tt.err)
@@ -70,7 +70,7 @@ func TestPadSeqs(t *testing.T) {
 }
 
 func TestPadSeqsErrorNamesRow(t *testing.T) {
-	_, err := batch.PadSeqs(batch.Batch[[]int]{Samples: [][]int{{1}, {1, 2, 3}}}, 2, 0)
+	_, err := padOne(batch.Batch[[]int]{Samples: [][]int{{1}, {1, 2, 3}}}, 2, 0)
 	if err == nil || !strings.Contains(err.Error(), "row 1 has 3 elements") {
 		t.Errorf("error %v does not name row 1 and its length", err)
 	}
@@ -80,7 +80,7 @@ func TestPadSeqsErrorNamesRow(t *testing.T) {
 }
 
 func TestPadSeqsMaskAndRow(t *testing.T) {
-	s, err := batch.PadSeqs(batch.Batch[[]float32]{Samples: [][]float32{{1, 2}, {3}, {}}}, 3, -1)
+	s, err := padOne(batch.Batch[[]float32]{Samples: [][]float32{{1, 2}, {3}, {}}}, 3, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestPadSeqsMaskAndRow(t *testing.T) {
 
 func TestPadSeqsCopies(t *testing.T) {
 	in := [][]int{{1, 2}, {3}}
-	s, err := batch.PadSeqs(batch.Batch[[]int]{Samples: in}, 0, 0)
+	s, err := padOne(batch.Batch[[]int]{Samples: in}, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestPadSeqsPanics(t *testing.T) {
 			t.Error("no panic for a negative length")
 		}
 	}()
-	batch.PadSeqs(batch.Batch[[]int]{}, -1, 0)
+	padOne(batch.Batch[[]int]{}, -1, 0)
 }
 
 // padSeqs pads every batch of r as pipeline.PadSeqs does, the step that

@@ -6,6 +6,7 @@ import (
 	"iter"
 
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -64,15 +65,16 @@ func zipped[T any](q *Pipe[T], inputs ...any) *Pipe[T] {
 	return q
 }
 
-// PadSeqs adds batch.PadSeqs for every batch: every batch of variable-length
-// sequences is padded with pad to one length (length, or the batch's
-// longest sequence when length is 0) into a flat batch.Seqs, ready to
-// become a [rows, length] tensor with its true lengths and mask. A
+// PadSeqs pads every batch of variable-length sequences with pad to one
+// length (length, or the batch's longest sequence when length is 0) into a
+// flat batch.Seqs, ready to become a [rows, length] tensor with its true
+// lengths and mask; it copies the elements, allocating Data and Lens and
+// nothing per row. A
 // sequence longer than a fixed length ends the pass with an error wrapping
-// batch.ErrTooLong, unless batch.Truncate is given. It recycles every input
+// batch.ErrTooLong, unless Truncate is given. It recycles every input
 // batch after copying it, so Batch's batch.Recycling option makes batching
 // allocate nothing. Step name "pad-seqs".
-func PadSeqs[E any](p *Pipe[batch.Batch[[]E]], length int, pad E, opts ...batch.SeqOption) *Pipe[batch.Seqs[E]] {
+func PadSeqs[E any](p *Pipe[batch.Batch[[]E]], length int, pad E, opts ...SeqOption) *Pipe[batch.Seqs[E]] {
 	return thenSync(p, "pad-seqs", padSeqs[E](p, length, pad, opts...))
 }
 
@@ -92,15 +94,17 @@ func Apply[In, Out any](p *Pipe[In], s Stage[In, Out]) *Pipe[Out] {
 	return then(p, "apply", s(p))
 }
 
-// padSeqs applies batch.PadSeqs to every batch of r. An error from PadSeqs
+// padSeqs applies padBatch to every batch of r. An error from padBatch
 // says which batch of the pass it came from, still wraps batch.ErrTooLong,
 // and ends the pass; so does an error from r. It is the last consumer of
-// r's batches: it recycles each one (Batch.Release) once PadSeqs has
+// r's batches: it recycles each one (Batch.Release) once padBatch has
 // copied it. It panics when length < 0.
-func padSeqs[E any](r source.Reader[batch.Batch[[]E]], length int, pad E, opts ...batch.SeqOption) source.Reader[batch.Seqs[E]] {
+func padSeqs[E any](r source.Reader[batch.Batch[[]E]], length int, pad E, opts ...SeqOption) source.Reader[batch.Seqs[E]] {
 	if length < 0 {
 		panic(fmt.Sprintf("pipeline.PadSeqs: negative length %d", length))
 	}
+	var c seqConfig
+	option.Apply(&c, opts)
 	return source.Follow("pad-seqs", r, func(r source.Reader[batch.Batch[[]E]]) source.Reader[batch.Seqs[E]] {
 		return source.Func[batch.Seqs[E]](func(ctx context.Context) iter.Seq2[batch.Seqs[E], error] {
 			return func(yield func(batch.Seqs[E], error) bool) {
@@ -110,7 +114,7 @@ func padSeqs[E any](r source.Reader[batch.Batch[[]E]], length int, pad E, opts .
 						yield(batch.Seqs[E]{}, err)
 						return
 					}
-					s, err := batch.PadSeqs(b, length, pad, opts...)
+					s, err := padBatch(b, length, pad, c)
 					b.Release() // PadSeqs copied it
 					if err != nil {
 						yield(batch.Seqs[E]{}, fmt.Errorf("batch %d of the pass: %w", i, err))
@@ -124,4 +128,47 @@ func padSeqs[E any](r source.Reader[batch.Batch[[]E]], length int, pad E, opts .
 			}
 		})
 	})
+}
+
+type seqConfig struct{ truncate bool }
+
+// SeqOption changes how PadSeqs treats sequences.
+type SeqOption = option.Option[seqConfig]
+
+// Truncate makes PadSeqs cut a sequence longer than the fixed length to that
+// length (keeping its first elements) instead of returning an error.
+// batch.Seqs.Truncated counts the sequences cut.
+func Truncate() SeqOption { return option.New(func(c *seqConfig) { c.truncate = true }) }
+
+// padBatch pads the sequences of b with pad into one flat [b.Len(), l]
+// block, where l is length, or the length of the longest sequence of b when
+// length is 0. A sequence longer than a fixed length is an error wrapping
+// batch.ErrTooLong that names its row, unless c.truncate. It copies the
+// elements: the result shares no memory with b. It allocates Data and Lens,
+// nothing per row.
+func padBatch[E any](b batch.Batch[[]E], length int, pad E, c seqConfig) (batch.Seqs[E], error) {
+	rows := b.Samples
+	l := length
+	if l == 0 {
+		for _, s := range rows {
+			l = max(l, len(s))
+		}
+	}
+	out := batch.Seqs[E]{Data: make([]E, len(rows)*l), Lens: make([]int, len(rows)), L: l, Padded: b.Padded}
+	for i, s := range rows {
+		if len(s) > l {
+			if !c.truncate {
+				return batch.Seqs[E]{}, fmt.Errorf("%w: row %d has %d elements, fixed length %d", batch.ErrTooLong, i, len(s), l)
+			}
+			s = s[:l]
+			out.Truncated++
+		}
+		row := out.Data[i*l : (i+1)*l]
+		n := copy(row, s)
+		for j := n; j < l; j++ {
+			row[j] = pad
+		}
+		out.Lens[i] = n
+	}
+	return out, nil
 }
