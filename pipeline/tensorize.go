@@ -232,7 +232,7 @@ func (tz *tensorizer[T]) reader(r source.Reader[batch.Batch[T]],
 		})
 	}
 	if tz.bad != nil {
-		return source.Replayed("tensorize", pass(r), source.StartOf(r))
+		return source.Replayed("tensorize", pass(r), r)
 	}
 	return source.Follow("tensorize", r, pass)
 }

@@ -85,8 +85,8 @@ func TestReleaseRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts.Split(2)[0].Release()                    // a view: nothing to hand back
-	tensor.NewBatch(nil, nil, 0, nil).Release() // made by hand
+	ts.Split(2)[0].Release()    // a view: nothing to hand back
+	(&tensor.Batch{}).Release() // made by hand
 	ts.Release()
 	ts.Release() // twice: the second does nothing
 	a, _ := s.Assemble(batch.Batch[rec]{Samples: recs(4)})

@@ -132,7 +132,7 @@ func Files[T any](paths []string, workers int, open func(path string) Reader[T],
 	}
 	// The files' lengths are known only by reading them: a resumed pass
 	// replays.
-	return Replayed(fmt.Sprintf("files(%d)", len(paths)), r)
+	return Replayed[T, T](fmt.Sprintf("files(%d)", len(paths)), r)
 }
 
 // fileError names path in err unless err already names a file: its chain

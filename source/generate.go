@@ -20,7 +20,7 @@ func Generate[T any](n int, seed uint64, next func(r *rand.Rand, index int) T) R
 	var epochs Epochs
 	// The generator is one stream per epoch, so a resumed pass replays the
 	// calls of next before its position: it computes, reads nothing.
-	return Replayed(fmt.Sprintf("generate(%d,seed=%d)", n, seed), Func[T](func(ctx context.Context) iter.Seq2[T, error] {
+	return Replayed[T, T](fmt.Sprintf("generate(%d,seed=%d)", n, seed), Func[T](func(ctx context.Context) iter.Seq2[T, error] {
 		return func(yield func(T, error) bool) {
 			ctx, epoch := epochs.Start(ctx)
 			r := NewRand(seed, epoch, -1)
@@ -53,7 +53,7 @@ func Uniform(dim int, lo, hi float32, seed uint64) Reader[[]float32] {
 	}
 	var epochs Epochs
 	span := hi - lo
-	return Replayed(fmt.Sprintf("uniform(%d,%g,%g,seed=%d)", dim, lo, hi, seed), Func[[]float32](func(ctx context.Context) iter.Seq2[[]float32, error] {
+	return Replayed[[]float32, []float32](fmt.Sprintf("uniform(%d,%g,%g,seed=%d)", dim, lo, hi, seed), Func[[]float32](func(ctx context.Context) iter.Seq2[[]float32, error] {
 		return func(yield func([]float32, error) bool) {
 			ctx, epoch := epochs.Start(ctx)
 			r := NewRand(seed, epoch, -1)

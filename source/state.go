@@ -305,10 +305,15 @@ func (f *follow[In, Out]) Resume(st State) (Reader[Out], error) {
 // are replay states: {kind, [n], inputs at 0}. Stages whose position cannot
 // be computed from a count (a filter, a shuffle buffer) use it: their state
 // is as small as any, and resuming replays the pass from its start. The
-// inputs' states at position 0 make the kinds of the whole pipeline part of
-// the state.
-func Replayed[T any](kind string, r Reader[T], inputs ...func(epoch int) (State, error)) Reader[T] {
-	return &replayed[T]{kind: kind, r: r, inputs: inputs}
+// inputs' states at position 0 (StateOf) make the kinds of the whole
+// pipeline part of the state. A source with no input names In as T:
+// Replayed[T, T](kind, r).
+func Replayed[T, In any](kind string, r Reader[T], inputs ...Reader[In]) Reader[T] {
+	starts := make([]func(epoch int) (State, error), len(inputs))
+	for i, in := range inputs {
+		starts[i] = func(epoch int) (State, error) { return StateOf(in, epoch, 0) }
+	}
+	return &replayed[T]{kind: kind, r: r, inputs: starts}
 }
 
 type replayed[T any] struct {
@@ -351,12 +356,6 @@ func (p *replayed[T]) Resume(st State) (Reader[T], error) {
 		}
 	}
 	return &replayed[T]{kind: p.kind, r: p.r, inputs: p.inputs, skip: st.Pos[0]}, nil
-}
-
-// StartOf returns a function giving r's state at the start of a pass, for
-// the inputs of Replayed.
-func StartOf[T any](r Reader[T]) func(epoch int) (State, error) {
-	return func(epoch int) (State, error) { return StateOf(r, epoch, 0) }
 }
 
 // NotResumable returns r as a Resumable reader whose StateAt fails with an

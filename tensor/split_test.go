@@ -17,7 +17,7 @@ func three(n, padded int) *tensor.Batch {
 		x.F32[3*i], x.F32[3*i+1], x.F32[3*i+2] = float32(i), float32(i)+0.25, float32(i)+0.5
 		y.I64[i] = int64(100 + i)
 	}
-	return tensor.NewBatch([]tensor.Tensor{x}, []tensor.Tensor{y}, padded, nil)
+	return &tensor.Batch{Data: []tensor.Tensor{x}, Label: []tensor.Tensor{y}, Padded: padded}
 }
 
 func TestSplit(t *testing.T) {
@@ -95,7 +95,7 @@ func TestSplitInt8(t *testing.T) {
 	for i := range x.I8 {
 		x.I8[i] = int8(i - 5)
 	}
-	b := tensor.NewBatch([]tensor.Tensor{x}, nil, 1, nil)
+	b := &tensor.Batch{Data: []tensor.Tensor{x}, Padded: 1}
 	parts := b.Split(2)
 	lo := 0
 	for i, p := range parts {

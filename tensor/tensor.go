@@ -89,13 +89,7 @@ type Batch struct {
 	Data, Label []Tensor
 	Padded      int
 
-	owner Recycler // who takes the memory back; nil: nobody (a Split part, a batch made by hand)
-}
-
-// NewBatch returns a batch of the given tensors whose Release hands it to
-// owner (nil: Release does nothing).
-func NewBatch(data, label []Tensor, padded int, owner Recycler) *Batch {
-	return &Batch{Data: data, Label: label, Padded: padded, owner: owner}
+	owner Recycler // who takes the memory back (SetOwner); nil: nobody (a Split part, a batch made by hand)
 }
 
 // SetOwner sets the Recycler that Release hands b to. A producer that

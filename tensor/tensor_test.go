@@ -20,7 +20,9 @@ func batch(rows, padded int, owner tensor.Recycler) *tensor.Batch {
 	for i := range rows {
 		x.F32[2*i], x.F32[2*i+1], y.I32[i] = float32(i), float32(-i), int32(i)
 	}
-	return tensor.NewBatch([]tensor.Tensor{x}, []tensor.Tensor{y}, padded, owner)
+	b := &tensor.Batch{Data: []tensor.Tensor{x}, Label: []tensor.Tensor{y}, Padded: padded}
+	b.SetOwner(owner)
+	return b
 }
 
 func TestReleaseHandsBackOnce(t *testing.T) {

@@ -104,7 +104,7 @@ func Open(list string, opts ...Option) source.Reader[Record] {
 	if !isList(list) {
 		return newRecords(list, c)
 	}
-	return source.Replayed("tfrecord(list="+streamfile.NameHash(list)+")", source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
+	return source.Replayed[Record, Record]("tfrecord(list="+streamfile.NameHash(list)+")", source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
 		paths, err := source.Paths(ctx, list, "", c.storage...)
 		if err != nil {
 			return source.Fail[Record](err)

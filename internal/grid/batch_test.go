@@ -36,7 +36,7 @@ func TestFromBatchLayouts(t *testing.T) {
 		{Name: "data", Shape: []int{3, h, w, 3}, DType: sample.Uint8, U8: hwc},
 		{Name: "data", Shape: []int{3, 3, h, w}, DType: sample.Int8, I8: i8},
 	} {
-		b := tensor.NewBatch([]tensor.Tensor{x}, []tensor.Tensor{labels}, 1, nil)
+		b := &tensor.Batch{Data: []tensor.Tensor{x}, Label: []tensor.Tensor{labels}, Padded: 1}
 		img, err := grid.FromBatch(b, "data", "label", grid.Scale(10), grid.Cols(4), grid.ClassNames("", "", "", "", "four"))
 		if err != nil {
 			t.Fatal(err)
@@ -56,11 +56,11 @@ func TestFromBatchLayouts(t *testing.T) {
 }
 
 func TestFromBatchErrors(t *testing.T) {
-	b := tensor.NewBatch([]tensor.Tensor{
+	b := &tensor.Batch{Data: []tensor.Tensor{
 		{Name: "flat", Shape: []int{1, 10}, DType: sample.Float32, F32: make([]float32, 10)},
 		{Name: "ints", Shape: []int{1, 4}, DType: sample.Int32, I32: make([]int32, 4)},
 		{Name: "nochan", Shape: []int{1, 5, 6, 7}, DType: sample.Uint8, U8: make([]uint8, 210)},
-	}, nil, 0, nil)
+	}}
 	for _, c := range []struct{ data, label, msg string }{
 		{"missing", "", `no tensor "missing"`},
 		{"flat", "", "not a square image"},
@@ -83,7 +83,7 @@ func ExampleFromBatch() {
 		x.F32[i] = float32(i%28)/13.5 - 1 // a horizontal ramp
 	}
 	y := tensor.Tensor{Name: "label", Shape: []int{n}, DType: sample.Int32, I32: []int32{3, 1, 4, 1}}
-	b := tensor.NewBatch([]tensor.Tensor{x}, []tensor.Tensor{y}, 0, nil)
+	b := &tensor.Batch{Data: []tensor.Tensor{x}, Label: []tensor.Tensor{y}}
 
 	img, err := grid.FromBatch(b, "image", "label") // 28x28 gray, drawn at twice the size
 	if err != nil {

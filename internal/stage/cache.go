@@ -55,7 +55,7 @@ func Cache[T any](r source.Reader[T]) source.Reader[T] {
 			}
 			c.put(data)
 		}
-	}), source.StartOf(r))
+	}), r)
 }
 
 // cacheState is the shared memory of a Cache reader.

@@ -21,10 +21,6 @@ func Chain[T any](rs ...source.Reader[T]) source.Reader[T] {
 			panic(fmt.Sprintf("stage.Chain: reader %d is nil", i))
 		}
 	}
-	starts := make([]func(int) (source.State, error), len(rs))
-	for i, r := range rs {
-		starts[i] = source.StartOf(r)
-	}
 	// The readers' lengths are known only by reading them, so a resumed
 	// chain replays its pass.
 	return source.Replayed("chain", source.Func[T](func(ctx context.Context) iter.Seq2[T, error] {
@@ -41,5 +37,5 @@ func Chain[T any](rs ...source.Reader[T]) source.Reader[T] {
 				}
 			}
 		}
-	}), starts...)
+	}), rs...)
 }

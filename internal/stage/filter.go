@@ -30,5 +30,5 @@ func Filter[T any](r source.Reader[T], keep func(T) bool) source.Reader[T] {
 				}
 			}
 		}
-	}), source.StartOf(r))
+	}), r)
 }

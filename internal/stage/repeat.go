@@ -53,5 +53,5 @@ func Repeat[T any](r source.Reader[T], n int) source.Reader[T] {
 				}
 			}
 		}
-	}), source.StartOf(r))
+	}), r)
 }

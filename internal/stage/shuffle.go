@@ -90,7 +90,7 @@ func Shuffle[T any](r source.Reader[T], buffer int, seed uint64) source.Reader[T
 				}
 			}
 		}
-	}), source.StartOf(r))
+	}), r)
 }
 
 // buffers keeps the buffers of finished passes for the passes that follow:
