@@ -28,7 +28,8 @@ import (
 // Row is one row of a CSV file: its data values and its labels. Under the
 // default [DType], float32, they are in Data and Label; under DType(Int32)
 // or DType(Int64) they are in IntData and IntLabel, exactly as written in
-// the file, and Data and Label are nil.
+// the file, and Data and Label are nil. The slices belong to the row,
+// unless the reader was made with [ReuseBuffer].
 type Row struct {
 	Data     []float32 // the data values, DataShape elements in row-major order
 	Label    []float32 // the labels, LabelShape elements (zeros without labels)
@@ -116,6 +117,7 @@ type config struct {
 	dtype          sample.DType
 	maxLine        int
 	maxField       int
+	reuse          bool
 	bad            *source.SkipPolicy
 	storage        []storage.Option
 }
@@ -251,6 +253,16 @@ func MaxFieldBytes(n int) Option {
 	return option.New(func(c *config) { c.maxField = n })
 }
 
+// ReuseBuffer makes the rows of a pass share their memory, as
+// encoding/csv's ReuseRecord does: a row's Data and Label (IntData and
+// IntLabel) are valid only until the next row is read. Use it when each
+// row is consumed (copied into a batch, say) before the next one is asked
+// for, and never with a stage that holds on to rows (Shuffle, Buffered,
+// Cache, a batch of rows rather than of tensors). It saves writing every
+// row into new memory, which is most of what a pass costs beyond parsing.
+// [Reader.Load] ignores it: the rows it keeps are its own.
+func ReuseBuffer() Option { return option.New(func(c *config) { c.reuse = true }) }
+
 // Storage sets the options of package storage through which the data and
 // label files are opened: each path may be a local path, an
 // s3://bucket/key object or an http(s):// URL (see [storage.Open]), and
@@ -366,6 +378,7 @@ type pass struct {
 	dn, ln    int // elements of data and labels per row
 	block     []float32
 	iblock    []int64 // the block of rows under an integer DType
+	reuse     bool    // every row takes the same memory of the block (ReuseBuffer)
 }
 
 // start opens the file(s), reads the header and the first row and resolves
@@ -553,7 +566,8 @@ func (p *pass) row() (Row, error) {
 }
 
 // decode parses the data and labels of the last record into a row's slices
-// carved from *block, which it advances only for a good row.
+// carved from *block, which it advances only for a good row and never
+// under ReuseBuffer.
 func decode[E float32 | int64](p *pass, block *[]E, parse, parseLabel func(string) (E, error)) (data, label []E, err error) {
 	per := p.dn + p.ln
 	if len(*block) < per {
@@ -586,7 +600,9 @@ func decode[E float32 | int64](p *pass, block *[]E, parse, parseLabel func(strin
 	} else if len(p.layout.LabelCols) == 0 {
 		clear(label) // the block may hold a bad row's values
 	}
-	*block = (*block)[per:]
+	if !p.reuse {
+		*block = (*block)[per:]
+	}
 	return data, label, nil
 }
 
@@ -665,7 +681,10 @@ func (p *pass) parseLabel(s string) (float32, error) {
 // *tensorfeed.Error, unless a bad-record policy (OnBad) skips it. The
 // pass logs through tensorfeed.Logger(ctx): one debug entry when it starts,
 // and a warning for each row the policy skips.
-func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
+func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] { return r.all(ctx, r.cfg.reuse) }
+
+// all is All, whose rows share their memory when reuse (see ReuseBuffer).
+func (r *Reader) all(ctx context.Context, reuse bool) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
 		sp := r.core.Start(ctx)
 		exact := r.core.From.Exact
@@ -674,6 +693,7 @@ func (r *Reader) All(ctx context.Context) iter.Seq2[Row, error] {
 			yield(Row{}, err)
 			return
 		}
+		p.reuse = reuse
 		defer p.close()
 		if exact {
 			if err := r.seek(p, sp); err != nil {

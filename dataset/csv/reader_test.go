@@ -20,6 +20,7 @@ import (
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
+	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )
@@ -484,5 +485,68 @@ func TestCancel(t *testing.T) {
 	}
 	if n != 5 || errs != 1 || !errors.Is(last, context.Canceled) {
 		t.Errorf("%d rows, %d errors (%v); want 5 and one context.Canceled", n, errs, last)
+	}
+}
+
+// With ReuseBuffer a pass gives the same rows, consumed one at a time
+// (float and integer DTypes, a label file, bad rows skipped after some of
+// their fields were parsed), in one shared slice; Load keeps rows of its
+// own whatever the option.
+func TestReuseBuffer(t *testing.T) {
+	dir := t.TempDir()
+	data := write(t, dir, "d.csv", "1,2,3\n4,x,6\n7,8,9\n10,11,12\n13,14\n15,16,17\n")
+	labels := write(t, dir, "l.csv", "0\n1\n2\n3\n4\n5\n")
+	for _, tc := range []struct {
+		name string
+		opts []csv.Option
+	}{
+		{"float", []csv.Option{csv.LabelColumns(csv.Index(-1))}},
+		{"int64", []csv.Option{csv.LabelColumns(csv.Index(0)), csv.DType(sample.Int64)}},
+		{"label file", []csv.Option{csv.LabelFile(labels)}},
+	} {
+		opts := append(tc.opts, csv.OnBad(source.SkipBad(0.5)))
+		want := collect(t, csv.New(data, opts...))
+		r := csv.New(data, append(opts, csv.ReuseBuffer())...)
+		i := 0
+		var first *float32
+		var firstInt *int64
+		for row, err := range r.All(context.Background()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := want[i]
+			if !slices.Equal(row.Data, w.Data) || !slices.Equal(row.Label, w.Label) || !slices.Equal(row.IntData, w.IntData) ||
+				!slices.Equal(row.IntLabel, w.IntLabel) || row.Line != w.Line {
+				t.Fatalf("%s: row %d = %+v, want %+v", tc.name, i, row, w)
+			}
+			if row.Data != nil {
+				if first == nil {
+					first = &row.Data[0]
+				} else if &row.Data[0] != first {
+					t.Fatalf("%s: row %d has memory of its own", tc.name, i)
+				}
+			}
+			if row.IntData != nil {
+				if firstInt == nil {
+					firstInt = &row.IntData[0]
+				} else if &row.IntData[0] != firstInt {
+					t.Fatalf("%s: row %d has memory of its own", tc.name, i)
+				}
+			}
+			i++
+		}
+		if i != len(want) || i != 4 {
+			t.Fatalf("%s: %d rows, want %d", tc.name, i, len(want))
+		}
+		tab, err := r.Load(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range tab.Len() {
+			got, _ := tab.Get(j)
+			if !slices.Equal(got.Data, want[j].Data) || !slices.Equal(got.IntData, want[j].IntData) {
+				t.Fatalf("%s: Load row %d = %+v, want %+v", tc.name, j, got, want[j])
+			}
+		}
 	}
 }

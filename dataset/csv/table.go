@@ -33,9 +33,12 @@ var (
 // memory, and the streaming reader for the others. The first error of the
 // pass is returned, with no table.
 func (r *Reader) Load(ctx context.Context) (source.Indexed[Row], error) {
-	rows, err := source.Collect(ctx, r)
-	if err != nil {
-		return nil, err
+	var rows []Row
+	for row, err := range r.all(ctx, false) {
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
 	}
 	return &table{rows: rows, path: r.path, from: r}, nil
 }
