@@ -164,20 +164,15 @@ func runCheck(ctx context.Context, paths []string, o checkOptions, e *env) error
 	bad := 0
 	for i := 0; i < len(paths); {
 		k, j := kind(i), i+1
-		for k != "" && (k != "csv" || o.lines) && j < len(paths) && kind(j) == k {
+		for k != "" && j < len(paths) && kind(j) == k {
 			j++
 		}
 		rep := &reporter{path: paths[i], all: o.all, stderr: e.stderr}
 		if j > i+1 {
 			rep.path = "" // the formats' errors name their files
 		}
-		var err error
-		switch {
-		case k == "":
-			err = whys[i]
-		case k == "csv" && !o.lines:
-			err = checkCSV(ctx, paths[i], o.csv, rep, e)
-		default:
+		err := whys[i]
+		if k != "" {
 			err = checkRegistered(ctx, k, paths[i:j], o, rep, e)
 		}
 		if err != nil && !errors.Is(err, context.Canceled) {
@@ -227,13 +222,13 @@ type reporter struct {
 // report prints err, positioned, and returns whether the check goes on.
 func (r *reporter) report(err error) bool {
 	r.bad++
-	fmt.Fprintln(r.stderr, positioned(r.path, err))
+	fmt.Fprintln(r.stderr, positioned(r.path, csvFlagNames(err)))
 	return r.all
 }
 
 // checkRegistered checks paths with the Check of the format registered
 // under name, each bad record reported and, with --all, stepped over;
-// --mixed is format.Mixed.
+// --mixed is format.Mixed, and the CSV flags format.Rows unless --lines.
 func checkRegistered(ctx context.Context, name string, paths []string, o checkOptions, rep *reporter, e *env) error {
 	f, _ := format.Default().Lookup(name)
 	if f.Check == nil {
@@ -242,6 +237,9 @@ func checkRegistered(ctx context.Context, name string, paths []string, o checkOp
 	opts := []format.Option{format.Storage(e.storage...)}
 	if o.mixed {
 		opts = append(opts, format.Mixed())
+	}
+	if !o.lines {
+		opts = append(opts, format.Rows(o.csv...))
 	}
 	if rep.all {
 		opts = append(opts, format.OnBad(source.SkipBad(1, source.OnSkip(func(err error) { rep.report(err) }))))

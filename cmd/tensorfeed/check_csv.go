@@ -1,58 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
-	"github.com/tensorfeed/tensorfeed/internal/checkstat"
-	"github.com/tensorfeed/tensorfeed/source"
 )
-
-// checkCSV reads a CSV file through csv.Reader with the command line's CSV
-// options. With --all, the reader's SkipBad policy goes on past bad rows
-// and every one is reported; a row that is too long still ends the check,
-// since where the next row starts is not known. The labels are described
-// only when label columns were asked for: without them the reader gives
-// every row a zero label, which the file does not hold.
-func checkCSV(ctx context.Context, path string, opts []csv.Option, rep *reporter, e *env) error {
-	stdout := e.stdout
-	opts = append([]csv.Option{csv.Storage(e.storage...)}, opts...)
-	if rep.all {
-		opts = append(opts, csv.OnBad(source.SkipBad(1, source.OnSkip(func(err error) { rep.report(csvFlagNames(err)) }))))
-	}
-	r := csv.New(path, opts...)
-	var labels checkstat.Labels
-	rows, dataLen, labelLen := 0, 0, 0
-	for row, err := range r.All(ctx) {
-		if err != nil {
-			return csvFlagNames(err)
-		}
-		rows++
-		dataLen, labelLen = len(row.Data), len(row.Label)
-		for _, l := range row.Label {
-			labels.Add(float64(l))
-		}
-	}
-	if rep.bad > 0 {
-		return nil
-	}
-	// The layout is read after the pass, which has already checked the
-	// columns it names, so that only a good file is opened twice.
-	layout, err := r.Layout()
-	if err != nil {
-		return csvFlagNames(err)
-	}
-	if len(layout.LabelCols) == 0 {
-		fmt.Fprintf(stdout, "%s: CSV: %d rows of %d data values, no label columns\n", path, rows, dataLen)
-		return nil
-	}
-	fmt.Fprintf(stdout, "%s: CSV: %d rows of %d data values and %d labels; %s\n", path, rows, dataLen, labelLen, &labels)
-	return nil
-}
 
 // csvOptionFlags turns the hints of dataset/csv's messages, which name its
 // Go options, into the flags of check that set them, or into words where

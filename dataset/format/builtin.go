@@ -200,7 +200,8 @@ func idxFormat(sopts []storage.Option) Format {
 // text holding a comma in their first headSize bytes. Fields are not split:
 // any CSV parser can be used on the lines (dataset/csv reads typed rows).
 // Its OpenSkip steps over each line longer than maxLineBytes under the
-// policy; its Check reads a file's lines to the end. Its Storage returns
+// policy; its Check reads a file's lines to the end, or parses its rows
+// with dataset/csv under Rows. Its Storage returns
 // the format reading through package storage with the options given.
 func CSV(maxLineBytes int) Format { return csvFormat(maxLineBytes, nil) }
 
@@ -215,6 +216,9 @@ func csvFormat(maxLineBytes int, sopts []storage.Option) Format {
 		OpenSkip: csvSkipFunc(maxLineBytes, sopts),
 		Check: func(ctx context.Context, paths []string, out io.Writer, opts ...Option) error {
 			return check(ctx, paths, out, append([]Option{Storage(sopts...)}, opts...), func(ctx context.Context, c *checker, out io.Writer) error {
+				if c.rows != nil {
+					return checkRows(ctx, c, out)
+				}
 				return checkLines(ctx, c, maxLineBytes, out)
 			})
 		},

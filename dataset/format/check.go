@@ -9,6 +9,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed"
 
+	"github.com/tensorfeed/tensorfeed/dataset/csv"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/internal/skipcount"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -27,9 +28,10 @@ type checker struct {
 	// skipped is policy.Skipped() when the check started: the readers
 	// that skip under the policy report their bad records to it directly.
 	skipped int64
-	mixed   bool  // Mixed was given
-	first   error // the bad record that ended the check
-	ended   int64 // bad records the policy did not step over: 0 or 1
+	mixed   bool         // Mixed was given
+	rows    []csv.Option // Rows's options, nil when not given
+	first   error        // the bad record that ended the check
+	ended   int64        // bad records the policy did not step over: 0 or 1
 }
 
 // Mixed tells Format.Check that a file may mix kinds of payload: records
@@ -49,7 +51,7 @@ func check(ctx context.Context, paths []string, out io.Writer, opts []Option, fn
 	option.Apply(&cfg, opts)
 	var errs []error
 	for _, path := range paths {
-		c := &checker{path: path, sopts: cfg.storage, mixed: cfg.mixed, policy: cfg.bad, skips: (*skipcount.Policy)(cfg.bad).Pass(-1, nil), skipped: cfg.bad.Skipped()}
+		c := &checker{path: path, sopts: cfg.storage, mixed: cfg.mixed, rows: cfg.rows, policy: cfg.bad, skips: (*skipcount.Policy)(cfg.bad).Pass(-1, nil), skipped: cfg.bad.Skipped()}
 		err := fn(ctx, c, out)
 		if err == nil {
 			err = c.first

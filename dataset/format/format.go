@@ -106,7 +106,8 @@ const headSize = 512
 var errUnknownFormat = fmt.Errorf("%w: unknown format: %w", ErrSpec, tensorfeed.ErrBadData)
 
 // Registry maps format names to formats. Its methods are safe for
-// concurrent use. The zero value is not usable; see NewRegistry and Default.
+// concurrent use. The zero value is an empty registry, ready to use;
+// Default holds the built-in formats.
 type Registry struct {
 	mu      sync.RWMutex
 	formats map[string]Format
@@ -114,11 +115,8 @@ type Registry struct {
 	builtin []string // built-in names, in order
 }
 
-// NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{formats: map[string]Format{}} }
-
 var defaultRegistry = sync.OnceValue(func() *Registry {
-	r := NewRegistry()
+	r := &Registry{formats: map[string]Format{}}
 	for _, b := range []struct {
 		name string
 		f    Format
@@ -169,6 +167,9 @@ func (r *Registry) Register(name string, f Format) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.formats == nil {
+		r.formats = map[string]Format{}
+	}
 	if _, ok := r.formats[name]; !ok {
 		r.user = append(r.user, name)
 	}

@@ -184,7 +184,7 @@ func TestOpenErrors(t *testing.T) {
 func TestRegisterUserFormat(t *testing.T) {
 	dir := t.TempDir()
 	p := writeFile(t, dir, "u.kv", func(b *bytes.Buffer) { b.WriteString("KV1\na=1\nb=2\n") })
-	reg := format.NewRegistry()
+	reg := new(format.Registry)
 	reg.Register("kv", format.Format{
 		Detect: func(head []byte) bool { return bytes.HasPrefix(head, []byte("KV1\n")) },
 		Open: func(path string) source.Reader[format.Record] {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tensorfeed/tensorfeed/dataset/csv"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
@@ -21,7 +22,8 @@ type config struct {
 	registry        *Registry
 	bad             *source.SkipPolicy
 	storage         []storage.Option
-	mixed           bool // Check: see Mixed
+	mixed           bool         // Check: see Mixed
+	rows            []csv.Option // Check: see Rows; nil when not given
 }
 
 // Option configures Open.

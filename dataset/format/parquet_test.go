@@ -44,7 +44,7 @@ func writeParquet(t *testing.T, dir, name string, n int) string {
 }
 
 func parquetRegistry() *format.Registry {
-	r := format.NewRegistry()
+	r := new(format.Registry)
 	r.Register("parquet", format.Parquet())
 	r.Register("csv", format.CSV(0))
 	return r

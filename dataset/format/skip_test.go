@@ -156,7 +156,7 @@ func TestSkipLongLines(t *testing.T) {
 		if err := os.WriteFile(p, []byte(tc.in), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		reg := format.NewRegistry()
+		reg := new(format.Registry)
 		reg.Register("lines", format.CSV(16))
 		recs, err := source.Collect(context.Background(), format.Open([]string{"lines:" + p}, format.WithRegistry(reg), format.OnBad(source.SkipBad(1))))
 		if err != nil {

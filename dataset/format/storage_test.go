@@ -144,7 +144,7 @@ func TestS3Errors(t *testing.T) {
 		t.Errorf("listing a missing bucket: %v", err)
 	}
 	// An untagged URL's scheme is not a tag, whatever is registered.
-	reg := format.NewRegistry()
+	reg := new(format.Registry)
 	reg.Register("s3", format.RecordIO())
 	reg.Register("recordio", format.RecordIO())
 	got, err := source.Collect(ctx, format.Open([]string{"s3://data/a.rec"}, format.WithRegistry(reg), format.Storage(s3.Options()...)))

@@ -105,7 +105,7 @@ func TestOpenWDSJoinedArchives(t *testing.T) {
 	if !errors.Is(err, webdataset.ErrAfterEnd) || !errors.As(err, &e) || e.Path != joined || e.Offset != sa.Size() {
 		t.Fatalf("%d records, then %v; want ErrAfterEnd at %d", len(got), err, sa.Size())
 	}
-	reg := format.NewRegistry()
+	reg := new(format.Registry)
 	reg.Register("wds", format.WDS(webdataset.IgnoreZeros()))
 	got, err = source.Collect(context.Background(), format.Open([]string{joined}, format.WithRegistry(reg)))
 	if err != nil || payloads(got) != "k0=tk0 k1=tk1 k2=tk2 k3=tk3" {

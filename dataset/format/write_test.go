@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/dataset/csv"
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -109,5 +110,27 @@ func TestDetectByNameAndText(t *testing.T) {
 	var te *tensorfeed.Error
 	if !errors.Is(err, format.ErrSpec) || !errors.Is(err, tensorfeed.ErrBadData) || !errors.As(err, &te) || te.Path != odd {
 		t.Errorf("odd: %v", err)
+	}
+}
+
+// The csv format's Check reads raw lines, or with Rows parses the rows
+// with dataset/csv's options and says what they hold.
+func TestCheckRows(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "iris.csv")
+	os.WriteFile(path, []byte("a,b,class\n1,2,0\n3,4,1\n"), 0o644)
+	f, _ := format.Default().Lookup("csv")
+	var out strings.Builder
+	if err := f.Check(context.Background(), []string{path}, &out); err != nil || !strings.Contains(out.String(), ": lines: 3 lines") {
+		t.Errorf("lines: %q, %v", out.String(), err)
+	}
+	out.Reset()
+	err := f.Check(context.Background(), []string{path}, &out, format.Rows(csv.Header(), csv.LabelColumns(csv.Name("class"))))
+	if err != nil || !strings.HasPrefix(out.String(), path+": CSV: 2 rows of 2 data values and 1 labels") {
+		t.Errorf("rows: %q, %v", out.String(), err)
+	}
+	out.Reset()
+	os.WriteFile(path, []byte("1,2\n3,x\n"), 0o644)
+	if err := f.Check(context.Background(), []string{path}, &out, format.Rows()); !errors.Is(err, tensorfeed.ErrBadData) || out.Len() != 0 {
+		t.Errorf("a bad row: %q, %v", out.String(), err)
 	}
 }
