@@ -84,9 +84,6 @@ func (p *Pipe[T]) Resume(st source.State) (source.Reader[T], error) {
 // steps that take pipes of several element types (the Zips).
 func (p *Pipe[T]) stepNode() *node { return p.node }
 
-// Name returns the name of the pipe's last step.
-func (p *Pipe[T]) Name() string { return p.node.name }
-
 // Named renames the pipe's last step, for stats and logs, and returns p:
 //
 //	pipeline.Map(p, decode).Named("decode")

@@ -225,8 +225,8 @@ func TestServeMNISTPrefetch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Name() != tc.last {
-			t.Errorf("--prefetch %d: the last step is %q, want %q", tc.prefetch, p.Name(), tc.last)
+		if last := p.Stats().Last().Name; last != tc.last {
+			t.Errorf("--prefetch %d: the last step is %q, want %q", tc.prefetch, last, tc.last)
 		}
 	}
 	if got := (feedConfig{prefetch: -1}).prefetchOr(4).prefetch; got != 4 {
