@@ -360,10 +360,7 @@ func (o *roundReader[T]) StateAt(epoch int, n int64) (source.State, error) {
 // Resume continues a pass from st; the samples the last batch repeats are
 // read again from the start of the epoch.
 func (o *roundReader[T]) Resume(st source.State) (source.Reader[Batch[T]], error) {
-	if err := st.Check(o.kind(), 3, 1); err != nil {
-		return nil, err
-	}
-	r, err := source.ResumeFrom(o.orig, st.In[0])
+	r, err := resumeInput(st, o.kind(), 3, o.orig)
 	if err != nil {
 		return nil, err
 	}

@@ -144,10 +144,7 @@ func (o *ofReader[T]) StateAt(epoch int, n int64) (source.State, error) {
 // Resume continues the upstream from st. With Pad, the first samples of
 // the pass are read again if the last batch needs them.
 func (o *ofReader[T]) Resume(st source.State) (source.Reader[Batch[T]], error) {
-	if err := st.Check(o.kind(), 1, 1); err != nil {
-		return nil, err
-	}
-	r, err := source.ResumeFrom(o.r, st.In[0])
+	r, err := resumeInput(st, o.kind(), 1, o.r)
 	if err != nil {
 		return nil, err
 	}
@@ -402,4 +399,13 @@ func firstN[T any](ctx context.Context, r source.Reader[T], n int) ([]T, error) 
 		}
 	}
 	return out, nil
+}
+
+// resumeInput checks that st is a state of kind with npos positions and one
+// input, and resumes r, the reader batched, from that input's state.
+func resumeInput[T any](st source.State, kind string, npos int, r source.Reader[T]) (source.Reader[T], error) {
+	if err := st.Check(kind, npos, 1); err != nil {
+		return nil, err
+	}
+	return source.ResumeFrom(r, st.In[0])
 }
