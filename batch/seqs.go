@@ -37,9 +37,6 @@ func (s Seqs[E]) Len() int { return len(s.Lens) }
 // Shape returns [Len(), L].
 func (s Seqs[E]) Shape() []int { return []int{s.Len(), s.L} }
 
-// Row returns row i, padding included. It shares memory with Data.
-func (s Seqs[E]) Row(i int) []E { return s.Data[i*s.L : (i+1)*s.L : (i+1)*s.L] }
-
 // Mask returns a new flat [Len(), L] mask: 1 where Data holds a sequence
 // element, 0 where it holds padding.
 func (s Seqs[E]) Mask() []uint8 {

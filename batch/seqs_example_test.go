@@ -18,7 +18,7 @@ func ExampleSeqs() {
 	}
 	fmt.Println("shape", s.Shape(), "lens", s.Lens)
 	for i := range s.Len() {
-		fmt.Println(s.Row(i))
+		fmt.Println(s.Data[i*s.L : (i+1)*s.L]) // row i
 	}
 	fmt.Println("mask", s.Mask())
 	// Output:

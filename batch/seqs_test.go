@@ -87,8 +87,8 @@ func TestPadSeqsMaskAndRow(t *testing.T) {
 	if want := []uint8{1, 1, 0, 1, 0, 0, 0, 0, 0}; !reflect.DeepEqual(s.Mask(), want) {
 		t.Errorf("Mask %v, want %v", s.Mask(), want)
 	}
-	if want := []float32{3, -1, -1}; !reflect.DeepEqual(s.Row(1), want) {
-		t.Errorf("Row(1) %v, want %v", s.Row(1), want)
+	if want := []float32{3, -1, -1}; !reflect.DeepEqual(s.Data[s.L:2*s.L], want) {
+		t.Errorf("row 1 %v, want %v", s.Data[s.L:2*s.L], want)
 	}
 }
 
