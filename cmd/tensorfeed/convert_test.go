@@ -256,7 +256,7 @@ func TestConvertImages(t *testing.T) {
 			}
 			l, err := s.Int("cls")
 			if err != nil || len(s.Fields) != 2 {
-				t.Fatalf("%q: sample %q: %v", input, s.Names(), err)
+				t.Fatalf("%q: sample %q: %v", input, s.Key, err)
 			}
 			for name, b := range s.Fields {
 				if name != "cls" {

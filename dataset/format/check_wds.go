@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -26,7 +27,7 @@ type wdsSample struct {
 // decode.DefaultMaxBytes. The error of the first field that does not parse
 // wraps webdataset.ErrDecode, which makes the sample bad.
 func checkSample(s webdataset.Sample) (wdsSample, error) {
-	out := wdsSample{fields: s.Names()}
+	out := wdsSample{fields: slices.Sorted(maps.Keys(s.Fields))}
 	for _, f := range out.fields {
 		out.bytes += int64(len(s.Fields[f]))
 		var err error

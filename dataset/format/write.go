@@ -124,7 +124,6 @@ func writeRecordIO(path string) (RecordWriter, error) {
 // Labels) or "data"; Labels as "label" (int64, or float when one is not
 // an integer), and Key as "key" unless a field has that name.
 func writeTFRecord(path string) (RecordWriter, error) {
-	var buf []byte
 	return createFile(path, func(bw *bufio.Writer) (func(*bufio.Writer, Record) (int64, error), func() error) {
 		w := tfrecord.NewWriter(bw)
 		put := func(_ *bufio.Writer, rec Record) (int64, error) {
@@ -152,7 +151,7 @@ func writeTFRecord(path string) (RecordWriter, error) {
 			if _, taken := rec.Fields["key"]; !taken {
 				ex.SetBytes("key", []byte(rec.Key))
 			}
-			buf = ex.AppendMarshal(buf[:0])
+			buf := ex.Marshal()
 			if limit := writelimit.Current.TFRecord; int64(len(buf)) > limit {
 				return 0, tooLarge(tfrecord.ErrTooLarge, "the tf.train.Example", int64(len(buf)), limit, "tfrecord.MaxRecordBytes")
 			}

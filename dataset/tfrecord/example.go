@@ -513,10 +513,10 @@ func (p *parser) fill(b []byte, s featureShape) featureList {
 // Marshal returns the Example serialized as a tf.train.Example, its
 // features in the order of their names (so equal Examples give equal
 // bytes), lists packed as TensorFlow writes them.
-func (e Example) Marshal() []byte { return e.AppendMarshal(nil) }
+func (e Example) Marshal() []byte { return e.appendMarshal(nil) }
 
-// AppendMarshal appends the serialized Example to b and returns the result.
-func (e Example) AppendMarshal(b []byte) []byte {
+// appendMarshal appends the serialized Example to b and returns the result.
+func (e Example) appendMarshal(b []byte) []byte {
 	if len(e.Features) == 0 {
 		return b
 	}

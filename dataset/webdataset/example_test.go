@@ -8,9 +8,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -118,7 +120,7 @@ func ExampleNewWriter() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println(s.Key, s.Names(), s.Offset)
+		fmt.Println(s.Key, slices.Sorted(maps.Keys(s.Fields)), s.Offset)
 	}
 	// Output:
 	// val/0000 [cls json] 0

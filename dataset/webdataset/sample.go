@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/tensorfeed/tensorfeed/image/decode"
@@ -26,16 +25,6 @@ type Sample struct {
 	// bytes belong to the sample: a reader never reuses them, unless it was
 	// opened with [ReuseBuffer].
 	Fields map[string][]byte
-}
-
-// Names returns the sample's field names, sorted.
-func (s Sample) Names() []string {
-	names := make([]string, 0, len(s.Fields))
-	for n := range s.Fields {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
 }
 
 // errField returns an error about field of s, positioned at the sample.

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/tensorfeed/tensorfeed/internal/option"
@@ -87,7 +89,7 @@ func (w *Writer) Write(s Sample) error {
 	if _, dup := w.seen[s.Key]; dup {
 		return fmt.Errorf("%w: key %q written before", ErrWrite, s.Key)
 	}
-	names := s.Names()
+	names := slices.Sorted(maps.Keys(s.Fields))
 	for _, f := range names {
 		if f == "" || strings.ContainsRune(f, '/') || strings.HasSuffix(f, ".") {
 			return fmt.Errorf("%w: sample %q: bad field name %q", ErrWrite, s.Key, f)
