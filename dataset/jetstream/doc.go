@@ -27,7 +27,7 @@
 //     been used, and safe through prefetching stages;
 //   - [Values] acknowledges a message when the consumer asks for the next
 //     sample, for loops that use each sample before taking the next;
-//   - [Message.Ack] for batches made by hand.
+//   - [Message.Msg]().Ack() for batches made by hand.
 //
 // A pass that fails, is cancelled or stopped loses nothing: what it yielded
 // and was not acknowledged comes again after AckWait, and what it received

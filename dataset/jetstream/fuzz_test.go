@@ -47,13 +47,13 @@ func FuzzReadMessage(f *testing.F) {
 			got = append(got, m)
 		}
 		for _, m := range got {
-			if err := m.Ack(); err != nil {
+			if err := m.Msg().Ack(); err != nil {
 				t.Fatal(err)
 			}
 		}
 		want, werr := strconv.Atoi(string(data))
 		if len(data) <= 16 && werr == nil {
-			if len(got) != 1 || got[0].Value != want || got[0].Seq() != seq || skipped != nil {
+			if len(got) != 1 || got[0].Value != want || seqOf(got[0]) != seq || skipped != nil {
 				t.Fatalf("%q: %d samples (skipped %v), want %d at %d", data, len(got), skipped, want, seq)
 			}
 			return

@@ -176,8 +176,17 @@ func newConsumer(t testing.TB, js njs.JetStream, d string, cfg njs.ConsumerConfi
 func ackAll[T any](t testing.TB, msgs []jetstream.Message[T]) {
 	t.Helper()
 	for _, m := range msgs {
-		if err := m.Ack(); err != nil {
+		if err := m.Msg().Ack(); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// seqOf returns the stream sequence of m's message.
+func seqOf[T any](m jetstream.Message[T]) uint64 {
+	md, err := m.Msg().Metadata()
+	if err != nil {
+		panic(err)
+	}
+	return md.Sequence.Stream
 }

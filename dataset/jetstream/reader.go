@@ -117,7 +117,7 @@ func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.
 // consumer and decodes each into a sample ([Read]'s result; the type is
 // not exported, users hold it as the source.Reader it is). It is a
 // source.Reader[Message[T]]: every sample comes with its message, which the
-// consumer acknowledges once the sample has been used ([Message.Ack],
+// consumer acknowledges once the sample has been used ([Message.Msg]().Ack(),
 // [Tensorize], [Values]).
 type reader[T any] struct {
 	js      njs.JetStream
@@ -131,7 +131,7 @@ type reader[T any] struct {
 // consumer named durable, each decoded by decode: a
 // source.Reader[Message[T]] whose every sample comes with its message,
 // which the consumer acknowledges once the sample has been used
-// ([Message.Ack], [Tensorize], [Values]). It is a source.SkipCounted
+// ([Message.Msg]().Ack(), [Tensorize], [Values]). It is a source.SkipCounted
 // (Skipped). Every pass looks the
 // consumer up (or creates it, with [Create]) on js and fetches from it; the
 // connection is the caller's, and stays open after the passes.

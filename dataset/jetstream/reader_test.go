@@ -123,7 +123,7 @@ func seqs(t *testing.T, ctx context.Context, r source.Reader[jetstream.Message[i
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, m.Seq())
+		out = append(out, seqOf(m))
 		msgs = append(msgs, m)
 		if len(out) == n {
 			break
