@@ -79,23 +79,37 @@ typedef struct {
 	int mirror, x0, cw, plane;
 } tf_planar;
 
-// tf_planar_rows_c converts rows y .. y+n-1 of the crop (row stride
-// bytes, the crop's column 0 at src + 3*x0) one value at a time.
-static void tf_planar_rows_c(const tf_planar *p, float *dst, const unsigned char *src, size_t stride, int y, int n) {
+// tf_row returns the crop's row k (row stride bytes, its column 0 at
+// src + 3*x0) and sets d to the three planes' rows y+k of dst.
+static inline const unsigned char *tf_row(const tf_planar *p, float *dst, const unsigned char *src, size_t stride,
+		int y, int k, float *d[3]) {
+	d[0] = dst + (size_t)(y + k) * p->cw;
+	d[1] = d[0] + p->plane;
+	d[2] = d[1] + p->plane;
+	return src + stride * (size_t)k + 3 * (size_t)p->x0;
+}
+
+// tf_planar_cols converts columns j0 .. j1-1 of the row s into d one value
+// at a time.
+static inline void tf_planar_cols(const tf_planar *p, const unsigned char *s, float *d[3], int j0, int j1) {
 	int w = p->cw;
-	for (int k = 0; k < n; k++) {
-		const unsigned char *s = src + stride * (size_t)k + 3 * (size_t)p->x0;
-		float *d0 = dst + (size_t)(y + k) * w, *d1 = d0 + p->plane, *d2 = d1 + p->plane;
-		for (int j = 0; j < w; j++) {
-			const unsigned char *q = s + 3 * (p->mirror ? w - 1 - j : j);
-			float v0 = (float)q[0] - p->mean[0], v1 = (float)q[1] - p->mean[1], v2 = (float)q[2] - p->mean[2];
-			v0 = v0 * p->mul[0];
-			v1 = v1 * p->mul[1];
-			v2 = v2 * p->mul[2];
-			d0[j] = v0 + p->bias[0];
-			d1[j] = v1 + p->bias[1];
-			d2[j] = v2 + p->bias[2];
+	for (int j = j0; j < j1; j++) {
+		const unsigned char *q = s + 3 * (p->mirror ? w - 1 - j : j);
+		for (int c = 0; c < 3; c++) {
+			float f = (float)q[c] - p->mean[c];
+			f = f * p->mul[c];
+			d[c][j] = f + p->bias[c];
 		}
+	}
+}
+
+// tf_planar_rows_c converts rows y .. y+n-1 of the crop one value at a
+// time.
+static void tf_planar_rows_c(const tf_planar *p, float *dst, const unsigned char *src, size_t stride, int y, int n) {
+	for (int k = 0; k < n; k++) {
+		float *d[3];
+		const unsigned char *s = tf_row(p, dst, src, stride, y, k, d);
+		tf_planar_cols(p, s, d, 0, p->cw);
 	}
 }
 
@@ -133,6 +147,29 @@ __attribute__((constructor)) static void tf_planar_init(void) {
 	tf_simd = tf_cpu_simd;
 }
 
+// tf_load_masks loads the gather masks of every channel, mirrored (m = 1)
+// or not.
+__attribute__((target("ssse3"))) static inline void tf_load_masks(int m, __m128i mk[3][3]) {
+	for (int c = 0; c < 3; c++)
+		for (int v = 0; v < 3; v++) mk[c][v] = _mm_load_si128((const __m128i *)tf_masks[m][c][v]);
+}
+
+// tf_gather returns the bytes of channel c of the 16 RGB pixels in
+// abc[0..2] (48 bytes), in the order of the masks mk.
+__attribute__((target("ssse3"))) static inline __m128i tf_gather(const __m128i abc[3], const __m128i mk[3]) {
+	return _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(abc[0], mk[0]), _mm_shuffle_epi8(abc[1], mk[1])),
+		_mm_shuffle_epi8(abc[2], mk[2]));
+}
+
+// tf_load48 loads the 16 RGB pixels of output columns j .. j+15 of the
+// row s (w wide): pixels j .. j+15, or w-16-j .. w-1-j when mirrored.
+__attribute__((target("ssse3"))) static inline void tf_load48(const unsigned char *s, int w, int m, int j, __m128i abc[3]) {
+	const unsigned char *q = s + 3 * (size_t)(m ? w - 16 - j : j);
+	abc[0] = _mm_loadu_si128((const __m128i *)q);
+	abc[1] = _mm_loadu_si128((const __m128i *)(q + 16));
+	abc[2] = _mm_loadu_si128((const __m128i *)(q + 32));
+}
+
 // tf_planar_rows_ssse3 is tf_planar_rows_c 16 pixels at a time: the bytes
 // of each channel gathered with pshufb (in reverse for a mirrored row),
 // widened to float32 and converted with the same three roundings.
@@ -141,8 +178,8 @@ __attribute__((target("ssse3"))) static void tf_planar_rows_ssse3(const tf_plana
 	int w = p->cw, m = p->mirror ? 1 : 0;
 	__m128i z = _mm_setzero_si128(), mk[3][3];
 	__m128 mean[3], mul[3], bias[3];
+	tf_load_masks(m, mk);
 	for (int c = 0; c < 3; c++) {
-		for (int v = 0; v < 3; v++) mk[c][v] = _mm_load_si128((const __m128i *)tf_masks[m][c][v]);
 		mean[c] = _mm_set1_ps(p->mean[c]);
 		mul[c] = _mm_set1_ps(p->mul[c]);
 		bias[c] = _mm_set1_ps(p->bias[c]);
@@ -153,21 +190,13 @@ __attribute__((target("ssse3"))) static void tf_planar_rows_ssse3(const tf_plana
 	// read next by the consumer, so its lines are not read in first.
 	int stream = ((uintptr_t)dst & 15) == 0 && w % 4 == 0 && p->plane % 4 == 0;
 	for (int k = 0; k < n; k++) {
-		const unsigned char *s = src + stride * (size_t)k + 3 * (size_t)p->x0;
 		float *d[3];
-		d[0] = dst + (size_t)(y + k) * w;
-		d[1] = d[0] + p->plane;
-		d[2] = d[1] + p->plane;
+		const unsigned char *s = tf_row(p, dst, src, stride, y, k, d);
 		for (int j = 0; j < body; j += 16) {
-			// Output columns j .. j+15 come from pixels j .. j+15, or
-			// from w-16-j .. w-1-j reversed.
-			const unsigned char *q = s + 3 * (size_t)(m ? w - 16 - j : j);
-			__m128i a = _mm_loadu_si128((const __m128i *)q);
-			__m128i b = _mm_loadu_si128((const __m128i *)(q + 16));
-			__m128i e = _mm_loadu_si128((const __m128i *)(q + 32));
+			__m128i abc[3];
+			tf_load48(s, w, m, j, abc);
 			for (int c = 0; c < 3; c++) {
-				__m128i v = _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(a, mk[c][0]), _mm_shuffle_epi8(b, mk[c][1])),
-					_mm_shuffle_epi8(e, mk[c][2]));
+				__m128i v = tf_gather(abc, mk[c]);
 				__m128i lo = _mm_unpacklo_epi8(v, z), hi = _mm_unpackhi_epi8(v, z);
 				__m128i q4[4] = {_mm_unpacklo_epi16(lo, z), _mm_unpackhi_epi16(lo, z),
 					_mm_unpacklo_epi16(hi, z), _mm_unpackhi_epi16(hi, z)};
@@ -182,14 +211,7 @@ __attribute__((target("ssse3"))) static void tf_planar_rows_ssse3(const tf_plana
 				}
 			}
 		}
-		for (int j = body; j < w; j++) {
-			const unsigned char *q = s + 3 * (m ? w - 1 - j : j);
-			for (int c = 0; c < 3; c++) {
-				float f = (float)q[c] - p->mean[c];
-				f = f * p->mul[c];
-				d[c][j] = f + p->bias[c];
-			}
-		}
+		tf_planar_cols(p, s, d, body, w);
 	}
 }
 
@@ -200,27 +222,21 @@ __attribute__((target("ssse3,avx2"))) static void tf_planar_rows_avx2(const tf_p
 	int w = p->cw, m = p->mirror ? 1 : 0;
 	__m128i mk[3][3];
 	__m256 mean[3], mul[3], bias[3];
+	tf_load_masks(m, mk);
 	for (int c = 0; c < 3; c++) {
-		for (int v = 0; v < 3; v++) mk[c][v] = _mm_load_si128((const __m128i *)tf_masks[m][c][v]);
 		mean[c] = _mm256_set1_ps(p->mean[c]);
 		mul[c] = _mm256_set1_ps(p->mul[c]);
 		bias[c] = _mm256_set1_ps(p->bias[c]);
 	}
 	int body = w - w % 16;
 	for (int k = 0; k < n; k++) {
-		const unsigned char *s = src + stride * (size_t)k + 3 * (size_t)p->x0;
 		float *d[3];
-		d[0] = dst + (size_t)(y + k) * w;
-		d[1] = d[0] + p->plane;
-		d[2] = d[1] + p->plane;
+		const unsigned char *s = tf_row(p, dst, src, stride, y, k, d);
 		for (int j = 0; j < body; j += 16) {
-			const unsigned char *q = s + 3 * (size_t)(m ? w - 16 - j : j);
-			__m128i a = _mm_loadu_si128((const __m128i *)q);
-			__m128i b = _mm_loadu_si128((const __m128i *)(q + 16));
-			__m128i e = _mm_loadu_si128((const __m128i *)(q + 32));
+			__m128i abc[3];
+			tf_load48(s, w, m, j, abc);
 			for (int c = 0; c < 3; c++) {
-				__m128i v = _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(a, mk[c][0]), _mm_shuffle_epi8(b, mk[c][1])),
-					_mm_shuffle_epi8(e, mk[c][2]));
+				__m128i v = tf_gather(abc, mk[c]);
 				__m256 f0 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(v));
 				__m256 f1 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(v, 8)));
 				f0 = _mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(f0, mean[c]), mul[c]), bias[c]);
@@ -229,14 +245,7 @@ __attribute__((target("ssse3,avx2"))) static void tf_planar_rows_avx2(const tf_p
 				_mm256_storeu_ps(d[c] + j + 8, f1);
 			}
 		}
-		for (int j = body; j < w; j++) {
-			const unsigned char *q = s + 3 * (m ? w - 1 - j : j);
-			for (int c = 0; c < 3; c++) {
-				float f = (float)q[c] - p->mean[c];
-				f = f * p->mul[c];
-				d[c][j] = f + p->bias[c];
-			}
-		}
+		tf_planar_cols(p, s, d, body, w);
 	}
 }
 
