@@ -31,9 +31,9 @@
 //
 // A pass reads the file through a 64 KiB buffer and never holds it whole,
 // nor a row whole beyond [MaxLineBytes] (default 1 MiB):
-// a longer row ends the pass with [ErrLineTooLong] after about that many
+// a longer row ends the pass with [ErrTooLarge] after about that many
 // bytes were read, and a field beyond [MaxFieldBytes] (default
-// 256 KiB) makes its row bad with [ErrFieldTooLong]. A
+// 256 KiB) makes its row bad with [ErrTooLarge]. A
 // pass's memory is therefore bounded by a small multiple of MaxLineBytes
 // (the row's bytes, a few tens of bytes per field, the row's values)
 // whatever the file holds. Each Row's slices are new memory that the
@@ -56,7 +56,7 @@
 // wrapping [ErrFormat] (which wraps
 // tensorfeed.ErrBadData) and one of [ErrFieldCount], [ErrNumber],
 // [ErrClass], [ErrShape], [ErrColumn], [ErrRowCount], [ErrEmpty],
-// [ErrLineTooLong], [ErrFieldTooLong] (or encoding/csv's ErrQuote /
+// [ErrTooLarge] (or encoding/csv's ErrQuote /
 // ErrBareQuote). An error quotes at most the first 64 bytes of a bad
 // field. The pass yields the rows before the bad one, then the error,
 // once; it never ends short without an error.

@@ -36,11 +36,17 @@ var (
 	// ErrEmpty: the file holds no data row (it is empty, or holds only
 	// the rows that SkipRows and Header consume).
 	ErrEmpty = errors.New("no data rows")
-	// ErrLineTooLong: a row holds more bytes than MaxLineBytes. The
-	// error's position is the byte where the row passes the limit.
-	ErrLineTooLong = errors.New("line too long")
-	// ErrFieldTooLong: a field holds more bytes than MaxFieldBytes.
-	ErrFieldTooLong = errors.New("field too long")
+	// ErrTooLarge: a row holds more bytes than MaxLineBytes (the error's
+	// position is the byte where the row passes the limit, and the pass
+	// ends), or a field more than MaxFieldBytes (the row is bad).
+	ErrTooLarge = errors.New("larger than the configured maximum")
+)
+
+// The ErrTooLarge of a row over MaxLineBytes, told apart from a field's
+// because it ends the pass under any policy (rowLevel), and of a field.
+var (
+	errLineTooLong  = cause.Sentinel("line too long", ErrTooLarge)
+	errFieldTooLong = cause.Sentinel("field too long", ErrTooLarge)
 )
 
 // parseError returns the error about a bad row: a *tensorfeed.Error with
@@ -64,5 +70,5 @@ func parseError(path string, line, col, field int, err error) *tensorfeed.Error 
 // header or layout and data and label files that differ in rows are not:
 // they end the pass under any policy.
 func rowLevel(err error) bool {
-	return streamfile.OneRecord(err, ErrFormat, ErrLineTooLong, ErrRowCount, ErrShape, ErrColumn, ErrEmpty)
+	return streamfile.OneRecord(err, ErrFormat, errLineTooLong, ErrRowCount, ErrShape, ErrColumn, ErrEmpty)
 }

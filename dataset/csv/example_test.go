@@ -176,7 +176,7 @@ func ExampleMaxLineBytes() {
 	if errors.As(err, &pe) {
 		fmt.Printf("line %d, column %d: %v\n", pe.Line, pe.Column, pe.Err)
 	}
-	fmt.Println(errors.Is(err, csv.ErrLineTooLong), errors.Is(err, tensorfeed.ErrBadData))
+	fmt.Println(errors.Is(err, csv.ErrTooLarge), errors.Is(err, tensorfeed.ErrBadData))
 	// Output:
 	// line 2, column 65537: csv: line too long: a row of more than 65536 bytes (MaxLineBytes)
 	// true true

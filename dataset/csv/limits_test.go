@@ -89,8 +89,8 @@ func TestLongLineBoundedMemory(t *testing.T) {
 
 	// A lower limit reads less of the line.
 	rows, alloc, err = readAll(t, csv.New(path, csv.MaxLineBytes(64<<10)))
-	if rows != 2 || !errors.As(err, &pe) || !errors.Is(err, csv.ErrLineTooLong) || pe.Line != 3 || pe.Column != 64<<10+1 {
-		t.Fatalf("%d rows, error %.300v: want ErrLineTooLong at 3:%d", rows, err, 64<<10+1)
+	if rows != 2 || !errors.As(err, &pe) || !errors.Is(err, csv.ErrTooLarge) || pe.Line != 3 || pe.Column != 64<<10+1 {
+		t.Fatalf("%d rows, error %.300v: want ErrTooLarge at 3:%d", rows, err, 64<<10+1)
 	}
 	if alloc > 1<<20 {
 		t.Errorf("MaxLineBytes(64 KiB): a pass over a %d-byte line allocated %d bytes", size, alloc)

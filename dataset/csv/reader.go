@@ -230,7 +230,7 @@ func DType(d sample.DType) Option {
 // MaxLineBytes sets the most bytes a row may hold (default
 // [defaultMaxLineBytes]), line ends aside; a row whose quoted fields hold
 // line breaks counts the bytes of all its lines. A longer row ends the pass
-// with a [*tensorfeed.Error] wrapping [ErrLineTooLong] at the line and column
+// with a [*tensorfeed.Error] wrapping [ErrTooLarge] at the line and column
 // where it passes n, after reading at most about n bytes of it, under any
 // bad-record policy: where the next row starts cannot be known when the
 // row may hold quotes, and the fix is a larger limit. Comment lines are
@@ -244,7 +244,7 @@ func MaxLineBytes(n int) Option {
 
 // MaxFieldBytes sets the most bytes a field may hold after its quotes are
 // removed (default 256 KiB). A longer field makes its row
-// bad ([ErrFieldTooLong]), which a bad-record policy may skip. It panics
+// bad ([ErrTooLarge]), which a bad-record policy may skip. It panics
 // unless 1 <= n <= 1<<30.
 func MaxFieldBytes(n int) Option {
 	if n < 1 || n > maxLimit {

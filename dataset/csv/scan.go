@@ -107,7 +107,7 @@ func (f *file) seek(off int64, line, rows int) error {
 var byteOrderMark = []byte("\ufeff")
 
 // readLine reads the next line with its \n, if any, and counts it. It
-// fails with ErrLineTooLong, without reading the line whole, when the
+// fails with errLineTooLong, without reading the line whole, when the
 // line's bytes (its \n or \r\n aside) are more than budget. It returns
 // io.EOF only when no byte is left.
 func (f *file) readLine(budget int) ([]byte, error) {
@@ -156,7 +156,7 @@ func (f *file) readLine(budget int) ([]byte, error) {
 		line = line[:n-1]
 	}
 	if len(line)-lengthNL(line) > budget || err == bufio.ErrBufferFull {
-		return nil, parseError(f.path, f.line, f.col0+budget, 0, fmt.Errorf("%w: a row of more than %d bytes (MaxLineBytes)", ErrLineTooLong, f.maxLine))
+		return nil, parseError(f.path, f.line, f.col0+budget, 0, fmt.Errorf("%w: a row of more than %d bytes (MaxLineBytes)", errLineTooLong, f.maxLine))
 	}
 	return line, nil
 }
@@ -198,7 +198,7 @@ func nextRune(b []byte) rune {
 // read reads the next record. It returns io.EOF at the end of the file, a
 // *tensorfeed.Error for a record that cannot be split into fields (after which
 // the next record can still be read: the bad one is consumed), or a fatal
-// error (ErrLineTooLong, a read error) which every later call returns too.
+// error (errLineTooLong, a read error) which every later call returns too.
 func (f *file) read() error {
 	if f.fatal != nil {
 		return f.fatal
@@ -352,7 +352,7 @@ func (f *file) endField(line, col int) error {
 	f.ends = append(f.ends, int32(len(f.buf)))
 	f.cols = append(f.cols, int32(col))
 	if len(f.buf)-f.fstart > f.maxField {
-		return parseError(f.path, line, col, n+1, fmt.Errorf("%w: more than %d bytes (MaxFieldBytes): %s", ErrFieldTooLong, f.maxField, quotePrefix(string(f.buf[f.fstart:min(len(f.buf), f.fstart+excerptLen+1)]))))
+		return parseError(f.path, line, col, n+1, fmt.Errorf("%w: more than %d bytes (MaxFieldBytes): %s", errFieldTooLong, f.maxField, quotePrefix(string(f.buf[f.fstart:min(len(f.buf), f.fstart+excerptLen+1)]))))
 	}
 	return nil
 }

@@ -56,7 +56,7 @@ func positions(t *testing.T, errs []error) []pos {
 			t.Fatalf("skipped %v: not a *tensorfeed.Error wrapping tensorfeed.ErrBadData", err)
 		}
 		var cause error
-		for _, c := range []error{csv.ErrNumber, csv.ErrFieldCount, csv.ErrClass, csv.ErrFieldTooLong, stdcsv.ErrQuote, stdcsv.ErrBareQuote} {
+		for _, c := range []error{csv.ErrNumber, csv.ErrFieldCount, csv.ErrClass, csv.ErrTooLarge, stdcsv.ErrQuote, stdcsv.ErrBareQuote} {
 			if errors.Is(err, c) {
 				cause = c
 			}
@@ -86,7 +86,7 @@ var mixedBad = []pos{
 	{4, 2, 2, csv.ErrFieldCount},
 	{5, 2, 0, stdcsv.ErrBareQuote},
 	{6, 4, 2, csv.ErrNumber},
-	{7, 4, 2, csv.ErrFieldTooLong},
+	{7, 4, 2, csv.ErrTooLarge},
 }
 
 func TestSkipBadDefaultFails(t *testing.T) {
@@ -197,7 +197,7 @@ func TestSkipBadStructural(t *testing.T) {
 		rows               int
 		cause              error
 	}{
-		{name: "line too long", data: "1,2\n3,4444444444\n5,6\n", opts: []csv.Option{csv.MaxLineBytes(8)}, rows: 1, cause: csv.ErrLineTooLong},
+		{name: "line too long", data: "1,2\n3,4444444444\n5,6\n", opts: []csv.Option{csv.MaxLineBytes(8)}, rows: 1, cause: csv.ErrTooLarge},
 		{name: "label file shorter", data: "1\n2\n3\n", labels: "0\n1\n", rows: 2, cause: csv.ErrRowCount},
 		{name: "label file longer", data: "1\n2\n", labels: "0\n1\n2\n", rows: 2, cause: csv.ErrRowCount},
 		{name: "header only", data: "a,b\n", opts: []csv.Option{csv.Header()}, cause: csv.ErrEmpty},
@@ -239,14 +239,14 @@ func TestLimitsAcrossLines(t *testing.T) {
 	if err != nil || !slices.Equal(firsts, []float32{1, 4}) {
 		t.Fatalf("rows %v, %v", firsts, err)
 	}
-	if got := positions(t, skipped); len(got) != 1 || got[0] != (pos{2, 1, 1, csv.ErrFieldTooLong}) {
+	if got := positions(t, skipped); len(got) != 1 || got[0] != (pos{2, 1, 1, csv.ErrTooLarge}) {
 		t.Errorf("skipped %+v", got)
 	}
 	// Lines 2 to 4 hold 5, 4 and 6 bytes: the limit of 10 is passed at
 	// the second byte of line 4.
 	path := write(t, t.TempDir(), "d.csv", "1,2\n\"aaaa\nbbbb\nccc\",1\n")
 	_, err = pass(t, csv.New(path, csv.MaxLineBytes(10)))
-	checkErr(t, err, path, 4, 2, 0, csv.ErrLineTooLong, "more than 10 bytes")
+	checkErr(t, err, path, 4, 2, 0, csv.ErrTooLarge, "more than 10 bytes")
 }
 
 func TestLimitPanics(t *testing.T) {
