@@ -15,6 +15,7 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/checkstat"
 	"github.com/tensorfeed/tensorfeed/internal/progress"
 	"github.com/tensorfeed/tensorfeed/internal/stage"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -220,7 +221,7 @@ func inputDir(name string) string {
 // a URL prefix), plain or gzip.
 func findIDX(ctx context.Context, dir, name string, opts []storage.Option) (string, error) {
 	for _, p := range []string{joinInput(dir, name), joinInput(dir, name+".gz")} {
-		if inputExists(ctx, p, opts) {
+		if checkstat.Exists(ctx, p, opts) {
 			return p, nil
 		}
 	}

@@ -9,17 +9,8 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/internal/checkstat"
 	"github.com/tensorfeed/tensorfeed/storage"
 )
-
-// openInput opens a command's input, a local path or a URL (see
-// checkstat.Open).
-var openInput = checkstat.Open
-
-// inputExists reports whether name is a regular local file or an object
-// that can be opened.
-var inputExists = checkstat.Exists
 
 // openAs returns the registry's reader of the file at path in the format
 // name, read through storage with opts.

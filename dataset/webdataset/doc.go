@@ -50,7 +50,7 @@
 // (Path), the byte offset of the tar header of the member concerned (in the decompressed
 // stream of a .tar.gz shard) and the member, and wraps [ErrFormat] (and so
 // tensorfeed.ErrBadData) and its cause. A bad tar header or gzip stream
-// ("bad tar header"), a truncated shard ("truncated shard": it ends inside a
+// ([ErrHeader]), a truncated shard ([ErrTruncated]: it ends inside a
 // header or a member, a member claims more bytes than the file holds after
 // its header, or the end-of-archive blocks are missing), data after the
 // end-of-archive blocks ([ErrAfterEnd]), a member over
