@@ -78,7 +78,7 @@ type Row struct {
 // ErrColumnType that names the file, the column, its type and the type
 // asked for. A row whose value does not fit the column's shape (a list of
 // another length, a null) is a *tensorfeed.Error naming the file, the row
-// group, the row and the column, wrapping ErrShape: a bad record that
+// group, the row and the column, wrapping errShape: a bad record that
 // a policy ([OnBad]) may skip. It panics when cols is empty.
 func ReadColumns(list string, cols []Column, opts ...Option) source.Reader[Row] {
 	if len(cols) == 0 {
@@ -505,7 +505,7 @@ func (d *leafDecoder) shapeErr(r int64, msg string) {
 		out.bad = append(out.bad, nil)
 	}
 	if out.bad[r] == nil {
-		out.bad[r] = posError(d.f.path, -1, d.g, d.f.rowStart[d.g]+r, d.l.col.name, ErrShape, msg)
+		out.bad[r] = posError(d.f.path, -1, d.g, d.f.rowStart[d.g]+r, d.l.col.name, errShape, msg)
 	}
 }
 

@@ -239,7 +239,7 @@ var _ source.Indexed[int] = (*indexedRows[int])(nil)
 func (d *indexedRows[T]) Len() int { return int(d.starts[len(d.starts)-1]) }
 
 // Get returns row i. A row that does not fit its column gives its
-// positioned error (wrapping ErrShape), so source.SkipIndexed can skip it.
+// positioned error (wrapping errShape), so source.SkipIndexed can skip it.
 func (d *indexedRows[T]) Get(i int) (T, error) {
 	var zero T
 	if i < 0 || i >= d.Len() {

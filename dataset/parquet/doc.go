@@ -42,7 +42,7 @@
 // Malformed input gives a [*tensorfeed.Error] naming the file and, where they
 // apply, the row group, the row, the column and the byte offset; it wraps
 // [ErrFormat] (and so tensorfeed.ErrBadData) and the cause:
-// io.ErrUnexpectedEOF for a truncated file, [ErrTooLarge], [ErrShape],
+// io.ErrUnexpectedEOF for a truncated file, [ErrTooLarge] or
 // [ErrColumnType].
 //
 // parquet-go allocates for the lengths the metadata claims, so every

@@ -21,11 +21,12 @@ var ErrFormat error = &badData{"parquet: bad format"}
 // [MaxMetadataBytes], [MaxPageBytes], [MaxPageValues]).
 var ErrTooLarge = errors.New("parquet: larger than the configured maximum")
 
-// ErrShape is wrapped by the error for a row whose value does not fit the
-// shape of its [Column]: a list of another length, or a null. The rows
-// around it are intact, so a bad-record policy ([OnBad]) may
-// skip it.
-var ErrShape = errors.New("parquet: value does not fit the column's shape")
+// errShape is the cause of the ErrFormat error for a row whose value does
+// not fit the shape of its [Column]: a list of another length, or a null.
+// The rows around it are intact, so a bad-record policy ([OnBad]) may skip
+// it; a caller does the same about it as about any bad row, so it has no
+// exported name.
+var errShape = errors.New("parquet: value does not fit the column's shape")
 
 // ErrColumnType is wrapped by the error a pass starts with when a column
 // asked for is missing from a file or holds another type than asked for.
@@ -43,7 +44,7 @@ func (e *badData) Unwrap() error { return tensorfeed.ErrBadData }
 // column col (its name or dotted path); each is -1 or "" when it does not
 // apply. The column is the error's Member, the row its Record, and the row
 // group is named in the message. It wraps ErrFormat, and cause when that is
-// not nil (io.ErrUnexpectedEOF for a truncated file, ErrTooLarge, ErrShape,
+// not nil (io.ErrUnexpectedEOF for a truncated file, ErrTooLarge, errShape,
 // ErrColumnType, an error of parquet-go), whose text msg says.
 func posError(file string, off int64, group int, row int64, col string, cause error, msg string) *tensorfeed.Error {
 	err := errcause.New(ErrFormat, cause, msg)

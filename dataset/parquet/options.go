@@ -143,7 +143,7 @@ func Storage(opts ...storage.Option) Option {
 
 // OnBad sets the bad-record policy, which may be shared with other
 // readers. A bad record is a row whose value does not fit the shape of its
-// column (ErrShape); the rows after it are intact. Whatever the policy, a
+// column (an ErrFormat error); the rows after it are intact. Whatever the policy, a
 // pass fails on a missing file, a bad magic, a footer or page that is
 // truncated, corrupt or over the limits, and a column of the wrong type:
 // after those nothing can be trusted. Rows decoded into Go structs by

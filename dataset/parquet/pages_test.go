@@ -93,7 +93,7 @@ func TestPages(t *testing.T) {
 				// Without a policy, the first bad row ends the pass.
 				_, err = source.Collect(context.Background(), parquet.ReadColumns(path, cols))
 				var fe *tensorfeed.Error
-				if !errors.As(err, &fe) || !errors.Is(err, parquet.ErrShape) || fe.Record != 7 || fe.Member != "l" {
+				if !errors.As(err, &fe) || !errors.Is(err, parquet.ErrShapeCause) || fe.Record != 7 || fe.Member != "l" {
 					t.Fatalf("no policy: %v", err)
 				}
 			})

@@ -148,7 +148,7 @@ func TestBadRows(t *testing.T) {
 	ctx := context.Background()
 	_, err := source.Collect(ctx, parquet.ReadColumns(path, cols))
 	var fe *tensorfeed.Error
-	if !errors.As(err, &fe) || !errors.Is(err, parquet.ErrShape) || !errors.Is(err, tensorfeed.ErrBadData) ||
+	if !errors.As(err, &fe) || !errors.Is(err, parquet.ErrShapeCause) || !errors.Is(err, tensorfeed.ErrBadData) ||
 		fe.Record != 5 || parquet.RowGroup(err) != 0 || fe.Member != "image" || fe.Path != path {
 		t.Fatalf("got %v", err)
 	}

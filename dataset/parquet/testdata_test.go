@@ -82,7 +82,7 @@ func TestImpalaDictionary(t *testing.T) {
 	}
 	// string_col holds one byte a row: 8 bytes a row do not fit.
 	_, err = source.Collect(ctx, parquet.ReadColumns(paths, []parquet.Column{parquet.Uint8("string_col", 8)}))
-	if !errors.Is(err, parquet.ErrShape) {
+	if !errors.Is(err, parquet.ErrShapeCause) {
 		t.Fatalf("string_col as 8 bytes: %v", err)
 	}
 }
@@ -115,7 +115,7 @@ func TestSparkPageV2(t *testing.T) {
 	cols := []parquet.Column{parquet.Int32("b"), parquet.Int32("e", 3)}
 	_, err = source.Collect(ctx, parquet.ReadColumns(paths, cols))
 	var fe *tensorfeed.Error
-	if !errors.As(err, &fe) || !errors.Is(err, parquet.ErrShape) || fe.Record != 1 || fe.Member != "e" {
+	if !errors.As(err, &fe) || !errors.Is(err, parquet.ErrShapeCause) || fe.Record != 1 || fe.Member != "e" {
 		t.Fatalf("list of 0 values: %v", err)
 	}
 	skip := source.SkipBad(1)

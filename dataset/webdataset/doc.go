@@ -50,14 +50,14 @@
 // (Path), the byte offset of the tar header of the member concerned (in the decompressed
 // stream of a .tar.gz shard) and the member, and wraps [ErrFormat] (and so
 // tensorfeed.ErrBadData) and its cause. A bad tar header or gzip stream
-// ([ErrHeader]), a truncated shard ([ErrTruncated]: it ends inside a
+// ("bad tar header"), a truncated shard ("truncated shard": it ends inside a
 // header or a member, a member claims more bytes than the file holds after
 // its header, or the end-of-archive blocks are missing), data after the
 // end-of-archive blocks ([ErrAfterEnd]), a member over
 // [MaxMemberBytes] or a sample over [MaxSampleBytes] ([ErrTooLarge]) and a sample whose members are not
 // consecutive, in one shard or across two ([ErrSplit]), end the pass under
 // any policy. A sample that lacks a field named by [Fields]
-// ([ErrMissingField]), holds a field twice ([ErrDuplicateField]) or does
+// ([ErrMissingField]), holds a field twice ("duplicate field") or does
 // not decode through [Decode] ([ErrDecode]) is bad on its own: [OnBad]
 // skips such samples up to a bound (source.SkipPolicy).
 //

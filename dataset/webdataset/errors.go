@@ -13,19 +13,12 @@ import (
 // field of a sample. It wraps tensorfeed.ErrBadData.
 var ErrFormat = fmt.Errorf("webdataset: bad shard: %w", tensorfeed.ErrBadData)
 
-// The causes an [*tensorfeed.Error] wraps besides ErrFormat. ErrHeader, ErrTruncated,
-// ErrAfterEnd, ErrTooLarge and ErrSplit are structural: they end a pass under any
-// bad-record policy. ErrMissingField, ErrDuplicateField and ErrDecode are
+// The causes an [*tensorfeed.Error] wraps besides ErrFormat. A bad tar
+// header, a truncated shard, ErrAfterEnd, ErrTooLarge and ErrSplit are
+// structural: they end a pass under any bad-record policy. ErrMissingField,
+// ErrDecode and a field name that two members of one sample share are
 // about one sample, which a policy (OnBad) may skip.
 var (
-	// ErrHeader: a tar header does not parse (a bad checksum, a bad
-	// number field) or describes a sparse file, or the gzip stream of a
-	// .tar.gz shard is corrupt.
-	ErrHeader = errors.New("bad tar header")
-	// ErrTruncated: the shard ends inside a header or a member, a member
-	// claims more bytes than the rest of the file holds, or the shard
-	// ends without the tar end-of-archive blocks.
-	ErrTruncated = errors.New("truncated shard")
 	// ErrAfterEnd: bytes other than zero padding follow the tar
 	// end-of-archive blocks, as in tar archives joined end to end
 	// (cat a.tar b.tar). The error's offset is that of the first block
@@ -42,13 +35,24 @@ var (
 	// ErrMissingField: a sample lacks a field named by Fields, or a
 	// decoder was asked for a field the sample does not have.
 	ErrMissingField = errors.New("missing field")
-	// ErrDuplicateField: two members of one sample have the same field
-	// name.
-	ErrDuplicateField = errors.New("duplicate field")
 	// ErrDecode: a field's bytes do not decode as asked (a .cls that is
 	// not an integer, bad JSON, a bad .npy header, an image that does not
 	// decode).
 	ErrDecode = errors.New("field does not decode")
+)
+
+// The causes that need no exported name, since a caller does the same
+// about them as about any bad shard or sample (the error's text says
+// which): errHeader, a tar header that does not parse (a bad checksum,
+// a bad number field) or describes a sparse file, or a corrupt gzip
+// stream of a .tar.gz shard; errTruncated, a shard that ends inside a
+// header or a member, a member that claims more bytes than the rest of
+// the file holds, or a shard without the tar end-of-archive blocks;
+// errDuplicateField, two members of one sample with the same field name.
+var (
+	errHeader         = errors.New("bad tar header")
+	errTruncated      = errors.New("truncated shard")
+	errDuplicateField = errors.New("duplicate field")
 )
 
 // shardError returns the error about bad data in a shard: the byte offset
@@ -56,7 +60,7 @@ var (
 // sample for errors about a whole sample) and the member's name ("" when
 // the header did not parse). For a .tar.gz shard the offset counts bytes
 // of the decompressed tar stream. It wraps ErrFormat (and so
-// tensorfeed.ErrBadData) and err, which wraps ErrHeader, ErrTruncated, ...
+// tensorfeed.ErrBadData) and err, which wraps errHeader, errTruncated, ErrSplit, ...
 // and the underlying error if any.
 func shardError(shard string, off int64, member string, err error) *tensorfeed.Error {
 	return &tensorfeed.Error{Path: shard, Offset: off, Record: -1, Member: member, Err: cause.Prefixed("webdataset: ", ErrFormat, err)}
@@ -65,7 +69,7 @@ func shardError(shard string, off int64, member string, err error) *tensorfeed.E
 // perSample tells whether err is about one sample only, which a
 // SkipPolicy may skip.
 func perSample(err error) bool {
-	return streamfile.OneRecord(err, tensorfeed.ErrBadData, ErrHeader, ErrTruncated, ErrAfterEnd, ErrTooLarge, ErrSplit)
+	return streamfile.OneRecord(err, tensorfeed.ErrBadData, errHeader, errTruncated, ErrAfterEnd, ErrTooLarge, ErrSplit)
 }
 
 // SplitAcross returns the error about a sample split across two shards

@@ -84,7 +84,7 @@ func MaxSampleBytes(n int64) Option {
 // never dropped silently. Either way, at most [MaxMemberBytes] of zero
 // blocks are read in a row after an end of archive ([ErrTooLarge] past
 // that), which bounds the work a small gzip shard of zeros can cause. A
-// single zero block followed by a header is a bad header ([ErrHeader]) in
+// single zero block followed by a header is a bad tar header in
 // both modes: archive/tar reads it so.
 func IgnoreZeros() Option { return option.New(func(c *config) { c.ignoreZeros = true }) }
 
@@ -473,7 +473,7 @@ func openShard(ctx context.Context, p string, cfg *config, off int64, mem *reuse
 			if rec.err != nil {
 				return nil, rec.err
 			}
-			return nil, shardError(p, 0, "", fmt.Errorf("%w: gzip: %w", ErrHeader, err))
+			return nil, shardError(p, 0, "", fmt.Errorf("%w: gzip: %w", errHeader, err))
 		}
 		zr.Multistream(true)
 		stream = zr
@@ -524,11 +524,11 @@ func (s *shard) fail(off int64, name string, err error) error {
 	}
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		err = fmt.Errorf("%w: the shard ends early", ErrTruncated)
+		err = fmt.Errorf("%w: the shard ends early", errTruncated)
 	case errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || s.cnt.err != nil && s.cnt.err != io.EOF:
-		err = fmt.Errorf("%w: gzip: %w", ErrHeader, err)
+		err = fmt.Errorf("%w: gzip: %w", errHeader, err)
 	default:
-		err = fmt.Errorf("%w: %w", ErrHeader, err)
+		err = fmt.Errorf("%w: %w", errHeader, err)
 	}
 	return shardError(s.path, off, name, err)
 }
@@ -547,7 +547,7 @@ func (s *shard) member() (member, error) {
 				return member{}, &tensorfeed.Error{Path: s.path, Offset: -1, Record: -1, Err: fmt.Errorf("webdataset: %w", s.file.err)}
 			}
 			if s.cnt.n < off+512 {
-				return member{}, shardError(s.path, off, "", fmt.Errorf("%w: no end-of-archive blocks", ErrTruncated))
+				return member{}, shardError(s.path, off, "", fmt.Errorf("%w: no end-of-archive blocks", errTruncated))
 			}
 			s.endAt = off
 			more, err := s.afterEnd()
@@ -568,7 +568,7 @@ func (s *shard) member() (member, error) {
 		if sparse(hdr) {
 			// Reading a sparse member through archive/tar expands its holes,
 			// whatever the bytes present: refuse it.
-			return member{}, shardError(s.path, off, hdr.Name, fmt.Errorf("%w: sparse members are not supported", ErrHeader))
+			return member{}, shardError(s.path, off, hdr.Name, fmt.Errorf("%w: sparse members are not supported", errHeader))
 		}
 		if hdr.Typeflag != tar.TypeReg {
 			if _, err := io.Copy(io.Discard, s.tr); err != nil {
@@ -594,7 +594,7 @@ func (s *shard) member() (member, error) {
 			return member{}, shardError(s.path, off, hdr.Name, fmt.Errorf("%w: sample %q would hold more than %d bytes (MaxSampleBytes)", ErrTooLarge, key, s.cfg.maxSample))
 		}
 		if s.size >= 0 && hdr.Size > s.size-s.cnt.n {
-			return member{}, shardError(s.path, off, hdr.Name, fmt.Errorf("%w: the member claims %d bytes, the file holds %d after its header", ErrTruncated, hdr.Size, s.size-s.cnt.n))
+			return member{}, shardError(s.path, off, hdr.Name, fmt.Errorf("%w: the member claims %d bytes, the file holds %d after its header", errTruncated, hdr.Size, s.size-s.cnt.n))
 		}
 		data, err := s.read(hdr.Size, key == s.curKey)
 		if err != nil {
@@ -631,7 +631,7 @@ func (s *shard) afterEnd() (bool, error) {
 				return false, shardError(s.path, at, "", fmt.Errorf(
 					"%w: the block at this offset is not zero padding: tar archives joined end to end? (webdataset.IgnoreZeros reads on, as tar --ignore-zeros does)", ErrAfterEnd))
 			case n < len(blk):
-				return false, shardError(s.path, at, "", fmt.Errorf("%w: the shard ends inside a header", ErrTruncated))
+				return false, shardError(s.path, at, "", fmt.Errorf("%w: the shard ends inside a header", errTruncated))
 			}
 			s.cnt.unread(blk[:])
 			return true, nil
@@ -774,7 +774,7 @@ func (s *shard) next() (smp Sample, bad, err error) {
 		s.curBytes += int64(len(n.data))
 		if _, dup := smp.Fields[n.field]; dup {
 			if bad == nil {
-				bad = shardError(s.path, n.offset, n.name, fmt.Errorf("%w: %q", ErrDuplicateField, n.field))
+				bad = shardError(s.path, n.offset, n.name, fmt.Errorf("%w: %q", errDuplicateField, n.field))
 			}
 			continue
 		}

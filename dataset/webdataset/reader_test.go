@@ -24,19 +24,29 @@ func collect(t *testing.T, r source.Reader[webdataset.Sample]) ([]webdataset.Sam
 
 // wdError checks that err is a positioned *tensorfeed.Error about shard
 // that wraps cause, ErrFormat and tensorfeed.ErrBadData, and returns it.
-func wdError(t *testing.T, err error, shard string, cause error) *tensorfeed.Error {
+// cause is an error that err wraps, or the text of a cause without a
+// name of its own ("bad tar header", "truncated shard").
+func wdError(t *testing.T, err error, shard string, cause any) *tensorfeed.Error {
 	t.Helper()
 	var e *tensorfeed.Error
 	if !errors.As(err, &e) {
 		t.Fatalf("error %v is not a *tensorfeed.Error", err)
 	}
-	if !errors.Is(err, cause) || !errors.Is(err, webdataset.ErrFormat) || !errors.Is(err, tensorfeed.ErrBadData) {
+	if !wraps(err, cause) || !errors.Is(err, webdataset.ErrFormat) || !errors.Is(err, tensorfeed.ErrBadData) {
 		t.Fatalf("error %v does not wrap %v, ErrFormat and ErrBadData", err, cause)
 	}
 	if e.Path != shard {
 		t.Fatalf("error %v names shard %q, want %q", err, e.Path, shard)
 	}
 	return e
+}
+
+// wraps tells whether err wraps cause, an error, or holds cause, a text.
+func wraps(err error, cause any) bool {
+	if s, ok := cause.(string); ok {
+		return err != nil && strings.Contains(err.Error(), s)
+	}
+	return errors.Is(err, cause.(error))
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -193,7 +203,7 @@ func TestSplitSample(t *testing.T) {
 func TestDuplicateField(t *testing.T) {
 	p := writeFile(t, t.TempDir(), "dup.tar", rawTar(t, "a.jpg", "a.jpg", "b.jpg"))
 	_, err := collect(t, webdataset.Open(p))
-	e := wdError(t, err, p, webdataset.ErrDuplicateField)
+	e := wdError(t, err, p, "duplicate field")
 	if e.Offset != 1024 || e.Member != "a.jpg" {
 		t.Fatalf("error at %d %q: %v", e.Offset, e.Member, err)
 	}
@@ -302,7 +312,7 @@ func TestMaxMemberBytes(t *testing.T) {
 
 // TestTruncated cuts shards at every byte (small shards) and at every
 // structural boundary (a shard of photographs): each cut before the end
-// blocks is a positioned error that wraps ErrTruncated (or ErrHeader for a
+// blocks is a positioned error that is a truncated shard (or a bad tar header for a
 // gzip stream cut in its header), never a short read taken for the end.
 func TestTruncated(t *testing.T) {
 	dir := t.TempDir()
@@ -334,7 +344,7 @@ func TestTruncated(t *testing.T) {
 			_, err := collect(t, webdataset.Open(p))
 			var e *tensorfeed.Error
 			if !errors.As(err, &e) || !errors.Is(err, tensorfeed.ErrBadData) || e.Path != p ||
-				!(errors.Is(err, webdataset.ErrTruncated) || tc.gz && errors.Is(err, webdataset.ErrHeader)) {
+				!(wraps(err, "truncated shard") || tc.gz && wraps(err, "bad tar header")) {
 				t.Fatalf("%s cut at %d of %d: error %v", tc.name, c, len(tc.data), err)
 			}
 			if e.Offset < 0 || e.Offset > int64(c+511)&^511 && !tc.gz {
@@ -370,7 +380,7 @@ func TestSparse(t *testing.T) {
 	data[512] = 'x'
 	p := writeFile(t, t.TempDir(), "sparse.tar", data)
 	_, err := collect(t, webdataset.Open(p))
-	if e := wdError(t, err, p, webdataset.ErrHeader); e.Offset != 0 || e.Member != "README" {
+	if e := wdError(t, err, p, "bad tar header"); e.Offset != 0 || e.Member != "README" {
 		t.Fatalf("error at %d %q: %v", e.Offset, e.Member, err)
 	}
 }
@@ -390,7 +400,7 @@ func TestBadHeader(t *testing.T) {
 	b[1024+3] ^= 0x40 // the second header's name, under a checksum that no longer matches
 	p := writeFile(t, t.TempDir(), "bad.tar", b)
 	got, err := collect(t, webdataset.Open(p, webdataset.OnBad(source.SkipBad(1))))
-	e := wdError(t, err, p, webdataset.ErrHeader)
+	e := wdError(t, err, p, "bad tar header")
 	if len(got) != 0 || e.Offset != 1024 {
 		t.Fatalf("%d samples, error at %d: %v", len(got), e.Offset, err)
 	}
@@ -409,7 +419,7 @@ func TestEmptyShard(t *testing.T) {
 	dir := t.TempDir()
 	p := writeFile(t, dir, "empty.tar", nil)
 	_, err := collect(t, webdataset.Open(p))
-	wdError(t, err, p, webdataset.ErrTruncated)
+	wdError(t, err, p, "truncated shard")
 	// An archive with only its end blocks holds no sample.
 	p = writeFile(t, dir, "none.tar", shardBytes(t, nil))
 	if got, err := collect(t, webdataset.Open(p)); err != nil || len(got) != 0 {

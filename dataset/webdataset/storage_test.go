@@ -76,8 +76,8 @@ func TestRemoteTruncated(t *testing.T) {
 	u := s3.Put("data", "cut.tar", cut)
 	_, lerr := collect(t, webdataset.Open(p))
 	_, rerr := collect(t, webdataset.Open(u, webdataset.Storage(s3.Options()...)))
-	le := wdError(t, lerr, p, webdataset.ErrTruncated)
-	re := wdError(t, rerr, u, webdataset.ErrTruncated)
+	le := wdError(t, lerr, p, "truncated shard")
+	re := wdError(t, rerr, u, "truncated shard")
 	if le.Offset != re.Offset || le.Member != re.Member {
 		t.Errorf("remote %v, local %v", rerr, lerr)
 	}
