@@ -245,41 +245,7 @@ func imageHash(img sample.Image) uint64 {
 // caller's when threads is 1), each taking the next index, and returns the
 // first error.
 func plainParallel2(n, threads int, f func(i int) error) error {
-	if threads == 1 {
-		for i := range n {
-			if err := f(i); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make([]error, threads)
-	for t := range threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if err := f(i); err != nil {
-					errs[t] = err
-					next.Store(int64(n))
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return plainWorkers(n, threads, func(_, i int) error { return f(i) })
 }
 
 // The full pipeline: ImageRecordIter's usual training input.

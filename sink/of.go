@@ -293,33 +293,30 @@ type number interface {
 // converter returns, for a Go element kind, the copy into each tensor
 // element type and the element type the kind becomes by default.
 func converter(k reflect.Kind) (func(sample.DType) func(dst, src unsafe.Pointer, n int), sample.DType, bool) {
-	switch k {
-	case reflect.Float32:
-		return convFrom[float32], sample.Float32, true
-	case reflect.Float64:
-		return convFrom[float64], sample.Float32, true
-	case reflect.Int8:
-		return convFrom[int8], sample.Int32, true
-	case reflect.Int16:
-		return convFrom[int16], sample.Int32, true
-	case reflect.Uint16:
-		return convFrom[uint16], sample.Int32, true
-	case reflect.Int32:
-		return convFrom[int32], sample.Int32, true
-	case reflect.Int:
-		return convFrom[int], sample.Int64, true
-	case reflect.Int64:
-		return convFrom[int64], sample.Int64, true
-	case reflect.Uint32:
-		return convFrom[uint32], sample.Int64, true
-	case reflect.Uint:
-		return convFrom[uint], sample.Int64, true
-	case reflect.Uint64:
-		return convFrom[uint64], sample.Int64, true
-	case reflect.Uint8, reflect.Bool: // a bool is one byte, 0 or 1
-		return convFrom[uint8], sample.Uint8, true
-	}
-	return nil, 0, false
+	c, ok := converters[k]
+	return c.conv, c.dt, ok
+}
+
+// converters is converter's table: floats become float32, integers of up
+// to 16 bits int32 (uint8 and bool, one byte of 0 or 1, stay uint8), and
+// wider integers int64 (but int32, which stays).
+var converters = map[reflect.Kind]struct {
+	conv func(sample.DType) func(dst, src unsafe.Pointer, n int)
+	dt   sample.DType
+}{
+	reflect.Float32: {convFrom[float32], sample.Float32},
+	reflect.Float64: {convFrom[float64], sample.Float32},
+	reflect.Int8:    {convFrom[int8], sample.Int32},
+	reflect.Int16:   {convFrom[int16], sample.Int32},
+	reflect.Uint16:  {convFrom[uint16], sample.Int32},
+	reflect.Int32:   {convFrom[int32], sample.Int32},
+	reflect.Int:     {convFrom[int], sample.Int64},
+	reflect.Int64:   {convFrom[int64], sample.Int64},
+	reflect.Uint32:  {convFrom[uint32], sample.Int64},
+	reflect.Uint:    {convFrom[uint], sample.Int64},
+	reflect.Uint64:  {convFrom[uint64], sample.Int64},
+	reflect.Uint8:   {convFrom[uint8], sample.Uint8},
+	reflect.Bool:    {convFrom[uint8], sample.Uint8},
 }
 
 // convFrom returns the copy of n values of type S into elements of dt.

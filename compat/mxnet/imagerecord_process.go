@@ -166,20 +166,7 @@ func (p *processor) run(j recJob, f32 []float32, u8 []uint8, i8 []int8) error {
 		if err != nil {
 			return recordErr(rec, err)
 		}
-		mirror := p.mirror(r)
-		switch {
-		case u8 != nil:
-			imagegeom.ToCHWUint8Rect(u8, full, rect, mirror)
-		case i8 != nil:
-			px := p.pixels(len(i8))
-			imagegeom.ToCHWUint8Rect(*px, full, rect, false)
-			release()
-			p.int8(i8, *px, mirror)
-			p.scratch.Put(px)
-			return nil
-		default:
-			cfg.norm.IntoRect(f32, full, rect, mirror, r)
-		}
+		p.write(f32, u8, i8, full, rect, r)
 		release()
 		return nil
 	}
@@ -190,20 +177,25 @@ func (p *processor) run(j recJob, f32 []float32, u8 []uint8, i8 []int8) error {
 	if img, err = p.jitter(img, r); err != nil {
 		return recordErr(rec, err)
 	}
+	p.write(f32, u8, i8, img, image.Rect(0, 0, img.Width, img.Height), r)
+	return nil
+}
+
+// write draws the mirror and writes rectangle rect of img into the row
+// (f32, u8 or i8, by dtype).
+func (p *processor) write(f32 []float32, u8 []uint8, i8 []int8, img sample.Image, rect image.Rectangle, r *rand.Rand) {
 	mirror := p.mirror(r)
-	whole := image.Rect(0, 0, img.Width, img.Height)
 	switch {
 	case u8 != nil:
-		imagegeom.ToCHWUint8Rect(u8, img, whole, mirror)
+		imagegeom.ToCHWUint8Rect(u8, img, rect, mirror)
 	case i8 != nil:
 		px := p.pixels(len(i8))
-		imagegeom.ToCHWUint8Rect(*px, img, whole, false)
+		imagegeom.ToCHWUint8Rect(*px, img, rect, false)
 		p.int8(i8, *px, mirror)
 		p.scratch.Put(px)
 	default:
-		cfg.norm.Into(f32, img, mirror, r)
+		p.cfg.norm.IntoRect(f32, img, rect, mirror, r)
 	}
-	return nil
 }
 
 // pixels returns a scratch buffer of n bytes; put it back in p.scratch.

@@ -55,7 +55,7 @@
 // (1-based byte, as encoding/csv) and, as Member, the field ("field 3"),
 // wrapping [ErrFormat] (which wraps
 // tensorfeed.ErrBadData) and one of [ErrFieldCount], [ErrNumber],
-// [ErrClass], [ErrShape], [ErrColumn], [ErrRowCount], [ErrEmpty],
+// [ErrClass], [ErrShape], [ErrColumn],
 // [ErrTooLarge] (or encoding/csv's ErrQuote /
 // ErrBareQuote). An error quotes at most the first 64 bytes of a bad
 // field. The pass yields the rows before the bad one, then the error,

@@ -30,16 +30,20 @@ var (
 	// ErrColumn: a column named by LabelColumns or DataColumns is not in
 	// the file.
 	ErrColumn = errors.New("no such column")
-	// ErrRowCount: the data and label files hold different numbers of
-	// rows.
-	ErrRowCount = errors.New("data and label files differ in rows")
-	// ErrEmpty: the file holds no data row (it is empty, or holds only
-	// the rows that SkipRows and Header consume).
-	ErrEmpty = errors.New("no data rows")
 	// ErrTooLarge: a row holds more bytes than MaxLineBytes (the error's
 	// position is the byte where the row passes the limit, and the pass
 	// ends), or a field more than MaxFieldBytes (the row is bad).
 	ErrTooLarge = errors.New("larger than the configured maximum")
+)
+
+// Causes of file-level errors with no exported name, since a caller does
+// the same about them as about any bad file (the text says which):
+// errRowCount, data and label files of different numbers of rows, and
+// errEmpty, a file with no data row (it is empty, or holds only the rows
+// that SkipRows and Header consume).
+var (
+	errRowCount = errors.New("data and label files differ in rows")
+	errEmpty    = errors.New("no data rows")
 )
 
 // The ErrTooLarge of a row over MaxLineBytes, told apart from a field's
@@ -70,5 +74,5 @@ func parseError(path string, line, col, field int, err error) *tensorfeed.Error 
 // header or layout and data and label files that differ in rows are not:
 // they end the pass under any policy.
 func rowLevel(err error) bool {
-	return streamfile.OneRecord(err, ErrFormat, errLineTooLong, ErrRowCount, ErrShape, ErrColumn, ErrEmpty)
+	return streamfile.OneRecord(err, ErrFormat, errLineTooLong, errRowCount, ErrShape, ErrColumn, errEmpty)
 }

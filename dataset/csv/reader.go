@@ -176,7 +176,8 @@ func checkShape(fn string, dims []int) {
 // LabelFile reads the labels from a second file, row i of which holds the
 // labels of row i of the data file (MXNet's label_csv). It has no header;
 // Delimiter and Comment apply to it too. Both files must hold the same
-// number of rows (ErrRowCount). The path may be a URL, as New's.
+// number of rows, or the pass ends with an ErrFormat error that says
+// which ends first. The path may be a URL, as New's.
 func LabelFile(path string) Option { return option.New(func(c *config) { c.labelFile = path }) }
 
 // LabelColumns takes the labels from these columns of the data file, in
@@ -281,8 +282,8 @@ func Storage(opts ...storage.Option) Option {
 // go to the logger of the pass's context (tensorfeed.WithLogger). Whatever the policy, the pass fails on a
 // missing or unreadable file, a row over MaxLineBytes, a header or first
 // row that cannot be read, a layout that does not fit (ErrColumn,
-// ErrShape), a file with no rows (ErrEmpty) and data and label files of
-// different lengths (ErrRowCount). The default, a nil policy, fails the
+// ErrShape), a file with no rows and data and label files of
+// different lengths. The default, a nil policy, fails the
 // pass at the first bad row.
 func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.bad = p }) }
 
@@ -474,7 +475,7 @@ func (r *Reader) start(ctx context.Context, head bool) (p *pass, err error) {
 		}
 		err := p.lab.read()
 		if err == io.EOF {
-			return p, parseError(r.path, firstLine, 0, 0, fmt.Errorf("%w: no label for this row: %s is empty", ErrRowCount, c.labelFile))
+			return p, parseError(r.path, firstLine, 0, 0, fmt.Errorf("%w: no label for this row: %s is empty", errRowCount, c.labelFile))
 		}
 		if err != nil {
 			return p, err
@@ -505,9 +506,9 @@ func (p *pass) noRows(err error, where string) error {
 	if err != io.EOF {
 		return err
 	}
-	err = ErrEmpty
+	err = errEmpty
 	if where != "" {
-		err = fmt.Errorf("%w: the file ends %s", ErrEmpty, where)
+		err = fmt.Errorf("%w: the file ends %s", errEmpty, where)
 	}
 	line := 1
 	if p.data.rows > 0 {
@@ -738,7 +739,7 @@ func (r *Reader) all(ctx context.Context, reuse bool) iter.Seq2[Row, error] {
 					// the files stay in step.
 					labErr := p.lab.read()
 					if labErr == io.EOF {
-						labErr = parseError(r.path, p.data.recLine, 0, 0, fmt.Errorf("%w: no label for this row: %s ends after %d rows", ErrRowCount, r.cfg.labelFile, p.lab.rows))
+						labErr = parseError(r.path, p.data.recLine, 0, 0, fmt.Errorf("%w: no label for this row: %s ends after %d rows", errRowCount, r.cfg.labelFile, p.lab.rows))
 					}
 					if labErr != nil && !rowLevel(labErr) {
 						yield(Row{}, labErr)
@@ -790,7 +791,7 @@ func (p *pass) checkLabelEnd() error {
 	case err != nil && !rowLevel(err):
 		return err
 	}
-	return parseError(p.lab.path, p.lab.recLine, 0, 0, fmt.Errorf("%w: %s ends after %d rows", ErrRowCount, p.data.path, p.data.rows-p.skipped()))
+	return parseError(p.lab.path, p.lab.recLine, 0, 0, fmt.Errorf("%w: %s ends after %d rows", errRowCount, p.data.path, p.data.rows-p.skipped()))
 }
 
 // skipped is the number of data-file records that are not rows.

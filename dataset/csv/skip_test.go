@@ -198,9 +198,9 @@ func TestSkipBadStructural(t *testing.T) {
 		cause              error
 	}{
 		{name: "line too long", data: "1,2\n3,4444444444\n5,6\n", opts: []csv.Option{csv.MaxLineBytes(8)}, rows: 1, cause: csv.ErrTooLarge},
-		{name: "label file shorter", data: "1\n2\n3\n", labels: "0\n1\n", rows: 2, cause: csv.ErrRowCount},
-		{name: "label file longer", data: "1\n2\n", labels: "0\n1\n2\n", rows: 2, cause: csv.ErrRowCount},
-		{name: "header only", data: "a,b\n", opts: []csv.Option{csv.Header()}, cause: csv.ErrEmpty},
+		{name: "label file shorter", data: "1\n2\n3\n", labels: "0\n1\n", rows: 2, cause: csv.ErrRowCountCause},
+		{name: "label file longer", data: "1\n2\n", labels: "0\n1\n2\n", rows: 2, cause: csv.ErrRowCountCause},
+		{name: "header only", data: "a,b\n", opts: []csv.Option{csv.Header()}, cause: csv.ErrEmptyCause},
 		{name: "no such column", data: "a,b\n1,2\n", opts: []csv.Option{csv.Header(), csv.LabelColumns(csv.Name("c"))}, cause: csv.ErrColumn},
 		{name: "broken header", data: "a,\"b\n1,2\n", opts: []csv.Option{csv.Header()}, cause: stdcsv.ErrQuote},
 		{name: "missing file", cause: fs.ErrNotExist},

@@ -60,22 +60,29 @@ func (r *ndReader) fail(at int, format string, args ...any) error {
 	return meanImageError(r.file, int64(at), fmt.Sprintf(format, args...))
 }
 
-func (r *ndReader) u32(what string) (uint32, error) {
-	if len(r.b)-r.off < 4 {
-		return 0, r.fail(r.off, "file ends in the %s", what)
+// take returns the next n bytes, which hold the what of the file.
+func (r *ndReader) take(n int, what string) ([]byte, error) {
+	if len(r.b)-r.off < n {
+		return nil, r.fail(r.off, "file ends in the %s", what)
 	}
-	v := binary.LittleEndian.Uint32(r.b[r.off:])
-	r.off += 4
-	return v, nil
+	r.off += n
+	return r.b[r.off-n : r.off], nil
+}
+
+func (r *ndReader) u32(what string) (uint32, error) {
+	b, err := r.take(4, what)
+	if err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint32(b), nil
 }
 
 func (r *ndReader) u64(what string) (uint64, error) {
-	if len(r.b)-r.off < 8 {
-		return 0, r.fail(r.off, "file ends in the %s", what)
+	b, err := r.take(8, what)
+	if err != nil {
+		return 0, err
 	}
-	v := binary.LittleEndian.Uint64(r.b[r.off:])
-	r.off += 8
-	return v, nil
+	return binary.LittleEndian.Uint64(b), nil
 }
 
 // ParseMeanImage parses an MXNet NDArray file holding one dense float32

@@ -57,9 +57,11 @@ type Example struct {
 	Features map[string]featureList
 }
 
-// ErrExample is wrapped by every error about a malformed serialized
-// tf.train.Example. It wraps tensorfeed.ErrBadData.
-var ErrExample error = &badData{"tfrecord: bad tf.train.Example"}
+// errExample is the cause of every error about a malformed serialized
+// tf.train.Example: the ErrFormat of its contents, as a record's framing
+// is of the file's (the two come from different calls, ParseExample or
+// Record.Example and a pass, so a caller never needs to tell them apart).
+var errExample = cause.Sentinel("tfrecord: bad tf.train.Example", ErrFormat)
 
 // ErrNoFeature is wrapped by the error of an accessor asked for a feature
 // the Example does not have. It wraps tensorfeed.ErrBadData: a record that
@@ -74,9 +76,9 @@ var ErrKind error = &badData{"tfrecord: feature of another kind"}
 // of its features: a *tensorfeed.Error whose Member is the feature at fault
 // ("" when outside any, or not yet known), whose Offset is the byte offset
 // in the serialized Example (-1 for an accessor's error) and whose Err
-// wraps sentinel: ErrExample, ErrNoFeature or ErrKind; for an Example over
+// wraps sentinel: errExample (ErrFormat), ErrNoFeature or ErrKind; for an Example over
 // a limit ([MaxValues], [MaxFeatures]), an error that wraps both
-// ErrExample and ErrTooLarge.
+// ErrFormat and ErrTooLarge.
 func exampleError(feature string, at int, sentinel error, msg string) *tensorfeed.Error {
 	return &tensorfeed.Error{Offset: int64(at), Record: -1, Member: feature, Err: cause.New(sentinel, nil, msg)}
 }
@@ -196,13 +198,13 @@ func MaxFeatures(n int) ExampleOption {
 }
 
 // errLimit is the sentinel of an Example error about a limit: it wraps both
-// ErrExample and ErrTooLarge.
+// ErrFormat and ErrTooLarge.
 var errLimit error = limitError{}
 
 type limitError struct{}
 
 func (limitError) Error() string   { return "tfrecord: tf.train.Example over a limit" }
-func (limitError) Unwrap() []error { return []error{ErrExample, ErrTooLarge} }
+func (limitError) Unwrap() []error { return []error{errExample, ErrTooLarge} }
 
 // ParseExample decodes a serialized tf.train.Example. Unknown fields are
 // skipped; lists are accepted packed or not, as protobuf requires; when a
@@ -224,7 +226,7 @@ func (limitError) Unwrap() []error { return []error{ErrExample, ErrTooLarge} }
 // allocator's rounding of each list to its size class): with the default
 // limits, 4 times len(b) plus 20 MiB.
 //
-// A malformed input gives a *tensorfeed.Error that wraps ErrExample and names
+// A malformed input gives a *tensorfeed.Error that wraps ErrFormat and names
 // the feature when the fault is inside one; one over a limit also wraps
 // ErrTooLarge.
 func ParseExample(b []byte, opts ...ExampleOption) (Example, error) {
@@ -269,7 +271,7 @@ type parser struct {
 }
 
 func (p *parser) errorf(at int, format string, args ...any) error {
-	return exampleError(string(p.feature), at, ErrExample, fmt.Sprintf(format, args...))
+	return exampleError(string(p.feature), at, errExample, fmt.Sprintf(format, args...))
 }
 
 // fields calls f for every field of the message b, which starts at offset

@@ -60,7 +60,7 @@ func TestExampleLimitsRefuse(t *testing.T) {
 			if !errors.As(err, &fe) || fe.Path != "bomb.tfrecord" || fe.Record != 7 || fe.Offset != 1234 {
 				t.Fatalf("%d-byte record: error %v, want a *tensorfeed.Error at record 7, offset 1234", len(rec.Data), err)
 			}
-			for _, target := range []error{tensorfeed.ErrBadData, tfrecord.ErrExample, tfrecord.ErrTooLarge} {
+			for _, target := range []error{tensorfeed.ErrBadData, tfrecord.ErrFormat, tfrecord.ErrTooLarge} {
 				if !errors.Is(err, target) {
 					t.Errorf("%v does not wrap %v", err, target)
 				}
@@ -142,7 +142,7 @@ func TestExampleLimitsCount(t *testing.T) {
 	_, err := tfrecord.ParseExample(b, tfrecord.MaxValues(4))
 	var ee *tensorfeed.Error
 	if !errors.As(err, &ee) || ee.Member != "b" || ee.Offset <= 0 || !errors.Is(err, tfrecord.ErrTooLarge) ||
-		!errors.Is(err, tfrecord.ErrExample) {
+		!errors.Is(err, tfrecord.ErrFormat) {
 		t.Errorf("MaxValues(4): %v", err)
 	}
 	if _, err := tfrecord.ParseExample(b, tfrecord.MaxFeatures(2)); !errors.Is(err, tfrecord.ErrTooLarge) {

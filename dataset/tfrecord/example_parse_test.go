@@ -101,12 +101,12 @@ func TestParseExampleBad(t *testing.T) {
 	bad := []byte{0x0a, 0x0c, 0x0a, 0x0a, 0x0a, 0x01, 'x', 0x12, 0x05, 0x12, 0x03, 0x0a, 0x01, 0x00}
 	_, err := tfrecord.ParseExample(bad)
 	var ee *tensorfeed.Error
-	if !errors.As(err, &ee) || ee.Member != "x" || ee.Offset != 11 || !errors.Is(err, tfrecord.ErrExample) ||
+	if !errors.As(err, &ee) || ee.Member != "x" || ee.Offset != 11 || !errors.Is(err, tfrecord.ErrFormat) ||
 		!errors.Is(err, tensorfeed.ErrBadData) {
 		t.Fatalf("bad float_list: %v (%+v)", err, ee)
 	}
 	for i := 1; i < len(known); i++ {
-		if _, err := tfrecord.ParseExample(known[:i]); !errors.Is(err, tfrecord.ErrExample) {
+		if _, err := tfrecord.ParseExample(known[:i]); !errors.Is(err, tfrecord.ErrFormat) {
 			t.Errorf("truncated to %d bytes: %v", i, err)
 		}
 	}
@@ -114,7 +114,7 @@ func TestParseExampleBad(t *testing.T) {
 	rec := tfrecord.Record{File: "f.tfrecord", Offset: 40, Index: 2, Data: bad}
 	_, err = rec.Example()
 	var fe *tensorfeed.Error
-	if !errors.As(err, &fe) || fe.Path != "f.tfrecord" || fe.Record != 2 || fe.Offset != 40 || fe.Member != "x" || !errors.Is(err, tfrecord.ErrExample) {
+	if !errors.As(err, &fe) || fe.Path != "f.tfrecord" || fe.Record != 2 || fe.Offset != 40 || fe.Member != "x" || !errors.Is(err, tfrecord.ErrFormat) {
 		t.Fatalf("Record.Example: %v", err)
 	}
 }

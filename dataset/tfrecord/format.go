@@ -32,7 +32,8 @@ func MaskedCRC(b []byte) uint32 { return mask(crc32.Checksum(b, castagnoli)) }
 func mask(crc uint32) uint32 { return (crc>>15 | crc<<17) + maskDelta }
 
 // ErrFormat is wrapped by every error about malformed TFRecord input (its
-// framing, its checksums, its gzip stream); test it with errors.Is. The
+// framing, its checksums, its gzip stream, a malformed tf.train.Example
+// given to ParseExample or Record.Example); test it with errors.Is. The
 // concrete error is a [*tensorfeed.Error] that says where: the file, the
 // record's index and the byte offset of its header. ErrFormat wraps
 // tensorfeed.ErrBadData.

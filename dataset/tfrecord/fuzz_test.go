@@ -44,7 +44,7 @@ func FuzzReader(f *testing.F) {
 }
 
 // FuzzParseExample feeds arbitrary bytes to ParseExample: an error must wrap
-// ErrExample, and a parsed Example must survive Marshal and parse again.
+// ErrFormat, and a parsed Example must survive Marshal and parse again.
 func FuzzParseExample(f *testing.F) {
 	f.Add(known)
 	var ex tfrecord.Example
@@ -54,8 +54,8 @@ func FuzzParseExample(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		ex, err := tfrecord.ParseExample(in)
 		if err != nil {
-			if !errors.Is(err, tfrecord.ErrExample) {
-				t.Fatalf("error %v does not wrap ErrExample", err)
+			if !errors.Is(err, tfrecord.ErrFormat) {
+				t.Fatalf("error %v does not wrap ErrFormat", err)
 			}
 			return
 		}

@@ -227,7 +227,7 @@ func (r *records) All(ctx context.Context) iter.Seq2[Record, error] {
 // of [ParseExample] (opts: [MaxValues], [MaxFeatures]). A malformed one, or
 // one over a limit, gives a *tensorfeed.Error that names the file, the
 // record, its offset and the feature at fault (Member), and wraps
-// ErrFormat and ErrExample (and ErrTooLarge for a limit), before anything
+// ErrFormat (and ErrTooLarge for a limit), before anything
 // is allocated for the Example.
 func (r Record) Example(opts ...ExampleOption) (Example, error) {
 	ex, err := ParseExample(r.Data, opts...)

@@ -281,29 +281,31 @@ func (p *pngInfo) kind() string {
 // checkGo bounds the size and the memory of decoding data with image/jpeg
 // or image/png, from the headers alone.
 func checkGo(f Format, data []byte, opts *Options) error {
+	var w, h int
+	var kind string
+	var need int64 // used only once checkSize accepted the size
 	switch f {
 	case FormatJPEG:
 		j, err := jpegHeader(data)
 		if err != nil {
 			return imageErr(f, err)
 		}
-		if err := checkSize(f, opts, j.width, j.height); err != nil {
-			return err
-		}
 		native := 3
 		if j.comps == 1 {
 			native = 1
 		}
-		return checkMemory(f, opts, j.width, j.height, j.kind(), goJPEGBytes(&j, outChannels(opts.Channels, native)))
+		w, h, kind, need = j.width, j.height, j.kind(), goJPEGBytes(&j, outChannels(opts.Channels, native))
 	case FormatPNG:
 		p, err := pngHeader(data)
 		if err != nil {
 			return imageErr(f, err)
 		}
-		if err := checkSize(f, opts, p.width, p.height); err != nil {
-			return err
-		}
-		return checkMemory(f, opts, p.width, p.height, p.kind(), goPNGBytes(&p, outChannels(opts.Channels, p.channels())))
+		w, h, kind, need = p.width, p.height, p.kind(), goPNGBytes(&p, outChannels(opts.Channels, p.channels()))
+	default:
+		return nil
 	}
-	return nil
+	if err := checkSize(f, opts, w, h); err != nil {
+		return err
+	}
+	return checkMemory(f, opts, w, h, kind, need)
 }
