@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"net"
 	"os/signal"
 	"strconv"
@@ -264,16 +263,7 @@ func recordsFeed(specs []string, shape []int, dtype string, c feedConfig) (serve
 		}
 		return nil
 	}
-	var field sink.Field[format.Record]
-	switch dt {
-	case sample.Uint8:
-		field = sink.Uint8("data", shape, func(r format.Record, dst []uint8) { copy(dst, r.Data) })
-	default:
-		// The payload is copied byte for byte into the tensor's memory:
-		// the wire and the record are both little-endian.
-		field = rawField(dt, shape)
-	}
-	s := sink.New(c.batch, []sink.Field[format.Record]{field}, nil)
+	s := sink.New(c.batch, []sink.Field[format.Record]{rawField(dt, shape)}, nil)
 	return func(world, rank int) (*pipeline.Pipe[*tensor.Batch], error) {
 		p := pipeline.From(format.Open(specs)).Named("records")
 		if world > 1 {
@@ -284,28 +274,25 @@ func recordsFeed(specs []string, shape []int, dtype string, c feedConfig) (serve
 	}, nil
 }
 
-// rawField is the field of a payload of little-endian numbers.
+// rawField is the field of a payload of little-endian numbers, copied
+// into the tensor's memory: the wire and the record are both
+// little-endian. check has made the payload's length the tensor's.
 func rawField(dt sample.DType, shape []int) sink.Field[format.Record] {
 	switch dt {
+	case sample.Uint8:
+		return sink.Uint8("data", shape, func(r format.Record, dst []uint8) { copy(dst, r.Data) })
 	case sample.Int32:
-		return sink.Int32("data", shape, func(r format.Record, dst []int32) {
-			for i := range dst {
-				dst[i] = int32(binary.LittleEndian.Uint32(r.Data[4*i:]))
-			}
-		})
+		return sink.Int32("data", shape, decodeLE[int32])
 	case sample.Int64:
-		return sink.Int64("data", shape, func(r format.Record, dst []int64) {
-			for i := range dst {
-				dst[i] = int64(binary.LittleEndian.Uint32(r.Data[8*i:])) | int64(binary.LittleEndian.Uint32(r.Data[8*i+4:]))<<32
-			}
-		})
+		return sink.Int64("data", shape, decodeLE[int64])
 	default: // Float32
-		return sink.Float32("data", shape, func(r format.Record, dst []float32) {
-			for i := range dst {
-				dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(r.Data[4*i:]))
-			}
-		})
+		return sink.Float32("data", shape, decodeLE[float32])
 	}
+}
+
+// decodeLE fills dst with the little-endian numbers of r's payload.
+func decodeLE[E int32 | int64 | float32](r format.Record, dst []E) {
+	binary.Decode(r.Data, binary.LittleEndian, dst)
 }
 
 func parseDType(s string) (sample.DType, error) {
