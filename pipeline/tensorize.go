@@ -65,8 +65,10 @@ func OnBad(p *source.SkipPolicy) TensorizeOption {
 // The step holds at most 4n batches that the consumer has not received,
 // assembled or waiting for a worker (with 2n, 4 workers on 16 cores made
 // 4.4 M MNIST samples/s instead of 6.3: a batch done early waits for the
-// one before it); with n > 1 it runs ahead of the consumer by itself, so a
-// Buffered behind it is not needed. The default
+// one before it), and no more than fit in 128 MiB, at least one: large
+// batches (77 MB of images) are few, and the workers share their rows.
+// With n > 1 it runs ahead of the consumer by itself, so a Buffered behind
+// it is not needed. The default
 // is 1: the batches are assembled on the goroutine that reads the step.
 // With n > 1 a panic in a field's fill (sink.Float32 ...) reaches the
 // consumer as a *tensorfeed.PanicError, after the batches before its own.
