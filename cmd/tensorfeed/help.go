@@ -28,7 +28,7 @@ func help(args []string, e *env) int {
 		args = args[:len(args)-1]
 	}
 	if len(args) == 1 && isGroup(args[0]) {
-		printGroup(e.stdout, args[0])
+		fmt.Fprint(e.stdout, groupList(args[0]))
 		return exitOK
 	}
 	c := find(strings.Join(args, " "))
@@ -74,11 +74,7 @@ func commandList() string {
 	return b.String()
 }
 
-// printGroup prints the subcommands of a group ("rec").
-func printGroup(w io.Writer, group string) {
-	fmt.Fprint(w, groupList(group))
-}
-
+// groupList lists the subcommands of a group ("rec").
 func groupList(group string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "usage: tensorfeed %s <subcommand> [flags] [arguments]\n\nsubcommands:\n", group)
@@ -103,10 +99,8 @@ func newFlagSet(c *command) *flag.FlagSet {
 // printHelp prints c's synopsis, description, flags and exit statuses.
 func printHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "usage: tensorfeed %s %s\n\n%s\n", c.name, c.args, wrap(strings.TrimSpace(c.doc), "", lineWidth))
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	if n > 0 {
-		fmt.Fprintf(w, "\nflags:\n%s", flagHelp(fs))
+	if flags := flagHelp(fs); flags != "" {
+		fmt.Fprintf(w, "\nflags:\n%s", flags)
 	}
 	fmt.Fprintf(w, "\n%s\n", exitStatusHelp)
 }

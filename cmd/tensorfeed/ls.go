@@ -82,19 +82,11 @@ func ls(ctx context.Context, specs []string, header bool, e *env) error {
 				if i > 0 {
 					line = append(line, ',')
 				}
-				b := rec.Fields[name]
-				line = append(line, name...)
-				line = append(line, ':')
-				line = strconv.AppendInt(line, int64(len(b)), 10)
-				line = append(line, ':')
-				sum := sha256.Sum256(b)
-				line = hex.AppendEncode(line, sum[:])
+				line = append(append(line, name...), ':')
+				line = appendSized(line, rec.Fields[name], ':')
 			}
 		} else {
-			line = strconv.AppendInt(line, int64(len(rec.Data)), 10)
-			line = append(line, '\t')
-			sum := sha256.Sum256(rec.Data)
-			line = hex.AppendEncode(line, sum[:])
+			line = appendSized(line, rec.Data, '\t')
 		}
 		line = append(line, '\n')
 		if _, err = w.Write(line); err != nil {
@@ -103,4 +95,12 @@ func ls(ctx context.Context, specs []string, header bool, e *env) error {
 	}
 	// Write what was listed before a bad record, then report it.
 	return errors.Join(err, w.Flush())
+}
+
+// appendSized appends the length of data, sep and its SHA-256 in hex, as
+// "ls" and "rec ls" print a payload.
+func appendSized(dst, data []byte, sep byte) []byte {
+	dst = strconv.AppendInt(dst, int64(len(data)), 10)
+	sum := sha256.Sum256(data)
+	return hex.AppendEncode(append(dst, sep), sum[:])
 }

@@ -163,7 +163,7 @@ func runEnv(ctx context.Context, args []string, e *env) (code int) {
 		return exitUsage
 	}
 	if c == nil { // a group's help
-		printGroup(e.stdout, args[0])
+		fmt.Fprint(e.stdout, groupList(args[0]))
 		return exitOK
 	}
 	who += " " + c.name

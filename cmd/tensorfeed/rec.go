@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -113,12 +111,7 @@ func recLs(ctx context.Context, path string, raw, header bool, e *env) error {
 			line = append(line, '\t')
 			line = appendLabels(line, h)
 		}
-		line = append(line, '\t')
-		line = strconv.AppendInt(line, int64(len(data)), 10)
-		line = append(line, '\t')
-		sum := sha256.Sum256(data)
-		line = hex.AppendEncode(line, sum[:])
-		line = append(line, '\n')
+		line = append(appendSized(append(line, '\t'), data, '\t'), '\n')
 		_, err := w.Write(line)
 		return true, err
 	})
