@@ -82,14 +82,14 @@ const (
 
 func recLs(ctx context.Context, path string, raw, header bool, e *env) error {
 	w := bufio.NewWriter(e.stdout)
+	head := recLsHeader
+	if raw {
+		head = recLsRawHeader
+	}
 	writeHeader := func() {
 		if header {
 			header = false
-			if raw {
-				w.WriteString(recLsRawHeader)
-			} else {
-				w.WriteString(recLsHeader)
-			}
+			w.WriteString(head)
 		}
 	}
 	var h imagerec.Header
@@ -136,26 +136,21 @@ func appendLabels(dst []byte, h imagerec.Header) []byte {
 }
 
 func recCat(ctx context.Context, path string, n int, raw bool, e *env) error {
-	found := false
-	count := 0
+	count := 0 // records read; n+1 once record n is found
 	err := eachRecord(ctx, path, e.storage, func(i int, _ int64, payload []byte) (bool, error) {
-		count = i + 1
-		if i < n {
+		if count = i + 1; i < n {
 			return true, nil
 		}
-		found = true
-		data := payload
 		if !raw {
-			_, img, err := imagerec.ParseRecord(payload)
-			if err != nil {
+			var err error
+			if _, payload, err = imagerec.ParseRecord(payload); err != nil {
 				return false, err
 			}
-			data = img
 		}
-		_, err := e.stdout.Write(data)
+		_, err := e.stdout.Write(payload)
 		return false, err
 	})
-	if err == nil && !found {
+	if err == nil && count <= n {
 		err = fmt.Errorf("%s: no record %d: the file has %d records", path, n, count)
 	}
 	return err
