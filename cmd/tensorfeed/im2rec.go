@@ -396,10 +396,7 @@ func packEntry(e imagerec.ListEntry, root string, o packOptions) ([]byte, error)
 func encodeImage(img sample.Image, encoding string, quality int) ([]byte, error) {
 	var buf bytes.Buffer
 	if encoding == ".jpg" {
-		if img.Channels == 4 {
-			img = dropAlpha(img)
-		}
-		err := jpeg.Encode(&buf, toGoImage(img), &jpeg.Options{Quality: quality})
+		err := jpeg.Encode(&buf, toGoImage(img, true), &jpeg.Options{Quality: quality})
 		return buf.Bytes(), err
 	}
 	enc := png.Encoder{CompressionLevel: png.DefaultCompression}
@@ -409,30 +406,24 @@ func encodeImage(img sample.Image, encoding string, quality int) ([]byte, error)
 	case quality >= 7:
 		enc.CompressionLevel = png.BestCompression
 	}
-	err := enc.Encode(&buf, toGoImage(img))
+	err := enc.Encode(&buf, toGoImage(img, false))
 	return buf.Bytes(), err
 }
 
-func dropAlpha(img sample.Image) sample.Image {
-	out := sample.NewImage(img.Height, img.Width, 3)
-	for i := range img.Height * img.Width {
-		copy(out.Pix[3*i:3*i+3], img.Pix[4*i:4*i+3])
-	}
-	return out
-}
-
-// toGoImage wraps or converts img for the image encoders.
-func toGoImage(img sample.Image) image.Image {
-	r := image.Rect(0, 0, img.Width, img.Height)
-	switch img.Channels {
-	case 1:
+// toGoImage wraps or converts img for the image encoders; opaque drops
+// an alpha channel (JPEG has none), keeping the colour values as they are
+// rather than premultiplying them.
+func toGoImage(img sample.Image, opaque bool) image.Image {
+	r, c := image.Rect(0, 0, img.Width, img.Height), img.Channels
+	switch {
+	case c == 1:
 		return &image.Gray{Pix: img.Pix, Stride: img.Width, Rect: r}
-	case 4:
+	case c == 4 && !opaque:
 		return &image.NRGBA{Pix: img.Pix, Stride: 4 * img.Width, Rect: r}
 	}
-	m := image.NewRGBA(r)
+	m := image.NewRGBA(r) // from 3 channels, or 4 with the alpha dropped
 	for i := range img.Height * img.Width {
-		copy(m.Pix[4*i:4*i+3], img.Pix[3*i:3*i+3])
+		copy(m.Pix[4*i:4*i+3], img.Pix[c*i:c*i+3])
 		m.Pix[4*i+3] = 255
 	}
 	return m
