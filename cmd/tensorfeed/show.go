@@ -170,24 +170,21 @@ func parseRawShape(s string) ([]int, error) {
 	if len(parts) == 2 {
 		parts = append(parts, "1")
 	}
-	var v [3]int
+	if len(parts) != 3 {
+		return nil, usagef("--shape %q: want HxW or HxWxC (28x28, 32x32x3)", s)
+	}
+	v := make([]int, 3)
 	for i, p := range parts {
-		if len(parts) != 3 {
-			break
-		}
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 || n > 1<<16 {
 			return nil, usagef("--shape %q: want HxW or HxWxC, each a number from 1 to 65536", s)
 		}
 		v[i] = n
 	}
-	if len(parts) != 3 {
-		return nil, usagef("--shape %q: want HxW or HxWxC (28x28, 32x32x3)", s)
-	}
 	if v[2] != 1 && v[2] != 3 {
 		return nil, usagef("--shape %q: C is 1 (grey) or 3 (RGB), not %d", s, v[2])
 	}
-	return v[:], nil
+	return v, nil
 }
 
 // showGrid draws the first n images of the file at path on a grid, with
