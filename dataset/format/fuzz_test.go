@@ -8,8 +8,9 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/format"
 )
 
-// FuzzDetect checks that detection never panics on any head.
-func FuzzDetect(f *testing.F) {
+// FuzzDetectFile checks that Detect never panics on any file, read from disk
+// as a user's path is (FuzzDetect covers the detection itself).
+func FuzzDetectFile(f *testing.F) {
 	f.Add([]byte("a,b\n"))
 	f.Add([]byte{0x1f, 0x8b, 8, 0})
 	f.Add([]byte{0, 0, 8, 1, 0, 0, 0, 1, 7})
