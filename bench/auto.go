@@ -25,12 +25,7 @@ import (
 // Workers(Auto)) under Autotune(0, 0) (GOMAXPROCS cores), against the best
 // plain loop with as many goroutines as the budget has cores. The note says what
 // the steps chose by the end of the last timed epoch.
-func mnistAutoRows(cfg config) ([]Row, error) {
-	f, err := prepareMNIST(cfg, mnistOut)
-	if err != nil {
-		return nil, err
-	}
-	defer f.remove()
+func mnistAutoRows(cfg config, f *mnistFiles) ([]Row, error) {
 	outBytes, floor := f.outBytes, f.floor
 	cores := runtime.GOMAXPROCS(0)
 	feed, err := mnistAutoFeed(f)

@@ -108,7 +108,7 @@ func TestThreads(t *testing.T) {
 	for _, w := range []struct {
 		name string
 		run  func(config) ([]Row, error)
-	}{{"mnist-epoch", mnistEpoch}, {"imagerec", imagerecRows}} {
+	}{{"mnist-epoch", onMNIST(mnistOut, mnistEpoch)}, {"imagerec", imagerecRows}} {
 		rows, err := w.run(cfg)
 		if err != nil {
 			t.Fatalf("%s: %v", w.name, err)

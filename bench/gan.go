@@ -68,12 +68,7 @@ func ganPipeline[N any](tab *mnist.Table, noise source.Reader[N], fillNoise func
 // no shuffle. The first row draws the noise with source.Uniform (slices
 // cut from shared slabs); the second with source.Generate returning a
 // [100]float32 array.
-func ganCompose(cfg config) ([]Row, error) {
-	f, err := prepareMNIST(cfg, ganOut)
-	if err != nil {
-		return nil, err
-	}
-	defer f.remove()
+func ganCompose(cfg config, f *mnistFiles) ([]Row, error) {
 	outBytes, floor := f.outBytes, f.floor
 	tab, err := mnist.New(f.images, f.labels).Load(context.Background())
 	if err != nil {

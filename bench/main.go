@@ -163,9 +163,9 @@ type workload struct {
 
 // workloads lists every group in table order.
 var workloads = []workload{
-	{"mnist-epoch", mnistEpoch},
-	{"mnist-epoch-", mnistAutoRows}, // the Auto rows (auto.go)
-	{"gan-compose", ganCompose},
+	{"mnist-epoch", onMNIST(mnistOut, mnistEpoch)},
+	{"mnist-epoch-", onMNIST(mnistOut, mnistAutoRows)}, // the Auto rows (auto.go)
+	{"gan-compose", onMNIST(ganOut, ganCompose)},
 	{"stage-", stageOverheads},
 	{"csv", csvRows},
 	{"parquet", parquetRows},

@@ -50,6 +50,19 @@ type mnistFiles struct {
 
 func (f *mnistFiles) remove() { os.RemoveAll(f.dir) }
 
+// onMNIST runs measure over the MNIST files prepared for samples of
+// sampleOut bytes (prepareMNIST), and removes them afterwards.
+func onMNIST(sampleOut int64, measure func(cfg config, f *mnistFiles) ([]Row, error)) func(config) ([]Row, error) {
+	return func(cfg config) ([]Row, error) {
+		f, err := prepareMNIST(cfg, sampleOut)
+		if err != nil {
+			return nil, err
+		}
+		defer f.remove()
+		return measure(cfg, f)
+	}
+}
+
 // prepareMNIST decompresses the training images and labels of data/mnist
 // into a new temporary directory, keeping only the first 1000 samples for a
 // tiny run, and measures the floor of a pass writing sampleOut bytes a
@@ -109,12 +122,7 @@ func writeIDX(path string, magic uint32, dims []int, raw []byte) error {
 // the caller), against the best plain loop with as many goroutines and,
 // for the pipeline with a shuffle stage (two threads), against the plain
 // loop that streams the files through a shuffle buffer alike.
-func mnistEpoch(cfg config) ([]Row, error) {
-	f, err := prepareMNIST(cfg, mnistOut)
-	if err != nil {
-		return nil, err
-	}
-	defer f.remove()
+func mnistEpoch(cfg config, f *mnistFiles) ([]Row, error) {
 	outBytes, floor := f.outBytes, f.floor
 	// Memory first, each variant's first epoch alone, as a training run
 	// starts it: a new pipeline, an empty decoded-file cache (package
@@ -124,6 +132,7 @@ func mnistEpoch(cfg config) ([]Row, error) {
 	mems := make([]memory, len(variants))
 	for i, v := range variants {
 		idx.SetCacheBytes(idx.SetCacheBytes(0)) // empties the cache
+		var err error
 		mems[i], err = measureMemory(int64(f.n)*(mnist.Pixels+1), func() error {
 			_, err := newMNISTPipeline(f, v).epoch()
 			return err
