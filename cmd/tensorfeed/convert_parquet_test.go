@@ -10,11 +10,9 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/parquet"
 )
 
-// A Parquet shard has the columns of what it holds and no column that
-// stays empty: key, image and label for MNIST's digits, key and data for
-// the registry's records (every shard had all four, data empty for images
 // parquetRow and parquetDataRow are the rows of the Parquet shards
-// convert writes from images with labels and from payloads.
+// convert writes from images with labels and from payloads, declared here
+// apart from the writer's own so that a change of its schema fails.
 type parquetRow struct {
 	Key   string `parquet:"key"`
 	Image []byte `parquet:"image"`
@@ -26,6 +24,9 @@ type parquetDataRow struct {
 	Data []byte `parquet:"data"`
 }
 
+// A Parquet shard has the columns of what it holds and no column that
+// stays empty: key, image and label for MNIST's digits, key and data for
+// the registry's records (every shard had all four, data empty for images
 // and image and label empty for records).
 func TestConvertParquetColumns(t *testing.T) {
 	dir := writeMNIST(t, rand.New(rand.NewPCG(3, 4)), 5)
