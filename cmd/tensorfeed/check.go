@@ -193,7 +193,7 @@ func runCheck(ctx context.Context, paths []string, o checkOptions, e *env) error
 		i = j
 	}
 	if bad > 0 {
-		return &exitError{code: exitFailure}
+		return errReported
 	}
 	return nil
 }
@@ -222,9 +222,23 @@ type reporter struct {
 // report prints err, positioned, and returns whether the check goes on.
 func (r *reporter) report(err error) bool {
 	r.bad++
-	fmt.Fprintln(r.stderr, positioned(r.path, csvFlagNames(err)))
+	msg := positioned(r.path, err)
+	if errors.Is(err, csv.ErrFormat) {
+		msg = csvFlagNames.Replace(msg)
+	}
+	fmt.Fprintln(r.stderr, msg)
 	return r.all
 }
+
+// csvFlagNames turns the hints of dataset/csv's messages, which name its
+// Go options, into the flags of check that set them, or into words where
+// check has no flag.
+var csvFlagNames = strings.NewReplacer(
+	"(string labels need Classes)", "(string labels need --classes)",
+	"is not finite (Finite)", "is not finite (--finite)",
+	"bytes (MaxLineBytes)", "bytes (--max-line-bytes)",
+	"bytes (MaxFieldBytes)", "bytes, the most a field may hold",
+)
 
 // checkRegistered checks paths with the Check of the format registered
 // under name, each bad record reported and, with --all, stepped over;

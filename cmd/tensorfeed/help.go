@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -12,34 +14,21 @@ datasets into RecordIO, TFRecord, WebDataset or Parquet shards, packs folders of
 images into RecordIO image records (as MXNet's im2rec.py does), lists records and
 draws the images of a dataset into a PNG grid.`
 
-// help runs "tensorfeed help [COMMAND]".
-func help(args []string, e *env) int {
-	if len(args) == 0 {
+// help runs "tensorfeed help [COMMAND]", which is "tensorfeed COMMAND -h".
+func help(ctx context.Context, args []string, e *env) int {
+	switch {
+	case len(args) == 0:
 		printUsage(e.stdout)
 		return exitOK
-	}
-	// "help -h" and "help help" describe help itself; a flag is no command's
-	// name.
-	if len(args) == 1 && (isHelpFlag(args[0]) || args[0] == "help") {
+	case len(args) == 1 && (isHelpFlag(args[0]) || args[0] == "help"):
+		// "help -h" and "help help" describe help itself; a flag is no
+		// command's name.
 		fmt.Fprint(e.stdout, helpUsage)
 		return exitOK
+	case !isHelpFlag(args[len(args)-1]): // "help show -h" is "help show"
+		args = append(slices.Clip(args), "-h")
 	}
-	if len(args) > 1 && isHelpFlag(args[len(args)-1]) { // "help show -h" is "help show"
-		args = args[:len(args)-1]
-	}
-	if len(args) == 1 && isGroup(args[0]) {
-		fmt.Fprint(e.stdout, groupList(args[0]))
-		return exitOK
-	}
-	c := find(strings.Join(args, " "))
-	if c == nil {
-		fmt.Fprintf(e.stderr, "tensorfeed help: unknown command %q\n\n%s", strings.Join(args, " "), commandList())
-		return exitUsage
-	}
-	fs := newFlagSet(c)
-	c.setup(fs)
-	printHelp(e.stdout, c, fs)
-	return exitOK
+	return runEnv(ctx, args, e)
 }
 
 // helpUsage is what "help -h" prints.

@@ -29,13 +29,14 @@ PATHs are read as the format registry reads them: [tag:]glob specs (recordio:a-*
 			if len(pos) == 0 {
 				return usagef("ls takes at least one file")
 			}
+			tag, err := parseFormat(*tag)
+			if err != nil {
+				return err
+			}
 			specs := slices.Clone(pos)
-			if *tag != "" {
-				if _, ok := format.Default().Lookup(*tag); !ok {
-					return usagef("unknown --format %q (known: %s)", *tag, strings.Join(format.Default().Names(), ", "))
-				}
-				for i, p := range specs {
-					specs[i] = *tag + ":" + p
+			for i, p := range specs {
+				if tag != "" {
+					specs[i] = tag + ":" + p
 				}
 			}
 			return convertErr(ls(ctx, specs, !*noHeader, e))

@@ -155,7 +155,7 @@ func runEnv(ctx context.Context, args []string, e *env) (code int) {
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
-		return help(args[1:], e)
+		return help(ctx, args[1:], e)
 	}
 	c, rest, err := lookup(args)
 	if err != nil {
@@ -180,15 +180,11 @@ func runEnv(ctx context.Context, args []string, e *env) (code int) {
 		err = runner(ctx, pos, e)
 	}
 	var ue *usageError
-	var ee *exitError
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, &ee):
-		if ee.msg != "" {
-			fmt.Fprintf(e.stderr, "tensorfeed %s: %s\n", c.name, ee.msg)
-		}
-		return ee.code
+	case errors.Is(err, errReported):
+		return exitFailure
 	case errors.As(err, &ue):
 		fmt.Fprintf(e.stderr, "tensorfeed %s: %s\nusage:\n  tensorfeed %s %s\nRun \"tensorfeed help %s\" for the flags.\n",
 			c.name, ue.msg, c.name, c.args, c.name)
@@ -277,11 +273,6 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
 }
 
-// exitError ends a command with a given exit status, after the command has
-// reported what went wrong itself (msg, when set, is printed too).
-type exitError struct {
-	code int
-	msg  string
-}
-
-func (e *exitError) Error() string { return fmt.Sprintf("exit status %d: %s", e.code, e.msg) }
+// errReported fails a command with exit status 1 after the command has
+// reported what went wrong itself.
+var errReported = errors.New("failed: reported")

@@ -9,8 +9,8 @@ import (
 	"strconv"
 
 	"github.com/tensorfeed/tensorfeed"
+	"github.com/tensorfeed/tensorfeed/dataset/format"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
-	"github.com/tensorfeed/tensorfeed/storage"
 )
 
 var recLsCommand = command{
@@ -54,26 +54,6 @@ var recCatCommand = command{
 	},
 }
 
-// eachRecord calls f with every record of the file at path, in file
-// order, as the registry's recordio format reads it, with its index and
-// byte offset; f's error is positioned at the record. path may be a URL,
-// read through storage with opts.
-func eachRecord(ctx context.Context, path string, opts []storage.Option, f func(i int, off int64, payload []byte) (more bool, err error)) error {
-	for rec, err := range openAs("recordio", path, opts)(ctx) {
-		if err != nil {
-			return err
-		}
-		more, err := f(int(rec.Index), rec.Offset, rec.Data)
-		if err != nil {
-			return &tensorfeed.Error{Path: path, Offset: rec.Offset, Record: rec.Index, Err: err}
-		}
-		if !more {
-			return nil
-		}
-	}
-	return nil
-}
-
 // recLsHeader and recLsRawHeader are the header rows of "rec ls".
 const (
 	recLsHeader    = "offset\tid\tflag\tlabels\tbytes\tsha256\n"
@@ -86,24 +66,24 @@ func recLs(ctx context.Context, path string, raw, header bool, e *env) error {
 	if raw {
 		head = recLsRawHeader
 	}
-	writeHeader := func() {
-		if header {
+	var h imagerec.Header
+	var line []byte
+	var err error
+	for rec, rerr := range openAs("recordio", path, e.storage)(ctx) {
+		if err = rerr; err != nil {
+			break
+		}
+		if header { // once the file is open
 			header = false
 			w.WriteString(head)
 		}
-	}
-	var h imagerec.Header
-	var line []byte
-	err := eachRecord(ctx, path, e.storage, func(_ int, off int64, payload []byte) (bool, error) {
-		writeHeader() // once the file is open
-		line = strconv.AppendInt(line[:0], off, 10)
-		data := payload
+		line = strconv.AppendInt(line[:0], rec.Offset, 10)
+		data := rec.Data
 		if !raw {
-			img, err := imagerec.ParseRecordInto(&h, payload)
-			if err != nil {
-				return false, err
+			if data, err = imagerec.ParseRecordInto(&h, rec.Data); err != nil {
+				err = recordError(rec, err)
+				break
 			}
-			data = img
 			line = append(line, '\t')
 			line = strconv.AppendUint(line, h.ID, 10)
 			line = append(line, '\t')
@@ -112,14 +92,20 @@ func recLs(ctx context.Context, path string, raw, header bool, e *env) error {
 			line = appendLabels(line, h)
 		}
 		line = append(appendSized(append(line, '\t'), data, '\t'), '\n')
-		_, err := w.Write(line)
-		return true, err
-	})
-	if err == nil {
-		writeHeader() // a file without records
+		if _, err = w.Write(line); err != nil {
+			break
+		}
+	}
+	if err == nil && header {
+		w.WriteString(head) // a file without records
 	}
 	// Write what was listed before a bad record, then report it.
 	return errors.Join(err, w.Flush())
+}
+
+// recordError positions err, about the payload of rec, at rec.
+func recordError(rec format.Record, err error) error {
+	return &tensorfeed.Error{Path: rec.Path, Offset: rec.Offset, Record: rec.Index, Err: err}
 }
 
 // appendLabels appends the record's labels, comma-separated: the array when
@@ -136,22 +122,22 @@ func appendLabels(dst []byte, h imagerec.Header) []byte {
 }
 
 func recCat(ctx context.Context, path string, n int, raw bool, e *env) error {
-	count := 0 // records read; n+1 once record n is found
-	err := eachRecord(ctx, path, e.storage, func(i int, _ int64, payload []byte) (bool, error) {
-		if count = i + 1; i < n {
-			return true, nil
+	count := 0 // records read
+	for rec, err := range openAs("recordio", path, e.storage)(ctx) {
+		if err != nil {
+			return err
 		}
+		if count++; rec.Index < int64(n) {
+			continue
+		}
+		payload := rec.Data
 		if !raw {
-			var err error
-			if _, payload, err = imagerec.ParseRecord(payload); err != nil {
-				return false, err
+			if _, payload, err = imagerec.ParseRecord(rec.Data); err != nil {
+				return recordError(rec, err)
 			}
 		}
-		_, err := e.stdout.Write(payload)
-		return false, err
-	})
-	if err == nil && count <= n {
-		err = fmt.Errorf("%s: no record %d: the file has %d records", path, n, count)
+		_, err = e.stdout.Write(payload)
+		return err
 	}
-	return err
+	return fmt.Errorf("%s: no record %d: the file has %d records", path, n, count)
 }
