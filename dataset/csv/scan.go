@@ -61,11 +61,11 @@ type file struct {
 
 	// The record last read.
 	recLine int     // line of its first field
-	buf     []byte  // its fields, unquoted, one after the other
-	ends    []int32 // ends[i] is the end of field i in buf
+	buf     []byte  // its fields, unquoted, one byte apart (as in a line that splitLine splits)
+	ends    []int32 // ends[i] is the end of field i in buf; field i+1 starts at ends[i]+1
 	cols    []int32 // cols[i] is the 1-based byte column where field i starts
 	moves   []move  // the fields that start on later lines than recLine
-	str     string  // buf as a string, which fields are sliced from (see readRecord)
+	str     string  // buf as a string, or the line splitLine split: fields are sliced from it
 	fstart  int     // start of the field being read in buf
 }
 
@@ -229,11 +229,17 @@ func (f *file) readRecord() error {
 	}
 	f.rows++
 	f.recLine = f.line
+	if f.commaLen == 1 && bytes.IndexByte(line, '"') < 0 {
+		return f.splitLine(line)
+	}
 	used := len(line) - lengthNL(line) // bytes of the record so far, for the budget
 	lineNo, col := f.line, f.col0
 	var bad error // the record's first error
 parseField:
 	for {
+		if len(f.ends) > 0 {
+			f.buf = append(f.buf, ',') // see buf
+		}
 		f.fstart = len(f.buf)
 		fline, fcol := lineNo, col
 		if len(line) == 0 || line[0] != '"' {
@@ -319,6 +325,39 @@ parseField:
 	return nil
 }
 
+// splitLine splits a record that is one line without quotes, under a
+// one-byte delimiter, as readRecord would, but with one search per field
+// and without copying: the fields are views of the line, which stays in
+// the reader's buffer (or in raw) until the next record is read.
+func (f *file) splitLine(line []byte) error {
+	line = line[:len(line)-lengthNL(line)]
+	comma := byte(f.comma)
+	var bad error
+	for start := 0; ; {
+		end := len(line)
+		if i := bytes.IndexByte(line[start:], comma); i >= 0 {
+			end = start + i
+		}
+		if len(f.ends) == cap(f.ends) {
+			f.ends, f.cols = more(f.ends), more(f.cols)
+		}
+		f.ends = append(f.ends, int32(end))
+		f.cols = append(f.cols, int32(f.col0+start))
+		if end-start > f.maxField && bad == nil {
+			bad = f.fieldTooLong(f.line, f.col0+start, len(f.ends), line[start:end])
+		}
+		if end == len(line) {
+			break
+		}
+		start = end + 1
+	}
+	if bad != nil {
+		return bad
+	}
+	f.str = unsafe.String(unsafe.SliceData(line), len(line))
+	return nil
+}
+
 // add appends b to the field being read, keeping at most one byte more
 // than maxField so that endField can tell the field is too long.
 func (f *file) add(b []byte) {
@@ -352,9 +391,16 @@ func (f *file) endField(line, col int) error {
 	f.ends = append(f.ends, int32(len(f.buf)))
 	f.cols = append(f.cols, int32(col))
 	if len(f.buf)-f.fstart > f.maxField {
-		return parseError(f.path, line, col, n+1, fmt.Errorf("%w: more than %d bytes (MaxFieldBytes): %s", errFieldTooLong, f.maxField, quotePrefix(string(f.buf[f.fstart:min(len(f.buf), f.fstart+excerptLen+1)]))))
+		return f.fieldTooLong(line, col, n+1, f.buf[f.fstart:])
 	}
 	return nil
+}
+
+// fieldTooLong is the error for field number field (from 1), which starts
+// at line, col and holds more than maxField bytes, of which b holds the
+// first.
+func (f *file) fieldTooLong(line, col, field int, b []byte) error {
+	return parseError(f.path, line, col, field, fmt.Errorf("%w: more than %d bytes (MaxFieldBytes): %s", errFieldTooLong, f.maxField, quotePrefix(string(b[:min(len(b), excerptLen+1)]))))
 }
 
 func (f *file) errAt(line, col, field int, cause error) error {
@@ -369,7 +415,7 @@ func (f *file) n() int { return len(f.ends) }
 func (f *file) field(i int) string {
 	start := int32(0)
 	if i > 0 {
-		start = f.ends[i-1]
+		start = f.ends[i-1] + 1
 	}
 	return f.str[start:f.ends[i]]
 }
