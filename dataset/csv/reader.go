@@ -615,6 +615,15 @@ func (p *pass) fieldErr(f *file, i int, err error) error {
 // parseNum parses a float32, accepting spaces around it, and inf and nan
 // unless Finite refuses them.
 func (p *pass) parseNum(s string) (float32, error) {
+	if v, ok := fastFloat32(s); ok {
+		return v, nil
+	}
+	return p.parseFloat(s)
+}
+
+// parseFloat is parseNum for the fields that fastFloat32 leaves to
+// strconv.
+func (p *pass) parseFloat(s string) (float32, error) {
 	t := strings.TrimSpace(s)
 	if t == "" {
 		return 0, fmt.Errorf("%w: empty field", ErrNumber)
@@ -671,7 +680,7 @@ func (p *pass) parseLabel(s string) (float32, error) {
 		}
 		return v, err
 	}
-	v, ok := p.cfg.classes[strings.TrimSpace(s)]
+	v, ok := p.cfg.classes[trimSpace(s)]
 	if !ok {
 		return 0, fmt.Errorf("%w: %s", ErrClass, excerpt(s))
 	}
