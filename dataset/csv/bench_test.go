@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/csv"
@@ -48,4 +49,25 @@ func BenchmarkIris(b *testing.B) {
 	st, _ := os.Stat(td("iris.data"))
 	benchRows(b, csv.New(td("iris.data"), csv.Header(), csv.LabelColumns(csv.Name("Name")),
 		csv.Classes("Iris-setosa", "Iris-versicolor", "Iris-virginica")), 150, st.Size())
+}
+
+// BenchmarkIrisLarge reads iris.data's rows repeated 2,000 times (300,000
+// rows, as the bench's csv row does) with its header, string classes and
+// ReuseBuffer: the cost per row of parsing short numbers, without that of
+// opening the file.
+func BenchmarkIrisLarge(b *testing.B) {
+	src, err := os.ReadFile(td("iris.data"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	header, body, _ := strings.Cut(string(src), "\n")
+	body = strings.TrimRight(body, "\n") + "\n"
+	const reps = 2000
+	path := filepath.Join(b.TempDir(), "iris_big.data")
+	if err := os.WriteFile(path, []byte(header+"\n"+strings.Repeat(body, reps)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	st, _ := os.Stat(path)
+	benchRows(b, csv.New(path, csv.Header(), csv.LabelColumns(csv.Name("Name")),
+		csv.Classes("Iris-setosa", "Iris-versicolor", "Iris-virginica"), csv.ReuseBuffer()), reps*strings.Count(body, "\n"), st.Size())
 }
