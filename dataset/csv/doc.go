@@ -23,9 +23,11 @@
 // ([Name], [Index]; negative indexes count from the end), [Delimiter] and
 // [Comment] set the separator and the comment character, and [Classes]
 // maps string class labels (Iris-setosa, ...) to 0, 1, 2, ... Numbers are
-// parsed as float32 by strconv.ParseFloat after trimming spaces, so inf,
-// -inf and nan are accepted, as dmlc's parser does. Quoted fields follow
-// RFC 4180 (encoding/csv underneath).
+// parsed as float32 as strconv.ParseFloat parses them after trimming
+// spaces (bit for bit: plain decimals such as "5.1" take its exact first
+// path, done in place, the rest strconv itself), so inf, -inf and nan are
+// accepted, as dmlc's parser does. Quoted fields follow RFC 4180 and are
+// split as encoding/csv splits them.
 //
 // # Streaming and memory
 //
