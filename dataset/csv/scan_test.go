@@ -81,3 +81,33 @@ func FuzzScanMatchesEncodingCSV(f *testing.F) {
 		}
 	})
 }
+
+// TestScanColumnsAfterBOM checks that the columns of the fields of a first
+// line after a byte order mark count the mark's bytes, as the file's
+// bytes do, whether the line is split in place (no quotes) or field by
+// field.
+func TestScanColumnsAfterBOM(t *testing.T) {
+	for _, line := range []string{"ab,cd,e\n", "ab,\"cd\",e\n"} {
+		path := filepath.Join(t.TempDir(), "bom.csv")
+		if err := os.WriteFile(path, []byte("\ufeff"+line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c := config{comma: ',', maxLine: maxLimit, maxField: maxLimit}
+		sf, err := c.open(context.Background(), path, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sf.read(); err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range []int{4, 7, 4 + len(line) - 2} {
+			if l, col := sf.pos(i); l != 1 || col != want {
+				t.Errorf("%q: field %d at %d:%d, want 1:%d", line, i, l, col, want)
+			}
+		}
+		if got := []string{sf.field(0), sf.field(1), sf.field(2)}; !slices.Equal(got, []string{"ab", "cd", "e"}) {
+			t.Errorf("%q: fields %q", line, got)
+		}
+		sf.f.Close()
+	}
+}
