@@ -10,10 +10,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/image/augment"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/cause"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/storage"
@@ -355,6 +357,12 @@ func newRecLabels(entries []imagerec.ListEntry, width int) (recLabels, error) {
 	return m, nil
 }
 
+// errLabel is wrapped by the errors about a record's labels against the
+// .lst file or label_width: an id missing from the list, a label count
+// that is not the width. It wraps tensorfeed.ErrBadData, so skip_bad
+// skips such records.
+var errLabel = cause.Sentinel("mxnet: record labels do not fit", tensorfeed.ErrBadData)
+
 // recordLabels returns the labels of a record with header h: from labels
 // by id when there are any, else from the header, checked against width
 // as ImageRecordIter checks them. The result may share memory with h or
@@ -363,18 +371,18 @@ func recordLabels(h imagerec.Header, labels recLabels, width int) ([]float32, er
 	if labels != nil {
 		l, ok := labels[h.ID]
 		if !ok {
-			return nil, fmt.Errorf("%w: id %d is not in the .lst file", imagerec.ErrLabel, h.ID)
+			return nil, fmt.Errorf("%w: id %d is not in the .lst file", errLabel, h.ID)
 		}
 		return l, nil
 	}
 	if h.Flag > 0 {
 		if len(h.Labels) != width {
-			return nil, fmt.Errorf("%w: record has %d labels, label_width is %d", imagerec.ErrLabel, len(h.Labels), width)
+			return nil, fmt.Errorf("%w: record has %d labels, label_width is %d", errLabel, len(h.Labels), width)
 		}
 		return h.Labels, nil
 	}
 	if width > 1 {
-		return nil, fmt.Errorf("%w: record has 1 label, label_width is %d (give path_imglist)", imagerec.ErrLabel, width)
+		return nil, fmt.Errorf("%w: record has 1 label, label_width is %d (give path_imglist)", errLabel, width)
 	}
 	return []float32{h.Label}, nil
 }

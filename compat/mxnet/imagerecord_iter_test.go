@@ -202,7 +202,7 @@ func TestIterLabels(t *testing.T) {
 	cfg.Data.LabelWidth = 1
 	err := passErr(newIter(t, cfg))
 	var re *tensorfeed.Error
-	if !errors.Is(err, imagerec.ErrLabel) || !errors.As(err, &re) || re.Record != 0 {
+	if !errors.Is(err, errLabel) || !errors.As(err, &re) || re.Record != 0 {
 		t.Errorf("label width 1 over 3-label records: %v", err)
 	}
 	// A .lst whose labels are looked up by id: reverse the ids' labels.
@@ -226,7 +226,7 @@ func TestIterLabels(t *testing.T) {
 	}
 	// An id missing from the .lst is an error.
 	writeList(t, lst, entries[:10])
-	if err := passErr(newIter(t, cfg)); !errors.Is(err, imagerec.ErrLabel) {
+	if err := passErr(newIter(t, cfg)); !errors.Is(err, errLabel) {
 		t.Errorf("id missing from the .lst: %v", err)
 	}
 }

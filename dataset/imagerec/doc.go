@@ -33,7 +33,7 @@
 // # Bad input
 //
 // Every error about bad data wraps one of the package's sentinels
-// (ErrHeader, ErrLabel, ErrList, ErrMeanImage), decode.ErrImage,
+// (ErrHeader, ErrList, ErrMeanImage), decode.ErrImage,
 // decode.ErrSize or recordio.ErrFormat, and all of them wrap
 // tensorfeed.ErrBadData; errors about a record are *tensorfeed.Error
 // values naming its file, index and byte offset. An image whose decode

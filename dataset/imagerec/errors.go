@@ -17,16 +17,11 @@ func (e *badData) Unwrap() error { return tensorfeed.ErrBadData }
 // concrete error is a *tensorfeed.Error that says which line.
 var ErrList error = &badData{"imagerec: bad .lst file"}
 
-// ErrLabel is wrapped by errors about a record's labels against a .lst
-// file or a label width: an id missing from the list, a label count that
-// is not the width (compat/mxnet's ImageRecordIter reports them).
-var ErrLabel error = &badData{"imagerec: bad label"}
-
 // recordErr returns the error about a record that could not be turned
 // into a sample: a *tensorfeed.Error with the file it came from, its index
 // in the input (Record) and the byte offset where it starts. It wraps err,
-// which in turn wraps a sentinel such as decode.ErrImage, decode.ErrSize,
-// ErrLabel or ErrHeader.
+// which in turn wraps a sentinel such as decode.ErrImage, decode.ErrSize
+// or ErrHeader.
 func recordErr(rec recordio.Record, err error) error {
 	return &tensorfeed.Error{Path: rec.File, Offset: rec.Offset, Record: int64(rec.Index), Err: err}
 }
