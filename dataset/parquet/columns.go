@@ -2,9 +2,9 @@ package parquet
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	pq "github.com/parquet-go/parquet-go"
@@ -79,7 +79,9 @@ type Row struct {
 // asked for. A row whose value does not fit the column's shape (a list of
 // another length, a null) is a *tensorfeed.Error naming the file, the row
 // group, the row and the column, wrapping errShape: a bad record that
-// a policy ([OnBad]) may skip. It panics when cols is empty.
+// a policy ([OnBad]) may skip. A page that cannot be read ends the pass
+// with an error naming the first row not read, after the rows before it.
+// It panics when cols is empty.
 func ReadColumns(list string, cols []Column, opts ...Option) source.Reader[Row] {
 	if len(cols) == 0 {
 		panic("parquet: ReadColumns needs at least one column")
@@ -234,321 +236,499 @@ func prepareColumns(files []*file, cols []Column, c *config) (decoder[Row], erro
 			leaves[fi] = append(leaves[fi], l)
 		}
 	}
-	return func(f *file, fi, g int) group[Row] { return decodeColumns(f, g, leaves[fi], c) }, nil
+	return func(f *file, fi, g int, whole bool, put func(group[Row]) bool) bool {
+		return decodeColumns(f, g, leaves[fi], c, c.reuse && !whole, put)
+	}, nil
 }
 
 // valueBuf is how many values a decoder reads from a page at a time.
 const valueBuf = 4096
 
-func decodeColumns(f *file, g int, leaves []leaf, c *config) group[Row] {
-	var out group[Row]
+// partBytes is about how many bytes of values a part of a row group
+// holds (see decodeColumns): few enough that the consumer copies them
+// out of the cache the decoder left them in.
+const partBytes = 64 << 10
+
+// errColumnEnd is what a column's next returns when the column has no
+// row left, errMoreRows what its end returns when it has one.
+var (
+	errColumnEnd = errors.New("no row left in the column")
+	errMoreRows  = errors.New("more rows than the row group's metadata")
+)
+
+// decodeColumns decodes row group g of f, the columns of leaves side by
+// side a row at a time, and hands the rows to put in parts of about
+// partBytes of values, each as soon as it is decoded: a part's values are
+// still in the cache when the consumer copies them out, and memory holds
+// a part and the page of each column it is read from, not the row group.
+// A row whose value does not fit its column is bad (the part's bad); a
+// malformed page ends the row group with an error after the rows before
+// it. With recycle, each part's rows are those of the part before: their
+// values are valid until the next row is read (ReuseBuffer).
+func decodeColumns(f *file, g int, leaves []leaf, c *config, recycle bool, put func(group[Row]) bool) bool {
 	want := f.pf.Metadata().RowGroups[g].NumRows
 	if err := groupCheck(f, g, c, leaves); err != nil {
-		out.err = err
-		return out
+		return put(group[Row]{err: err})
 	}
 	n := len(leaves)
+	cols := make([]colStream, n)
+	rowBytes := 0
 	for k, l := range leaves {
-		rows, err := decodeLeaf(f, g, k, n, l, &out, want, c)
-		if err == nil && rows != int64(len(out.rows)) {
-			err = posError(f.path, -1, g, f.rowStart[g]+rows, l.col.name, io.ErrUnexpectedEOF, fmt.Sprintf("the column holds %d rows, the row group %d", rows, len(out.rows)))
+		cols[k] = newColumn(f, g, k, l, c.reuse)
+		rowBytes += l.elems * l.col.dtype.Size()
+	}
+	defer func() {
+		for _, col := range cols {
+			col.close()
 		}
-		if err != nil {
-			out.rows, out.err = out.rows[:0], err
-			out.bad = nil
-			return out
-		}
-	}
-	if got := int64(len(out.rows)); got != want {
-		out.rows, out.bad = out.rows[:0], nil
-		out.err = posError(f.path, -1, g, -1, "", io.ErrUnexpectedEOF, fmt.Sprintf("the row group holds %d rows, its metadata says %d", got, want))
-	}
-	return out
-}
-
-func decodeLeaf(f *file, g, k, n int, l leaf, out *group[Row], want int64, c *config) (rows int64, err error) {
-	d := &leafDecoder{f: f, g: g, k: k, n: n, l: l, out: out, want: want, row: -1, reuse: c.reuse}
-	if k == 0 && out.rows == nil {
-		out.rows = make([]Row, 0, min(want, chunkRows))
-	}
-	buf := make([]pq.Value, valueBuf)
-	err = f.eachPage(g, l.index, func(page pq.Page) (bool, error) {
-		d.kept = false
-		err := d.page(page, buf)
-		if d.kept {
-			out.pages = append(out.pages, page)
-		}
-		return d.kept, err
-	})
-	if err != nil {
-		return d.row + 1, posError(f.path, -1, g, f.rowStart[g]+max(d.row, 0), l.col.name, err, err.Error())
-	}
-	d.finish()
-	return d.row + 1, nil
-}
-
-// leafDecoder decodes column k (of n) of row group g into out's rows; the
-// first column makes the rows.
-type leafDecoder struct {
-	f       *file
-	g, k, n int
-	l       leaf
-	out     *group[Row]
-	want    int64
-	row     int64 // the row being filled, from 0 in the row group; -1 before the first
-	cur     int   // elements of the current row seen so far
-	// Blocks the values of rows filled value by value (see bulk) and the
-	// first column's per-row slices are carved from, chunkRows rows at a
-	// time, so that memory follows the rows that arrive.
-	f32  []float32
-	i32  []int32
-	i64  []int64
-	hf32 [][]float32
-	hi32 [][]int32
-	hi64 [][]int64
-	hu8  [][]uint8
-	// e repetition levels of 1 and definition levels of the maximum: the
-	// levels of the values after a row's first in a row without nulls.
-	ones, full []byte
-	reuse      bool // ReuseBuffer
-	kept       bool // rows hold values of the page being decoded
-}
-
-// page decodes one page: its typed values in bulk when it is plain
-// (not dictionary) encoded numbers, else one value at a time.
-func (d *leafDecoder) page(page pq.Page, buf []pq.Value) error {
-	if page.Dictionary() == nil {
-		data := page.Data()
-		switch d.l.col.dtype {
-		case sample.Float32:
-			return bulk(d, data.Float(), page.RepetitionLevels(), page.DefinitionLevels(), func(r *Row) *[]float32 { return &r.F32[d.k] }, &d.f32)
-		case sample.Int32:
-			return bulk(d, data.Int32(), page.RepetitionLevels(), page.DefinitionLevels(), func(r *Row) *[]int32 { return &r.I32[d.k] }, &d.i32)
-		case sample.Int64:
-			return bulk(d, data.Int64(), page.RepetitionLevels(), page.DefinitionLevels(), func(r *Row) *[]int64 { return &r.I64[d.k] }, &d.i64)
-		}
-	}
-	return eachValue(page, buf, d.value)
-}
-
-// bulk decodes a page's values (the non-null ones, in order) with its
-// repetition and definition levels (one per value, nulls included; empty
-// when the column has none). A run of rows that each hold their e values,
-// none null, is copied out of the page at once into a block of its own
-// that the rows share: append does not clear memory that it fills, and one
-// copy serves the run. (Keeping the page instead costs more: parquet-go's
-// page buffers are larger than their values.) With ReuseBuffer the rows
-// are slices of the page's values, not a copy, and the page is kept
-// (d.kept) until the consumer is past the row group. Other rows are
-// filled value by value in slices of block (see carve).
-func bulk[T float32 | int32 | int64](d *leafDecoder, vals []T, rep, def []byte, at func(*Row) *[]T, block *[]T) error {
-	count := len(vals)
-	switch {
-	case len(def) > 0:
-		count = len(def)
-	case len(rep) > 0:
-		count = len(rep)
-	}
-	if (len(rep) > 0 && len(rep) != count) || (len(def) > 0 && len(def) != count) {
-		return fmt.Errorf("page of %d repetition and %d definition levels", len(rep), len(def))
-	}
-	maxDf := byte(d.l.maxDf)
-	e := d.l.elems
-	var row []T
-	if d.row >= 0 {
-		row = carve(d, at(&d.out.rows[d.row]), block)
-	}
-	k := 0 // the next value
-	for i := 0; i < count; i++ {
-		r, df := byte(0), maxDf
-		if len(rep) > 0 {
-			r = rep[i]
-		}
-		if len(def) > 0 {
-			df = def[i]
-		}
-		if r == 0 {
-			m := 0 // whole rows from i
-			for i+(m+1)*e <= count && k+(m+1)*e <= len(vals) && d.wholeRow(rep, def, i+m*e, e, maxDf) {
-				m++
-			}
-			if m > 0 {
-				run := vals[k : k+m*e]
-				if d.reuse {
-					d.kept = true
-				} else {
-					run = append([]T(nil), run...)
-				}
-				for j := range m {
-					if err := d.start(); err != nil {
-						return err
+	}()
+	part := int64(max(1, min(chunkRows, partBytes/max(rowBytes, 1))))
+	heads := rowHeads{recycle: recycle}
+	for row := int64(0); row < want; {
+		m := min(part, want-row)
+		out := group[Row]{rows: heads.rows(f, g, row, m, n, want-row)}
+		for j := range out.rows {
+			r := &out.rows[j]
+			for k, col := range cols {
+				bad, err := col.next(r, want-row)
+				if err != nil {
+					out.rows = out.rows[:j]
+					if out.bad != nil {
+						out.bad = out.bad[:j]
 					}
-					*at(&d.out.rows[d.row]) = run[j*e : (j+1)*e : (j+1)*e]
-					d.cur = e
+					out.err = columnError(f, g, row, want, leaves[k], err)
+					break
 				}
-				k += m * e
-				i += m*e - 1
-				continue
+				if bad != "" && (out.bad == nil || out.bad[j] == nil) {
+					if out.bad == nil {
+						out.bad = make([]error, len(out.rows))
+					}
+					out.bad[j] = posError(f.path, -1, g, f.rowStart[g]+row, leaves[k].col.name, errShape, bad)
+				}
 			}
-			if err := d.start(); err != nil {
-				return err
+			if out.err != nil {
+				break
 			}
-			row = carve(d, at(&d.out.rows[d.row]), block)
-		} else if d.row < 0 {
-			return fmt.Errorf("the column starts in the middle of a row")
+			row++
 		}
-		if df < maxDf {
-			d.null(r, df)
-			continue
+		if row == want && out.err == nil {
+			for k, col := range cols {
+				if err := col.end(); err != nil {
+					out.err = columnError(f, g, row, want, leaves[k], err)
+					break
+				}
+			}
 		}
-		if k >= len(vals) {
-			return fmt.Errorf("the page's levels say more than its %d values", len(vals))
+		for _, col := range cols {
+			out.pages = col.passed(out.pages)
 		}
-		if d.cur < e {
-			row[d.cur] = vals[k]
+		if !put(out) || out.err != nil {
+			return false
 		}
-		d.cur++
-		k++
 	}
-	if k != len(vals) {
-		return fmt.Errorf("the page holds %d values, its levels say %d", len(vals), k)
+	if want == 0 {
+		for k, col := range cols {
+			if err := col.end(); err != nil {
+				return put(group[Row]{err: columnError(f, g, 0, want, leaves[k], err)})
+			}
+		}
 	}
-	return nil
+	return true
 }
 
-// carve returns the current row's slice of the column, first giving it
-// one of block (made for the rows left, chunkRows at most) when it has
-// none.
-func carve[T any](d *leafDecoder, slot *[]T, block *[]T) []T {
-	if *slot == nil {
-		e := d.l.elems
-		if len(*block) < e {
-			*block = make([]T, e*int(min(d.want-d.row, chunkRows)))
+// columnError is the error met in column l of row group g at row row.
+func columnError(f *file, g int, row, want int64, l leaf, err error) error {
+	switch err {
+	case errColumnEnd:
+		return posError(f.path, -1, g, f.rowStart[g]+row, l.col.name, io.ErrUnexpectedEOF,
+			fmt.Sprintf("the column holds %d rows, the row group's metadata says %d", row, want))
+	case errMoreRows:
+		return posError(f.path, -1, g, f.rowStart[g]+row, l.col.name, nil,
+			fmt.Sprintf("more rows than the %d of the row group's metadata", want))
+	}
+	return posError(f.path, -1, g, f.rowStart[g]+row, l.col.name, err, err.Error())
+}
+
+// rowHeads makes the rows of decodeColumns and the per-column slices of
+// their values, chunkRows rows at a time, so that a row costs no
+// allocation of its own; with recycle, it makes those of one part and
+// hands them out again for every part, so that they stay in the cache.
+type rowHeads struct {
+	recycle bool
+	all     []Row // with recycle, the rows of a part
+	rs      []Row
+	f32     [][]float32
+	i32     [][]int32
+	i64     [][]int64
+	u8      [][]uint8
+}
+
+// rows returns m rows of n columns, from row row of row group g of f,
+// left rows being left in the row group.
+func (h *rowHeads) rows(f *file, g int, row, m int64, n int, left int64) []Row {
+	if h.recycle && int64(len(h.all)) >= m {
+		rs := h.all[:m:m]
+		for j := range rs {
+			rs[j].Index = f.rowStart[g] + row + int64(j)
+			clear(rs[j].F32)
+			clear(rs[j].I32)
+			clear(rs[j].I64)
+			clear(rs[j].U8)
 		}
-		*slot, *block = (*block)[:e:e], (*block)[e:]
+		return rs
 	}
-	return *slot
+	if int64(len(h.rs)) < m {
+		k := int(max(m, min(left, chunkRows)))
+		if h.recycle {
+			k = int(m)
+		}
+		h.rs = make([]Row, k)
+		h.f32, h.i32, h.i64, h.u8 = make([][]float32, k*n), make([][]int32, k*n), make([][]int64, k*n), make([][]uint8, k*n)
+	}
+	rs := h.rs[:m:m]
+	for j := range rs {
+		rs[j] = Row{File: f.path, Index: f.rowStart[g] + row + int64(j),
+			F32: h.f32[:n:n], I32: h.i32[:n:n], I64: h.i64[:n:n], U8: h.u8[:n:n]}
+		h.f32, h.i32, h.i64, h.u8 = h.f32[n:], h.i32[n:], h.i64[n:], h.u8[n:]
+	}
+	h.rs = h.rs[m:]
+	if h.recycle {
+		h.all = rs
+	}
+	return rs
 }
 
-// wholeRow reports whether the levels from i hold one row of exactly e
-// values, none null: the row starts at i, continues to i+e-1 and the next
-// row (if any) starts at i+e.
-func (d *leafDecoder) wholeRow(rep, def []byte, i, e int, maxDf byte) bool {
-	if len(rep) == 0 { // a scalar column: a row is one value
-		return e == 1 && (len(def) == 0 || def[i] == maxDf)
-	}
-	if rep[i] != 0 {
-		return false
-	}
-	if i+e < len(rep) && rep[i+e] != 0 {
-		return false
-	}
-	if len(d.ones) != e {
-		d.ones, d.full = bytes.Repeat([]byte{1}, e), bytes.Repeat([]byte{maxDf}, e)
-	}
-	return bytes.Equal(rep[i+1:i+e], d.ones[1:]) && (len(def) == 0 || bytes.Equal(def[i:i+e], d.full))
+// colStream reads the values of one column chunk of a row group, a row at a
+// time (see colReader).
+type colStream interface {
+	// next sets the column's value in r, the next row, left rows being
+	// left in the row group. It returns why the row is bad (a value that
+	// does not fit the column), or an error: errColumnEnd when the
+	// column has no row left, or the page's.
+	next(r *Row, left int64) (bad string, err error)
+	// end returns an error unless the column has no row left.
+	end() error
+	// passed appends to pages those the column has read past whose
+	// values rows may hold (ReuseBuffer), and forgets them.
+	passed(pages []pq.Page) []pq.Page
+	close()
 }
 
-// value decodes one value of the column.
-func (d *leafDecoder) value(v pq.Value) error {
-	if v.RepetitionLevel() == 0 {
-		if err := d.start(); err != nil {
+func newColumn(f *file, g, k int, l leaf, reuse bool) colStream {
+	switch l.col.dtype {
+	case sample.Float32:
+		return &colReader[float32]{f: f, g: g, l: l, reuse: reuse,
+			at:    func(r *Row) *[]float32 { return &r.F32[k] },
+			plain: func(p pq.Page) []float32 { d := p.Data(); return d.Float() },
+			add:   func(s []float32, v pq.Value) []float32 { return append(s, v.Float()) }}
+	case sample.Int32:
+		return &colReader[int32]{f: f, g: g, l: l, reuse: reuse,
+			at:    func(r *Row) *[]int32 { return &r.I32[k] },
+			plain: func(p pq.Page) []int32 { d := p.Data(); return d.Int32() },
+			add:   func(s []int32, v pq.Value) []int32 { return append(s, v.Int32()) }}
+	case sample.Int64:
+		return &colReader[int64]{f: f, g: g, l: l, reuse: reuse,
+			at:    func(r *Row) *[]int64 { return &r.I64[k] },
+			plain: func(p pq.Page) []int64 { d := p.Data(); return d.Int64() },
+			add:   func(s []int64, v pq.Value) []int64 { return append(s, v.Int64()) }}
+	default: // sample.Uint8, as resolve allows
+		return &colReader[uint8]{f: f, g: g, l: l, reuse: reuse, bytes: true,
+			at:  func(r *Row) *[]uint8 { return &r.U8[k] },
+			add: func(s []uint8, v pq.Value) []uint8 { return append(s, v.ByteArray()...) }}
+	}
+}
+
+// colReader reads one column chunk. It holds one page: the typed values
+// of a plain page of numbers as parquet-go decoded them, or a copy of the
+// values of any other page (dictionary encoded, byte arrays), with the
+// page's repetition and definition levels (one per value, nulls
+// included; empty when the column has none). A page whose rows each hold
+// their e values, none null, is uniform: row j of it is values j*e to
+// (j+1)*e, handed out as they are (with ReuseBuffer, or when they are a
+// copy) or copied once, with no check per value. Other rows are read
+// value by value.
+type colReader[T float32 | int32 | int64 | uint8] struct {
+	f     *file
+	g     int
+	l     leaf
+	at    func(*Row) *[]T         // the column's value in a row
+	plain func(pq.Page) []T       // a plain page's values; nil for byte arrays
+	add   func([]T, pq.Value) []T // appends a value's elements
+	bytes bool                    // values are byte arrays: sizes holds their lengths
+	reuse bool                    // ReuseBuffer
+	pages pq.Pages                // nil before the first page
+	page  pq.Page                 // the page vals belong to; nil when vals is a copy
+	kept  []pq.Page               // pages read past whose values rows hold (ReuseBuffer)
+	rep   []byte                  // the page's levels
+	def   []byte                  //
+	vals  []T                     // the page's values' elements, nulls left out
+	sizes []int32                 // with bytes, each value's length
+	buf   []pq.Value              // values read at a time from a page that is not plain
+	block []T                     // where rows that are not slices of vals get their values (see carve)
+	uni   bool                    // the page is uniform
+	n     int                     // the page's levels
+	i     int                     // the next level
+	v     int                     // the next value (not null)
+	x     int                     // the element of vals the next value starts at
+	ended bool                    // no page left
+}
+
+func (c *colReader[T]) close() {
+	if c.page != nil && !c.reuse {
+		pq.Release(c.page)
+	}
+	if c.pages != nil {
+		c.pages.Close()
+	}
+}
+
+func (c *colReader[T]) passed(pages []pq.Page) []pq.Page {
+	pages = append(pages, c.kept...)
+	clear(c.kept)
+	c.kept = c.kept[:0]
+	return pages
+}
+
+// values returns how many values (not null) the page holds.
+func (c *colReader[T]) values() int {
+	if c.bytes {
+		return len(c.sizes)
+	}
+	return len(c.vals)
+}
+
+// advance moves to the next page that holds levels, or sets ended.
+func (c *colReader[T]) advance() error {
+	for !c.ended && c.i == c.n {
+		if c.v != c.values() {
+			return fmt.Errorf("the page holds %d values, its levels say %d", c.values(), c.v)
+		}
+		if c.page != nil {
+			if c.reuse {
+				c.kept = append(c.kept, c.page)
+			} else {
+				pq.Release(c.page)
+			}
+			c.page = nil
+		}
+		if err := guard(c.load); err != nil {
 			return err
 		}
-	} else if d.row < 0 {
-		return fmt.Errorf("the column starts in the middle of a row")
 	}
-	if v.IsNull() {
-		d.null(byte(v.RepetitionLevel()), byte(v.DefinitionLevel()))
-		return nil
-	}
-	e := d.l.elems
-	if d.cur >= e && d.l.col.dtype != sample.Uint8 {
-		d.cur++
-		return nil
-	}
-	r := &d.out.rows[d.row]
-	switch d.l.col.dtype {
-	case sample.Float32:
-		carve(d, &r.F32[d.k], &d.f32)[d.cur] = v.Float()
-	case sample.Int32:
-		carve(d, &r.I32[d.k], &d.i32)[d.cur] = v.Int32()
-	case sample.Int64:
-		carve(d, &r.I64[d.k], &d.i64)[d.cur] = v.Int64()
-	case sample.Uint8:
-		b := v.ByteArray()
-		d.cur += len(b)
-		if d.cur == e {
-			r.U8[d.k] = append([]uint8(nil), b...)
-		}
-		return nil
-	}
-	d.cur++
 	return nil
 }
 
-// null handles a null at repetition level r and definition level df: a
-// null value is a bad row; a null or empty list holds no element, which
-// finish finds when the row ends.
-func (d *leafDecoder) null(r, df byte) {
-	if !d.l.list || r > 0 || int(df) == d.l.maxDf-1 {
-		d.shapeErr(d.row, "null value")
+// load reads the next page, or sets ended.
+func (c *colReader[T]) load() error {
+	if c.pages == nil {
+		c.pages = c.f.groups[c.g].ColumnChunks()[c.l.index].Pages()
+	}
+	c.i, c.v, c.x = 0, 0, 0
+	c.rep, c.def, c.vals, c.sizes, c.n = nil, nil, nil, nil, 0
+	page, err := c.pages.ReadPage()
+	if err == io.EOF {
+		c.ended = true
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if c.plain != nil && page.Dictionary() == nil {
+		c.page, c.vals = page, c.plain(page)
+		c.rep, c.def = page.RepetitionLevels(), page.DefinitionLevels()
+		c.n = len(c.vals)
+		switch {
+		case len(c.def) > 0:
+			c.n = len(c.def)
+		case len(c.rep) > 0:
+			c.n = len(c.rep)
+		}
+		if (len(c.rep) > 0 && len(c.rep) != c.n) || (len(c.def) > 0 && len(c.def) != c.n) {
+			return fmt.Errorf("page of %d repetition and %d definition levels", len(c.rep), len(c.def))
+		}
+	} else {
+		err = c.copyValues(page)
+		pq.Release(page)
+		if err != nil {
+			return err
+		}
+	}
+	c.uni = c.uniform()
+	return nil
+}
+
+// copyValues reads the values of page one at a time into vals, sizes and
+// the levels.
+func (c *colReader[T]) copyValues(page pq.Page) error {
+	if c.buf == nil {
+		c.buf = make([]pq.Value, valueBuf)
+	}
+	vr := page.Values()
+	for {
+		m, err := vr.ReadValues(c.buf)
+		for _, v := range c.buf[:m] {
+			c.rep = append(c.rep, byte(v.RepetitionLevel()))
+			c.def = append(c.def, byte(v.DefinitionLevel()))
+			if v.IsNull() {
+				continue
+			}
+			before := len(c.vals)
+			c.vals = c.add(c.vals, v)
+			if c.bytes {
+				c.sizes = append(c.sizes, int32(len(c.vals)-before))
+			}
+		}
+		c.n += m
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 	}
 }
 
-func (d *leafDecoder) shapeErr(r int64, msg string) {
-	out := d.out
-	if out.bad == nil {
-		out.bad = make([]error, len(out.rows), cap(out.rows))
+// uniform reports whether every row of the page holds exactly e values,
+// none null, starting at a level of its own: a row of a list column starts
+// at every e-th level and nowhere else.
+func (c *colReader[T]) uniform() bool {
+	e, n := c.l.elems, c.n
+	if len(c.def) > 0 && bytes.Count(c.def, []byte{byte(c.l.maxDf)}) != n {
+		return false
 	}
-	for int64(len(out.bad)) <= r {
-		out.bad = append(out.bad, nil)
+	if c.bytes {
+		for _, s := range c.sizes {
+			if int(s) != e {
+				return false
+			}
+		}
+		return len(c.sizes) == n
 	}
-	if out.bad[r] == nil {
-		out.bad[r] = posError(d.f.path, -1, d.g, d.f.rowStart[d.g]+r, d.l.col.name, errShape, msg)
+	if len(c.vals) != n {
+		return false
 	}
+	if !c.l.list {
+		return e == 1
+	}
+	if n%e != 0 || bytes.Count(c.rep, []byte{0}) != n/e {
+		return false
+	}
+	for j := 0; j < n; j += e {
+		if c.rep[j] != 0 {
+			return false
+		}
+	}
+	return true
 }
 
-// finish ends the current row: one of another length is a bad row.
-func (d *leafDecoder) finish() {
-	out, row, e := d.out, d.row, d.l.elems
-	if row >= 0 && d.cur != e && (out.bad == nil || int64(len(out.bad)) <= row || out.bad[row] == nil) {
-		if d.l.list {
-			d.shapeErr(row, fmt.Sprintf("list of %d values, want %d (shape %v)", d.cur, e, d.l.col.shape))
+func (c *colReader[T]) next(r *Row, left int64) (string, error) {
+	if err := c.advance(); err != nil {
+		return "", err
+	}
+	if c.ended {
+		return "", errColumnEnd
+	}
+	if len(c.rep) > 0 && c.rep[c.i] != 0 {
+		return "", errors.New("the column starts in the middle of a row")
+	}
+	e := c.l.elems
+	slot := c.at(r)
+	cur := 0
+	if c.uni {
+		vals := c.vals[c.x : c.x+e : c.x+e]
+		if c.reuse || c.page == nil {
+			*slot = vals
 		} else {
-			d.shapeErr(row, fmt.Sprintf("%d bytes, want %d (shape %v)", d.cur, e, d.l.col.shape))
+			*slot = c.carve(left)
+			copy(*slot, vals)
+		}
+		step := 1
+		if c.l.list {
+			step = e
+		}
+		c.i, c.v, c.x, cur = c.i+step, c.v+step, c.x+e, e
+		if !c.l.list || c.i < c.n {
+			return "", nil
 		}
 	}
+	// Value by value, from the next page where a list goes on.
+	bad := ""
+	maxDf := byte(c.l.maxDf)
+	first := cur == 0
+	for {
+		for ; c.i < c.n; c.i++ {
+			rep, df := byte(0), maxDf
+			if len(c.rep) > 0 {
+				rep = c.rep[c.i]
+			}
+			if len(c.def) > 0 {
+				df = c.def[c.i]
+			}
+			if rep == 0 && !first {
+				break
+			}
+			first = false
+			if df < maxDf {
+				// A null value makes the row bad; a null or empty list
+				// holds no element, which the length check finds.
+				if bad == "" && (!c.l.list || rep > 0 || df == maxDf-1) {
+					bad = "null value"
+				}
+				continue
+			}
+			if c.v >= c.values() {
+				return "", fmt.Errorf("the page's levels say more than its %d values", c.values())
+			}
+			size := 1
+			if c.bytes {
+				size = int(c.sizes[c.v])
+			}
+			if cur+size <= e {
+				if *slot == nil {
+					*slot = c.carve(left)
+				}
+				copy((*slot)[cur:cur+size], c.vals[c.x:c.x+size])
+			}
+			cur += size
+			c.x += size
+			c.v++
+		}
+		if !c.l.list || c.i < c.n || c.ended {
+			break
+		}
+		if err := c.advance(); err != nil {
+			return "", err
+		}
+	}
+	if bad == "" && cur != e {
+		if c.l.list {
+			bad = fmt.Sprintf("list of %d values, want %d (shape %v)", cur, e, c.l.col.shape)
+		} else {
+			bad = fmt.Sprintf("%d bytes, want %d (shape %v)", cur, e, c.l.col.shape)
+		}
+	}
+	return bad, nil
 }
 
-// start ends the current row and starts the next.
-func (d *leafDecoder) start() error {
-	d.finish()
-	d.row++
-	d.cur = 0
-	row, want, n, k, out := d.row, d.want, d.n, d.k, d.out
-	if row >= want {
-		return fmt.Errorf("more rows than the %d of the row group's metadata", want)
+func (c *colReader[T]) end() error {
+	if err := c.advance(); err != nil {
+		return err
 	}
-	rest := int(min(want-row, chunkRows)) // rows a new block is for
-	if k == 0 {
-		if len(d.hf32) < n {
-			d.hf32, d.hi32, d.hi64, d.hu8 = make([][]float32, n*rest), make([][]int32, n*rest),
-				make([][]int64, n*rest), make([][]uint8, n*rest)
-		}
-		if len(out.rows) == cap(out.rows) {
-			// Doubled, up to the rows left: append's gentler growth
-			// copies the rows many times over in a large row group.
-			out.rows = slices.Grow(out.rows, int(min(want-row, int64(max(len(out.rows), chunkRows)))))
-		}
-		out.rows = append(out.rows, Row{File: d.f.path, Index: d.f.rowStart[d.g] + row,
-			F32: d.hf32[:n:n], I32: d.hi32[:n:n], I64: d.hi64[:n:n], U8: d.hu8[:n:n]})
-		d.hf32, d.hi32, d.hi64, d.hu8 = d.hf32[n:], d.hi32[n:], d.hi64[n:], d.hu8[n:]
-	} else if row >= int64(len(out.rows)) {
-		return fmt.Errorf("more rows than the row group's first column")
-	}
-	if out.bad != nil && int64(len(out.bad)) <= row {
-		out.bad = append(out.bad, nil)
+	if !c.ended {
+		return errMoreRows
 	}
 	return nil
+}
+
+// carve returns a slice of e elements of block, first made for the rows
+// left in the row group, chunkRows at most, when it has fewer: memory
+// follows the rows that arrive.
+func (c *colReader[T]) carve(left int64) []T {
+	e := c.l.elems
+	if len(c.block) < e {
+		c.block = make([]T, e*int(min(left, chunkRows)))
+	}
+	s := c.block[:e:e]
+	c.block = c.block[e:]
+	return s
 }

@@ -31,9 +31,42 @@ type group[T any] struct {
 	pages []pq.Page
 }
 
-// decoder decodes row group g of a file. It is made once per pass (or per
-// indexedRows) from the opened files, which is where column types are checked.
-type decoder[T any] func(fi *file, fileIndex, g int) group[T]
+// decoder decodes row group g of a file and hands its rows to put in
+// order, in one group or in several parts of it (see decodeColumns); a
+// part with an error is the last. It stops when put returns false, and
+// reports whether put always returned true. whole says that the parts are
+// kept together (collect); otherwise each is consumed before put returns,
+// and with ReuseBuffer a decoder may reuse a part's memory for the next.
+// A decoder is made once per pass (or per indexedRows) from the opened
+// files, which is where column types are checked.
+type decoder[T any] func(fi *file, fileIndex, g int, whole bool, put func(group[T]) bool) bool
+
+// collect returns the whole of row group g as dec decodes it, its parts
+// joined, for the readers that decode whole row groups ahead (Workers)
+// or keep them (OpenIndexed).
+func collect[T any](dec decoder[T], fi *file, fileIndex, g int) group[T] {
+	var all group[T]
+	dec(fi, fileIndex, g, true, func(part group[T]) bool {
+		if part.bad != nil && all.bad == nil {
+			all.bad = make([]error, len(all.rows), len(all.rows)+len(part.rows))
+		}
+		if all.rows == nil {
+			all.rows = part.rows
+		} else {
+			all.rows = append(growRows(all.rows, len(part.rows)), part.rows...)
+		}
+		if all.bad != nil {
+			if part.bad == nil {
+				part.bad = make([]error, len(part.rows))
+			}
+			all.bad = append(all.bad, part.bad...)
+		}
+		all.pages = append(all.pages, part.pages...)
+		all.err = part.err
+		return true
+	})
+	return all
+}
 
 // unit names one row group of one file.
 type unit struct{ file, group int }
@@ -92,7 +125,7 @@ func (r *core[T]) all(ctx context.Context) iter.Seq2[T, error] {
 		skips := (*skipcount.Policy)(r.c.bad).Pass(max(rows-r.from, 0), log)
 		emit := func(g group[T]) bool {
 			first := int(min(drop, int64(len(g.rows))))
-			drop = 0
+			drop -= int64(first)
 			for i, row := range g.rows[first:] {
 				i += first
 				pos++
@@ -124,7 +157,7 @@ func (r *core[T]) all(ctx context.Context) iter.Seq2[T, error] {
 					yield(zero, ctx.Err())
 					return
 				}
-				if !emit(dec(files[u.file], u.file, u.group)) {
+				if !dec(files[u.file], u.file, u.group, false, emit) {
 					return
 				}
 			}
@@ -153,7 +186,7 @@ func (r *core[T]) parallel(ctx context.Context, files []*file, units []unit, dec
 				return nil
 			}
 			sg.Go(func() error {
-				fut <- dec(files[u.file], u.file, u.group)
+				fut <- collect(dec, files[u.file], u.file, u.group)
 				return nil
 			})
 		}
@@ -271,7 +304,7 @@ func (d *indexedRows[T]) group(k int) group[T] {
 	}
 	d.mu.Unlock()
 	u := d.units[k]
-	g := d.dec(d.files[u.file], u.file, u.group)
+	g := collect(d.dec, d.files[u.file], u.file, u.group)
 	d.mu.Lock()
 	if len(d.cache) == indexedCache {
 		d.cache = slices.Delete(d.cache, 0, 1)

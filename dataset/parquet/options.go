@@ -112,8 +112,10 @@ func MaxRowGroupValues(n int64) Option {
 // Workers decodes up to n row groups at once, each on its own goroutine
 // started by the pass, while the pass yields rows in file order: the
 // output is the same for every n. Memory grows with n: up to n+1 decoded
-// row groups are held. The default is 1 (the row groups are decoded on the
-// goroutine that ranges over the pass). It panics if n < 1.
+// row groups are held. The default is 1: the row groups are decoded on the
+// goroutine that ranges over the pass, and those of [ReadColumns] a few
+// rows at a time, as the consumer asks for them, so that no decoded row
+// group is held. It panics if n < 1.
 func Workers(n int) Option {
 	positive("Workers", int64(n))
 	return option.New(func(c *config) { c.workers = n })
@@ -121,8 +123,10 @@ func Workers(n int) Option {
 
 // ReuseBuffer makes the rows of [ReadColumns] share the memory of the
 // pages they are read from, which goes back to the pages read next once
-// the consumer is past a row group: a row's values are valid only until
-// the next row is read. Use it when each row is consumed (copied into a
+// the consumer is past the rows read from them (past the row group with
+// several Workers), and reuse their slices of values (Row.F32 and the
+// others) for the rows after: a row's values are valid only until the
+// next row is read. Use it when each row is consumed (copied into a
 // batch, say) before the next one is asked for, and never with a stage
 // that holds on to rows (Shuffle, Buffered, Cache, a batch of rows
 // rather than of tensors). It saves the allocation of every page, which

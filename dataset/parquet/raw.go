@@ -66,7 +66,9 @@ func prepareRaw(files []*file, c *config) (decoder[RawRow], error) {
 	for fi, f := range files {
 		cols[fi] = rawColumns(f.pf.Root(), nil, nil)
 	}
-	return func(f *file, fi, g int) group[RawRow] { return decodeRaw(f, g, cols[fi], c) }, nil
+	return func(f *file, fi, g int, _ bool, put func(group[RawRow]) bool) bool {
+		return put(decodeRaw(f, g, cols[fi], c))
+	}, nil
 }
 
 func decodeRaw(f *file, g int, cols []rawColumn, c *config) group[RawRow] {

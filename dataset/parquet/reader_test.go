@@ -266,3 +266,47 @@ func TestReuseBuffer(t *testing.T) {
 		}
 	}
 }
+
+// A page that parquet-go cannot read (its checksum does not match) ends
+// the pass with an error naming the file, the column and the first row
+// not read, after the rows of the pages before it: with one worker and
+// with two, the same rows.
+func TestCorruptPage(t *testing.T) {
+	const width = 784 // rows of 3 KiB: pages of about 64 rows
+	path := writeDigits(t, digits(300, width), parquet.RowGroupRows(300))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A byte of values in the image column's last pages: the column
+	// chunk is nearly all of the file.
+	data[len(data)*5/6] ^= 0xff
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cols := []parquet.Column{parquet.Float32("image", width), parquet.Int64("label")}
+	want := -1
+	for _, w := range []int{1, 2} {
+		n := 0
+		var err error
+		for row, e := range parquet.ReadColumns(path, cols, parquet.Workers(w)).All(context.Background()) {
+			if e != nil {
+				err = e
+				break
+			}
+			if row.Index != int64(n) || row.F32[0][1] != float32(n*1000+1) {
+				t.Fatalf("workers %d: row %d: index %d, value %v", w, n, row.Index, row.F32[0][1])
+			}
+			n++
+		}
+		var fe *tensorfeed.Error
+		if !errors.As(err, &fe) || !errors.Is(err, parquet.ErrFormat) || fe.Path != path || fe.Member != "image" || fe.Record != int64(n) {
+			t.Fatalf("workers %d: after %d rows: %v", w, n, err)
+		}
+		if n == 0 || (want >= 0 && n != want) {
+			t.Fatalf("workers %d: %d rows before the error, want %d (and some)", w, n, want)
+		}
+		want = n
+		t.Log(err)
+	}
+}

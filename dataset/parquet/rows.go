@@ -103,7 +103,7 @@ func prepareStructs[T any](files []*file, c *config) (decoder[T], error) {
 			}
 		}
 	}
-	return func(fi *file, _, g int) group[T] { return decodeStructs[T](fi, g, c) }, nil
+	return func(fi *file, _, g int, _ bool, put func(group[T]) bool) bool { return put(decodeStructs[T](fi, g, c)) }, nil
 }
 
 // inFile is a column that a reader decodes: a leaf or a raw column.
