@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/channels"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
@@ -129,6 +129,6 @@ func ToChannels(ch int) Aug {
 		panic(fmt.Sprintf("augment: ToChannels: %d channels (want 1, 3 or 4)", ch))
 	}
 	return func(img sample.Image, _ *rand.Rand) (sample.Image, error) {
-		return decode.Convert(img, ch), nil
+		return channels.Convert(img, ch), nil
 	}
 }

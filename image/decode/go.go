@@ -2,12 +2,12 @@ package decode
 
 import (
 	"bytes"
-	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
 	"image/png"
 
+	"github.com/tensorfeed/tensorfeed/internal/channels"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
@@ -109,20 +109,15 @@ func fromGoImage(m image.Image, r image.Rectangle, ch int) sample.Image {
 	case *image.YCbCr:
 		ycbcrTo(out.Pix, m, r, ch)
 	case *image.Gray:
-		grayTo(out.Pix, m.Pix[m.PixOffset(r.Min.X, r.Min.Y):], m.Stride, r.Dx(), r.Dy(), ch)
+		channels.FromGray(out.Pix, m.Pix[m.PixOffset(r.Min.X, r.Min.Y):], m.Stride, r.Dx(), r.Dy(), ch)
 	case *image.RGBA:
-		rgbaTo(out.Pix, m.Pix[m.PixOffset(r.Min.X, r.Min.Y):], m.Stride, r.Dx(), r.Dy(), ch)
+		channels.FromRGBA(out.Pix, m.Pix[m.PixOffset(r.Min.X, r.Min.Y):], m.Stride, r.Dx(), r.Dy(), ch)
 	case *image.NRGBA:
-		rgbaTo(out.Pix, m.Pix[m.PixOffset(r.Min.X, r.Min.Y):], m.Stride, r.Dx(), r.Dy(), ch)
+		channels.FromRGBA(out.Pix, m.Pix[m.PixOffset(r.Min.X, r.Min.Y):], m.Stride, r.Dx(), r.Dy(), ch)
 	default:
 		anyTo(out.Pix, m, r, ch)
 	}
 	return out
-}
-
-// grayFromRGB is OpenCV's fixed-point RGB to gray conversion.
-func grayFromRGB(r, g, b uint8) uint8 {
-	return uint8((uint32(r)*4899 + uint32(g)*9617 + uint32(b)*1868 + 8192) >> 14)
 }
 
 // ycc converts one JFIF YCbCr pixel to RGB in 16.16 fixed point, the same
@@ -192,53 +187,6 @@ func ycbcrTo(dst []uint8, m *image.YCbCr, r image.Rectangle, ch int) {
 	}
 }
 
-// grayTo expands w x h gray pixels (rows stride apart) to ch channels.
-func grayTo(dst, src []uint8, stride, w, h, ch int) {
-	o := 0
-	for y := range h {
-		row := src[y*stride : y*stride+w]
-		switch ch {
-		case 1:
-			copy(dst[o:o+w], row)
-		case 3:
-			d := dst[o : o+3*w]
-			for i, v := range row {
-				d[3*i], d[3*i+1], d[3*i+2] = v, v, v
-			}
-		case 4:
-			d := dst[o : o+4*w]
-			for i, v := range row {
-				d[4*i], d[4*i+1], d[4*i+2], d[4*i+3] = v, v, v, 255
-			}
-		}
-		o += w * ch
-	}
-}
-
-// rgbaTo converts w x h RGBA pixels (rows stride apart) to ch channels;
-// alpha is dropped for 1 and 3 channels, as OpenCV's colour decoding does.
-func rgbaTo(dst, src []uint8, stride, w, h, ch int) {
-	o := 0
-	for y := range h {
-		row := src[y*stride : y*stride+4*w]
-		switch ch {
-		case 1:
-			d := dst[o : o+w]
-			for i := range d {
-				d[i] = grayFromRGB(row[4*i], row[4*i+1], row[4*i+2])
-			}
-		case 3:
-			d := dst[o : o+3*w]
-			for i := range w {
-				d[3*i], d[3*i+1], d[3*i+2] = row[4*i], row[4*i+1], row[4*i+2]
-			}
-		case 4:
-			copy(dst[o:o+4*w], row)
-		}
-		o += w * ch
-	}
-}
-
 // anyTo converts any other image type through its colour model (16-bit,
 // paletted and CMYK images: rare, and slower). Pixels are read through
 // RGBA64At, which every standard image type has, so that no pixel is boxed
@@ -262,7 +210,7 @@ func anyTo(dst []uint8, m image.Image, r image.Rectangle, ch int) {
 				if gray {
 					dst[o] = c.R
 				} else {
-					dst[o] = grayFromRGB(c.R, c.G, c.B)
+					dst[o] = channels.Gray(c.R, c.G, c.B)
 				}
 			case 3:
 				dst[o], dst[o+1], dst[o+2] = c.R, c.G, c.B
@@ -287,38 +235,4 @@ func nrgba(r, g, b, a uint32) color.NRGBA {
 	g = (g * 0xffff) / a
 	b = (b * 0xffff) / a
 	return color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), uint8(a >> 8)}
-}
-
-// Convert returns img converted to ch channels (1, 3 or 4), as Decode
-// does with Options.Channels: gray is repeated into R, G and B; colour
-// becomes gray with OpenCV's weights; alpha is dropped or set to 255. It
-// returns img itself when it has ch channels already, and panics if img or
-// ch has another channel count.
-func Convert(img sample.Image, ch int) sample.Image {
-	if img.Channels == ch {
-		return img
-	}
-	if ch != 1 && ch != 3 && ch != 4 {
-		panic(fmt.Sprintf("decode: Convert: %d channels (want 1, 3 or 4)", ch))
-	}
-	out := sample.NewImage(img.Height, img.Width, ch)
-	n := img.Height * img.Width
-	switch img.Channels {
-	case 1:
-		grayTo(out.Pix, img.Pix, img.Width, img.Width, img.Height, ch)
-	case 3:
-		for i := range n {
-			r, g, b := img.Pix[3*i], img.Pix[3*i+1], img.Pix[3*i+2]
-			if ch == 1 {
-				out.Pix[i] = grayFromRGB(r, g, b)
-			} else {
-				out.Pix[4*i], out.Pix[4*i+1], out.Pix[4*i+2], out.Pix[4*i+3] = r, g, b, 255
-			}
-		}
-	case 4:
-		rgbaTo(out.Pix, img.Pix, 4*img.Width, img.Width, img.Height, ch)
-	default:
-		panic(fmt.Sprintf("decode: Convert: image with %d channels", img.Channels))
-	}
-	return out
 }
