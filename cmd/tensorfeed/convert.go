@@ -133,19 +133,17 @@ func convertErr(err error) error {
 // its id: the record number, the .lst index; Key the WebDataset key, else
 // the record number) and where it was read, for errors.
 type convItem struct {
-	rec    format.Record
-	src    string // the file it was read from
-	index  int64  // its index in src
-	offset int64  // its byte offset in src, or -1 when it has none (an image file)
+	rec  format.Record
+	from format.Record // as it was read: its Offset is -1 for an image file
 }
 
 // where names the input record it came from as a *tensorfeed.Error
 // does: "FILE: record N at byte O", or the image file.
 func (it *convItem) where() string {
-	if it.offset < 0 {
-		return it.src
+	if it.from.Offset < 0 {
+		return it.from.Path
 	}
-	return fmt.Sprintf("%s: record %d at byte %d", it.src, it.index, it.offset)
+	return fmt.Sprintf("%s: record %d at byte %d", it.from.Path, it.from.Index, it.from.Offset)
 }
 
 // convInput is what convert reads: its records and, when known, how many.
@@ -180,7 +178,7 @@ func registryInput(specs []string, o convertOptions, e *env) *convInput {
 					yield(convItem{}, err)
 					return
 				}
-				it := convItem{rec: rec, src: rec.Path, index: rec.Index, offset: rec.Offset}
+				it := convItem{rec: rec, from: rec}
 				it.rec.Index = int64(n)
 				if it.rec.Key == "" {
 					it.rec.Key = recordKey(n)
@@ -242,10 +240,10 @@ func mnistInput(ctx context.Context, dir, split string, opts []storage.Option) (
 	}
 	return &convInput{items: func(ctx context.Context) iter.Seq2[convItem, error] {
 		return func(yield func(convItem, error) bool) {
-			label, stop := iter.Pull2(openAs("idx", labels, opts)(ctx))
+			label, stop := iter.Pull2(openAs(ctx, "idx", labels, opts))
 			defer stop()
 			n := 0
-			for img, err := range openAs("idx", images, opts)(ctx) {
+			for img, err := range openAs(ctx, "idx", images, opts) {
 				l, lerr, ok := label()
 				switch {
 				case err != nil:
@@ -259,7 +257,7 @@ func mnistInput(ctx context.Context, dir, split string, opts []storage.Option) (
 					return
 				}
 				img.Labels, img.Key = []float32{float32(l.Data[0])}, recordKey(n)
-				if !yield(convItem{rec: img, src: images, index: img.Index, offset: img.Offset}, nil) {
+				if !yield(convItem{rec: img, from: img}, nil) {
 					return
 				}
 				n++
@@ -306,33 +304,27 @@ func imagesInput(ctx context.Context, path, root string, workers int, opts []sto
 		}
 	}
 	return &convInput{total: int64(len(entries)), items: func(ctx context.Context) iter.Seq2[convItem, error] {
-		// Each image is read and decoded, as "im2rec pack" decodes it,
-		// on up to workers goroutines, in the list's order.
+		// Each image is read and decoded on up to workers goroutines, in
+		// the list's order.
 		load := func(e imagerec.ListEntry) (convItem, error) {
 			// readList has checked that the path stays inside root.
 			name := joinInput(root, strings.ReplaceAll(e.Path, `\`, "/"))
-			for rec, err := range openAs("image", name, opts)(ctx) {
+			for rec, err := range openAs(ctx, "image", name, opts) {
+				// Decoded as "im2rec pack" decodes it (the bounds of "check"
+				// too), so that convert refuses what pack refuses instead of
+				// storing bytes that no reader can decode.
 				if err == nil {
-					err = checkImage(name, rec.Data)
+					if _, err = decode.Default().Decode(rec.Data, decode.Options{}); err != nil {
+						err = fmt.Errorf("%s: %w", name, err)
+					}
 				}
 				rec.Index, rec.Offset, rec.Key, rec.Labels = int64(e.Index), -1, recordKey(int(e.Index)), e.Labels
-				return convItem{src: name, offset: -1, rec: rec}, err
+				return convItem{rec: rec, from: rec}, err
 			}
 			return convItem{}, fmt.Errorf("%s: no image", name)
 		}
 		return stage.ParallelMap(source.Slice(entries), workers, load).All(ctx)
 	}}, nil
-}
-
-// checkImage decodes an image's bytes as "im2rec pack" does (with
-// package decode's default decoder and bounds, those of "check" too), so
-// that convert refuses what pack refuses instead of storing bytes that no
-// reader can decode. name is the image's file, for the error.
-func checkImage(name string, data []byte) error {
-	if _, err := decode.Default().Decode(data, decode.Options{}); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
 }
 
 // runConvert writes the records of in as shards and prints the summary.

@@ -12,23 +12,21 @@ import (
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
-// openAs returns the registry's reader of the file at path in the format
+// openAs returns the registry's records of the file at path in the format
 // name, read through storage with opts.
-func openAs(name, path string, opts []storage.Option) func(context.Context) iter.Seq2[format.Record, error] {
+func openAs(ctx context.Context, name, path string, opts []storage.Option) iter.Seq2[format.Record, error] {
 	f, _ := format.Default().Lookup(name)
 	if len(opts) > 0 {
 		f = f.Storage(opts...)
 	}
-	return func(ctx context.Context) iter.Seq2[format.Record, error] {
-		return func(yield func(format.Record, error) bool) {
-			for rec, err := range f.Open(path).All(ctx) {
-				var pe *fs.PathError
-				if err != nil && !storage.IsRemote(path) && errors.As(err, &pe) && pe.Path == path {
-					err = pe // the system's "open PATH: ...", as every local input reports it
-				}
-				if !yield(rec, err) {
-					return
-				}
+	return func(yield func(format.Record, error) bool) {
+		for rec, err := range f.Open(path).All(ctx) {
+			var pe *fs.PathError
+			if err != nil && !storage.IsRemote(path) && errors.As(err, &pe) && pe.Path == path {
+				err = pe // the system's "open PATH: ...", as every local input reports it
+			}
+			if !yield(rec, err) {
+				return
 			}
 		}
 	}
@@ -39,7 +37,7 @@ func openAs(name, path string, opts []storage.Option) func(context.Context) iter
 // repeated index or an image path that leaves the root ends it.
 func readList(ctx context.Context, name string, opts []storage.Option) ([]imagerec.ListEntry, error) {
 	var out []imagerec.ListEntry
-	for rec, err := range openAs("lst", name, opts)(ctx) {
+	for rec, err := range openAs(ctx, "lst", name, opts) {
 		if err != nil {
 			return nil, err
 		}

@@ -2,14 +2,14 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
+	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tensorfeed/tensorfeed/dataset/format"
@@ -53,44 +53,21 @@ func ls(ctx context.Context, specs []string, header bool, e *env) error {
 	if header {
 		w.WriteString(lsHeader)
 	}
-	var line []byte
 	var err error
 	for rec, rerr := range format.Open(specs, format.Storage(e.storage...)).All(ctx) {
-		if rerr != nil {
-			err = rerr
+		if err = rerr; err != nil {
 			break
 		}
-		line = append(line[:0], rec.Path...)
-		line = append(line, '\t')
-		line = strconv.AppendInt(line, rec.Index, 10)
-		line = append(line, '\t')
-		line = strconv.AppendInt(line, rec.Offset, 10)
-		line = append(line, '\t')
-		if rec.Key == "" {
-			line = append(line, '-')
-		} else {
-			line = append(line, rec.Key...)
-		}
-		line = append(line, '\t')
+		payload := sized(rec.Data, "\t")
 		if rec.Fields != nil {
-			total := 0
-			for _, b := range rec.Fields {
-				total += len(b)
+			total, fields := 0, []string{}
+			for _, name := range slices.Sorted(maps.Keys(rec.Fields)) {
+				total += len(rec.Fields[name])
+				fields = append(fields, name+":"+sized(rec.Fields[name], ":"))
 			}
-			line = strconv.AppendInt(line, int64(total), 10)
-			line = append(line, '\t')
-			for i, name := range slices.Sorted(maps.Keys(rec.Fields)) {
-				if i > 0 {
-					line = append(line, ',')
-				}
-				line = append(append(line, name...), ':')
-				line = appendSized(line, rec.Fields[name], ':')
-			}
-		} else {
-			line = appendSized(line, rec.Data, '\t')
+			payload = fmt.Sprintf("%d\t%s", total, strings.Join(fields, ","))
 		}
-		line = append(line, '\n')
-		if _, err = w.Write(line); err != nil {
+		if _, err = fmt.Fprintf(w, "%s\t%d\t%d\t%s\t%s\n", rec.Path, rec.Index, rec.Offset, cmp.Or(rec.Key, "-"), payload); err != nil {
 			break
 		}
 	}
@@ -98,10 +75,8 @@ func ls(ctx context.Context, specs []string, header bool, e *env) error {
 	return errors.Join(err, w.Flush())
 }
 
-// appendSized appends the length of data, sep and its SHA-256 in hex, as
-// "ls" and "rec ls" print a payload.
-func appendSized(dst, data []byte, sep byte) []byte {
-	dst = strconv.AppendInt(dst, int64(len(data)), 10)
-	sum := sha256.Sum256(data)
-	return hex.AppendEncode(append(dst, sep), sum[:])
+// sized returns the length of data, sep and its SHA-256 in hex, as "ls"
+// and "rec ls" print a payload.
+func sized(data []byte, sep string) string {
+	return fmt.Sprintf("%d%s%x", len(data), sep, sha256.Sum256(data))
 }

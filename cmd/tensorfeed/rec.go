@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/dataset/format"
@@ -67,9 +68,8 @@ func recLs(ctx context.Context, path string, raw, header bool, e *env) error {
 		head = recLsRawHeader
 	}
 	var h imagerec.Header
-	var line []byte
 	var err error
-	for rec, rerr := range openAs("recordio", path, e.storage)(ctx) {
+	for rec, rerr := range openAs(ctx, "recordio", path, e.storage) {
 		if err = rerr; err != nil {
 			break
 		}
@@ -77,22 +77,15 @@ func recLs(ctx context.Context, path string, raw, header bool, e *env) error {
 			header = false
 			w.WriteString(head)
 		}
-		line = strconv.AppendInt(line[:0], rec.Offset, 10)
-		data := rec.Data
+		data, cols := rec.Data, ""
 		if !raw {
 			if data, err = imagerec.ParseRecordInto(&h, rec.Data); err != nil {
 				err = recordError(rec, err)
 				break
 			}
-			line = append(line, '\t')
-			line = strconv.AppendUint(line, h.ID, 10)
-			line = append(line, '\t')
-			line = strconv.AppendUint(line, uint64(h.Flag), 10)
-			line = append(line, '\t')
-			line = appendLabels(line, h)
+			cols = fmt.Sprintf("\t%d\t%d\t%s", h.ID, h.Flag, labelsText(h))
 		}
-		line = append(appendSized(append(line, '\t'), data, '\t'), '\n')
-		if _, err = w.Write(line); err != nil {
+		if _, err = fmt.Fprintf(w, "%d%s\t%s\n", rec.Offset, cols, sized(data, "\t")); err != nil {
 			break
 		}
 	}
@@ -108,22 +101,20 @@ func recordError(rec format.Record, err error) error {
 	return &tensorfeed.Error{Path: rec.Path, Offset: rec.Offset, Record: rec.Index, Err: err}
 }
 
-// appendLabels appends the record's labels, comma-separated: the array when
+// labelsText returns the record's labels, comma-separated: the array when
 // flag > 0, else the single header label.
-func appendLabels(dst []byte, h imagerec.Header) []byte {
+func labelsText(h imagerec.Header) string {
 	var buf [8]float32
-	for i, l := range h.AppendLabels(buf[:0]) {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = strconv.AppendFloat(dst, float64(l), 'g', -1, 32)
+	var labels []string
+	for _, l := range h.AppendLabels(buf[:0]) {
+		labels = append(labels, strconv.FormatFloat(float64(l), 'g', -1, 32))
 	}
-	return dst
+	return strings.Join(labels, ",")
 }
 
 func recCat(ctx context.Context, path string, n int, raw bool, e *env) error {
 	count := 0 // records read
-	for rec, err := range openAs("recordio", path, e.storage)(ctx) {
+	for rec, err := range openAs(ctx, "recordio", path, e.storage) {
 		if err != nil {
 			return err
 		}
