@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -106,27 +107,24 @@ func makeLists(ctx context.Context, prefix, root string, o listOptions, stdout i
 		if o.chunks > 1 {
 			name += fmt.Sprintf("_%d", c)
 		}
-		if o.trainRatio == 1 {
-			if err := writeListFile(name+".lst", chunk); err != nil {
-				return err
+		// As im2rec.py splits a chunk: test, then train, then validation.
+		test := int(float64(size) * o.testRatio)
+		train := test + int(float64(size)*o.trainRatio)
+		files := map[string][2]int{".lst": {0, len(chunk)}}
+		if o.trainRatio < 1 {
+			files = map[string][2]int{"_train.lst": {test, train}}
+			if o.testRatio > 0 {
+				files["_test.lst"] = [2]int{0, test}
 			}
-			continue
-		}
-		sep := int(float64(size) * o.trainRatio)
-		sepTest := int(float64(size) * o.testRatio)
-		part := func(lo, hi int) []imagerec.ListEntry { return chunk[min(lo, len(chunk)):min(hi, len(chunk))] }
-		if o.testRatio > 0 {
-			if err := writeListFile(name+"_test.lst", part(0, sepTest)); err != nil {
-				return err
-			}
-		}
-		if o.trainRatio+o.testRatio < 1 {
-			if err := writeListFile(name+"_val.lst", part(sepTest+sep, len(chunk))); err != nil {
-				return err
+			if o.trainRatio+o.testRatio < 1 {
+				files["_val.lst"] = [2]int{train, len(chunk)}
 			}
 		}
-		if err := writeListFile(name+"_train.lst", part(sepTest, sepTest+sep)); err != nil {
-			return err
+		for _, suffix := range slices.Sorted(maps.Keys(files)) {
+			r := files[suffix]
+			if err := writeListFile(name+suffix, chunk[min(r[0], len(chunk)):min(r[1], len(chunk))]); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -142,7 +140,7 @@ func listImages(ctx context.Context, root string, recursive bool, exts map[strin
 	var entries []imagerec.ListEntry
 	var classes []string
 	labels := map[string]int{} // folder -> label
-	for rec, err := range openAs("image", root, nil)(ctx) {
+	for rec, err := range openAs(ctx, "image", root, nil) {
 		if err != nil {
 			return nil, nil, err
 		}
@@ -192,11 +190,6 @@ type packOptions struct {
 	skipBad     bool
 }
 
-var interpNames = map[string]augment.Interp{
-	"nearest": augment.Nearest, "bilinear": augment.Bilinear, "bicubic": augment.Bicubic,
-	"area": augment.Area, "lanczos": augment.Lanczos, "auto": augment.AutoInterp,
-}
-
 var im2recPackCommand = command{
 	name:    "im2rec pack",
 	args:    "[flags] PREFIX ROOT",
@@ -223,9 +216,11 @@ Example:
 			if len(pos) != 2 {
 				return usagef("im2rec pack takes PREFIX and ROOT, got %d arguments", len(pos))
 			}
-			var ok bool
-			if o.interp, ok = interpNames[*interp]; !ok {
-				return usagef("unknown --interp %q", *interp)
+			var err error
+			o.interp, err = oneOf("--interp", *interp, []string{"nearest", "bilinear", "bicubic", "area", "lanczos", "auto"},
+				augment.Nearest, augment.Bilinear, augment.Bicubic, augment.Area, augment.Lanczos, augment.AutoInterp)
+			if err != nil {
+				return err
 			}
 			switch {
 			case o.encoding != ".jpg" && o.encoding != ".png":
@@ -270,17 +265,14 @@ func findLists(prefix string) ([]string, error) {
 		}
 		return out, nil
 	}
-	var out []string
-	if !strings.HasSuffix(prefix, "/") && !strings.HasSuffix(prefix, string(filepath.Separator)) {
-		var err error
-		if out, err = match(filepath.Dir(prefix), filepath.Base(prefix)); err != nil {
-			return nil, err
-		}
+	// "photos" looks in the current folder, "data/" in data for every .lst.
+	dir, base := filepath.Split(prefix)
+	out, err := match(cmp.Or(dir, "."), base)
+	if st, serr := os.Stat(prefix); len(out) == 0 && serr == nil && st.IsDir() {
+		out, err = match(prefix, "")
 	}
-	if st, err := os.Stat(prefix); len(out) == 0 && err == nil && st.IsDir() {
-		if out, err = match(prefix, ""); err != nil {
-			return nil, err
-		}
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no .lst file starts with %s (make one with \"tensorfeed im2rec list %s ROOT\")", prefix, prefix)
@@ -290,9 +282,9 @@ func findLists(prefix string) ([]string, error) {
 
 // packed is one encoded record, or the error that stopped it.
 type packed struct {
-	entry   imagerec.ListEntry
-	payload []byte
-	err     error
+	entry imagerec.ListEntry
+	rec   format.Record
+	err   error
 }
 
 // packList writes LST.rec and LST.idx next to the .lst file lst. The whole
@@ -314,11 +306,11 @@ func packList(ctx context.Context, lst, root string, o packOptions, e *env) erro
 	}
 	defer out.abort()
 	encode := func(e imagerec.ListEntry) (packed, error) {
-		p, err := packEntry(e, root, o)
+		rec, err := packEntry(e, root, o)
 		if err != nil && !o.skipBad {
 			return packed{}, err
 		}
-		return packed{entry: e, payload: p, err: err}, nil
+		return packed{entry: e, rec: rec, err: err}, nil
 	}
 	n, skipped := 0, 0
 	bar := progress.New(stderr, filepath.Base(lst), int64(len(entries)), "images", progress.Terminal(e.progress), progress.Quiet())
@@ -334,7 +326,7 @@ func packList(ctx context.Context, lst, root string, o packOptions, e *env) erro
 			continue
 		}
 		where := func() string { return fmt.Sprintf("%s: image %s", lst, p.entry.Path) }
-		if err := out.write(format.Record{Index: int64(p.entry.Index), Data: p.payload}, where); err != nil {
+		if err := out.write(p.rec, where); err != nil {
 			return err
 		}
 		n++
@@ -351,22 +343,21 @@ func packList(ctx context.Context, lst, root string, o packOptions, e *env) erro
 	return nil
 }
 
-// packEntry reads, transforms and encodes one image into a record payload.
-func packEntry(e imagerec.ListEntry, root string, o packOptions) ([]byte, error) {
-	// scanList has checked that the path stays inside root.
+// packEntry reads, transforms and encodes one image into the record that
+// the recordio format writes as an image record: its index as the id, its
+// first label, or with --pack-label all of them, in the header.
+func packEntry(e imagerec.ListEntry, root string, o packOptions) (format.Record, error) {
+	// scanList has checked that the path stays inside root, and that a
+	// line holds at least one label.
 	path := filepath.Join(root, filepath.FromSlash(e.Path))
-	h := imagerec.Header{ID: e.Index}
-	if o.packLabel && len(e.Labels) > 1 {
-		h.Labels = e.Labels
-	} else if len(e.Labels) > 0 {
-		h.Label = e.Labels[0]
+	rec := format.Record{Index: int64(e.Index), Labels: e.Labels}
+	if !o.packLabel {
+		rec.Labels = e.Labels[:1]
 	}
 	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if o.passThrough {
-		return imagerec.AppendRecord(nil, h, data), nil
+	if err != nil || o.passThrough {
+		rec.Data = data
+		return rec, err
 	}
 	ch := map[int]int{1: 3, 0: 1, -1: 0}[o.color]
 	// When resizing, libjpeg-turbo may decode big photos at 1/2, 1/4 or 1/8
@@ -374,7 +365,7 @@ func packEntry(e imagerec.ListEntry, root string, o packOptions) ([]byte, error)
 	// at least --resize pixels (a centre crop keeps the shorter side).
 	img, err := decode.Default().Decode(data, decode.Options{Channels: ch, MinShorter: o.resize})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return rec, fmt.Errorf("%s: %w", path, err)
 	}
 	if o.centerCrop && img.Width != img.Height {
 		s := min(img.Width, img.Height)
@@ -385,11 +376,10 @@ func packEntry(e imagerec.ListEntry, root string, o packOptions) ([]byte, error)
 		w, h := augment.ShorterSide(img.Width, img.Height, o.resize)
 		img = augment.ResizeImage(img, w, h, o.interp)
 	}
-	enc, err := encodeImage(img, o.encoding, o.quality)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if rec.Data, err = encodeImage(img, o.encoding, o.quality); err != nil {
+		return rec, fmt.Errorf("%s: %w", path, err)
 	}
-	return imagerec.AppendRecord(nil, h, enc), nil
+	return rec, nil
 }
 
 // encodeImage encodes img as JPEG (alpha dropped) or PNG.

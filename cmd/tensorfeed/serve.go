@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"net"
 	"os/signal"
 	"strconv"
@@ -70,7 +71,7 @@ Examples:
 			if *batchSize < 1 || *prefetch < -1 || *threads < 1 {
 				return usagef("need --batch >= 1, --prefetch >= 0 and --threads >= 1")
 			}
-			policy, err := lastPolicy(*last)
+			policy, err := oneOf("--last", *last, []string{"keep", "drop", "pad"}, batch.Keep, batch.Drop, batch.Pad)
 			if err != nil {
 				return err
 			}
@@ -92,7 +93,7 @@ Examples:
 				opts = append(opts, serve.Affine("mnist-train", "image", sc, off), serve.Affine("mnist-test", "image", sc, off))
 			}
 			if *rec != "" {
-				shape, err := parseDims(*dataShape, "--data-shape")
+				shape, err := parseDims("--data-shape", *dataShape, ",", "positive integers separated by commas", math.MaxInt)
 				if err != nil {
 					return err
 				}
@@ -118,7 +119,7 @@ Examples:
 				names = append(names, "rec")
 			}
 			if *records != "" {
-				shape, err := parseDims(*recordShape, "--record-shape")
+				shape, err := parseDims("--record-shape", *recordShape, ",", "positive integers separated by commas", math.MaxInt)
 				if err != nil {
 					return err
 				}
@@ -189,12 +190,8 @@ func (c feedConfig) buffered(p *pipeline.Pipe[*tensor.Batch]) *pipeline.Pipe[*te
 	return p
 }
 
-func lastPolicy(s string) (batch.Policy, error) {
-	return oneOf("--last", s, []string{"keep", "drop", "pad"}, batch.Keep, batch.Drop, batch.Pad)
-}
-
 // oneOf returns the value of the flag's value s among names, or a usage
-// error that lists them.
+// error that lists them. Every flag that takes one of a few words uses it.
 func oneOf[T any](flagName, s string, names []string, values ...T) (T, error) {
 	for i, n := range names {
 		if n == s {
@@ -252,7 +249,7 @@ func mnistFeeds(ctx context.Context, feeds map[string]serve.Feed, dir string, c 
 // registry: every payload is one sample of shape and dtype, raw and
 // little-endian.
 func recordsFeed(specs []string, shape []int, dtype string, c feedConfig) (serve.Feed, error) {
-	dt, err := parseDType(dtype)
+	dt, err := oneOf("--record-dtype", dtype, []string{"uint8", "int32", "int64", "float32"}, sample.Uint8, sample.Int32, sample.Int64, sample.Float32)
 	if err != nil {
 		return nil, err
 	}
@@ -295,20 +292,18 @@ func decodeLE[E int32 | int64 | float32](r format.Record, dst []E) {
 	binary.Decode(r.Data, binary.LittleEndian, dst)
 }
 
-func parseDType(s string) (sample.DType, error) {
-	return oneOf("--record-dtype", s, []string{"uint8", "int32", "int64", "float32"}, sample.Uint8, sample.Int32, sample.Int64, sample.Float32)
-}
-
-// parseDims parses "3,224,224".
-func parseDims(s, flagName string) ([]int, error) {
+// parseDims parses the flag's value s, numbers from 1 to most separated
+// by sep ("3,224,224", "28x28"); want says what the flag takes, for its
+// error.
+func parseDims(flagName, s, sep, want string, most int) ([]int, error) {
 	if s == "" {
 		return nil, usagef("%s is required", flagName)
 	}
 	var dims []int
-	for _, f := range strings.Split(s, ",") {
+	for _, f := range strings.Split(s, sep) {
 		d, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || d < 1 {
-			return nil, usagef("%s %q: want positive integers separated by commas", flagName, s)
+		if err != nil || d < 1 || d > most {
+			return nil, usagef("%s %q: want %s", flagName, s, want)
 		}
 		dims = append(dims, d)
 	}

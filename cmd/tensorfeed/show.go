@@ -9,7 +9,6 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/tensorfeed/tensorfeed/dataset/format"
@@ -166,22 +165,16 @@ func writePNG(path string, img image.Image) error {
 
 // parseRawShape parses --shape: HxW (grey) or HxWxC, C 1 or 3.
 func parseRawShape(s string) ([]int, error) {
-	parts := strings.Split(strings.ToLower(s), "x")
-	if len(parts) == 2 {
-		parts = append(parts, "1")
+	v, err := parseDims("--shape", strings.ToLower(s), "x", "HxW or HxWxC, each a number from 1 to 65536", 1<<16)
+	if len(v) == 2 {
+		v = append(v, 1)
 	}
-	if len(parts) != 3 {
+	switch {
+	case err != nil:
+		return nil, err
+	case len(v) != 3:
 		return nil, usagef("--shape %q: want HxW or HxWxC (28x28, 32x32x3)", s)
-	}
-	v := make([]int, 3)
-	for i, p := range parts {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 1 || n > 1<<16 {
-			return nil, usagef("--shape %q: want HxW or HxWxC, each a number from 1 to 65536", s)
-		}
-		v[i] = n
-	}
-	if v[2] != 1 && v[2] != 3 {
+	case v[2] != 1 && v[2] != 3:
 		return nil, usagef("--shape %q: C is 1 (grey) or 3 (RGB), not %d", s, v[2])
 	}
 	return v, nil
