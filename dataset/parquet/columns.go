@@ -9,6 +9,7 @@ import (
 
 	pq "github.com/parquet-go/parquet-go"
 
+	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -267,14 +268,11 @@ var (
 // values are valid until the next row is read (ReuseBuffer).
 func decodeColumns(f *file, g int, leaves []leaf, c *config, recycle bool, put func(group[Row]) bool) bool {
 	want := f.pf.Metadata().RowGroups[g].NumRows
-	if err := groupCheck(f, g, c, leaves); err != nil {
-		return put(group[Row]{err: err})
-	}
 	n := len(leaves)
 	cols := make([]colStream, n)
 	rowBytes := 0
 	for k, l := range leaves {
-		cols[k] = newColumn(f, g, k, l, c.reuse)
+		cols[k] = newColumn(f, g, k, l, c)
 		rowBytes += l.elems * l.col.dtype.Size()
 	}
 	defer func() {
@@ -338,6 +336,10 @@ func decodeColumns(f *file, g int, leaves []leaf, c *config, recycle bool, put f
 
 // columnError is the error met in column l of row group g at row row.
 func columnError(f *file, g int, row, want int64, l leaf, err error) error {
+	var te *tensorfeed.Error
+	if errors.As(err, &te) { // a page's check: it says where
+		return err
+	}
 	switch err {
 	case errColumnEnd:
 		return posError(f.path, -1, g, f.rowStart[g]+row, l.col.name, io.ErrUnexpectedEOF,
@@ -414,25 +416,26 @@ type colStream interface {
 	close()
 }
 
-func newColumn(f *file, g, k int, l leaf, reuse bool) colStream {
+func newColumn(f *file, g, k int, l leaf, c *config) colStream {
+	reuse := c.reuse
 	switch l.col.dtype {
 	case sample.Float32:
-		return &colReader[float32]{f: f, g: g, l: l, reuse: reuse,
+		return &colReader[float32]{f: f, g: g, l: l, c: c, reuse: reuse,
 			at:    func(r *Row) *[]float32 { return &r.F32[k] },
 			plain: func(p pq.Page) []float32 { d := p.Data(); return d.Float() },
 			add:   func(s []float32, v pq.Value) []float32 { return append(s, v.Float()) }}
 	case sample.Int32:
-		return &colReader[int32]{f: f, g: g, l: l, reuse: reuse,
+		return &colReader[int32]{f: f, g: g, l: l, c: c, reuse: reuse,
 			at:    func(r *Row) *[]int32 { return &r.I32[k] },
 			plain: func(p pq.Page) []int32 { d := p.Data(); return d.Int32() },
 			add:   func(s []int32, v pq.Value) []int32 { return append(s, v.Int32()) }}
 	case sample.Int64:
-		return &colReader[int64]{f: f, g: g, l: l, reuse: reuse,
+		return &colReader[int64]{f: f, g: g, l: l, c: c, reuse: reuse,
 			at:    func(r *Row) *[]int64 { return &r.I64[k] },
 			plain: func(p pq.Page) []int64 { d := p.Data(); return d.Int64() },
 			add:   func(s []int64, v pq.Value) []int64 { return append(s, v.Int64()) }}
 	default: // sample.Uint8, as resolve allows
-		return &colReader[uint8]{f: f, g: g, l: l, reuse: reuse, bytes: true,
+		return &colReader[uint8]{f: f, g: g, l: l, c: c, reuse: reuse, bytes: true,
 			at:  func(r *Row) *[]uint8 { return &r.U8[k] },
 			add: func(s []uint8, v pq.Value) []uint8 { return append(s, v.ByteArray()...) }}
 	}
@@ -451,6 +454,8 @@ type colReader[T float32 | int32 | int64 | uint8] struct {
 	f     *file
 	g     int
 	l     leaf
+	c     *config
+	check *pageCheck              // the chunk's, armed while the column is read
 	at    func(*Row) *[]T         // the column's value in a row
 	plain func(pq.Page) []T       // a plain page's values; nil for byte arrays
 	add   func([]T, pq.Value) []T // appends a value's elements
@@ -479,6 +484,9 @@ func (c *colReader[T]) close() {
 	}
 	if c.pages != nil {
 		c.pages.Close()
+	}
+	if c.check != nil {
+		c.f.reads.disarm(c.check)
 	}
 }
 
@@ -512,6 +520,9 @@ func (c *colReader[T]) advance() error {
 			c.page = nil
 		}
 		if err := guard(c.load); err != nil {
+			if c.check != nil && c.check.failed() != nil {
+				return c.check.failed()
+			}
 			return err
 		}
 	}
@@ -521,6 +532,12 @@ func (c *colReader[T]) advance() error {
 // load reads the next page, or sets ended.
 func (c *colReader[T]) load() error {
 	if c.pages == nil {
+		// The page headers are checked as parquet-go reads them.
+		check, err := c.f.reads.arm(c.f, c.g, c.l.index, c.c)
+		if err != nil {
+			return err
+		}
+		c.check = check
 		c.pages = c.f.groups[c.g].ColumnChunks()[c.l.index].Pages()
 	}
 	c.i, c.v, c.x = 0, 0, 0

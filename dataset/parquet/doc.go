@@ -49,10 +49,11 @@
 // length is checked against the bytes present and documented limits
 // before it is handed over: the footer ([MaxFooterBytes]) and the memory
 // its decoding takes ([MaxMetadataBytes], counted by walking its Thrift
-// encoding first), every page header of a row group before the row group
-// is decoded ([MaxPageBytes], [MaxPageValues], and [MaxRowGroupValues]
-// for all the pages of a column in a row group; a snappy block's claimed
-// length too). Pages compressed with gzip, zstd or lz4 grow as their
+// encoding first), every page header before parquet-go reads it: those
+// of a row group before it is decoded ([Read], [ReadRaw]), or, for
+// [ReadColumns], each in the bytes parquet-go reads before they reach it
+// ([MaxPageBytes], [MaxPageValues], and [MaxRowGroupValues] for all the
+// pages of a column in a row group; a snappy block's claimed length too). Pages compressed with gzip, zstd or lz4 grow as their
 // decoder produces bytes. A panic of parquet-go on malformed input becomes
 // a *tensorfeed.Error.
 //

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"sync"
 
 	pq "github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
@@ -27,6 +29,7 @@ type file struct {
 	rowStart []int64 // the file's row index of each group's first row
 	rows     int64
 	dataEnd  int64 // where the footer starts
+	reads    *checkedReads
 }
 
 func (fi *file) Close() error { return fi.f.Close() }
@@ -60,7 +63,7 @@ func openFile(ctx context.Context, path string, c *config) (_ *file, err error) 
 		}
 	}()
 	size := f.Size()
-	fi := &file{path: path, f: f, size: size}
+	fi := &file{path: path, f: f, size: size, reads: &checkedReads{f: f}}
 	if err := fi.checkFooter(c); err != nil {
 		return nil, err
 	}
@@ -71,7 +74,7 @@ func openFile(ctx context.Context, path string, c *config) (_ *file, err error) 
 		if strings.Contains(path, "://") {
 			opts = append(opts, pq.ReadBufferSize(remoteReadBuffer))
 		}
-		pf, err = pq.OpenFile(f, size, opts...)
+		pf, err = pq.OpenFile(fi.reads, size, opts...)
 		return err
 	})
 	if err != nil {
@@ -202,104 +205,141 @@ func (fi *file) chunkRange(g, ci int) (start, end int64, err error) {
 // checks each page against the chunk's bytes and the limits of c, before
 // parquet-go allocates for them.
 func (fi *file) checkPages(g, ci int, c *config) error {
-	start, end, err := fi.chunkRange(g, ci)
+	pc, err := fi.newPageCheck(g, ci, c)
 	if err != nil {
 		return err
 	}
-	md := &fi.pf.Metadata().RowGroups[g].Columns[ci].MetaData
-	col := strings.Join(md.PathInSchema, ".")
-	bad := func(at int64, cause error, format string, args ...any) error {
-		return posError(fi.path, at, g, -1, col, cause, fmt.Sprintf(format, args...))
+	for pc.pos < pc.end {
+		if err := pc.step(); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// pageCheck checks the page headers of one column chunk in order, a page
+// at a time (see step): all at once (checkPages) or as parquet-go reads
+// the chunk (checkedReads).
+type pageCheck struct {
+	fi    *file
+	g     int
+	c     *config
+	md    *format.ColumnMetaData
+	col   string // the column's dotted path
+	start int64  // the chunk's first byte
+	pos   int64  // the next header
+	end   int64  // the chunk's end
+	total int64  // values of the data pages so far
+	// The headers are read through a window of the chunk's bytes, so that
+	// a chunk of many small pages is read once, not once per page.
+	win   window
+	proto thrift.CompactProtocol
+	mu    sync.Mutex // for checkedReads: readers of the same chunk share it
+	refs  int        // readers that armed it (checkedReads)
+	err   error      // the error met, for the reads after it
+}
+
+func (fi *file) newPageCheck(g, ci int, c *config) (*pageCheck, error) {
+	start, end, err := fi.chunkRange(g, ci)
+	if err != nil {
+		return nil, err
+	}
+	md := &fi.pf.Metadata().RowGroups[g].Columns[ci].MetaData
+	pc := &pageCheck{fi: fi, g: g, c: c, md: md, col: strings.Join(md.PathInSchema, "."), start: start, pos: start, end: end,
+		win: window{fi: fi, end: end, least: windowBytes}}
 	switch md.Codec {
 	case format.Uncompressed, format.Snappy, format.Gzip, format.Zstd, format.Lz4Raw:
 	default:
-		return bad(start, nil, "compression %s not supported", md.Codec)
+		return nil, pc.bad(start, nil, "compression %s not supported", md.Codec)
 	}
-	// The headers are read through a window of the chunk's bytes, so that
-	// a chunk of many small pages is read once, not once per page.
-	win := &window{fi: fi, end: end, least: windowBytes}
-	proto := &thrift.CompactProtocol{}
-	var total int64 // values of the data pages so far
-	for pos := start; pos < end; {
-		var hlen int
-		var buf []byte
-		for size := headerBytes; ; size = min(size*16, 1<<20) {
-			if buf, err = win.at(pos, size); err != nil {
-				return err
-			}
-			hlen, _, err = walkStruct(buf)
-			if err == nil {
-				break
-			}
-			if n := int64(len(buf)); !errors.Is(err, errShort) || n == end-pos || size >= 1<<20 {
-				if errors.Is(err, errShort) && n == end-pos {
-					return bad(pos, io.ErrUnexpectedEOF, "page header runs past the end of the column chunk")
-				}
-				return bad(pos, nil, "page header: %v", err)
-			}
+	return pc, nil
+}
+
+func (pc *pageCheck) bad(at int64, cause error, format string, args ...any) error {
+	return posError(pc.fi.path, at, pc.g, -1, pc.col, cause, fmt.Sprintf(format, args...))
+}
+
+// step checks the page header at pos and moves pos past its page.
+func (pc *pageCheck) step() error {
+	pos, end, md, c, bad := pc.pos, pc.end, pc.md, pc.c, pc.bad
+	var err error
+	var hlen int
+	var buf []byte
+	for size := headerBytes; ; size = min(size*16, 1<<20) {
+		if buf, err = pc.win.at(pos, size); err != nil {
+			return err
 		}
-		var h format.PageHeader
-		if err := thrift.NewDecoder(proto.NewReaderFromBytes(buf[:hlen])).Decode(&h); err != nil {
+		hlen, _, err = walkStruct(buf)
+		if err == nil {
+			break
+		}
+		if n := int64(len(buf)); !errors.Is(err, errShort) || n == end-pos || size >= 1<<20 {
+			if errors.Is(err, errShort) && n == end-pos {
+				return bad(pos, io.ErrUnexpectedEOF, "page header runs past the end of the column chunk")
+			}
 			return bad(pos, nil, "page header: %v", err)
 		}
-		data := pos + int64(hlen)
-		if h.CompressedPageSize < 0 || int64(h.CompressedPageSize) > end-data {
-			return bad(pos, io.ErrUnexpectedEOF, "page of %d bytes goes past the end of the column chunk: %d bytes left",
-				h.CompressedPageSize, end-data)
+	}
+	var h format.PageHeader
+	if err := thrift.NewDecoder(pc.proto.NewReaderFromBytes(buf[:hlen])).Decode(&h); err != nil {
+		return bad(pos, nil, "page header: %v", err)
+	}
+	data := pos + int64(hlen)
+	if h.CompressedPageSize < 0 || int64(h.CompressedPageSize) > end-data {
+		return bad(pos, io.ErrUnexpectedEOF, "page of %d bytes goes past the end of the column chunk: %d bytes left",
+			h.CompressedPageSize, end-data)
+	}
+	if h.UncompressedPageSize < 0 || int64(h.UncompressedPageSize) > c.maxPage || int64(h.CompressedPageSize) > c.maxPage {
+		return bad(pos, ErrTooLarge, "page of %d bytes (%d compressed) larger than the maximum %d (MaxPageBytes)",
+			h.UncompressedPageSize, h.CompressedPageSize, c.maxPage)
+	}
+	values, levels := int64(0), int64(0)
+	switch {
+	case h.DataPageHeader.Valid:
+		values = int64(h.DataPageHeader.V.NumValues)
+	case h.DataPageHeaderV2.Valid:
+		v2 := &h.DataPageHeaderV2.V
+		values = max(int64(v2.NumValues), int64(v2.NumRows), int64(v2.NumNulls))
+		levels = int64(v2.RepetitionLevelsByteLength) + int64(v2.DefinitionLevelsByteLength)
+		if v2.RepetitionLevelsByteLength < 0 || v2.DefinitionLevelsByteLength < 0 || levels > int64(h.CompressedPageSize) {
+			return bad(pos, nil, "levels of %d bytes in a page of %d", levels, h.CompressedPageSize)
 		}
-		if h.UncompressedPageSize < 0 || int64(h.UncompressedPageSize) > c.maxPage || int64(h.CompressedPageSize) > c.maxPage {
-			return bad(pos, ErrTooLarge, "page of %d bytes (%d compressed) larger than the maximum %d (MaxPageBytes)",
-				h.UncompressedPageSize, h.CompressedPageSize, c.maxPage)
+		if v2.IsCompressed.Valid && !v2.IsCompressed.V {
+			levels = int64(h.CompressedPageSize) // nothing to decompress
 		}
-		values, levels := int64(0), int64(0)
-		switch {
-		case h.DataPageHeader.Valid:
-			values = int64(h.DataPageHeader.V.NumValues)
-		case h.DataPageHeaderV2.Valid:
-			v2 := &h.DataPageHeaderV2.V
-			values = max(int64(v2.NumValues), int64(v2.NumRows), int64(v2.NumNulls))
-			levels = int64(v2.RepetitionLevelsByteLength) + int64(v2.DefinitionLevelsByteLength)
-			if v2.RepetitionLevelsByteLength < 0 || v2.DefinitionLevelsByteLength < 0 || levels > int64(h.CompressedPageSize) {
-				return bad(pos, nil, "levels of %d bytes in a page of %d", levels, h.CompressedPageSize)
-			}
-			if v2.IsCompressed.Valid && !v2.IsCompressed.V {
-				levels = int64(h.CompressedPageSize) // nothing to decompress
-			}
-		case h.DictionaryPageHeader.Valid:
-			values = int64(h.DictionaryPageHeader.V.NumValues)
+	case h.DictionaryPageHeader.Valid:
+		values = int64(h.DictionaryPageHeader.V.NumValues)
+	}
+	if values < 0 || values > c.maxPageValues {
+		return bad(pos, ErrTooLarge, "page of %d values, more than the maximum %d (MaxPageValues)", values, c.maxPageValues)
+	}
+	if !h.DictionaryPageHeader.Valid {
+		if pc.total += values; pc.total > c.maxGroupValues {
+			return bad(pos, ErrTooLarge, "the column's pages in the row group hold %d values or more, more than the maximum %d (MaxRowGroupValues)",
+				pc.total, c.maxGroupValues)
 		}
-		if values < 0 || values > c.maxPageValues {
-			return bad(pos, ErrTooLarge, "page of %d values, more than the maximum %d (MaxPageValues)", values, c.maxPageValues)
+	}
+	if md.Codec == format.Snappy && levels < int64(h.CompressedPageSize) {
+		// A snappy block starts with its decoded length, for which the
+		// decoder allocates.
+		head, err := pc.win.at(data+levels, int(min(binary.MaxVarintLen64, int64(h.CompressedPageSize)-levels)))
+		if err != nil {
+			return err
 		}
-		if !h.DictionaryPageHeader.Valid {
-			if total += values; total > c.maxGroupValues {
-				return bad(pos, ErrTooLarge, "the column's pages in the row group hold %d values or more, more than the maximum %d (MaxRowGroupValues)",
-					total, c.maxGroupValues)
-			}
+		n, k := binary.Uvarint(head)
+		if k <= 0 {
+			return bad(data+levels, nil, "snappy block: bad length header")
 		}
-		if md.Codec == format.Snappy && levels < int64(h.CompressedPageSize) {
-			// A snappy block starts with its decoded length, for which the
-			// decoder allocates.
-			head, err := win.at(data+levels, int(min(binary.MaxVarintLen64, int64(h.CompressedPageSize)-levels)))
-			if err != nil {
-				return err
-			}
-			n, k := binary.Uvarint(head)
-			if k <= 0 {
-				return bad(data+levels, nil, "snappy block: bad length header")
-			}
-			if n > uint64(c.maxPage) {
-				return bad(pos, ErrTooLarge, "snappy block claims %d bytes, more than the maximum %d (MaxPageBytes)", n, c.maxPage)
-			}
+		if n > uint64(c.maxPage) {
+			return bad(pos, ErrTooLarge, "snappy block claims %d bytes, more than the maximum %d (MaxPageBytes)", n, c.maxPage)
 		}
-		pos = data + int64(h.CompressedPageSize)
-		// After a large page the next header is far: read little more
-		// than a header, not a window of bytes that parquet-go reads again.
-		win.least = windowBytes
-		if h.CompressedPageSize >= windowBytes {
-			win.least = headerBytes
-		}
+	}
+	pc.pos = data + int64(h.CompressedPageSize)
+	// After a large page the next header is far: read little more
+	// than a header, not a window of bytes that parquet-go reads again.
+	pc.win.least = windowBytes
+	if h.CompressedPageSize >= windowBytes {
+		pc.win.least = headerBytes
 	}
 	return nil
 }
@@ -312,6 +352,7 @@ type window struct {
 	least int   // the least bytes to read at once (windowBytes or headerBytes)
 	off   int64 // the file offset of b[0]
 	b     []byte
+	own   []byte // what the window reads into (b may be bytes it was lent: see lend)
 }
 
 // windowBytes is the least a window reads at once after a small page:
@@ -330,10 +371,10 @@ func (w *window) at(pos int64, size int) ([]byte, error) {
 		return w.b[pos-w.off : pos-w.off+n], nil
 	}
 	m := min(max(n, int64(w.least)), w.end-pos)
-	if int64(cap(w.b)) < m {
-		w.b = make([]byte, m)
+	if int64(cap(w.own)) < m {
+		w.own = make([]byte, m)
 	}
-	w.b, w.off = w.b[:m], pos
+	w.b, w.off = w.own[:m], pos
 	if err := w.fi.readAt(w.b, pos); err != nil {
 		w.b = nil
 		return nil, err
@@ -359,4 +400,92 @@ func closeAll(files []*file) {
 	for _, f := range files {
 		f.Close()
 	}
+}
+
+// checkedReads is the file as parquet-go reads it. While a reader of
+// columns reads a column chunk it arms the chunk's pageCheck: before bytes
+// of the chunk go to parquet-go, every page header up to their end is
+// checked, so that parquet-go allocates for no page over the limits.
+// The headers are checked in the bytes parquet-go reads, which the
+// checks do not read again but for a header cut by the end of a read.
+type checkedReads struct {
+	f     storage.File
+	mu    sync.Mutex
+	armed []*pageCheck
+}
+
+func (r *checkedReads) ReadAt(p []byte, off int64) (int, error) {
+	n, err := r.f.ReadAt(p, off)
+	r.mu.Lock()
+	var pc *pageCheck
+	for _, a := range r.armed {
+		if off >= a.start && off < a.end {
+			pc = a
+			break
+		}
+	}
+	r.mu.Unlock()
+	if pc != nil {
+		if err := pc.upTo(p[:n], off); err != nil {
+			return 0, err
+		}
+	}
+	return n, err
+}
+
+// arm returns the armed check of column chunk ci of row group g, armed
+// for one more reader: disarm it when done.
+func (r *checkedReads) arm(fi *file, g, ci int, c *config) (*pageCheck, error) {
+	start, _, err := fi.chunkRange(g, ci)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, a := range r.armed {
+		if a.start == start {
+			a.refs++
+			return a, nil
+		}
+	}
+	pc, err := fi.newPageCheck(g, ci, c)
+	if err != nil {
+		return nil, err
+	}
+	pc.refs = 1
+	r.armed = append(r.armed, pc)
+	return pc, nil
+}
+
+func (r *checkedReads) disarm(pc *pageCheck) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if pc.refs--; pc.refs == 0 {
+		r.armed = slices.DeleteFunc(r.armed, func(a *pageCheck) bool { return a == pc })
+	}
+}
+
+// upTo checks the page headers before the end of b, the bytes of the
+// chunk at off that parquet-go reads, reading from b those in it.
+func (pc *pageCheck) upTo(b []byte, off int64) error {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.err != nil {
+		return pc.err
+	}
+	pc.win.b, pc.win.off = b, off
+	defer func() { pc.win.b = nil }() // b is parquet-go's
+	for pc.pos < min(off+int64(len(b)), pc.end) {
+		if pc.err = pc.step(); pc.err != nil {
+			return pc.err
+		}
+	}
+	return nil
+}
+
+// failed returns the error a check met, if any.
+func (pc *pageCheck) failed() error {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return pc.err
 }

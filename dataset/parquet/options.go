@@ -80,8 +80,8 @@ func MaxMetadataBytes(n int64) Option {
 }
 
 // MaxPageBytes sets the largest page a reader decodes, compressed or not
-// (default 256 MiB). Every page header of a row group
-// is checked before the row group is decoded: a page longer than the bytes
+// (default 256 MiB). Every page header is checked before parquet-go
+// reads it (see the package doc): a page longer than the bytes
 // of its column chunk, an uncompressed size over n, or a snappy block that
 // claims more than n bytes ends the pass with an error wrapping
 // ErrTooLarge or io.ErrUnexpectedEOF. It panics if n < 1.
@@ -103,8 +103,9 @@ func MaxPageValues(n int64) Option {
 // let a page of a few bytes claim MaxPageValues values, so without it a
 // small file of many such pages would take memory (a list decoded into a
 // Go slice) and time out of all proportion to its size. Every page header
-// of a row group is checked before it is decoded: more values end the pass
-// with an error wrapping ErrTooLarge. It panics if n < 1.
+// is checked before parquet-go reads it: more values end the pass with an
+// error wrapping ErrTooLarge, after the rows before the page with
+// ReadColumns. It panics if n < 1.
 func MaxRowGroupValues(n int64) Option {
 	return limit("MaxRowGroupValues", n, func(c *config) *int64 { return &c.maxGroupValues })
 }
@@ -139,8 +140,9 @@ func ReuseBuffer() Option { return option.New(func(c *config) { c.reuse = true }
 // http(s):// URL (see storage.Open), and opts say how to reach it
 // (endpoint, credentials, retries, a cache). Without it, URLs are opened
 // with storage's defaults. A remote file is read by byte ranges: its
-// footer, the page headers of each row group, then its pages 1 MiB at a
-// time. The storage's errors name the URL and the byte range.
+// footer, then its pages 1 MiB at a time (the page headers of each row
+// group before them for Read and ReadRaw). The storage's errors name the
+// URL and the byte range.
 func Storage(opts ...storage.Option) Option {
 	return option.New(func(c *config) { c.storage = append(c.storage, opts...) })
 }

@@ -141,3 +141,40 @@ func TestRowGroupValues(t *testing.T) {
 		t.Log(err)
 	}
 }
+
+// A page over the limits is refused before parquet-go reads it, after the
+// rows of the pages before it.
+func TestPageOverLimit(t *testing.T) {
+	rows := make([]mixed, 210)
+	for i := range rows {
+		n := 5
+		if i >= 200 {
+			n = 50000 // a page of 200 KB
+		}
+		rows[i] = mixed{L: make([]float32, n), Y: int32(i)}
+	}
+	path := writeMixed(t, rows, pq.PageBufferSize(1024))
+	cols := []parquet.Column{parquet.Float32("l", 5), parquet.Int32("y")}
+	want := -1 // the rows of the pages before (those the writer's batches put there)
+	for _, w := range []int{1, 2} {
+		n := 0
+		var err error
+		for row, e := range parquet.ReadColumns(path, cols, parquet.MaxPageBytes(64<<10), parquet.Workers(w)).All(context.Background()) {
+			if e != nil {
+				err = e
+				break
+			}
+			if row.I32[1][0] != int32(n) {
+				t.Fatalf("workers %d: row %d: y %d", w, n, row.I32[1][0])
+			}
+			n++
+		}
+		var fe *tensorfeed.Error
+		if n == 0 || n > 200 || (want >= 0 && n != want) || !errors.Is(err, parquet.ErrTooLarge) || !errors.As(err, &fe) ||
+			fe.Member != "l.list.element" || fe.Offset <= 0 {
+			t.Fatalf("workers %d: %d rows, then %v", w, n, err)
+		}
+		want = n
+		t.Log(n, err)
+	}
+}
