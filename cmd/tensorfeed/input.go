@@ -20,7 +20,7 @@ func openAs(ctx context.Context, name, path string, opts []storage.Option) iter.
 		f = f.Storage(opts...)
 	}
 	return func(yield func(format.Record, error) bool) {
-		for rec, err := range f.Open(path).All(ctx) {
+		for rec, err := range f.Open(path, nil).All(ctx) {
 			var pe *fs.PathError
 			if err != nil && !storage.IsRemote(path) && errors.As(err, &pe) && pe.Path == path {
 				err = pe // the system's "open PATH: ...", as every local input reports it

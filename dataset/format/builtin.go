@@ -43,7 +43,7 @@ func RecordIO(opts ...recordio.Option) Format {
 		Check: func(ctx context.Context, paths []string, out io.Writer, copts ...Option) error {
 			return check(ctx, paths, out, copts, checkRecordIOFile)
 		},
-		Open: func(path string) source.Reader[Record] {
+		Open: func(path string, _ *source.SkipPolicy) source.Reader[Record] {
 			r := recordio.Open(path, opts...)
 			return mapReader(r, func(_ int64, v recordio.Record) Record {
 				return Record{Path: path, Index: int64(v.Index), Offset: v.Offset, Data: v.Data}
@@ -56,9 +56,9 @@ func RecordIO(opts ...recordio.Option) Format {
 
 // TFRecord returns the tfrecord format: TFRecord files, plain or gzip
 // (dataset/tfrecord), recognised by a first length whose CRC verifies.
-// opts go to tfrecord.Open: tfrecord.OnBad, for one, skips records whose
-// checksum fails. Its Storage returns TFRecord with tfrecord.Storage
-// added.
+// opts go to tfrecord.Open; under a bad-record policy (OnBad) its Open
+// adds tfrecord.OnBad with it, which skips records whose data checksum
+// fails. Its Storage returns TFRecord with tfrecord.Storage added.
 // Its Write writes each Record as a tf.train.Example: its Fields by name,
 // or Data as "image" (with Labels) or "data", Labels as "label", Key as
 // "key".
@@ -74,8 +74,12 @@ func TFRecord(opts ...tfrecord.Option) Format {
 				return checkTFRecord(ctx, c, out, opts)
 			})
 		},
-		Open: func(path string) source.Reader[Record] {
-			return mapReader(tfrecord.Open(path, opts...), func(_ int64, v tfrecord.Record) Record {
+		Open: func(path string, bad *source.SkipPolicy) source.Reader[Record] {
+			o := opts
+			if bad != nil {
+				o = append(slices.Clip(opts), tfrecord.OnBad(bad))
+			}
+			return mapReader(tfrecord.Open(path, o...), func(_ int64, v tfrecord.Record) Record {
 				return Record{Path: path, Index: v.Index, Offset: v.Offset, Data: v.Data}
 			})
 		},
@@ -85,8 +89,9 @@ func TFRecord(opts ...tfrecord.Option) Format {
 // WDS returns the wds format: WebDataset tar shards, plain or gzip
 // (dataset/webdataset), recognised by a tar header. Each Record is one
 // sample: Key is its key, Fields its members, Data nil. opts go to
-// webdataset.Open (webdataset.Fields, OnBad, limits, IgnoreZeros for
-// tar archives joined end to end); its Storage returns WDS with
+// webdataset.Open (webdataset.Fields, limits, IgnoreZeros for tar
+// archives joined end to end), and under a bad-record policy (OnBad)
+// webdataset.OnBad with it; its Storage returns WDS with
 // webdataset.Storage added. Open, reading several wds files, refuses a
 // sample split across two of them, as webdataset.Open does; so does its
 // Check, which parses the .npy, .cls, .json and image fields of every
@@ -106,8 +111,12 @@ func WDS(opts ...webdataset.Option) Format {
 				return checkWDS(ctx, c, out, &seam, opts)
 			})
 		},
-		Open: func(path string) source.Reader[Record] {
-			return mapReader(webdataset.Open(path, opts...), func(i int64, v webdataset.Sample) Record {
+		Open: func(path string, bad *source.SkipPolicy) source.Reader[Record] {
+			o := opts
+			if bad != nil {
+				o = append(slices.Clip(opts), webdataset.OnBad(bad))
+			}
+			return mapReader(webdataset.Open(path, o...), func(i int64, v webdataset.Sample) Record {
 				return Record{Path: path, Index: i, Offset: v.Offset, Key: v.Key, Fields: v.Fields}
 			})
 		},
@@ -132,7 +141,7 @@ func Parquet(opts ...parquet.Option) Format {
 		Storage: func(so ...storage.Option) Format {
 			return Parquet(append(slices.Clip(opts), parquet.Storage(so...))...)
 		},
-		Open: func(path string) source.Reader[Record] {
+		Open: func(path string, _ *source.SkipPolicy) source.Reader[Record] {
 			return mapReader(parquet.ReadRaw(path, opts...), func(_ int64, v parquet.RawRow) Record {
 				return Record{Path: path, Index: v.Index, Offset: v.Offset, Fields: v.Fields}
 			})
@@ -163,7 +172,7 @@ func idxFormat(sopts []storage.Option) Format {
 		Detect:  idx.Is,
 		Show:    showIDX,
 		Storage: func(so ...storage.Option) Format { return idxFormat(so) },
-		Open: func(path string) source.Reader[Record] {
+		Open: func(path string, _ *source.SkipPolicy) source.Reader[Record] {
 			return fileReader(path, sopts, func(ctx context.Context, f storage.File, yield func(Record, error) bool) {
 				x, err := idx.NewReader(f, path, idx.InputSize(f.Size()))
 				if err != nil {
@@ -199,8 +208,8 @@ func idxFormat(sopts []storage.Option) Format {
 // (maxLineBytes < 1 means 1 MiB). Files are recognised as
 // text holding a comma in their first headSize bytes. Fields are not split:
 // any CSV parser can be used on the lines (dataset/csv reads typed rows).
-// Its OpenSkip steps over each line longer than maxLineBytes under the
-// policy; its Check reads a file's lines to the end, or parses its rows
+// Under a bad-record policy (OnBad) its Open steps over each line longer
+// than maxLineBytes; its Check reads a file's lines to the end, or parses its rows
 // with dataset/csv under Rows. Its Storage returns
 // the format reading through package storage with the options given.
 func CSV(maxLineBytes int) Format { return csvFormat(maxLineBytes, nil) }
@@ -211,9 +220,8 @@ func csvFormat(maxLineBytes int, sopts []storage.Option) Format {
 		maxLineBytes = defaultMaxLineBytes
 	}
 	return Format{
-		Detect:   looksCSV,
-		Storage:  func(so ...storage.Option) Format { return csvFormat(maxLineBytes, so) },
-		OpenSkip: csvSkipFunc(maxLineBytes, sopts),
+		Detect:  looksCSV,
+		Storage: func(so ...storage.Option) Format { return csvFormat(maxLineBytes, so) },
 		Check: func(ctx context.Context, paths []string, out io.Writer, opts ...Option) error {
 			return check(ctx, paths, out, append([]Option{Storage(sopts...)}, opts...), func(ctx context.Context, c *checker, out io.Writer) error {
 				if c.rows != nil {
@@ -222,7 +230,10 @@ func csvFormat(maxLineBytes int, sopts []storage.Option) Format {
 				return checkLines(ctx, c, maxLineBytes, out)
 			})
 		},
-		Open: func(path string) source.Reader[Record] {
+		Open: func(path string, bad *source.SkipPolicy) source.Reader[Record] {
+			if bad != nil {
+				return csvSkip(path, maxLineBytes, bad, sopts)
+			}
 			return fileReader(path, sopts, func(ctx context.Context, f storage.File, yield func(Record, error) bool) {
 				yieldLines(ctx, lines(f, path, maxLineBytes, nil), yield)
 			})

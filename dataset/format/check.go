@@ -109,7 +109,7 @@ func (c *checker) bad() int64 {
 // longer than maxLineBytes), without parsing fields. Under OnBad, every
 // line over the maximum is given to the policy and stepped over.
 func checkLines(ctx context.Context, c *checker, maxLineBytes int, stdout io.Writer) error {
-	r := csvFormat(maxLineBytes, c.sopts).Open(c.path)
+	r := csvFormat(maxLineBytes, c.sopts).Open(c.path, nil)
 	if c.policy != nil {
 		r = csvSkip(c.path, maxLineBytes, c.policy, c.sopts)
 	}

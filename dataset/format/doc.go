@@ -88,5 +88,6 @@
 // (a TFRecord record whose data checksum fails, a WebDataset sample with a
 // duplicated or missing field, a csv line over the maximum) are skipped,
 // counted and logged with their position; structural damage still ends the
-// pass. A user format joins in through [Format.OpenSkip].
+// pass. A user format joins in through the policy its [Format.Open] is
+// given.
 package format

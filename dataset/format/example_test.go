@@ -76,8 +76,8 @@ func ExampleOpen() {
 func ExampleRegistry_Register() {
 	format.Default().Register("lengths", format.Format{
 		// No Detect: the format is used only through its tag.
-		Open: func(path string) source.Reader[format.Record] {
-			return format.CSV(0).Open(path)
+		Open: func(path string, bad *source.SkipPolicy) source.Reader[format.Record] {
+			return format.CSV(0).Open(path, bad)
 		},
 	})
 	_, ok := format.Default().Lookup("lengths")

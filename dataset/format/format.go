@@ -37,13 +37,10 @@ type Format struct {
 	Detect func(head []byte) bool
 	// Open returns a reader over the records of the file at path. It should
 	// only build the reader: the file is opened when a pass starts and
-	// closed when it ends.
-	Open func(path string) source.Reader[Record]
-	// OpenSkip, when set, returns a reader over the records of the file
-	// at path that skips bad records under p (never nil); Open uses it
-	// instead of Open when it is given a policy (OnBad). A format
-	// without it skips nothing: its first error ends the pass.
-	OpenSkip func(path string, p *source.SkipPolicy) source.Reader[Record]
+	// closed when it ends. bad is the pass's bad-record policy (OnBad), or
+	// nil: a format that can step over a bad record skips it under bad;
+	// one that cannot ignores bad, and its first error ends the pass.
+	Open func(path string, bad *source.SkipPolicy) source.Reader[Record]
 	// Storage, when set, returns the format reading its files through
 	// package storage with opts (an endpoint, credentials, a cache); Open
 	// calls it when it is given the Storage option. The built-in formats
@@ -89,15 +86,6 @@ func (f Format) withStorage(opts []storage.Option) Format {
 	return f.Storage(opts...)
 }
 
-// open returns f's reader of path, under bad when it is set and f can
-// skip.
-func (f Format) open(path string, bad *source.SkipPolicy) source.Reader[Record] {
-	if bad != nil && f.OpenSkip != nil {
-		return f.OpenSkip(path, bad)
-	}
-	return f.Open(path)
-}
-
 // headSize is how many bytes of a file detection looks at.
 const headSize = 512
 
@@ -131,24 +119,11 @@ var defaultRegistry = sync.OnceValue(func() *Registry {
 		{"meanimg", meanImageFormat(nil)},
 		{"image", imageFormat(nil)},
 	} {
-		r.formats[b.name] = withBuiltinSkip(b.name, b.f, nil)
+		r.formats[b.name] = b.f
 		r.builtin = append(r.builtin, b.name)
 	}
 	return r
 })
-
-// withBuiltinSkip gives f, the built-in format name reading through
-// storage with sopts, the OpenSkip of that format, also to the formats its
-// Storage returns.
-func withBuiltinSkip(name string, f Format, sopts []storage.Option) Format {
-	if f.OpenSkip == nil {
-		f.OpenSkip = builtinSkip(name, sopts)
-	}
-	if st := f.Storage; st != nil {
-		f.Storage = func(opts ...storage.Option) Format { return withBuiltinSkip(name, st(opts...), opts) }
-	}
-	return f
-}
 
 // Default returns the default registry, which holds the built-in formats
 // (recordio, tfrecord, wds, idx, parquet, csv, lst, meanimg, image). It

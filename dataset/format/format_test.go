@@ -187,7 +187,7 @@ func TestRegisterUserFormat(t *testing.T) {
 	reg := new(format.Registry)
 	reg.Register("kv", format.Format{
 		Detect: func(head []byte) bool { return bytes.HasPrefix(head, []byte("KV1\n")) },
-		Open: func(path string) source.Reader[format.Record] {
+		Open: func(path string, _ *source.SkipPolicy) source.Reader[format.Record] {
 			return source.Func[format.Record](func(ctx context.Context) iter.Seq2[format.Record, error] {
 				return func(yield func(format.Record, error) bool) {
 					b, err := os.ReadFile(path)

@@ -38,7 +38,7 @@ func imageFormat(sopts []storage.Option) Format {
 	return Format{
 		Detect:  isImage,
 		Storage: func(so ...storage.Option) Format { return imageFormat(so) },
-		Open: func(path string) source.Reader[Record] {
+		Open: func(path string, _ *source.SkipPolicy) source.Reader[Record] {
 			return funcReader(func(ctx context.Context, yield func(Record, error) bool) {
 				if !isLocalDir(path) {
 					data, err := readImageFile(ctx, path, sopts)
@@ -387,7 +387,7 @@ func meanImageFormat(sopts []storage.Option) Format {
 	return Format{
 		Detect:  func(head []byte) bool { return len(head) >= 8 && binary.LittleEndian.Uint64(head) == meanImageMagic },
 		Storage: func(so ...storage.Option) Format { return meanImageFormat(so) },
-		Open: func(path string) source.Reader[Record] {
+		Open: func(path string, _ *source.SkipPolicy) source.Reader[Record] {
 			return funcReader(func(ctx context.Context, yield func(Record, error) bool) {
 				data, err := read(ctx, path)
 				if err == nil {

@@ -26,7 +26,7 @@ import (
 func lstFormat(sopts []storage.Option) Format {
 	return Format{
 		Storage: func(so ...storage.Option) Format { return lstFormat(so) },
-		Open: func(path string) source.Reader[Record] {
+		Open: func(path string, _ *source.SkipPolicy) source.Reader[Record] {
 			return funcReader(func(ctx context.Context, yield func(Record, error) bool) {
 				var i int64
 				err := scanList(ctx, path, sopts, func(r Record, err error) bool {

@@ -178,7 +178,7 @@ func splitSpec(spec string) (tag, pattern string) {
 func openOne(reg *Registry, path, tag string, bad *source.SkipPolicy, sopts []storage.Option, wrap func(string, source.Reader[Record]) source.Reader[Record]) source.Reader[Record] {
 	if tag != "" {
 		f, _ := reg.Lookup(tag)
-		return wrap(tag, f.withStorage(sopts).open(path, bad))
+		return wrap(tag, f.withStorage(sopts).Open(path, bad))
 	}
 	return source.Func[Record](func(ctx context.Context) iter.Seq2[Record, error] {
 		head, err := readHead(ctx, path, sopts)
@@ -190,7 +190,7 @@ func openOne(reg *Registry, path, tag string, bad *source.SkipPolicy, sopts []st
 			return source.Fail[Record](err)
 		}
 		f, _ := reg.Lookup(name)
-		return wrap(name, f.withStorage(sopts).open(path, bad)).All(ctx)
+		return wrap(name, f.withStorage(sopts).Open(path, bad)).All(ctx)
 	})
 }
 

@@ -158,7 +158,7 @@ func showRecordIO(f Format) showFunc {
 		var h, w, c, width int // width: the most labels of a record
 		var hd imagerec.Header
 		raw := false
-		for rec, err := range f.Open(path).All(ctx) {
+		for rec, err := range f.Open(path, nil).All(ctx) {
 			if err != nil {
 				return nil, "", err
 			}

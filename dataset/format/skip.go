@@ -4,8 +4,6 @@ import (
 	"context"
 
 	"github.com/tensorfeed/tensorfeed"
-	"github.com/tensorfeed/tensorfeed/dataset/tfrecord"
-	"github.com/tensorfeed/tensorfeed/dataset/webdataset"
 	"github.com/tensorfeed/tensorfeed/internal/option"
 	"github.com/tensorfeed/tensorfeed/internal/skipcount"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -26,36 +24,10 @@ import (
 // (tensorfeed.WithLogger). Whatever the policy, structural damage ends the
 // pass: a truncated file, a broken RecordIO frame, a bad tar header, an IDX
 // file shorter than its header says, a file no format recognises. A
-// format registered with a nil [Format.OpenSkip] has no bad records of its
+// format whose [Format.Open] ignores the policy has no bad records of its
 // own: its errors all end the pass. The default, a nil policy, fails the
 // pass at the first bad record.
 func OnBad(p *source.SkipPolicy) Option { return option.New(func(c *config) { c.bad = p }) }
-
-// builtinSkip returns the OpenSkip of the built-in format name reading
-// through storage with sopts, or nil for the formats that have no record
-// to step over (recordio, idx, parquet); csv has its own (csvSkipFunc).
-func builtinSkip(name string, sopts []storage.Option) func(string, *source.SkipPolicy) source.Reader[Record] {
-	switch name {
-	case "tfrecord":
-		return func(path string, p *source.SkipPolicy) source.Reader[Record] {
-			return TFRecord(tfrecord.OnBad(p), tfrecord.Storage(sopts...)).Open(path)
-		}
-	case "wds":
-		return func(path string, p *source.SkipPolicy) source.Reader[Record] {
-			return WDS(webdataset.OnBad(p), webdataset.Storage(sopts...)).Open(path)
-		}
-	}
-	return nil
-}
-
-// csvSkipFunc is the OpenSkip of csvFormat(maxLineBytes, sopts): a reader
-// of the lines of a file that skips, under the policy, each line longer
-// than maxLineBytes, its bytes read and dropped without being held.
-func csvSkipFunc(maxLineBytes int, sopts []storage.Option) func(path string, p *source.SkipPolicy) source.Reader[Record] {
-	return func(path string, p *source.SkipPolicy) source.Reader[Record] {
-		return csvSkip(path, maxLineBytes, p, sopts)
-	}
-}
 
 // csvSkip reads the lines of the file at path, skipping those longer than
 // maxLineBytes under p.

@@ -117,6 +117,20 @@ func TestSkipBadBound(t *testing.T) {
 	}
 }
 
+// A format a user registers from TFRecord, with options of its own, is
+// given the pass's policy too: its bad records are skipped as the
+// built-in format's are.
+func TestSkipBadUserFormat(t *testing.T) {
+	specs, _ := badFiles(t, t.TempDir())
+	reg := new(format.Registry)
+	reg.Register("tf", format.TFRecord(tfrecord.MaxRecordBytes(1<<10)))
+	p := source.SkipBad(0.5)
+	recs, err := source.Collect(context.Background(), format.Open([]string{"tf:" + specs[0]}, format.WithRegistry(reg), format.OnBad(p)))
+	if err != nil || len(recs) != 6 || p.Skipped() != 1 {
+		t.Fatalf("%d records, skipped %d, err %v; want 6, 1 skipped", len(recs), p.Skipped(), err)
+	}
+}
+
 // Structural damage ends the pass whatever the policy.
 func TestSkipBadStructural(t *testing.T) {
 	dir := t.TempDir()
