@@ -234,6 +234,11 @@ type pageCheck struct {
 	// a chunk of many small pages is read once, not once per page.
 	win   window
 	proto thrift.CompactProtocol
+	// The header is decoded into h by dec, reading rd, made once for
+	// the chunk rather than once a page.
+	h     format.PageHeader
+	rd    thrift.BytesReader
+	dec   *thrift.Decoder
 	mu    sync.Mutex // for checkedReads: readers of the same chunk share it
 	refs  int        // readers that armed it (checkedReads)
 	err   error      // the error met, for the reads after it
@@ -280,8 +285,14 @@ func (pc *pageCheck) step() error {
 			return bad(pos, nil, "page header: %v", err)
 		}
 	}
-	var h format.PageHeader
-	if err := thrift.NewDecoder(pc.proto.NewReaderFromBytes(buf[:hlen])).Decode(&h); err != nil {
+	if pc.dec == nil {
+		pc.rd = pc.proto.NewReaderFromBytes(nil)
+		pc.dec = thrift.NewDecoder(pc.rd)
+	}
+	pc.rd.ResetBytes(buf[:hlen])
+	pc.h = format.PageHeader{}
+	h := &pc.h
+	if err := pc.dec.Decode(h); err != nil {
 		return bad(pos, nil, "page header: %v", err)
 	}
 	data := pos + int64(hlen)
