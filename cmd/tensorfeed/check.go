@@ -176,11 +176,11 @@ func runCheck(ctx context.Context, paths []string, o checkOptions, e *env) error
 			err = checkRegistered(ctx, k, paths[i:j], o, rep, e)
 		}
 		if err != nil && !errors.Is(err, context.Canceled) {
+			errs := []error{err}
 			if j, ok := err.(interface{ Unwrap() []error }); ok {
-				for _, err := range j.Unwrap() {
-					rep.report(err)
-				}
-			} else {
+				errs = j.Unwrap() // one for each bad file
+			}
+			for _, err := range errs {
 				rep.report(err)
 			}
 		}

@@ -109,7 +109,9 @@ func flagHelp(fs *flag.FlagSet) string {
 		if value != "" {
 			left += " " + value
 		}
-		if !isZeroDefault(f) {
+		switch f.DefValue {
+		case "", "false", "0": // a zero default goes without saying
+		default:
 			usage += fmt.Sprintf(" (default %s)", f.DefValue)
 		}
 		rows = append(rows, row{left, usage})
@@ -128,16 +130,6 @@ func flagHelp(fs *flag.FlagSet) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
-}
-
-// isZeroDefault reports whether the flag's default is its type's zero
-// value, which help leaves out.
-func isZeroDefault(f *flag.Flag) bool {
-	switch f.DefValue {
-	case "", "false", "0":
-		return true
-	}
-	return false
 }
 
 // wrap fills the words of text into lines of at most width characters,
