@@ -188,18 +188,6 @@ func (b *blockReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	return c, err
 }
 
-// openRec opens the .rec file at name for reads by offset through idx,
-// checked: one ReadAt (for a remote file, one range request) reads a
-// record.
-func openRec(ctx context.Context, name string, idx *recordio.Index, sopts []storage.Option) (*randomFile, error) {
-	f, err := storage.OpenFile(ctx, name, sopts...)
-	if err != nil {
-		return nil, err
-	}
-	rr := recordio.NewRandomReader(name, f, f.Size(), idx)
-	return &randomFile{f: f, rr: rr}, nil
-}
-
 // readMeanImage reads the mean image file at path (mean_img) for images of
 // shape (c, h, w). It reads no more than such a file can hold, so a huge
 // file costs no memory. path may be a URL, read through storage with

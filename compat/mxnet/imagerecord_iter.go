@@ -1,6 +1,7 @@
 package mxnet
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"iter"
@@ -136,9 +137,11 @@ func (it *recIter) parsePass(up source.Reader[recordio.Record], check bool) sour
 			tensorfeed.Logger(ctx).Debug("mxnet: ImageRecordIter: pass", zap.Int("epoch", ep), zap.String("rec", it.recPath),
 				zap.Int("threads", c.threads), zap.String("decoder", c.decoder.Name()))
 			if check && it.idx != nil {
-				if _, err := shardOffsets(ctx, c.recPaths, it.idx, c.shardCount, c.shardIdx, c.storage); err != nil {
-					yield(recJob{}, err)
-					return
+				for i, p := range c.recPaths {
+					if _, err := validateRec(ctx, p, it.idx[i], c.storage); err != nil {
+						yield(recJob{}, err)
+						return
+					}
 				}
 			}
 			n := 0
@@ -215,55 +218,15 @@ func (it *recIter) Skipped() int64 {
 // All returns one pass (epoch) over the data: the pipeline's.
 func (it *recIter) All(ctx context.Context) iter.Seq2[*tensor.Batch, error] { return it.feed.All(ctx) }
 
-// fileOffsets is the checked index of one .rec file of a pass: the offsets
-// of its records in the pass's shard, ascending.
-type fileOffsets struct {
-	path    string
-	idx     *recordio.Index
-	offs    []int64
-	storage []storage.Option // how path is opened
-}
-
-// shardOffsets checks every index against its .rec file as it is now and
-// returns, per file, the offsets of the records of shard index of count,
-// the files cut as one concatenated stream (as recordio.Shard cuts them).
-func shardOffsets(ctx context.Context, recPaths []string, idx []*recordio.Index, count, index int, sopts []storage.Option) ([]fileOffsets, error) {
-	out := make([]fileOffsets, len(recPaths))
-	sizes := make([]int64, len(recPaths))
-	var total int64
-	for i, p := range recPaths {
-		size, err := checkIndex(ctx, p, idx[i], sopts)
-		if err != nil {
-			return nil, err
-		}
-		sizes[i] = size
-		total += size
-	}
-	begin, end := inputsplit.ShardRange(total, count, index)
-	var at int64 // offset of file i in the concatenation
-	for i, p := range recPaths {
-		lo, hi := begin-at, end-at
-		out[i] = fileOffsets{path: p, idx: idx[i], storage: sopts}
-		for k := range idx[i].Len() {
-			if e := idx[i].Entry(k); e.Offset >= lo && e.Offset < hi {
-				out[i].offs = append(out[i].offs, e.Offset)
-			}
-		}
-		slices.Sort(out[i].offs)
-		at += sizes[i]
-	}
-	return out, nil
-}
-
-// checkIndex checks idx against the .rec file at path (a URL read through
-// storage with sopts) and returns the file's size.
-func checkIndex(ctx context.Context, path string, idx *recordio.Index, sopts []storage.Option) (int64, error) {
-	return validateRec(ctx, path, idx, sopts)
-}
-
 // indexedRecords reads the records of the .rec files through their .idx
-// files, in a new random order every epoch over all files. Every pass
-// first checks each index against its .rec file.
+// files, in a new random order every epoch over all files, several
+// records ahead of the consumer (readAhead). Every pass checks each index
+// against its .rec file: a local file whole before the first record; a
+// remote one, so that the pass does not read the object once more before
+// its first image, by what can be checked without reading it (offsets in
+// the file, aligned, distinct, the first at 0), then record by record as
+// each is read (a record start that ends where the next indexed record
+// begins), which over a pass covers every byte of the part read.
 type indexedRecords struct {
 	it     *recIter
 	epochs *source.Epochs
@@ -273,76 +236,95 @@ type indexedRecords struct {
 func (ir *indexedRecords) All(ctx context.Context) iter.Seq2[recordio.Record, error] {
 	return func(yield func(recordio.Record, error) bool) {
 		_, ep := ir.epochs.Start(ctx)
+		outer := ctx
+		// The requests of the files opened with ctx end with the pass.
+		ctx, cancel := context.WithCancel(ctx)
+		var ra readAhead
+		var files []*indexedFile
+		defer func() {
+			cancel()
+			ra.wg.Wait()
+			for _, f := range files {
+				f.f.Close()
+			}
+		}()
 		c := ir.it.cfg
-		files, err := shardOffsets(ctx, c.recPaths, ir.it.idx, c.shardCount, c.shardIdx, c.storage)
+		files, err := openIndexed(ctx, c, ir.it.idx)
 		if err != nil {
 			yield(recordio.Record{}, err)
 			return
 		}
-		// Record i of the pass is offset i-first[k] of file k.
+		// Record i of the pass is entry lo+i-first[k] of file k.
 		first := make([]int, len(files)+1)
 		for k, f := range files {
-			first[k+1] = first[k] + len(f.offs)
+			first[k+1] = first[k] + f.hi - f.lo
 		}
 		perm := source.NewRand(c.seed, ep, -1).Perm(first[len(files)])
-		// Each file is opened when its first record is read and closed at
-		// the end of the pass.
-		readers := make([]*randomFile, len(files))
-		defer func() {
-			for _, rf := range readers {
-				if rf != nil {
-					rf.f.Close()
-				}
-			}
-		}()
-		done := ctx.Done()
-		var buf []byte
-		for n, i := range perm[min(ir.from, len(perm)):] {
-			if n%64 == 0 {
-				select {
-				case <-done:
-					yield(recordio.Record{}, ctx.Err())
-					return
-				default:
-				}
-			}
+		perm = perm[min(ir.from, len(perm)):]
+		out := make(chan *fetch, aheadRecords)
+		ra.start(ctx, len(perm), func(n int) (*indexedFile, int) {
+			i := perm[n]
 			k := sort.SearchInts(first, i+1) - 1
-			f := &files[k]
-			if readers[k] == nil {
-				rr, err := openRandom(ctx, f)
-				if err != nil {
-					yield(recordio.Record{}, err)
-					return
+			return files[k], files[k].lo + i - first[k]
+		}, out)
+		n := 0
+		for ft := range out {
+			<-ft.done
+			if ft.err != nil {
+				if outer.Err() != nil {
+					ft.err = outer.Err()
 				}
-				readers[k] = rr
-			}
-			off := f.offs[i-first[k]]
-			// One buffer for every record: "parse" copies each into one
-			// of its own.
-			buf, err = readers[k].rr.AppendAt(buf[:0], off)
-			if err != nil {
-				yield(recordio.Record{}, fmt.Errorf("mxnet: ImageRecordIter: record %d: %w", i, err))
+				yield(recordio.Record{}, fmt.Errorf("mxnet: ImageRecordIter: record %d: %w", perm[ft.k], ft.err))
 				return
 			}
-			if !yield(recordio.Record{File: f.path, Offset: off, Index: i, Data: buf}, nil) {
+			off, _ := ft.file.span(ft.ent)
+			if !yield(recordio.Record{File: ft.file.path, Offset: off, Index: perm[ft.k], Data: ft.data}, nil) {
 				return
 			}
+			ra.release(ft.raw)
+			n++
+		}
+		if n < len(perm) {
+			yield(recordio.Record{}, outer.Err())
 		}
 	}
 }
 
-// randomFile is an open .rec file read through its index.
-type randomFile struct {
-	f  storage.File
-	rr *recordio.RandomReader
-}
-
-// openRandom opens the .rec file of f (a URL through storage with its
-// options) for reads by offset: the index, checked, tells where each record
-// ends, so one ReadAt (one range request) reads a record; ctx bounds the
-// requests until the file is closed.
-func openRandom(ctx context.Context, f *fileOffsets) (*randomFile, error) {
-	return openRec(ctx, f.path, f.idx, f.storage)
+// openIndexed opens the .rec files of c for a pass through their indexes
+// idx, checks each index against its file (see indexedRecords), and says
+// which entries the pass's shard reads: shard c.shardIdx of c.shardCount,
+// the files cut as one concatenated stream (as recordio.Shard cuts them).
+// It returns the files opened so far with an error; the caller closes them.
+func openIndexed(ctx context.Context, c *recConfig, idx []*recordio.Index) ([]*indexedFile, error) {
+	var files []*indexedFile
+	var total int64
+	for i, p := range c.recPaths {
+		f, err := storage.OpenFile(ctx, p, c.storage...)
+		if err != nil {
+			return files, err
+		}
+		x := &indexedFile{path: p, idxPath: c.idxPaths[i], f: f, size: f.Size(), sorted: sortedEntries(idx[i])}
+		files = append(files, x)
+		if storage.IsRemote(p) {
+			err = x.checkEntries()
+		} else {
+			err = recordio.ValidateIndex(f, x.size, p, idx[i])
+		}
+		if err != nil {
+			return files, err
+		}
+		total += x.size
+	}
+	begin, end := inputsplit.ShardRange(total, c.shardCount, c.shardIdx)
+	var at int64 // offset of file i in the concatenation
+	for _, f := range files {
+		lo, hi := begin-at, end-at
+		f.lo, _ = slices.BinarySearchFunc(f.sorted, lo, func(e indexed, t int64) int { return cmp.Compare(e.off, t) })
+		f.hi, _ = slices.BinarySearchFunc(f.sorted, hi, func(e indexed, t int64) int { return cmp.Compare(e.off, t) })
+		f.hi = max(f.hi, f.lo)
+		at += f.size
+	}
+	return files, nil
 }
 
 // ensureMean computes and saves the mean image when MeanImg names a file
