@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	pq "github.com/parquet-go/parquet-go"
@@ -238,7 +239,7 @@ func prepareColumns(files []*file, cols []Column, c *config) (decoder[Row], erro
 		}
 	}
 	return func(f *file, fi, g int, whole bool, put func(group[Row]) bool) bool {
-		return decodeColumns(f, g, leaves[fi], c, c.reuse && !whole, put)
+		return decodeColumns(f, g, leaves[fi], c, whole, put)
 	}, nil
 }
 
@@ -264,9 +265,10 @@ var (
 // a part and the page of each column it is read from, not the row group.
 // A row whose value does not fit its column is bad (the part's bad); a
 // malformed page ends the row group with an error after the rows before
-// it. With recycle, each part's rows are those of the part before: their
-// values are valid until the next row is read (ReuseBuffer).
-func decodeColumns(f *file, g int, leaves []leaf, c *config, recycle bool, put func(group[Row]) bool) bool {
+// it. With ReuseBuffer, each part's rows are those of the part before:
+// their values are valid until the next row is read. When whole, the
+// parts are put together, as one group.
+func decodeColumns(f *file, g int, leaves []leaf, c *config, whole bool, put func(group[Row]) bool) bool {
 	want := f.pf.Metadata().RowGroups[g].NumRows
 	n := len(leaves)
 	cols := make([]colStream, n)
@@ -281,11 +283,19 @@ func decodeColumns(f *file, g int, leaves []leaf, c *config, recycle bool, put f
 		}
 	}()
 	part := int64(max(1, min(chunkRows, partBytes/max(rowBytes, 1))))
-	heads := rowHeads{recycle: recycle}
-	for row := int64(0); row < want; {
-		m := min(part, want-row)
-		out := group[Row]{rows: heads.rows(f, g, row, m, n, want-row)}
-		for j := range out.rows {
+	heads := rowHeads{n: n, whole: whole, recycle: c.reuse && !whole}
+	var out group[Row]
+	for row := int64(0); row < want && out.err == nil; {
+		if !whole {
+			out = group[Row]{}
+		}
+		// The rows from base on are the part's.
+		base := len(out.rows)
+		out.rows = heads.add(out.rows, f, g, row, min(part, want-row), want-row)
+		if out.bad != nil {
+			out.bad = append(out.bad, make([]error, len(out.rows)-len(out.bad))...)
+		}
+		for j := base; j < len(out.rows); j++ {
 			r := &out.rows[j]
 			for k, col := range cols {
 				bad, err := col.next(r, want-row)
@@ -299,7 +309,7 @@ func decodeColumns(f *file, g int, leaves []leaf, c *config, recycle bool, put f
 				}
 				if bad != "" && (out.bad == nil || out.bad[j] == nil) {
 					if out.bad == nil {
-						out.bad = make([]error, len(out.rows))
+						out.bad = make([]error, len(out.rows), cap(out.rows))
 					}
 					out.bad[j] = posError(f.path, -1, g, f.rowStart[g]+row, leaves[k].col.name, errShape, bad)
 				}
@@ -320,16 +330,21 @@ func decodeColumns(f *file, g int, leaves []leaf, c *config, recycle bool, put f
 		for _, col := range cols {
 			out.pages = col.passed(out.pages)
 		}
-		if !put(out) || out.err != nil {
+		if !whole && (!put(out) || out.err != nil) {
 			return false
 		}
 	}
 	if want == 0 {
 		for k, col := range cols {
 			if err := col.end(); err != nil {
-				return put(group[Row]{err: columnError(f, g, 0, want, leaves[k], err)})
+				out.err = columnError(f, g, 0, want, leaves[k], err)
+				break
 			}
 		}
+		return put(out) && out.err == nil
+	}
+	if whole {
+		return put(out) && out.err == nil
 	}
 	return true
 }
@@ -356,20 +371,22 @@ func columnError(f *file, g int, row, want int64, l leaf, err error) error {
 // allocation of its own; with recycle, it makes those of one part and
 // hands them out again for every part, so that they stay in the cache.
 type rowHeads struct {
+	n       int  // columns
+	whole   bool // the rows of every part go into one slice
 	recycle bool
-	all     []Row // with recycle, the rows of a part
-	rs      []Row
+	part    []Row // with recycle, the rows of the part before
 	f32     [][]float32
 	i32     [][]int32
 	i64     [][]int64
 	u8      [][]uint8
 }
 
-// rows returns m rows of n columns, from row row of row group g of f,
-// left rows being left in the row group.
-func (h *rowHeads) rows(f *file, g int, row, m int64, n int, left int64) []Row {
-	if h.recycle && int64(len(h.all)) >= m {
-		rs := h.all[:m:m]
+// add appends to rows m rows from row row of row group g of f, left rows
+// being left in the row group.
+func (h *rowHeads) add(rows []Row, f *file, g int, row, m, left int64) []Row {
+	n := h.n
+	if h.recycle && int64(len(h.part)) >= m {
+		rs := h.part[:m:m]
 		for j := range rs {
 			rs[j].Index = f.rowStart[g] + row + int64(j)
 			clear(rs[j].F32)
@@ -379,25 +396,28 @@ func (h *rowHeads) rows(f *file, g int, row, m int64, n int, left int64) []Row {
 		}
 		return rs
 	}
-	if int64(len(h.rs)) < m {
-		k := int(max(m, min(left, chunkRows)))
-		if h.recycle {
-			k = int(m)
+	if int64(cap(rows)-len(rows)) < m {
+		grow := m
+		if h.whole {
+			// Doubled, up to the rows left: append's gentler growth
+			// copies the rows many times over in a large row group.
+			grow = max(m, min(left, int64(max(len(rows), chunkRows))))
 		}
-		h.rs = make([]Row, k)
-		h.f32, h.i32, h.i64, h.u8 = make([][]float32, k*n), make([][]int32, k*n), make([][]int64, k*n), make([][]uint8, k*n)
+		rows = slices.Grow(rows, int(grow))
 	}
-	rs := h.rs[:m:m]
-	for j := range rs {
-		rs[j] = Row{File: f.path, Index: f.rowStart[g] + row + int64(j),
-			F32: h.f32[:n:n], I32: h.i32[:n:n], I64: h.i64[:n:n], U8: h.u8[:n:n]}
+	if int64(len(h.f32)) < m*int64(n) {
+		k := int(max(m, min(left, chunkRows))) * n
+		h.f32, h.i32, h.i64, h.u8 = make([][]float32, k), make([][]int32, k), make([][]int64, k), make([][]uint8, k)
+	}
+	for j := range m {
+		rows = append(rows, Row{File: f.path, Index: f.rowStart[g] + row + j,
+			F32: h.f32[:n:n], I32: h.i32[:n:n], I64: h.i64[:n:n], U8: h.u8[:n:n]})
 		h.f32, h.i32, h.i64, h.u8 = h.f32[n:], h.i32[n:], h.i64[n:], h.u8[n:]
 	}
-	h.rs = h.rs[m:]
 	if h.recycle {
-		h.all = rs
+		h.part = rows
 	}
-	return rs
+	return rows
 }
 
 // colStream reads the values of one column chunk of a row group, a row at a

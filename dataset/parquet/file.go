@@ -236,12 +236,12 @@ type pageCheck struct {
 	proto thrift.CompactProtocol
 	// The header is decoded into h by dec, reading rd, made once for
 	// the chunk rather than once a page.
-	h     format.PageHeader
-	rd    thrift.BytesReader
-	dec   *thrift.Decoder
-	mu    sync.Mutex // for checkedReads: readers of the same chunk share it
-	refs  int        // readers that armed it (checkedReads)
-	err   error      // the error met, for the reads after it
+	h    format.PageHeader
+	rd   thrift.BytesReader
+	dec  *thrift.Decoder
+	mu   sync.Mutex // for checkedReads: readers of the same chunk share it
+	refs int        // readers that armed it (checkedReads)
+	err  error      // the error met, for the reads after it
 }
 
 func (fi *file) newPageCheck(g, ci int, c *config) (*pageCheck, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	pq "github.com/parquet-go/parquet-go"
@@ -74,6 +75,11 @@ func TestPages(t *testing.T) {
 				}
 				if len(got) != n-len(bad) || skip.Skipped() != int64(len(bad)) {
 					t.Fatalf("%d rows, %d skipped", len(got), skip.Skipped())
+				}
+				// Row groups decoded whole, ahead, give the same rows.
+				got2, err := source.Collect(context.Background(), parquet.ReadColumns(path, cols, parquet.OnBad(source.SkipBad(0.1)), parquet.Workers(2)))
+				if err != nil || !reflect.DeepEqual(got2, got) {
+					t.Fatalf("2 workers: %d rows, %v", len(got2), err)
 				}
 				for _, r := range got {
 					i := int(r.Index)
