@@ -267,7 +267,7 @@ var (
 // malformed page ends the row group with an error after the rows before
 // it. With ReuseBuffer, each part's rows are those of the part before:
 // their values are valid until the next row is read. When whole, the
-// parts are put together, as one group.
+// parts go into one group, put once.
 func decodeColumns(f *file, g int, leaves []leaf, c *config, whole bool, put func(group[Row]) bool) bool {
 	want := f.pf.Metadata().RowGroups[g].NumRows
 	n := len(leaves)

@@ -32,37 +32,20 @@ type group[T any] struct {
 }
 
 // decoder decodes row group g of a file and hands its rows to put in
-// order, in one group or in several parts of it (see decodeColumns); a
-// part with an error is the last. It stops when put returns false, and
-// reports whether put always returned true. whole says that the parts are
-// kept together (collect); otherwise each is consumed before put returns,
-// and with ReuseBuffer a decoder may reuse a part's memory for the next.
-// A decoder is made once per pass (or per indexedRows) from the opened
-// files, which is where column types are checked.
+// order: in parts of it, each consumed before put returns (see
+// decodeColumns), or, when whole, in one group. A part with an error is
+// the last. It stops when put returns false, and reports whether put
+// always returned true. A decoder is made once per pass (or per
+// indexedRows) from the opened files, which is where column types are
+// checked.
 type decoder[T any] func(fi *file, fileIndex, g int, whole bool, put func(group[T]) bool) bool
 
-// collect returns the whole of row group g as dec decodes it, its parts
-// joined, for the readers that decode whole row groups ahead (Workers)
-// or keep them (OpenIndexed).
+// collect returns row group g as dec decodes it whole, for the readers
+// that decode row groups ahead (Workers) or keep them (OpenIndexed).
 func collect[T any](dec decoder[T], fi *file, fileIndex, g int) group[T] {
 	var all group[T]
-	dec(fi, fileIndex, g, true, func(part group[T]) bool {
-		if part.bad != nil && all.bad == nil {
-			all.bad = make([]error, len(all.rows), len(all.rows)+len(part.rows))
-		}
-		if all.rows == nil {
-			all.rows = part.rows
-		} else {
-			all.rows = append(growRows(all.rows, len(part.rows)), part.rows...)
-		}
-		if all.bad != nil {
-			if part.bad == nil {
-				part.bad = make([]error, len(part.rows))
-			}
-			all.bad = append(all.bad, part.bad...)
-		}
-		all.pages = append(all.pages, part.pages...)
-		all.err = part.err
+	dec(fi, fileIndex, g, true, func(whole group[T]) bool {
+		all = whole
 		return true
 	})
 	return all
