@@ -22,8 +22,5 @@ type Batch[T any] struct {
 	gen  uint64   // slot's use count when this batch was made
 }
 
-// Len returns the number of samples in the batch, padding included.
-func (b Batch[T]) Len() int { return len(b.Samples) }
-
 // Real returns the samples that are data, not padding.
 func (b Batch[T]) Real() []T { return b.Samples[:len(b.Samples)-b.Padded] }

@@ -36,7 +36,7 @@
 //   - [Drop] discards it;
 //   - [Pad] fills the batch up by repeating the first samples of the pass
 //     and counts them in Batch.Padded (MXNet.jl's count_samples is
-//     Len() - Padded); [OfFill] pads with a fixed value instead;
+//     len(Samples) - Padded); [OfFill] pads with a fixed value instead;
 //   - [RollOver] keeps the remainder in the reader and puts it at the start
 //     of the first batch of the next pass (MXNet's roll_over); Batch.Carried
 //     counts the carried samples, which MXNet reports as pad;

@@ -115,8 +115,8 @@ func TestBatchReal(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := bs[len(bs)-1]
-	if last.Len() != 4 || !reflect.DeepEqual(last.Real(), []int{4}) {
-		t.Errorf("Len %d Real %v, want 4 [4]", last.Len(), last.Real())
+	if len(last.Samples) != 4 || !reflect.DeepEqual(last.Real(), []int{4}) {
+		t.Errorf("Len %d Real %v, want 4 [4]", len(last.Samples), last.Real())
 	}
 }
 
@@ -173,14 +173,14 @@ func TestRollOverConcurrentPasses(t *testing.T) {
 						t.Error(err)
 						return
 					}
-					if b.Len() != size || b.Padded != 0 {
-						t.Errorf("batch of %d (padded %d), want %d full", b.Len(), b.Padded, size)
+					if len(b.Samples) != size || b.Padded != 0 {
+						t.Errorf("batch of %d (padded %d), want %d full", len(b.Samples), b.Padded, size)
 					}
 					mu.Lock()
 					for _, s := range b.Samples {
 						count[s]++
 					}
-					yielded += b.Len()
+					yielded += len(b.Samples)
 					mu.Unlock()
 				}
 			}
@@ -200,7 +200,7 @@ func TestRollOverConcurrentPasses(t *testing.T) {
 		for _, s := range b.Samples {
 			count[s]++
 		}
-		yielded += b.Len()
+		yielded += len(b.Samples)
 	}
 	left = n*(passes+1) - yielded
 	if left < 0 || left >= size {

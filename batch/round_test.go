@@ -72,8 +72,8 @@ func TestRoundBatchRecycling(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if b.Len() != 2 {
-				t.Fatalf("batch of %d", b.Len())
+			if len(b.Samples) != 2 {
+				t.Fatalf("batch of %d", len(b.Samples))
 			}
 			b.Release()
 		}
@@ -105,7 +105,7 @@ func TestRollOverPad(t *testing.T) {
 		var g []pc
 		for _, b := range bs {
 			g = append(g, pc{b.Padded, b.Carried})
-			if len(b.Real()) != b.Len() {
+			if len(b.Real()) != len(b.Samples) {
 				t.Errorf("epoch %d: Real %v of %v", e, b.Real(), b.Samples)
 			}
 		}

@@ -11,8 +11,8 @@ import (
 // tensorfeed.ErrBadData: the sequence, not the program, is at fault.
 var ErrTooLong = fmt.Errorf("batch: sequence longer than the fixed length: %w", tensorfeed.ErrBadData)
 
-// Seqs is a batch of variable-length sequences padded to one length: Len()
-// rows of L elements, flat and row-major, ready to become a [Len(), L]
+// Seqs is a batch of variable-length sequences padded to one length: len(Lens)
+// rows of L elements, flat and row-major, ready to become a [len(Lens), L]
 // tensor.
 type Seqs[E any] struct {
 	// Data holds the rows one after the other: row i is Data[i*L:(i+1)*L],
@@ -30,17 +30,13 @@ type Seqs[E any] struct {
 	Truncated int
 }
 
-// Len returns the number of rows, padding rows included, as Batch.Len
-// does for the batch the rows came from.
-func (s Seqs[E]) Len() int { return len(s.Lens) }
+// Shape returns [len(Lens), L].
+func (s Seqs[E]) Shape() []int { return []int{len(s.Lens), s.L} }
 
-// Shape returns [Len(), L].
-func (s Seqs[E]) Shape() []int { return []int{s.Len(), s.L} }
-
-// Mask returns a new flat [Len(), L] mask: 1 where Data holds a sequence
+// Mask returns a new flat [len(Lens), L] mask: 1 where Data holds a sequence
 // element, 0 where it holds padding.
 func (s Seqs[E]) Mask() []uint8 {
-	m := make([]uint8, s.Len()*s.L)
+	m := make([]uint8, len(s.Lens)*s.L)
 	for i, n := range s.Lens {
 		row := m[i*s.L : i*s.L+n]
 		for j := range row {

@@ -17,7 +17,7 @@ func ExampleSeqs() {
 		panic(err)
 	}
 	fmt.Println("shape", s.Shape(), "lens", s.Lens)
-	for i := range s.Len() {
+	for i := range len(s.Lens) {
 		fmt.Println(s.Data[i*s.L : (i+1)*s.L]) // row i
 	}
 	fmt.Println("mask", s.Mask())

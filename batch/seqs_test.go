@@ -58,7 +58,7 @@ func TestPadSeqs(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(s.Data, tt.data) || !reflect.DeepEqual(s.Lens, tt.lens) ||
-				s.Len() != tt.b || s.L != tt.l || s.Padded != tt.padded || s.Truncated != tt.truncated {
+				len(s.Lens) != tt.b || s.L != tt.l || s.Padded != tt.padded || s.Truncated != tt.truncated {
 				t.Errorf("got %+v\nwant data %v lens %v Len %d L %d padded %d truncated %d",
 					s, tt.data, tt.lens, tt.b, tt.l, tt.padded, tt.truncated)
 			}

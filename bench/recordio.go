@@ -84,7 +84,7 @@ func recordioRead(cfg config) ([]Row, error) {
 		}
 		f := recordio.NewRandomReader(path, file, st.Size(), ix)
 		var buf []byte
-		for i := range f.Len() {
+		for i := range ix.Len() {
 			if buf, err = f.AppendAt(buf[:0], ix.Entry(i).Offset); err != nil {
 				return err
 			}

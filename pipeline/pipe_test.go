@@ -153,7 +153,7 @@ func TestTypedSteps(t *testing.T) {
 	seqs := pipeline.Batch(pipeline.From(source.Slice([][]int{{1}, {2, 3}, {4, 5, 6}})), 2, batch.Keep)
 	padded := pipeline.PadSeqs(seqs, 0, 0)
 	if got, err := source.Collect(ctx, padded); err != nil || len(got) != 2 || !slices.Equal(got[0].Data, []int{1, 0, 2, 3}) ||
-		got[1].Len() != 1 || padded.Stats().Last().Name != "pad-seqs" {
+		len(got[1].Lens) != 1 || padded.Stats().Last().Name != "pad-seqs" {
 		t.Fatalf("PadSeqs: %v %v", got, err)
 	}
 	if _, err := source.Collect(ctx, pipeline.PadSeqs(seqs, 2, 0)); !errors.Is(err, batch.ErrTooLong) {

@@ -140,7 +140,7 @@ type SeqOption = option.Option[seqConfig]
 // batch.Seqs.Truncated counts the sequences cut.
 func Truncate() SeqOption { return option.New(func(c *seqConfig) { c.truncate = true }) }
 
-// padBatch pads the sequences of b with pad into one flat [b.Len(), l]
+// padBatch pads the sequences of b with pad into one flat [len(b.Samples), l]
 // block, where l is length, or the length of the longest sequence of b when
 // length is 0. A sequence longer than a fixed length is an error wrapping
 // batch.ErrTooLong that names its row, unless c.truncate. It copies the

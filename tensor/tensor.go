@@ -34,9 +34,6 @@ type Tensor struct {
 	I8    []int8
 }
 
-// Len returns the batch dimension of t, Shape[0], padding rows included.
-func (t Tensor) Len() int { return t.Shape[0] }
-
 // Rows returns a view of rows lo..hi of t, with its shape stored in shape
 // (len(t.Shape) elements; nil allocates one). The view shares t's memory.
 func (t Tensor) Rows(lo, hi int, shape []int) Tensor {
@@ -111,10 +108,10 @@ func (b *Batch) Release() {
 // included.
 func (b *Batch) Len() int {
 	if len(b.Data) > 0 {
-		return b.Data[0].Len()
+		return b.Data[0].Shape[0]
 	}
 	if len(b.Label) > 0 {
-		return b.Label[0].Len()
+		return b.Label[0].Shape[0]
 	}
 	return 0
 }

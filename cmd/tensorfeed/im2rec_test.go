@@ -265,7 +265,7 @@ func TestIm2recPackLabels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range b.Label[0].Len() {
+		for i := range b.Label[0].Shape[0] {
 			if got := b.Label[0].F32[3*i : 3*i+3]; !slices.Equal(got, entries[n].Labels) {
 				t.Errorf("image %d: labels %v, want %v", n, got, entries[n].Labels)
 			}

@@ -126,7 +126,7 @@ func BenchmarkPipeline(b *testing.B) {
 						if err != nil {
 							b.Fatal(err)
 						}
-						n += t.Data[0].Len() - t.Padded
+						n += t.Data[0].Shape[0] - t.Padded
 						t.Release()
 					}
 				}

@@ -41,7 +41,7 @@ func TestIterBomb(t *testing.T) {
 		texts = append(texts, err.Error())
 		cfg.Data.SkipBad = source.SkipBad(1)
 		it := newIter(t, cfg)
-		if got := pass(t, it); len(got) != 1 || got[0].Data[0].Len() != 2 || it.Skipped() != 1 {
+		if got := pass(t, it); len(got) != 1 || got[0].Data[0].Shape[0] != 2 || it.Skipped() != 1 {
 			t.Errorf("threads %d: SkipBad: %d batches, %d skipped", threads, len(got), it.Skipped())
 		}
 	}

@@ -66,8 +66,8 @@ func labelsOf(bs []*tensor.Batch) []float32 {
 	var out []float32
 	for _, b := range bs {
 		l := b.Label[0]
-		per := len(l.F32) / l.Len()
-		out = append(out, l.F32[:(l.Len()-b.Padded)*per]...)
+		per := len(l.F32) / l.Shape[0]
+		out = append(out, l.F32[:(l.Shape[0]-b.Padded)*per]...)
 	}
 	return out
 }
@@ -88,8 +88,8 @@ func TestIterMNIST(t *testing.T) {
 		t.Fatalf("%d batches, want 8", len(bs))
 	}
 	for i, b := range bs {
-		if b.Data[0].Len() != 128 || b.Label[0].Len() != 128 {
-			t.Fatalf("batch %d: %d rows", i, b.Data[0].Len())
+		if b.Data[0].Shape[0] != 128 || b.Label[0].Shape[0] != 128 {
+			t.Fatalf("batch %d: %d rows", i, b.Data[0].Shape[0])
 		}
 		if want := map[bool]int{true: 1024 - 1000, false: 0}[i == 7]; b.Padded != want {
 			t.Errorf("batch %d: Padded %d, want %d", i, b.Padded, want)
@@ -162,8 +162,8 @@ func TestIterLastBatch(t *testing.T) {
 	cfg := mnistConfig()
 	cfg.Batch.Last = batch.Keep
 	bs := pass(t, newIter(t, cfg))
-	if len(bs) != 8 || bs[7].Data[0].Len() != 104 || bs[7].Label[0].Len() != 104 || len(bs[7].Data[0].F32) != 104*3*28*28 {
-		t.Errorf("Keep: %d batches, last has %d rows", len(bs), bs[len(bs)-1].Data[0].Len())
+	if len(bs) != 8 || bs[7].Data[0].Shape[0] != 104 || bs[7].Label[0].Shape[0] != 104 || len(bs[7].Data[0].F32) != 104*3*28*28 {
+		t.Errorf("Keep: %d batches, last has %d rows", len(bs), bs[len(bs)-1].Data[0].Shape[0])
 	}
 	cfg.Batch.Last = batch.Drop
 	if bs := pass(t, newIter(t, cfg)); len(bs) != 7 {

@@ -69,7 +69,4 @@ func TestIndexedIdentity(t *testing.T) {
 	if err != nil || !strings.Contains(id, "a.rec (") || !strings.Contains(id, "a.idx (") || strings.Contains(id, dir) {
 		t.Errorf("Identity = %q, %v: want a.rec and a.idx by base name", id, err)
 	}
-	if _, ok := source.Indexed[[]byte](recordio.NewRandomReader("", bytes.NewReader(nil), 0, nil)).(source.Identifier); ok {
-		t.Error("a RandomReader over bytes in memory is an Identifier")
-	}
 }

@@ -12,22 +12,6 @@ import (
 	"github.com/tensorfeed/tensorfeed/storage"
 )
 
-var _ source.Indexed[[]byte] = (*RandomReader)(nil)
-
-// Get returns the payload of the record of the i-th index entry, in the
-// order of the .idx file, in a new slice: with Len it makes a
-// [RandomReader] with an index a random-access dataset
-// (source.Indexed[[]byte]). An index outside [0, Len()) is an error
-// wrapping source.ErrIndex; a record that is not where its entry says is a
-// [*tensorfeed.Error]. It is safe for concurrent use.
-func (rr *RandomReader) Get(i int) ([]byte, error) {
-	n := rr.Len()
-	if uint(i) >= uint(n) {
-		return nil, source.IndexError(i, n)
-	}
-	return rr.AppendAt(nil, rr.idx.Entry(i).Offset)
-}
-
 // Indexed is one or more .rec files, each with its .idx, read as one
 // random-access dataset (source.Indexed[[]byte]) to read with
 // source.ReadIndexed, which shuffles and shards it by index: index i is
@@ -103,7 +87,8 @@ func (x *Indexed) Get(i int) ([]byte, error) {
 		return nil, source.IndexError(i, x.Len())
 	}
 	k, j := x.locate(i)
-	return x.files[k].Get(j)
+	rr := x.files[k]
+	return rr.AppendAt(nil, rr.idx.Entry(j).Offset)
 }
 
 // Locate says where record i is: its .rec file, its position in that

@@ -104,7 +104,7 @@ func TestIndexedFileBadEntry(t *testing.T) {
 }
 
 // A .rec file with its .idx read in a new order every epoch.
-func ExampleRandomReader_Get() {
+func ExampleOpenIndexed_shuffled() {
 	f, err := recordio.OpenIndexed(context.Background(), "../imagerec/testdata/mnist_t10k_1000_jpg.rec")
 	if err != nil {
 		fmt.Println(err)

@@ -25,18 +25,11 @@ type RandomReader struct {
 }
 
 // NewRandomReader returns a reader over r, which holds size bytes; name
-// names it in errors, usually its path. idx may be nil; then only AppendAt
-// can be used.
+// names it in errors, usually its path. idx, the file's index, may be nil:
+// it only makes AppendAt read a record with one ReadAt. For a
+// random-access dataset of records by index, use OpenIndexed.
 func NewRandomReader(name string, r io.ReaderAt, size int64, idx *Index) *RandomReader {
 	return &RandomReader{name: name, r: r, size: size, idx: idx}
-}
-
-// Len returns the number of records in the index (0 without one).
-func (rr *RandomReader) Len() int {
-	if rr.idx == nil {
-		return 0
-	}
-	return rr.idx.Len()
 }
 
 // AppendAt appends the payload of the record at offset off to dst and

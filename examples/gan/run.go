@@ -328,7 +328,7 @@ epochs:
 				return nil, err
 			}
 			img, noise := ts.Data[0], ts.Data[1]
-			rows := img.Len()
+			rows := img.Shape[0]
 			if step == 0 {
 				res.Real = filepath.Join(cfg.OutDir, "real.png")
 				grid := &imgrid.Grid{H: mnist.Rows, W: mnist.Cols, Channels: 1, Cols: 8, Scale: 2}

@@ -60,8 +60,8 @@ func TestTrainPipeAlignment(t *testing.T) {
 			img, _ := ts.Get("image")
 			lbl, _ := ts.Get("label")
 			idx, _ := ts.Get("index")
-			if img.Len() != 32 {
-				t.Fatalf("batch of %d rows", img.Len())
+			if img.Shape[0] != 32 {
+				t.Fatalf("batch of %d rows", img.Shape[0])
 			}
 			for r, i := range idx.I32 {
 				if i < 0 || i >= 300 {

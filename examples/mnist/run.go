@@ -315,7 +315,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (res *result, err error
 				return nil, err
 			}
 			img, lbl := ts.Data[0], ts.Label[0]
-			rows := img.Len()
+			rows := img.Shape[0]
 			batches++
 			step++
 			res.Batches++
@@ -472,15 +472,15 @@ func evaluate(ctx context.Context, cfg config, model nn.Sequential) (float64, in
 			return 0, 0, err
 		}
 		img, lbl := ts.Data[0], ts.Label[0]
-		x = nn.FromFloat32(x, img.Len(), mnist.Pixels, img.F32)
+		x = nn.FromFloat32(x, img.Shape[0], mnist.Pixels, img.F32)
 		pred = nn.Argmax(model.Forward(x, false), pred)
 		for i, l := range lbl.I32 {
 			if pred[i] == int(l) {
 				right++
 			}
 		}
-		n += img.Len()
-		bar.Add(img.Len())
+		n += img.Shape[0]
+		bar.Add(img.Shape[0])
 		ts.Release()
 	}
 	if n == 0 {

@@ -71,7 +71,7 @@ func Train(ctx context.Context, dataDir string, epochs int, seed uint64) (*Judge
 				return nil, fmt.Errorf("judge: %w", err)
 			}
 			img, lbl := t.Data[0], t.Label[0]
-			rows := img.Len()
+			rows := img.Shape[0]
 			j.x = nn.FromFloat32(j.x, rows+outliers, mnist.Pixels, append(img.F32[:rows*mnist.Pixels:rows*mnist.Pixels], make([]float32, outliers*mnist.Pixels)...))
 			labels = labels[:0]
 			for _, l := range lbl.I32 {
@@ -101,14 +101,14 @@ func Train(ctx context.Context, dataDir string, epochs int, seed uint64) (*Judge
 			return nil, fmt.Errorf("judge: MNIST test set: %w", err)
 		}
 		img := t.Data[0]
-		j.x = nn.FromFloat32(j.x, img.Len(), mnist.Pixels, img.F32)
+		j.x = nn.FromFloat32(j.x, img.Shape[0], mnist.Pixels, img.F32)
 		pred = nn.Argmax(j.model.Forward(j.x, false), pred)
 		for i, l := range t.Label[0].I32 {
 			if pred[i] == int(l) {
 				right++
 			}
 		}
-		n += img.Len()
+		n += img.Shape[0]
 		t.Release()
 	}
 	if n == 0 {
