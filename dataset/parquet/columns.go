@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	pq "github.com/parquet-go/parquet-go"
 
-	"github.com/tensorfeed/tensorfeed"
 	"github.com/tensorfeed/tensorfeed/sample"
 	"github.com/tensorfeed/tensorfeed/sink"
 	"github.com/tensorfeed/tensorfeed/source"
@@ -351,8 +349,7 @@ func decodeColumns(f *file, g int, leaves []leaf, c *config, whole bool, put fun
 
 // columnError is the error met in column l of row group g at row row.
 func columnError(f *file, g int, row, want int64, l leaf, err error) error {
-	var te *tensorfeed.Error
-	if errors.As(err, &te) { // a page's check: it says where
+	if errors.Is(err, ErrFormat) { // a page's check: it says where
 		return err
 	}
 	switch err {
@@ -403,7 +400,7 @@ func (h *rowHeads) add(rows []Row, f *file, g int, row, m, left int64) []Row {
 			// copies the rows many times over in a large row group.
 			grow = max(m, min(left, int64(max(len(rows), chunkRows))))
 		}
-		rows = slices.Grow(rows, int(grow))
+		rows = growRows(rows, int(grow))
 	}
 	if int64(len(h.f32)) < m*int64(n) {
 		k := int(max(m, min(left, chunkRows))) * n
