@@ -46,9 +46,13 @@ type tensorizeConfig struct {
 //
 // Without OnBad (or with nil) the first failed fill ends the pass with its
 // error, after the batches before its own. A fill error that does not wrap
-// tensorfeed.ErrBadData always does. With a policy, the step resumes by
-// replay (a dropped sample moves the later batches' boundaries): exact, at
-// the cost of assembling again the batches before the resume point.
+// tensorfeed.ErrBadData always does. A dropped sample moves the later
+// batches' boundaries, so with a policy each pass records where its
+// batches end: a run resumes at the batch step's batch that holds the next
+// row, assembles that one batch again and drops the rows delivered before,
+// and its skip counts go on from the stopped pass's (a checkpoint of a
+// batch the pass no longer holds a record of resumes by replay: exact, at
+// the cost of assembling the batches before it again).
 func OnBad(p *source.SkipPolicy) TensorizeOption {
 	return option.New(func(c *tensorizeConfig) { c.bad = p })
 }
@@ -225,27 +229,30 @@ type tensorizer[T any] struct {
 // whatever the number of workers: an ordered map yields one batch per
 // batch read, and what the workers hold when a run stops is assembled
 // again after a resume. With a bad-record policy a dropped sample shifts
-// the batches, so the step resumes by replay.
+// the batches, so the step records where each batch ended (skipResumer).
 func (tz *tensorizer[T]) reader(r source.Reader[batch.Batch[T]],
 	mapped func(up source.Reader[batch.Batch[T]], f func(batch.Batch[T]) (assembled, error)) source.Reader[assembled]) source.Reader[*tensor.Batch] {
 	pass := func(up source.Reader[batch.Batch[T]]) source.Reader[*tensor.Batch] {
 		return source.Func[*tensor.Batch](func(ctx context.Context) iter.Seq2[*tensor.Batch, error] {
-			return func(yield func(*tensor.Batch, error) bool) { tz.pass(ctx, up, mapped, yield) }
+			return func(yield func(*tensor.Batch, error) bool) { tz.pass(ctx, up, mapped, skipPoint{}, nil, yield) }
 		})
 	}
 	if tz.bad != nil {
-		return source.Replayed("tensorize", pass(r), r)
+		return &skipResumer[T]{tz: tz, root: r, up: r, mapped: mapped, log: new(skipLog)}
 	}
 	return source.Follow("tensorize", r, pass)
 }
 
-// pass runs one pass of the step.
+// pass runs one pass of the step, or the rest of one from the point from
+// (up then starts at from.batch; the zero point is the start), calling
+// record with the point after every batch it yields when record is set.
 func (tz *tensorizer[T]) pass(ctx context.Context, up source.Reader[batch.Batch[T]],
 	mapped func(up source.Reader[batch.Batch[T]], f func(batch.Batch[T]) (assembled, error)) source.Reader[assembled],
-	yield func(*tensor.Batch, error) bool) {
+	from skipPoint, record func(skipPoint), yield func(*tensor.Batch, error) bool) {
 	s := tz.s
 	logger := tensorfeed.Logger(ctx)
-	c := closer{count: (*skipcount.Policy)(tz.bad).Pass(-1, logger), skipped: &tz.skipped, yield: yield}
+	c := closer{count: (*skipcount.Policy)(tz.bad).PassFrom(-1, from.seen, from.skipped, logger), skipped: &tz.skipped, yield: yield,
+		n: int(from.n), good: int(from.good), at: from.batch - 1, skipRows: int(from.row), record: record}
 	defer func() {
 		if ce := logger.Check(zap.DebugLevel, "sink: tensorize pass ended"); ce != nil {
 			ce.Write(zap.Int("batches", c.n), zap.Int("samples", c.samples))
@@ -278,6 +285,7 @@ func (tz *tensorizer[T]) pass(ctx context.Context, up source.Reader[batch.Batch[
 			return
 		}
 		read++
+		c.at++
 		if !c.add(a) {
 			return
 		}
@@ -299,6 +307,16 @@ type closer struct {
 	n       int           // batches yielded
 	samples int           // rows yielded, padding included
 	good    int           // rows kept
+
+	// The point of the pass after the batch being sent (see skipPoint):
+	// at is the index in the pass of the batch being added, of rows rows,
+	// next the row of it after the one being added. The first skipRows
+	// rows of the first batch added were yielded before a resume point.
+	at       int64
+	rows     int
+	next     int
+	skipRows int
+	record   func(skipPoint)
 }
 
 // add takes the next batch of the map. It reports whether the pass goes
@@ -306,11 +324,14 @@ type closer struct {
 func (c *closer) add(a assembled) bool {
 	t := a.t
 	rows, pad := t.Len(), t.Padded
-	if a.bad == nil && c.cur == nil {
+	skip := c.skipRows
+	c.skipRows, c.rows = 0, rows
+	if a.bad == nil && c.cur == nil && skip == 0 {
 		for range rows {
 			c.count.Good()
 		}
 		c.good += rows
+		c.next = rows
 		return c.send(t)
 	}
 	var bad []int
@@ -319,6 +340,14 @@ func (c *closer) add(a assembled) bool {
 	}
 	sent := false
 	for i := range rows {
+		c.next = i + 1
+		if i < skip {
+			// Yielded before the resume point, good or bad.
+			if len(bad) > 0 && bad[0] == i {
+				bad = bad[1:]
+			}
+			continue
+		}
 		if len(bad) > 0 && bad[0] == i {
 			err := a.bad.Errs[len(a.bad.Rows)-len(bad)]
 			bad = bad[1:]
@@ -363,10 +392,19 @@ func (c *closer) add(a assembled) bool {
 	return true
 }
 
-// send yields a finished batch.
+// send yields a finished batch, after recording the point that follows
+// it.
 func (c *closer) send(t *tensor.Batch) bool {
 	c.n++
 	c.samples += t.Len()
+	if c.record != nil {
+		p := skipPoint{n: int64(c.n), batch: c.at, row: int64(c.next),
+			seen: c.count.Seen(), skipped: c.count.Skipped(), good: int64(c.good)}
+		if c.next >= c.rows { // the batch is used up: the next one, from its first row
+			p.batch, p.row = c.at+1, 0
+		}
+		c.record(p)
+	}
 	return c.yield(t, nil)
 }
 
@@ -391,6 +429,7 @@ func (c *closer) release() {
 // dropped samples goes by the last-batch policy, then the skip bound and
 // a pass whose every sample was dropped are checked.
 func (c *closer) end(last batch.Policy) {
+	c.next = c.rows // every batch read is used up
 	if t := c.cur; t != nil {
 		c.cur = nil
 		switch {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed"
@@ -195,5 +196,124 @@ func TestTensorizeOnBadEnds(t *testing.T) {
 		if !errors.Is(err, errOdd) || len(got) != 3 {
 			t.Fatalf("%s: %d batches, then %v; want 3, then %v", w.name, len(got), err, errOdd)
 		}
+	}
+}
+
+// A run with dropped samples resumes at the batch that holds the row after
+// the last one delivered: the resumed pass fills only the samples from
+// there on, not the pass's earlier batches again, and delivers the batches
+// of an uninterrupted run, with any number of workers; the skip policy's
+// counts go on from the stopped pass's.
+func TestTensorizeOnBadResumeFillsOnlyTheRest(t *testing.T) {
+	d := fillData(200, 3, 9, 10, 17, 40, 41, 42, 43, 150, 199)
+	policy := source.SkipBad(0.5)
+	feed := func(fills *atomic.Int64, opts ...pipeline.TensorizeOption) *pipeline.Pipe[*tensor.Batch] {
+		s := fillSink(8)
+		data := sink.Fill("data", []int{3}, func(x fillSample, dst []float32) error {
+			fills.Add(1)
+			if x.Bad {
+				return &tensorfeed.Error{Path: "photos.rec", Record: int64(x.I), Err: fmt.Errorf("not a JPEG: %w", tensorfeed.ErrBadData)}
+			}
+			dst[0], dst[1], dst[2] = float32(x.I), float32(2*x.I), float32(-x.I)
+			return nil
+		})
+		label := sink.Int32("label", nil, func(x fillSample, dst []int32) { dst[0] = int32(x.I % 7) })
+		s = sink.New(s.BatchSize(), []sink.Field[fillSample]{data}, []sink.Field[fillSample]{label})
+		return pipeline.Tensorize(pipeline.From[fillSample](source.ReadIndexed(source.IndexSlice(d))), s, batch.Keep,
+			append(opts, pipeline.OnBad(policy))...)
+	}
+	var all atomic.Int64
+	want := epochSnapsOf(t, feed(&all), 1, fillSnap)
+	for _, w := range workerCounts {
+		for _, k := range []int{1, 5, 19, 23} {
+			t.Run(fmt.Sprintf("%s/%d", w.name, k), func(t *testing.T) {
+				var fills atomic.Int64
+				got, state := stopResume(t, feed(&all, w.opt...), feed(&fills, w.opt...), k, 1, fillSnap)
+				if !slices.Equal(got, want) {
+					t.Fatalf("%d batches, want %d; first differing at %d", len(got), len(want), firstDiff(got, want))
+				}
+				// k batches of 8 delivered: at least 8k samples are behind
+				// the resume point, and at most one batch of them is
+				// filled again (more workers fill at most a batch more
+				// each, ahead, at the end of the pass).
+				if n, most := fills.Load(), int64(len(d)-8*k+8); n > most {
+					t.Errorf("the resumed pass filled %d samples, want at most %d (checkpoint %s)", n, most, state)
+				}
+			})
+		}
+	}
+}
+
+// firstDiff returns the first index where a and b differ.
+func firstDiff(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// A state that holds the batch count alone (a checkpoint written before
+// Tensorize recorded its points under OnBad) still resumes exactly, by
+// replay.
+func TestTensorizeOnBadResumeByReplay(t *testing.T) {
+	d := fillData(200, 3, 9, 10, 17, 40, 41, 42, 43, 150, 199)
+	feed := func() *pipeline.Pipe[*tensor.Batch] {
+		return fillFeed(d, 8, batch.Keep, pipeline.OnBad(source.SkipBad(0.5)))
+	}
+	want := epochSnapsOf(t, feed(), 1, fillSnap)
+	ctx := context.Background()
+	const k = 11
+	p := feed()
+	start, err := p.Checkpoint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+run:
+	for _, pass := range p.Epochs(ctx, 1) {
+		for b, err := range pass {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fillSnap(b))
+			b.Release()
+			if len(got) == k {
+				break run
+			}
+		}
+	}
+	ck, err := p.Checkpoint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.State.Kind != "tensorize" || len(ck.State.Pos) != 6 {
+		t.Fatalf("state %v, want tensorize's point", ck.State)
+	}
+	ck.State.Pos, ck.State.In = []int64{k}, start.State.In
+	data, err := ck.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := pipeline.ParseCheckpoint(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest, err := feed().EpochsFrom(ctx, back, 1)
+	if err != nil {
+		t.Fatalf("resume from %s: %v", data, err)
+	}
+	for _, pass := range rest {
+		for b, err := range pass {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fillSnap(b))
+			b.Release()
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%d batches, want %d; first differing at %d", len(got), len(want), firstDiff(got, want))
 	}
 }

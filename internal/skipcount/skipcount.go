@@ -140,6 +140,11 @@ func (c *Counter) End() error {
 // [Policy.PassFrom], those before the resume point counted in).
 func (c *Counter) Skipped() int64 { return c.skipped }
 
+// Seen returns how many records, good and bad, this pass counted so far
+// (with [Policy.PassFrom], those before the resume point counted in): with
+// Skipped, what a resumed pass gives PassFrom.
+func (c *Counter) Seen() int64 { return c.seen }
+
 func (c *Counter) over(end bool) bool {
 	f := c.p.maxFraction
 	if f >= 1 {
