@@ -268,9 +268,6 @@ func (st Stats) MarshalLogArray(enc zapcore.ArrayEncoder) error {
 	return nil
 }
 
-// String formats the snapshot as a table, one step per line.
-func (st Stats) String() string { return st.table(-1) }
-
 // table formats st as a table, one step per line: names left, numbers
 // right, the note "<- slowest" after step mark (none when mark < 0).
 func (st Stats) table(mark int) string {

@@ -41,7 +41,7 @@ type processor struct {
 	// saturation and lightness (random_h, random_s, random_l); resize
 	// scales the shorter side to resize; cropResize scales a random-size
 	// crop to the data shape. Those that are off are nil.
-	pad, jitter, resize, cropResize augment.Aug
+	pad, jitter, resize, affine, cropResize augment.Aug
 }
 
 // draw is a worker's generator and crop callback, made once and reseeded
@@ -80,10 +80,13 @@ func newProcessor(cfg *recConfig) *processor {
 	if cfg.resize > 0 {
 		p.resize = augment.Resize(cfg.resize, cfg.interp)
 	}
+	if cfg.affine.Enabled() {
+		p.affine = augment.RandomAffine(cfg.affine)
+	}
 	if cfg.maxCropSize > 0 {
 		p.cropResize = augment.ResizeTo(cfg.shape[2], cfg.shape[1], cfg.interp)
 	}
-	p.direct = cfg.resize == 0 && !cfg.affine.Enabled() && cfg.pad == 0 && cfg.maxCropSize == 0
+	p.direct = cfg.resize == 0 && p.affine == nil && cfg.pad == 0 && cfg.maxCropSize == 0
 	if rd, ok := cfg.decoder.(decode.RegionDecoder); ok && p.direct && !cfg.jitter() {
 		p.region = rd
 		if pd, ok := rd.(decode.PlanarDecoder); ok && cfg.shape[0] == 3 {
@@ -261,8 +264,8 @@ func (p *processor) image(data []byte, d *draw) (sample.Image, error) {
 	if cfg.resize > 0 {
 		img, _ = p.resize(img, r) // cannot fail
 	}
-	if cfg.affine.Enabled() {
-		if img, err = cfg.affine.Apply(img, r); err != nil {
+	if p.affine != nil {
+		if img, err = p.affine(img, r); err != nil {
 			return img, err
 		}
 	}

@@ -383,7 +383,7 @@ epochs:
 	res.Steps = step
 	res.Stats = pipe.Stats()
 	fmt.Fprintf(out, "%d steps in %v: %.1f steps/s, %.0f real images/s\n", step, elapsed.Round(time.Millisecond), rate, rate*float64(cfg.BatchSize))
-	fmt.Fprintf(out, "pipeline statistics (busy: producing, upstream included; wait: waiting for the training loop):\n%s", res.Stats)
+	fmt.Fprintf(out, "pipeline statistics (busy: producing, upstream included; wait: waiting for the training loop):\n%s", res.Stats.Report())
 	res.Generated = filepath.Join(cfg.OutDir, "generated.png")
 	if err := m.sampleGrid(zFixed, res.Generated); err != nil {
 		return nil, err

@@ -72,13 +72,10 @@ func RandomAffine(a Affine) Aug {
 	if err := a.Check(); err != nil {
 		panic("augment: RandomAffine: " + err.Error())
 	}
-	on := a.Enabled()
-	return func(img sample.Image, r *rand.Rand) (sample.Image, error) {
-		if !on {
-			return img, nil
-		}
-		return a.Apply(img, r)
+	if !a.Enabled() {
+		return func(img sample.Image, _ *rand.Rand) (sample.Image, error) { return img, nil }
 	}
+	return a.warp
 }
 
 // Check reports parameters RandomAffine refuses: a negative angle or
@@ -91,10 +88,10 @@ func (a Affine) Check() error {
 	return nil
 }
 
-// Apply warps img once, as RandomAffine's Aug does when a is Enabled,
-// drawing from r. The output is a new image; an output smaller than one
-// pixel gives an error wrapping decode.ErrSize.
-func (a Affine) Apply(img sample.Image, r *rand.Rand) (sample.Image, error) {
+// warp warps img once, drawing from r: the Aug of RandomAffine for an
+// Enabled a. The output is a new image; an output smaller than one pixel
+// gives an error wrapping decode.ErrSize.
+func (a Affine) warp(img sample.Image, r *rand.Rand) (sample.Image, error) {
 	lo, hi := a.scales()
 	s := float64(r.Float32()*a.MaxShearRatio*2 - a.MaxShearRatio)
 	angle := 0

@@ -13,8 +13,9 @@
 // goroutine ran the step. Steps never modify their input's pixels.
 //
 // The building blocks are exported for code that fuses steps, as
-// compat/mxnet's ImageRecordIter does: [ResizeImage], [CropImage] and
-// [Affine.Apply]; [CenterRect] gives decode.Options.Crop the centred crop.
+// compat/mxnet's ImageRecordIter does: [ResizeImage], [CropImage],
+// [Affine.Check] and [Affine.Enabled]; [CenterRect] gives
+// decode.Options.Crop the centred crop.
 //
 // # Tensors
 //
