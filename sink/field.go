@@ -148,6 +148,3 @@ func (f Field[T]) WritesAll() Field[T] {
 	f.writesAll = true
 	return f
 }
-
-// Name returns the field's name.
-func (f Field[T]) Name() string { return f.name }

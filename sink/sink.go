@@ -166,7 +166,7 @@ func New[T any](batchSize int, data []Field[T], label []Field[T]) *Sink[T] {
 		s.per[slot(f.dtype)] += f.elems
 		s.dims += 1 + len(f.shape)
 	}
-	if dup := lo.FindDuplicatesBy(s.fields, Field[T].Name); len(dup) > 0 {
+	if dup := lo.FindDuplicatesBy(s.fields, func(f Field[T]) string { return f.name }); len(dup) > 0 {
 		panic(fmt.Sprintf("sink: New: two fields named %q", dup[0].name))
 	}
 	return s

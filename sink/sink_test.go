@@ -315,7 +315,7 @@ func TestFieldKeepsItsShape(t *testing.T) {
 	if got := s.ProvideData()[0].Shape; !reflect.DeepEqual(got, []int{1, 2, 3}) {
 		t.Errorf("shape %v: the field kept the caller's slice", got)
 	}
-	if x.Name() != "x" {
-		t.Errorf("Name %q", x.Name())
+	if got := s.ProvideData()[0].Name; got != "x" {
+		t.Errorf("Name %q", got)
 	}
 }

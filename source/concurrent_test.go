@@ -403,11 +403,7 @@ func TestFilesPassesTheEpoch(t *testing.T) {
 	open := func(string) source.Reader[int] {
 		return source.Func[int](func(ctx context.Context) iter.Seq2[int, error] {
 			return func(yield func(int, error) bool) {
-				e, ok := source.EpochFrom(ctx)
-				if !ok {
-					e = -1
-				}
-				yield(e, nil)
+				yield(epochOf(ctx), nil)
 			}
 		})
 	}

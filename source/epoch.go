@@ -14,8 +14,9 @@ func WithEpoch(ctx context.Context, epoch int) context.Context {
 	return context.WithValue(ctx, epochKey{}, epoch)
 }
 
-// EpochFrom reports the epoch set by WithEpoch, if any.
-func EpochFrom(ctx context.Context) (int, bool) {
+// epochFrom reports the epoch set by WithEpoch, if any. It is not
+// exported: Epochs.Start is the one way a stage learns its epoch.
+func epochFrom(ctx context.Context) (int, bool) {
 	e, ok := ctx.Value(epochKey{}).(int)
 	return e, ok
 }
@@ -33,7 +34,7 @@ type Epochs struct{ n atomic.Int64 }
 //	rng := source.NewRand(seed, epoch, -1)
 //	for v, err := range upstream.All(ctx) { ... }
 func (e *Epochs) Start(ctx context.Context) (context.Context, int) {
-	if ep, ok := EpochFrom(ctx); ok {
+	if ep, ok := epochFrom(ctx); ok {
 		return ctx, ep
 	}
 	ep := int(e.n.Add(1) - 1)

@@ -87,8 +87,8 @@ func ExampleEpochs() {
 	var epochs source.Epochs
 	start := func(ctx context.Context) int {
 		ctx, epoch := epochs.Start(ctx)
-		inner, _ := source.EpochFrom(ctx) // what the stage's upstream sees
-		if inner != epoch {
+		var upstream source.Epochs // the counter of a stage the stage runs
+		if _, inner := upstream.Start(ctx); inner != epoch {
 			panic("the context does not carry the epoch")
 		}
 		return epoch

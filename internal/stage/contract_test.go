@@ -38,10 +38,7 @@ func (p *probe) All(ctx context.Context) iter.Seq2[int, error] {
 	return func(yield func(int, error) bool) {
 		p.started.Add(1)
 		defer p.finished.Add(1)
-		ep, ok := source.EpochFrom(ctx)
-		if !ok {
-			ep = -1
-		}
+		ep := epochOf(ctx)
 		p.mu.Lock()
 		p.epochs = append(p.epochs, ep)
 		p.mu.Unlock()
@@ -256,4 +253,16 @@ func TestContractNoPerSampleAlloc(t *testing.T) {
 			}
 		})
 	}
+}
+
+// epochOf returns the epoch that ctx carries (WithEpoch), or -1 when it
+// carries none: two starts of a fresh counter agree only on an epoch that
+// comes from the context.
+func epochOf(ctx context.Context) int {
+	var e source.Epochs
+	_, a := e.Start(ctx)
+	if _, b := e.Start(ctx); a != b {
+		return -1
+	}
+	return a
 }
