@@ -25,7 +25,8 @@ type wdsSample struct {
 // checkSample parses the fields of s that a check knows: .npy arrays, .cls
 // integers, .json documents, and JPEG and PNG images, decoded within
 // decode.DefaultMaxBytes. The error of the first field that does not parse
-// wraps webdataset.ErrDecode, which makes the sample bad.
+// wraps webdataset.ErrFormat ("field does not decode"), which makes the
+// sample bad.
 func checkSample(s webdataset.Sample) (wdsSample, error) {
 	out := wdsSample{fields: slices.Sorted(maps.Keys(s.Fields))}
 	for _, f := range out.fields {

@@ -57,8 +57,8 @@
 // [MaxMemberBytes] or a sample over [MaxSampleBytes] ([ErrTooLarge]) and a sample whose members are not
 // consecutive, in one shard or across two ([ErrSplit]), end the pass under
 // any policy. A sample that lacks a field named by [Fields]
-// ([ErrMissingField]), holds a field twice ("duplicate field") or does
-// not decode through [Decode] ([ErrDecode]) is bad on its own: [OnBad]
+// ("missing field"), holds a field twice ("duplicate field") or does
+// not decode through [Decode] ("field does not decode") is bad on its own: [OnBad]
 // skips such samples up to a bound (source.SkipPolicy).
 //
 // # Memory

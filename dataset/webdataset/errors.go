@@ -15,9 +15,9 @@ var ErrFormat = fmt.Errorf("webdataset: bad shard: %w", tensorfeed.ErrBadData)
 
 // The causes an [*tensorfeed.Error] wraps besides ErrFormat. A bad tar
 // header, a truncated shard, ErrAfterEnd, ErrTooLarge and ErrSplit are
-// structural: they end a pass under any bad-record policy. ErrMissingField,
-// ErrDecode and a field name that two members of one sample share are
-// about one sample, which a policy (OnBad) may skip.
+// structural: they end a pass under any bad-record policy. A missing field,
+// a field that does not decode and a field name that two members of one
+// sample share are about one sample, which a policy (OnBad) may skip.
 var (
 	// ErrAfterEnd: bytes other than zero padding follow the tar
 	// end-of-archive blocks, as in tar archives joined end to end
@@ -32,13 +32,6 @@ var (
 	// appears again after another key, in the same shard or at the start
 	// of the next shard of the list.
 	ErrSplit = errors.New("sample split")
-	// ErrMissingField: a sample lacks a field named by Fields, or a
-	// decoder was asked for a field the sample does not have.
-	ErrMissingField = errors.New("missing field")
-	// ErrDecode: a field's bytes do not decode as asked (a .cls that is
-	// not an integer, bad JSON, a bad .npy header, an image that does not
-	// decode).
-	ErrDecode = errors.New("field does not decode")
 )
 
 // The causes that need no exported name, since a caller does the same
@@ -48,11 +41,18 @@ var (
 // stream of a .tar.gz shard; errTruncated, a shard that ends inside a
 // header or a member, a member that claims more bytes than the rest of
 // the file holds, or a shard without the tar end-of-archive blocks;
-// errDuplicateField, two members of one sample with the same field name.
+// errDuplicateField, two members of one sample with the same field name;
+// errMissingField, a sample that lacks a field named by Fields, or a
+// decoder asked for a field the sample does not have (Sample.Fields says
+// which fields it has); errDecode, a field whose bytes do not decode as
+// asked (a .cls that is not an integer, bad JSON, a bad .npy header, an
+// image that does not decode).
 var (
 	errHeader         = errors.New("bad tar header")
 	errTruncated      = errors.New("truncated shard")
 	errDuplicateField = errors.New("duplicate field")
+	errMissingField   = errors.New("missing field")
+	errDecode         = errors.New("field does not decode")
 )
 
 // shardError returns the error about bad data in a shard: the byte offset

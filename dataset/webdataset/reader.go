@@ -99,7 +99,7 @@ func IgnoreZeros() Option { return option.New(func(c *config) { c.ignoreZeros = 
 func ReuseBuffer() Option { return option.New(func(c *config) { c.reuse = true }) }
 
 // Fields names fields every sample must have ("jpg", "cls"): a sample
-// without one of them is bad ([ErrMissingField]). Samples may hold other
+// without one of them is bad (an error wrapping [ErrFormat], "missing field"). Samples may hold other
 // fields too.
 func Fields(names ...string) Option {
 	names = slices.Clone(names)
@@ -783,7 +783,7 @@ func (s *shard) next() (smp Sample, bad, err error) {
 	if bad == nil {
 		for _, f := range s.cfg.required {
 			if _, ok := smp.Fields[f]; !ok {
-				bad = shardError(s.path, smp.Offset, s.firstMember, fmt.Errorf("%w: sample %q has no %q", ErrMissingField, smp.Key, f))
+				bad = shardError(s.path, smp.Offset, s.firstMember, fmt.Errorf("%w: sample %q has no %q", errMissingField, smp.Key, f))
 				break
 			}
 		}

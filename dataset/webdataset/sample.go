@@ -33,18 +33,19 @@ func (s Sample) errField(field string, err error) error {
 }
 
 // Bytes returns the bytes of field, or an [*tensorfeed.Error] wrapping
-// [ErrMissingField] when the sample has no such field.
+// [ErrFormat] (a missing field) when the sample has no such field.
 func (s Sample) Bytes(field string) ([]byte, error) {
 	b, ok := s.Fields[field]
 	if !ok {
-		return nil, s.errField(field, fmt.Errorf("%w: sample %q has no %q", ErrMissingField, s.Key, field))
+		return nil, s.errField(field, fmt.Errorf("%w: sample %q has no %q", errMissingField, s.Key, field))
 	}
 	return b, nil
 }
 
 // Int parses field as a base-10 integer after trimming white space, as
 // WebDataset's .cls, .cls2 and .index decoders do. A field that is not an
-// integer gives an [*tensorfeed.Error] wrapping [ErrDecode].
+// integer gives an [*tensorfeed.Error] wrapping [ErrFormat] (a field that
+// does not decode).
 func (s Sample) Int(field string) (int, error) {
 	b, err := s.Bytes(field)
 	if err != nil {
@@ -52,28 +53,29 @@ func (s Sample) Int(field string) (int, error) {
 	}
 	v, err := strconv.Atoi(string(bytes.TrimSpace(b)))
 	if err != nil {
-		return 0, s.errField(field, fmt.Errorf("%w: %w", ErrDecode, err))
+		return 0, s.errField(field, fmt.Errorf("%w: %w", errDecode, err))
 	}
 	return v, nil
 }
 
 // JSON decodes field into v with encoding/json (v is a pointer to a
 // struct, a map or any other type json.Unmarshal takes). Bad JSON gives an
-// [*tensorfeed.Error] wrapping [ErrDecode].
+// [*tensorfeed.Error] wrapping [ErrFormat] (a field that does not decode).
 func (s Sample) JSON(field string, v any) error {
 	b, err := s.Bytes(field)
 	if err != nil {
 		return err
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return s.errField(field, fmt.Errorf("%w: %w", ErrDecode, err))
+		return s.errField(field, fmt.Errorf("%w: %w", errDecode, err))
 	}
 	return nil
 }
 
 // NPY parses field as a NumPy .npy array (see [NPY]). The array's data
-// are the field's bytes, not a copy. A bad array gives an [*tensorfeed.Error] wrapping
-// [ErrDecode] and the array's [*tensorfeed.Error].
+// are the field's bytes, not a copy. A bad array gives an
+// [*tensorfeed.Error] wrapping [ErrFormat] (a field that does not decode)
+// and the array's [*tensorfeed.Error].
 func (s Sample) NPY(field string) (Array, error) {
 	b, err := s.Bytes(field)
 	if err != nil {
@@ -81,15 +83,15 @@ func (s Sample) NPY(field string) (Array, error) {
 	}
 	a, err := NPY(b)
 	if err != nil {
-		return Array{}, s.errField(field, fmt.Errorf("%w: %w", ErrDecode, err))
+		return Array{}, s.errField(field, fmt.Errorf("%w: %w", errDecode, err))
 	}
 	return a, nil
 }
 
 // Image decodes field (JPEG or PNG) with decode.Default and opts, whose
 // MaxPixels and MaxBytes bound the memory one decode takes. An image that
-// does not decode gives an [*tensorfeed.Error] wrapping [ErrDecode] and the decoder's
-// error (decode.ErrImage).
+// does not decode gives an [*tensorfeed.Error] wrapping [ErrFormat] (a
+// field that does not decode) and the decoder's error (decode.ErrImage).
 func (s Sample) Image(field string, opts decode.Options) (sample.Image, error) {
 	b, err := s.Bytes(field)
 	if err != nil {
@@ -97,7 +99,7 @@ func (s Sample) Image(field string, opts decode.Options) (sample.Image, error) {
 	}
 	img, err := decode.Default().Decode(b, opts)
 	if err != nil {
-		return sample.Image{}, s.errField(field, fmt.Errorf("%w: %w", ErrDecode, err))
+		return sample.Image{}, s.errField(field, fmt.Errorf("%w: %w", errDecode, err))
 	}
 	return img, nil
 }
