@@ -63,20 +63,23 @@ type Example struct {
 // Record.Example and a pass, so a caller never needs to tell them apart).
 var errExample = cause.Sentinel("tfrecord: bad tf.train.Example", ErrFormat)
 
-// ErrNoFeature is wrapped by the error of an accessor asked for a feature
-// the Example does not have. It wraps tensorfeed.ErrBadData: a record that
-// lacks a feature the pipeline needs is bad data.
-var ErrNoFeature error = &badData{"tfrecord: no such feature"}
-
-// ErrKind is wrapped by the error of an accessor asked for a list of another
-// kind than the feature holds. It wraps tensorfeed.ErrBadData.
-var ErrKind error = &badData{"tfrecord: feature of another kind"}
+// errNoFeature is wrapped by the error of an accessor asked for a feature
+// the Example does not have, errKind by that of an accessor asked for a
+// list of another kind than the feature holds. Both wrap
+// tensorfeed.ErrBadData: a record that lacks a feature the pipeline needs
+// is bad data. They need no exported name: a caller does about them what
+// it does about any bad record, and one that must tell them apart looks in
+// Features first (whether the name is there, and its Kind).
+var (
+	errNoFeature error = &badData{"tfrecord: no such feature"}
+	errKind      error = &badData{"tfrecord: feature of another kind"}
+)
 
 // exampleError returns an error about a serialized tf.train.Example or one
 // of its features: a *tensorfeed.Error whose Member is the feature at fault
 // ("" when outside any, or not yet known), whose Offset is the byte offset
 // in the serialized Example (-1 for an accessor's error) and whose Err
-// wraps sentinel: errExample (ErrFormat), ErrNoFeature or ErrKind; for an Example over
+// wraps sentinel: errExample (ErrFormat), errNoFeature or errKind; for an Example over
 // a limit ([MaxValues], [MaxFeatures]), an error that wraps both
 // ErrFormat and ErrTooLarge.
 func exampleError(feature string, at int, sentinel error, msg string) *tensorfeed.Error {
@@ -107,10 +110,10 @@ func (e Example) Bytes(name string) ([][]byte, error) {
 func (e Example) feature(name string, want Kind) (featureList, error) {
 	f, ok := e.Features[name]
 	if !ok {
-		return featureList{}, exampleError(name, -1, ErrNoFeature, "not in the Example")
+		return featureList{}, exampleError(name, -1, errNoFeature, "not in the Example")
 	}
 	if f.Kind != want && f.Kind != KindNone {
-		return featureList{}, exampleError(name, -1, ErrKind, fmt.Sprintf("holds a %s, not a %s", f.Kind, want))
+		return featureList{}, exampleError(name, -1, errKind, fmt.Sprintf("holds a %s, not a %s", f.Kind, want))
 	}
 	return f, nil
 }

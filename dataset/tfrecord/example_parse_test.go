@@ -87,11 +87,11 @@ func TestExampleAccessorErrors(t *testing.T) {
 	var ex tfrecord.Example
 	ex.SetInt64s("label", 1)
 	_, err := ex.Float32s("label")
-	if !errors.Is(err, tfrecord.ErrKind) || !errors.Is(err, tensorfeed.ErrBadData) || !strings.Contains(err.Error(), `"label"`) {
+	if !errors.Is(err, tensorfeed.ErrBadData) || !strings.Contains(err.Error(), "feature of another kind") || !strings.Contains(err.Error(), `"label"`) {
 		t.Errorf("wrong kind: %v", err)
 	}
 	_, err = ex.Bytes("image")
-	if !errors.Is(err, tfrecord.ErrNoFeature) || !strings.Contains(err.Error(), `"image"`) {
+	if !errors.Is(err, tensorfeed.ErrBadData) || !strings.Contains(err.Error(), "no such feature") || !strings.Contains(err.Error(), `"image"`) {
 		t.Errorf("missing: %v", err)
 	}
 }
