@@ -136,8 +136,9 @@ const imagerecS3Threads = 2
 // global shuffle through the .idx, over the photo .rec and .idx served as
 // s3:// objects by an S3 server in a process of its own (startS3Server),
 // against the same Iter over the same files on local disk, run
-// alternately. Cold: every pass checks the index against the .rec through
-// range requests of 256 KiB and reads each record with one more; warm:
+// alternately. Cold: every pass reads each record with one range request,
+// up to 16 in flight ahead of the decoding, and checks it against the
+// index as it arrives (no read of the whole object first); warm:
 // through a storage.Cache that a first pass filled (a pass still asks the
 // server for the objects' ETags). "x plain" is the time over the local
 // disk's; the three passes must give the same checksum.
@@ -236,8 +237,8 @@ func imagerecS3Rows(cfg config) ([]Row, error) {
 	rowCold := newRow("imagerec-s3-cold", imagerecS3Threads, n, outBytes, rs[0], rs[2], floor)
 	rowCold.Decoder = dec.Name()
 	rowCold.Note = fmt.Sprintf("%d photos of part 0 of %d, Iter shuffled through the .idx (Threads %d, random 224 crop, mirror, mean/std, batch 128) "+
-		"over s3:// objects from an S3 server (%s, loopback HTTP): the index checked through range requests of 256 KiB, "+
-		"one more per record read; plain: the same Iter over the files on local disk, alternately", n, parts, imagerecS3Threads, srv.kind)
+		"over s3:// objects from an S3 server (%s, loopback HTTP): one range request per record, up to 16 in flight ahead of the decoding, "+
+		"each record checked against the index as it arrives; plain: the same Iter over the files on local disk, alternately", n, parts, imagerecS3Threads, srv.kind)
 	rowWarm := newRow("imagerec-s3-warm", imagerecS3Threads, n, outBytes, rs[1], rs[2], floor)
 	rowWarm.Decoder = dec.Name()
 	rowWarm.Note = fmt.Sprintf("%d photos, the same Iter through storage.WithCache filled by a first pass (two HEAD requests a pass); "+

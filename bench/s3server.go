@@ -51,7 +51,10 @@ func startS3Server(dir string, files map[string]string) (*s3Server, error) {
 	if bin == "" {
 		bin, _ = exec.LookPath("minio")
 	}
-	s := &s3Server{transport: &http.Transport{}}
+	// As many idle connections as ImageRecordIter keeps requests in flight
+	// (16, as minio-go's default transport keeps), so that concurrent range
+	// requests reuse connections instead of dialing new ones.
+	s := &s3Server{transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	var err error
 	if bin != "" {
 		err = s.startMinIO(bin, filepath.Join(dir, "minio"), files)
