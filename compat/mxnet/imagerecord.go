@@ -27,10 +27,17 @@ import (
 //     URL that does not end in ".rec" is listed as a directory, or as a
 //     glob). path_imgidx (""): the .idx file of each .rec, as a list in
 //     the same order or a directory (a URL prefix) holding them under the
-//     .rec files' base names; every pass first checks each index against
-//     its .rec (recordio.ValidateIndex) and fails naming the .idx line
-//     when it does not match. path_imglist (""): a .lst file whose labels
-//     replace the records' by the id each record carries. label_width (1).
+//     .rec files' base names; every pass checks each index against its
+//     .rec and fails when it does not match: a local .rec first, whole
+//     (recordio.ValidateIndex, the error naming the .idx line); a remote
+//     one shuffled through its index is not read twice: its offsets are
+//     checked before the first record, and each record as it is read must
+//     start at its offset and end where the next indexed one begins, the
+//     error naming the .rec, the offset, the .idx and the key. A pass
+//     shuffled through the index keeps up to 16 records (16 MiB) in
+//     flight ahead of the decoding, so that the latency of range requests
+//     is hidden. path_imglist (""): a .lst file whose labels replace the
+//     records' by the id each record carries. label_width (1).
 //   - shuffle (false), seed (0): with path_imgidx, a new permutation of
 //     all records every epoch; without it, a buffer of shuffle_buffer
 //     records is mixed. Image i of epoch e draws its augmentation from
