@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/batch"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/fixture"
 	"github.com/tensorfeed/tensorfeed/pipeline"
 	"github.com/tensorfeed/tensorfeed/source"
 )
@@ -16,7 +17,7 @@ import (
 func epochProbe() source.Reader[int] {
 	return source.Func[int](func(ctx context.Context) iter.Seq2[int, error] {
 		return func(yield func(int, error) bool) {
-			yield(epochOf(ctx), nil)
+			yield(fixture.EpochOf(ctx), nil)
 		}
 	})
 }
@@ -168,16 +169,4 @@ func TestEpochsBreak(t *testing.T) {
 	if epochs != 3 || p.Stats()[0].Passes != 3 {
 		t.Fatalf("%d epochs, %d passes", epochs, p.Stats()[0].Passes)
 	}
-}
-
-// epochOf returns the epoch that ctx carries (WithEpoch), or -1 when it
-// carries none: two starts of a fresh counter agree only on an epoch that
-// comes from the context.
-func epochOf(ctx context.Context) int {
-	var e source.Epochs
-	_, a := e.Start(ctx)
-	if _, b := e.Start(ctx); a != b {
-		return -1
-	}
-	return a
 }

@@ -403,7 +403,7 @@ func TestFilesPassesTheEpoch(t *testing.T) {
 	open := func(string) source.Reader[int] {
 		return source.Func[int](func(ctx context.Context) iter.Seq2[int, error] {
 			return func(yield func(int, error) bool) {
-				yield(epochOf(ctx), nil)
+				yield(fixture.EpochOf(ctx), nil)
 			}
 		})
 	}

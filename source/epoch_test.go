@@ -8,6 +8,7 @@ import (
 
 	"github.com/samber/lo"
 
+	"github.com/tensorfeed/tensorfeed/internal/testkit/fixture"
 	"github.com/tensorfeed/tensorfeed/source"
 )
 
@@ -30,11 +31,11 @@ func TestEpochsCountPasses(t *testing.T) {
 func TestEpochOfContextWins(t *testing.T) {
 	var e source.Epochs
 	ctx := context.Background()
-	if ep := epochOf(ctx); ep != -1 {
+	if ep := fixture.EpochOf(ctx); ep != -1 {
 		t.Fatalf("a bare context carries epoch %d", ep)
 	}
 	withEpoch := source.WithEpoch(ctx, 9)
-	if ep := epochOf(withEpoch); ep != 9 {
+	if ep := fixture.EpochOf(withEpoch); ep != 9 {
 		t.Fatalf("WithEpoch(ctx, 9) carries epoch %d, want 9", ep)
 	}
 	if got := next(&e, withEpoch); got != 9 {
@@ -64,7 +65,7 @@ func TestEpochsConcurrentUse(t *testing.T) {
 func TestStartSetsTheEpochOnTheContext(t *testing.T) {
 	var e source.Epochs
 	ctx, ep := e.Start(context.Background())
-	if got := epochOf(ctx); got != ep || ep != 0 {
+	if got := fixture.EpochOf(ctx); got != ep || ep != 0 {
 		t.Fatalf("Start gave epoch %d and a context with %d", ep, got)
 	}
 	// Readers under a stage see the stage's epoch and do not count their own.
@@ -77,16 +78,4 @@ func TestStartSetsTheEpochOnTheContext(t *testing.T) {
 	if _, got := inner.Start(ctx2); got != ep2 || ep2 != 2 {
 		t.Fatalf("inner epoch %d, want the stage's %d", got, ep2)
 	}
-}
-
-// epochOf returns the epoch that ctx carries (WithEpoch), or -1 when it
-// carries none: two starts of a fresh counter agree only on an epoch that
-// comes from the context.
-func epochOf(ctx context.Context) int {
-	var e source.Epochs
-	_, a := e.Start(ctx)
-	if _, b := e.Start(ctx); a != b {
-		return -1
-	}
-	return a
 }

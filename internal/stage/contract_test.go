@@ -13,6 +13,7 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/tensorfeed/tensorfeed/internal/stage"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/fixture"
 	"github.com/tensorfeed/tensorfeed/source"
 	"github.com/tensorfeed/tensorfeed/source/sourcetest"
 )
@@ -38,7 +39,7 @@ func (p *probe) All(ctx context.Context) iter.Seq2[int, error] {
 	return func(yield func(int, error) bool) {
 		p.started.Add(1)
 		defer p.finished.Add(1)
-		ep := epochOf(ctx)
+		ep := fixture.EpochOf(ctx)
 		p.mu.Lock()
 		p.epochs = append(p.epochs, ep)
 		p.mu.Unlock()
@@ -253,16 +254,4 @@ func TestContractNoPerSampleAlloc(t *testing.T) {
 			}
 		})
 	}
-}
-
-// epochOf returns the epoch that ctx carries (WithEpoch), or -1 when it
-// carries none: two starts of a fresh counter agree only on an epoch that
-// comes from the context.
-func epochOf(ctx context.Context) int {
-	var e source.Epochs
-	_, a := e.Start(ctx)
-	if _, b := e.Start(ctx); a != b {
-		return -1
-	}
-	return a
 }
