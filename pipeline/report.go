@@ -115,8 +115,8 @@ func (r bottleneck) WaitedFraction() float64 {
 
 // String formats the report: a line for the consumer's wait, a line for
 // the slowest step, or for an input that is not the bottleneck, and the
-// steps' table (see Stats.String), the slowest marked. Times have four
-// significant digits.
+// steps' table, one step per line, the slowest marked: the one printed
+// form of a Stats snapshot. Times have four significant digits.
 func (r bottleneck) String() string {
 	var b strings.Builder
 	switch s := r.Slowest; {
