@@ -11,6 +11,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/tensorfeed/tensorfeed/image/decode"
 	"github.com/tensorfeed/tensorfeed/internal/testkit/recimages"
@@ -43,7 +44,18 @@ func planarWant(img sample.Image, r image.Rectangle, p decode.Planar) []float32 
 // same conversion.
 func checkPlanar(t *testing.T, name string, pd decode.PlanarDecoder, data []byte, full sample.Image, r image.Rectangle, p decode.Planar) {
 	t.Helper()
-	dst := make([]float32, 3*r.Dx()*r.Dy())
+	// dst at a 32-byte boundary (where the conversion may write with
+	// non-temporal stores) and one value past it (where it may not).
+	n := 3 * r.Dx() * r.Dy()
+	buf := make([]float32, n+16)
+	at := int((32 - uintptr(unsafe.Pointer(&buf[0]))%32) % 32 / 4)
+	for _, off := range []int{at, at + 1} {
+		checkPlanarInto(t, fmt.Sprintf("%s, dst at +%d", name, off-at), pd, data, full, r, p, buf[off:off+n])
+	}
+}
+
+func checkPlanarInto(t *testing.T, name string, pd decode.PlanarDecoder, data []byte, full sample.Image, r image.Rectangle, p decode.Planar, dst []float32) {
+	t.Helper()
 	calls := 0
 	ok, err := pd.DecodePlanar(data, decode.Options{Channels: 3, Crop: func(int, int) (image.Rectangle, error) { return r, nil }},
 		dst, func() decode.Planar { calls++; return p })
@@ -102,6 +114,13 @@ func TestDecodePlanarIdentical(t *testing.T) {
 		w, h := full.Width, full.Height
 		rects := []image.Rectangle{image.Rect(0, 0, w, h), image.Rect(0, 0, min(w, 17), min(h, 5)),
 			image.Rect(w-min(w, 33), h-min(h, 7), w, h), image.Rect(w-1, 0, w, h)}
+		// Widths and planes of whole 8 and 16 values, as a 224x224 crop's.
+		for _, side := range []int{8, 16, 224} {
+			if side <= w && side <= h {
+				x0, y0 := rng.IntN(w-side+1), rng.IntN(h-side+1)
+				rects = append(rects, image.Rect(x0, y0, x0+side, y0+side), image.Rect(x0, y0, x0+side, y0+side/8))
+			}
+		}
 		for range 4 {
 			x0, y0 := rng.IntN(w), rng.IntN(h)
 			rects = append(rects, image.Rect(x0, y0, x0+1+rng.IntN(w-x0), y0+1+rng.IntN(h-y0)))
