@@ -192,18 +192,22 @@ func fanIn[T any](ctx context.Context, producers, buffer int,
 		}
 		done := ctx.Done()
 		block := make([]T, 0, buffer)
+		n := 0 // samples handed over since the last look at ctx, over blocks
 		for {
 			got, closed, ok := q.take(done, block)
 			if !ok {
 				yield(zero, ctx.Err())
 				return
 			}
-			for i, v := range got {
+			for _, v := range got {
 				// A block can hold the whole buffer: look at ctx every
 				// cancelCheck samples, so that a cancelled pass stops
 				// within that many samples instead of handing over the
-				// rest of the block.
-				if i%cancelCheck == cancelCheck-1 {
+				// rest of the block. The count runs over blocks: counted
+				// from each block's start, a cancel late in a short block
+				// let the next block hand over cancelCheck more.
+				if n++; n == cancelCheck {
+					n = 0
 					select {
 					case <-done:
 						yield(zero, ctx.Err())
