@@ -263,56 +263,17 @@ func TestTensorizeOnBadResumeByReplay(t *testing.T) {
 		return fillFeed(d, 8, batch.Keep, pipeline.OnBad(source.SkipBad(0.5)))
 	}
 	want := epochSnapsOf(t, feed(), 1, fillSnap)
-	ctx := context.Background()
+	start, err := feed().Checkpoint(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
 	const k = 11
-	p := feed()
-	start, err := p.Checkpoint(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-run:
-	for _, pass := range p.Epochs(ctx, 1) {
-		for b, err := range pass {
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, fillSnap(b))
-			b.Release()
-			if len(got) == k {
-				break run
-			}
+	got, _ := stopEditResume(t, feed(), feed(), k, 1, fillSnap, func(ck *pipeline.Checkpoint) {
+		if ck.State.Kind != "tensorize" || len(ck.State.Pos) != 6 {
+			t.Fatalf("state %v, want tensorize's point", ck.State)
 		}
-	}
-	ck, err := p.Checkpoint(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ck.State.Kind != "tensorize" || len(ck.State.Pos) != 6 {
-		t.Fatalf("state %v, want tensorize's point", ck.State)
-	}
-	ck.State.Pos, ck.State.In = []int64{k}, start.State.In
-	data, err := ck.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := pipeline.ParseCheckpoint(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rest, err := feed().EpochsFrom(ctx, back, 1)
-	if err != nil {
-		t.Fatalf("resume from %s: %v", data, err)
-	}
-	for _, pass := range rest {
-		for b, err := range pass {
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, fillSnap(b))
-			b.Release()
-		}
-	}
+		ck.State.Pos, ck.State.In = []int64{k}, start.State.In
+	})
 	if !slices.Equal(got, want) {
 		t.Fatalf("%d batches, want %d; first differing at %d", len(got), len(want), firstDiff(got, want))
 	}

@@ -188,6 +188,14 @@ func TestTensorizeWorkersResume(t *testing.T) {
 // every batch held, and the checkpoint.
 func stopResume(t *testing.T, p, q *pipeline.Pipe[*tensor.Batch], k, epochs int, snap func(*tensor.Batch) string) ([]string, []byte) {
 	t.Helper()
+	return stopEditResume(t, p, q, k, epochs, snap, nil)
+}
+
+// stopEditResume is stopResume with edit (when not nil) applied to the
+// checkpoint before it is encoded.
+func stopEditResume(t *testing.T, p, q *pipeline.Pipe[*tensor.Batch], k, epochs int, snap func(*tensor.Batch) string,
+	edit func(*pipeline.Checkpoint)) ([]string, []byte) {
+	t.Helper()
 	ctx := context.Background()
 	var got []string
 run:
@@ -206,6 +214,9 @@ run:
 	ck, err := p.Checkpoint(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(ck)
 	}
 	data, err := ck.Encode()
 	if err != nil {
