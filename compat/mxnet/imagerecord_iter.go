@@ -80,18 +80,16 @@ func build(recPath string, c *recConfig, idx []*recordio.Index) *recIter {
 	it := &recIter{recPath: recPath, cfg: c, proc: newProcessor(c), idx: idx}
 	byIndex := c.shuffle && idx != nil
 	var records *pipeline.Pipe[recordio.Record]
-	// Unless a shuffle buffer holds them, the records share one buffer
-	// and "parse" copies each into a recycled one (see recordBufs).
-	it.proc.borrowed = !c.shuffle || byIndex
+	// The records are read into recycled buffers (see recordBufs), or,
+	// through the index, copied into them by "parse".
+	it.proc.borrowed = byIndex
 	if byIndex {
 		records = pipeline.From[recordio.Record](&indexedRecords{it: it, epochs: new(source.Epochs)}).Named("records")
 	} else {
 		// The paths, resolved once, as Open's list; the part of
 		// num_parts is dmlc's byte range of their concatenation.
-		ropts := []recordio.Option{inputsplit.RecordIO(c.shardCount, c.shardIdx).(recordio.Option), recordio.Storage(c.storage...)}
-		if it.proc.borrowed {
-			ropts = append(ropts, recordio.ReuseBuffer())
-		}
+		ropts := []recordio.Option{inputsplit.RecordIO(c.shardCount, c.shardIdx).(recordio.Option), recordio.Storage(c.storage...),
+			recordio.Buffers(it.proc.bufs.get)}
 		records = pipeline.From(recordio.Open(strings.Join(c.recPaths, ";"), ropts...)).Named("records")
 		if c.shuffle {
 			records = records.Shuffle(c.shuffleBuffer, c.seed)

@@ -15,14 +15,18 @@ import (
 
 // A pass reads its records into buffers that the next records reuse once
 // their images are in the batch: a second pass allocates far less than
-// one buffer per record, with one thread and with two, and the padding of
-// the last batch (the pass's first images, Pad and RoundBatch) is still
-// those images.
+// one buffer per record, with one thread and with two, in file order and
+// through a shuffle buffer, and the padding of the last batch (the pass's
+// first images, Pad and RoundBatch) is still those images.
 func TestIterRecordBuffersReused(t *testing.T) {
 	for _, threads := range []int{1, 2} {
-		for _, last := range []batch.Policy{batch.Pad, batch.RoundBatch, batch.Keep} {
+		for _, c := range []struct {
+			last    batch.Policy
+			shuffle bool
+		}{{batch.Pad, false}, {batch.RoundBatch, false}, {batch.Keep, false}, {batch.Keep, true}} {
 			cfg := mnistConfig()
-			cfg.Batch.Last = last
+			cfg.Batch.Last = c.last
+			cfg.Data.Shuffle, cfg.Data.ShuffleBuffer, cfg.Data.Seed = c.shuffle, 200, 3
 			cfg.Backend.Threads = threads
 			// A decoder that allocates nothing, so that what a pass
 			// allocates is the pipeline's.
@@ -54,12 +58,12 @@ func TestIterRecordBuffersReused(t *testing.T) {
 			// Fewer allocations than half the records (each record's bytes
 			// were one); a batch's memory is a few.
 			if fewest > 500 && !raceEnabled {
-				t.Errorf("%d threads, %v: a pass of 1000 records made %d allocations", threads, last, fewest)
+				t.Errorf("%d threads, %v, shuffle %v: a pass of 1000 records made %d allocations", threads, c.last, c.shuffle, fewest)
 			}
 			// 1000 images in batches of 128: the last holds 104 and, but
 			// with Keep, 24 of padding: the labels of the first 24 rows.
-			if last != batch.Keep && !slices.Equal(lastB[104:], first[:24]) {
-				t.Errorf("%d threads, %v: the padding rows are not the first images", threads, last)
+			if c.last != batch.Keep && !slices.Equal(lastB[104:], first[:24]) {
+				t.Errorf("%d threads, %v: the padding rows are not the first images", threads, c.last)
 			}
 		}
 	}

@@ -32,9 +32,11 @@ type processor struct {
 	scratch sync.Pool
 	// draws holds idle *draw values.
 	draws sync.Pool
-	// borrowed: a record's bytes are valid only until the next record is
-	// read, so parse copies them into a buffer of bufs, which run hands
-	// back.
+	// bufs holds the buffers of records' bytes: the records of the .rec
+	// files read in order are read into them (recordio.Buffers); with
+	// borrowed, a record's bytes are valid only until the next record is
+	// read (the index's read-ahead reuses its buffers), so parse copies
+	// them into one. Run hands them back.
 	borrowed bool
 	bufs     recordBufs
 	// pad adds pad pixels of fill on every side; jitter shifts hue,
@@ -104,13 +106,13 @@ func (c *recConfig) jitter() bool { return c.randomH != 0 || c.randomS != 0 || c
 // header or label, which the job's fill returns.
 func (p *processor) parse(rec recordio.Record, epoch, n int) recJob {
 	cfg := p.cfg
-	j := recJob{rec: rec, epoch: epoch}
+	// The first batch of a pass may be repeated as the padding of its
+	// last (batch.Pad, batch.RoundBatch), after its fill: its records keep
+	// their bytes, which go back to no buffer pool.
+	j := recJob{rec: rec, epoch: epoch, pooled: n >= cfg.batchSize}
 	if p.borrowed {
-		// The first batch of a pass may be repeated as the padding of
-		// its last (batch.Pad, batch.RoundBatch), after its fill: its
-		// records keep bytes of their own.
 		var b []byte
-		if j.pooled = n >= cfg.batchSize; j.pooled {
+		if j.pooled {
 			b = p.bufs.get(len(rec.Data))
 		} else {
 			b = make([]byte, len(rec.Data))

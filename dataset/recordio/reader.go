@@ -24,6 +24,9 @@ const readChunk = 1 << 20
 type Reader struct {
 	name  string // names the input in errors, usually its file path
 	reuse bool   // Next returns a slice that the next call overwrites
+	// get, when set, gives the buffer of a record's first part (see
+	// Buffers).
+	get func(n int) []byte
 	// base is the offset in its file at which the input starts, for a
 	// reader that begins in the middle of a file (a shard). Offset,
 	// inputOffset and errors count from it.
@@ -111,6 +114,9 @@ func (r *Reader) next() ([]byte, error) {
 		}
 		_, _ = r.br.Discard(headerSize) // cannot fail: Peek returned the bytes
 		r.pos += headerSize
+		if first && r.get != nil && n <= readChunk {
+			buf = r.get(n)[:0]
+		}
 		buf, err = r.readPart(buf, n, part, start)
 		if err != nil {
 			return nil, err

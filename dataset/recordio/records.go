@@ -31,6 +31,7 @@ type Option = option.Option[config]
 type config struct {
 	count, index int
 	reuse        bool
+	get          func(n int) []byte // Buffers'
 	storage      []storage.Option
 }
 
@@ -69,6 +70,18 @@ func init() {
 // (decoded, copied) before the next one is asked for, and never with a stage
 // that holds on to samples (Shuffle, Buffered, Cache, batching of raw data).
 func ReuseBuffer() Option { return option.New(func(c *config) { c.reuse = true }) }
+
+// Buffers makes Open read each record's payload straight into a buffer
+// from get: get(n) returns a slice of length n, usually one the caller
+// recycles, and Data, which is that slice, belongs to the caller, as
+// without options. It saves the copy that a reader of recycled buffers
+// would make after ReuseBuffer. A record split into parts may outgrow its
+// first part's buffer and a part over 1 MiB is read in chunks, so such a
+// Data is a slice of its own (get is never asked for more than 1 MiB on
+// the word of a header). It takes the place of ReuseBuffer.
+func Buffers(get func(n int) []byte) Option {
+	return option.New(func(c *config) { c.get = get })
+}
 
 // Open returns a reader over the records of the files that list names:
 // a path or a URL (see [Storage]), or several separated by ';', a
@@ -208,8 +221,9 @@ func (fs *files) readFile(p *streamfile.Pass, fi int, path string, sp span, exac
 	p.Log.Debug("recordio open", zap.String("file", path), zap.Int64("from", start), zap.Int64("to", sp.hi))
 	rd := NewReader(f, path)
 	rd.base = start
-	rd.reuse = fs.c.reuse
-	if fs.c.reuse {
+	rd.reuse = fs.c.reuse && fs.c.get == nil
+	rd.get = fs.c.get
+	if rd.reuse {
 		rd.buf = *buf
 		defer func() { *buf = rd.buf }()
 	}

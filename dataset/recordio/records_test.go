@@ -112,6 +112,53 @@ func TestRecordsReuseBuffer(t *testing.T) {
 	}
 }
 
+// Buffers reads each whole record into the buffer its get returns, with
+// the record's length, and every record of the edge cases (split ones
+// too) reads as without it; a header that claims more than 1 MiB asks
+// get for nothing before the bytes are there.
+func TestRecordsBuffers(t *testing.T) {
+	for _, name := range []string{"mnist_t10k_1000_jpg", "multipart_edge_cases"} {
+		path := recPath(name)
+		want := wantRecords(t, []string{path})
+		var asked []int
+		var given [][]byte
+		get := func(n int) []byte {
+			asked = append(asked, n)
+			b := make([]byte, n, n+8) // a spare capacity, as a recycled buffer has
+			given = append(given, b)
+			return b
+		}
+		r := recordio.Open(path, recordio.Buffers(get), recordio.ReuseBuffer())
+		got, err := source.Collect(context.Background(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameRecords(t, name, got, want)
+		if len(asked) != len(want) {
+			t.Fatalf("%s: get asked %d times for %d records", name, len(asked), len(want))
+		}
+		for i, rec := range got {
+			whole := len(rec.Data) == asked[i] // not split
+			if whole && len(rec.Data) > 0 && &rec.Data[0] != &given[i][:1][0] {
+				t.Errorf("%s: record %d (%d bytes) is not in the buffer get returned", name, i, len(rec.Data))
+			}
+			if name == "mnist_t10k_1000_jpg" && !whole {
+				t.Errorf("%s: record %d: get asked for %d bytes, the record holds %d", name, i, asked[i], len(rec.Data))
+			}
+		}
+	}
+	huge := frame(rawPart{cflag: 0, data: []byte("abcd"), length: 100 << 20})
+	path := filepath.Join(t.TempDir(), "huge.rec")
+	if err := os.WriteFile(path, huge, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	_, err := source.Collect(context.Background(), recordio.Open(path, recordio.Buffers(func(n int) []byte { asked = n; return make([]byte, n) })))
+	if !errors.Is(err, recordio.ErrFormat) || asked != 0 {
+		t.Errorf("a header claiming 100 MiB: get asked for %d bytes, error %v", asked, err)
+	}
+}
+
 // openFiles counts this process's open file descriptors.
 func openFiles(t *testing.T) int {
 	t.Helper()
