@@ -7,7 +7,30 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 )
+
+// idleConnsPerHost is how many idle connections to a host the default
+// transport of http(s):// objects keeps: as many as minio-go's default
+// transport keeps for s3:// objects, and as many range requests as a
+// reader keeps in flight (ImageRecordIter's pass through an index keeps
+// 16), where Go's default of 2 would close most connections after each
+// request and dial new ones for the next.
+const idleConnsPerHost = 16
+
+// httpTransport is the transport of http(s):// objects when no Transport
+// option gives one: http.DefaultTransport's settings with
+// idleConnsPerHost, or http.DefaultTransport itself when a program has
+// replaced it with a transport of its own.
+var httpTransport = sync.OnceValue(func() http.RoundTripper {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return http.DefaultTransport
+	}
+	t = t.Clone()
+	t.MaxIdleConnsPerHost = idleConnsPerHost
+	return t
+})
 
 // httpObject reads an HTTP resource by range requests. Each request is
 // conditional on the validators seen at open (If-Match for a strong ETag,
@@ -31,7 +54,7 @@ func httpStatus(resp *http.Response) error {
 func openHTTP(ctx context.Context, name string, cfg config) (*object, error) {
 	rt := cfg.transport
 	if rt == nil {
-		rt = http.DefaultTransport
+		rt = httpTransport()
 	}
 	h := &httpObject{client: &http.Client{Transport: rt}, url: name}
 	err := retry(ctx, cfg, false, func(ctx context.Context) error {

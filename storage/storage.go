@@ -165,9 +165,11 @@ func Credentials(accessKey, secretKey, sessionToken string) Option {
 	return option.New(func(c *config) { c.credentials = &staticCreds{accessKey, secretKey, sessionToken} })
 }
 
-// Transport sets the HTTP transport of s3:// and http(s):// objects
-// (http.DefaultTransport by default). Whoever passes one closes its idle
-// connections when done.
+// Transport sets the HTTP transport of s3:// and http(s):// objects. By
+// default s3:// objects use minio-go's default transport and http(s)://
+// objects http.DefaultTransport's settings; both keep 16 idle connections
+// per host, as many as the range requests a reader keeps in flight.
+// Whoever passes a transport closes its idle connections when done.
 func Transport(rt http.RoundTripper) Option {
 	return option.New(func(c *config) { c.transport = rt })
 }
