@@ -218,6 +218,31 @@ func TestBadFlagsPrintUsage(t *testing.T) {
 	})
 }
 
+// -only runs the workloads whose names it starts, or the one whose rows it
+// names: the most specific, so a row of imagerec-s3 does not run imagerec.
+func TestOnlySelects(t *testing.T) {
+	for only, want := range map[string][]string{
+		"imagerec":          {"imagerec", "imagerec-s3"},
+		"imagerec-pipeline": {"imagerec"},
+		"imagerec-s3":       {"imagerec-s3"},
+		"imagerec-s3-cold":  {"imagerec-s3"},
+		"recordio-s3-warm":  {"recordio-s3"},
+		"recordio-indexed":  {"recordio"},
+		"mnist-epoch":       {"mnist-epoch", "mnist-epoch-"},
+		"stage-map":         {"stage-"},
+	} {
+		var got []string
+		for _, w := range workloads {
+			if selected(w.name, only) {
+				got = append(got, w.name)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("-only %q runs %v, want %v", only, got, want)
+		}
+	}
+}
+
 // The benchmarks below run single rows under go test, for profiling:
 //
 //	go test ./bench -run '^$' -bench MNIST -cpuprofile cpu.out

@@ -340,9 +340,22 @@ func checkFlags(only string, args []string) error {
 }
 
 // selected reports whether the workload name is run under -only prefix
-// only: the prefix names the workload, or one of its rows.
+// only: the prefix starts the workload's name, or names one of its rows
+// (starts with the name) and no workload of a longer name, so that
+// "imagerec-s3-cold" runs imagerec-s3 and not imagerec as well.
 func selected(name, only string) bool {
-	return only == "" || strings.HasPrefix(name, only) || strings.HasPrefix(only, name)
+	if only == "" || strings.HasPrefix(name, only) {
+		return true
+	}
+	if !strings.HasPrefix(only, name) {
+		return false
+	}
+	for _, w := range workloads {
+		if len(w.name) > len(name) && (strings.HasPrefix(only, w.name) || strings.HasPrefix(w.name, only)) {
+			return false
+		}
+	}
+	return true
 }
 
 // newRow fills the derived columns of a row from its measurements: the
