@@ -30,10 +30,12 @@ import (
 //     .rec files' base names; every pass checks each index against its
 //     .rec and fails when it does not match: a local .rec first, whole
 //     (recordio.ValidateIndex, the error naming the .idx line); a remote
-//     one shuffled through its index is not read twice: its offsets are
-//     checked before the first record, and each record as it is read must
-//     start at its offset and end where the next indexed one begins, the
-//     error naming the .rec, the offset, the .idx and the key. A pass
+//     one is not read twice: its offsets are checked before the first
+//     record, and each record as it is read must start at its offset and
+//     end where the next indexed one begins (in file order: start at the
+//     next entry of the part read, no entry left at the file's end), the
+//     error naming the .rec, the offset, the .idx and the key, before the
+//     record reaches a batch. A pass
 //     shuffled through the index keeps up to 16 records (16 MiB) in
 //     flight ahead of the decoding, so that the latency of range requests
 //     is hidden. path_imglist (""): a .lst file whose labels replace the

@@ -132,60 +132,17 @@ func idxFiles(arg string, recs []string) ([]string, error) {
 	return paths, nil
 }
 
-// validateRec checks idx against the .rec file at name, as it is now, and
-// returns the file's size. The check reads the header of every record
-// part, in ascending order: a remote file serves them from blocks of
-// checkBlock bytes, each one range request, so that small records cost
-// less than a request each.
+// validateRec checks idx against the local .rec file at name, whole and
+// as it is now, and returns the file's size. The check reads the header of
+// every record part. (A remote .rec is checked as its records arrive: see
+// streamCheck and indexedRecords.)
 func validateRec(ctx context.Context, name string, idx *recordio.Index, sopts []storage.Option) (int64, error) {
 	f, err := storage.OpenFile(ctx, name, sopts...)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	var r io.ReaderAt = f
-	if storage.IsRemote(name) {
-		r = &blockReaderAt{r: f, size: f.Size()}
-	}
-	return f.Size(), recordio.ValidateIndex(r, f.Size(), name, idx)
-}
-
-// checkBlock is the size of the blocks a remote .rec is checked through.
-const checkBlock = 256 << 10
-
-// blockReaderAt reads r by blocks of checkBlock bytes and serves reads
-// that fall inside the last block from memory.
-type blockReaderAt struct {
-	r    io.ReaderAt
-	size int64
-	buf  []byte
-	off  int64 // the offset of buf in r
-}
-
-func (b *blockReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	if off >= b.off && off+int64(len(p)) <= b.off+int64(len(b.buf)) {
-		return copy(p, b.buf[off-b.off:]), nil
-	}
-	if len(p) > checkBlock || off >= b.size {
-		return b.r.ReadAt(p, off)
-	}
-	if b.buf == nil {
-		b.buf = make([]byte, checkBlock)
-	}
-	n := int(min(checkBlock, b.size-off))
-	m, err := b.r.ReadAt(b.buf[:n], off)
-	b.buf, b.off = b.buf[:m], off
-	if m < n && err == nil {
-		err = io.ErrUnexpectedEOF
-	}
-	c := copy(p, b.buf)
-	if c == len(p) {
-		return c, nil
-	}
-	if err == nil || err == io.EOF {
-		err = io.EOF
-	}
-	return c, err
+	return f.Size(), recordio.ValidateIndex(f, f.Size(), name, idx)
 }
 
 // readMeanImage reads the mean image file at path (mean_img) for images of

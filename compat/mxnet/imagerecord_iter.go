@@ -1,11 +1,9 @@
 package mxnet
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"iter"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -120,8 +118,10 @@ func build(recPath string, c *recConfig, idx []*recordio.Index) *recIter {
 // parsePass returns the step "parse" over up: each pass first computes the
 // mean image when it is to be computed and, when check is set and there
 // is an index, checks the index against the .rec files (a stale or damaged
-// index would otherwise drop or repeat records without a word), then
-// parses every record into a job of the pass's epoch.
+// index would otherwise drop or repeat records without a word): a local
+// file whole first, a remote one record by record as they arrive
+// (streamCheck), so that its object is read once. It parses every record
+// into a job of the pass's epoch.
 func (it *recIter) parsePass(up source.Reader[recordio.Record], check bool) source.Reader[recJob] {
 	var epochs source.Epochs
 	return source.Func[recJob](func(ctx context.Context) iter.Seq2[recJob, error] {
@@ -134,16 +134,19 @@ func (it *recIter) parsePass(up source.Reader[recordio.Record], check bool) sour
 			c := it.cfg
 			tensorfeed.Logger(ctx).Debug("mxnet: ImageRecordIter: pass", zap.Int("epoch", ep), zap.String("rec", it.recPath),
 				zap.Int("threads", c.threads), zap.String("decoder", c.decoder.Name()))
+			var chk *streamCheck
 			if check && it.idx != nil {
-				for i, p := range c.recPaths {
-					if _, err := validateRec(ctx, p, it.idx[i], c.storage); err != nil {
-						yield(recJob{}, err)
-						return
-					}
+				var err error
+				if chk, err = it.checkIndexes(ctx); err != nil {
+					yield(recJob{}, err)
+					return
 				}
 			}
 			n := 0
 			for rec, err := range up.All(ctx) {
+				if err == nil && chk != nil {
+					err = chk.record(rec)
+				}
 				if err != nil {
 					yield(recJob{}, err)
 					return
@@ -152,6 +155,11 @@ func (it *recIter) parsePass(up source.Reader[recordio.Record], check bool) sour
 					return
 				}
 				n++
+			}
+			if chk != nil {
+				if err := chk.end(); err != nil {
+					yield(recJob{}, err)
+				}
 			}
 		}
 	})
@@ -295,7 +303,6 @@ func (ir *indexedRecords) All(ctx context.Context) iter.Seq2[recordio.Record, er
 // It returns the files opened so far with an error; the caller closes them.
 func openIndexed(ctx context.Context, c *recConfig, idx []*recordio.Index) ([]*indexedFile, error) {
 	var files []*indexedFile
-	var total int64
 	for i, p := range c.recPaths {
 		f, err := storage.OpenFile(ctx, p, c.storage...)
 		if err != nil {
@@ -311,17 +318,8 @@ func openIndexed(ctx context.Context, c *recConfig, idx []*recordio.Index) ([]*i
 		if err != nil {
 			return files, err
 		}
-		total += x.size
 	}
-	begin, end := inputsplit.ShardRange(total, c.shardCount, c.shardIdx)
-	var at int64 // offset of file i in the concatenation
-	for _, f := range files {
-		lo, hi := begin-at, end-at
-		f.lo, _ = slices.BinarySearchFunc(f.sorted, lo, func(e indexed, t int64) int { return cmp.Compare(e.off, t) })
-		f.hi, _ = slices.BinarySearchFunc(f.sorted, hi, func(e indexed, t int64) int { return cmp.Compare(e.off, t) })
-		f.hi = max(f.hi, f.lo)
-		at += f.size
-	}
+	shardEntries(files, c.shardCount, c.shardIdx)
 	return files, nil
 }
 
