@@ -3,6 +3,7 @@ package mxnet
 import (
 	"math/bits"
 	"sync"
+	"sync/atomic"
 )
 
 // recordBufs recycles the bytes of records between the step that reads
@@ -17,6 +18,7 @@ type recordBufs struct {
 	mu    sync.Mutex
 	free  [bits.UintSize][][]byte // by class: cap 1<<class
 	bytes int                     // idle bytes in free
+	made  atomic.Int64            // buffers allocated by get, for tests
 }
 
 const maxIdleRecordBytes = 32 << 20
@@ -39,6 +41,7 @@ func (p *recordBufs) get(n int) []byte {
 		return b[:n]
 	}
 	p.mu.Unlock()
+	p.made.Add(1)
 	return make([]byte, n, 1<<c)
 }
 

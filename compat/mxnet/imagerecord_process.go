@@ -1,11 +1,13 @@
 package mxnet
 
 import (
+	"bytes"
 	"image"
 	"math"
 	"math/rand/v2"
 	"sync"
 
+	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/dataset/imagerec"
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
 	"github.com/tensorfeed/tensorfeed/image/augment"
@@ -106,19 +108,21 @@ func (c *recConfig) jitter() bool { return c.randomH != 0 || c.randomS != 0 || c
 // header or label, which the job's fill returns.
 func (p *processor) parse(rec recordio.Record, epoch, n int) recJob {
 	cfg := p.cfg
-	// The first batch of a pass may be repeated as the padding of its
-	// last (batch.Pad, batch.RoundBatch), after its fill: its records keep
-	// their bytes, which go back to no buffer pool.
-	j := recJob{rec: rec, epoch: epoch, pooled: n >= cfg.batchSize}
-	if p.borrowed {
-		var b []byte
-		if j.pooled {
-			b = p.bufs.get(len(rec.Data))
-		} else {
-			b = make([]byte, len(rec.Data))
+	// Under batch.Pad and batch.RoundBatch the first batch of a pass is
+	// repeated as the padding of its last, after its fill: its records
+	// keep bytes of their own, and a buffer of the pool they were read
+	// into goes back at once.
+	padding := n < cfg.batchSize && (cfg.last == batch.Pad || cfg.last == batch.RoundBatch)
+	j := recJob{rec: rec, epoch: epoch, pooled: !padding}
+	switch {
+	case padding:
+		j.rec.Data = bytes.Clone(rec.Data)
+		if !p.borrowed {
+			p.bufs.put(rec.Data)
 		}
-		copy(b, rec.Data)
-		j.rec.Data = b
+	case p.borrowed:
+		j.rec.Data = p.bufs.get(len(rec.Data))
+		copy(j.rec.Data, rec.Data)
 	}
 	h, data, err := imagerec.ParseRecord(j.rec.Data)
 	if err != nil {
