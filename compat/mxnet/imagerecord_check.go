@@ -94,7 +94,9 @@ func (f *indexedFile) entryAt(off int64) int {
 
 // record checks rec, the next record of the pass (see streamCheck).
 func (s *streamCheck) record(rec recordio.Record) error {
-	if s.cur < 0 || rec.File != s.files[s.cur].path {
+	// A record of another file, or of the same file listed again (its
+	// offsets start over), starts the next file of the list.
+	if s.cur < 0 || rec.File != s.files[s.cur].path || rec.Offset <= s.last {
 		i := s.cur + 1
 		for i < len(s.files) && s.files[i].path != rec.File {
 			i++

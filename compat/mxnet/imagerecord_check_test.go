@@ -1,6 +1,7 @@
 package mxnet
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -67,6 +68,35 @@ func TestRemoteInOrderReadsOnce(t *testing.T) {
 				t.Errorf("%s, epoch %d: the pass asked for %d bytes of %d bytes of remote .rec objects", c.name, epoch, n, c.remoteLen)
 			}
 		}
+	}
+}
+
+// A list that names the same remote file twice reads it twice, each copy
+// checked against its index from its first entry, as the local list does.
+func TestRemoteInOrderSameFileTwice(t *testing.T) {
+	w := newWatchedS3(t, &http.Transport{})
+	rec := w.put(t, "f.rec", readTestFile(t, tdPath(mnistJPG, ".rec")))
+	idx := w.put(t, "f.idx", readTestFile(t, tdPath(mnistJPG, ".idx")))
+	opts := []recOpt{oDataShape(3, 28, 28), oBatch(64), oSeed(4), oThreads(2)}
+	local, err := newRec(tdPath(mnistJPG, ".rec")+";"+tdPath(mnistJPG, ".rec"),
+		append(opts, oIndex(tdPath(mnistJPG, ".idx")+";"+tdPath(mnistJPG, ".idx")))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote, err := newRec(rec+";"+rec, append(opts, oIndex(idx+";"+idx), oStorage(w.opts...))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := pass(t, local)
+	var got []*tensor.Batch
+	for b, err := range remote.All(context.Background()) {
+		if err != nil {
+			t.Fatalf("after %d batches: %v", len(got), err)
+		}
+		got = append(got, b)
+	}
+	if !sameBatches(got, want) {
+		t.Errorf("%d batches, differing from the local list's %d", len(got), len(want))
 	}
 }
 
