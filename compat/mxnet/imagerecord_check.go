@@ -27,6 +27,7 @@ import (
 // (validateRec): a page-cache read, and its error names the .idx line.
 type streamCheck struct {
 	files []*indexedFile // every .rec file of the list, in order
+	local []bool         // files[i] is local, checked whole before the pass
 	cur   int            // the file of the last record, -1 before the first
 	next  int            // the entry of files[cur].sorted the next record must start at
 	last  int64          // the offset of the last record read in files[cur], -1 for none
@@ -38,12 +39,14 @@ type streamCheck struct {
 // when every file is local.
 func (it *recIter) checkIndexes(ctx context.Context) (*streamCheck, error) {
 	c := it.cfg
-	s := &streamCheck{files: make([]*indexedFile, len(c.recPaths)), cur: -1, last: -1}
+	s := &streamCheck{files: make([]*indexedFile, len(c.recPaths)), local: make([]bool, len(c.recPaths)), cur: -1, last: -1}
 	remote := false
 	for i, p := range c.recPaths {
-		f := &indexedFile{path: p, idxPath: c.idxPaths[i]}
+		// Every file's entries, local ones too: a resumed pass finds the
+		// file of its first record by counting them.
+		f := &indexedFile{path: p, idxPath: c.idxPaths[i], sorted: sortedEntries(it.idx[i])}
 		s.files[i] = f
-		if !storage.IsRemote(p) {
+		if s.local[i] = !storage.IsRemote(p); s.local[i] {
 			var err error
 			if f.size, err = validateRec(ctx, p, it.idx[i], c.storage); err != nil {
 				return nil, err
@@ -57,7 +60,6 @@ func (it *recIter) checkIndexes(ctx context.Context) (*streamCheck, error) {
 		}
 		f.size = o.Size()
 		o.Close()
-		f.sorted = sortedEntries(it.idx[i])
 		if err := f.checkEntries(); err != nil {
 			return nil, err
 		}
@@ -97,15 +99,20 @@ func (s *streamCheck) record(rec recordio.Record) error {
 	// A record of another file, or of the same file listed again (its
 	// offsets start over), starts the next file of the list.
 	if s.cur < 0 || rec.File != s.files[s.cur].path || rec.Offset <= s.last {
-		i := s.cur + 1
-		for i < len(s.files) && s.files[i].path != rec.File {
-			i++
+		resumed := s.cur < 0 && rec.Index > 0
+		from := s.cur + 1
+		if resumed {
+			from = s.fileOf(rec.Index) // a file the list names twice: which time
+		}
+		i := s.find(rec.File, from)
+		if i == len(s.files) && resumed {
+			i = s.find(rec.File, 0)
 		}
 		if i == len(s.files) {
 			return fmt.Errorf("mxnet: ImageRecordIter: a record of %s, which is not among the .rec files after %s", rec.File, s.files[max(s.cur, 0)].path)
 		}
 		f := s.files[i]
-		if s.cur < 0 && rec.Index > 0 {
+		if resumed {
 			// A resumed pass: the files before are not read, and this one
 			// from the entry of its first record on.
 			s.next = max(f.entryAt(rec.Offset), f.lo)
@@ -120,8 +127,8 @@ func (s *streamCheck) record(rec recordio.Record) error {
 		s.cur, s.last = i, -1
 	}
 	f := s.files[s.cur]
-	if f.sorted == nil {
-		return nil // a local file, checked whole
+	if s.local[s.cur] {
+		return nil // checked whole
 	}
 	off := rec.Offset
 	if k := s.next; k < f.hi && f.sorted[k].off == off {
@@ -149,6 +156,26 @@ func (s *streamCheck) record(rec recordio.Record) error {
 	return f.indexError(k, off, fmt.Sprintf("the record at offset %d is not indexed: the next indexed record begins at %d", off, next))
 }
 
+// find returns the first file named path from files[from] on, or
+// len(s.files).
+func (s *streamCheck) find(path string, from int) int {
+	for from < len(s.files) && s.files[from].path != path {
+		from++
+	}
+	return from
+}
+
+// fileOf returns the file of the list that holds record n of the pass by
+// the entries of each file's part, or 0 when the entries do not reach n.
+func (s *streamCheck) fileOf(n int) int {
+	for i, f := range s.files {
+		if n -= f.hi - f.lo; n < 0 {
+			return i
+		}
+	}
+	return 0
+}
+
 // end checks, after the last record of a pass, that no entry of the files
 // from the last record's on was left unread. A pass that read no record
 // is not checked: it may be a pass resumed after its last record.
@@ -168,6 +195,9 @@ func (s *streamCheck) end() error {
 // entry of its part: the file of the last record, or one the pass went past.
 func (s *streamCheck) finish(j int) error {
 	f, k, last := s.files[j], s.files[j].lo, int64(-1)
+	if s.local[j] {
+		return nil // checked whole
+	}
 	if j == s.cur {
 		k, last = s.next, s.last
 	}

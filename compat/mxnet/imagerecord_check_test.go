@@ -98,6 +98,52 @@ func TestRemoteInOrderSameFileTwice(t *testing.T) {
 	if !sameBatches(got, want) {
 		t.Errorf("%d batches, differing from the local list's %d", len(got), len(want))
 	}
+
+	// Resumed inside the second copy: its records are checked against
+	// the second copy's entries, and the pass ends without an error.
+	const skip = 20 // batches of 64: record 1280 is in the second copy
+	pass(t, local)
+	want = pass(t, local) // epoch 1
+	st := stateAfter(t, remote, 1, skip)
+	again, err := newRec(rec+";"+rec, append(opts, oIndex(idx+";"+idx), oStorage(w.opts...))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := again.Resume(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for b, err := range r.All(context.Background()) {
+		if err != nil {
+			t.Fatalf("resumed after %d batches, then %d more: %v", skip, len(got), err)
+		}
+		got = append(got, b)
+	}
+	if !sameBatches(got, want[skip:]) {
+		t.Errorf("resumed after %d batches: %d batches, not the local pass's last %d", skip, len(got), len(want)-skip)
+	}
+}
+
+// stateAfter reads n batches of it's next pass, epoch, releasing them, and
+// returns the state after them.
+func stateAfter(t *testing.T, it *recIter, epoch, n int) source.State {
+	t.Helper()
+	k := 0
+	for b, err := range it.All(t.Context()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Release()
+		if k++; k == n {
+			break
+		}
+	}
+	st, err := it.StateAt(epoch, int64(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
 // A remote pass in file order over a shard, or resumed from a checkpoint
@@ -144,20 +190,7 @@ func TestRemoteInOrderShardsAndResume(t *testing.T) {
 		}
 		pass(t, localIt)
 		want = pass(t, localIt)
-		var st source.State
-		n := 0
-		for b, err := range it.All(t.Context()) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			b.Release()
-			if n++; n == skip {
-				if st, err = it.StateAt(1, skip); err != nil {
-					t.Fatal(err)
-				}
-				break
-			}
-		}
+		st := stateAfter(t, it, 1, skip)
 		if s := fmt.Sprint(st); strings.Contains(s, "replay") {
 			t.Fatalf("shard %v: state %s: want an offset state", shard, s)
 		}
