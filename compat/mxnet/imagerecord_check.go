@@ -42,9 +42,7 @@ func (it *recIter) checkIndexes(ctx context.Context) (*streamCheck, error) {
 	s := &streamCheck{files: make([]*indexedFile, len(c.recPaths)), local: make([]bool, len(c.recPaths)), cur: -1, last: -1}
 	remote := false
 	for i, p := range c.recPaths {
-		// Every file's entries, local ones too: a resumed pass finds the
-		// file of its first record by counting them.
-		f := &indexedFile{path: p, idxPath: c.idxPaths[i], sorted: sortedEntries(it.idx[i])}
+		f := &indexedFile{path: p, idxPath: c.idxPaths[i]}
 		s.files[i] = f
 		if s.local[i] = !storage.IsRemote(p); s.local[i] {
 			var err error
@@ -60,12 +58,20 @@ func (it *recIter) checkIndexes(ctx context.Context) (*streamCheck, error) {
 		}
 		f.size = o.Size()
 		o.Close()
+		f.sorted = sortedEntries(it.idx[i])
 		if err := f.checkEntries(); err != nil {
 			return nil, err
 		}
 	}
 	if !remote {
 		return nil, nil
+	}
+	// The local files' entries too: a resumed pass finds the file of its
+	// first record by counting them.
+	for i, f := range s.files {
+		if s.local[i] {
+			f.sorted = sortedEntries(it.idx[i])
+		}
 	}
 	shardEntries(s.files, c.shardCount, c.shardIdx)
 	return s, nil
