@@ -10,6 +10,7 @@ import (
 
 	"github.com/tensorfeed/tensorfeed/batch"
 	"github.com/tensorfeed/tensorfeed/image/decode"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/race"
 	"github.com/tensorfeed/tensorfeed/sample"
 )
 
@@ -59,7 +60,7 @@ func TestIterRecordBuffersReused(t *testing.T) {
 			}
 			// Fewer allocations than half the records (each record's bytes
 			// were one); a batch's memory is a few.
-			if fewest > 500 && !raceEnabled {
+			if fewest > 500 && !race.Enabled {
 				t.Errorf("%d threads, %v, shuffle %v: a pass of 1000 records made %d allocations", threads, c.last, c.shuffle, fewest)
 			}
 			// Without padding, every record's buffer goes back to the
@@ -95,9 +96,6 @@ type constDecoder struct{ img sample.Image }
 func (constDecoder) Name() string { return "const" }
 
 func (d constDecoder) Decode([]byte, decode.Options) (sample.Image, error) { return d.img, nil }
-
-// raceEnabled is set under the race detector.
-var raceEnabled = false
 
 // releaseAll reads a pass of it, releasing every batch.
 func releaseAll(t *testing.T, it *recIter) {

@@ -191,10 +191,6 @@ type rawPart struct {
 	noPad  bool // leave out the padding
 }
 
-// raceEnabled is set under the race detector, which makes the tests that
-// handle 512 MiB records too slow and too big.
-var raceEnabled = false
-
 // records is Open over paths as a ';'-separated list.
 func records(paths []string, opts ...recordio.Option) source.Reader[recordio.Record] {
 	return recordio.Open(strings.Join(paths, ";"), opts...)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tensorfeed/tensorfeed/dataset/recordio"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/race"
 )
 
 var magic = []byte{0x0a, 0x23, 0xd7, 0xce}
@@ -108,7 +109,7 @@ func (c *countWriter) Write(p []byte) (int, error) {
 
 // The largest legal record, 2^29-1 bytes, is written and read back.
 func TestLargestRecord(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || race.Enabled {
 		t.Skip("allocates 1 GiB")
 	}
 	p := make([]byte, recordio.MaxRecordSize)
@@ -135,7 +136,7 @@ func TestLargestRecord(t *testing.T) {
 
 // A split record whose joined length passes the limit is a format error.
 func TestReaderJoinedTooLarge(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || race.Enabled {
 		t.Skip("allocates 512 MiB")
 	}
 	big := make([]byte, recordio.MaxRecordSize-5)

@@ -10,16 +10,14 @@ import (
 	"github.com/tensorfeed/tensorfeed/dataset/mnist"
 	"github.com/tensorfeed/tensorfeed/examples/internal/cli"
 	"github.com/tensorfeed/tensorfeed/examples/internal/judge"
+	"github.com/tensorfeed/tensorfeed/internal/testkit/race"
 )
-
-// raceEnabled is set when the test runs under the race detector.
-var raceEnabled bool
 
 // TestJudge trains the classifier for two epochs: it reads the test digits
 // (>= 0.95), finds most real digits readable (at least 0.75 of them: it
 // is unsure of the odd ones) and almost none of uniform noise.
 func TestJudge(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("trains on 60,000 digits, 80 s under the race detector: test.sh runs it without")
 	}
 	ctx := context.Background()

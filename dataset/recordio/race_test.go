@@ -1,5 +1,0 @@
-//go:build race
-
-package recordio_test
-
-func init() { raceEnabled = true }
