@@ -8,9 +8,12 @@ cd "$(dirname "$0")"
 
 echo "== go test -race ./... (the library, commands, examples and bench)"
 go test -race -count=1 ./...
-# The classifier's training (arithmetic in one goroutine) skips itself
-# under the race detector, where it takes five times as long.
-go test -count=1 -run '^TestJudge$' ./examples/internal/judge
+# The tests that internal/testkit/race.Enabled turns off under the race
+# detector, again without it: the classifier's training (arithmetic in one
+# goroutine, five times as long there), the 512 MiB records, and the
+# allocation count that the detector's own allocations hide.
+go test -count=1 -run '^(TestJudge|TestLargestRecord|TestReaderJoinedTooLarge|TestIterRecordBuffersReused)$' \
+  ./examples/internal/judge ./dataset/recordio ./compat/mxnet
 
 echo "== gomlx module: go test -race ./..."
 (cd gomlx && go test -race -count=1 ./...)
