@@ -28,7 +28,8 @@ import (
 // every epoch) -> "parse" (the header and labels) -> Tensorize, whose
 // data field decodes and augments every image straight into its row of
 // the batch, on preprocess_threads goroutines, in order (running ahead by
-// itself) -> Buffered (prefetch_buffer with one thread, else at most 1).
+// itself) -> Buffered (prefetch_buffer with one thread; with several it
+// passes the batches through).
 // Bad records are Tensorize's bad-record policy (skip_bad,
 // pipeline.OnBad); state, statistics and memory reuse are the pipeline's
 // and the sink's.
