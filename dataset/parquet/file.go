@@ -173,7 +173,8 @@ func (fi *file) checkGroups() error {
 		rg := &md.RowGroups[g]
 		fi.rowStart[g] = fi.rows
 		if rg.NumRows < 0 || rg.NumRows > fi.size {
-			return posError(fi.path, -1, g, -1, "", nil, fmt.Sprintf("row count %d is impossible in a file of %d bytes", rg.NumRows, fi.size))
+			// The claim is the footer's: the error points there.
+			return posError(fi.path, fi.dataEnd, g, -1, "", nil, fmt.Sprintf("row count %d is impossible in a file of %d bytes", rg.NumRows, fi.size))
 		}
 		fi.rows += rg.NumRows
 		for ci := range rg.Columns {
@@ -195,7 +196,13 @@ func (fi *file) chunkRange(g, ci int) (start, end int64, err error) {
 	}
 	end = start + md.TotalCompressedSize
 	if start < int64(len(magic)) || md.TotalCompressedSize < 0 || end > fi.dataEnd || end < start {
-		return 0, 0, posError(fi.path, start, g, -1, strings.Join(md.PathInSchema, "."), io.ErrUnexpectedEOF, fmt.Sprintf("column chunk of %d bytes at offset %d is not between the magic and the footer (offset %d)",
+		// The error is at the chunk's start when the file has data there,
+		// else at the footer that claims it.
+		at := start
+		if start < int64(len(magic)) || start >= fi.dataEnd {
+			at = fi.dataEnd
+		}
+		return 0, 0, posError(fi.path, at, g, -1, strings.Join(md.PathInSchema, "."), io.ErrUnexpectedEOF, fmt.Sprintf("column chunk of %d bytes at offset %d is not between the magic and the footer (offset %d)",
 			md.TotalCompressedSize, start, fi.dataEnd))
 	}
 	return start, end, nil

@@ -303,6 +303,13 @@ func (w *writer) parquet() {
 	far.md.RowGroups[2].Columns[0].MetaData.DataPageOffset = size * 4
 	w.add(bad("parquet_chunk_past_footer", Parquet, "row group 2's first column chunk starts past the end of the file"),
 		"parquet_chunk_past_footer.parquet", far.bytes())
+	before := f.clone()
+	before.md.RowGroups[2].Columns[0].MetaData.DataPageOffset = -244
+	w.add(bad("parquet_chunk_negative_offset", Parquet, "row group 2's first column chunk starts at byte -244"),
+		"parquet_chunk_negative_offset.parquet", before.bytes())
+	negRows := f.clone()
+	negRows.md.RowGroups[1].NumRows = -1
+	w.add(bad("parquet_row_count_negative", Parquet, "row group 1 claims -1 rows"), "parquet_row_count_negative.parquet", negRows.bytes())
 
 	// Page headers: negative and huge sizes, value counts beyond the data.
 	id, label := f.column("id"), f.column("label")
